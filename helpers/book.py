@@ -156,10 +156,11 @@ def main(argv=None) -> None:
             raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
         overrides = {k: _parse_value(v) for k, v in args.parameter}
         times = {}
+        profile = args.profile if not overrides else f"{args.profile}+overrides"
         for name in names:
             params = {**PROFILES[args.profile].get(name, {}), **overrides}
             times[name] = execute(name, params)
-        _record_times(times, args.profile if not overrides else f"{args.profile}+overrides")
+            _record_times({name: times[name]}, profile)  # written per chapter: later chapters read it
         _progress(f"executed {len(times)} chapters in {sum(times.values()):.1f} s")
     if args.cmd in ("build", "site"):
         site()

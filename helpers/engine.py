@@ -77,7 +77,12 @@ class Layer:
 
     @property
     def is_relu(self) -> bool:
-        return isinstance(self.gating, str)
+        return isinstance(self.gating, str) and self.gating == "relu"
+
+    @property
+    def mode(self) -> str:
+        """``'relu'`` (gate = own sign), ``'linear'`` (always on) or ``'fixed'`` (gate data)."""
+        return self.gating if isinstance(self.gating, str) else "fixed"
 
 
 @dataclass(frozen=True, eq=False)
@@ -242,22 +247,31 @@ def init_params(net: GatedNetwork, seed: int) -> list[np.ndarray]:
 def _net_arrays(net: GatedNetwork, dtype):
     """The traced (non-static) data of a network: gates, masks, switch-on epochs."""
     return {
-        "gates": [None if L.is_relu else jnp.asarray(L.gating, dtype) for L in net.layers],
+        "gates": [jnp.asarray(L.gating, dtype) if L.mode == "fixed" else None for L in net.layers],
         "on_epoch": [jnp.asarray(L.on_epoch, jnp.int32) for L in net.layers],
         "in_mask": None if net.layers[0].in_mask is None else jnp.asarray(net.layers[0].in_mask, dtype),
         "common": jnp.asarray(net.layers[-1].common, dtype),
     }
 
 
-def _forward(relu, arrays, params, X, t):
-    """Eq. 1 with gates as data: returns output, hidden activity and gates per layer."""
+def _forward(modes, arrays, params, X, t):
+    """Eq. 1 with gates as data: returns output, hidden activity and gates per layer.
+
+    ``modes[l]`` is ``'relu'`` (gate = step of the pre-activation, so ``g * pre`` is the
+    ReLU and its derivative), ``'linear'`` (always on) or ``'fixed'`` (gate data).
+    """
     h = X
     hs, gs = [], []
     for l, W in enumerate(params[:-1]):
         if l == 0 and arrays["in_mask"] is not None:
             W = W * arrays["in_mask"]
         pre = W @ h
-        g = (pre > 0).astype(pre.dtype) if relu[l] else arrays["gates"][l]
+        if modes[l] == "relu":
+            g = (pre > 0).astype(pre.dtype)
+        elif modes[l] == "linear":
+            g = jnp.ones_like(pre)
+        else:
+            g = arrays["gates"][l]
         g = jax.lax.stop_gradient(g * (t >= arrays["on_epoch"][l])[:, None].astype(pre.dtype))
         h = g * pre
         hs.append(h)
@@ -265,12 +279,12 @@ def _forward(relu, arrays, params, X, t):
     return params[-1] @ h, hs, gs
 
 
-def _losses(relu, coupling, arrays, params, X, Y, t):
+def _losses(modes, coupling, arrays, params, X, Y, t):
     """(training loss, reported loss).  Reported: ``1/2 ||Y - yhat||^2`` (Eq. 2, summed).
 
     One-way coupling (SPEC 5): ``1/2||Y - yhat_c||^2 + 1/2||Y - sg(yhat_c) - yhat_x||^2``.
     """
-    out, hs, _ = _forward(relu, arrays, params, X, t)
+    out, hs, _ = _forward(modes, arrays, params, X, t)
     reported = 0.5 * jnp.sum((Y - out) ** 2)
     if coupling == "full":
         return reported, reported
@@ -291,8 +305,8 @@ def forward(net: GatedNetwork, params, X, epoch: int = 0):
     if X.shape[0] != net.sizes[0]:
         raise ValueError(f"X has {X.shape[0]} rows but the network takes d={net.sizes[0]} inputs")
     _check_P(net, X.shape[1])
-    relu = tuple(L.is_relu for L in net.layers)
-    out, hs, gs = _forward(relu, _net_arrays(net, jnp.float32), [jnp.asarray(W, jnp.float32) for W in params],
+    modes = tuple(L.mode for L in net.layers)
+    out, hs, gs = _forward(modes, _net_arrays(net, jnp.float32), [jnp.asarray(W, jnp.float32) for W in params],
                            jnp.asarray(X, jnp.float32), epoch)
     return np.asarray(out), [np.asarray(h) for h in hs], [np.asarray(g) for g in gs]
 
@@ -309,17 +323,17 @@ def _check_params(net, params):
         raise ValueError(f"weights have shapes {got}, the network needs {shapes}")
 
 
-@partial(jax.jit, static_argnames=("relu", "coupling", "record", "n_records"))
-def _simulate(params0, arrays, X, Y, lr, slots, *, relu, coupling, record, n_records):
+@partial(jax.jit, static_argnames=("modes", "coupling", "record", "n_records"))
+def _simulate(params0, arrays, X, Y, lr, slots, *, modes, coupling, record, n_records):
     """Full-batch gradient descent for ``len(slots)`` steps from ``params0`` (one seed).
 
     ``slots[t]`` is the record index of epoch ``t`` or -1.  Returns the reported loss at
     every epoch (before that epoch's update) and the record buffers.
     """
-    grad_fn = jax.value_and_grad(partial(_losses, relu, coupling, arrays), has_aux=True)
+    grad_fn = jax.value_and_grad(partial(_losses, modes, coupling, arrays), has_aux=True)
 
     def snapshot(params, t):
-        out, hs, gs = _forward(relu, arrays, params, X, t)
+        out, hs, gs = _forward(modes, arrays, params, X, t)
         snap = {}
         if "weights" in record:
             snap["weights"] = list(params)
@@ -450,9 +464,9 @@ def train(
         stacked = [np.repeat(np.asarray(W)[None], len(seeds), axis=0) for W in params0]
     dtype = jnp.float32
     arrays = _net_arrays(net, dtype)
-    relu = tuple(L.is_relu for L in net.layers)
+    modes = tuple(L.mode for L in net.layers)
     run_one = partial(
-        _simulate, relu=relu, coupling=net.coupling, record=tuple(sorted(set(record))), n_records=max(int(rec.size), 1)
+        _simulate, modes=modes, coupling=net.coupling, record=tuple(sorted(set(record))), n_records=max(int(rec.size), 1)
     )
     batched = jax.vmap(run_one, in_axes=(0, None, None, None, None, None))
     loss, bufs = batched(
