@@ -26,7 +26,8 @@ BOOK = ROOT / "book"
 STATS = BOOK / "stats"
 
 # The chapters in reading order (the notebooks papermill executes).
-CHAPTERS = ["background", "xor", "contexts", "extra_contexts", "depth", "gate_finding", "proofs", "performance"]
+CHAPTERS = ["background", "xor", "contexts", "extra_contexts", "depth", "gate_finding", "proofs", "performance",
+            "scorecard", "environment", "execution"]
 
 # Parameter profiles: ``--profile paper`` runs the paper-scale settings.
 PROFILES = {
@@ -105,7 +106,7 @@ def _record_times(times: dict[str, float], profile: str) -> None:
 
 
 def _install_mathjax() -> None:
-    """Copy MathJax 3 (SVG output, fonts inside) from its Python package into ``_static``."""
+    """Copy MathJax 3 (SVG output, fonts inside) from its Python package into the site."""
     try:
         import mathjax  # provided by the django-static-mathjax distribution
     except ImportError as exc:  # pragma: no cover - named in requirements.txt
@@ -113,7 +114,7 @@ def _install_mathjax() -> None:
     src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js"
     if not src.exists():
         raise SystemExit(f"MathJax file not found at {src}")
-    dst = ROOT / "_static" / "mathjax"
+    dst = ROOT / "_mathjax" / "mathjax"  # not _static: Jupyter Book would load every .js there twice
     dst.mkdir(parents=True, exist_ok=True)
     shutil.copy2(src, dst / "tex-svg.js")
 
