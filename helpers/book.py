@@ -18,8 +18,11 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+from .progress import LOG_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
@@ -36,8 +39,9 @@ PROFILES = {
         "xor": {"seeds": 20},
         "contexts": {"seeds": 10},
         "extra_contexts": {"seeds": 10},
-        "depth": {"seeds": 99},
+        "depth": {"seeds": 99, "derived_seeds": 99},
         "gate_finding": {"trainings": 10},
+        "proofs": {"relu_seeds": 10, "xor_seeds": 10},
     },
 }
 
@@ -50,6 +54,19 @@ def chapters_present() -> list[str]:
 
 def _progress(msg: str) -> None:
     print(f"[book] {msg}", file=sys.stderr, flush=True)
+
+
+def _tail(log: Path, name: str, stop: threading.Event) -> None:
+    """Print the chapter's progress lines to the terminal while it executes."""
+    pos = 0
+    while True:
+        done = stop.wait(1.0)
+        text = log.read_text() if log.exists() else ""
+        for line in text[pos:].splitlines():
+            _progress(f"{name}: {line}")
+        pos = len(text)
+        if done:
+            return
 
 
 def _strip_volatile(path: Path) -> None:
@@ -78,17 +95,28 @@ def execute(name: str, parameters: dict | None = None) -> float:
     jupytext.write(jupytext.read(src), unexecuted)
     out = BOOK / f"{name}.ipynb"
     _progress(f"executing {name} with parameters {parameters or {}}")
+    log = tmp_dir / f"{name}.progress.log"
+    log.write_text("")
+    os.environ[LOG_VARIABLE] = str(log)  # inherited by the kernel: helpers.progress writes there
+    stop = threading.Event()
+    tail = threading.Thread(target=_tail, args=(log, name, stop), daemon=True)
+    tail.start()
     t0 = time.perf_counter()
-    papermill.execute_notebook(
-        str(unexecuted),
-        str(out),
-        parameters=parameters or {},
-        kernel_name="python3",
-        cwd=str(BOOK),
-        progress_bar=False,
-        log_output=False,
-    )
-    seconds = time.perf_counter() - t0
+    try:
+        papermill.execute_notebook(
+            str(unexecuted),
+            str(out),
+            parameters=parameters or {},
+            kernel_name="python3",
+            cwd=str(BOOK),
+            progress_bar=False,
+            log_output=False,
+        )
+    finally:
+        seconds = time.perf_counter() - t0
+        stop.set()
+        tail.join()
+        os.environ.pop(LOG_VARIABLE, None)
     _strip_volatile(out)
     _progress(f"{name}: {seconds:.1f} s")
     return seconds

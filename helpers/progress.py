@@ -1,27 +1,35 @@
 """Progress reporting for long runs that stays out of the rendered pages.
 
-Messages go to the kernel process's own stderr (``sys.__stderr__``), which papermill's
-terminal shows, never to a notebook cell's output.
+Under ``python -m helpers.book`` the environment variable ``HASTE_PROGRESS_LOG`` names a
+log file: messages are appended there and the build prints them to its terminal as they
+come (ipykernel forwards even the process's own stderr into cell outputs, so writing to
+a stream would land in the page). Run interactively, messages go to ``sys.stderr``.
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Iterable, Iterator, TypeVar
 
-__all__ = ["report", "steps"]
+__all__ = ["report", "steps", "LOG_VARIABLE"]
 
 T = TypeVar("T")
+LOG_VARIABLE = "HASTE_PROGRESS_LOG"
 
 
 def report(message: str) -> None:
-    stream = sys.__stderr__
-    if stream is not None:
-        print(f"[progress] {message}", file=stream, flush=True)
+    """One progress line: to the build's log file if there is one, else to stderr."""
+    path = os.environ.get(LOG_VARIABLE)
+    if path:
+        with open(path, "a") as f:
+            f.write(f"{message}\n")
+    else:
+        print(f"[progress] {message}", file=sys.stderr, flush=True)
 
 
 def steps(items: Iterable[T], what: str) -> Iterator[T]:
-    """Yield ``items``, reporting each step (index, total when known, seconds so far)."""
+    """Yield ``items``, reporting each step (index, total, seconds so far)."""
     items = list(items)
     t0 = time.perf_counter()
     for k, item in enumerate(items, 1):

@@ -15,7 +15,8 @@ hand, with one Euler step per epoch (step ``lr``), exactly like the simulations.
 
 Initial condition: each pathway starts aligned with its own effective dataset,
 ``W_p(0) = a0_p U_p V_p^T``, with ``a0_p = width (std_in^2 + std_out^2) / 4`` derived
-from its init (:func:`helpers.linear.initial_mode_strength`) unless given.
+from its init (:func:`helpers.linear.initial_mode_strength`) unless given;
+:func:`effective_a0` gives the same quantity for one actual draw of the weights.
 """
 from __future__ import annotations
 
@@ -27,10 +28,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .engine import GatedNetwork
-from .linear import initial_mode_strength
+from .linear import initial_mode_strength, modes
 from .validation import TrainingDiverged, check_epochs, check_positive, check_xy
 
-__all__ = ["Prediction", "race_pathways", "predict"]
+__all__ = ["Prediction", "race_pathways", "predict", "effective_a0"]
 
 
 @dataclass(frozen=True)
@@ -156,3 +157,51 @@ def predict(net: GatedNetwork, X, Y, *, lr: float, epochs: int, a0=None, record_
     names = tuple(pw.name for pw in pws)
     maps = {n: buf[:, k] for k, n in enumerate(names)} if rec.size else {}
     return Prediction(names=names, loss=loss, record_epochs=rec, maps=maps, a0={pw.name: pw.a0 for pw in pws})
+
+
+def effective_a0(net: GatedNetwork, params, X, Y) -> dict:
+    """Effective initial strength of each pathway's top mode, from the actual initial weights.
+
+    The derivation of :func:`helpers.linear.initial_mode_strength` (SPEC 3; paper Eq. 7
+    with Assumption 2.1.2 reached from a small random init): with ``(u, v)`` the top
+    singular pair of the pathway's effective ``Sigma_yx(p)`` (SPEC 3, Eq. 4), the hidden
+    vectors ``x = W1_p v`` and ``y = W2_p^T u`` grow early in learning as
+    ``(x + y) e^{s t / tau} / 2`` while ``x - y`` decays, so the mode leaves its plateau
+    as if it had started aligned and balanced from
+
+        a0 = |W1_p v + W2_p^T u|^2 / 4 .
+
+    ``initial_mode_strength`` is the expectation of this over the init,
+    ``width (std_in^2 + std_out^2) / 4``; here it is evaluated on one draw ``params``
+    (``[W1, W2]``, e.g. :func:`helpers.engine.init_params`), which removes the
+    draw-to-draw spread of ``a0`` (a sum over only ``width`` units) from a comparison with
+    the closed form.  Returns ``{pathway name: a0}`` for a one-hidden-layer GDLN with
+    fixed gates; input masks are applied to the pathway's effective dataset and weights.
+    """
+    if net.depth != 1 or net.layers[0].is_relu:
+        raise ValueError("effective_a0 takes a one-hidden-layer GDLN with fixed gates")
+    X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
+    if len(params) != 2:
+        raise ValueError(f"effective_a0 needs params = [W1, W2] of a one-hidden-layer network, got {len(params)} arrays")
+    W1, W2 = (np.asarray(W, float) for W in params)
+    L = net.layers[0]
+    if W1.shape != (L.width, net.sizes[0]) or W2.shape != (net.sizes[-1], L.width):
+        raise ValueError(f"params have shapes {W1.shape}, {W2.shape}; the network needs "
+                         f"{(L.width, net.sizes[0])}, {(net.sizes[-1], L.width)}")
+    if X.shape[0] != net.sizes[0] or Y.shape[0] != net.sizes[-1]:
+        raise ValueError(f"X, Y have {X.shape[0]} inputs and {Y.shape[0]} outputs; the network has "
+                         f"{net.sizes[0]} and {net.sizes[-1]}")
+    mask = np.ones_like(W1) if L.in_mask is None else L.in_mask
+    out = {}
+    for name, sl in L.pathways:
+        on = L.gating[sl][0] > 0
+        if not np.any(on):
+            raise ValueError(f"pathway {name!r} is off for every datapoint: it has no mode")
+        m = modes(X[:, on] * mask[sl][0][:, None], Y[:, on])
+        if m.s.size == 0:
+            raise ValueError(f"pathway {name!r} has no input-output correlation: it has no mode")
+        u, v = m.U[:, 0], m.V[:, 0]
+        x = (W1[sl] * mask[sl]) @ v
+        y = W2[:, sl].T @ u
+        out[name] = float(0.25 * np.sum((x + y) ** 2))
+    return out
