@@ -92,7 +92,10 @@ def execute(name: str, parameters: dict | None = None) -> float:
     tmp_dir = ROOT / "_build" / "papermill"
     tmp_dir.mkdir(parents=True, exist_ok=True)
     unexecuted = tmp_dir / f"{name}.ipynb"
-    jupytext.write(jupytext.read(src), unexecuted)
+    nb = jupytext.read(src)
+    for i, cell in enumerate(nb.cells):  # stable ids: jupytext draws random ones on every conversion
+        cell["id"] = f"{name}-{i}"
+    jupytext.write(nb, unexecuted)
     out = BOOK / f"{name}.ipynb"
     _progress(f"executing {name} with parameters {parameters or {}}")
     log = tmp_dir / f"{name}.progress.log"
