@@ -110,14 +110,9 @@ QUICK_SEED_EPOCHS = {"section4": 2000, "depth": 500}
 # counts as the same training (float32 sums in a different order differ by ~1e-6).
 AGREEMENT_RTOL = 1e-4
 
-# Progress messages (to the process's stderr).  A notebook sets this to False: under
-# ipykernel the process's stderr is captured into the cell's output.
-PROGRESS = True
-
-
 def _progress(msg: str) -> None:
-    if PROGRESS:
-        report(f"benchmark: {msg}")
+    """Progress lines through helpers.progress (under helpers.book: the build's log file)."""
+    report(f"benchmark: {msg}")
 
 
 @dataclass(frozen=True)

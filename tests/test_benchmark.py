@@ -16,7 +16,6 @@ def tiny(monkeypatch):
     tiny = bm.BenchNetwork(name="tiny", label="tiny 11-16-60", sizes=(11, 16, 60), init_std=0.05, lr=1e-2,
                            structures=("hierarchy", "ring", "cross"), paper_epochs=60, paper_seeds=2)
     monkeypatch.setitem(bm.NETWORKS, "tiny", tiny)
-    monkeypatch.setattr(bm, "PROGRESS", False)
     return tiny
 
 
