@@ -1,11 +1,53 @@
 """helpers: the library behind the book *Make Haste Slowly*, re-derived and re-run.
 
-Chapters import this package; it holds what two chapters share and what must be tested.
+Every chapter imports it the same way::
+
+    import helpers as h                          # the core and the book's tools
+    from helpers import figures as fig           # plot style and shared drawings
+    from helpers.chapters import xor as ch       # what only this chapter needs
+
+Layers (each imports only from the ones above it):
+
+* :mod:`helpers.core`: what two or more chapters use and what is tested on its own:
+  datasets, the engine, linear theory, the race predictor, the measures, the ReLN
+  builders, input checks and the paper's constants (:mod:`helpers.core.paper`);
+* :mod:`helpers.chapters`: one module per chapter, named as the chapter's file;
+* :mod:`helpers.figures`: drawing (tests of the layers above need no plotting backend);
+* :mod:`helpers.book`: the pipeline (execution, records, glue, progress, the site).
+
+Docstrings cite the paper's sections and equations, and the sections of the book's
+page *Conventions and definitions* (``book/conventions.md``) by their labels, written
+``[conv-...]``.
 """
-from . import analysis, contexts, datasets, engine, linear, progress, race, records  # noqa: F401
-from .datasets import Dataset, contextual_task, context_gate, effective_dataset, hierarchy4, structure, xor
-from .engine import GatedNetwork, Pathway, Run, deep_gdln, forward, gdln, init_params, linear_network, relu_network, train
-from .linear import closed_form_loss, diagonalizability, initial_mode_strength, learning_time, mode_strength, modes
-from .validation import TrainingDiverged
+from __future__ import annotations
+
+import importlib
+
+from .core import checks, datasets, engine, linear, measures, paper, race, relns, xor_reln  # noqa: F401
+from .core.checks import TrainingDiverged  # noqa: F401
+from .core.datasets import (  # noqa: F401
+    Dataset, context_gate, contextual_task, effective_dataset, hierarchy4, structure, xor)
+from .core.engine import (  # noqa: F401
+    GatedNetwork, Pathway, Run, deep_gdln, forward, gdln, init_params, linear_network,
+    relu_network, train)
+from .core.linear import (  # noqa: F401
+    closed_form_loss, diagonalizability, initial_mode_strength, learning_time, mode_strength,
+    modes)
+from .core.measures import (  # noqa: F401
+    context_patterns, curve_distance, gating_census, halfway_time, learning_time_from_curve,
+    unit_weight)
+from .core.relns import common_fit, context_pathways, context_reln  # noqa: F401
+from .book import progress, records  # noqa: F401
+from .book.notebook import glue  # noqa: F401
 
 __version__ = "0.1.0"
+
+_LAZY = ("figures", "chapters", "book")
+
+
+def __getattr__(name):
+    """``h.figures`` (and the other sub-packages) load on first use: importing the core
+    does not load matplotlib."""
+    if name in _LAZY:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'helpers' has no attribute {name!r}")

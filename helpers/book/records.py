@@ -1,0 +1,114 @@
+"""Records of a chapter's headline numbers, written to ``book/results/<chapter>.json``.
+
+Each record maps a name to ``{"value", "paper", "tolerance", "verdict", "note"}``; the
+scorecard page is built from these files, never typed by hand.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["RESULTS_DIR", "Records", "verdict", "load_all", "claims_table"]
+
+RESULTS_DIR = Path(__file__).resolve().parents[2] / "book" / "results"
+
+
+def _plain(v):
+    """JSON-ready copy of numbers, arrays and nested containers (floats to 6 significant digits)."""
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return _plain(v.tolist())
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if not math.isfinite(v):
+            return str(v)
+        return float(f"{v:.6g}")
+    return v
+
+
+def verdict(value, paper=None, tolerance=None) -> str:
+    """``'reproduced'`` when ``|value - paper| <= tolerance``, else ``'not reproduced'``;
+    ``'measured'`` when there is nothing numeric to compare with."""
+    if paper is None or tolerance is None:
+        return "measured"
+    try:
+        ok = abs(float(value) - float(paper)) <= float(tolerance)
+    except (TypeError, ValueError):
+        ok = value == paper
+    return "reproduced" if ok else "not reproduced"
+
+
+class Records:
+    """Collects one chapter's records; :meth:`save` writes them (sorted, stable)."""
+
+    def __init__(self, chapter: str, directory: Path | str | None = None):
+        self.chapter = chapter
+        self.directory = Path(directory) if directory is not None else RESULTS_DIR
+        self.items: dict[str, dict] = {}
+
+    def add(self, name, value, paper=None, tolerance=None, verdict_=None, note="", figure=None):
+        """Add a record; the verdict is computed from value/paper/tolerance unless given."""
+        v = verdict_ if verdict_ is not None else verdict(value, paper, tolerance)
+        self.items[name] = {
+            "value": _plain(value),
+            "paper": _plain(paper),
+            "tolerance": _plain(tolerance),
+            "verdict": v,
+            "note": note,
+        }
+        if figure:
+            self.items[name]["figure"] = figure
+        return self.items[name]
+
+    def save(self) -> Path:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / f"{self.chapter}.json"
+        path.write_text(json.dumps(self.items, indent=2, sort_keys=True) + "\n")
+        return path
+
+    def table(self):
+        """The records as rows (name, value, paper, tolerance, verdict) for display."""
+        return [(k, r["value"], r["paper"], r["tolerance"], r["verdict"]) for k, r in self.items.items()]
+
+
+def load_all(directory: Path | str | None = None) -> dict[str, dict]:
+    """Every chapter's records, keyed by chapter name."""
+    d = Path(directory) if directory is not None else RESULTS_DIR
+    return {p.stem: json.loads(p.read_text()) for p in sorted(d.glob("*.json"))}
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items())
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    return str(v)
+
+
+def claims_table(rows) -> str:
+    """A closing table as Markdown: rows of ``(claim, paper's statement, record)``.
+
+    ``record`` is an entry returned by :meth:`Records.add`; the table shows its value,
+    tolerance and verdict, so the table can only say what the code measured.
+    """
+    lines = ["| claim | paper | this book | verdict |", "|---|---|---|---|"]
+    for claim, paper, rec in rows:
+        this = _fmt(rec["value"])
+        if rec.get("tolerance") is not None:
+            this += f" (tolerance {_fmt(rec['tolerance'])})"
+        lines.append(f"| {claim} | {paper} | {this} | {rec['verdict']} |")
+    return "\n".join(lines)

@@ -1,0 +1,513 @@
+"""The depth task of Section 6: a two-hidden-layer ReLU network and its GDLN ([conv-depth]).
+
+* :func:`relu_depth`: the bias-free ReLU network 11-420-420-60, init std 0.0006, trained
+  for 30000 updates (loss at epochs 0..30000) on the all-hierarchy task with C = 3.
+* :func:`depth_gdln`: its GDLN, built with :func:`helpers.core.engine.deep_gdln`.  Layer 1 is
+  one always-on linear pathway of 420 units that sees items and contexts; layer 2 holds
+  a common pathway of 240 units (always on) and three groups of 60 units, each on in its
+  two contexts (the 2-of-3 pathways).  Every pathway is switched on by a
+  :class:`Schedule` through :attr:`helpers.core.engine.Pathway.on_epoch`: nothing learns
+  before ``start``, the common pathway learns alone until ``context``.
+* :func:`simulate`: many seeds through :func:`helpers.core.engine.train`, trained in small
+  batches and reduced at once to what the chapter needs (loss curves, outputs and a
+  per-layer gating census on a coarse grid of epochs), so memory stays small at the
+  paper's 99 seeds.
+* :func:`layer_census`, :func:`plateaus`, :func:`drop_epochs`, :func:`appearance_epoch`,
+  :func:`derive_schedule`: the measurements of the chapter (per-layer gating census,
+  loss plateaus and the timing of each drop, and a switch-on schedule derived from the
+  epochs at which the ReLU network's gating patterns appear).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from itertools import combinations, product
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..core.measures import gating_census, stereotype_index, unit_weight
+from ..core.datasets import Dataset, context_gate, contextual_task
+from ..core.engine import GatedNetwork, Pathway, deep_gdln, relu_network, train
+from ..core.checks import check_epochs, check_positive
+from ..core.paper import DEPTH
+
+__all__ = [
+    "WIDTH",
+    "COMMON_WIDTH",
+    "GROUP_WIDTH",
+    "RELU_STD",
+    "GDLN_STDS",
+    "LR",
+    "EPOCHS",
+    "Schedule",
+    "HAND_SCHEDULE",
+    "CLASSES",
+    "depth_task",
+    "relu_depth",
+    "depth_gdln",
+    "layer_census",
+    "linearised_first_layer",
+    "DepthRuns",
+    "simulate",
+    "plateaus",
+    "plateau_levels",
+    "drop_epochs",
+    "drop_durations",
+    "appearance_epoch",
+    "derive_schedule",
+    "plateau_record",
+]
+
+# The authors' depth networks (facts of their code; :data:`helpers.core.paper.DEPTH`).
+WIDTH = DEPTH.width
+COMMON_WIDTH = DEPTH.common_width
+GROUP_WIDTH = DEPTH.group_width
+RELU_STD = DEPTH.relu_std
+GDLN_STDS = {"layer1": DEPTH.gdln_std_layer1, "layer2": DEPTH.gdln_std_layer2,
+             "readout_common": DEPTH.gdln_std_readout_common,
+             "readout_context": DEPTH.gdln_std_readout_context}
+LR = DEPTH.lr
+EPOCHS = DEPTH.epochs  # updates; the loss is kept at epochs 0..30000 (the authors' 30001)
+
+# Census classes of :func:`helpers.core.measures.gating_census`.
+CLASSES = ("common", "mixed", "single", "other")
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Switch-on epochs of the depth GDLN ([conv-depth]): every gate is 0 before ``start``; the
+    context (2-of-3) pathways stay 0 until ``context``."""
+
+    start: int
+    context: int
+
+    def __post_init__(self):
+        for name in ("start", "context"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise ValueError(f"Schedule.{name} must be an integer epoch >= 0, got {v!r}")
+        if self.context < self.start:
+            raise ValueError(
+                f"Schedule: the context pathways cannot switch on (epoch {self.context}) before "
+                f"the network does (start = {self.start})"
+            )
+
+    def as_list(self) -> list[int]:
+        return [int(self.start), int(self.context)]
+
+
+# The authors' hand-set schedule ([conv-depth]): nothing before 500, the common pathway alone until 12000.
+HAND_SCHEDULE = Schedule(*DEPTH.hand_schedule)
+
+
+def depth_task() -> Dataset:
+    """The Section 6 task: C = 3 contexts, the hierarchy in every block ([conv-depth]); X 11 x 24."""
+    return contextual_task(3)
+
+
+def relu_depth(ds: Dataset | None = None, width: int = WIDTH, std: float = RELU_STD) -> GatedNetwork:
+    """The bias-free ReLU network ``d-width-width-p`` of Section 6 ([conv-depth]: 11-420-420-60, std 0.0006)."""
+    ds = depth_task() if ds is None else ds
+    if int(width) <= 0:
+        raise ValueError(f"width must be a positive number of units, got {width}")
+    return relu_network((ds.X.shape[0], int(width), int(width), ds.Y.shape[0]), check_positive(std, "std"))
+
+
+def depth_gdln(
+    ds: Dataset | None = None,
+    schedule: Schedule = HAND_SCHEDULE,
+    coupling: str = "full",
+    common_width: int = COMMON_WIDTH,
+    group_width: int = GROUP_WIDTH,
+    stds: dict | None = None,
+) -> GatedNetwork:
+    """The GDLN of Section 6 ([conv-depth], Fig. 6a), via :func:`helpers.core.engine.deep_gdln`.
+
+    Layer 1: one pathway ``'shared'`` of ``common_width + C * group_width`` units, always
+    on, seeing items and contexts (a linear layer).  Layer 2: ``'common'`` (always on,
+    ``common_width`` units) and one group per pair of contexts (``'ctx12'``, ``'ctx13'``,
+    ``'ctx23'``; ``group_width`` units each, on in those two contexts), all reading the
+    whole of layer 1 and writing the whole output.  Init stds ([conv-constants]): layer 1 5.75e-4,
+    layer 2 5.5e-4, readout 5.5e-4 (common) and 4e-3 (context groups).  ``schedule``
+    sets the switch-on epochs; ``coupling`` is the engine's ('full': one loss on the
+    summed output; 'one-way': the authors' training [conv-context-reln] of the one-layer ReLNs).
+    """
+    ds = depth_task() if ds is None else ds
+    if not isinstance(schedule, Schedule):
+        raise ValueError(f"schedule must be a helpers.chapters.depth.Schedule, got {schedule!r}")
+    C = ds.n_contexts
+    if C < 2:
+        raise ValueError(f"the depth GDLN needs a task with >= 2 contexts, got {C}")
+    s = dict(GDLN_STDS)
+    if stds is not None:
+        unknown = set(stds) - set(GDLN_STDS)
+        if unknown:
+            raise ValueError(f"unknown init stds {sorted(unknown)}; choose from {sorted(GDLN_STDS)}")
+        s.update(stds)
+    width1 = int(common_width) + C * int(group_width)
+    layer1 = [Pathway("shared", width1, None, None, (s["layer1"], s["layer1"]), on_epoch=schedule.start)]
+    layer2 = [
+        Pathway("common", int(common_width), None, None, (s["layer2"], s["readout_common"]),
+                on_epoch=schedule.start, common=True)
+    ]
+    for pair in combinations(range(C), C - 1):
+        name = "ctx" + "".join(str(c + 1) for c in pair)
+        layer2.append(Pathway(name, int(group_width), context_gate(ds, pair), None,
+                              (s["layer2"], s["readout_context"]), on_epoch=schedule.context))
+    return deep_gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, [layer1, layer2], coupling=coupling)
+
+
+def _patterns(C: int) -> tuple[str, ...]:
+    return tuple("".join(b) for b in product("01", repeat=C))
+
+
+def layer_census(gates, W_in, W_out, contexts, n_contexts: int, threshold: float = 0.5) -> dict:
+    """Gating census of one hidden layer ([conv-census]; :func:`helpers.core.measures.gating_census`).
+
+    ``gates`` ``(H, P)``, ``W_in`` the layer's incoming weights ``(H, ·)``, ``W_out`` the
+    next weights ``(·, H)``.  Beside the shares of the classes common / mixed (C-1 of C)
+    / single / other and the item-dependent share, returns ``total`` (the layer's weight
+    mass, sum of ``|W_out[:, j]| |W_in[j, :]|``), ``mass`` (weight per context pattern
+    ``'000'..'111'``) and ``always_on`` (the share of weight in units active on *every*
+    datapoint: the strict reading of "always on").
+    """
+    G = np.asarray(gates)
+    if G.ndim != 2:
+        raise ValueError(f"gates must be (units, datapoints), got shape {G.shape}")
+    w = unit_weight(np.asarray(W_in, float), np.asarray(W_out, float))
+    if w.shape[0] != G.shape[0]:
+        raise ValueError(f"{G.shape[0]} units in the gates but {w.shape[0]} in the weights")
+    total = float(w.sum())
+    pats = _patterns(n_contexts)
+    if total <= 0:
+        out = {c: 0.0 for c in CLASSES}
+        out.update(item_dependent=0.0, always_on=0.0, total=0.0, mass={p: 0.0 for p in pats})
+        return out
+    c = gating_census(G, W_in, W_out, contexts, n_contexts, threshold)
+    out = {k: c[k] for k in CLASSES}
+    out["item_dependent"] = c["item_dependent"]
+    out["always_on"] = float(w[np.all(G > 0, axis=1)].sum() / total)
+    out["total"] = total
+    out["mass"] = {p: c["patterns"].get(p, 0.0) * total for p in pats}
+    return out
+
+
+def linearised_first_layer(params, X) -> tuple[np.ndarray, np.ndarray]:
+    """Output of a bias-free ReLU network as trained, and with its first hidden layer made
+    linear (gate 1 everywhere): how much the network uses layer 1 for gating (Section 6)."""
+    Ws = [np.asarray(W, float) for W in params]
+    if len(Ws) < 3:
+        raise ValueError("linearised_first_layer needs at least two hidden layers")
+    h_relu = np.maximum(Ws[0] @ X, 0.0)
+    h_lin = Ws[0] @ X
+    for W in Ws[1:-1]:
+        h_relu = np.maximum(W @ h_relu, 0.0)
+        h_lin = np.maximum(W @ h_lin, 0.0)
+    return Ws[-1] @ h_relu, Ws[-1] @ h_lin
+
+
+@dataclass
+class DepthRuns:
+    """Many seeds of one depth network, reduced (see :func:`simulate`).
+
+    ``loss`` ``(S, epochs + 1)``; ``grid`` the recorded epochs ``(R,)``; ``outputs``
+    ``(S, R, p, P)``; ``mass[l]`` ``(S, R, 2^C)`` weight per context pattern (order
+    ``patterns``) of hidden layer ``l`` (0-based); ``classes[l]`` ``(S, R, 4)`` weight per
+    census class (order :data:`CLASSES`); ``total``, ``always_on``,
+    ``item_dependent`` ``(S, R, L)``; ``final_shares[thr]`` ``(S, L, 4)`` the class
+    shares at the last record for each census threshold; ``linear_l1_change`` ``(S, R)``
+    the relative output change when layer 1 is made linear (ReLU nets; NaN otherwise);
+    ``linear_l1_loss`` the loss of that linearised network.
+    """
+
+    name: str
+    net: GatedNetwork
+    seeds: tuple[int, ...]
+    loss: np.ndarray
+    grid: np.ndarray
+    outputs: np.ndarray
+    patterns: tuple[str, ...]
+    mass: list
+    classes: list
+    total: np.ndarray
+    always_on: np.ndarray
+    item_dependent: np.ndarray
+    final_shares: dict
+    linear_l1_change: np.ndarray
+    linear_l1_loss: np.ndarray
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n_contexts(self) -> int:
+        return len(self.patterns[0])
+
+    def class_mass(self, layer: int, cls: str) -> np.ndarray:
+        """Weight mass ``(S, R)`` of layer ``layer``'s units in census class ``cls``."""
+        if cls not in CLASSES:
+            raise ValueError(f"class must be one of {CLASSES}, got {cls!r}")
+        return self.classes[layer][:, :, CLASSES.index(cls)]
+
+    def share(self, layer: int, cls: str) -> np.ndarray:
+        """Census share ``(S, R)`` of class ``cls`` in layer ``layer`` (0 where the layer has no weight)."""
+        tot = self.total[:, :, layer]
+        m = self.class_mass(layer, cls)
+        return np.divide(m, tot, out=np.zeros_like(m), where=tot > 0)
+
+    def stereotype(self) -> int:
+        """Index of the run closest to the mean loss curve (:func:`helpers.core.measures.stereotype_index`)."""
+        return stereotype_index(self.loss)
+
+
+def simulate(
+    net: GatedNetwork,
+    ds: Dataset,
+    seeds: Sequence[int],
+    *,
+    name: str = "",
+    epochs: int = EPOCHS,
+    lr: float = LR,
+    every: int = 500,
+    batch: int = 2,
+    thresholds: Sequence[float] = (0.25, 0.5, 0.75),
+    progress: Callable[[str], None] | None = None,
+) -> DepthRuns:
+    """Train ``net`` from each seed with :func:`helpers.core.engine.train` and reduce the run.
+
+    Seeds are trained ``batch`` at a time (vmapped); after each batch the weights and
+    gates recorded every ``every`` epochs are reduced to the per-layer census
+    (:func:`layer_census`, threshold 0.5) and dropped, so memory does not grow with the
+    number of seeds beyond the loss curves and outputs.  The census shares at the last
+    record are also kept for every threshold in ``thresholds`` (sensitivity).
+    """
+    epochs = check_epochs(epochs)
+    lr = check_positive(lr, "lr")
+    seeds = tuple(int(s) for s in seeds)
+    if not seeds:
+        raise ValueError("simulate needs at least one seed")
+    if int(every) <= 0 or int(batch) <= 0:
+        raise ValueError(f"every and batch must be positive, got every={every}, batch={batch}")
+    grid = np.arange(0, epochs + 1, int(every))
+    if grid[-1] != epochs:
+        grid = np.append(grid, epochs)
+    C = ds.n_contexts
+    pats = _patterns(C)
+    L = net.depth
+    relu = net.kind == "relu"
+    S, R = len(seeds), grid.size
+    loss = np.empty((S, epochs + 1))
+    outputs = np.empty((S, R, net.sizes[-1], ds.P), np.float32)
+    mass = [np.zeros((S, R, len(pats))) for _ in range(L)]
+    classes = [np.zeros((S, R, len(CLASSES))) for _ in range(L)]
+    total = np.zeros((S, R, L))
+    always_on = np.zeros((S, R, L))
+    item_dep = np.zeros((S, R, L))
+    final_shares = {float(t): np.zeros((S, L, len(CLASSES))) for t in thresholds}
+    lin_change = np.full((S, R), np.nan)
+    lin_loss = np.full((S, R), np.nan)
+    t0, c0 = time.perf_counter(), time.process_time()
+    for b0 in range(0, S, int(batch)):
+        chunk = seeds[b0:b0 + int(batch)]
+        if progress is not None:
+            progress(f"{name or net.kind}: seeds {chunk[0]}..{chunk[-1]} of {S} "
+                     f"({time.perf_counter() - t0:.0f} s so far)")
+        run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=chunk, record_epochs=grid,
+                    record=("gates", "weights", "outputs"))
+        for j in range(len(chunk)):
+            i = b0 + j
+            loss[i] = run.loss[j]
+            outputs[i] = run.records["outputs"][j]
+            for r in range(R):
+                Ws = [W[j, r] for W in run.records["weights"]]
+                if net.layers[0].in_mask is not None:
+                    Ws[0] = Ws[0] * net.layers[0].in_mask
+                for l in range(L):
+                    c = layer_census(run.records["gates"][l][j, r], Ws[l], Ws[l + 1], ds.contexts, C)
+                    mass[l][i, r] = [c["mass"][p] for p in pats]
+                    classes[l][i, r] = [c[k] * c["total"] for k in CLASSES]
+                    total[i, r, l] = c["total"]
+                    always_on[i, r, l] = c["always_on"]
+                    item_dep[i, r, l] = c["item_dependent"]
+                    if r == R - 1:
+                        for thr in final_shares:
+                            cc = c if thr == 0.5 else layer_census(run.records["gates"][l][j, r], Ws[l], Ws[l + 1],
+                                                                   ds.contexts, C, threshold=thr)
+                            final_shares[thr][i, l] = [cc[k] for k in CLASSES]
+                if relu and L >= 2:
+                    out, out_lin = linearised_first_layer(Ws, ds.X)
+                    nrm = np.linalg.norm(out)
+                    lin_change[i, r] = np.linalg.norm(out - out_lin) / nrm if nrm > 0 else 0.0
+                    lin_loss[i, r] = 0.5 * np.sum((ds.Y - out_lin) ** 2)
+        del run
+    return DepthRuns(
+        name=name or net.kind, net=net, seeds=seeds, loss=loss, grid=grid, outputs=outputs, patterns=pats,
+        mass=mass, classes=classes, total=total, always_on=always_on, item_dependent=item_dep, final_shares=final_shares,
+        linear_l1_change=lin_change, linear_l1_loss=lin_loss,
+        seconds=time.perf_counter() - t0, cpu_seconds=time.process_time() - c0,
+    )
+
+
+def plateaus(L, window: int = 500, tol: float = 2e-3, min_len: int = 1000) -> list[tuple[int, int, float]]:
+    """The plateaus of one loss curve: maximal stretches of at least ``min_len`` epochs over
+    which the loss moves by less than ``tol * L(0)`` within any ``window`` epochs.
+
+    Returns ``(first epoch, last epoch, median loss)`` per plateau, in order.
+    """
+    L = np.asarray(L, float)
+    if L.ndim != 1 or L.size <= window:
+        raise ValueError(f"plateaus needs a 1-D loss curve longer than window={window}, got shape {L.shape}")
+    if not L[0] > 0:
+        raise ValueError(f"plateaus: L(0) must be positive, got {L[0]}")
+    flat = np.abs(L[window:] - L[:-window]) < tol * L[0]
+    out = []
+    edges = np.flatnonzero(np.diff(np.r_[0, flat.astype(int), 0]))
+    for a, b in zip(edges[::2], edges[1::2]):  # flat on [a, b): stretch [a, b - 1 + window]
+        stop = b - 1 + window
+        if stop - a + 1 >= min_len:
+            out.append((int(a), int(stop), float(np.median(L[a:stop + 1]))))
+    return out
+
+
+def plateau_levels(curves, merge: float = 0.05, min_share: float = 0.5, **kw) -> np.ndarray:
+    """Loss levels at which the runs plateau, pooled over runs (descending).
+
+    Plateau medians (:func:`plateaus`) closer than ``merge * L(0)`` are merged; a level is
+    kept when at least ``min_share`` of the runs show it.
+    """
+    curves = np.atleast_2d(np.asarray(curves, float))
+    found = []
+    for k, L in enumerate(curves):
+        for _, _, lev in plateaus(L, **kw):
+            found.append((lev, k))
+    if not found:
+        return np.zeros(0)
+    found.sort(key=lambda x: -x[0])
+    tol = merge * curves[0, 0]
+    groups = [[found[0]]]
+    for lev, k in found[1:]:
+        if groups[-1][-1][0] - lev <= tol:
+            groups[-1].append((lev, k))
+        else:
+            groups.append([(lev, k)])
+    levels = [np.median([g[0] for g in grp]) for grp in groups
+              if len({g[1] for g in grp}) >= min_share * len(curves)]
+    return np.asarray(levels, float)
+
+
+def drop_epochs(curves, levels) -> np.ndarray:
+    """Epoch of each drop in loss, per run: the first epoch at which the loss falls below the
+    midpoint of two consecutive ``levels`` (descending; append 0 for the final descent).
+    ``(runs, len(levels) - 1)``; NaN where a run never gets there."""
+    curves = np.atleast_2d(np.asarray(curves, float))
+    levels = np.asarray(levels, float)
+    if levels.ndim != 1 or levels.size < 2 or np.any(np.diff(levels) >= 0):
+        raise ValueError(f"levels must be a strictly decreasing sequence of >= 2 loss values, got {levels}")
+    mids = 0.5 * (levels[:-1] + levels[1:])
+    out = np.full((curves.shape[0], mids.size), np.nan)
+    for i, L in enumerate(curves):
+        for k, m in enumerate(mids):
+            hit = np.flatnonzero(L <= m)
+            if hit.size:
+                out[i, k] = hit[0]
+    return out
+
+
+def drop_durations(curves, levels, lo: float = 0.1, hi: float = 0.9) -> np.ndarray:
+    """How long each drop takes: epochs from ``hi`` to ``lo`` of the way between two
+    consecutive ``levels`` (e.g. 90 % to 10 % of the step).  ``(runs, drops)``; NaN if
+    never completed."""
+    levels = np.asarray(levels, float)
+    if not 0 <= lo < hi <= 1:
+        raise ValueError(f"need 0 <= lo < hi <= 1, got lo={lo}, hi={hi}")
+    curves = np.atleast_2d(np.asarray(curves, float))
+    out = np.full((curves.shape[0], levels.size - 1), np.nan)
+    for k in range(levels.size - 1):
+        a, b = levels[k], levels[k + 1]
+        upper = b + hi * (a - b)
+        lower = b + lo * (a - b)
+        for i, L in enumerate(curves):
+            h1 = np.flatnonzero(L <= upper)
+            h2 = np.flatnonzero(L <= lower)
+            if h1.size and h2.size:
+                out[i, k] = h2[0] - h1[0]
+    return out
+
+
+def appearance_epoch(mass, grid, threshold: float = 0.3) -> float:
+    """Epoch at which a class of units appears: the first epoch at which its weight mass
+    (sum of ``|W_out[:, j]| |W_in[j, :]|`` over its units, :func:`layer_census`) reaches
+    ``threshold``, linearly interpolated between the recorded epochs ``grid``.  NaN if it
+    never does.
+
+    The mass is in the units of the network's map: small random weights give a class
+    about 1e-2, a class that carries part of the task's O(1) outputs has O(1) to O(10).
+    """
+    m = np.asarray(mass, float)
+    g = np.asarray(grid, float)
+    if m.shape != g.shape or m.ndim != 1:
+        raise ValueError(f"mass and grid must be 1-D of equal length, got {m.shape} and {g.shape}")
+    if not (np.isfinite(threshold) and threshold > 0):
+        raise ValueError(f"threshold must be a positive weight mass, got {threshold}")
+    hit = m >= threshold
+    if not hit.any():
+        return float("nan")
+    k = int(np.argmax(hit))
+    if k == 0:
+        return float(g[0])
+    f = (threshold - m[k - 1]) / (m[k] - m[k - 1])
+    return float(g[k - 1] + f * (g[k] - g[k - 1]))
+
+
+def derive_schedule(relu: DepthRuns, gdln: DepthRuns, reference: Schedule, threshold: float = 0.3,
+                    layer: int = 1, resolution: int = 100) -> tuple[Schedule, dict]:
+    """A switch-on schedule for the depth GDLN derived from the ReLU runs' gates.
+
+    In layer ``layer`` (0-based; the second hidden layer by default) the ReLU network's
+    common units (on in all contexts) and 2-of-3 units *appear* at the median over seeds
+    of :func:`appearance_epoch` (weight mass ``threshold``).  A GDLN pathway switched on at epoch ``t_on`` appears a
+    lag later; the lag is measured, by the same census, on GDLN runs trained with the
+    ``reference`` schedule (lag = appearance - switch-on).  The derived switch-on epochs
+    are the ReLU appearance epochs minus these lags, rounded to ``resolution`` epochs:
+    ``start`` from the common class, ``context`` from the 2-of-3 class.  Returns the
+    schedule and the intermediate numbers.
+    """
+    def med(runs, cls):
+        m = runs.class_mass(layer, cls)
+        t = np.array([appearance_epoch(m[s], runs.grid, threshold) for s in range(m.shape[0])])
+        return float(np.nanmedian(t)), t
+
+    relu_common, relu_common_all = med(relu, "common")
+    relu_mixed, relu_mixed_all = med(relu, "mixed")
+    gdln_common, _ = med(gdln, "common")
+    gdln_mixed, _ = med(gdln, "mixed")
+    lag_common = gdln_common - reference.start
+    lag_context = gdln_mixed - reference.context
+    if not np.all(np.isfinite([relu_common, relu_mixed, lag_common, lag_context])):
+        raise ValueError("derive_schedule: a class never appears in the ReLU or GDLN runs")
+
+    def rnd(t):
+        return int(max(0, resolution * round(t / resolution)))
+
+    start = rnd(relu_common - lag_common)
+    context = max(start, rnd(relu_mixed - lag_context))
+    info = {
+        "relu_appear_common": relu_common, "relu_appear_mixed": relu_mixed,
+        "relu_appear_common_seeds": relu_common_all, "relu_appear_mixed_seeds": relu_mixed_all,
+        "gdln_appear_common": gdln_common, "gdln_appear_mixed": gdln_mixed,
+        "lag_common": lag_common, "lag_context": lag_context, "threshold": threshold,
+    }
+    return Schedule(start, context), info
+
+
+def plateau_record(runs: DepthRuns, level: float, tol: float = 0.02) -> np.ndarray:
+    """For each run, the index into ``runs.grid`` of the recorded epoch in the middle of
+    the run's stay at loss ``level`` (within ``tol * L(0)``); -1 if no record falls there."""
+    out = np.full(runs.loss.shape[0], -1)
+    for s, L in enumerate(runs.loss):
+        at = np.abs(L[runs.grid] - level) <= tol * L[0]
+        idx = np.flatnonzero(at)
+        if idx.size:
+            out[s] = idx[idx.size // 2]
+    return out

@@ -1,0 +1,70 @@
+"""What only the XoR chapter needs (``book/xor.md``; paper Section 3, Fig. 2d-e).
+
+The ReLNs of the XoR task and their closed forms live in :mod:`helpers.core.xor_reln`
+(the proofs chapter uses them too); this module holds the chapter's measurements of the
+ReLU networks: their gating classes and shares, and where the share crosses over.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import measures
+from ..core.xor_reln import GATES, LEARNING_FRACTION, _check_eps
+
+__all__ = ["speed_ratio_window", "learning_times", "gating_classes", "gating_shares", "crossover"]
+
+
+def speed_ratio_window(ratio: float = 1.1) -> tuple[float, float]:
+    """The margins at which the linear ReLN's ``s`` is ``1/ratio`` and ``ratio`` times the
+    XoR ReLN's: ``4 eps^2 = r^2 (2 + eps^2)``, ``eps = r sqrt(2 / (4 - r^2))``."""
+    if not 1 <= ratio < 2:
+        raise ValueError(f"ratio must lie in [1, 2), got {ratio}")
+    lo, hi = 1.0 / ratio, float(ratio)
+    return float(lo * np.sqrt(2 / (4 - lo**2))), float(hi * np.sqrt(2 / (4 - hi**2)))
+
+def learning_times(loss, fraction: float = LEARNING_FRACTION) -> np.ndarray:
+    """Learning time of each loss curve in ``loss`` (``(..., epochs + 1)``), by
+    :func:`helpers.core.measures.learning_time_from_curve` (``inf`` if never reached)."""
+    L = np.asarray(loss, float)
+    flat = L.reshape(-1, L.shape[-1])
+    return np.array([measures.learning_time_from_curve(c, fraction) for c in flat]).reshape(L.shape[:-1])
+
+def gating_classes(gates) -> np.ndarray:
+    """Each hidden unit's gating class from its 0/1 activity on ``(x1, x2, x3, x4)``:
+    ``'xor'`` (on for exactly one datapoint, Fig. 2c), ``'linear'`` (on for exactly the
+    two same-label points, Fig. 2b), ``'other'``."""
+    G = np.asarray(gates).astype(bool)
+    if G.ndim != 2 or G.shape[1] != 4:
+        raise ValueError(f"gates must be (hidden units x 4 datapoints), got shape {G.shape}")
+    single = G.sum(axis=1) == 1
+    pos, neg = GATES["linear"]["positive"].astype(bool), GATES["linear"]["negative"].astype(bool)
+    lin = np.all(G == pos, axis=1) | np.all(G == neg, axis=1)
+    return np.where(single, "xor", np.where(lin, "linear", "other"))
+
+def gating_shares(gates, W1, W2) -> dict:
+    """Share of the hidden layer's weight mass (``|W2[:, j]| |W1[j, :]|``,
+    :func:`helpers.core.measures.unit_weight`) in units of each gating class."""
+    w = measures.unit_weight(np.asarray(W1), np.asarray(W2))
+    cls = gating_classes(gates)
+    if len(cls) != len(w):
+        raise ValueError(f"{len(cls)} units in gates but {len(w)} in the weights")
+    total = w.sum()
+    if total <= 0:
+        raise ValueError("gating_shares: every unit has zero weight")
+    return {k: float(w[cls == k].sum() / total) for k in ("xor", "linear", "other")}
+
+def crossover(eps, share, level: float = 0.5) -> float:
+    """The margin at which ``share`` (e.g. the linear-gating share, one value per ``eps``)
+    first rises through ``level``, by linear interpolation; ``nan`` if it never does."""
+    e = _check_eps(eps)
+    y = np.asarray(share, float)
+    if e.ndim != 1 or e.shape != y.shape or e.size < 2 or np.any(np.diff(e) <= 0):
+        raise ValueError("crossover needs increasing eps and one share per eps")
+    above = y >= level
+    if above[0]:
+        return float(e[0])
+    idx = np.flatnonzero(above)
+    if not idx.size:
+        return float("nan")
+    k = idx[0]
+    return float(e[k - 1] + (level - y[k - 1]) * (e[k] - e[k - 1]) / (y[k] - y[k - 1]))

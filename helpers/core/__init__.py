@@ -1,0 +1,14 @@
+"""The core: what two or more chapters use, each module tested on its own.
+
+==============  =========================================================================
+``paper``       the paper's networks and constants, with their sources (stated once)
+``datasets``    the datasets, datapoints as columns
+``engine``      one training engine for ReLU networks, ReLNs and GDLNs (gates are data)
+``linear``      closed-form theory of deep linear networks (Eq. 7)
+``race``        the neural race reduction, integrated for any GDLN (Eqs. 5-6)
+``relns``       the ReLNs of the contextual task (Sections 4-5)
+``xor_reln``    the two ReLNs of the XoR task and their closed forms (Section 3)
+``measures``    curve and learning-time comparisons, gating censuses
+``checks``      input checks: every bad input is named before any work starts
+==============  =========================================================================
+"""

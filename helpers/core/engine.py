@@ -1,0 +1,478 @@
+"""One training engine for ReLU networks, ReLNs and GDLNs ([conv-gdln], paper Eqs. 1-3).
+
+A network is data.  Each hidden layer is a list of *pathways* (blocks of hidden units);
+each unit multiplies its pre-activation by a 0/1 gate per datapoint (Eq. 1).  The gate
+is either fixed data (a GDLN / ReLN: the pathway's gate over datapoints, optionally
+switched on from an epoch) or the unit's own sign, ``step(W h)`` (a ReLU network).  So
+``h = g * (W h_prev)`` covers all three, and gradient descent on the summed loss (Eq. 2)
+through this one function gives Eq. 3 for GDLNs and back-propagation for ReLU nets.
+
+Training is ``jit`` + ``lax.scan`` over epochs and ``vmap`` over seeds; the loss is kept
+every epoch and weights, outputs, hidden activity and gating patterns only at the epochs
+the caller names.  Nothing returns to the host before the run ends.  JAX uses a GPU
+where it finds one, the CPU otherwise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .checks import TrainingDiverged, check_epochs, check_gate, check_positive, check_seeds, check_xy
+
+__all__ = [
+    "Pathway",
+    "Layer",
+    "GatedNetwork",
+    "Run",
+    "relu_network",
+    "linear_network",
+    "gdln",
+    "deep_gdln",
+    "init_params",
+    "forward",
+    "train",
+]
+
+RECORDABLE = ("weights", "outputs", "hidden", "gates")
+
+
+@dataclass(frozen=True)
+class Pathway:
+    """A block of hidden units sharing a gate: the unit of a GDLN ([conv-gdln]).
+
+    ``gate``: 0/1 per datapoint, ``None`` for always on.  ``inputs``: the rows of ``X``
+    the block sees (first hidden layer only; ``None`` for all).  ``init_std``: the std of
+    its incoming weights and of its readout weights (used when the block sits in the
+    last hidden layer).  ``on_epoch``: the block's gate is 0 before this epoch.
+    ``common``: the block belongs to the common pathway (for one-way coupling, [conv-context-reln]).
+    """
+
+    name: str
+    width: int
+    gate: np.ndarray | None = None
+    inputs: Sequence[int] | None = None
+    init_std: tuple[float, float] = (1e-3, 1e-3)
+    on_epoch: int = 0
+    common: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Layer:
+    """A hidden layer: its units' gating (``'relu'`` or a fixed ``H x P`` 0/1 array),
+    per-unit init stds, switch-on epochs, and the pathway each unit belongs to."""
+
+    width: int
+    gating: str | np.ndarray
+    in_std: np.ndarray
+    out_std: np.ndarray
+    on_epoch: np.ndarray
+    in_mask: np.ndarray | None
+    pathways: tuple[tuple[str, slice], ...]
+    common: np.ndarray
+
+    @property
+    def is_relu(self) -> bool:
+        return isinstance(self.gating, str) and self.gating == "relu"
+
+    @property
+    def mode(self) -> str:
+        """``'relu'`` (gate = own sign), ``'linear'`` (always on) or ``'fixed'`` (gate data)."""
+        return self.gating if isinstance(self.gating, str) else "fixed"
+
+
+@dataclass(frozen=True, eq=False)
+class GatedNetwork:
+    """``sizes = (d, H_1, ..., H_L, p)`` and one :class:`Layer` per hidden layer.
+
+    ``coupling`` is ``'full'`` (one loss on the summed output) or ``'one-way'`` (the
+    common pathway descends its own loss, the others the loss on its residual, [conv-context-reln]).
+    """
+
+    sizes: tuple[int, ...]
+    layers: tuple[Layer, ...]
+    coupling: str = "full"
+    kind: str = "gdln"
+    P: int | None = None
+
+    def __post_init__(self):
+        if self.coupling not in ("full", "one-way"):
+            raise ValueError(f"coupling must be 'full' or 'one-way', got {self.coupling!r}")
+        if self.coupling == "one-way" and not self.layers[-1].common.any():
+            raise ValueError("one-way coupling needs at least one pathway marked common=True")
+
+    @property
+    def depth(self) -> int:
+        return len(self.layers)
+
+    def pathway_names(self, layer: int = -1) -> list[str]:
+        return [n for n, _ in self.layers[layer].pathways]
+
+    def pathway_slice(self, name: str, layer: int = -1) -> slice:
+        for n, sl in self.layers[layer].pathways:
+            if n == name:
+                return sl
+        raise KeyError(f"no pathway {name!r} in layer {layer}; have {self.pathway_names(layer)}")
+
+
+def _std_vector(std, width, what):
+    v = np.broadcast_to(np.asarray(std, float), (width,)).copy()
+    if np.any(~np.isfinite(v)) or np.any(v < 0):
+        raise ValueError(f"{what}: init std must be finite and >= 0, got {std}")
+    return v
+
+
+def relu_network(sizes: Sequence[int], init_std: float | Sequence[float]) -> GatedNetwork:
+    """A bias-free ReLU network ``(d, H_1, ..., p)``; each unit is gated by its own sign.
+
+    ``init_std`` is one std for every weight, or one per weight matrix.
+    """
+    return _plain_network(sizes, init_std, "relu")
+
+
+def linear_network(sizes: Sequence[int], init_std: float | Sequence[float]) -> GatedNetwork:
+    """A deep linear network: every hidden unit always on ([conv-linear])."""
+    return _plain_network(sizes, init_std, "linear")
+
+
+def _plain_network(sizes, init_std, kind):
+    sizes = tuple(int(s) for s in sizes)
+    if len(sizes) < 3 or any(s <= 0 for s in sizes):
+        raise ValueError(f"sizes must be (d, H_1, ..., p) with positive entries, got {sizes}")
+    n_w = len(sizes) - 1
+    stds = np.broadcast_to(np.asarray(init_std, float), (n_w,))
+    layers = []
+    for l, H in enumerate(sizes[1:-1]):
+        layers.append(
+            Layer(
+                width=H,
+                gating="relu" if kind == "relu" else "linear",
+                in_std=_std_vector(stds[l], H, "init_std"),
+                out_std=_std_vector(stds[l + 1], H, "init_std"),
+                on_epoch=np.zeros(H, int),
+                in_mask=None,
+                pathways=((f"layer{l + 1}", slice(0, H)),),
+                common=np.zeros(H, bool),
+            )
+        )
+    return GatedNetwork(sizes=sizes, layers=tuple(layers), kind=kind)
+
+
+def gdln(d: int, p: int, P: int, pathways: Sequence[Pathway], coupling: str = "full") -> GatedNetwork:
+    """A one-hidden-layer GDLN from its pathways ([conv-gdln]): the ReLNs of Sections 3-5."""
+    return deep_gdln(d, p, P, [pathways], coupling=coupling)
+
+
+def deep_gdln(
+    d: int, p: int, P: int, layers: Sequence[Sequence[Pathway]], coupling: str = "full"
+) -> GatedNetwork:
+    """A GDLN with one list of pathways per hidden layer (e.g. the depth GDLN, [conv-depth])."""
+    if not layers or any(len(ps) == 0 for ps in layers):
+        raise ValueError("deep_gdln needs at least one pathway in every hidden layer")
+    built = []
+    prev = int(d)
+    for l, pws in enumerate(layers):
+        names = [pw.name for pw in pws]
+        if len(set(names)) != len(names):
+            raise ValueError(f"layer {l + 1}: pathway names must be unique, got {names}")
+        H = sum(int(pw.width) for pw in pws)
+        gating = np.zeros((H, P))
+        in_std, out_std, on_epoch = np.zeros(H), np.zeros(H), np.zeros(H, int)
+        common = np.zeros(H, bool)
+        mask = np.ones((H, prev))
+        slices = []
+        start = 0
+        for pw in pws:
+            if int(pw.width) <= 0:
+                raise ValueError(f"pathway {pw.name!r}: width must be positive, got {pw.width}")
+            sl = slice(start, start + int(pw.width))
+            start = sl.stop
+            g = np.ones(P) if pw.gate is None else check_gate(pw.gate, P, f"gate of pathway {pw.name!r}")
+            gating[sl] = g
+            s_in, s_out = pw.init_std
+            in_std[sl] = _std_vector(s_in, pw.width, f"pathway {pw.name!r}")[0]
+            out_std[sl] = _std_vector(s_out, pw.width, f"pathway {pw.name!r}")[0]
+            if int(pw.on_epoch) < 0:
+                raise ValueError(f"pathway {pw.name!r}: on_epoch must be >= 0, got {pw.on_epoch}")
+            on_epoch[sl] = int(pw.on_epoch)
+            common[sl] = bool(pw.common)
+            if pw.inputs is not None:
+                if l > 0:
+                    raise ValueError(f"pathway {pw.name!r}: 'inputs' applies to the first hidden layer only")
+                idx = np.asarray(list(pw.inputs), int)
+                if idx.size == 0 or idx.min() < 0 or idx.max() >= d:
+                    raise ValueError(f"pathway {pw.name!r}: inputs {list(pw.inputs)} must index rows 0..{d - 1} of X")
+                mask[sl] = 0
+                mask[sl, idx] = 1
+            slices.append((pw.name, sl))
+        built.append(
+            Layer(
+                width=H,
+                gating=gating,
+                in_std=in_std,
+                out_std=out_std,
+                on_epoch=on_epoch,
+                in_mask=mask if l == 0 and not np.all(mask == 1) else None,
+                pathways=tuple(slices),
+                common=common,
+            )
+        )
+        prev = H
+    sizes = (int(d), *[b.width for b in built], int(p))
+    return GatedNetwork(sizes=sizes, layers=tuple(built), coupling=coupling, kind="gdln", P=int(P))
+
+
+def init_params(net: GatedNetwork, seed: int) -> list[np.ndarray]:
+    """Initial weights ``W_l ~ N(0, std^2)`` drawn with NumPy's generator from ``seed``.
+
+    Row ``j`` of a hidden layer's incoming matrix uses that unit's ``in_std``; column
+    ``j`` of the readout uses the last layer's ``out_std``.  Masked inputs start at 0.
+    """
+    rng = np.random.default_rng(int(seed))
+    params = []
+    for l, layer in enumerate(net.layers):
+        W = rng.standard_normal((layer.width, net.sizes[l])) * layer.in_std[:, None]
+        if layer.in_mask is not None:
+            W = W * layer.in_mask
+        params.append(W)
+    last = net.layers[-1]
+    params.append(rng.standard_normal((net.sizes[-1], last.width)) * last.out_std[None, :])
+    return params
+
+
+def _net_arrays(net: GatedNetwork, dtype):
+    """The traced (non-static) data of a network: gates, masks, switch-on epochs."""
+    return {
+        "gates": [jnp.asarray(L.gating, dtype) if L.mode == "fixed" else None for L in net.layers],
+        "on_epoch": [jnp.asarray(L.on_epoch, jnp.int32) for L in net.layers],
+        "in_mask": None if net.layers[0].in_mask is None else jnp.asarray(net.layers[0].in_mask, dtype),
+        "common": jnp.asarray(net.layers[-1].common, dtype),
+    }
+
+
+def _forward(modes, arrays, params, X, t):
+    """Eq. 1 with gates as data: returns output, hidden activity and gates per layer.
+
+    ``modes[l]`` is ``'relu'`` (gate = step of the pre-activation, so ``g * pre`` is the
+    ReLU and its derivative), ``'linear'`` (always on) or ``'fixed'`` (gate data).
+    """
+    h = X
+    hs, gs = [], []
+    for l, W in enumerate(params[:-1]):
+        if l == 0 and arrays["in_mask"] is not None:
+            W = W * arrays["in_mask"]
+        pre = W @ h
+        if modes[l] == "relu":
+            g = (pre > 0).astype(pre.dtype)
+        elif modes[l] == "linear":
+            g = jnp.ones_like(pre)
+        else:
+            g = arrays["gates"][l]
+        g = jax.lax.stop_gradient(g * (t >= arrays["on_epoch"][l])[:, None].astype(pre.dtype))
+        h = g * pre
+        hs.append(h)
+        gs.append(g)
+    return params[-1] @ h, hs, gs
+
+
+def _losses(modes, coupling, arrays, params, X, Y, t):
+    """(training loss, reported loss).  Reported: ``1/2 ||Y - yhat||^2`` (Eq. 2, summed).
+
+    One-way coupling ([conv-context-reln]): ``1/2||Y - yhat_c||^2 + 1/2||Y - sg(yhat_c) - yhat_x||^2``.
+    """
+    out, hs, _ = _forward(modes, arrays, params, X, t)
+    reported = 0.5 * jnp.sum((Y - out) ** 2)
+    if coupling == "full":
+        return reported, reported
+    cm = arrays["common"][:, None]
+    out_c = params[-1] @ (hs[-1] * cm)
+    out_x = params[-1] @ (hs[-1] * (1 - cm))
+    train_loss = 0.5 * jnp.sum((Y - out_c) ** 2) + 0.5 * jnp.sum((Y - jax.lax.stop_gradient(out_c) - out_x) ** 2)
+    return train_loss, reported
+
+
+def forward(net: GatedNetwork, params, X, epoch: int = 0):
+    """Output, hidden activities and gates of ``net`` with weights ``params`` on ``X``.
+
+    ``epoch`` matters only for pathways with a switch-on epoch.  Returns NumPy arrays.
+    """
+    X = np.asarray(X)
+    _check_params(net, params)
+    if X.shape[0] != net.sizes[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but the network takes d={net.sizes[0]} inputs")
+    _check_P(net, X.shape[1])
+    modes = tuple(L.mode for L in net.layers)
+    out, hs, gs = _forward(modes, _net_arrays(net, jnp.float32), [jnp.asarray(W, jnp.float32) for W in params],
+                           jnp.asarray(X, jnp.float32), epoch)
+    return np.asarray(out), [np.asarray(h) for h in hs], [np.asarray(g) for g in gs]
+
+
+def _check_P(net, P):
+    if net.P is not None and P != net.P:
+        raise ValueError(f"the network's gates are defined on {net.P} datapoints but X has {P}")
+
+
+def _check_params(net, params):
+    shapes = [(L.width, net.sizes[l]) for l, L in enumerate(net.layers)] + [(net.sizes[-1], net.layers[-1].width)]
+    got = [tuple(np.shape(W)) for W in params]
+    if got != shapes:
+        raise ValueError(f"weights have shapes {got}, the network needs {shapes}")
+
+
+@partial(jax.jit, static_argnames=("modes", "coupling", "record", "n_records"))
+def _simulate(params0, arrays, X, Y, lr, slots, *, modes, coupling, record, n_records):
+    """Full-batch gradient descent for ``len(slots)`` steps from ``params0`` (one seed).
+
+    ``slots[t]`` is the record index of epoch ``t`` or -1.  Returns the reported loss at
+    every epoch (before that epoch's update) and the record buffers.
+    """
+    grad_fn = jax.value_and_grad(partial(_losses, modes, coupling, arrays), has_aux=True)
+
+    def snapshot(params, t):
+        out, hs, gs = _forward(modes, arrays, params, X, t)
+        snap = {}
+        if "weights" in record:
+            snap["weights"] = list(params)
+        if "outputs" in record:
+            snap["outputs"] = out
+        if "hidden" in record:
+            snap["hidden"] = hs
+        if "gates" in record:
+            snap["gates"] = [g.astype(jnp.bool_) for g in gs]
+        return snap
+
+    template = jax.eval_shape(snapshot, params0, 0)
+    bufs0 = jax.tree_util.tree_map(lambda s: jnp.zeros((n_records, *s.shape), s.dtype), template)
+
+    def step(carry, inp):
+        params, bufs = carry
+        t, slot = inp
+        (_, loss), grads = grad_fn(params, X, Y, t)
+        bufs = jax.lax.cond(
+            slot >= 0,
+            lambda b: jax.tree_util.tree_map(lambda buf, v: buf.at[slot].set(v), b, snapshot(params, t)),
+            lambda b: b,
+            bufs,
+        )
+        params = [W - lr * G for W, G in zip(params, grads)]
+        return (params, bufs), loss
+
+    ts = jnp.arange(slots.shape[0], dtype=jnp.int32)
+    (_, bufs), loss = jax.lax.scan(step, (list(params0), bufs0), (ts, slots))
+    return loss, bufs
+
+
+@dataclass
+class Run:
+    """The result of :func:`train`: loss ``(seeds, epochs + 1)`` and records.
+
+    ``records['outputs']``: ``(seeds, R, p, P)``; ``records['hidden']``, ``['gates']``,
+    ``['weights']``: lists (one entry per layer / weight matrix) of ``(seeds, R, ...)``.
+    ``loss[:, t]`` is the summed loss after ``t`` updates.
+    """
+
+    net: GatedNetwork
+    seeds: tuple[int, ...]
+    lr: float
+    loss: np.ndarray
+    record_epochs: np.ndarray
+    records: dict = field(default_factory=dict)
+
+    def index(self, epoch: int) -> int:
+        hits = np.flatnonzero(self.record_epochs == epoch)
+        if not hits.size:
+            raise KeyError(f"epoch {epoch} was not recorded; recorded: {self.record_epochs.tolist()}")
+        return int(hits[0])
+
+    def weights_at(self, epoch: int, seed_index: int = 0) -> list[np.ndarray]:
+        r = self.index(epoch)
+        return [W[seed_index, r] for W in self.records["weights"]]
+
+    def pathway_maps(self, seed_index: int = 0) -> dict[str, np.ndarray]:
+        """Each pathway's map ``W2[:, p] W1[p, :]`` at every recorded epoch ``(R, p, d)``
+        (one hidden layer)."""
+        if self.net.depth != 1:
+            raise ValueError("pathway_maps is defined for one hidden layer")
+        W1 = self.records["weights"][0][seed_index]
+        W2 = self.records["weights"][1][seed_index]
+        mask = self.net.layers[0].in_mask
+        if mask is not None:
+            W1 = W1 * mask
+        return {n: W2[:, :, sl] @ W1[:, sl, :] for n, sl in self.net.layers[0].pathways}
+
+
+def train(
+    net: GatedNetwork,
+    X,
+    Y,
+    *,
+    lr: float,
+    epochs: int,
+    seeds: int | Sequence[int] = 0,
+    record_epochs: Sequence[int] = (),
+    record: Sequence[str] = ("outputs",),
+    params0: Sequence[np.ndarray] | None = None,
+) -> Run:
+    """Train ``net`` on ``(X, Y)`` by full-batch gradient descent, one run per seed.
+
+    ``W <- W - lr dL/dW`` on the summed loss ([conv-data]), for ``epochs`` updates; the
+    loss is recorded at every epoch ``0..epochs`` and the quantities named in
+    ``record`` (``'weights'``, ``'outputs'``, ``'hidden'``, ``'gates'``) at
+    ``record_epochs``.  ``params0`` replaces the random init (the same start for every
+    seed).  Raises :class:`TrainingDiverged` naming the epoch where the loss stopped
+    being finite.
+    """
+    X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
+    if X.shape[0] != net.sizes[0] or Y.shape[0] != net.sizes[-1]:
+        raise ValueError(
+            f"the network maps {net.sizes[0]} inputs to {net.sizes[-1]} outputs but "
+            f"X.shape={X.shape}, Y.shape={Y.shape}"
+        )
+    _check_P(net, X.shape[1])
+    lr = check_positive(lr, "lr")
+    epochs = check_epochs(epochs)
+    seeds = check_seeds(seeds)
+    unknown = set(record) - set(RECORDABLE)
+    if unknown:
+        raise ValueError(f"cannot record {sorted(unknown)}; choose from {RECORDABLE}")
+    rec = np.unique(np.asarray(list(record_epochs), int))
+    if rec.size and (rec.min() < 0 or rec.max() > epochs):
+        raise ValueError(f"record_epochs must lie in 0..{epochs}, got {rec.tolist()}")
+    slots = np.full(epochs + 1, -1, np.int32)
+    slots[rec] = np.arange(rec.size)
+
+    if params0 is None:
+        inits = [init_params(net, s) for s in seeds]
+        stacked = [np.stack([p[i] for p in inits]) for i in range(len(inits[0]))]
+    else:
+        _check_params(net, params0)
+        stacked = [np.repeat(np.asarray(W)[None], len(seeds), axis=0) for W in params0]
+    dtype = jnp.float32
+    arrays = _net_arrays(net, dtype)
+    modes = tuple(L.mode for L in net.layers)
+    run_one = partial(
+        _simulate, modes=modes, coupling=net.coupling, record=tuple(sorted(set(record))), n_records=max(int(rec.size), 1)
+    )
+    batched = jax.vmap(run_one, in_axes=(0, None, None, None, None, None))
+    loss, bufs = batched(
+        [jnp.asarray(W, dtype) for W in stacked],
+        arrays,
+        jnp.asarray(X, dtype),
+        jnp.asarray(Y, dtype),
+        jnp.asarray(lr, dtype),
+        jnp.asarray(slots),
+    )
+    loss = np.asarray(loss, dtype=np.float64)
+    bad = ~np.isfinite(loss)
+    if bad.any():
+        s, t = np.argwhere(bad)[0]
+        raise TrainingDiverged(
+            f"training diverged: the loss became {loss[s, t]} at epoch {t} for seed {seeds[s]} "
+            f"(lr={lr}); lower the step size or the init scale"
+        )
+    records = jax.tree_util.tree_map(np.asarray, bufs) if rec.size else {}
+    return Run(net=net, seeds=seeds, lr=lr, loss=loss, record_epochs=rec, records=records)

@@ -1,0 +1,173 @@
+"""Browser tests of the built site in headless Chromium (Debian's package).
+
+Every page: it loads, the console shows no error, every image has loaded with a
+non-zero size, math is typeset by the locally served MathJax, and every link inside the
+book resolves (file and anchor). Requests to any other host are blocked and counted: a
+page must need nothing from the network. The tests skip only where the browser is missing
+and CI is not running.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = pytest.mark.browser
+
+
+def _site_is_stale() -> bool:
+    index = HTML / "index.html"
+    if not index.exists():
+        return True
+    built = index.stat().st_mtime
+    sources = list((ROOT / "book").rglob("*.ipynb")) + list((ROOT / "book").rglob("*.md")) + [ROOT / "_toc.yml",
+                                                                                                 ROOT / "_config.yml"]
+    return any(p.stat().st_mtime > built for p in sources if p.exists())
+
+
+@pytest.fixture(scope="module")
+def site():
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed, and CI must run the browser tests")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    if _site_is_stale():
+        from helpers.book.build import site as build_site
+
+        build_site()
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(HTML))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+def _toc_docs() -> list[str]:
+    """Every document of the book, from ``_toc.yml`` (so the tests exist before a build)."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    docs = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                docs.append(node["file"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(toc.get("parts", toc.get("chapters", [])))
+    return [d.rsplit(".", 1)[0] if d.endswith((".ipynb", ".md")) else d for d in docs]
+
+
+def _book_pages():
+    return [f"{d}.html" for d in _toc_docs()]
+
+
+def test_site_has_every_chapter(site):
+    docs = _toc_docs()
+    assert len(docs) >= 12
+    for doc in docs:
+        assert (HTML / f"{doc}.html").exists(), f"{doc} is in _toc.yml but was not built"
+
+
+@pytest.mark.parametrize("page", _book_pages())
+def test_page(browser, site, page):
+    ctx = browser.new_context()
+    external = []
+
+    def route(r):
+        host = urlparse(r.request.url).hostname
+        if host in ("127.0.0.1", "localhost"):
+            return r.continue_()
+        external.append(r.request.url)
+        return r.abort()
+
+    ctx.route("**/*", route)
+    pg = ctx.new_page()
+    errors = []
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    resp = pg.goto(f"{site}/{page}", wait_until="load")
+    assert resp is not None and resp.ok, f"{page}: HTTP {resp.status if resp else 'no response'}"
+
+    # math: every math node typeset by MathJax (served from _static, no network)
+    n_math = pg.evaluate("document.querySelectorAll('.math').length")
+    if n_math:
+        pg.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20000)
+        pg.evaluate("MathJax.startup.promise")
+        typeset = pg.evaluate("document.querySelectorAll('mjx-container').length")
+        assert typeset >= n_math, f"{page}: {typeset} typeset of {n_math} math nodes"
+        errors_in_math = pg.evaluate("document.querySelectorAll('mjx-merror, [data-mjx-error]').length")
+        assert errors_in_math == 0, f"{page}: {errors_in_math} math errors"
+
+    # images: all loaded, non-zero size
+    bad = pg.evaluate(
+        "[...document.images].filter(i => !i.complete || i.naturalWidth === 0 || i.naturalHeight === 0)"
+        ".map(i => i.src)"
+    )
+    assert not bad, f"{page}: images not loaded: {bad}"
+
+    # links inside the book resolve (file and anchor)
+    hrefs = pg.evaluate("[...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))")
+    here = (HTML / page).parent
+    missing = []
+    for href in hrefs:
+        u = urlparse(href)
+        if u.scheme or href.startswith(("mailto:", "javascript:")):
+            continue
+        target = (here / unquote(u.path)).resolve() if u.path else (HTML / page).resolve()
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.exists():
+            missing.append(href)
+            continue
+        if u.fragment and target.suffix == ".html":
+            html = target.read_text(errors="replace")
+            if f'id="{u.fragment}"' not in html and f"id='{u.fragment}'" not in html:
+                missing.append(href)
+    assert not missing, f"{page}: broken links {sorted(set(missing))[:10]}"
+    assert not external, f"{page}: requested other hosts: {sorted(set(external))[:5]}"
+    assert not errors, f"{page}: console errors {errors[:5]}"
+    ctx.close()
+
+
+def test_figures_are_numbered_with_captions(browser, site):
+    """Chapters' figures carry a number and a caption (mystnb figure metadata)."""
+    pg = browser.new_page()
+    pg.goto(f"{site}/book/background.html", wait_until="load")
+    captions = pg.evaluate(
+        "[...document.querySelectorAll('figure figcaption')].map(c => c.innerText)")
+    assert len(captions) >= 3
+    assert all(c.strip().startswith("Fig.") for c in captions), captions
+    pg.close()

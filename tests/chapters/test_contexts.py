@@ -1,0 +1,235 @@
+"""Analyses of the Section 4 contextual task (helpers.chapters.contexts)."""
+import numpy as np
+import pytest
+
+import helpers as h
+from helpers.chapters import contexts as ca
+from helpers.core.measures import curve_distance, gating_census
+from helpers.core.relns import common_fit, context_reln
+
+
+@pytest.fixture(scope="module")
+def hrk():
+    ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
+    return ds, common_fit(ds)[1]
+
+
+def test_single_context_pathways_mirror_the_two_of_three_ones(hrk):
+    """On the residual, the pathway on in j sees minus what the pathway off in j sees."""
+    ds, R = hrk
+    mixed = {p.name: p for p in ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)}
+    single = {p.name: p for p in ca.pathway_modes(context_reln(ds, "single"), ds.X, R)}
+    assert sorted(mixed) == ["ctx12", "ctx13", "ctx23"] and sorted(single) == ["ctx1", "ctx2", "ctx3"]
+    for m, s in [("ctx23", "ctx1"), ("ctx13", "ctx2"), ("ctx12", "ctx3")]:
+        np.testing.assert_allclose(mixed[m].s, single[s].s, atol=1e-12)
+        assert mixed[m].rank == 7  # the item-centred structures have rank 7
+    # input variances: C - 1 = 2 for a 2-of-3 pathway, 1 for a single-context one
+    np.testing.assert_allclose(np.diag(ca.overlap_matrix(ds.X, list(mixed.values()))), 2.0)
+    np.testing.assert_allclose(np.diag(ca.overlap_matrix(ds.X, list(single.values()))), 1.0)
+    # the top singular value of the hierarchy/ring/cross residual, by hand: 2.143 for ctx12
+    assert mixed["ctx12"].s[0] == pytest.approx(2.1433, abs=1e-3)
+
+
+def test_overlap_matrix_is_symmetric_and_single_context_pathways_do_not_overlap(hrk):
+    ds, R = hrk
+    pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)
+    O = ca.overlap_matrix(ds.X, pm)
+    np.testing.assert_allclose(O, O.T, atol=1e-12)
+    ps = ca.pathway_modes(context_reln(ds, "single"), ds.X, R)
+    Os = ca.overlap_matrix(ds.X, ps)
+    np.testing.assert_allclose(Os, np.diag(np.diag(Os)), atol=1e-12)  # disjoint gates
+
+
+@pytest.mark.parametrize("C", [3, 4])
+def test_top_mode_overlap_on_the_all_hierarchy_task_is_minus_one_over_C_minus_1(C):
+    ds = h.contextual_task(C)
+    pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, common_fit(ds)[1])
+    O = ca.overlap_matrix(ds.X, pm)
+    top = ca.partner_overlaps(O, pm)["top"]
+    assert len(top) == C * (C - 1)
+    # (u.u') (v^T Sigma_x(p, q) v') = (-1/(C-1)) (C-2)
+    np.testing.assert_allclose(list(top.values()), -(C - 2) / (C - 1), atol=1e-10)
+
+
+def test_hrk_top_mode_overlaps_average_the_authors_constant(hrk):
+    ds, R = hrk
+    pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)
+    top = np.array(list(ca.partner_overlaps(ca.overlap_matrix(ds.X, pm), pm)["top"].values()))
+    assert top.mean() == pytest.approx(-0.4527, abs=2e-3)
+    assert top.min() == pytest.approx(-0.5168, abs=2e-3) and top.max() == pytest.approx(-0.4195, abs=2e-3)
+
+
+def test_constant_overlap_matrix(hrk):
+    ds, R = hrk
+    pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)
+    O = ca.constant_overlap_matrix(ds.X, pm, -0.45)
+    K = sum(p.rank for p in pm)
+    assert O.shape == (K, K)
+    np.testing.assert_allclose(np.diag(O), 2.0)
+    assert O[0, 7] == -0.45 and O[1, 8] == -0.45 and O[0, 8] == 0.0 and O[0, 1] == 0.0
+    with pytest.raises(ValueError, match="finite"):
+        ca.constant_overlap_matrix(ds.X, pm, np.nan)
+
+
+def test_pathway_modes_rejects_unknown_pathways_and_bad_shapes(hrk):
+    ds, R = hrk
+    net = context_reln(ds, "mixed")
+    with pytest.raises(ValueError, match="no pathways"):
+        ca.pathway_modes(net, ds.X, R, names=["ctx99"])
+    with pytest.raises(ValueError, match="outputs"):
+        ca.pathway_modes(net, ds.X, R[:10])
+
+
+def test_mode_race_without_cross_overlaps_follows_eq7(hrk):
+    """Each mode alone is a 1-D linear network: Euler steps of Eq. 6 track Eq. 7."""
+    ds, R = hrk
+    pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)
+    O = np.diag(np.diag(ca.overlap_matrix(ds.X, pm)))
+    lr, T, a0 = 1e-3, 6000, 1e-4
+    mr = ca.mode_race(ds.X, ds.Y, R, pm, O, a0=a0, a0_common=1e-6, lr=lr, epochs=T)
+    s = np.concatenate([p.s for p in pm])
+    ref = h.mode_strength(np.arange(T + 1)[:, None], s, 2.0, a0, lr)
+    # Euler with step lr vs the exact flow: relative error of order s * lr * ln(s/a0)
+    assert np.max(np.abs(mr.a - ref) / (s / 2.0)) < 0.03
+    assert mr.loss.shape == (T + 1,) and mr.loss[0] == pytest.approx(0.5 * np.sum(ds.Y**2), rel=1e-4)
+
+
+def test_mode_race_with_derived_overlaps_has_an_exact_fixed_point(hrk):
+    ds, R = hrk
+    pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)
+    O = ca.overlap_matrix(ds.X, pm)
+    mr = ca.mode_race(ds.X, ds.Y, R, pm, O, a0=1e-3, a0_common=1e-6, lr=1e-3, epochs=50)
+    assert mr.fixed_point_loss < 1e-12
+    O45 = ca.constant_overlap_matrix(ds.X, pm, -0.45)
+    mr45 = ca.mode_race(ds.X, ds.Y, R, pm, O45, a0=1e-3, a0_common=1e-6, lr=1e-3, epochs=50)
+    assert mr45.fixed_point_loss == pytest.approx(0.343, abs=0.01)
+
+
+def test_mode_race_rejects_bad_input(hrk):
+    ds, R = hrk
+    pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)
+    O = ca.overlap_matrix(ds.X, pm)
+    with pytest.raises(ValueError, match="O must be"):
+        ca.mode_race(ds.X, ds.Y, R, pm, O[:-1, :-1], a0=1e-3, a0_common=1e-6, lr=1e-3, epochs=10)
+    with pytest.raises(ValueError, match="initial mode strengths"):
+        ca.mode_race(ds.X, ds.Y, R, pm, O, a0=0.0, a0_common=1e-6, lr=1e-3, epochs=10)
+    with pytest.raises(ValueError, match="lr"):
+        ca.mode_race(ds.X, ds.Y, R, pm, O, a0=1e-3, a0_common=1e-6, lr=-1.0, epochs=10)
+
+
+def test_equivalent_initial_strength_inverts_eq7():
+    s, d, a0, lr = np.array([2.0, 0.7]), np.array([2.0, 1.0]), np.array([1e-5, 3e-7]), 1e-3
+    for t in [0, 500, 2000]:
+        a_t = h.mode_strength(t, s, d, a0, lr)
+        np.testing.assert_allclose(ca.equivalent_initial_strength(a_t, s, d, t, lr), a0, rtol=1e-6)
+    assert np.isnan(ca.equivalent_initial_strength(-1e-3, 1.0, 1.0, 10, lr))
+    assert np.isnan(ca.equivalent_initial_strength(1.5, 1.0, 1.0, 10, lr))  # beyond s/d
+    with pytest.raises(ValueError):
+        ca.equivalent_initial_strength(0.1, -1.0, 1.0, 10, lr)
+
+
+def test_mode_projections_read_back_mode_strengths(hrk):
+    ds, R = hrk
+    p = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)[0]
+    a = np.linspace(0.1, 0.7, p.rank)
+    W = np.zeros((2, ds.Y.shape[0], ds.X.shape[0]))
+    W[1][:, p.inputs] = p.U @ np.diag(a) @ p.V.T
+    proj = ca.mode_projections(W, p)
+    np.testing.assert_allclose(proj[0], 0, atol=1e-12)
+    np.testing.assert_allclose(proj[1], a, atol=1e-12)
+
+
+def test_log_gap_windows_add_up_to_the_curve_distance():
+    rng = np.random.default_rng(0)
+    La = np.exp(-np.linspace(0, 8, 501)) * 100 + rng.uniform(0, 0.01, 501)
+    Lb = La * np.exp(rng.normal(0, 0.1, 501))
+    parts = ca.windowed_gap(La, Lb, [0, 100, 250, 501])
+    assert parts.sum() == pytest.approx(curve_distance(La, Lb), rel=1e-12)
+    assert ca.log_gap(La, La).max() == 0
+    with pytest.raises(ValueError, match="edges"):
+        ca.windowed_gap(La, Lb, [0, 600])
+
+
+def test_classical_mds_recovers_a_planar_configuration():
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(12, 2))
+    Q, _ = np.linalg.qr(rng.normal(size=(5, 5)))
+    H = Q[:, :2] @ Z.T + 3.0  # units x datapoints, rotated into 5-D and shifted
+    Zm, explained = ca.classical_mds(H, 2)
+    D = lambda A: np.linalg.norm(A[:, None] - A[None], axis=-1)
+    np.testing.assert_allclose(D(Zm), D(Z), atol=1e-9)
+    assert explained == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="k must"):
+        ca.classical_mds(H, 12)
+
+
+def test_representation_similarity_is_invariant_to_rotation_and_scale():
+    rng = np.random.default_rng(2)
+    Ha = rng.normal(size=(30, 24))
+    Q, _ = np.linalg.qr(rng.normal(size=(30, 30)))
+    same = ca.representation_similarity(Ha, 3.7 * Q @ Ha)
+    assert same["rsa"] == pytest.approx(1.0) and same["cka"] == pytest.approx(1.0)
+    assert same["procrustes"] < 1e-10
+    np.testing.assert_allclose(same["aligned"], same["mds_a"], atol=1e-8)
+    other = ca.representation_similarity(Ha, rng.normal(size=(50, 24)))
+    assert other["rsa"] < 0.5 and other["cka"] < 0.8 and other["procrustes"] > 0.2
+    with pytest.raises(ValueError, match="datapoints"):
+        ca.representation_similarity(Ha, Ha[:, :10])
+
+
+def test_pathway_pattern_and_unit_groups():
+    assert ca.pathway_pattern("common", 3) == "111"
+    assert ca.pathway_pattern("ctx13", 3) == "101"
+    assert ca.pathway_pattern("ctx2", 4) == "0100"
+    for bad in ["ctx", "foo", "ctx5"]:
+        with pytest.raises(ValueError):
+            ca.pathway_pattern(bad, 3)
+    contexts = np.repeat(np.arange(3), 4)
+    gates = np.array([np.isin(contexts, on) for on in ([0, 1, 2], [0, 1], [2], [0, 1])], float)
+    groups = ca.unit_groups(gates, contexts, 3)
+    assert {k: v.tolist() for k, v in groups.items()} == {"001": [2], "110": [1, 3], "111": [0]}
+
+
+def test_gate_consistency_counts_gates_off_their_context_pattern():
+    contexts = np.repeat(np.arange(3), 4)
+    gates = np.array([np.isin(contexts, on) for on in ([0, 1, 2], [0, 1])], float)
+    W1, W2 = np.ones((2, 5)), np.ones((3, 2))
+    assert ca.gate_consistency(gates, W1, W2, contexts, 3) == pytest.approx(1.0)
+    gates[1, 0] = 0  # unit 2 off for one item of context 1: 11 of 12 gates follow its pattern
+    assert ca.gate_consistency(gates, W1, W2, contexts, 3) == pytest.approx((1 + 11 / 12) / 2)
+    W1[1] *= 3  # weight 3x for unit 2
+    assert ca.gate_consistency(gates, W1, W2, contexts, 3) == pytest.approx((1 + 3 * 11 / 12) / 4)
+
+
+def test_census_over_training_matches_the_single_census():
+    rng = np.random.default_rng(3)
+    contexts = np.repeat(np.arange(3), 8)
+    G = rng.random((4, 20, 24)) > 0.4
+    W1, W2 = rng.normal(size=(4, 20, 11)), rng.normal(size=(4, 60, 20))
+    cen = ca.census_over_training(G, W1, W2, contexts, 3)
+    for r in range(4):
+        ref = gating_census(G[r], W1[r], W2[r], contexts, 3)
+        for k in ("common", "mixed", "single", "other", "item_dependent"):
+            assert cen[k][r] == pytest.approx(ref[k])
+    with pytest.raises(ValueError, match="need gates"):
+        ca.census_over_training(G[0], W1, W2, contexts, 3)
+
+
+def test_output_division_splits_a_fit_between_groups():
+    rng = np.random.default_rng(4)
+    Y = rng.normal(size=(6, 10))
+    H = np.vstack([np.eye(10), np.eye(10)])  # two groups of 10 units, each a copy of the datapoints
+    W2 = np.hstack([0.25 * Y, 0.75 * Y])
+    div = ca.output_division(W2, H, {"a": slice(0, 10), "b": np.arange(10, 20)}, Y, [slice(0, 3), slice(3, 6)])
+    np.testing.assert_allclose(div["a"], 0.25)
+    np.testing.assert_allclose(div["b"], 0.75)
+    with pytest.raises(ValueError, match="chain"):
+        ca.output_division(W2, H[:5], {"a": slice(0, 5)}, Y, [slice(0, 6)])
+
+
+def test_pathway_norm_ratio():
+    maps = {"a": np.ones((2, 3, 4)), "b": 2 * np.ones((2, 3, 4)), "c": np.zeros((2, 3, 4))}
+    np.testing.assert_allclose(ca.pathway_norm_ratio(maps, ["a", "c"], ["b"]), 0.5)
+    np.testing.assert_allclose(ca.pathway_norm_ratio(maps, ["a"], ["a", "b"]), 1 / np.sqrt(5))
+    with pytest.raises(ValueError, match="no maps"):
+        ca.pathway_norm_ratio(maps, ["a"], ["zzz"])

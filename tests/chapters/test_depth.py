@@ -1,0 +1,221 @@
+"""Unit tests of helpers.chapters.depth (Section 6: the depth networks and their measurements)."""
+import numpy as np
+import pytest
+
+from helpers.chapters import depth
+from helpers.core.engine import init_params, train
+
+
+@pytest.fixture(scope="module")
+def ds():
+    return depth.depth_task()
+
+
+def test_task_is_all_hierarchy(ds):
+    assert ds.X.shape == (11, 24) and ds.Y.shape == (60, 24)
+    # every context block equals the common block on its own columns
+    for k in range(3):
+        blk = ds.Y[15 * (k + 1):15 * (k + 2)]
+        assert np.array_equal(blk[:, ds.contexts == k], ds.Y[:15, ds.contexts == k])
+        assert not blk[:, ds.contexts != k].any()
+    assert 0.5 * np.sum(ds.Y ** 2) == 96.0
+
+
+def test_relu_depth_sizes(ds):
+    net = depth.relu_depth(ds)
+    assert net.sizes == (11, 420, 420, 60) and net.kind == "relu"
+    W = init_params(net, 0)
+    assert [w.shape for w in W] == [(420, 11), (420, 420), (60, 420)]
+    assert abs(W[1].std() / depth.RELU_STD - 1) < 0.01
+    with pytest.raises(ValueError, match="width"):
+        depth.relu_depth(ds, width=0)
+
+
+def test_depth_gdln_structure(ds):
+    net = depth.depth_gdln(ds)
+    assert net.sizes == (11, 420, 420, 60)
+    assert net.pathway_names(0) == ["shared"]
+    assert net.pathway_names(1) == ["common", "ctx12", "ctx13", "ctx23"]
+    l1, l2 = net.layers
+    assert np.all(l1.gating == 1) and l1.in_mask is None  # linear layer seeing items and contexts
+    assert np.all(l1.on_epoch == 500)
+    sl = net.pathway_slice("ctx13")
+    g = l2.gating[sl][0]
+    assert g.sum() == 16 and np.all(g[ds.contexts == 1] == 0)  # off in context 2 only
+    assert np.all(l2.on_epoch[net.pathway_slice("common")] == 500)
+    assert np.all(l2.on_epoch[sl] == 12000)
+    assert np.allclose(l2.out_std[:240], 5.5e-4) and np.allclose(l2.out_std[240:], 4e-3)
+    assert np.allclose(l1.in_std, 5.75e-4) and np.allclose(l2.in_std, 5.5e-4)
+    W = init_params(net, 3)
+    assert abs(W[2][:, 240:].std() / 4e-3 - 1) < 0.03
+    assert abs(W[2][:, :240].std() / 5.5e-4 - 1) < 0.03
+
+
+def test_schedule_validation(ds):
+    assert depth.HAND_SCHEDULE.as_list() == [500, 12000]
+    with pytest.raises(ValueError, match="before"):
+        depth.Schedule(1000, 500)
+    with pytest.raises(ValueError, match=">= 0"):
+        depth.Schedule(-1, 5)
+    with pytest.raises(ValueError, match="Schedule"):
+        depth.depth_gdln(ds, schedule=(500, 12000))
+    with pytest.raises(ValueError, match="unknown init stds"):
+        depth.depth_gdln(ds, stds={"layer3": 1.0})
+
+
+def test_switch_on_schedule_freezes_learning(ds):
+    """Nothing changes before ``start``; the context readout stays put until ``context``."""
+    net = depth.depth_gdln(ds, depth.Schedule(5, 12), common_width=8, group_width=4,
+                           stds={"layer1": 0.3, "layer2": 0.3, "readout_common": 0.3, "readout_context": 0.3})
+    run = train(net, ds.X, ds.Y, lr=1e-3, epochs=20, seeds=[0], record_epochs=[0, 5, 6, 12, 13, 20],
+                record=("weights",))
+    L = run.loss[0]
+    assert np.all(L[:5] == 96.0)  # all gates 0 before epoch 5: output 0, loss = 96
+    assert L[5] != 96.0 and L[7] < L[5]  # on from epoch 5: an output, and it learns
+    ro = run.records["weights"][2][0]  # readout (R, 60, 20)
+    assert np.array_equal(ro[0], ro[1])            # epoch 0 == epoch 5
+    assert not np.array_equal(ro[1][:, :8], ro[2][:, :8])   # common readout moves at epoch 5
+    assert np.array_equal(ro[1][:, 8:], ro[3][:, 8:])       # context readout fixed through epoch 12
+    assert not np.array_equal(ro[3][:, 8:], ro[4][:, 8:])   # and moves from epoch 12
+
+
+def test_layer_census_strict_and_patterns(ds):
+    C = 3
+    on_all = np.ones(24)
+    on_12 = (ds.contexts != 2).astype(float)
+    one_off = on_all.copy()
+    one_off[5] = 0   # off for one item of context 1: still "111" at the context level
+    G = np.stack([on_all, on_12, one_off])
+    W_in = np.ones((3, 11))
+    W_out = np.ones((60, 3)) * np.array([1.0, 2.0, 1.0])
+    c = depth.layer_census(G, W_in, W_out, ds.contexts, C)
+    assert c["total"] == pytest.approx(4 * np.sqrt(11) * np.sqrt(60))
+    assert c["common"] == pytest.approx(0.5)
+    assert c["mixed"] == pytest.approx(0.5)
+    assert c["always_on"] == pytest.approx(0.25)  # only the first unit is on everywhere
+    assert c["mass"]["110"] == pytest.approx(0.5 * c["total"])
+    assert sum(c["mass"].values()) == pytest.approx(c["total"])
+    with pytest.raises(ValueError, match="units"):
+        depth.layer_census(G, W_in[:2], W_out[:, :2], ds.contexts, C)
+
+
+def test_linearised_first_layer():
+    rng = np.random.default_rng(0)
+    X = np.abs(rng.standard_normal((4, 6)))
+    pos = [np.abs(rng.standard_normal((5, 4))), rng.standard_normal((3, 5)), rng.standard_normal((2, 3))]
+    out, lin = depth.linearised_first_layer(pos, X)
+    assert np.allclose(out, lin)  # a first layer that is on everywhere is already linear
+    neg = [-pos[0], pos[1], pos[2]]
+    out, lin = depth.linearised_first_layer(neg, X)
+    assert np.allclose(out, 0) and not np.allclose(lin, 0)
+    with pytest.raises(ValueError, match="two hidden"):
+        depth.linearised_first_layer(pos[1:], X[:5])
+
+
+def _staircase():
+    t = np.arange(4001)
+    L = 96 - 30 / (1 + np.exp(-(t - 1000) / 20.0)) - 36 / (1 + np.exp(-(t - 2500) / 20.0))
+    return L
+
+
+def test_plateaus_and_drops():
+    L = _staircase()
+    p = depth.plateaus(L, window=100, tol=1e-3, min_len=300)
+    assert [round(x[2]) for x in p] == [96, 66, 30]
+    levels = depth.plateau_levels([L, L], window=100, tol=1e-3, min_len=300)
+    assert np.allclose(levels, [96, 66, 30], atol=0.01)
+    d = depth.drop_epochs([L], levels)
+    assert np.abs(d - [[1000, 2500]]).max() <= 1  # midpoints 81 and 48 are crossed at the sigmoid centres
+    dur = depth.drop_durations([L], levels)
+    assert np.allclose(dur, 2 * 20 * np.log(9), atol=1.5)  # 90 % -> 10 % of a logistic step
+    assert np.isnan(depth.drop_epochs([L], [96, 66, 30, 0])[0, 2])
+    with pytest.raises(ValueError, match="decreasing"):
+        depth.drop_epochs([L], [30, 66])
+    with pytest.raises(ValueError, match="longer"):
+        depth.plateaus(L[:50], window=100)
+
+
+def test_appearance_epoch():
+    grid = np.array([0, 100, 200, 300])
+    assert depth.appearance_epoch([0.0, 0.0, 1.0, 10.0], grid, threshold=1.0) == 200.0
+    assert depth.appearance_epoch([0.0, 0.0, 2.0, 10.0], grid, threshold=1.0) == 150.0
+    assert depth.appearance_epoch([5.0, 0.0, 2.0, 10.0], grid, threshold=1.0) == 0.0
+    assert np.isnan(depth.appearance_epoch([0.0, 0.0, 0.0, 0.2], grid))
+    with pytest.raises(ValueError, match="equal length"):
+        depth.appearance_epoch([1, 2], grid)
+    with pytest.raises(ValueError, match="threshold"):
+        depth.appearance_epoch([0, 1, 2, 3], grid, threshold=0)
+
+
+def _fake_runs(ds, t_common, t_mixed, grid):
+    """DepthRuns whose layer-2 common / 2-of-3 masses jump from 0 to 1 at the given epochs."""
+    pats = depth._patterns(3)
+    S, R = len(t_common), grid.size
+    mass = np.zeros((S, R, 8))
+    for s in range(S):
+        mass[s, grid >= t_common[s], pats.index("111")] = 1.0
+        mass[s, grid >= t_mixed[s], pats.index("110")] = 1.0
+    classes = np.stack([mass[:, :, pats.index("111")], mass[:, :, pats.index("110")], 0 * mass[:, :, 0],
+                        0 * mass[:, :, 0]], axis=2)
+    z = np.zeros((S, R, 2))
+    return depth.DepthRuns(name="fake", net=None, seeds=tuple(range(S)), loss=np.zeros((S, 2)), grid=grid,
+                           outputs=np.zeros((S, R, 1, 1)), patterns=pats, mass=[mass * 0, mass],
+                           classes=[classes * 0, classes], total=z + 1,
+                           always_on=z, item_dependent=z, final_shares={}, linear_l1_change=z[..., 0],
+                           linear_l1_loss=z[..., 0])
+
+
+def test_derive_schedule(ds):
+    grid = np.arange(0, 20001, 100)
+    relu = _fake_runs(ds, [5000, 5200, 5100], [11000, 13000, 12000], grid)
+    gdln = _fake_runs(ds, [4900, 4900], [13500, 13500], grid)  # hand schedule 500 / 12000
+    sched, info = depth.derive_schedule(relu, gdln, depth.HAND_SCHEDULE, threshold=0.5)
+    # steps at grid epochs are crossed half-way from the previous record (linear interpolation)
+    assert info["relu_appear_common"] == 5050 and info["relu_appear_mixed"] == 11950
+    assert info["lag_common"] == 4350 and info["lag_context"] == 1450
+    assert sched == depth.Schedule(700, 10500)
+    assert relu.share(1, "mixed")[0, -1] == 1.0 and relu.class_mass(1, "common")[1, 51] == 0.0
+    with pytest.raises(ValueError, match="class"):
+        relu.class_mass(1, "double")
+
+
+def test_simulate_small(ds):
+    net = depth.depth_gdln(ds, depth.Schedule(0, 10), common_width=6, group_width=3,
+                           stds={"layer1": 0.2, "layer2": 0.2, "readout_common": 0.2, "readout_context": 0.2})
+    a = depth.simulate(net, ds, [0, 1, 2], epochs=40, every=20, batch=2, lr=1e-2)
+    b = depth.simulate(net, ds, [2], epochs=40, every=20, batch=1, lr=1e-2)
+    assert a.loss.shape == (3, 41) and a.grid.tolist() == [0, 20, 40]
+    assert np.allclose(a.loss[2], b.loss[0], rtol=1e-5)  # batching does not change a run
+    assert a.outputs.shape == (3, 3, 60, 24)
+    # every unit is counted once: pattern masses add up to the layer's weight
+    assert np.allclose(a.mass[1].sum(axis=2), a.total[:, :, 1])
+    assert np.allclose(a.classes[1].sum(axis=2), a.total[:, :, 1])
+    pats = a.patterns  # the class masses are the pattern masses grouped: 2-of-3 = '011' + '101' + '110'
+    two = [pats.index(p) for p in ("011", "101", "110")]
+    assert np.allclose(a.class_mass(1, "mixed"), a.mass[1][:, :, two].sum(axis=2))
+    # layer 1 of the GDLN is always on; before epoch 10 the context groups are off ("000")
+    assert np.allclose(a.always_on[:, :, 0], 1.0)
+    assert np.all(a.class_mass(1, "mixed")[:, 0] == 0) and np.all(a.class_mass(1, "mixed")[:, 1] > 0)
+    assert np.isnan(a.linear_l1_change).all()  # only measured for ReLU networks
+    assert set(a.final_shares) == {0.25, 0.5, 0.75}
+    with pytest.raises(ValueError, match="seed"):
+        depth.simulate(net, ds, [], epochs=10)
+
+
+def test_simulate_relu_linearisation(ds):
+    net = depth.relu_depth(ds, width=12, std=0.3)
+    r = depth.simulate(net, ds, [0], epochs=10, every=5)
+    assert np.all(np.isfinite(r.linear_l1_change)) and np.all(r.linear_l1_change >= 0)
+    assert np.all(r.linear_l1_loss > 0)
+
+
+def test_plateau_record():
+    grid = np.arange(0, 4001, 100)
+    L = _staircase()
+
+    class R:  # the two attributes plateau_record reads
+        loss = np.stack([L, L])
+    R.grid = grid
+    idx = depth.plateau_record(R, 66.0)
+    assert np.all(grid[idx] > 1000) and np.all(grid[idx] < 2500)
+    assert np.all(depth.plateau_record(R, 10.0) == -1)

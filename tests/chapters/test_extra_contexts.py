@@ -1,0 +1,158 @@
+"""Closed form of the Section 5 ReLN for general C (Appendices F-G; helpers.chapters.extra_contexts)."""
+import numpy as np
+import pytest
+
+import helpers as h
+from helpers.chapters import extra_contexts as cf
+from helpers.core.measures import curve_distance
+from helpers.core.relns import STD_COMMON, STD_CONTEXT, WIDTH, context_reln
+
+CS = (2, 3, 4, 5)
+
+
+@pytest.mark.parametrize("C", CS)
+def test_block_coefficients_geometry(C):
+    b = cf.block_coefficients(C)
+    assert b.shape == (C, C + 1)
+    np.testing.assert_allclose(b[:, 0], 0)
+    G = b @ b.T
+    np.testing.assert_allclose(np.diag(G), (C - 1) / C)
+    np.testing.assert_allclose(G[~np.eye(C, dtype=bool)], -1 / C)
+    np.testing.assert_allclose(b.sum(axis=0), 0, atol=1e-15)
+
+
+@pytest.mark.parametrize("bad", [1, 0, 2.5, True, "3"])
+def test_block_coefficients_rejects_bad_C(bad):
+    with pytest.raises(ValueError, match="contexts"):
+        cf.block_coefficients(bad)
+
+
+@pytest.mark.parametrize("C", CS)
+def test_residual_formula_is_the_least_squares_residual(C):
+    ds = h.contextual_task(C)
+    W, R = cf.common_fit(ds)
+    np.testing.assert_allclose(R, cf.residual_formula(ds), atol=1e-12)
+    # the residual floor: (C-1)/2 ||B_c||_F^2 = 17 (C-1)/2 for the hierarchy
+    assert 0.5 * np.sum(R**2) == pytest.approx(17 * (C - 1) / 2)
+    # the common pathway's dataset meets Assumption 2.1.1 exactly
+    assert h.diagonalizability(ds.X, ds.Y)["holds"]
+
+
+@pytest.mark.parametrize("C", (3, 4, 5))
+def test_context_effective_datasets_match_the_derivation(C):
+    ds = h.contextual_task(C)
+    cm = cf.context_modes(ds)
+    np.testing.assert_allclose(cm.s, np.sqrt((C - 1) / C) * cm.sigma)
+    np.testing.assert_allclose(cm.sigma, [np.sqrt(7), np.sqrt(3), np.sqrt(3), 1, 1, 1, 1], atol=1e-12)
+    assert cm.d_eff == pytest.approx(1.0)
+    lefts = []
+    for j in range(C):
+        syx, sx = cf.context_effective_dataset(ds, j)
+        U, s, _ = np.linalg.svd(syx)
+        np.testing.assert_allclose(s[: len(cm.s)], cm.s, atol=1e-12)
+        assert s[len(cm.s)] < 1e-12
+        np.testing.assert_allclose(sx, (C - 1) * np.eye(8))
+        # the closed-form map of pathway j: b_j (x) B_c, i.e. Sigma_yx(j) itself
+        np.testing.assert_allclose(syx, np.kron(cm.b[j][:, None], cm.U * cm.sigma @ cm.V.T), atol=1e-12)
+        lefts.append(U[:, 0])
+    _, sx01 = cf.context_effective_dataset(ds, 0, q=1)
+    np.testing.assert_allclose(sx01, (C - 2) * np.eye(8))
+    # top output singular vectors of two pathways: cosine -1/(C-1) (up to sign)
+    assert abs(lefts[0] @ lefts[1]) == pytest.approx(1 / (C - 1))
+
+
+def test_block_structure_rejects_section4_task():
+    ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
+    with pytest.raises(ValueError, match="same structure"):
+        cf.block_structure(ds)
+    with pytest.raises(ValueError, match="out of range"):
+        cf.context_effective_dataset(h.contextual_task(3), 3)
+
+
+def test_head_start_gain_properties():
+    ds = h.contextual_task(3)
+    cm = cf.context_modes(ds)
+    a0c = h.initial_mode_strength(WIDTH, STD_COMMON, STD_COMMON)
+    g = cf.head_start_gain(cm.s[:1], cm.s_common[:1], cm.d_common, 3, a0c, 1e-3, STD_CONTEXT, STD_CONTEXT)
+    # the head start raises a0 by orders of magnitude (authors' hand-set a0 ~ 1e-4 vs 1e-8)
+    assert 1e3 < g[0] < 1e5
+    # no head start when the common pathway starts at its fixed point
+    g1 = cf.head_start_gain(cm.s[:1], cm.s_common[:1], cm.d_common, 3, cm.s_common[0] / 3, 1e-3,
+                            STD_CONTEXT, STD_CONTEXT)
+    assert g1[0] == pytest.approx(1.0)
+    # linear in the init: the gain does not depend on the overall scale of the context init
+    g2 = cf.head_start_gain(cm.s[:1], cm.s_common[:1], cm.d_common, 3, a0c, 1e-3, 3 * STD_CONTEXT, 3 * STD_CONTEXT)
+    assert g2[0] == pytest.approx(g[0], rel=1e-6)
+    with pytest.raises(ValueError, match="lr"):
+        cf.head_start_gain(cm.s, cm.s_common, 3, 3, a0c, 0.0, 1e-5, 1e-5)
+
+
+def test_matched_a0_tends_to_linear_for_small_init():
+    """The nonlinear head start reduces to the small-weight one as the init shrinks."""
+    ds = h.contextual_task(4)
+    cm = cf.context_modes(ds)
+    ratios = []
+    for scale in (1.0, 1e-3):
+        lin = cf.context_initial_strength(cm, 1e-3, std_context=STD_CONTEXT * scale, std_common=STD_COMMON * scale,
+                                          method="linear")
+        mat = cf.context_initial_strength(cm, 1e-3, std_context=STD_CONTEXT * scale, std_common=STD_COMMON * scale,
+                                          method="matched")
+        ratios.append(mat[0] / lin[0])
+    assert ratios[0] < 0.8  # at the authors' init the saturation matters for C = 4
+    assert abs(ratios[1] - 1) < 0.05
+    with pytest.raises(ValueError, match="method"):
+        cf.context_initial_strength(cm, 1e-3, method="hand-set")
+
+
+@pytest.mark.parametrize("C", (3, 5))
+def test_closed_form_loss_formula_matches_maps(C):
+    ds = h.contextual_task(C)
+    t = np.array([0.0, 1500.0, 3000.0, 6000.0, 1e6])
+    F = cf.closed_form(ds, t, 1e-3)
+    L_maps = cf.loss_from_maps(ds, F.common_map(), [F.context_map(j) for j in range(C)])
+    np.testing.assert_allclose(F.loss, L_maps, rtol=1e-9, atol=1e-9)
+    # the effective context a0 (~1e-3 for C = 5) is a virtual start: L(0) is within 0.1% of 1/2 ||Y||^2
+    assert F.loss[0] == pytest.approx(0.5 * np.sum(ds.Y**2), rel=1e-3)
+    assert F.loss[-1] < 1e-9
+    # authors' hand-set context a0 were 5e-5 .. 3e-4 ([conv-contextual]); ours is derived
+    if C == 3:
+        assert 3e-5 < F.a0_context.min() < F.a0_context.max() < 1e-4
+
+
+@pytest.mark.slow
+def test_closed_form_tracks_simulated_reln_C3():
+    ds = h.contextual_task(3)
+    epochs = 8000
+    run = h.train(context_reln(ds, "mixed"), ds.X, ds.Y, lr=1e-3, epochs=epochs, seeds=[0])
+    F = cf.closed_form(ds, np.arange(epochs + 1), 1e-3)
+    F0 = cf.closed_form(ds, np.arange(epochs + 1), 1e-3, a0_method="none")
+    assert curve_distance(run.loss[0], F.loss) < 0.05
+    assert curve_distance(run.loss[0], F0.loss) > 0.5  # without the head start it is far off
+
+
+@pytest.mark.parametrize("C", (3, 4))
+def test_output_mode_strengths_recover_the_closed_form(C):
+    ds = h.contextual_task(C)
+    t = np.array([500.0, 2500.0, 5000.0])
+    F = cf.closed_form(ds, t, 1e-3)
+    items = [i for i, n in enumerate(ds.inputs) if n.startswith("item")]
+    out = np.einsum("tpd,dn->tpn", F.common_map(), ds.X)
+    for j in range(C):
+        out = out + np.einsum("tpd,dn->tpn", F.context_map(j), ds.X[items]) * (ds.contexts != j)
+    a_c, a_x = cf.output_mode_strengths(ds, out)
+    np.testing.assert_allclose(a_c, F.a_common, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a_x, F.a_context, rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="shape of Y"):
+        cf.output_mode_strengths(ds, out[:, :-1])
+
+
+def test_census_by_contexts_on_and_node_reuse():
+    ds = h.contextual_task(3)
+    # three units: common, on in contexts 1-2, on in context 3 only; weights 1, 2, 1
+    G = np.stack([np.ones(24), (ds.contexts < 2).astype(float), (ds.contexts == 2).astype(float)])
+    W1 = np.zeros((3, 11)); W1[:, 0] = [1, 2, 1]
+    W2 = np.zeros((60, 3)); W2[0] = 1
+    sh = cf.census_by_contexts_on(G, W1, W2, ds.contexts, 3)
+    np.testing.assert_allclose(sh, [0, 0.25, 0.5, 0.25])
+    assert cf.node_reuse_index(sh) == pytest.approx((0.25 * 1 + 0.5 * 2 + 0.25 * 3) / 3)
+    assert cf.node_reuse_index([0, 0, 1, 0]) == pytest.approx(2 / 3)

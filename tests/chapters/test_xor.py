@@ -1,0 +1,55 @@
+"""What only the XoR chapter needs (helpers.chapters.xor): gating classes and shares of
+the ReLU networks, and the crossover of the linear share."""
+import numpy as np
+import pytest
+
+import helpers as h
+from helpers.chapters import xor as xch
+from helpers.core import xor_reln as xr
+
+LR = 0.01  # as in tests/core/test_xor_reln.py
+
+
+def test_relu_units_can_implement_both_gatings():
+    """w = (0, 0, 1) is on for {x1, x4} (linear gating) and w = (1, 1, delta) for x1 only
+    (XoR gating), for small and large margins."""
+    for eps in (0.2, 1.0, 1.8):
+        X = h.xor(eps).X
+        W = np.array([[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [1.0, 1.0, 0.1], [-1.0, 1.0, -0.1]])
+        cls = xch.gating_classes(W @ X > 0)
+        assert list(cls) == ["linear", "linear", "xor", "xor"]
+
+
+def test_gating_classes_shares_and_crossover():
+    G = np.array([[1, 0, 0, 0], [0, 1, 1, 0], [1, 1, 0, 0], [1, 0, 0, 1], [0, 0, 0, 0]])
+    assert list(xch.gating_classes(G)) == ["xor", "linear", "other", "linear", "other"]
+    W1 = np.array([[3.0, 4.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    W2 = np.array([[2.0, -1.0, 0.5, 1.0, 0.0]])
+    # weights |w2| |W1|: 10, 1, 1, 1, 0  -> xor 10/13, linear 2/13, other 1/13
+    sh = xch.gating_shares(G, W1, W2)
+    assert sh["xor"] == pytest.approx(10 / 13)
+    assert sh["linear"] == pytest.approx(2 / 13)
+    assert sh["other"] == pytest.approx(1 / 13)
+    eps = np.array([0.6, 0.8, 1.0, 1.2])
+    assert xch.crossover(eps, [0.1, 0.3, 0.7, 0.9]) == pytest.approx(0.9)
+    assert xch.crossover(eps, [0.6, 0.7, 0.8, 0.9]) == pytest.approx(0.6)
+    assert np.isnan(xch.crossover(eps, [0.1, 0.2, 0.3, 0.4]))
+
+
+@pytest.mark.slow
+def test_relu_network_switches_gating_with_the_margin():
+    """A 128-unit ReLU network from small weights ends XoR-gated at eps = 0.3 and
+    linearly gated at eps = 1.4 (>= 90% of its hidden weight), and its learning time is
+    within 10% of the faster closed form."""
+    std, epochs = 1e-3, 1000
+    relu = h.relu_network((3, 128, 1), std)
+    for eps, expect in ((0.3, "xor"), (1.4, "linear")):
+        ds = h.xor(eps)
+        run = h.train(relu, ds.X, ds.Y, lr=LR, epochs=epochs, seeds=[0, 1], record_epochs=[epochs],
+                      record=("weights", "gates"))
+        W1, W2 = (W[:, -1] for W in run.records["weights"])
+        G = run.records["gates"][0][:, -1]
+        for s in range(2):
+            assert xch.gating_shares(G[s], W1[s], W2[s])[expect] > 0.9
+        t_fast = min(xr.closed_form_learning_time(eps, k, xr.initial_mode_strength(k, 128, std), LR) for k in xr.KINDS)
+        assert np.median(xch.learning_times(run.loss)) == pytest.approx(t_fast, rel=0.1)
