@@ -1,36 +1,54 @@
 """Execute the book's chapters with papermill and build the site with Jupyter Book 1.x.
 
-    python -m helpers.book build                  # execute every chapter, then the site
-    python -m helpers.book execute xor -p seeds 8 # one chapter, other parameters
+    python -m helpers.book build                   # execute every chapter, then the site
+    python -m helpers.book execute xor             # one chapter, default parameters
+    python -m helpers.book execute xor -p seeds 8  # other parameters: a run of its own
     python -m helpers.book execute --profile paper depth
-    python -m helpers.book site                   # site only, from the committed notebooks
+    python -m helpers.book site                    # the site, from the committed notebooks
+    python -m helpers.book site --from _build/runs/<run>   # the site of a run
+    python -m helpers.book drift                   # records against the committed ones
 
-Each chapter is a MyST-markdown notebook ``book/<name>.md`` (jupytext); executing it
-writes the executed ``book/<name>.ipynb`` beside it and its records under
-``book/results/``.  A failing cell fails the command.  The site build turns every
-Sphinx warning into an error, and MathJax is served from the site itself (no network).
+The site build also prints the whole book to ``_build/html/make-haste-slowly.pdf``
+(Chromium, offline) where Chromium is installed.
+
+Each chapter is a MyST-markdown notebook ``book/<name>.md`` (jupytext).  With default
+parameters, executing it replaces ``book/<name>.ipynb`` and its records in
+``book/results/``, and only once the chapter has succeeded: papermill writes to a
+scratch folder first.  Any other parameters or profile make a *run* of their own in
+``_build/runs/<profile>[-<hash>]/`` (executed notebooks, records and a manifest of the
+parameters, versions and times), and nothing under ``book/`` changes.  Parameters are
+checked by name and value before any work starts (:mod:`helpers.book.parameters`).
+The site build turns every Sphinx warning into an error, and MathJax is served from the
+site itself (no network).
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
 import threading
 import time
+from importlib import metadata
 from pathlib import Path
 
+from . import drift, parameters
 from .progress import LOG_VARIABLE
+from .records import RESULTS_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 STATS = BOOK / "stats"
+RUNS = ROOT / "_build" / "runs"
+SCRATCH = ROOT / "_build" / "papermill"
 
 # The chapters in reading order (the notebooks papermill executes).
-CHAPTERS = ["conventions", "background", "xor", "contexts", "extra_contexts", "depth", "gate_finding", "proofs", "performance",
-            "scorecard", "environment", "execution"]
+CHAPTERS = ["conventions", "background", "xor", "contexts", "extra_contexts", "depth",
+            "gate_finding", "proofs", "performance", "scorecard", "environment", "execution"]
 
 # Parameter profiles: ``--profile paper`` runs the paper-scale settings.
 PROFILES = {
@@ -45,7 +63,12 @@ PROFILES = {
     },
 }
 
+#: The environment variable that names the repository (the publish workflow sets it);
+#: otherwise ``repository.url`` of ``_config.yml``.  With neither, no launch buttons.
+REPOSITORY_VARIABLE = "HASTE_REPOSITORY_URL"
 _VOLATILE_CELL_KEYS = ("execution", "papermill")
+_PACKAGES = ("jax", "jaxlib", "numpy", "scipy", "scikit-learn", "matplotlib", "papermill",
+             "jupyter-book")
 
 
 def chapters_present() -> list[str]:
@@ -76,67 +99,198 @@ def _strip_volatile(path: Path) -> None:
         for k in _VOLATILE_CELL_KEYS:
             cell.get("metadata", {}).pop(k, None)
     pm = nb.get("metadata", {}).get("papermill", {})
-    for k in ("start_time", "end_time", "duration", "input_path", "output_path", "environment_variables"):
+    for k in ("start_time", "end_time", "duration", "input_path", "output_path",
+              "environment_variables"):
         pm.pop(k, None)
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
 
 
-def execute(name: str, parameters: dict | None = None) -> float:
-    """Execute chapter ``name`` (``book/<name>.md``) into ``book/<name>.ipynb``; seconds."""
+def repository_url() -> str | None:
+    """The book's repository: the environment variable, else ``_config.yml``; or None."""
+    url = os.environ.get(REPOSITORY_VARIABLE, "").strip()
+    if url:
+        return url.rstrip("/")
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    url = ((config.get("repository") or {}).get("url") or "").strip()
+    return url.rstrip("/") or None
+
+
+def run_key(profile: str, overrides: dict) -> str | None:
+    """Where a non-default run goes (``None`` for the default build)."""
+    if profile == "default" and not overrides:
+        return None
+    if not overrides:
+        return profile
+    digest = hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{profile}-{digest}"
+
+
+def _unexecuted(name: str) -> Path:
+    """The chapter as a notebook with stable cell ids and the repository named."""
     import jupytext
+
+    nb = jupytext.read(BOOK / f"{name}.md")
+    url = repository_url()
+    for i, cell in enumerate(nb.cells):  # stable ids: jupytext draws random ones each time
+        cell["id"] = f"{name}-{i}"
+        if cell.cell_type == "code" and "REPOSITORY = None" in cell.source and url:
+            cell.source = cell.source.replace("REPOSITORY = None", f"REPOSITORY = {url!r}")
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    path = SCRATCH / f"{name}.ipynb"
+    jupytext.write(nb, path)
+    return path
+
+
+def execute(name: str, parameters_: dict | None = None, run: Path | None = None,
+            expected: float | None = None) -> float:
+    """Execute chapter ``name``; seconds.
+
+    Default (``run`` is None): the executed notebook and the chapter's records replace
+    ``book/<name>.ipynb`` and ``book/results/<name>.json`` once the chapter succeeded.
+    With ``run``, both go to that folder and ``book/`` is left as it is.
+    """
     import papermill
 
-    src = BOOK / f"{name}.md"
-    if not src.exists():
-        raise SystemExit(f"no chapter {name!r}: {src} does not exist (chapters: {chapters_present()})")
-    tmp_dir = ROOT / "_build" / "papermill"
-    tmp_dir.mkdir(parents=True, exist_ok=True)
-    unexecuted = tmp_dir / f"{name}.ipynb"
-    nb = jupytext.read(src)
-    for i, cell in enumerate(nb.cells):  # stable ids: jupytext draws random ones on every conversion
-        cell["id"] = f"{name}-{i}"
-    jupytext.write(nb, unexecuted)
-    out = BOOK / f"{name}.ipynb"
-    _progress(f"executing {name} with parameters {parameters or {}}")
-    log = tmp_dir / f"{name}.progress.log"
+    if not (BOOK / f"{name}.md").exists():
+        raise SystemExit(f"no chapter {name!r}: book/{name}.md does not exist "
+                         f"(chapters: {chapters_present()})")
+    params = dict(parameters_ or {})
+    try:
+        parameters.check(name, params)
+    except ValueError as exc:
+        raise SystemExit(f"refused before any work: {exc}") from None
+    unexecuted = _unexecuted(name)
+    # the chapter writes its records to a scratch copy of the results (later chapters,
+    # the scorecard, read the others there)
+    results = (run or SCRATCH) / "results"
+    if run is None:
+        shutil.rmtree(results, ignore_errors=True)
+    if not results.exists():
+        shutil.copytree(BOOK / "results", results)
+    before = {p.name: p.read_bytes() for p in results.glob("*.json")}
+    out = (run or SCRATCH) / f"{name}.ipynb"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    eta = f", about {expected:.0f} s" if expected else ""
+    _progress(f"executing {name} with parameters {params}{eta}")
+    log = SCRATCH / f"{name}.progress.log"
     log.write_text("")
-    os.environ[LOG_VARIABLE] = str(log)  # inherited by the kernel: helpers.book.progress writes there
+    env_before = {k: os.environ.get(k) for k in (LOG_VARIABLE, RESULTS_VARIABLE)}
+    os.environ[LOG_VARIABLE] = str(log)  # inherited by the kernel
+    os.environ[RESULTS_VARIABLE] = str(results)
     stop = threading.Event()
     tail = threading.Thread(target=_tail, args=(log, name, stop), daemon=True)
     tail.start()
     t0 = time.perf_counter()
     try:
-        papermill.execute_notebook(
-            str(unexecuted),
-            str(out),
-            parameters=parameters or {},
-            kernel_name="python3",
-            cwd=str(BOOK),
-            progress_bar=False,
-            log_output=False,
-        )
+        papermill.execute_notebook(str(unexecuted), str(out), parameters=params,
+                                   kernel_name="python3", cwd=str(BOOK), progress_bar=False,
+                                   log_output=False)
+    except Exception as exc:
+        raise SystemExit(f"chapter {name} failed; book/ is unchanged. The partly executed "
+                         f"notebook is {out}.\n{type(exc).__name__}: {exc}") from None
     finally:
         seconds = time.perf_counter() - t0
         stop.set()
         tail.join()
-        os.environ.pop(LOG_VARIABLE, None)
+        for k, v in env_before.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
     _strip_volatile(out)
+    if run is None:  # success: only now does the committed book change
+        os.replace(out, BOOK / f"{name}.ipynb")
+        for p in results.glob("*.json"):
+            if before.get(p.name) != p.read_bytes():
+                shutil.copy2(p, BOOK / "results" / p.name)
     _progress(f"{name}: {seconds:.1f} s")
     return seconds
 
 
-def _record_times(times: dict[str, float], profile: str) -> None:
+def _record_times(times: dict[str, float]) -> None:
+    """Default-build times per chapter, in ``book/stats/execution.json``."""
     STATS.mkdir(parents=True, exist_ok=True)
     path = STATS / "execution.json"
     data = json.loads(path.read_text()) if path.exists() else {}
-    data.setdefault("profiles", {}).setdefault(profile, {}).update({k: round(v, 1) for k, v in times.items()})
-    import platform
-
-    data["machine"] = {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()}
+    data.setdefault("profiles", {}).setdefault("default", {}).update(
+        {k: round(v, 1) for k, v in times.items()})
+    data["machine"] = _machine()
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
-def _install_mathjax() -> None:
+def _machine() -> dict:
+    return {"cpus": os.cpu_count(), "platform": platform.platform(),
+            "python": platform.python_version()}
+
+
+def _expected_seconds(name: str, profile: str) -> float | None:
+    path = STATS / "execution.json"
+    if not path.exists():
+        return None
+    times = json.loads(path.read_text()).get("profiles", {})
+    return (times.get(profile) or {}).get(name) or (times.get("default") or {}).get(name)
+
+
+def _manifest(run: Path, profile: str, overrides: dict, times: dict) -> None:
+    versions = {}
+    for pkg in _PACKAGES:
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = None
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or None
+    data = {"profile": profile, "parameters": overrides, "chapters": times,
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": commit,
+            "machine": _machine(), "versions": versions}
+    (run / "manifest.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def execute_all(names: list[str], profile: str = "default", overrides: dict | None = None):
+    """Execute ``names`` with ``profile`` and ``overrides``; the run folder or None."""
+    overrides = dict(overrides or {})
+    unknown = [n for n in names if n not in CHAPTERS]
+    if unknown:
+        raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
+    # refuse bad parameters before any chapter starts
+    declared = {n: parameters.declared(n) for n in names}
+    for key in overrides:
+        if not any(key in d for d in declared.values()):
+            raise SystemExit(f"refused before any work: no chapter among {names} has a "
+                             f"parameter {key!r}")
+    plan = {}
+    for n in names:
+        params = {**PROFILES[profile].get(n, {}),
+                  **{k: v for k, v in overrides.items() if k in declared[n]}}
+        try:
+            parameters.check(n, params)
+        except ValueError as exc:
+            raise SystemExit(f"refused before any work: {exc}") from None
+        plan[n] = params
+    key = run_key(profile, overrides)
+    run = None
+    if key is not None:
+        run = RUNS / key
+        shutil.rmtree(run, ignore_errors=True)
+        run.mkdir(parents=True)
+    expected = {n: _expected_seconds(n, profile) for n in names}
+    times = {}
+    t0 = time.perf_counter()
+    for i, n in enumerate(names):
+        left = [expected[m] for m in names[i:] if expected[m]]
+        if left and i:
+            _progress(f"{i}/{len(names)} chapters in {time.perf_counter() - t0:.0f} s; "
+                      f"about {sum(left):.0f} s left")
+        times[n] = execute(n, plan[n], run=run, expected=expected[n])
+        if run is None:
+            _record_times({n: times[n]})  # written per chapter: later chapters read it
+        else:
+            _manifest(run, profile, overrides, times)
+    _progress(f"executed {len(times)} chapters in {sum(times.values()):.1f} s"
+              + (f"; the run is in {run}" if run else ""))
+    return run
+
+
+def _install_mathjax(root: Path) -> None:
     """Copy MathJax 3 (SVG output, fonts inside) from its Python package into the site."""
     try:
         import mathjax  # provided by the django-static-mathjax distribution
@@ -145,20 +299,142 @@ def _install_mathjax() -> None:
     src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js"
     if not src.exists():
         raise SystemExit(f"MathJax file not found at {src}")
-    dst = ROOT / "_mathjax" / "mathjax"  # not _static: Jupyter Book would load every .js there twice
+    dst = root / "_mathjax" / "mathjax"  # not _static: Jupyter Book would load it twice
     dst.mkdir(parents=True, exist_ok=True)
     shutil.copy2(src, dst / "tex-svg.js")
 
 
-def site(builder: str = "html") -> None:
-    """Build the static site into ``_build/html`` with warnings as errors."""
-    _install_mathjax()
-    cmd = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
-           "build", str(ROOT), "--builder", builder, "--warningiserror", "--keep-going"]
+def _site_config(root: Path) -> Path:
+    """``_config.yml`` with the repository and launch buttons when a URL is configured,
+    written beside the build; without a URL, no button links anywhere."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    url = repository_url()
+    html = config.setdefault("html", {})
+    if url:
+        config["repository"] = {**(config.get("repository") or {}), "url": url,
+                                "branch": os.environ.get("HASTE_REPOSITORY_BRANCH", "main")}
+        html["use_repository_button"] = True
+        config["launch_buttons"] = {"notebook_interface": "classic",
+                                    "binderhub_url": "https://mybinder.org",
+                                    "colab_url": "https://colab.research.google.com"}
+    else:
+        config.pop("repository", None)
+        html["use_repository_button"] = False
+        config["launch_buttons"] = {"notebook_interface": "classic", "binderhub_url": "",
+                                    "colab_url": "", "jupyterhub_url": "", "thebe": False}
+    path = root / "_build" / "_config.site.yml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def _tree_from_run(run: Path) -> Path:
+    """A copy of the book's sources with the run's executed notebooks, to build from."""
+    run = run if run.is_absolute() else ROOT / run
+    if not (run / "manifest.json").exists():
+        raise SystemExit(f"{run} is not a run (no manifest.json); runs: "
+                         f"{sorted(p.name for p in RUNS.glob('*'))}")
+    root = run / "site-src"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir()
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy2(ROOT / name, root / name)
+    shutil.copytree(BOOK, root / "book", ignore=shutil.ignore_patterns("*.md", "results"))
+    for p in BOOK.glob("pages/*"):
+        shutil.copy2(p, root / "book" / "pages" / p.name)
+    for nb in run.glob("*.ipynb"):
+        shutil.copy2(nb, root / "book" / nb.name)
+    shutil.copytree(run / "results", root / "book" / "results")
+    return root
+
+
+def site(builder: str = "html", source: Path | None = None) -> Path:
+    """Build the static site with warnings as errors; returns the HTML folder."""
+    root = ROOT if source is None else _tree_from_run(Path(source))
+    _install_mathjax(root)
+    config = _site_config(root)
+    cmd = [sys.executable, "-c",
+           "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
+           "build", str(root), "--builder", builder, "--config", str(config),
+           "--warningiserror", "--keep-going"]
     _progress("building the site: jupyter-book " + " ".join(cmd[3:]))
-    res = subprocess.run(cmd, cwd=ROOT)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the Sphinx extension lives in helpers
+    res = subprocess.run(cmd, cwd=root, env=env)
     if res.returncode:
         raise SystemExit(f"site build failed (exit {res.returncode}); warnings count as errors")
+    html = root / "_build" / "html"
+    if builder == "html":
+        pdf(root)
+    _progress(f"site: {html / 'index.html'}")
+    return html
+
+
+PDF_NAME = "make-haste-slowly.pdf"
+PDF_PAGE = "whole-book.html"  # the single-page build, printed to the PDF
+
+
+def pdf(root: Path | None = None) -> Path | None:
+    """The whole book as one PDF, ``<site>/make-haste-slowly.pdf``: Sphinx's single-page
+    build, typeset by the served MathJax and printed by Debian's Chromium (offline).
+    Skipped, with a message, where Chromium is missing."""
+    import functools
+    import http.server
+
+    root = root or ROOT
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    out = root / "_build" / "html" / PDF_NAME
+    if chromium is None:
+        _progress("PDF skipped: Chromium is not installed (apt-get install chromium)")
+        return None
+    config = root / "_build" / "_config.site.yml"
+    cmd = [sys.executable, "-c",
+           "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
+           "build", str(root), "--builder", "singlehtml", "--config", str(config),
+           "--warningiserror", "--keep-going"]
+    res = subprocess.run(cmd, cwd=root, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True)
+    if res.returncode:
+        raise SystemExit(f"single-page build for the PDF failed:\n{res.stdout[-3000:]}")
+    single = root / "_build" / "singlehtml"
+    # the single page is written under the root document's folder but links as if it
+    # stood at the top (_static/, _images/): put it there
+    import yaml
+
+    root_doc = yaml.safe_load((root / "_toc.yml").read_text())["root"]
+    shutil.copy2(single / f"{root_doc}.html", single / PDF_PAGE)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(single)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    from playwright.sync_api import sync_playwright
+
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium,
+                                         args=["--headless", "--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/{PDF_PAGE}",
+                      wait_until="load", timeout=120_000)
+            # Sphinx adds MathJax only to pages it sees math on, which the single page
+            # is not: load the served copy, then wait until it has typeset everything
+            if not page.evaluate("() => !!(window.MathJax && MathJax.startup)"):
+                page.add_script_tag(url="/_static/mathjax/tex-svg.js")
+            page.wait_for_function("() => window.MathJax && MathJax.startup && "
+                                   "MathJax.startup.promise", timeout=60_000)
+            page.evaluate("() => MathJax.startup.promise")
+            page.pdf(path=str(out), format="A4", print_background=True,
+                     margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"})
+            browser.close()
+    finally:
+        server.shutdown()
+    _progress(f"PDF: {out} ({out.stat().st_size / 1e6:.1f} MB)")
+    return out
 
 
 def _parse_value(text: str):
@@ -176,26 +452,27 @@ def main(argv=None) -> None:
         p = sub.add_parser(cmd)
         p.add_argument("chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}")
         p.add_argument("--profile", default="default", choices=sorted(PROFILES))
-        p.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                       help="override a chapter parameter (VALUE parsed as JSON)")
-    sub.add_parser("site")
+        p.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
+                       metavar=("NAME", "VALUE"), help="a chapter parameter (VALUE read as JSON)")
+    s = sub.add_parser("site")
+    s.add_argument("--from", dest="source", default=None, help="a run folder (_build/runs/...)")
+    d = sub.add_parser("drift")
+    d.add_argument("--results", default=str(BOOK / "results"), help="records to check")
+    d.add_argument("--against", default="HEAD", help="git revision of the committed records")
     args = ap.parse_args(argv)
 
+    if args.cmd == "drift":
+        drifts = drift.compare(drift.committed(args.against), drift.load(args.results))
+        print(drift.report(drifts))
+        raise SystemExit(1 if drifts else 0)
+    run = None
     if args.cmd in ("build", "execute"):
-        names = args.chapters or chapters_present()
-        unknown = [n for n in names if n not in CHAPTERS]
-        if unknown:
-            raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
         overrides = {k: _parse_value(v) for k, v in args.parameter}
-        times = {}
-        profile = args.profile if not overrides else f"{args.profile}+overrides"
-        for name in names:
-            params = {**PROFILES[args.profile].get(name, {}), **overrides}
-            times[name] = execute(name, params)
-            _record_times({name: times[name]}, profile)  # written per chapter: later chapters read it
-        _progress(f"executed {len(times)} chapters in {sum(times.values()):.1f} s")
-    if args.cmd in ("build", "site"):
-        site()
+        run = execute_all(args.chapters or chapters_present(), args.profile, overrides)
+    if args.cmd == "build":
+        site(source=run)
+    if args.cmd == "site":
+        site(source=args.source)
 
 
 if __name__ == "__main__":

@@ -29,10 +29,13 @@ def report(message: str) -> None:
 
 
 def steps(items: Iterable[T], what: str) -> Iterator[T]:
-    """Yield ``items``, reporting each step (index, total, seconds so far)."""
+    """Yield ``items``, reporting each step: index, total, seconds so far and, from the
+    second step on, an estimate of the seconds left (the mean step so far)."""
     items = list(items)
     t0 = time.perf_counter()
     for k, item in enumerate(items, 1):
-        report(f"{what}: {k}/{len(items)} ({time.perf_counter() - t0:.1f} s)")
+        spent = time.perf_counter() - t0
+        left = f", about {spent / (k - 1) * (len(items) - k + 1):.0f} s left" if k > 1 else ""
+        report(f"{what}: {k}/{len(items)} ({spent:.1f} s{left})")
         yield item
     report(f"{what}: done in {time.perf_counter() - t0:.1f} s")

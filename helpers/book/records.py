@@ -1,19 +1,34 @@
 """Records of a chapter's headline numbers, written to ``book/results/<chapter>.json``.
 
-Each record maps a name to ``{"value", "paper", "tolerance", "verdict", "note"}``; the
+Each record maps a name to ``{"value", "paper", "tolerance", "verdict", "note"}`` (and
+``"timing": true`` for a measured time, which re-execution need not reproduce); the
 scorecard page is built from these files, never typed by hand.
+
+Where the records go: ``book/results`` by default; the environment variable
+``HASTE_RESULTS_DIR`` names another folder (``python -m helpers.book`` sets it for runs
+with other parameters, and the test command for its re-execution), so that only a
+successful default build changes the committed records.
 """
 from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["RESULTS_DIR", "Records", "verdict", "load_all", "claims_table"]
+__all__ = ["RESULTS_DIR", "RESULTS_VARIABLE", "results_dir", "Records", "verdict", "load_all",
+           "claims_table"]
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "book" / "results"
+RESULTS_VARIABLE = "HASTE_RESULTS_DIR"
+
+
+def results_dir() -> Path:
+    """The folder records are written to and read from now (see the module docstring)."""
+    chosen = os.environ.get(RESULTS_VARIABLE)
+    return Path(chosen) if chosen else RESULTS_DIR
 
 
 def _plain(v):
@@ -53,11 +68,13 @@ class Records:
 
     def __init__(self, chapter: str, directory: Path | str | None = None):
         self.chapter = chapter
-        self.directory = Path(directory) if directory is not None else RESULTS_DIR
+        self.directory = Path(directory) if directory is not None else results_dir()
         self.items: dict[str, dict] = {}
 
-    def add(self, name, value, paper=None, tolerance=None, verdict_=None, note="", figure=None):
-        """Add a record; the verdict is computed from value/paper/tolerance unless given."""
+    def add(self, name, value, paper=None, tolerance=None, verdict_=None, note="", figure=None,
+            timing=False):
+        """Add a record; the verdict is computed from value/paper/tolerance unless given.
+        ``timing``: the value is a measured time (or a ratio of times)."""
         v = verdict_ if verdict_ is not None else verdict(value, paper, tolerance)
         self.items[name] = {
             "value": _plain(value),
@@ -68,6 +85,8 @@ class Records:
         }
         if figure:
             self.items[name]["figure"] = figure
+        if timing:
+            self.items[name]["timing"] = True
         return self.items[name]
 
     def save(self) -> Path:
@@ -83,7 +102,7 @@ class Records:
 
 def load_all(directory: Path | str | None = None) -> dict[str, dict]:
     """Every chapter's records, keyed by chapter name."""
-    d = Path(directory) if directory is not None else RESULTS_DIR
+    d = Path(directory) if directory is not None else results_dir()
     return {p.stem: json.loads(p.read_text()) for p in sorted(d.glob("*.json"))}
 
 

@@ -311,8 +311,10 @@ def simulate(
     for b0 in range(0, S, int(batch)):
         chunk = seeds[b0:b0 + int(batch)]
         if progress is not None:
+            spent = time.perf_counter() - t0
+            left = f", about {spent / b0 * (S - b0):.0f} s left" if b0 else ""
             progress(f"{name or net.kind}: seeds {chunk[0]}..{chunk[-1]} of {S} "
-                     f"({time.perf_counter() - t0:.0f} s so far)")
+                     f"({spent:.0f} s so far{left})")
         run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=chunk, record_epochs=grid,
                     record=("gates", "weights", "outputs"))
         for j in range(len(chunk)):

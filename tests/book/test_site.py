@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -25,6 +26,15 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 pytestmark = pytest.mark.browser
+
+
+def _repository():
+    from helpers.book.build import repository_url
+
+    return repository_url()
+
+
+_REPOSITORY = _repository()
 
 
 def _site_is_stale() -> bool:
@@ -157,8 +167,34 @@ def test_page(browser, site, page):
             if f'id="{u.fragment}"' not in html and f"id='{u.fragment}'" not in html:
                 missing.append(href)
     assert not missing, f"{page}: broken links {sorted(set(missing))[:10]}"
+    if _REPOSITORY is None:  # no repository configured: no button may point anywhere
+        launch = [h for h in hrefs if any(k in h for k in ("github.com", "mybinder", "colab."))]
+        assert not launch, f"{page}: links to an unconfigured repository: {launch[:3]}"
+    icons = pg.evaluate("[...document.querySelectorAll('link[rel~=icon]')].map(l => l.href)")
+    assert icons, f"{page}: no favicon link (the browser would request /favicon.ico)"
     assert not external, f"{page}: requested other hosts: {sorted(set(external))[:5]}"
     assert not errors, f"{page}: console errors {errors[:5]}"
+    ctx.close()
+
+
+def test_pdf_of_the_whole_book(browser, site):
+    """The site serves one PDF of the whole book, printed from the single-page build
+    that holds every chapter; the intro page links to it."""
+    pdf = HTML / "make-haste-slowly.pdf"
+    assert pdf.exists(), "the site build printed no PDF"
+    ctx = browser.new_context()
+    resp = ctx.request.get(f"{site}/make-haste-slowly.pdf")
+    assert resp.ok and resp.body()[:5] == b"%PDF-" and len(resp.body()) > 200_000
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes()))
+    assert pages >= len(_toc_docs()), f"{pages} pages for {len(_toc_docs())} documents"
+    single = (ROOT / "_build" / "singlehtml" / "whole-book.html").read_text()
+    for doc in _toc_docs():
+        title = re.search(r"<h1>(.*?)(?:<a |</h1>)", (HTML / f"{doc}.html").read_text(), re.S)
+        assert title and title.group(1).strip() in single, f"{doc} is not in the PDF"
+    pg = ctx.new_page()
+    pg.goto(f"{site}/{_toc_docs()[0]}.html", wait_until="load")
+    links = pg.evaluate("[...document.querySelectorAll('a[href$=\".pdf\"]')].map(a => a.href)")
+    assert any(h.endswith("/make-haste-slowly.pdf") for h in links), links
     ctx.close()
 
 

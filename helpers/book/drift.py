@@ -1,0 +1,96 @@
+"""Drift: does a re-execution reproduce the committed records?
+
+Every record's value is computed from seeded runs, so re-executing a chapter on the same
+machine must give the same numbers.  :func:`compare` lists each record whose value,
+compared value, tolerance or verdict moved beyond :data:`RTOL` (records keep 6
+significant digits), and each record that appeared or vanished.  Records marked
+``"timing": true`` (seconds, speed-ups) are exempt: a clock is not seeded.
+
+``python -m helpers.book drift`` compares a results folder with the committed one (git),
+and the test command runs the same comparison after nbval has re-executed the chapters.
+"""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["RTOL", "Drift", "compare", "committed", "load", "report"]
+
+#: Relative difference beyond which a re-executed number has drifted.  Values are stored
+#: to 6 significant digits, so 1e-5 lets only the last stored digit round the other way.
+RTOL = 1e-5
+FIELDS = ("value", "paper", "tolerance", "verdict")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Drift:
+    chapter: str
+    record: str
+    field: str
+    old: object
+    new: object
+
+    def __str__(self) -> str:
+        return f"{self.chapter}.{self.record} [{self.field}]: committed {self.old!r}, now {self.new!r}"
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=RTOL, abs_tol=0.0) or a == b
+    return a == b
+
+
+def compare(old: dict, new: dict, chapters=None) -> list[Drift]:
+    """Drifts between two ``{chapter: {record: {...}}}`` collections, for ``chapters``
+    (default: those present in ``new``)."""
+    out = []
+    for ch in sorted(chapters if chapters is not None else new):
+        a, b = old.get(ch, {}), new.get(ch, {})
+        for name in sorted(set(a) | set(b)):
+            ra, rb = a.get(name), b.get(name)
+            if ra is None or rb is None:
+                out.append(Drift(ch, name, "record", "absent" if ra is None else "present",
+                                 "absent" if rb is None else "present"))
+                continue
+            if ra.get("timing") or rb.get("timing"):
+                continue
+            for f in FIELDS:
+                if not _same(ra.get(f), rb.get(f)):
+                    out.append(Drift(ch, name, f, ra.get(f), rb.get(f)))
+    return out
+
+
+def load(directory) -> dict:
+    """Every ``<chapter>.json`` in ``directory``."""
+    return {p.stem: json.loads(p.read_text()) for p in sorted(Path(directory).glob("*.json"))}
+
+
+def committed(rev: str = "HEAD", folder: str = "book/results") -> dict:
+    """The records as committed at ``rev`` (read with git, the working tree untouched)."""
+    names = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:{folder}"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    out = {}
+    for n in names:
+        if n.endswith(".json"):
+            text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{folder}/{n}"],
+                                  capture_output=True, text=True, check=True).stdout
+            out[n[:-5]] = json.loads(text)
+    return out
+
+
+def report(drifts: list[Drift]) -> str:
+    if not drifts:
+        return "no record drifted"
+    lines = [f"{len(drifts)} record field(s) drifted beyond relative {RTOL:g}:"]
+    lines += [f"  {d}" for d in drifts]
+    return "\n".join(lines)

@@ -1,0 +1,62 @@
+"""Local runs never touch the committed book: bad parameters are refused by name before
+any work, and runs with other parameters go to a folder of their own."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers.book import build, parameters
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _book(*args):
+    return subprocess.run([sys.executable, "-m", "helpers.book", *args], capture_output=True,
+                          text=True, cwd=ROOT, env={**__import__("os").environ,
+                                                    "JAX_PLATFORMS": "cpu"})
+
+
+def _book_state():
+    out = subprocess.run(["git", "status", "--porcelain", "--", "book"], capture_output=True,
+                         text=True, cwd=ROOT).stdout
+    files = sorted((ROOT / "book").rglob("*.*"))
+    return out, {p: p.stat().st_mtime_ns for p in files}
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-p", "seeds", "-1"], "seeds must be an integer >= 1, got -1"),
+    (["-p", "sedes", "3"], "no chapter among ['xor'] has a parameter 'sedes'"),
+    (["-p", "lr", "0"], "lr must be a positive number, got 0"),
+])
+def test_bad_parameters_are_refused_before_any_work(args, message):
+    before = _book_state()
+    res = _book("execute", "xor", *args)
+    assert res.returncode != 0 and message in res.stderr, res.stderr[-2000:]
+    assert "executing" not in res.stderr
+    assert _book_state() == before
+
+
+def test_every_chapter_declares_valid_defaults():
+    for name in build.chapters_present():
+        parameters.check(name, parameters.declared(name))
+
+
+@pytest.mark.slow
+def test_a_run_with_other_parameters_leaves_the_book_alone_and_builds_a_site():
+    before = _book_state()
+    res = _book("execute", "background", "-p", "seeds", "2", "-p", "epochs", "300")
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert _book_state() == before
+    run = build.RUNS / build.run_key("default", {"seeds": 2, "epochs": 300})
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["parameters"] == {"seeds": 2, "epochs": 300}
+    assert set(manifest["chapters"]) == {"background"} and manifest["versions"]["jax"]
+    nb = json.loads((run / "background.ipynb").read_text())
+    assert any("seeds = 2" in "".join(c["source"]) for c in nb["cells"])
+    assert (run / "results" / "background.json").exists()
+    res = _book("site", "--from", str(run))
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert (run / "site-src" / "_build" / "html" / "book" / "background.html").exists()
+    assert _book_state() == before
