@@ -48,7 +48,8 @@ SCRATCH = ROOT / "_build" / "papermill"
 
 # The chapters in reading order (the notebooks papermill executes).
 CHAPTERS = ["conventions", "background", "xor", "contexts", "extra_contexts", "depth",
-            "gate_finding", "proofs", "performance", "scorecard", "environment", "execution"]
+            "gate_finding", "proofs", "performance", "rulebook", "scorecard", "environment",
+            "execution"]
 
 # Parameter profiles: ``--profile paper`` runs the paper-scale settings.
 PROFILES = {

@@ -72,17 +72,41 @@ class Records:
         self.items: dict[str, dict] = {}
 
     def add(self, name, value, paper=None, tolerance=None, verdict_=None, note="", figure=None,
-            timing=False):
-        """Add a record; the verdict is computed from value/paper/tolerance unless given.
-        ``timing``: the value is a measured time (or a ratio of times)."""
-        v = verdict_ if verdict_ is not None else verdict(value, paper, tolerance)
-        self.items[name] = {
-            "value": _plain(value),
-            "paper": _plain(paper),
-            "tolerance": _plain(tolerance),
-            "verdict": v,
-            "note": note,
-        }
+            timing=False, criterion=None, spread=None, alternative=None):
+        """Add a record.
+
+        A record registered in the claims registry (:mod:`helpers.book.rulebook`) gets its
+        claim in words, provenance and kind from there, and its verdict and reason from
+        :func:`helpers.book.rulebook.decide`, by ``criterion`` (default: ``within`` with a
+        tolerance, ``exact`` for a non-numeric compared value); ``spread`` is the same
+        measure between seeds of the reference network, ``alternative`` the measure
+        against the paper's alternative.  Unregistered records (the performance page's
+        targets) keep the older rule: ``verdict_`` or :func:`verdict`.
+        ``timing``: the value is a measured time (or a ratio of times).
+        """
+        from . import rulebook
+
+        entry = rulebook.claim(self.chapter, name)
+        item = {"value": _plain(value), "paper": _plain(paper), "tolerance": _plain(tolerance)}
+        if entry is not None:
+            if verdict_ is not None:
+                raise ValueError(f"{self.chapter}.{name}: verdicts are computed by the rulebook; "
+                                 "give a criterion, not a verdict")
+            if criterion is None and paper is not None:
+                numeric = isinstance(item["paper"], (int, float)) and not isinstance(paper, bool)
+                criterion = "within" if numeric and tolerance is not None else (
+                    None if numeric else "exact")
+            v, reason = rulebook.decide(entry["kind"], entry["provenance"], criterion,
+                                        item["value"], item["paper"], item["tolerance"],
+                                        _plain(spread), _plain(alternative))
+            item.update({k: entry.get(k, "") for k in
+                         ("claim", "where", "group", "quote", "measure", "kind", "provenance")})
+            item.update({"criterion": criterion, "spread": _plain(spread),
+                         "alternative": _plain(alternative), "reason": reason})
+        else:
+            v = verdict_ if verdict_ is not None else verdict(value, paper, tolerance)
+        item.update({"verdict": v, "note": note})
+        self.items[name] = item
         if figure:
             self.items[name]["figure"] = figure
         if timing:
@@ -122,12 +146,26 @@ def claims_table(rows) -> str:
     """A closing table as Markdown: rows of ``(claim, paper's statement, record)``.
 
     ``record`` is an entry returned by :meth:`Records.add`; the table shows its value,
-    tolerance and verdict, so the table can only say what the code measured.
+    spread, what it is compared with and where that comes from, and the verdict with its
+    reason, so the table can only say what the code measured and the rulebook decided.
     """
-    lines = ["| claim | paper | this book | verdict |", "|---|---|---|---|"]
+    lines = ["| claim | paper | this book | compared with | verdict |", "|---|---|---|---|---|"]
     for claim, paper, rec in rows:
         this = _fmt(rec["value"])
-        if rec.get("tolerance") is not None:
-            this += f" (tolerance {_fmt(rec['tolerance'])})"
-        lines.append(f"| {claim} | {paper} | {this} | {rec['verdict']} |")
+        if rec.get("spread") is not None:
+            this += f" (seed spread {_fmt(rec['spread'])})"
+        compared = "—"
+        if rec.get("paper") is not None:
+            compared = _fmt(rec["paper"])
+            if rec.get("tolerance") is not None:
+                compared += f" ± {_fmt(rec['tolerance'])}"
+        if rec.get("provenance") and rec["provenance"] != "none":
+            compared += f" ({rec['provenance']})"
+        verdict_ = rec["verdict"]
+        if rec.get("reason"):
+            verdict_ += f": {rec['reason']}"
+        cells = (claim, paper, this, compared, verdict_)
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+    lines.append("")
+    lines.append("Verdicts follow the book's {ref}`rulebook <rulebook>`.")
     return "\n".join(lines)

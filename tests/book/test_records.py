@@ -13,5 +13,5 @@ def test_records_roundtrip(tmp_path):
     data = json.loads(path.read_text())
     assert data["x"]["value"] == 1.23457 and data["x"]["verdict"] == "reproduced"
     assert data["y"]["value"] == {"a": [0, 1]} and data["y"]["verdict"] == "measured"
-    assert "| 1.235 (tolerance 0.1) | reproduced |" in claims_table([("c", "p", r)])
+    assert "| c | p | 1.235 | 1.2 ± 0.1 | reproduced |" in claims_table([("c", "p", r)])
     assert verdict(2.0, 1.0, 0.5) == "not reproduced"

@@ -40,8 +40,8 @@ def test_overlap_matrix_is_symmetric_and_single_context_pathways_do_not_overlap(
     np.testing.assert_allclose(Os, np.diag(np.diag(Os)), atol=1e-12)  # disjoint gates
 
 
-@pytest.mark.parametrize("C", [3, 4])
-def test_top_mode_overlap_on_the_all_hierarchy_task_is_minus_one_over_C_minus_1(C):
+@pytest.mark.parametrize("C", [3, 4, 5])
+def test_top_mode_overlap_on_the_all_hierarchy_task_is_minus_C_minus_2_over_C_minus_1(C):
     ds = h.contextual_task(C)
     pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, common_fit(ds)[1])
     O = ca.overlap_matrix(ds.X, pm)

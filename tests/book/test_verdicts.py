@@ -1,0 +1,59 @@
+"""Verdicts a reader can trust: every record is registered with its claim, kind and the
+provenance of what it is compared with, and every stored verdict is the one the rulebook
+computes from the stored fields (helpers.book.rulebook)."""
+import tomllib
+
+import pytest
+
+from helpers.book import rulebook
+from helpers.book.records import RESULTS_DIR, load_all
+
+RECORDS = load_all(RESULTS_DIR)
+REGISTRY = tomllib.loads((rulebook._CLAIMS).read_text())
+ROWS = [(ch, name, r) for ch, recs in RECORDS.items() for name, r in recs.items()
+        if not r.get("timing")]
+
+
+def test_registry_and_records_name_the_same_claims():
+    registered = {(ch, n) for ch, entries in REGISTRY.items() for n in entries}
+    recorded = {(ch, n) for ch, n, _ in ROWS}
+    assert recorded == registered, (sorted(recorded - registered), sorted(registered - recorded))
+
+
+def test_registry_entries_are_complete():
+    for ch, entries in REGISTRY.items():
+        for name, e in entries.items():
+            assert e["kind"] in rulebook.KINDS, (ch, name)
+            assert e["provenance"] in rulebook.PROVENANCES, (ch, name)
+            for field in ("where", "group", "claim", "measure"):
+                assert e.get(field), (ch, name, field)
+
+
+@pytest.mark.parametrize("ch,name,r", ROWS, ids=[f"{c}.{n}" for c, n, _ in ROWS])
+def test_each_verdict_is_the_rulebooks(ch, name, r):
+    assert r["verdict"] in rulebook.VERDICTS
+    expected = rulebook.decide(r["kind"], r["provenance"], r.get("criterion"), r["value"],
+                               r["paper"], r["tolerance"], r.get("spread"),
+                               r.get("alternative"))
+    assert (r["verdict"], r["reason"]) == expected
+
+
+@pytest.mark.parametrize("ch,name,r", ROWS, ids=[f"{c}.{n}" for c, n, _ in ROWS])
+def test_no_verdict_on_the_paper_without_the_papers_value(ch, name, r):
+    if r["verdict"] in ("reproduced", "partly reproduced", "not reproduced"):
+        assert r["kind"] == "paper" and r["provenance"] == "paper", (
+            f"{ch}.{name}: a verdict on the paper from a value that is {r['provenance']}")
+
+
+def test_a_verdict_its_fields_cannot_justify_is_caught():
+    r = {"kind": "paper", "provenance": "derived here", "criterion": "within",
+         "value": 0.16, "paper": 0.0, "tolerance": 0.1}
+    v, _ = rulebook.decide(r["kind"], r["provenance"], r["criterion"], r["value"],
+                           r["paper"], r["tolerance"])
+    assert v == "not testable"
+    v, _ = rulebook.decide("paper", "paper", "seed_noise", 0.16, None, spread=0.038,
+                           alternative=1.2)
+    assert v == "partly reproduced"
+    v, _ = rulebook.decide("paper", "paper", "seed_noise", 0.9, None, spread=0.038,
+                           alternative=1.2)
+    assert v == "not reproduced"
