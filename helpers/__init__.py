@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 
-from .core import checks, datasets, engine, linear, measures, paper, race, relns, xor_reln  # noqa: F401
+from .core import checks, datasets, devices, engine, linear, measures, paper, race, relns, xor_reln  # noqa: F401
 from .core.checks import TrainingDiverged  # noqa: F401
 from .core.datasets import (  # noqa: F401
     Dataset, context_gate, contextual_task, effective_dataset, hierarchy4, structure, xor)

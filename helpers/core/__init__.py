@@ -4,6 +4,7 @@
 ``paper``       the paper's networks and constants, with their sources (stated once)
 ``datasets``    the datasets, datapoints as columns
 ``engine``      one training engine for ReLU networks, ReLNs and GDLNs (gates are data)
+``devices``     where training runs: every device JAX sees, seeds shared among them
 ``linear``      closed-form theory of deep linear networks (Eq. 7)
 ``race``        the neural race reduction, integrated for any GDLN (Eqs. 5-6)
 ``relns``       the ReLNs of the contextual task (Sections 4-5)
@@ -12,3 +13,6 @@
 ``checks``      input checks: every bad input is named before any work starts
 ==============  =========================================================================
 """
+from . import devices as _devices
+
+_devices.configure()  # one CPU device per core, before JAX starts (helpers.core.devices)

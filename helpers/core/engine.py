@@ -7,10 +7,11 @@ switched on from an epoch) or the unit's own sign, ``step(W h)`` (a ReLU network
 ``h = g * (W h_prev)`` covers all three, and gradient descent on the summed loss (Eq. 2)
 through this one function gives Eq. 3 for GDLNs and back-propagation for ReLU nets.
 
-Training is ``jit`` + ``lax.scan`` over epochs and ``vmap`` over seeds; the loss is kept
-every epoch and weights, outputs, hidden activity and gating patterns only at the epochs
-the caller names.  Nothing returns to the host before the run ends.  JAX uses a GPU
-where it finds one, the CPU otherwise.
+Training is one ``jit``: ``lax.scan`` over epochs, the seeds split over every device JAX
+sees (``shard_map``) and, within a device, run one after another on a CPU or batched
+(``vmap``) on a GPU (:mod:`helpers.core.devices` decides, [conv-engine]).  The loss is
+kept every epoch; weights, outputs, hidden activity and gating patterns only at the
+epochs the caller names.  Nothing returns to the host before the run ends.
 """
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from . import devices as devices_
 from .checks import TrainingDiverged, check_epochs, check_gate, check_positive, check_seeds, check_xy
 
 __all__ = [
@@ -244,71 +248,208 @@ def init_params(net: GatedNetwork, seed: int) -> list[np.ndarray]:
     return params
 
 
+# ----------------------------------------------------------------------------- the kernel
+#
+# Inside the engine datapoints are rows: a hidden activity is ``P x H`` and a hidden
+# layer's weights are stored as ``W^T`` (inputs x units), so the products with few
+# inputs run 4-5x faster on a CPU than with datapoints as columns; the readout keeps
+# ``W`` (outputs x units), whose products are faster that way round (measured on the
+# Performance page).  Everything the caller sees keeps datapoints as columns.
+
+
 def _net_arrays(net: GatedNetwork, dtype):
-    """The traced (non-static) data of a network: gates, masks, switch-on epochs."""
+    """The traced (non-static) data of a network, in the engine's rows layout."""
     return {
-        "gates": [jnp.asarray(L.gating, dtype) if L.mode == "fixed" else None for L in net.layers],
-        "on_epoch": [jnp.asarray(L.on_epoch, jnp.int32) for L in net.layers],
-        "in_mask": None if net.layers[0].in_mask is None else jnp.asarray(net.layers[0].in_mask, dtype),
-        "common": jnp.asarray(net.layers[-1].common, dtype),
+        "gates": [jnp.asarray(L.gating.T, dtype) if L.mode == "fixed" else None for L in net.layers],
+        "on_epoch": [jnp.asarray(L.on_epoch, jnp.int32)[None, :] for L in net.layers],
+        "in_mask": None if net.layers[0].in_mask is None else jnp.asarray(net.layers[0].in_mask.T, dtype),
+        "common": jnp.asarray(net.layers[-1].common, dtype)[None, :],
     }
 
 
-def _forward(modes, arrays, params, X, t):
-    """Eq. 1 with gates as data: returns output, hidden activity and gates per layer.
+def _static(net: GatedNetwork) -> tuple:
+    """What the compiled kernel specialises on: each layer's gating mode and whether any
+    of its units waits for a switch-on epoch."""
+    return tuple((L.mode, bool(np.any(L.on_epoch > 0))) for L in net.layers)
 
-    ``modes[l]`` is ``'relu'`` (gate = step of the pre-activation, so ``g * pre`` is the
-    ReLU and its derivative), ``'linear'`` (always on) or ``'fixed'`` (gate data).
+
+def _to_rows(params):
+    return [*(W.T for W in params[:-1]), params[-1]]
+
+
+def _forward(static, arrays, V, Xr, t):
+    """Eq. 1 with gates as data, datapoints as rows: the output ``p x P`` and, per
+    hidden layer, the activity and the gates ``P x H``.
+
+    A layer's mode is ``'relu'`` (gate = step of the pre-activation, so ``g * pre`` is
+    the ReLU and its derivative), ``'linear'`` (always on) or ``'fixed'`` (gate data).
     """
-    h = X
+    h = Xr
     hs, gs = [], []
-    for l, W in enumerate(params[:-1]):
+    for l, W in enumerate(V[:-1]):
+        mode, waits = static[l]
         if l == 0 and arrays["in_mask"] is not None:
             W = W * arrays["in_mask"]
-        pre = W @ h
-        if modes[l] == "relu":
+        pre = h @ W
+        if mode == "relu":
             g = (pre > 0).astype(pre.dtype)
-        elif modes[l] == "linear":
+        elif mode == "linear":
             g = jnp.ones_like(pre)
         else:
             g = arrays["gates"][l]
-        g = jax.lax.stop_gradient(g * (t >= arrays["on_epoch"][l])[:, None].astype(pre.dtype))
-        h = g * pre
+        if waits:
+            g = g * (t >= arrays["on_epoch"][l]).astype(pre.dtype)
+        g = jax.lax.stop_gradient(g)
+        h = pre if (mode == "linear" and not waits) else g * pre
         hs.append(h)
         gs.append(g)
-    return params[-1] @ h, hs, gs
+    return V[-1] @ h.T, hs, gs
 
 
-def _losses(modes, coupling, arrays, params, X, Y, t):
-    """(training loss, reported loss).  Reported: ``1/2 ||Y - yhat||^2`` (Eq. 2, summed).
+def _train_loss(static, coupling, arrays, V, Xr, Y, t):
+    """(training loss, reported loss); reported: ``1/2 ||Y - yhat||^2`` (Eq. 2, summed).
 
-    One-way coupling ([conv-context-reln]): ``1/2||Y - yhat_c||^2 + 1/2||Y - sg(yhat_c) - yhat_x||^2``.
+    One-way coupling ([conv-context-reln]):
+    ``1/2 ||Y - yhat_c||^2 + 1/2 ||Y - sg(yhat_c) - yhat_x||^2``.
     """
-    out, hs, _ = _forward(modes, arrays, params, X, t)
+    out, hs, _ = _forward(static, arrays, V, Xr, t)
     reported = 0.5 * jnp.sum((Y - out) ** 2)
     if coupling == "full":
         return reported, reported
-    cm = arrays["common"][:, None]
-    out_c = params[-1] @ (hs[-1] * cm)
-    out_x = params[-1] @ (hs[-1] * (1 - cm))
-    train_loss = 0.5 * jnp.sum((Y - out_c) ** 2) + 0.5 * jnp.sum((Y - jax.lax.stop_gradient(out_c) - out_x) ** 2)
-    return train_loss, reported
+    cm = arrays["common"]
+    out_c = V[-1] @ (hs[-1] * cm).T
+    out_x = out - out_c
+    train = 0.5 * jnp.sum((Y - out_c) ** 2) + 0.5 * jnp.sum(
+        (Y - jax.lax.stop_gradient(out_c) - out_x) ** 2)
+    return train, reported
+
+
+def _snapshot(static, arrays, V, Xr, t, record):
+    """What is recorded at one epoch, back in the caller's layout (datapoints as columns)."""
+    snap = {}
+    if "weights" in record:
+        snap["weights"] = [*(W.T for W in V[:-1]), V[-1]]
+    if any(r in record for r in ("outputs", "hidden", "gates")):
+        out, hs, gs = _forward(static, arrays, V, Xr, t)
+        if "outputs" in record:
+            snap["outputs"] = out
+        if "hidden" in record:
+            snap["hidden"] = [h.T for h in hs]
+        if "gates" in record:
+            snap["gates"] = [g.T.astype(jnp.bool_) for g in gs]
+    return snap
+
+
+#: Epochs per inner step of the scan when nothing is recorded.
+CHUNK = 100
+#: Unrolling of the inner scan: two epochs per iteration remove XLA's copy of the weights
+#: at the top of every iteration (measured on the Performance page).
+UNROLL = 2
+
+
+def _segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int]:
+    """``(k, n_full, tail)``: the ``epochs + 1`` steps split into segments of ``k``
+    steps, so that every recorded epoch starts a segment; ``n_full`` whole segments and a
+    last one of ``tail`` steps (0: none).  Recording then needs no branch in the loop:
+    a snapshot is taken at the start of every segment (one forward pass per ``k``
+    epochs), into a spare slot when that epoch is not recorded."""
+    steps = epochs + 1
+    k = int(np.gcd.reduce(rec)) if rec.size else 0
+    if k == 0:
+        k = min(CHUNK, steps)
+    return k, steps // k, steps % k
+
+
+def _one_seed(V0, arrays, Xr, Y, lr, slots, *, static, coupling, record, k, n_full, tail,
+              n_records):
+    """Full-batch gradient descent of one seed: the reported loss before every update
+    (``epochs + 1`` values) and the record buffers (``n_records`` slots and a spare)."""
+    grad_fn = jax.value_and_grad(partial(_train_loss, static, coupling, arrays), has_aux=True)
+
+    def step(V, t):
+        (_, loss), G = grad_fn(V, Xr, Y, t)
+        return [W - lr * dW for W, dW in zip(V, G)], loss
+
+    def run(V, start, length):
+        return jax.lax.scan(step, V, start + jnp.arange(length, dtype=jnp.int32),
+                            unroll=min(UNROLL, length))
+
+    snap = partial(_snapshot, static, arrays, Xr=Xr, record=record)
+    template = jax.eval_shape(lambda V: snap(V, t=0), V0) if record else {}
+    bufs0 = jax.tree_util.tree_map(lambda s: jnp.zeros((n_records + 1, *s.shape), s.dtype), template)
+
+    def keep(bufs, V, seg):
+        if not record:
+            return bufs
+        start = seg * k
+        return jax.tree_util.tree_map(lambda b, v: b.at[slots[seg]].set(v), bufs, snap(V, t=start))
+
+    def segment(carry, seg):
+        V, bufs = carry
+        bufs = keep(bufs, V, seg)
+        V, losses = run(V, seg * k, k)
+        return (V, bufs), losses
+
+    (V, bufs), losses = jax.lax.scan(segment, (list(V0), bufs0), jnp.arange(n_full, dtype=jnp.int32))
+    losses = losses.reshape(-1)
+    if tail:
+        bufs = keep(bufs, V, jnp.int32(n_full))
+        V, last = run(V, jnp.int32(n_full * k), tail)
+        losses = jnp.concatenate([losses, last])
+    return losses, jax.tree_util.tree_map(lambda b: b[:n_records], bufs)
+
+
+_COMPILED: dict = {}
+
+
+def _compiled(plan: devices_.Plan, **static):
+    """The jitted training of one device's share of the seeds, spread over the plan's
+    devices with :func:`jax.shard_map` ([conv-engine], :mod:`helpers.core.devices`)."""
+    key = (plan.devices, plan.batching, tuple(sorted(static.items())))
+    if key not in _COMPILED:
+        one = partial(_one_seed, **static)
+
+        def share(V, arrays, Xr, Y, lr, slots):
+            f = partial(one, arrays=arrays, Xr=Xr, Y=Y, lr=lr, slots=slots)
+            return jax.vmap(f)(V) if plan.batching == "vmap" else jax.lax.map(f, V)
+
+        mesh = Mesh(np.asarray(plan.devices), ("seeds",))
+        _COMPILED[key] = (mesh, jax.jit(jax.shard_map(
+            share, mesh=mesh, in_specs=(PartitionSpec("seeds"), *[PartitionSpec()] * 5),
+            out_specs=PartitionSpec("seeds"), check_vma=False)))
+    return _COMPILED[key]
+
+
+def _put(x, mesh, spec):
+    """A global array on ``mesh``: replicated (``spec`` empty) or split over seeds."""
+    x = np.asarray(x)
+    sharding = NamedSharding(mesh, spec)
+    return jax.make_array_from_callback(x.shape, sharding, lambda idx: x[idx])
+
+
+def _get(x) -> np.ndarray:
+    """A result back on the host (gathered from every host when there are several)."""
+    if jax.process_count() > 1:
+        from jax.experimental import multihost_utils
+        return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+    return np.asarray(x)
 
 
 def forward(net: GatedNetwork, params, X, epoch: int = 0):
     """Output, hidden activities and gates of ``net`` with weights ``params`` on ``X``.
 
-    ``epoch`` matters only for pathways with a switch-on epoch.  Returns NumPy arrays.
+    ``epoch`` matters only for pathways with a switch-on epoch.  Returns NumPy arrays,
+    datapoints as columns.
     """
     X = np.asarray(X)
     _check_params(net, params)
     if X.shape[0] != net.sizes[0]:
         raise ValueError(f"X has {X.shape[0]} rows but the network takes d={net.sizes[0]} inputs")
     _check_P(net, X.shape[1])
-    modes = tuple(L.mode for L in net.layers)
-    out, hs, gs = _forward(modes, _net_arrays(net, jnp.float32), [jnp.asarray(W, jnp.float32) for W in params],
-                           jnp.asarray(X, jnp.float32), epoch)
-    return np.asarray(out), [np.asarray(h) for h in hs], [np.asarray(g) for g in gs]
+    V = [jnp.asarray(W, jnp.float32) for W in _to_rows(params)]
+    out, hs, gs = _forward(_static(net), _net_arrays(net, jnp.float32), V,
+                           jnp.asarray(X.T, jnp.float32), epoch)
+    return np.asarray(out), [np.asarray(h).T for h in hs], [np.asarray(g).T for g in gs]
 
 
 def _check_P(net, P):
@@ -321,49 +462,6 @@ def _check_params(net, params):
     got = [tuple(np.shape(W)) for W in params]
     if got != shapes:
         raise ValueError(f"weights have shapes {got}, the network needs {shapes}")
-
-
-@partial(jax.jit, static_argnames=("modes", "coupling", "record", "n_records"))
-def _simulate(params0, arrays, X, Y, lr, slots, *, modes, coupling, record, n_records):
-    """Full-batch gradient descent for ``len(slots)`` steps from ``params0`` (one seed).
-
-    ``slots[t]`` is the record index of epoch ``t`` or -1.  Returns the reported loss at
-    every epoch (before that epoch's update) and the record buffers.
-    """
-    grad_fn = jax.value_and_grad(partial(_losses, modes, coupling, arrays), has_aux=True)
-
-    def snapshot(params, t):
-        out, hs, gs = _forward(modes, arrays, params, X, t)
-        snap = {}
-        if "weights" in record:
-            snap["weights"] = list(params)
-        if "outputs" in record:
-            snap["outputs"] = out
-        if "hidden" in record:
-            snap["hidden"] = hs
-        if "gates" in record:
-            snap["gates"] = [g.astype(jnp.bool_) for g in gs]
-        return snap
-
-    template = jax.eval_shape(snapshot, params0, 0)
-    bufs0 = jax.tree_util.tree_map(lambda s: jnp.zeros((n_records, *s.shape), s.dtype), template)
-
-    def step(carry, inp):
-        params, bufs = carry
-        t, slot = inp
-        (_, loss), grads = grad_fn(params, X, Y, t)
-        bufs = jax.lax.cond(
-            slot >= 0,
-            lambda b: jax.tree_util.tree_map(lambda buf, v: buf.at[slot].set(v), b, snapshot(params, t)),
-            lambda b: b,
-            bufs,
-        )
-        params = [W - lr * G for W, G in zip(params, grads)]
-        return (params, bufs), loss
-
-    ts = jnp.arange(slots.shape[0], dtype=jnp.int32)
-    (_, bufs), loss = jax.lax.scan(step, (list(params0), bufs0), (ts, slots))
-    return loss, bufs
 
 
 @dataclass
@@ -416,15 +514,20 @@ def train(
     record_epochs: Sequence[int] = (),
     record: Sequence[str] = ("outputs",),
     params0: Sequence[np.ndarray] | None = None,
+    devices: int | None = None,
+    batching: str | None = None,
 ) -> Run:
     """Train ``net`` on ``(X, Y)`` by full-batch gradient descent, one run per seed.
 
     ``W <- W - lr dL/dW`` on the summed loss ([conv-data]), for ``epochs`` updates; the
     loss is recorded at every epoch ``0..epochs`` and the quantities named in
     ``record`` (``'weights'``, ``'outputs'``, ``'hidden'``, ``'gates'``) at
-    ``record_epochs``.  ``params0`` replaces the random init (the same start for every
-    seed).  Raises :class:`TrainingDiverged` naming the epoch where the loss stopped
-    being finite.
+    ``record_epochs``.  ``params0`` replaces the random init: one list of weights (the
+    same start for every seed) or one with a leading axis over the seeds (a start per
+    seed, e.g. a sweep of init scales).  The seeds run on every device JAX sees (or the
+    first ``devices``), batched by ``batching`` (default: by backend), as
+    :mod:`helpers.core.devices` decides.  Raises :class:`TrainingDiverged` naming the
+    epoch where the loss stopped being finite.
     """
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     if X.shape[0] != net.sizes[0] or Y.shape[0] != net.sizes[-1]:
@@ -442,31 +545,37 @@ def train(
     rec = np.unique(np.asarray(list(record_epochs), int))
     if rec.size and (rec.min() < 0 or rec.max() > epochs):
         raise ValueError(f"record_epochs must lie in 0..{epochs}, got {rec.tolist()}")
-    slots = np.full(epochs + 1, -1, np.int32)
-    slots[rec] = np.arange(rec.size)
+    how = devices_.plan(len(seeds), devices, batching)
 
     if params0 is None:
         inits = [init_params(net, s) for s in seeds]
         stacked = [np.stack([p[i] for p in inits]) for i in range(len(inits[0]))]
     else:
-        _check_params(net, params0)
-        stacked = [np.repeat(np.asarray(W)[None], len(seeds), axis=0) for W in params0]
-    dtype = jnp.float32
-    arrays = _net_arrays(net, dtype)
-    modes = tuple(L.mode for L in net.layers)
-    run_one = partial(
-        _simulate, modes=modes, coupling=net.coupling, record=tuple(sorted(set(record))), n_records=max(int(rec.size), 1)
+        shapes = [(L.width, net.sizes[l]) for l, L in enumerate(net.layers)] + [(net.sizes[-1], net.layers[-1].width)]
+        if [np.shape(W) for W in params0] == [(len(seeds), *s) for s in shapes]:
+            stacked = [np.asarray(W, float) for W in params0]
+        else:
+            _check_params(net, params0)
+            stacked = [np.repeat(np.asarray(W, float)[None], len(seeds), axis=0) for W in params0]
+    pad = how.padded - len(seeds)
+    stacked = [np.concatenate([W, np.repeat(W[-1:], pad, axis=0)]) if pad else W for W in stacked]
+
+    k, n_full, tail = _segments(epochs, rec)
+    slots = np.full(n_full + 1, max(int(rec.size), 1), np.int32)  # the spare slot
+    slots[rec // k] = np.arange(rec.size)
+    what = tuple(sorted(set(record))) if rec.size else ()
+    mesh, fn = _compiled(how, static=_static(net), coupling=net.coupling, record=what, k=k,
+                         n_full=n_full, tail=tail, n_records=max(int(rec.size), 1))
+    rows = PartitionSpec("seeds")
+    loss, bufs = fn(
+        [_put(np.asarray(W, np.float32), mesh, rows) for W in _to_rows_stacked(stacked)],
+        jax.tree_util.tree_map(lambda a: _put(a, mesh, PartitionSpec()), _net_arrays(net, jnp.float32)),
+        _put(np.asarray(X.T, np.float32), mesh, PartitionSpec()),
+        _put(np.asarray(Y, np.float32), mesh, PartitionSpec()),
+        _put(np.float32(lr), mesh, PartitionSpec()),
+        _put(slots, mesh, PartitionSpec()),
     )
-    batched = jax.vmap(run_one, in_axes=(0, None, None, None, None, None))
-    loss, bufs = batched(
-        [jnp.asarray(W, dtype) for W in stacked],
-        arrays,
-        jnp.asarray(X, dtype),
-        jnp.asarray(Y, dtype),
-        jnp.asarray(lr, dtype),
-        jnp.asarray(slots),
-    )
-    loss = np.asarray(loss, dtype=np.float64)
+    loss = _get(loss)[: len(seeds)].astype(np.float64)
     bad = ~np.isfinite(loss)
     if bad.any():
         s, t = np.argwhere(bad)[0]
@@ -474,5 +583,9 @@ def train(
             f"training diverged: the loss became {loss[s, t]} at epoch {t} for seed {seeds[s]} "
             f"(lr={lr}); lower the step size or the init scale"
         )
-    records = jax.tree_util.tree_map(np.asarray, bufs) if rec.size else {}
+    records = jax.tree_util.tree_map(lambda b: _get(b)[: len(seeds)], bufs) if rec.size else {}
     return Run(net=net, seeds=seeds, lr=lr, loss=loss, record_epochs=rec, records=records)
+
+
+def _to_rows_stacked(stacked):
+    return [*(np.swapaxes(W, 1, 2) for W in stacked[:-1]), stacked[-1]]

@@ -1,0 +1,87 @@
+"""Where training runs: every device JAX sees, and how the seeds share them.
+
+This module is the one place that decides it ([conv-engine]).
+
+* **Devices.** On a CPU machine JAX shows one device for all cores; :func:`configure`
+  (called when :mod:`helpers` is imported, before JAX starts) asks for one CPU device
+  per core, so that seeds run on every core at once.  ``HASTE_CPU_DEVICES=n`` sets
+  another count.  On a GPU machine the devices are the GPUs.  Several hosts: call
+  ``jax.distributed.initialize()`` first in every process (JAX's multi-controller
+  model); :func:`jax.devices` then lists every host's devices and the engine spreads
+  the seeds over all of them with the same code (see :func:`plan`).
+* **Seeds across devices.** The engine splits the seeds into equal shares, one per
+  device, with :func:`jax.shard_map` over a one-axis mesh (padding the last share
+  with copies of a seed, dropped afterwards).
+* **Seeds within a device.** On a CPU, one seed after another (:func:`jax.lax.map`):
+  a batched (``vmap``) product of small matrices runs slower per seed on a CPU than the
+  same product seed by seed, measured on the Performance page.  On a GPU, ``vmap``:
+  batching fills the device.
+
+On a CPU a seed's result does not depend on how many seeds ran beside it or on how many
+devices there were: each seed runs the same unbatched program (a test checks it).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import jax
+
+__all__ = ["DEVICES_VARIABLE", "configure", "Plan", "plan"]
+
+DEVICES_VARIABLE = "HASTE_CPU_DEVICES"
+
+
+def configure() -> int | None:
+    """Ask JAX for one CPU device per core (or ``$HASTE_CPU_DEVICES``) if JAX has not
+    started yet; returns the count asked for, or None when it was too late (JAX already
+    ran something: it keeps the devices it has)."""
+    wanted = os.environ.get(DEVICES_VARIABLE)
+    try:
+        n = int(wanted) if wanted else (os.cpu_count() or 1)
+    except ValueError:
+        raise ValueError(f"{DEVICES_VARIABLE} must be a positive integer, got {wanted!r}") from None
+    if n < 1:
+        raise ValueError(f"{DEVICES_VARIABLE} must be a positive integer, got {wanted!r}")
+    try:
+        jax.config.update("jax_num_cpu_devices", n)
+    except RuntimeError:
+        return None
+    return n
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a training of ``seeds`` seeds runs: on ``devices`` (a share of the seeds
+    each, ``per_device`` of them after padding), batched within a device by
+    ``batching`` (``'map'``: one seed after another; ``'vmap'``: all at once)."""
+
+    backend: str
+    devices: tuple
+    batching: str
+    per_device: int
+
+    @property
+    def padded(self) -> int:
+        return len(self.devices) * self.per_device
+
+
+def plan(seeds: int, devices: int | None = None, batching: str | None = None) -> Plan:
+    """The plan for ``seeds`` seeds: every device (or the first ``devices``), but no more
+    devices than seeds; ``batching`` by backend unless given (``'map'`` or ``'vmap'``)."""
+    if isinstance(seeds, bool) or int(seeds) < 1:
+        raise ValueError(f"seeds must be a positive integer, got {seeds!r}")
+    backend = jax.default_backend()
+    available = jax.devices()
+    if devices is not None:
+        if isinstance(devices, bool) or not 1 <= int(devices) <= len(available):
+            raise ValueError(f"devices must be an integer in 1..{len(available)} (the devices "
+                             f"JAX sees), got {devices!r}")
+        available = available[: int(devices)]
+    if batching is None:
+        batching = "map" if backend == "cpu" else "vmap"
+    if batching not in ("map", "vmap"):
+        raise ValueError(f"batching must be 'map' or 'vmap', got {batching!r}")
+    used = tuple(available[: min(len(available), int(seeds))])
+    per = -(-int(seeds) // len(used))
+    return Plan(backend=backend, devices=used, batching=batching, per_device=per)
