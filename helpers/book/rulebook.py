@@ -1,7 +1,8 @@
 """How verdicts are decided: one rulebook for the whole book (page *How verdicts are
 decided*, ``book/rulebook.md``, renders this module's constants).
 
-Every record of a chapter is registered in ``claims.toml`` beside this module: the claim
+Every record of a chapter is registered in ``claims/<chapter>.toml`` beside this module
+(the fields are described in ``claims/README.md``): the claim
 in words, where it is in the paper, the paper's own sentence, what is measured, the
 record's **kind** and the **provenance** of the value it is compared with.  The verdict
 is computed here from those fields and the record's numbers, never typed:
@@ -21,7 +22,7 @@ import tomllib
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["KINDS", "PROVENANCES", "CRITERIA", "VERDICTS", "PAPER_VERDICTS", "claim",
+__all__ = ["KINDS", "PROVENANCES", "CRITERIA", "VERDICTS", "PAPER_VERDICTS", "registry", "claim",
            "holds", "decide"]
 
 KINDS = ("paper", "check", "finding", "measured")
@@ -47,12 +48,18 @@ CRITERIA = {
     "increasing": "the values (one per setting, in order) rise strictly",
 }
 
-_CLAIMS = Path(__file__).with_name("claims.toml")
+CLAIMS_DIR = Path(__file__).with_name("claims")
 
 
 @lru_cache(maxsize=1)
 def _registry() -> dict:
-    return tomllib.loads(_CLAIMS.read_text()) if _CLAIMS.exists() else {}
+    """``{chapter: {record: entry}}`` from ``claims/<chapter>.toml``."""
+    return {p.stem: tomllib.loads(p.read_text()) for p in sorted(CLAIMS_DIR.glob("*.toml"))}
+
+
+def registry() -> dict:
+    """Every registered claim, ``{chapter: {record: entry}}``."""
+    return _registry()
 
 
 def claim(chapter: str, name: str) -> dict | None:

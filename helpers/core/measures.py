@@ -1,11 +1,20 @@
-"""Measurements shared by the chapters: curve distances, learning times, gating censuses."""
+"""Measurements shared by the chapters: learning-time comparisons of loss curves (the
+book's verdict measure, [conv-measures]), curve distances (pictures only), gating
+censuses by weight and by function."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 
 __all__ = [
+    "LEVELS",
+    "level_times",
+    "time_gap",
+    "Match",
+    "match",
     "curve_distance",
     "halfway_time",
     "learning_time_from_curve",
@@ -13,11 +22,105 @@ __all__ = [
     "context_patterns",
     "gating_census",
     "stereotype_index",
+    "snap_to_contexts",
+    "functional_census",
 ]
+
+#: The loss levels at which two curves are compared: fractions of the initial loss.
+LEVELS = (0.5, 0.1, 0.01, 0.001)
+
+
+def level_times(L, levels=LEVELS) -> np.ndarray:
+    """The first epoch at which ``L(t) <= f L(0)``, for each level ``f``, interpolated
+    linearly between epochs; ``nan`` for a level the curve never reaches."""
+    L = np.asarray(L, float)
+    if L.ndim != 1 or L.size < 2 or not np.all(np.isfinite(L)) or L[0] <= 0:
+        raise ValueError("level_times needs one finite loss curve with L(0) > 0")
+    out = []
+    for f in levels:
+        if not 0 < f < 1:
+            raise ValueError(f"levels are fractions of the initial loss in (0, 1), got {f}")
+        target = f * L[0]
+        hit = np.flatnonzero(L <= target)
+        if not hit.size:
+            out.append(np.nan)
+            continue
+        t = int(hit[0])
+        a, b = L[t - 1], L[t]  # t >= 1 since L(0) > target
+        out.append(t - 1 + (a - target) / (a - b) if a > b else float(t))
+    return np.asarray(out, float)
+
+
+def time_gap(La, Lb, levels=LEVELS) -> float:
+    """How far apart two loss curves are in time ([conv-measures]): the largest, over the
+    levels both reach, of ``|ln(t_b / t_a)|``, where ``t`` is the epoch at which a curve
+    first falls to the level (a fraction of *its own* initial loss).  0.05 means 5 %
+    apart at the worst level.  It does not depend on how long the runs are, unlike a
+    mean over epochs.
+
+    A level that one curve reaches and the other does not within the run counts with the
+    other's time set to the run's end: a lower bound of the gap.  Levels neither reaches
+    are skipped; if ``La`` reaches none, the gap is undefined (ValueError).
+    """
+    ta, tb = level_times(La, levels), level_times(Lb, levels)
+    end = [len(La) - 1, len(Lb) - 1]
+    gaps = []
+    for a, b in zip(ta, tb):
+        if np.isnan(a) and np.isnan(b):
+            continue
+        a = end[0] if np.isnan(a) else a
+        b = end[1] if np.isnan(b) else b
+        gaps.append(abs(np.log(max(b, 0.5) / max(a, 0.5))))
+    if not gaps:
+        raise ValueError("time_gap: neither curve reaches any level; run longer")
+    return float(max(gaps))
+
+
+@dataclass(frozen=True)
+class Match:
+    """How closely a candidate (a ReLN, a closed form) follows a reference network.
+
+    ``value``: median over seeds of :func:`time_gap` (reference seed ``s`` against
+    candidate seed ``s``); ``spread``: median over pairs of reference seeds of the same
+    gap (how far apart two runs of the reference itself are); ``alternative``: the same
+    as ``value`` for the paper's alternative, when there is one; ``per_seed``: the gaps
+    behind ``value``.
+    """
+
+    value: float
+    spread: float
+    alternative: float | None
+    per_seed: tuple
+
+    def record(self) -> dict:
+        """Keyword arguments for ``Records.add`` (the rulebook's ``seed_noise`` test)."""
+        return {"criterion": "seed_noise", "spread": self.spread, "alternative": self.alternative}
+
+
+def match(reference, candidate, alternative=None, levels=LEVELS) -> Match:
+    """:class:`Match` of ``candidate`` curves to ``reference`` curves (``(seeds, T)`` each,
+    or one curve for a deterministic candidate), calibrated by the reference's own seeds."""
+    R = np.atleast_2d(np.asarray(reference, float))
+    if R.shape[0] < 2:
+        raise ValueError("match needs at least 2 reference seeds: their spread is the yardstick")
+
+    def gaps(other):
+        O = np.atleast_2d(np.asarray(other, float))
+        if O.shape[0] == 1:
+            O = np.repeat(O, R.shape[0], axis=0)
+        if O.shape[0] != R.shape[0]:
+            raise ValueError(f"{O.shape[0]} candidate curves for {R.shape[0]} reference seeds")
+        return [time_gap(r, o, levels) for r, o in zip(R, O)]
+
+    per = gaps(candidate)
+    pairs = [time_gap(R[i], R[j], levels) for i, j in combinations(range(R.shape[0]), 2)]
+    alt = None if alternative is None else float(np.median(gaps(alternative)))
+    return Match(float(np.median(per)), float(np.median(pairs)), alt, tuple(float(g) for g in per))
 
 
 def curve_distance(La, Lb, floor_frac: float = 1e-3) -> float:
-    """Distance between two loss curves ([conv-data]; the book's curve measure).
+    """Distance between two loss curves, for pictures only ([conv-measures]): it is a
+    mean over epochs, so it shrinks as runs get longer; verdicts use :func:`time_gap`.
 
     The mean over epochs of ``|log max(L_a(t), f) - log max(L_b(t), f)|`` with the floor
     ``f = floor_frac * L_a(0)``.  A maximum of absolute differences is dominated by the
@@ -112,3 +215,44 @@ def stereotype_index(curves) -> int:
     curve to the mean curve ([conv-depth], Section 6)."""
     C = np.asarray(curves, float)
     return int(np.argmin(np.sum((C - C.mean(axis=0)) ** 2, axis=1)))
+
+
+def snap_to_contexts(gates, contexts, n_contexts: int, threshold: float = 0.5) -> np.ndarray:
+    """Each unit's gates replaced by its nearest context-level gate: on for every
+    datapoint of a context where it is on for at least ``threshold`` of them, off
+    elsewhere ([conv-census]).  ``gates``: ``H x P``."""
+    G = np.asarray(gates, float)
+    contexts = np.asarray(contexts)
+    out = np.zeros_like(G)
+    for c in range(n_contexts):
+        cols = contexts == c
+        out[:, cols] = (G[:, cols].mean(axis=1, keepdims=True) >= threshold)
+    return out
+
+
+def functional_census(W1, W2, X, contexts, n_contexts: int, threshold: float = 0.5) -> dict:
+    """The gating census read through the network's function ([conv-census]).
+
+    Every hidden unit of a one-hidden-layer ReLU network ``W2 relu(W1 X)`` is snapped to
+    its nearest context-level gate (:func:`snap_to_contexts`).  Returns
+    ``snap_change``: ``||yhat_snapped - yhat|| / ||yhat||``, how much of the output the
+    context-level description misses; and the share of the snapped output that each
+    class produces (``common``, ``mixed`` = on in C-1 of C, ``single``, ``other``), as
+    the Frobenius norm of the class's summed contribution over the sum of the four.
+    """
+    W1, W2, X = (np.asarray(a, float) for a in (W1, W2, X))
+    pre = W1 @ X
+    yhat = W2 @ np.maximum(pre, 0)
+    G = snap_to_contexts(pre > 0, contexts, n_contexts, threshold)
+    snapped = W2 @ (G * pre)
+    norm = np.linalg.norm(yhat)
+    change = float(np.linalg.norm(snapped - yhat) / norm) if norm > 0 else float("nan")
+    on = np.stack([G[:, np.asarray(contexts) == c].max(axis=1) for c in range(n_contexts)], axis=1)
+    k = on.sum(axis=1)
+    C = n_contexts
+    classes = {"common": k == C, "mixed": (k == C - 1) & (C > 2), "single": k == 1}
+    classes["other"] = ~(classes["common"] | classes["mixed"] | classes["single"])
+    parts = {c: float(np.linalg.norm(W2[:, m] @ (G[m] * pre[m]))) for c, m in classes.items()}
+    total = sum(parts.values())
+    shares = {c: (v / total if total > 0 else float("nan")) for c, v in parts.items()}
+    return {"snap_change": change, **shares}

@@ -1,15 +1,13 @@
 """Verdicts a reader can trust: every record is registered with its claim, kind and the
 provenance of what it is compared with, and every stored verdict is the one the rulebook
 computes from the stored fields (helpers.book.rulebook)."""
-import tomllib
-
 import pytest
 
 from helpers.book import rulebook
 from helpers.book.records import RESULTS_DIR, load_all
 
 RECORDS = load_all(RESULTS_DIR)
-REGISTRY = tomllib.loads((rulebook._CLAIMS).read_text())
+REGISTRY = rulebook.registry()
 ROWS = [(ch, name, r) for ch, recs in RECORDS.items() for name, r in recs.items()
         if not r.get("timing")]
 
