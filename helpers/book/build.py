@@ -48,8 +48,8 @@ SCRATCH = ROOT / "_build" / "papermill"
 
 # The chapters in reading order (the notebooks papermill executes).
 CHAPTERS = ["conventions", "background", "xor", "contexts", "extra_contexts", "depth",
-            "gate_finding", "proofs", "performance", "rulebook", "scorecard", "environment",
-            "execution"]
+            "gate_finding", "proofs", "reviewers", "digits", "performance", "rulebook",
+            "scorecard", "environment", "execution"]
 
 # Parameter profiles: ``--profile paper`` runs the paper-scale settings.
 PROFILES = {
@@ -61,6 +61,8 @@ PROFILES = {
         "depth": {"seeds": 99, "derived_seeds": 99},
         "gate_finding": {"trainings": 10},
         "proofs": {"relu_seeds": 10, "xor_seeds": 10},
+        "reviewers": {},
+        "digits": {},
     },
 }
 

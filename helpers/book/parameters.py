@@ -30,6 +30,8 @@ RULES: dict[str, dict[str, dict]] = {
     "proofs": {"relu_seeds": {"min": 2}, "reln_coupling": {"choices": ("full", "one-way")},
                "n_contexts": {"min": 2}},
     "gate_finding": {"depth_elbow_k_max": {"min": 0}},
+    "reviewers": {"seeds": {"min": 2}},
+    "digits": {"seeds": {"min": 2}},
 }
 
 

@@ -10,6 +10,7 @@
 ``relns``       the ReLNs of the contextual task (Sections 4-5)
 ``xor_reln``    the two ReLNs of the XoR task and their closed forms (Section 3)
 ``measures``    curve and learning-time comparisons, gating censuses
+``algorithm1``  Algorithm 1: the gates of a ReLU network found by k-means (Appendix B)
 ``checks``      input checks: every bad input is named before any work starts
 ==============  =========================================================================
 """

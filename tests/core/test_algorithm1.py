@@ -1,10 +1,10 @@
-"""Tests of helpers.chapters.gate_finding: Algorithm 1 (Appendix B, [conv-gate-finding]) and its elbow."""
+"""Tests of helpers.core.algorithm1: Algorithm 1 (Appendix B, [conv-gate-finding]) and its elbow."""
 import numpy as np
 import pytest
 from sklearn.cluster import KMeans
 
 import helpers as h
-from helpers.chapters import gate_finding as gf
+from helpers.core import algorithm1 as gf
 
 
 def _synthetic_samples(patterns, reps, noise=0.0, seed=0):

@@ -1,0 +1,365 @@
+"""Algorithm 1 of the paper: the gates of a ReLU network found by k-means (Appendix B;
+[conv-gate-finding]).
+
+Algorithm 1 trains a ReLU network several times and, every ``every`` epochs, samples the
+binary activity ``step(max(W h, 0))`` of one hidden layer (``H x P``); all samples are
+stacked as rows, "each sample appended vertically appears like a new neuron", and
+k-means (scikit-learn) clusters the rows into ``K`` centroids.  A centroid is a
+``P``-vector of activation frequencies: a gating pattern over the datapoints.
+
+The elbow of Appendix B / Fig. 9 turns each set of ``K`` binarised centroids into a
+GDLN (one pathway per centroid, seeing every input), trains it with the same engine,
+step size and epochs as the ReLU network, and measures how far its outputs stay from the
+ReLU network's.  Choices that the paper does not fix are named here and in the chapter:
+
+* binarisation: a centroid is on for a datapoint when its frequency is >= 1/2;
+* pathway widths: the ReLU layer's width split in proportion to the clusters' shares of
+  all samples (largest remainder), with the ReLU network's init std, so the GDLN has
+  the ReLU network's width and scale (Definition 3.1); a centroid that binarises to
+  "off everywhere" (dead units) gives no pathway;
+* error: the mean squared difference of the outputs, averaged over the output entries,
+  the datapoints and the sampled epochs (the paper's "mean-squared error between the
+  ReLU network and the GDLN"), seed ``s`` of the GDLN against seed ``s`` of the ReLU
+  network; the curve distance of the loss curves is reported beside it;
+* elbow rule: the ``K`` where the log error bends most, ``argmax_K [log e(K-1) -
+  2 log e(K) + log e(K+1)]`` (a large drop into ``K`` followed by a small one after).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .measures import context_patterns, curve_distance
+from .engine import GatedNetwork, Pathway, Run, deep_gdln, train
+from .checks import check_epochs, check_positive_int, check_positive
+
+__all__ = [
+    "SAMPLE_EVERY",
+    "GateSamples",
+    "Clustering",
+    "ElbowPoint",
+    "sample_epochs",
+    "sample_gates",
+    "samples_from_run",
+    "cluster_gates",
+    "pattern_strings",
+    "pathway_widths",
+    "centroid_gdln",
+    "gdln_error",
+    "elbow",
+    "elbow_k",
+]
+
+SAMPLE_EVERY = 100  # Algorithm 1: "if j mod 100 = 0"
+
+
+@dataclass
+class GateSamples:
+    """The stacked binary activity rows of Algorithm 1, with identical rows collapsed.
+
+    ``patterns`` (n_unique x P, bool) are the distinct rows and ``counts`` how many of
+    the ``n_samples = trainings x samples x H`` stacked rows equal each; k-means on
+    ``patterns`` with ``counts`` as sample weights has the objective of k-means on the
+    full stack.  ``run`` is the ReLU networks' training (loss every epoch, outputs at
+    the sample epochs); ``layer`` the hidden layer sampled (0-based).
+    """
+
+    patterns: np.ndarray
+    counts: np.ndarray
+    epochs: np.ndarray
+    run: Run
+    layer: int
+    width: int
+    index: np.ndarray = field(repr=False, default=None)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def P(self) -> int:
+        return int(self.patterns.shape[1])
+
+
+@dataclass
+class Clustering:
+    """``K`` k-means centroids of the activity rows (Algorithm 1's output).
+
+    ``centroids`` (K x P): activation frequencies; ``shares``: each cluster's fraction
+    of all stacked rows; ``inertia``: the k-means objective (weighted); ``labels``: the
+    cluster of each distinct activity row.  Clusters are
+    sorted by binarised pattern (more datapoints on first, then lexicographically
+    descending), then by share, so the order does not depend on k-means' labels.
+    """
+
+    K: int
+    centroids: np.ndarray
+    shares: np.ndarray
+    inertia: float
+    labels: np.ndarray = field(repr=False, default=None)
+    threshold: float = 0.5
+
+    @property
+    def binary(self) -> np.ndarray:
+        """Binarised centroids: on where the activation frequency is >= ``threshold``."""
+        return self.centroids >= self.threshold
+
+    @property
+    def alive(self) -> np.ndarray:
+        """Clusters whose binarised centroid is on for at least one datapoint."""
+        return self.binary.any(axis=1)
+
+
+def sample_epochs(epochs: int, every: int = SAMPLE_EVERY) -> np.ndarray:
+    """The epochs Algorithm 1 samples: after update ``j + 1`` for each ``j mod every = 0``,
+    ``j = 0 .. epochs - 1``; i.e. ``1, 1 + every, ...`` (the engine's epoch ``t`` is the
+    state after ``t`` updates)."""
+    epochs = check_epochs(epochs)
+    every = check_positive_int(every, "every")
+    return np.arange(1, epochs + 1, every)
+
+
+def sample_gates(
+    net: GatedNetwork,
+    X,
+    Y,
+    *,
+    lr: float,
+    epochs: int,
+    seeds: int | Sequence[int],
+    every: int = SAMPLE_EVERY,
+    layer: int = 0,
+) -> GateSamples:
+    """Algorithm 1's sampling loop (Appendix B): train ``net`` once per seed through
+    :func:`helpers.core.engine.train` and stack ``step(max(W h, 0))`` of hidden ``layer``
+    every ``every`` epochs.  Outputs are recorded at the same epochs (for the elbow)."""
+    if net.kind != "relu":
+        raise ValueError(f"Algorithm 1 samples a ReLU network's gates; got a network of kind {net.kind!r}")
+    if not isinstance(layer, (int, np.integer)) or not 0 <= layer < net.depth:
+        raise ValueError(f"layer must index a hidden layer, 0..{net.depth - 1}; got {layer!r}")
+    rec = sample_epochs(epochs, every)
+    run = train(net, X, Y, lr=lr, epochs=epochs, seeds=seeds, record_epochs=rec, record=("gates", "outputs"))
+    return samples_from_run(run, layer)
+
+
+def samples_from_run(run: Run, layer: int = 0, epochs: Sequence[int] | None = None,
+                     trainings: Sequence[int] | None = None) -> GateSamples:
+    """Stack the recorded gates of hidden ``layer`` as Algorithm 1's rows, collapsing
+    identical rows into counts: all recorded epochs and trainings, or the ``epochs``
+    listed and the ``trainings`` (indices into ``run.seeds``) listed."""
+    if "gates" not in run.records:
+        raise ValueError("the run holds no gates: train it with record=('gates', ...)")
+    if not isinstance(layer, (int, np.integer)) or not 0 <= layer < len(run.records["gates"]):
+        raise ValueError(f"layer must index a recorded hidden layer, 0..{len(run.records['gates']) - 1}; got {layer!r}")
+    G = run.records["gates"][layer]  # (seeds, R, H, P) bool
+    rec = run.record_epochs
+    if epochs is not None:
+        idx = [run.index(int(e)) for e in epochs]
+        if not idx:
+            raise ValueError("epochs lists no recorded epoch")
+        G, rec = G[:, idx], rec[idx]
+    if trainings is not None:
+        tr = [int(i) for i in trainings]
+        if not tr or min(tr) < 0 or max(tr) >= G.shape[0]:
+            raise ValueError(f"trainings must index 0..{G.shape[0] - 1}, got {list(trainings)}")
+        G = G[tr]
+    rows = G.reshape(-1, G.shape[-1])
+    patterns, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
+    return GateSamples(patterns=patterns.astype(bool), counts=counts, epochs=np.asarray(rec), run=run,
+                       layer=int(layer), width=int(G.shape[2]), index=inverse.reshape(G.shape[:3]))
+
+
+def cluster_gates(samples: GateSamples, K: int, *, random_state: int = 0, n_init: int = 10,
+                  threshold: float = 0.5) -> Clustering:
+    """``K``-means of the stacked activity rows (Algorithm 1: ``centroids = K-means(samples, K)``)
+    with scikit-learn, a fixed ``random_state``, and the duplicate counts as weights.
+
+    Runs with one OpenMP thread: the result does not depend on the thread count, and on
+    a shared machine many threads spinning on a small problem are far slower.
+    """
+    from sklearn.cluster import KMeans
+    from threadpoolctl import threadpool_limits
+
+    if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
+        raise ValueError(f"K must be a positive integer number of clusters, got {K!r}")
+    if K > len(samples.patterns):
+        raise ValueError(f"K={K} clusters but only {len(samples.patterns)} distinct activity rows were sampled")
+    if not 0 < threshold <= 1:
+        raise ValueError(f"threshold must lie in (0, 1], got {threshold}")
+    U = samples.patterns.astype(float)
+    w = samples.counts.astype(float)
+    with threadpool_limits(limits=1, user_api="openmp"):
+        km = KMeans(n_clusters=int(K), random_state=random_state, n_init=n_init).fit(U, sample_weight=w)
+    centroids = km.cluster_centers_
+    shares = np.bincount(km.labels_, weights=w, minlength=K) / w.sum()
+    b = centroids >= threshold
+    order = sorted(range(K), key=lambda k: (-b[k].sum(), tuple(-b[k].astype(int)), -shares[k]))
+    rank = np.empty(K, int)
+    rank[order] = np.arange(K)
+    return Clustering(K=int(K), centroids=centroids[order], shares=shares[order], inertia=float(km.inertia_),
+                      labels=rank[km.labels_], threshold=threshold)
+
+
+def pattern_strings(binary, contexts=None, n_contexts: int = 0) -> list[str]:
+    """Binarised centroids as on/off strings: per context (``'110'``: on in contexts 1
+    and 2, via :func:`helpers.core.measures.context_patterns`) when ``contexts`` is given,
+    else per datapoint (``'1001'``)."""
+    B = np.atleast_2d(np.asarray(binary, float))
+    if contexts is None:
+        return ["".join("1" if v else "0" for v in row) for row in B]
+    if n_contexts < 1:
+        raise ValueError("pattern_strings: give n_contexts >= 1 with contexts")
+    pats, _ = context_patterns(B, contexts, n_contexts)
+    return pats
+
+
+def pathway_widths(shares, width: int) -> np.ndarray:
+    """Split ``width`` hidden units in proportion to ``shares`` (largest remainder)."""
+    s = np.asarray(shares, float)
+    if s.ndim != 1 or s.size == 0 or np.any(s < 0) or s.sum() <= 0:
+        raise ValueError(f"shares must be a non-empty vector of non-negative numbers, got {shares}")
+    if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 1:
+        raise ValueError(f"width must be a positive integer, got {width!r}")
+    exact = s / s.sum() * width
+    w = np.floor(exact).astype(int)
+    rest = width - w.sum()
+    w[np.argsort(-(exact - w), kind="stable")[:rest]] += 1
+    return w
+
+
+def centroid_gdln(
+    clustering: Clustering,
+    d: int,
+    p: int,
+    *,
+    width: int,
+    init_std: float,
+    first_layer: int | None = None,
+    first_std: float | None = None,
+) -> GatedNetwork | None:
+    """A GDLN with one pathway per binarised centroid (Appendix B), seeing every input.
+
+    Widths: ``width`` split by the clusters' shares (:func:`pathway_widths`); a centroid
+    off everywhere gives no pathway (``None`` if none is left: the GDLN's output is 0).
+    ``first_layer``: for the depth network ([conv-contextual], Section 6), the centroids gate the
+    second hidden layer and a linear, always-on first layer of this width (init
+    ``first_std``) comes before it.
+    """
+    init_std = check_positive(init_std, "init_std")
+    P = clustering.centroids.shape[1]
+    widths = pathway_widths(clustering.shares, width)
+    keep = [k for k in range(clustering.K) if clustering.alive[k] and widths[k] > 0]
+    if not keep:
+        return None
+    pws = [Pathway(f"c{k + 1}", int(widths[k]), clustering.binary[k].astype(float), None, (init_std, init_std))
+           for k in keep]
+    if first_layer is None:
+        return deep_gdln(d, p, P, [pws])
+    std1 = check_positive(init_std if first_std is None else first_std, "first_std")
+    layer1 = [Pathway("layer1", int(first_layer), None, None, (std1, std1))]
+    return deep_gdln(d, p, P, [layer1, pws])
+
+
+@dataclass
+class ElbowPoint:
+    """One ``K`` of the elbow: its clustering, GDLN, errors and GDLN loss curves."""
+
+    K: int
+    clustering: Clustering
+    net: GatedNetwork | None
+    output_mse: float
+    curve_distance: float
+    loss: np.ndarray
+    outputs: np.ndarray = field(repr=False, default=None)
+
+
+def gdln_error(net: GatedNetwork | None, X, Y, relu_run: Run, *, lr: float, epochs: int, n_seeds: int | None = None):
+    """Train ``net`` with the ReLU run's seeds and compare it with the ReLU run (Fig. 9).
+
+    Returns ``(output_mse, curve_distance, loss, outputs)``: the mean over seeds, sampled
+    epochs, output entries and datapoints of ``(yhat_relu - yhat_gdln)^2``; the mean over
+    seeds of :func:`helpers.core.measures.curve_distance` between the loss curves; the GDLN's
+    loss ``(seeds, epochs + 1)`` and outputs at the sampled epochs.  ``net=None`` is the
+    GDLN with no pathway left: its output stays 0.  ``n_seeds``: compare only the first
+    ``n_seeds`` seeds of the ReLU run (all by default).
+    """
+    rec = relu_run.record_epochs
+    if "outputs" not in relu_run.records or relu_run.records["outputs"].shape[1] != rec.size:
+        raise ValueError("the ReLU run must hold outputs at its record epochs: record=('outputs', ...)")
+    if relu_run.loss.shape[1] != epochs + 1:
+        raise ValueError(f"the ReLU run has {relu_run.loss.shape[1] - 1} epochs, not {epochs}")
+    n = len(relu_run.seeds) if n_seeds is None else int(n_seeds)
+    if not 1 <= n <= len(relu_run.seeds):
+        raise ValueError(f"n_seeds must lie in 1..{len(relu_run.seeds)}, got {n_seeds!r}")
+    O_relu = relu_run.records["outputs"][:n]
+    L_relu = relu_run.loss[:n]
+    if net is None:
+        Y = np.asarray(Y, float)
+        loss = np.full_like(L_relu, 0.5 * np.sum(Y ** 2))
+        outputs = np.zeros_like(O_relu)
+    else:
+        run = train(net, X, Y, lr=lr, epochs=epochs, seeds=relu_run.seeds[:n], record_epochs=rec, record=("outputs",))
+        loss, outputs = run.loss, run.records["outputs"]
+    mse = float(np.mean((O_relu - outputs) ** 2))
+    cd = float(np.mean([curve_distance(a, b) for a, b in zip(L_relu, loss)]))
+    return mse, cd, loss, outputs
+
+
+def elbow(
+    samples: GateSamples,
+    X,
+    Y,
+    Ks: Sequence[int],
+    *,
+    lr: float,
+    epochs: int,
+    init_std: float,
+    first_layer: int | None = None,
+    first_std: float | None = None,
+    random_state: int = 0,
+    n_init: int = 10,
+    n_seeds: int | None = None,
+) -> list[ElbowPoint]:
+    """For each ``K``: cluster, build the centroid GDLN, train it, measure its error
+    against the sampled ReLU networks (Appendix B, Fig. 9); ``n_seeds`` as in
+    :func:`gdln_error`."""
+    X = np.asarray(X, float)
+    Y = np.asarray(Y, float)
+    out = []
+    for K in Ks:
+        cl = cluster_gates(samples, K, random_state=random_state, n_init=n_init)
+        net = centroid_gdln(cl, X.shape[0], Y.shape[0], width=samples.width, init_std=init_std,
+                            first_layer=first_layer, first_std=first_std)
+        mse, cd, loss, outputs = gdln_error(net, X, Y, samples.run, lr=lr, epochs=epochs, n_seeds=n_seeds)
+        out.append(ElbowPoint(K=int(K), clustering=cl, net=net, output_mse=mse, curve_distance=cd, loss=loss,
+                              outputs=outputs))
+    return out
+
+
+def elbow_k(Ks: Sequence[int], errors: Sequence[float], rule: str = "bend", factor: float = 2.0) -> int:
+    """The elbow of Fig. 9 ([conv-gate-finding]) by a stated rule.
+
+    ``'bend'`` (the book's rule): the ``K`` where the log error bends most,
+    ``argmax_K [log e(K-1) - 2 log e(K) + log e(K+1)]`` over the inner ``K`` of
+    consecutive ``Ks`` (ties: the smaller ``K``).  ``'within'`` (a check): the smallest
+    ``K`` whose error is within ``factor`` of the smallest error.
+    """
+    if rule not in ("bend", "within"):
+        raise ValueError(f"rule must be 'bend' or 'within', got {rule!r}")
+    Ks = np.asarray(list(Ks), int)
+    e = np.asarray(list(errors), float)
+    if Ks.shape != e.shape or Ks.size < 3:
+        raise ValueError(f"elbow_k needs at least 3 values of K with one error each, got {Ks.size} and {e.size}")
+    if np.any(np.diff(Ks) != 1):
+        raise ValueError(f"elbow_k needs consecutive K, got {Ks.tolist()}")
+    if np.any(~np.isfinite(e)) or np.any(e <= 0):
+        raise ValueError(f"elbow_k needs positive finite errors, got {e.tolist()}")
+    if rule == "within":
+        if not factor >= 1:
+            raise ValueError(f"factor must be >= 1, got {factor}")
+        return int(Ks[np.flatnonzero(e <= factor * e.min())[0]])
+    le = np.log(e)
+    bend = le[:-2] - 2 * le[1:-1] + le[2:]
+    return int(Ks[1 + int(np.argmax(bend))])
