@@ -29,7 +29,7 @@ from .engine import GatedNetwork, Pathway, forward, gdln, init_params
 from .measures import snap_to_contexts
 from .paper import CONTEXTS
 
-__all__ = ["RELN_KINDS", "INITS", "WIDTH", "STD_COMMON", "STD_CONTEXT", "context_pathways",
+__all__ = ["RELN_KINDS", "INITS", "item_rows", "WIDTH", "STD_COMMON", "STD_CONTEXT", "context_pathways",
            "context_reln", "common_fit", "derived_stds", "with_stds", "initial_weights",
            "reln_initial_weights"]
 
@@ -43,6 +43,12 @@ STD_CONTEXT = CONTEXTS.reln_std_context
 RELN_KINDS = ("mixed", "single", "both", "common")
 
 
+def item_rows(ds: Dataset) -> list[int]:
+    """The rows of ``X`` that describe the item (every row but the context one-hot rows,
+    which are named ``ctx1``, ``ctx2``, ...): what a context pathway sees."""
+    return [i for i, name in enumerate(ds.inputs) if not name.startswith("ctx")]
+
+
 def context_pathways(ds: Dataset, on: int, width: int = WIDTH, std: float = STD_CONTEXT, prefix: str = "ctx"):
     """One pathway per set of ``on`` contexts out of C, seeing the item inputs only.
 
@@ -52,7 +58,7 @@ def context_pathways(ds: Dataset, on: int, width: int = WIDTH, std: float = STD_
     C = ds.n_contexts
     if not 1 <= on <= C:
         raise ValueError(f"a context pathway must be on in 1..{C} contexts, got {on}")
-    items = [i for i, name in enumerate(ds.inputs) if name.startswith("item")]
+    items = item_rows(ds)
     out = []
     for subset in combinations(range(C), on):
         label = "".join(str(c + 1) for c in subset)
