@@ -2,7 +2,7 @@
 
 Every record's value is computed from seeded runs, so re-executing a chapter on the same
 machine must give the same numbers.  :func:`compare` lists each record whose value,
-compared value, tolerance or verdict moved beyond :data:`RTOL` (records keep 6
+compared value, spread, alternative or verdict moved beyond :data:`RTOL` (records keep 6
 significant digits), and each record that appeared or vanished.  Records marked
 ``"timing": true`` (seconds, speed-ups) are exempt: a clock is not seeded.
 
@@ -22,7 +22,7 @@ __all__ = ["RTOL", "Drift", "compare", "committed", "load", "report"]
 #: Relative difference beyond which a re-executed number has drifted.  Values are stored
 #: to 6 significant digits, so 1e-5 lets only the last stored digit round the other way.
 RTOL = 1e-5
-FIELDS = ("value", "paper", "tolerance", "verdict")
+FIELDS = ("value", "paper", "spread", "alternative", "verdict")
 ROOT = Path(__file__).resolve().parents[2]
 
 

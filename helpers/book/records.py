@@ -1,8 +1,10 @@
 """Records of a chapter's headline numbers, written to ``book/results/<chapter>.json``.
 
-Each record maps a name to ``{"value", "paper", "tolerance", "verdict", "note"}`` (and
-``"timing": true`` for a measured time, which re-execution need not reproduce); the
-scorecard page is built from these files, never typed by hand.
+Each record maps a name to its value, the value it is compared with (``"paper"``, whatever
+its provenance), the seed spread and the alternative where there are some, the claim's
+registry fields, the verdict and its reason, and a note (``"timing": true`` marks a
+measured time, which re-execution need not reproduce); the scorecard page is built from
+these files, never typed by hand.
 
 Where the records go: ``book/results`` by default; the environment variable
 ``HASTE_RESULTS_DIR`` names another folder (``python -m helpers.book`` sets it for runs
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["RESULTS_DIR", "RESULTS_VARIABLE", "results_dir", "Records", "verdict", "load_all",
+__all__ = ["RESULTS_DIR", "RESULTS_VARIABLE", "results_dir", "Records", "load_all",
            "claims_table"]
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "book" / "results"
@@ -51,18 +53,6 @@ def _plain(v):
     return v
 
 
-def verdict(value, paper=None, tolerance=None) -> str:
-    """``'reproduced'`` when ``|value - paper| <= tolerance``, else ``'not reproduced'``;
-    ``'measured'`` when there is nothing numeric to compare with."""
-    if paper is None or tolerance is None:
-        return "measured"
-    try:
-        ok = abs(float(value) - float(paper)) <= float(tolerance)
-    except (TypeError, ValueError):
-        ok = value == paper
-    return "reproduced" if ok else "not reproduced"
-
-
 class Records:
     """Collects one chapter's records; :meth:`save` writes them (sorted, stable)."""
 
@@ -71,40 +61,51 @@ class Records:
         self.directory = Path(directory) if directory is not None else results_dir()
         self.items: dict[str, dict] = {}
 
-    def add(self, name, value, paper=None, tolerance=None, verdict_=None, note="", figure=None,
-            timing=False, criterion=None, spread=None, alternative=None):
+    def add(self, name, value, paper=None, note="", figure=None, timing=False, criterion=None,
+            spread=None, alternative=None, target=None):
         """Add a record.
 
-        A record registered in the claims registry (:mod:`helpers.book.rulebook`) gets its
-        claim in words, provenance and kind from there, and its verdict and reason from
-        :func:`helpers.book.rulebook.decide`, by ``criterion`` (default: ``within`` with a
-        tolerance, ``exact`` for a non-numeric compared value); ``spread`` is the same
-        measure between seeds of the reference network, ``alternative`` the measure
-        against the paper's alternative.  Unregistered records (the performance page's
-        targets) keep the older rule: ``verdict_`` or :func:`verdict`.
-        ``timing``: the value is a measured time (or a ratio of times).
+        A record is registered in the claims registry (:mod:`helpers.book.rulebook`): it
+        gets its claim in words, provenance and kind from there, and its verdict and
+        reason from :func:`helpers.book.rulebook.decide` by ``criterion`` (default:
+        ``exact`` when a compared value ``paper`` is given).  ``spread`` is the same
+        measure between seeds of the reference network (or the value's own seed
+        spread), ``alternative`` the measure for the paper's alternative.
+
+        Only a measured time (``timing=True``: seconds or ratios of seconds, which a
+        re-execution need not reproduce) may go unregistered; the performance page's
+        targets are such records, ``target=("<=", 600)`` giving ``target met`` or
+        ``target missed``.
         """
         from . import rulebook
 
         entry = rulebook.claim(self.chapter, name)
-        item = {"value": _plain(value), "paper": _plain(paper), "tolerance": _plain(tolerance)}
+        item = {"value": _plain(value), "paper": _plain(paper)}
         if entry is not None:
-            if verdict_ is not None:
-                raise ValueError(f"{self.chapter}.{name}: verdicts are computed by the rulebook; "
-                                 "give a criterion, not a verdict")
+            if target is not None:
+                raise ValueError(f"{self.chapter}.{name}: a registered claim has no target")
             if criterion is None and paper is not None:
-                numeric = isinstance(item["paper"], (int, float)) and not isinstance(paper, bool)
-                criterion = "within" if numeric and tolerance is not None else (
-                    None if numeric else "exact")
+                criterion = "exact"
             v, reason = rulebook.decide(entry["kind"], entry["provenance"], criterion,
-                                        item["value"], item["paper"], item["tolerance"],
-                                        _plain(spread), _plain(alternative))
+                                        item["value"], item["paper"], _plain(spread),
+                                        _plain(alternative))
             item.update({k: entry.get(k, "") for k in
                          ("claim", "where", "group", "quote", "measure", "kind", "provenance")})
             item.update({"criterion": criterion, "spread": _plain(spread),
                          "alternative": _plain(alternative), "reason": reason})
         else:
-            v = verdict_ if verdict_ is not None else verdict(value, paper, tolerance)
+            if not timing:
+                raise ValueError(f"{self.chapter}.{name} is not registered: add it to "
+                                 f"helpers/book/claims/{self.chapter}.toml")
+            v = "measured"
+            if target is not None:
+                op, bound = target
+                if op not in ("<=", ">="):
+                    raise ValueError(f"target must be ('<=' or '>=', bound), got {target!r}")
+                met = value <= bound if op == "<=" else value >= bound
+                v = "target met" if met else "target missed"
+                item["paper"] = _plain(bound)
+                item["target"] = op
         item.update({"verdict": v, "note": note})
         self.items[name] = item
         if figure:
@@ -120,8 +121,8 @@ class Records:
         return path
 
     def table(self):
-        """The records as rows (name, value, paper, tolerance, verdict) for display."""
-        return [(k, r["value"], r["paper"], r["tolerance"], r["verdict"]) for k, r in self.items.items()]
+        """The records as rows (name, value, compared value, verdict) for display."""
+        return [(k, r["value"], r["paper"], r["verdict"]) for k, r in self.items.items()]
 
 
 def load_all(directory: Path | str | None = None) -> dict[str, dict]:
@@ -157,8 +158,8 @@ def claims_table(rows) -> str:
         compared = "—"
         if rec.get("paper") is not None:
             compared = _fmt(rec["paper"])
-            if rec.get("tolerance") is not None:
-                compared += f" ± {_fmt(rec['tolerance'])}"
+        if rec.get("alternative") is not None:
+            compared += f"; alternative {_fmt(rec['alternative'])}"
         if rec.get("provenance") and rec["provenance"] != "none":
             compared += f" ({rec['provenance']})"
         verdict_ = rec["verdict"]

@@ -1,17 +1,39 @@
+"""Records: what a chapter writes, and that only the rulebook decides a verdict."""
 import json
 
 import numpy as np
+import pytest
 
-from helpers.book.records import Records, claims_table, verdict
+from helpers.book import rulebook
+from helpers.book.records import Records, claims_table
 
 
-def test_records_roundtrip(tmp_path):
+@pytest.fixture
+def registered(monkeypatch):
+    entries = {"demo": {
+        "x": {"where": "Sec. 1", "group": "Section 2", "claim": "c", "quote": "q",
+              "measure": "m", "kind": "paper", "provenance": "paper"},
+        "y": {"where": "Sec. 1", "group": "Section 2", "claim": "d", "quote": "",
+              "measure": "m", "kind": "measured", "provenance": "none"}}}
+    monkeypatch.setattr(rulebook, "_registry", lambda: entries)
+
+
+def test_records_roundtrip(tmp_path, registered):
     rec = Records("demo", directory=tmp_path)
-    r = rec.add("x", np.float32(1.23456789), paper=1.2, tolerance=0.1, note="n")
+    r = rec.add("x", np.float32(0.05), spread=np.float64(0.03), alternative=0.4,
+                criterion="seed_noise", note="n")
     rec.add("y", {"a": np.arange(2)}, note="dict")
-    path = rec.save()
-    data = json.loads(path.read_text())
-    assert data["x"]["value"] == 1.23457 and data["x"]["verdict"] == "reproduced"
+    data = json.loads(rec.save().read_text())
+    assert data["x"]["value"] == 0.05 and data["x"]["verdict"] == "reproduced"
+    assert data["x"]["claim"] == "c" and data["x"]["provenance"] == "paper"
     assert data["y"]["value"] == {"a": [0, 1]} and data["y"]["verdict"] == "measured"
-    assert "| c | p | 1.235 | 1.2 ± 0.1 | reproduced |" in claims_table([("c", "p", r)])
-    assert verdict(2.0, 1.0, 0.5) == "not reproduced"
+    row = claims_table([("c", "p", r)])
+    assert "0.05 (seed spread 0.03)" in row and "reproduced: gap 0.05" in row
+
+
+def test_unregistered_records_are_refused_unless_timed(tmp_path, registered):
+    rec = Records("demo", directory=tmp_path)
+    with pytest.raises(ValueError, match="not registered"):
+        rec.add("z", 1.0)
+    assert rec.add("t", 530.0, timing=True, target=("<=", 600))["verdict"] == "target met"
+    assert rec.add("u", 0.4, timing=True, target=(">=", 0.55))["verdict"] == "target missed"

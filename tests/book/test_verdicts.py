@@ -31,8 +31,7 @@ def test_registry_entries_are_complete():
 def test_each_verdict_is_the_rulebooks(ch, name, r):
     assert r["verdict"] in rulebook.VERDICTS
     expected = rulebook.decide(r["kind"], r["provenance"], r.get("criterion"), r["value"],
-                               r["paper"], r["tolerance"], r.get("spread"),
-                               r.get("alternative"))
+                               r["paper"], r.get("spread"), r.get("alternative"))
     assert (r["verdict"], r["reason"]) == expected
 
 
@@ -44,14 +43,24 @@ def test_no_verdict_on_the_paper_without_the_papers_value(ch, name, r):
 
 
 def test_a_verdict_its_fields_cannot_justify_is_caught():
-    r = {"kind": "paper", "provenance": "derived here", "criterion": "within",
-         "value": 0.16, "paper": 0.0, "tolerance": 0.1}
-    v, _ = rulebook.decide(r["kind"], r["provenance"], r["criterion"], r["value"],
-                           r["paper"], r["tolerance"])
+    # a stand-in of the book's own (0 for a distance) cannot make a verdict on the paper
+    v, _ = rulebook.decide("paper", "derived here", "exact", 0.16, 0.0)
     assert v == "not testable"
-    v, _ = rulebook.decide("paper", "paper", "seed_noise", 0.16, None, spread=0.038,
-                           alternative=1.2)
-    assert v == "partly reproduced"
-    v, _ = rulebook.decide("paper", "paper", "seed_noise", 0.9, None, spread=0.038,
-                           alternative=1.2)
-    assert v == "not reproduced"
+    # the seed-noise rule: within 2 x spread, clearly nearer than the alternative, or not
+    assert rulebook.decide("paper", "paper", "seed_noise", 0.07, None, 0.038, 1.2)[0] == \
+        "reproduced"
+    assert rulebook.decide("paper", "paper", "seed_noise", 0.16, None, 0.038, 1.2)[0] == \
+        "partly reproduced"
+    assert rulebook.decide("paper", "paper", "seed_noise", 0.9, None, 0.038, 1.2)[0] == \
+        "not reproduced"
+    assert rulebook.decide("paper", "paper", "near", 0.89, 0.816, 0.027, 0.0)[0] == \
+        "partly reproduced"
+    assert rulebook.decide("check", "derived here", "gap", 0.08)[0] == "check failed"
+    with pytest.raises(ValueError, match="unknown criterion"):
+        rulebook.decide("paper", "paper", "within", 0.1, 0.0)
+
+
+def test_no_record_carries_a_tolerance_of_its_own():
+    for ch, name, r in ROWS:
+        assert "tolerance" not in r, f"{ch}.{name}: thresholds belong to the rulebook"
+        assert r.get("criterion") in (None, *rulebook.CRITERIA), (ch, name)
