@@ -164,7 +164,8 @@ def reln_initial_weights(reln: GatedNetwork, ds: Dataset, init: str, seeds, relu
     ``"authors"``: ``reln`` as built (the authors' stds), ``params0`` None (the engine
     draws it); ``"matched"``: every pathway at ``relu_std``; ``"derived"``: per seed,
     :func:`derived_stds` from the ReLU network ``relu_net`` of the same seed (its gates at
-    epoch 0, snapped to contexts), returned as stacked ``params0``.
+    epoch 0, snapped to contexts), returned as stacked ``params0``, and the network of
+    the first seed (its stds, e.g. for a prediction's initial strengths).
     """
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
@@ -180,5 +181,5 @@ def reln_initial_weights(reln: GatedNetwork, ds: Dataset, init: str, seeds, relu
         _, _, gs = forward(relu_net, init_params(relu_net, s), ds.X)
         snapped = snap_to_contexts(gs[0], ds.contexts, ds.n_contexts)
         nets.append(with_stds(reln, derived_stds(snapped, gates, widths, relu_std)))
-    return reln, initial_weights(nets, seeds)
+    return nets[0], initial_weights(nets, seeds)
 
