@@ -4,6 +4,7 @@
     python -m helpers.book execute xor             # one chapter, default parameters
     python -m helpers.book execute xor -p seeds 8  # other parameters: a run of its own
     python -m helpers.book execute --profile paper depth
+    python -m helpers.book execute --profile paper --record-times   # and store its times
     python -m helpers.book site                    # the site, from the committed notebooks
     python -m helpers.book site --from _build/runs/<run>   # the site of a run
     python -m helpers.book drift                   # records against the committed ones
@@ -62,7 +63,7 @@ PROFILES = {
         "gate_finding": {"trainings": 10},
         "proofs": {"relu_seeds": 10, "xor_seeds": 10},
         "reviewers": {},
-        "digits": {},
+        "digits": {"images_per_class": 0, "seeds": 10, "trainings": 10, "kmeans_n_init": 10},
     },
 }
 
@@ -209,14 +210,17 @@ def execute(name: str, parameters_: dict | None = None, run: Path | None = None,
     return seconds
 
 
-def _record_times(times: dict[str, float]) -> None:
-    """Default-build times per chapter, in ``book/stats/execution.json``."""
+def _record_times(times: dict[str, float], profile: str = "default") -> None:
+    """Times per chapter of a profile, in ``book/stats/execution.json`` (the default
+    build's as it goes; another profile's only when asked, after every chapter ran)."""
     STATS.mkdir(parents=True, exist_ok=True)
     path = STATS / "execution.json"
     data = json.loads(path.read_text()) if path.exists() else {}
-    data.setdefault("profiles", {}).setdefault("default", {}).update(
+    data.setdefault("profiles", {}).setdefault(profile, {}).update(
         {k: round(v, 1) for k, v in times.items()})
-    data["machine"] = _machine()
+    data.setdefault("machines", {})[profile] = _machine()
+    if profile == "default":
+        data["machine"] = _machine()
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
@@ -248,9 +252,17 @@ def _manifest(run: Path, profile: str, overrides: dict, times: dict) -> None:
     (run / "manifest.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
-def execute_all(names: list[str], profile: str = "default", overrides: dict | None = None):
-    """Execute ``names`` with ``profile`` and ``overrides``; the run folder or None."""
+def execute_all(names: list[str], profile: str = "default", overrides: dict | None = None,
+                record_times: bool = False):
+    """Execute ``names`` with ``profile`` and ``overrides``; the run folder or None.
+
+    ``record_times``: a profile's run (no overrides) also stores its chapters' times in
+    ``book/stats/execution.json`` once every chapter has succeeded (the Performance page
+    reports them); the run's notebooks and records stay in the run's folder."""
     overrides = dict(overrides or {})
+    if record_times and (overrides or profile == "default"):
+        raise SystemExit("refused before any work: --record-times stores a profile's times "
+                         "and takes a --profile other than default and no -p parameters")
     unknown = [n for n in names if n not in CHAPTERS]
     if unknown:
         raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
@@ -290,6 +302,9 @@ def execute_all(names: list[str], profile: str = "default", overrides: dict | No
             _manifest(run, profile, overrides, times)
     _progress(f"executed {len(times)} chapters in {sum(times.values()):.1f} s"
               + (f"; the run is in {run}" if run else ""))
+    if record_times:
+        _record_times(times, profile)
+        _progress(f"stored the {profile} profile's times in {STATS / 'execution.json'}")
     return run
 
 
@@ -457,6 +472,8 @@ def main(argv=None) -> None:
         p.add_argument("--profile", default="default", choices=sorted(PROFILES))
         p.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
                        metavar=("NAME", "VALUE"), help="a chapter parameter (VALUE read as JSON)")
+        p.add_argument("--record-times", action="store_true",
+                       help="store a profile's chapter times in book/stats/execution.json")
     s = sub.add_parser("site")
     s.add_argument("--from", dest="source", default=None, help="a run folder (_build/runs/...)")
     d = sub.add_parser("drift")
@@ -471,7 +488,8 @@ def main(argv=None) -> None:
     run = None
     if args.cmd in ("build", "execute"):
         overrides = {k: _parse_value(v) for k, v in args.parameter}
-        run = execute_all(args.chapters or chapters_present(), args.profile, overrides)
+        run = execute_all(args.chapters or chapters_present(), args.profile, overrides,
+                          record_times=args.record_times)
     if args.cmd == "build":
         site(source=run)
     if args.cmd == "site":

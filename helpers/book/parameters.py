@@ -25,13 +25,13 @@ _CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[parameters[^\]]*\]\n\n?
 
 #: Rules beyond the default's type: ``{chapter: {name: {"min": m} or {"choices": (...)}}}``.
 RULES: dict[str, dict[str, dict]] = {
-    "contexts": {"seeds": {"min": 2}},
+    "contexts": {"seeds": {"min": 2}, "reln_init": {"choices": ("authors", "matched", "derived")}},
     "depth": {"oneway_seeds": {"min": 0}, "coupling": {"choices": ("full", "one-way")}},
     "proofs": {"relu_seeds": {"min": 2}, "reln_coupling": {"choices": ("full", "one-way")},
                "n_contexts": {"min": 2}},
     "gate_finding": {"depth_elbow_k_max": {"min": 0}},
     "reviewers": {"seeds": {"min": 2}},
-    "digits": {"seeds": {"min": 2}},
+    "digits": {"seeds": {"min": 2}, "images_per_class": {"min": 0}},
 }
 
 

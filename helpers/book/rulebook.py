@@ -151,6 +151,9 @@ def _rule(criterion, value, compared, spread, alternative) -> str:
         return f"time gap {g(value)} against {CHECK_GAP:g}"
     if criterion == "smaller" and _number(value) and _number(compared):
         return f"{g(value)} against {CLEARLY:g} x {g(compared)}"
+    if criterion == "exact":
+        show = lambda x: g(x) if _number(x) else repr(x)[:60]  # noqa: E731
+        return f"{show(value)} against {show(compared)}"
     return CRITERIA.get(criterion, "")
 
 
