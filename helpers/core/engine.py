@@ -347,21 +347,26 @@ CHUNK = 100
 UNROLL = 2
 
 
-def _segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int]:
-    """``(k, n_full, tail)``: the ``epochs + 1`` steps split into segments of ``k``
-    steps, so that every recorded epoch starts a segment; ``n_full`` whole segments and a
-    last one of ``tail`` steps (0: none).  Recording then needs no branch in the loop:
-    a snapshot is taken at the start of every segment (one forward pass per ``k``
-    epochs), into a spare slot when that epoch is not recorded."""
+def _segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int, int]:
+    """``(k, offset, n_full, tail)``: the ``epochs + 1`` steps split into ``offset``
+    steps, then segments of ``k`` steps, so that every recorded epoch starts a segment:
+    ``k`` is the greatest common divisor of the gaps between recorded epochs and
+    ``offset`` the first one's remainder (epochs 1, 101, 201, ... give ``k = 100``,
+    ``offset = 1``); ``n_full`` whole segments and a last one of ``tail`` steps (0: none).
+    Recording then needs no branch in the loop: a snapshot is taken at the start of every
+    segment (one forward pass per ``k`` epochs), into a spare slot when that epoch is not
+    recorded."""
     steps = epochs + 1
-    k = int(np.gcd.reduce(rec)) if rec.size else 0
-    if k == 0:
+    if rec.size > 1:
+        k = int(np.gcd.reduce(np.diff(rec)))
+    else:
         k = min(CHUNK, steps)
-    return k, steps // k, steps % k
+    offset = int(rec[0] % k) if rec.size else 0
+    return k, offset, (steps - offset) // k, (steps - offset) % k
 
 
-def _one_seed(V0, arrays, Xr, Y, lr, slots, *, static, coupling, record, k, n_full, tail,
-              n_records):
+def _one_seed(V0, arrays, Xr, Y, lr, slots, *, static, coupling, record, k, offset, n_full,
+              tail, n_records):
     """Full-batch gradient descent of one seed: the reported loss before every update
     (``epochs + 1`` values) and the record buffers (``n_records`` slots and a spare)."""
     grad_fn = jax.value_and_grad(partial(_train_loss, static, coupling, arrays), has_aux=True)
@@ -381,21 +386,26 @@ def _one_seed(V0, arrays, Xr, Y, lr, slots, *, static, coupling, record, k, n_fu
     def keep(bufs, V, seg):
         if not record:
             return bufs
-        start = seg * k
+        start = offset + seg * k
         return jax.tree_util.tree_map(lambda b, v: b.at[slots[seg]].set(v), bufs, snap(V, t=start))
 
     def segment(carry, seg):
         V, bufs = carry
         bufs = keep(bufs, V, seg)
-        V, losses = run(V, seg * k, k)
+        V, losses = run(V, offset + seg * k, k)
         return (V, bufs), losses
 
-    (V, bufs), losses = jax.lax.scan(segment, (list(V0), bufs0), jnp.arange(n_full, dtype=jnp.int32))
-    losses = losses.reshape(-1)
+    V, parts = list(V0), []
+    if offset:
+        V, first = run(V, jnp.int32(0), offset)
+        parts.append(first)
+    (V, bufs), losses = jax.lax.scan(segment, (V, bufs0), jnp.arange(n_full, dtype=jnp.int32))
+    parts.append(losses.reshape(-1))
     if tail:
         bufs = keep(bufs, V, jnp.int32(n_full))
-        V, last = run(V, jnp.int32(n_full * k), tail)
-        losses = jnp.concatenate([losses, last])
+        V, last = run(V, jnp.int32(offset + n_full * k), tail)
+        parts.append(last)
+    losses = jnp.concatenate(parts) if len(parts) > 1 else parts[0]
     return losses, jax.tree_util.tree_map(lambda b: b[:n_records], bufs)
 
 
@@ -560,12 +570,12 @@ def train(
     pad = how.padded - len(seeds)
     stacked = [np.concatenate([W, np.repeat(W[-1:], pad, axis=0)]) if pad else W for W in stacked]
 
-    k, n_full, tail = _segments(epochs, rec)
+    k, offset, n_full, tail = _segments(epochs, rec)
     slots = np.full(n_full + 1, max(int(rec.size), 1), np.int32)  # the spare slot
-    slots[rec // k] = np.arange(rec.size)
+    slots[(rec - offset) // k] = np.arange(rec.size)
     what = tuple(sorted(set(record))) if rec.size else ()
     mesh, fn = _compiled(how, static=_static(net), coupling=net.coupling, record=what, k=k,
-                         n_full=n_full, tail=tail, n_records=max(int(rec.size), 1))
+                         offset=offset, n_full=n_full, tail=tail, n_records=max(int(rec.size), 1))
     rows = PartitionSpec("seeds")
     loss, bufs = fn(
         [_put(np.asarray(W, np.float32), mesh, rows) for W in _to_rows_stacked(stacked)],

@@ -163,3 +163,19 @@ def test_nonfinite_data_raises():
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="finite"):
         h.train(h.linear_network((4, 8, 7), 0.1), X, h.hierarchy4().Y, lr=0.01, epochs=10)
+
+
+def test_recorded_epochs_off_the_grid_are_the_same_states():
+    # epochs 1, 101, 201 are recorded in segments of 100 after one step (engine._segments);
+    # they must be the states a denser recording sees at the same epochs
+    ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
+    net = h.relu_network((11, 30, 60), 0.01)
+    sparse = h.train(net, ds.X, ds.Y, lr=1e-3, epochs=250, seeds=[0, 1],
+                     record_epochs=[1, 101, 201], record=("weights", "outputs"))
+    dense = h.train(net, ds.X, ds.Y, lr=1e-3, epochs=250, seeds=[0, 1],
+                    record_epochs=range(0, 251), record=("weights", "outputs"))
+    np.testing.assert_array_equal(sparse.loss, dense.loss)
+    for e in (1, 101, 201):
+        np.testing.assert_allclose(sparse.records["outputs"][:, sparse.index(e)],
+                                   dense.records["outputs"][:, dense.index(e)], rtol=1e-6)
+    assert h.engine._segments(8001, np.arange(1, 8002, 100)) == (100, 1, 80, 1)
