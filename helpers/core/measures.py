@@ -15,6 +15,7 @@ __all__ = [
     "time_gap",
     "Match",
     "match",
+    "seed_spread",
     "curve_distance",
     "halfway_time",
     "learning_time_from_curve",
@@ -95,6 +96,15 @@ class Match:
     def record(self) -> dict:
         """Keyword arguments for ``Records.add`` (the rulebook's ``seed_noise`` test)."""
         return {"criterion": "seed_noise", "spread": self.spread, "alternative": self.alternative}
+
+
+def seed_spread(values) -> float:
+    """The seed spread of a scalar measured once per seed ([conv-measures]): the median
+    over pairs of seeds of ``|x_a - x_b|``, the yardstick of the rulebook's ``near``."""
+    v = np.asarray(values, float).ravel()
+    if v.size < 2:
+        raise ValueError("seed_spread needs at least 2 seeds")
+    return float(np.median([abs(a - b) for a, b in combinations(v, 2)]))
 
 
 def match(reference, candidate, alternative=None, levels=LEVELS) -> Match:

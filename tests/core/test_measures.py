@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from helpers.core.measures import curve_distance, gating_census, halfway_time, stereotype_index
 
@@ -25,3 +26,45 @@ def test_gating_census_classes():
     c = gating_census(gates, W1, W2, contexts, 3)
     assert c["common"] == 0.25 and c["mixed"] == 0.25 and c["single"] == 0.5
     assert c["item_dependent"] == 0.25
+
+
+def test_time_gap_does_not_depend_on_run_length_and_seed_spread_is_pairwise():
+    from helpers.core import measures
+
+    t = np.arange(4000)
+    a = 100 / (1 + np.exp((t - 800) / 60)) + 0.01
+    b = 100 / (1 + np.exp((t - 880) / 60)) + 0.01
+    g = measures.time_gap(a, b)
+    assert g == pytest.approx(np.log(880 / 800), rel=0.05)
+    assert measures.time_gap(a[:1500], b[:1500]) == pytest.approx(g)
+    assert measures.time_gap(a, b) == pytest.approx(measures.time_gap(b, a))
+    # a level one curve never reaches counts at the run's end (a lower bound)
+    flat = np.full(4000, 100.0) - np.linspace(0, 60, 4000)
+    assert measures.time_gap(a, flat) >= np.log(3999 / measures.level_times(a)[1])
+    assert measures.seed_spread([1.0, 2.0, 4.0]) == 2.0
+    m = measures.match([a, b], [b, a], alternative=[flat, flat])
+    assert m.value == pytest.approx(g) and m.spread == pytest.approx(g)
+    assert m.record()["criterion"] == "seed_noise"
+    with pytest.raises(ValueError, match="2 reference seeds"):
+        measures.match([a], [b])
+
+
+def test_functional_census_of_units_built_to_be_contextual():
+    from helpers.core import measures
+
+    import helpers as h
+
+    ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
+    # unit 0: on everywhere (item weights 1); unit 1: off in context 3; unit 2: context 2 only
+    W1 = np.zeros((3, 11))
+    W1[0, :8] = 1.0
+    W1[1, :8], W1[1, 10] = 1.0, -5.0
+    W1[2, :8], W1[2, 8], W1[2, 10] = 1.0, -5.0, -5.0
+    W2 = np.ones((60, 3))
+    fc = measures.functional_census(W1, W2, ds.X, ds.contexts, 3)
+    assert fc["snap_change"] == pytest.approx(0.0, abs=1e-12)  # already context-level
+    assert fc["common"] > fc["mixed"] > fc["single"] > 0 and fc["other"] == 0
+    assert fc["common"] + fc["mixed"] + fc["single"] + fc["other"] == pytest.approx(1.0)
+    G = measures.snap_to_contexts(np.array([[1, 1, 0, 0, 0, 0]]), np.array([0, 0, 0, 1, 1, 1]), 2,
+                                  threshold=0.5)
+    np.testing.assert_array_equal(G, [[1, 1, 1, 0, 0, 0]])
