@@ -17,7 +17,10 @@ race reduction closes:
   ``s = sqrt((C-1)/C) sigma`` with ``sigma`` those of the item-centred structure ``B_c``;
   its input variance is ``d = C - 1`` and two context pathways overlap in ``C - 2``
   contexts, ``Sigma_x(q, p) = (C-2) I``;
-* the output singular vectors of two context pathways have cosine ``-1/(C-1)``, so the
+* the output singular vectors of two context pathways have cosine ``-1/(C-1)`` and the
+  pathways share ``C - 2`` contexts, so two pathways are coupled in the race by
+  ``cosine x shared input variance = -(C-2)/(C-1)`` (:attr:`ContextModes.coupling`; the
+  authors' hand-set overlap, about -0.45 for C = 3, is this number at C = 3), and the
   race term ``sum_q u_p^T u_q v^T Sigma_x(q, p) v`` collapses to an effective input variance
   ``d_eff = (C-1) - (C-1) (C-2)/(C-1) = 1`` (the paper's "d / (C-1)");
 * every context pathway therefore follows Eq. 7 with ``(s, d_eff = 1)``.
@@ -28,8 +31,11 @@ The initial mode strengths are derived from the initialisation.  The common path
 targets, whose singular values are ``sqrt(C (C-1)) sigma`` (C times larger), and grow along
 them.  :func:`head_start_gain` integrates that phase in the small-weight (linear) limit;
 :func:`matched_initial_strength` integrates it with the pathways' own learning and matches
-Eq. 7 to what it leaves; :func:`context_initial_strength` chooses (``'none'`` = no head
-start, as if the context pathways started on the converged residual).
+Eq. 7 to what it leaves; :func:`context_initial_strength` chooses (``'head_start'``, the
+default; ``'linear'``; ``'none'`` = no head start, as if the context pathways started on
+the converged residual).  How the pathways' weights start is itself a choice
+([conv-init]): :func:`init_stds` reads it off :func:`helpers.core.relns.reln_initial_weights`
+and :func:`closed_form_losses` gives the closed form each choice implies.
 """
 from __future__ import annotations
 
@@ -59,7 +65,14 @@ __all__ = [
     "loss_from_maps",
     "output_mode_strengths",
     "census_by_contexts_on",
+    "functional_by_contexts_on",
     "node_reuse_index",
+    "contexts_per_unit",
+    "unit_profile",
+    "init_stds",
+    "closed_form_for_stds",
+    "closed_form_losses",
+    "census_over_training",
 ]
 
 
@@ -183,6 +196,13 @@ class ContextModes:
     @property
     def fixed_points(self) -> np.ndarray:
         return self.s / self.d_eff
+
+    @property
+    def coupling(self) -> float:
+        """How strongly two context pathways are coupled in the race: the cosine of their
+        output singular vectors times their shared input variance, ``-(C-2)/(C-1)``
+        (equal to the cosine ``-1/(C-1)`` only for C = 3)."""
+        return float(self.cosine * self.overlap)
 
 
 def context_modes(ds: Dataset, tol: float = 1e-9) -> ContextModes:
@@ -310,16 +330,16 @@ def matched_initial_strength(s, s_common, d_common, C, a0_common, lr, width, std
     return out
 
 
-A0_METHODS = ("matched", "linear", "none")
+A0_METHODS = ("head_start", "linear", "none")
 
 
 def context_initial_strength(cm: ContextModes, lr: float, width: int = WIDTH, std_context: float = STD_CONTEXT,
-                             std_common: float = STD_COMMON, method: str = "matched", settle: float = 1e-6) -> np.ndarray:
+                             std_common: float = STD_COMMON, method: str = "head_start", settle: float = 1e-6) -> np.ndarray:
     """Effective initial strength of each context mode, derived from the init (no fitted constant).
 
     ``method``: ``'none'``: :func:`helpers.core.linear.initial_mode_strength` alone (the
     context pathways as if they started on the converged residual); ``'linear'``: times
-    :func:`head_start_gain` (small-weight head start); ``'matched'``:
+    :func:`head_start_gain` (small-weight head start); ``'head_start'``:
     :func:`matched_initial_strength` (head start with the pathways' own learning).  The
     common pathway's ``a0`` is ``initial_mode_strength(width, std_common, std_common)``.
     """
@@ -373,7 +393,7 @@ class ClosedForm:
 
 
 def closed_form(ds: Dataset, t, lr: float, width: int = WIDTH, std_common: float = STD_COMMON,
-                std_context: float = STD_CONTEXT, a0_method: str = "matched", a0_context=None,
+                std_context: float = STD_CONTEXT, a0_method: str = "head_start", a0_context=None,
                 settle: float = 1e-6) -> ClosedForm:
     """Closed-form mode strengths and summed loss of the Section 5 ReLN at epochs ``t``.
 
@@ -466,3 +486,141 @@ def node_reuse_index(shares_by_k) -> float:
     sh = np.asarray(shares_by_k, float)
     C = sh.shape[-1] - 1
     return float(np.sum(sh * np.arange(C + 1)) / C / np.sum(sh))
+
+
+def functional_by_contexts_on(W1, W2, X, contexts, n_contexts: int, threshold: float = 0.5) -> np.ndarray:
+    """The census by number of contexts read through the function ([conv-census]).
+
+    Every hidden unit of ``W2 relu(W1 X)`` is snapped to its nearest context-level gate
+    (:func:`helpers.core.measures.snap_to_contexts`); returns, for ``k = 0..C``, the
+    share of the snapped output produced by the units on in ``k`` contexts (the norm of
+    their summed contribution over the sum of the ``C + 1`` norms), as
+    :func:`helpers.core.measures.functional_census` does for its four classes.
+    """
+    from ..core.measures import snap_to_contexts
+
+    W1, W2, X = (np.asarray(a, float) for a in (W1, W2, X))
+    contexts = np.asarray(contexts)
+    pre = W1 @ X
+    G = snap_to_contexts(pre > 0, contexts, n_contexts, threshold)
+    on = np.stack([G[:, contexts == c].max(axis=1) for c in range(n_contexts)], axis=1)
+    k = on.sum(axis=1).astype(int)
+    parts = np.array([np.linalg.norm(W2[:, k == j] @ (G[k == j] * pre[k == j]))
+                      for j in range(n_contexts + 1)])
+    if parts.sum() <= 0:
+        raise ValueError("functional_by_contexts_on: the snapped network has no output")
+    return parts / parts.sum()
+
+
+def contexts_per_unit(shares_by_k) -> float:
+    """Weighted mean number of contexts a unit is on in, ``sum_k share_k k``: ``C`` when
+    every unit is common, ``C - 1`` for a pure C-1-of-C code, 1 for single-context units
+    (:func:`node_reuse_index` is this divided by ``C``)."""
+    sh = np.asarray(shares_by_k, float)
+    return float(np.sum(sh * np.arange(sh.shape[-1])) / np.sum(sh))
+
+
+def unit_profile(gates, W1, W2, contexts, n_contexts: int, k: int, context_rows,
+                 threshold: float = 0.5) -> dict:
+    """What the units on in exactly ``k`` contexts do ([conv-census]), weighted by
+    :func:`helpers.core.measures.unit_weight`.
+
+    Returns their share of the weight, the mean number of a context's datapoints they are
+    active for in the contexts they are on in (``active_on``) and in those they are off
+    in (``active_off``), and their mean weight from the context inputs ``context_rows``
+    of ``W1`` in those two sets of contexts (``context_weight_on``, ``context_weight_off``).
+    """
+    from ..core.measures import context_patterns, unit_weight
+
+    G = np.asarray(gates, float)
+    W1 = np.asarray(W1, float)
+    contexts = np.asarray(contexts)
+    w = unit_weight(W1, np.asarray(W2, float))
+    pats, _ = context_patterns(G, contexts, n_contexts, threshold)
+    on = np.array([[c == "1" for c in p] for p in pats])
+    sel = on.sum(axis=1) == k
+    if not sel.any() or k in (0, n_contexts):
+        return {"share": float(w[sel].sum() / w.sum()), "active_on": float("nan"),
+                "active_off": float("nan"), "context_weight_on": float("nan"),
+                "context_weight_off": float("nan")}
+    count = np.stack([G[:, contexts == c].sum(axis=1) for c in range(n_contexts)], axis=1)
+    cw = W1[:, list(context_rows)]
+    ws = w[sel]
+
+    def mean(values, mask):
+        per_unit = np.array([v[m].mean() for v, m in zip(values, mask)])
+        return float(np.sum(ws * per_unit) / ws.sum())
+
+    return {"share": float(ws.sum() / w.sum()),
+            "active_on": mean(count[sel], on[sel]), "active_off": mean(count[sel], ~on[sel]),
+            "context_weight_on": mean(cw[sel], on[sel]),
+            "context_weight_off": mean(cw[sel], ~on[sel])}
+
+
+def init_stds(reln, ds: Dataset, init: str, seeds, relu_net, relu_std: float) -> list[dict]:
+    """Each seed's initial std per pathway of the ReLN ``reln`` started by ``init``
+    ([conv-init]; :func:`helpers.core.relns.reln_initial_weights`): ``[{pathway: std}]``."""
+    from ..core.relns import reln_initial_weights
+
+    def stds(net):
+        L = net.layers[-1]
+        return {n: float(L.in_std[sl][0]) for n, sl in L.pathways}
+
+    if init != "derived":
+        net, _ = reln_initial_weights(reln, ds, init, seeds, relu_net, relu_std)
+        return [stds(net)] * len(list(seeds))
+    return [stds(reln_initial_weights(reln, ds, init, [s], relu_net, relu_std)[0]) for s in seeds]
+
+
+def closed_form_for_stds(ds: Dataset, t, lr: float, stds: dict, width: int = WIDTH,
+                         a0_method: str = "head_start", settle: float = 1e-6) -> ClosedForm:
+    """:func:`closed_form` for a ReLN whose pathways start at the stds ``stds``
+    (``{"common": ..., context pathway: ...}``, e.g. from :func:`init_stds`).
+
+    The closed form treats the C context pathways as one symmetric set, so they enter
+    with one std: the root mean square of theirs, which keeps their mean initial strength
+    ``width sigma^2 / 2`` (a choice, exact when the init gives every context pathway the
+    same std, as the authors' and the matched ones do).
+    """
+    ctx = [v for n, v in stds.items() if n != "common"]
+    if "common" not in stds or not ctx:
+        raise ValueError(f"stds must name the common pathway and the context pathways, got {sorted(stds)}")
+    return closed_form(ds, t, lr, width=width, std_common=stds["common"],
+                       std_context=float(np.sqrt(np.mean(np.square(ctx)))), a0_method=a0_method,
+                       settle=settle)
+
+
+def closed_form_losses(ds: Dataset, t, lr: float, stds_per_seed, width: int = WIDTH,
+                       settle: float = 1e-6) -> np.ndarray:
+    """The closed-form loss ``(seeds, T)`` for each seed's initial stds (:func:`init_stds`),
+    computed once per distinct set of stds."""
+    cache: dict = {}
+    out = []
+    for stds in stds_per_seed:
+        key = tuple(sorted(stds.items()))
+        if key not in cache:
+            cache[key] = closed_form_for_stds(ds, t, lr, stds, width=width, settle=settle).loss
+        out.append(cache[key])
+    return np.stack(out)
+
+
+def census_over_training(gates, W1s, W2s, ds: Dataset, threshold: float = 0.5) -> dict:
+    """The ReLU network's census at every recorded epoch and seed ([conv-census]).
+
+    ``gates`` ``(S, R, H, P)``, ``W1s`` ``(S, R, H, d)``, ``W2s`` ``(S, R, p, H)`` as the
+    engine records them.  Returns ``"census"`` (``S x R`` dicts of
+    :func:`helpers.core.measures.gating_census`), ``"by_k"`` ``(S, R, C+1)`` (weight share
+    by number of contexts on, :func:`census_by_contexts_on`) and ``"functional_by_k"``
+    ``(S, R, C+1)`` (the same through the function, :func:`functional_by_contexts_on`).
+    """
+    from ..core.measures import gating_census
+
+    C = ds.n_contexts
+    S, R = np.shape(W1s)[:2]
+    census = [[gating_census(gates[s, r], W1s[s, r], W2s[s, r], ds.contexts, C, threshold)
+               for r in range(R)] for s in range(S)]
+    by_k = np.array([[census_by_contexts_on(gates[s, r], W1s[s, r], W2s[s, r], ds.contexts, C,
+                                            threshold) for r in range(R)] for s in range(S)])
+    func = np.array([[functional_by_contexts_on(W1s[s, r], W2s[s, r], ds.X, ds.contexts, C,
+                                                threshold) for r in range(R)] for s in range(S)])
+    return {"census": census, "by_k": by_k, "functional_by_k": func}

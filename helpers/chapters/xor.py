@@ -2,7 +2,8 @@
 
 The ReLNs of the XoR task and their closed forms live in :mod:`helpers.core.xor_reln`
 (the proofs chapter uses them too); this module holds the chapter's measurements of the
-ReLU networks: their gating classes and shares, and where the share crosses over.
+ReLU networks: their gating classes and shares, where the share crosses over, and the
+limit of that crossover for vanishing initial weights.
 """
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import numpy as np
 from ..core import measures
 from ..core.xor_reln import GATES, LEARNING_FRACTION, _check_eps
 
-__all__ = ["speed_ratio_window", "learning_times", "gating_classes", "gating_shares", "crossover"]
+__all__ = ["speed_ratio_window", "learning_times", "gating_classes", "gating_shares", "crossover",
+           "small_init_limit"]
 
 
 def speed_ratio_window(ratio: float = 1.1) -> tuple[float, float]:
@@ -68,3 +70,38 @@ def crossover(eps, share, level: float = 0.5) -> float:
         return float("nan")
     k = idx[0]
     return float(e[k - 1] + (level - y[k - 1]) * (e[k] - e[k - 1]) / (y[k] - y[k - 1]))
+
+
+def small_init_limit(x, switches, bootstrap: int = 2000, seed: int = 0) -> dict:
+    """The switch margin extrapolated to vanishing initial weights, with an interval.
+
+    Fits ``eps_x = eps_inf + slope * x`` by least squares to the median switch of each
+    setting, ``x = 1 / ln(1 / u0*)`` (0 for an infinitely small init).  ``switches`` is
+    ``(settings, seeds)``: seed ``k`` of every setting starts from the same normal numbers
+    (scaled), so the interval resamples whole seeds, the same ones in every setting
+    (``bootstrap`` resamples with replacement, NumPy ``default_rng(seed)``); NaN (no
+    switch) is ignored in a median.  Returns ``eps_inf``, ``slope``, the largest
+    ``residual`` of the fit, and the 2.5 / 97.5 percentiles ``lo``, ``hi`` and the standard
+    deviation ``sd`` of the resampled ``eps_inf``: an interval over seeds, not over the
+    form of the fit, which is assumed.
+    """
+    x = np.asarray(x, float)
+    Y = np.asarray(switches, float)
+    if x.ndim != 1 or Y.ndim != 2 or Y.shape[0] != x.size:
+        raise ValueError(f"need one x per setting and (settings, seeds) switches, got {x.shape}, {Y.shape}")
+    if x.size < 2 or np.unique(x).size < 2:
+        raise ValueError("the fit needs at least two settings with different x")
+    if int(bootstrap) < 1:
+        raise ValueError(f"bootstrap must be >= 1, got {bootstrap}")
+    n = Y.shape[1]
+
+    def fit(idx):
+        return np.polyfit(x, np.nanmedian(Y[:, idx], axis=1), 1)
+
+    slope, eps_inf = fit(np.arange(n))
+    residual = float(np.max(np.abs(np.nanmedian(Y, axis=1) - (eps_inf + slope * x))))
+    rng = np.random.default_rng(seed)
+    boot = np.array([fit(rng.integers(0, n, n))[1] for _ in range(int(bootstrap))])
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return {"eps_inf": float(eps_inf), "slope": float(slope), "residual": residual,
+            "lo": float(lo), "hi": float(hi), "sd": float(np.std(boot))}

@@ -4,7 +4,7 @@ import pytest
 
 import helpers as h
 from helpers.chapters import extra_contexts as cf
-from helpers.core.measures import curve_distance
+from helpers.core.measures import functional_census, time_gap
 from helpers.core.relns import STD_COMMON, STD_CONTEXT, WIDTH, context_reln
 
 CS = (2, 3, 4, 5)
@@ -45,6 +45,8 @@ def test_context_effective_datasets_match_the_derivation(C):
     np.testing.assert_allclose(cm.s, np.sqrt((C - 1) / C) * cm.sigma)
     np.testing.assert_allclose(cm.sigma, [np.sqrt(7), np.sqrt(3), np.sqrt(3), 1, 1, 1, 1], atol=1e-12)
     assert cm.d_eff == pytest.approx(1.0)
+    # the race coupling of two pathways: cosine x shared input variance = -(C-2)/(C-1)
+    assert cm.coupling == pytest.approx(-(C - 2) / (C - 1))
     lefts = []
     for j in range(C):
         syx, sx = cf.context_effective_dataset(ds, j)
@@ -96,7 +98,7 @@ def test_matched_a0_tends_to_linear_for_small_init():
         lin = cf.context_initial_strength(cm, 1e-3, std_context=STD_CONTEXT * scale, std_common=STD_COMMON * scale,
                                           method="linear")
         mat = cf.context_initial_strength(cm, 1e-3, std_context=STD_CONTEXT * scale, std_common=STD_COMMON * scale,
-                                          method="matched")
+                                          method="head_start")
         ratios.append(mat[0] / lin[0])
     assert ratios[0] < 0.8  # at the authors' init the saturation matters for C = 4
     assert abs(ratios[1] - 1) < 0.05
@@ -126,8 +128,8 @@ def test_closed_form_tracks_simulated_reln_C3():
     run = h.train(context_reln(ds, "mixed"), ds.X, ds.Y, lr=1e-3, epochs=epochs, seeds=[0])
     F = cf.closed_form(ds, np.arange(epochs + 1), 1e-3)
     F0 = cf.closed_form(ds, np.arange(epochs + 1), 1e-3, a0_method="none")
-    assert curve_distance(run.loss[0], F.loss) < 0.05
-    assert curve_distance(run.loss[0], F0.loss) > 0.5  # without the head start it is far off
+    assert time_gap(run.loss[0], F.loss) < 0.05
+    assert time_gap(run.loss[0], F0.loss) > 0.5  # without the head start it is far off
 
 
 @pytest.mark.parametrize("C", (3, 4))
@@ -156,3 +158,69 @@ def test_census_by_contexts_on_and_node_reuse():
     np.testing.assert_allclose(sh, [0, 0.25, 0.5, 0.25])
     assert cf.node_reuse_index(sh) == pytest.approx((0.25 * 1 + 0.5 * 2 + 0.25 * 3) / 3)
     assert cf.node_reuse_index([0, 0, 1, 0]) == pytest.approx(2 / 3)
+
+
+def _units(ds, patterns, weights):
+    """A ReLU layer whose unit j is on exactly in the contexts of patterns[j] (a string
+    such as '110'), through a context input weight of +1 / -1, with readout weights."""
+    ctx = [i for i, n in enumerate(ds.inputs) if n.startswith("ctx")]
+    W1 = np.zeros((len(patterns), ds.X.shape[0]))
+    for j, p in enumerate(patterns):
+        W1[j, ctx] = [1.0 if c == "1" else -1.0 for c in p]
+    W2 = np.zeros((ds.Y.shape[0], len(patterns)))
+    W2[0] = weights
+    return W1, W2, ctx
+
+
+def test_functional_census_by_contexts_and_contexts_per_unit():
+    ds = h.contextual_task(3)
+    # a common unit, a 2-of-3 unit and a single-context unit, readouts 1, 2, 1
+    W1, W2, _ = _units(ds, ["111", "110", "001"], [1.0, 2.0, 1.0])
+    fk = cf.functional_by_contexts_on(W1, W2, ds.X, ds.contexts, 3)
+    # the units' outputs: 1 on 24 points, 2 on 16 points, 1 on 8 points
+    norms = np.array([0, np.sqrt(8), 2 * np.sqrt(16), np.sqrt(24)])
+    np.testing.assert_allclose(fk, norms / norms.sum())
+    # the four classes of measures.functional_census are sums of these groups
+    fc = functional_census(W1, W2, ds.X, ds.contexts, 3)
+    assert fc["snap_change"] == pytest.approx(0.0)  # gates are context-level already
+    assert fc["common"] == pytest.approx(fk[3]) and fc["mixed"] == pytest.approx(fk[2])
+    assert cf.contexts_per_unit([0, 0.25, 0.5, 0.25]) == pytest.approx(2.0)
+    assert cf.contexts_per_unit(fk) == pytest.approx(np.dot(fk, np.arange(4)))
+    assert cf.node_reuse_index(fk) == pytest.approx(cf.contexts_per_unit(fk) / 3)
+
+
+def test_unit_profile_of_the_units_on_in_three_of_five():
+    ds = h.contextual_task(5)
+    W1, W2, ctx = _units(ds, ["11100", "11111", "01011"], [1.0, 1.0, 3.0])
+    G = (W1 @ ds.X > 0).astype(float)
+    p = cf.unit_profile(G, W1, W2, ds.contexts, 5, 3, ctx)
+    w = np.linalg.norm(W2, axis=0) * np.linalg.norm(W1, axis=1)
+    assert p["share"] == pytest.approx((w[0] + w[2]) / w.sum())
+    assert p["active_on"] == pytest.approx(8.0) and p["active_off"] == pytest.approx(0.0)
+    assert p["context_weight_on"] == pytest.approx(1.0)
+    assert p["context_weight_off"] == pytest.approx(-1.0)
+
+
+def test_init_stds_and_the_closed_form_they_imply():
+    ds = h.contextual_task(3)
+    reln = context_reln(ds, "mixed")
+    relu = h.relu_network((11, 700, 60), 0.005 / 700)
+    authors = cf.init_stds(reln, ds, "authors", [0, 1], relu, 0.005 / 700)
+    assert authors[0] == authors[1]
+    assert authors[0]["common"] == pytest.approx(STD_COMMON)
+    assert authors[0]["ctx12"] == pytest.approx(STD_CONTEXT)
+    matched = cf.init_stds(reln, ds, "matched", [0], relu, 0.005 / 700)[0]
+    np.testing.assert_allclose(list(matched.values()), 0.005 / 700)
+    derived = cf.init_stds(reln, ds, "derived", [0, 1], relu, 0.005 / 700)
+    assert derived[0] != derived[1]  # each seed from its own ReLU network
+    t = np.arange(0, 8001, 100.0)
+    # the matched closed form starts its context pathways 4x weaker than the authors'
+    F_a = cf.closed_form_for_stds(ds, t, 1e-3, authors[0], a0_method="none")
+    F_m = cf.closed_form_for_stds(ds, t, 1e-3, matched, a0_method="none")
+    assert F_a.a0_context[0] / F_m.a0_context[0] == pytest.approx(4.0)
+    L = cf.closed_form_losses(ds, t, 1e-3, authors + [matched])
+    assert L.shape == (3, t.size)
+    np.testing.assert_allclose(L[0], L[1])
+    np.testing.assert_allclose(L[2], cf.closed_form_for_stds(ds, t, 1e-3, matched).loss)
+    with pytest.raises(ValueError, match="common pathway"):
+        cf.closed_form_for_stds(ds, t, 1e-3, {"ctx12": 1e-5})

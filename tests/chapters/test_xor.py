@@ -53,3 +53,25 @@ def test_relu_network_switches_gating_with_the_margin():
             assert xch.gating_shares(G[s], W1[s], W2[s])[expect] > 0.9
         t_fast = min(xr.closed_form_learning_time(eps, k, xr.initial_mode_strength(k, 128, std), LR) for k in xr.KINDS)
         assert np.median(xch.learning_times(run.loss)) == pytest.approx(t_fast, rel=0.1)
+
+
+def test_small_init_limit_recovers_the_intercept_with_an_interval():
+    x = np.array([0.04, 0.05, 0.066, 0.095, 0.059])
+    rng = np.random.default_rng(1)
+    seed_offset = rng.normal(0, 0.01, 10)  # one offset per seed, shared by every setting
+    switches = 0.8 + 1.2 * x[:, None] + seed_offset[None, :]
+    lim = xch.small_init_limit(x, switches, bootstrap=500)
+    assert lim["slope"] == pytest.approx(1.2, abs=1e-9)
+    assert lim["eps_inf"] == pytest.approx(0.8 + np.median(seed_offset), abs=1e-9)
+    assert lim["residual"] < 1e-12
+    assert lim["lo"] <= 0.8 <= lim["hi"] and lim["hi"] - lim["lo"] < 0.03
+    # without seed-to-seed differences the interval collapses
+    exact = xch.small_init_limit(x, np.repeat((0.8 + 1.2 * x)[:, None], 4, axis=1), 50)
+    assert exact["hi"] - exact["lo"] < 1e-9 and exact["sd"] < 1e-9
+    # a seed without a switch (NaN) is left out of the medians
+    switches[0, 3] = np.nan
+    assert np.isfinite(xch.small_init_limit(x, switches, bootstrap=50)["eps_inf"])
+    with pytest.raises(ValueError, match="two settings"):
+        xch.small_init_limit([0.1, 0.1], np.ones((2, 3)))
+    with pytest.raises(ValueError, match="one x per setting"):
+        xch.small_init_limit(x, np.ones((4, 3)))
