@@ -1,0 +1,466 @@
+"""What only the chapter *Real data* (``book/digits.md``) needs: the contextual task of
+Section 4 ([conv-contextual]) rebuilt on scikit-learn's handwritten digits, and the
+measurements of that chapter.
+
+The task.  Each image of ``sklearn.datasets.load_digits`` (1,797 images of 8 x 8 pixels,
+values 0..16, shipped inside scikit-learn) is shown in ``C = 3`` contexts.  The input
+stacks the 64 pixels over the context one-hot (rows named ``px0`` .. ``px63`` and
+``ctx1`` .. ``ctx3``, so that :func:`helpers.core.relns.item_rows` gives the pixels);
+the output stacks a **common block**, the one-hot class, needed in every context, and
+one **block per context**, a one-hot coarser label of the class (parity, "at least 5",
+the class modulo 3), equal to that label in its own context and zero elsewhere.
+Datapoints are columns, context-major, as in :func:`helpers.core.datasets.contextual_task`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..core.algorithm1 import elbow_k, pattern_strings, sample_epochs, samples_from_run
+from ..core.datasets import Dataset
+
+__all__ = [
+    "BLOCKS",
+    "GATE_KINDS",
+    "DigitsTask",
+    "split_indices",
+    "digits_task",
+    "block_rows",
+    "step_size",
+    "affine_floor",
+    "answers",
+    "gate_sources",
+    "weight_by_kind",
+    "nearest_training_image",
+    "held_out_columns",
+    "on_columns",
+    "CentroidFit",
+    "centroid_fit",
+    "census_over_training",
+    "pathway_diagonalizability",
+    "final_outputs",
+    # Algorithm 1 from the core, re-exported so that the chapter reads ch.sample_epochs
+    "sample_epochs",
+    "samples_from_run",
+    "elbow_k",
+    "pattern_strings",
+]
+
+#: The context blocks: name -> (label of a class 0..9, names of the one-hot rows).
+BLOCKS = {
+    "parity": (lambda c: c % 2, ("even", "odd")),
+    "ge5": (lambda c: (c >= 5).astype(int), ("lt5", "ge5")),
+    "mod3": (lambda c: c % 3, ("0", "1", "2")),
+}
+N_CLASSES = 10
+
+
+@dataclass(frozen=True)
+class DigitsTask:
+    """The digits task: ``train`` and ``test`` :class:`Dataset` s (datapoints are
+    (image, context) pairs, columns context-major), the class of each image, the
+    images' indices into ``load_digits``, the pixel scale and the output blocks."""
+
+    train: Dataset
+    test: Dataset
+    labels_train: np.ndarray
+    labels_test: np.ndarray
+    images_train: np.ndarray
+    images_test: np.ndarray
+    scale: float
+    blocks: tuple[str, ...]
+
+    @property
+    def n_contexts(self) -> int:
+        return len(self.blocks)
+
+    def rows(self) -> dict[str, slice]:
+        """The output rows of each block: ``'class'`` then the context blocks."""
+        return block_rows(self.blocks)
+
+
+def block_rows(blocks) -> dict[str, slice]:
+    """Output rows of the common block (``'class'``) and of each context block."""
+    out = {"class": slice(0, N_CLASSES)}
+    start = N_CLASSES
+    for b in blocks:
+        n = len(BLOCKS[b][1])
+        out[b] = slice(start, start + n)
+        start += n
+    return out
+
+
+def split_indices(labels, test_fraction: float, seed: int):
+    """A stratified, seeded split of image indices: ``(train, test)``, each sorted.
+
+    In every class the images are permuted by ``default_rng(seed)`` and the first
+    ``round(test_fraction * n_class)`` go to the test split.
+    """
+    labels = np.asarray(labels)
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction}")
+    rng = np.random.default_rng(int(seed))
+    train, test = [], []
+    for c in np.unique(labels):
+        idx = np.flatnonzero(labels == c)
+        idx = idx[rng.permutation(idx.size)]
+        k = int(round(test_fraction * idx.size))
+        test.append(idx[:k])
+        train.append(idx[k:])
+    return np.sort(np.concatenate(train)), np.sort(np.concatenate(test))
+
+
+def _subsample(labels, idx, per_class: int | None, seed: int):
+    """The first ``per_class`` images of each class of ``idx`` in a seeded order (all
+    when ``per_class`` is None)."""
+    if per_class is None:
+        return idx
+    rng = np.random.default_rng(int(seed) + 1)
+    keep = []
+    for c in np.unique(labels[idx]):
+        mine = idx[labels[idx] == c]
+        if per_class > mine.size:
+            raise ValueError(f"images_per_class={per_class} but class {c} has only {mine.size} "
+                             "training images")
+        keep.append(mine[rng.permutation(mine.size)[:per_class]])
+    return np.sort(np.concatenate(keep))
+
+
+def _dataset(name, pixels, labels, images, blocks):
+    """Stack images over contexts: ``X`` (64 + C) x (C n), ``Y`` (10 + sum of block
+    sizes) x (C n), context-major columns."""
+    C = len(blocks)
+    n = pixels.shape[0]
+    contexts = np.repeat(np.arange(C), n)
+    X = np.vstack([np.tile(pixels.T, (1, C)), np.repeat(np.eye(C), n, axis=1)])
+    onehot = np.eye(N_CLASSES)[labels].T  # 10 x n
+    Y_blocks = [np.tile(onehot, (1, C))]
+    features = [f"class{k}" for k in range(N_CLASSES)]
+    for k, b in enumerate(blocks):
+        fn, names = BLOCKS[b]
+        lab = np.eye(len(names))[fn(labels)].T
+        blk = np.zeros((len(names), C * n))
+        blk[:, contexts == k] = lab
+        Y_blocks.append(blk)
+        features += [f"c{k + 1}.{b}.{r}" for r in names]
+    return Dataset(
+        name=name,
+        X=X,
+        Y=np.vstack(Y_blocks),
+        inputs=tuple([f"px{i}" for i in range(pixels.shape[1])] + [f"ctx{k + 1}" for k in range(C)]),
+        features=tuple(features),
+        items=np.tile(images, C),
+        contexts=contexts,
+        n_contexts=C,
+    )
+
+
+def digits_task(
+    images_per_class: int = 0,
+    test_fraction: float = 0.2,
+    seed: int = 0,
+    blocks=("parity", "ge5", "mod3"),
+) -> DigitsTask:
+    """The contextual digits task (module docstring), split and scaled.
+
+    ``seed`` fixes the stratified train/test split (:func:`split_indices`) and the
+    subsample of ``images_per_class`` training images per class (0: all of them); the
+    test split is always whole.  Pixels: divided by 16 and then by one factor, so that
+    the training images' mean squared norm is 1, the norm of the context one-hot (and of
+    Section 4's one-hot items); they stay non-negative (no centring).
+    """
+    from sklearn.datasets import load_digits
+
+    blocks = tuple(blocks)
+    unknown = [b for b in blocks if b not in BLOCKS]
+    if unknown or not blocks:
+        raise ValueError(f"blocks must be a non-empty list among {sorted(BLOCKS)}, got {list(blocks)}")
+    if len(set(blocks)) != len(blocks):
+        raise ValueError(f"blocks must not repeat, got {list(blocks)}")
+    if (isinstance(images_per_class, bool) or not isinstance(images_per_class, (int, np.integer))
+            or images_per_class < 0):
+        raise ValueError(f"images_per_class must be an integer >= 0 (0: all), got {images_per_class!r}")
+    data = load_digits()
+    pixels = np.asarray(data.data, float) / 16.0
+    labels = np.asarray(data.target, int)
+    tr, te = split_indices(labels, test_fraction, seed)
+    tr = _subsample(labels, tr, int(images_per_class) or None, seed)
+    scale = 1.0 / np.sqrt(np.mean(np.sum(pixels[tr] ** 2, axis=1)))
+    train = _dataset("digits(train)", scale * pixels[tr], labels[tr], tr, blocks)
+    test = _dataset("digits(test)", scale * pixels[te], labels[te], te, blocks)
+    return DigitsTask(train=train, test=test, labels_train=labels[tr], labels_test=labels[te],
+                      images_train=tr, images_test=te, scale=float(scale / 16.0), blocks=blocks)
+
+
+# ----------------------------------------------------------------------------- training
+
+
+def step_size(ds: Dataset, kappa: float) -> float:
+    """The step size ``lr = kappa / s_1``, ``s_1`` the top singular value of
+    ``Sigma_yx = Y X^T`` (summed over datapoints, [conv-data]).
+
+    A mode of a two-layer network with singular value ``s`` sits at its fixed point with
+    a Hessian whose top eigenvalue is ``2 s`` (balanced weights, [conv-linear]), so
+    gradient descent is stable for ``lr s < 1``; and the Euler steps lag gradient flow
+    by about ``lr s / 2``.  On the summed loss ``s_1`` grows with the number of
+    datapoints, so a fixed ``kappa = lr s_1`` keeps both the same whatever the subsample.
+    """
+    if not kappa > 0:
+        raise ValueError(f"kappa must be positive, got {kappa}")
+    s1 = float(np.linalg.svd(ds.Y @ ds.X.T, compute_uv=False)[0])
+    return float(kappa) / s1
+
+
+def affine_floor(ds: Dataset) -> float:
+    """The lowest summed loss a context-gated ReLN can reach on ``ds``.
+
+    In context ``c`` the pathways that are on add up to one linear map of the item rows,
+    and the common pathway adds a bias through the context one-hot; with C - 1-of-C (or
+    single-context) pathways these maps are free per context.  So the floor is the sum
+    over contexts of the least-squares residual of an affine map of the pixels.
+    """
+    items = [i for i, n in enumerate(ds.inputs) if not n.startswith("ctx")]
+    total = 0.0
+    for c in range(ds.n_contexts):
+        cols = ds.contexts == c
+        A = np.vstack([ds.X[items][:, cols], np.ones(int(cols.sum()))])
+        Yc = ds.Y[:, cols]
+        W = np.linalg.lstsq(A.T, Yc.T, rcond=None)[0].T
+        total += 0.5 * float(np.sum((Yc - W @ A) ** 2))
+    return total
+
+
+def answers(Yhat, task: DigitsTask, split: str = "train") -> dict:
+    """Error rates of outputs ``Yhat`` (``p x P``, or stacked with leading axes) on the
+    ``split``: a datapoint (image, context) is answered correctly when the largest entry
+    of the class block is its class *and* the largest entry of its context's block is
+    its label there.  Returns ``error`` and its two parts ``class_error`` and
+    ``context_error`` (fractions of datapoints), each with the leading axes of ``Yhat``."""
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    ds = task.train if split == "train" else task.test
+    Yhat = np.asarray(Yhat, float)
+    rows = task.rows()
+    truth_class = np.argmax(ds.Y[rows["class"]], axis=0)
+    pred_class = np.argmax(Yhat[..., rows["class"], :], axis=-2)
+    ok_class = pred_class == truth_class
+    ok_ctx = np.zeros(Yhat.shape[:-2] + (ds.P,), bool)
+    for k, b in enumerate(task.blocks):
+        cols = ds.contexts == k
+        truth = np.argmax(ds.Y[rows[b]][:, cols], axis=0)
+        pred = np.argmax(Yhat[..., rows[b], :][..., cols], axis=-2)
+        ok_ctx[..., cols] = pred == truth
+    return {"error": 1 - np.mean(ok_class & ok_ctx, axis=-1),
+            "class_error": 1 - np.mean(ok_class, axis=-1),
+            "context_error": 1 - np.mean(ok_ctx, axis=-1)}
+
+
+# ----------------------------------------------------------------------------- gates
+
+
+GATE_KINDS = ("off", "context", "item", "both")
+
+
+def _by_context(G, ds: Dataset):
+    """``G`` (``R x P``) as ``R x C x n``, checking the columns are context-major with
+    the same images in every context."""
+    G = np.atleast_2d(np.asarray(G, float))
+    C = ds.n_contexts
+    n = ds.P // C
+    if n * C != ds.P or not np.all(ds.contexts == np.repeat(np.arange(C), n)):
+        raise ValueError(f"{ds.name}: columns must be context-major with C = {C} equal blocks")
+    items = ds.items.reshape(C, n)
+    if not np.all(items == items[0]):
+        raise ValueError(f"{ds.name}: every context must show the same images in the same order")
+    if G.shape[1] != ds.P:
+        raise ValueError(f"gates cover {G.shape[1]} datapoints, the dataset {ds.P}")
+    return G.reshape(G.shape[0], C, n)
+
+
+def gate_sources(G, ds: Dataset, labels=None, tol: float = 0.05) -> dict:
+    """What each gate (a row of ``G`` over the datapoints) is a function of.
+
+    ``dev_context``: the fraction of datapoints where the gate differs from its nearest
+    context-level gate (per context, on where it is on for at least half the images);
+    ``dev_item``: from its nearest image-level gate (per image, on where it is on in at
+    least half the contexts); ``dev_class`` (with the class ``labels`` of the images):
+    from its nearest gate by class and context.  ``kind``: ``'off'`` when on for at most
+    ``tol`` of the datapoints, ``'context'`` when ``dev_context <= tol`` (this includes
+    always on), ``'item'`` when ``dev_item <= tol``, else ``'both'``.
+    """
+    if not 0 <= tol < 0.5:
+        raise ValueError(f"tol must lie in [0, 0.5), got {tol}")
+    B = _by_context(G, ds) >= 0.5  # R x C x n
+    ctx = B.mean(axis=2, keepdims=True) >= 0.5
+    item = B.mean(axis=1, keepdims=True) >= 0.5
+    out = {"dev_context": np.mean(B != ctx, axis=(1, 2)), "dev_item": np.mean(B != item, axis=(1, 2))}
+    if labels is not None:
+        labels = np.asarray(labels)
+        snap = np.zeros_like(B)
+        for c in np.unique(labels):
+            m = labels == c
+            snap[:, :, m] = B[:, :, m].mean(axis=2, keepdims=True) >= 0.5
+        out["dev_class"] = np.mean(B != snap, axis=(1, 2))
+    on = B.mean(axis=(1, 2))
+    kind = np.where(on <= tol, "off", np.where(out["dev_context"] <= tol, "context",
+                                               np.where(out["dev_item"] <= tol, "item", "both")))
+    out["kind"] = kind
+    return out
+
+
+def weight_by_kind(kind, weight) -> dict:
+    """Share of ``weight`` (e.g. :func:`helpers.core.measures.unit_weight`) per gate kind."""
+    kind = np.asarray(kind)
+    w = np.asarray(weight, float)
+    return {k: float(w[kind == k].sum() / w.sum()) for k in GATE_KINDS}
+
+
+def nearest_training_image(task: DigitsTask) -> np.ndarray:
+    """For every test image, the index (among the training images) of the nearest
+    training image in scaled pixel space (Euclidean)."""
+    n_tr = task.train.P // task.n_contexts
+    n_te = task.test.P // task.n_contexts
+    px = [i for i, name in enumerate(task.train.inputs) if not name.startswith("ctx")]
+    A = task.train.X[px, :n_tr].T
+    B = task.test.X[px, :n_te].T
+    d2 = (B ** 2).sum(1)[:, None] - 2 * B @ A.T + (A ** 2).sum(1)[None, :]
+    return np.argmin(d2, axis=1)
+
+
+def held_out_columns(task: DigitsTask) -> np.ndarray:
+    """For every test datapoint (image, context), the training datapoint whose gates it
+    takes: the nearest training image in the same context.  A gate that depends on the
+    context only is then extended exactly; one that depends on the image is extended
+    by nearest neighbour."""
+    nn = nearest_training_image(task)
+    n_tr = task.train.P // task.n_contexts
+    return np.concatenate([c * n_tr + nn for c in range(task.n_contexts)])
+
+
+def on_columns(net, cols):
+    """A one-hidden-layer GDLN whose fixed gates are those of ``net`` at the datapoints
+    ``cols`` (so that trained weights can be evaluated on other datapoints)."""
+    L = net.layers[0]
+    if net.depth != 1 or L.mode != "fixed":
+        raise ValueError("on_columns takes a one-hidden-layer GDLN with fixed gates")
+    cols = np.asarray(cols, int)
+    return replace(net, layers=(replace(L, gating=L.gating[:, cols]),), P=int(cols.size))
+
+
+def final_outputs(run, X, cols=None) -> np.ndarray:
+    """Outputs ``(seeds, p, P)`` on inputs ``X`` of a trained network with the weights
+    of its last recorded epoch (record the final epoch); for a GDLN, ``cols`` names the
+    training datapoints whose gates each column of ``X`` takes (:func:`held_out_columns`)."""
+    from ..core.engine import forward
+
+    net = run.net if cols is None else on_columns(run.net, cols)
+    Ws = [W[:, -1] for W in run.records["weights"]]
+    return np.stack([forward(net, [W[s] for W in Ws], X)[0] for s in range(len(run.seeds))])
+
+
+# ----------------------------------------------------------------------------- Algorithm 1
+
+
+@dataclass
+class CentroidFit:
+    """One ``K`` of the elbow: the clustering, the GDLN built from its binarised
+    centroids (None when every centroid is off everywhere), its training (loss every
+    epoch; outputs and weights at the ReLU run's record epochs) and the output MSE
+    against the ReLU network at the sampled epochs ([conv-gate-finding])."""
+
+    K: int
+    clustering: object
+    net: object
+    run: object
+    output_mse: float
+
+
+def centroid_fit(samples, ds: Dataset, K: int, *, lr: float, epochs: int, init_std: float,
+                 random_state: int = 0, n_init: int = 10, n_seeds: int = 1) -> CentroidFit:
+    """Algorithm 1 for one ``K`` (:mod:`helpers.core.algorithm1`): k-means of the
+    sampled gates, the GDLN of the binarised centroids (widths by share, the ReLU
+    network's init std, fully coupled), trained from the ReLU run's first ``n_seeds``
+    seeds, and the mean squared difference of its outputs from the ReLU network's over
+    the sampled epochs, outputs and datapoints (the core's
+    :func:`~helpers.core.algorithm1.gdln_error`, keeping the trained weights too).
+
+    The core's GDLN drops the centroids that are off everywhere; here their units stay, as
+    one last pathway whose weights start (and so stay) at zero, so that every ``K`` has
+    the same shapes and the engine compiles once.  The function the GDLN computes and
+    learns is the core's; only the random draws of the readout weights differ."""
+    from ..core.algorithm1 import centroid_gdln, cluster_gates
+    from ..core.engine import Pathway, gdln, train
+
+    relu = samples.run
+    n = int(n_seeds)
+    if not 1 <= n <= len(relu.seeds):
+        raise ValueError(f"n_seeds must lie in 1..{len(relu.seeds)}, got {n_seeds!r}")
+    idx = [relu.index(int(e)) for e in samples.epochs]
+    O_relu = relu.records["outputs"][:n][:, idx]
+    cl = cluster_gates(samples, K, random_state=random_state, n_init=n_init)
+    net = centroid_gdln(cl, ds.X.shape[0], ds.Y.shape[0], width=samples.width, init_std=init_std)
+    if net is None:
+        return CentroidFit(int(K), cl, None, None, float(np.mean(O_relu ** 2)))
+    spare = samples.width - net.sizes[1]
+    if spare:
+        # the units of centroids that are off everywhere, kept as one pathway whose
+        # weights start at 0: a two-layer block at zero gets no gradient, so it adds and
+        # learns nothing, and every K then has the ReLU network's width (one compilation)
+        L = net.layers[0]
+        pws = [Pathway(name, sl.stop - sl.start, L.gating[sl][0], None, (init_std, init_std))
+               for name, sl in L.pathways]
+        pws.append(Pathway("inert", spare, None, None, (0.0, 0.0)))
+        net = gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, pws)
+    run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=relu.seeds[:n],
+                record_epochs=relu.record_epochs, record=("outputs", "weights"))
+    mse = float(np.mean((O_relu - run.records["outputs"][:, idx]) ** 2))
+    return CentroidFit(int(K), cl, net, run, mse)
+
+
+def census_over_training(run, ds: Dataset, labels=None, tol: float = 0.05) -> dict:
+    """The ReLU network's gating at every recorded epoch, per seed ([conv-census]).
+
+    Returns arrays ``(seeds, R)``: the census by weight (``common``, ``mixed``,
+    ``single``, ``other``, ``item_dependent``, :func:`helpers.core.measures.gating_census`),
+    the functional census's ``snap_change`` and, by weight, the share of units whose gate
+    is a function of the context only, the image only, or both (:func:`gate_sources`;
+    ``by_class``: the share whose gate follows class and context)."""
+    from ..core.measures import functional_census, gating_census, unit_weight
+
+    G = run.records["gates"][0]
+    W1, W2 = run.records["weights"]
+    S, R = G.shape[:2]
+    keys = ["common", "mixed", "single", "other", "item_dependent", "snap_change",
+            *GATE_KINDS, "by_class"]
+    out = {k: np.zeros((S, R)) for k in keys}
+    C = ds.n_contexts
+    for s in range(S):
+        for r in range(R):
+            cen = gating_census(G[s, r], W1[s, r], W2[s, r], ds.contexts, C)
+            for k in ("common", "mixed", "single", "other", "item_dependent"):
+                out[k][s, r] = cen[k]
+            out["snap_change"][s, r] = functional_census(W1[s, r], W2[s, r], ds.X, ds.contexts,
+                                                         C)["snap_change"]
+            w = unit_weight(W1[s, r], W2[s, r])
+            src = gate_sources(G[s, r], ds, labels, tol)
+            for k, v in weight_by_kind(src["kind"], w).items():
+                out[k][s, r] = v
+            if labels is not None:
+                out["by_class"][s, r] = float(w[src["dev_class"] <= tol].sum() / w.sum())
+    return out
+
+
+def pathway_diagonalizability(net, ds: Dataset) -> dict:
+    """Assumption 2.1.1 for every pathway of a one-hidden-layer GDLN: the core's
+    :func:`helpers.core.linear.diagonalizability` of the pathway's effective dataset (the
+    inputs it sees, on the datapoints where it is on, against the targets there)."""
+    from ..core.linear import diagonalizability
+
+    L = net.layers[0]
+    out = {}
+    for name, sl in L.pathways:
+        gate = L.gating[sl][0] > 0
+        rows = np.arange(ds.X.shape[0]) if L.in_mask is None else np.flatnonzero(L.in_mask[sl][0])
+        out[name] = diagonalizability(ds.X[rows][:, gate], ds.Y[:, gate])
+    return out
