@@ -1,0 +1,267 @@
+"""The reviewers' chapter's own tools (helpers.chapters.reviewers)."""
+import numpy as np
+import pytest
+
+import helpers as h
+from helpers.chapters import reviewers as rv
+from helpers.core import linear, race
+
+
+@pytest.fixture(scope="module")
+def hrk():
+    return h.contextual_task(3, ["hierarchy", "ring", "cross"])
+
+
+# ---------------------------------------------------------------------------- SGD and Adam
+
+
+@pytest.fixture(scope="module")
+def small(hrk):
+    net = h.relu_network((11, 32, 60), 0.05)
+    p0 = rv.stack_params([h.init_params(net, s) for s in (0, 1)])
+    return net, p0
+
+
+def test_full_batch_sgd_is_the_engines_gradient_descent(hrk, small):
+    """batch = P: one update per epoch on the summed loss, exactly the engine's GD."""
+    net, p0 = small
+    run = h.train(net, hrk.X, hrk.Y, lr=0.01, epochs=300, seeds=[0, 1], params0=p0,
+                  record_epochs=[0, 150, 300], record=("weights",))
+    mb = rv.minibatch_train(hrk.X, hrk.Y, p0, lr=0.01, epochs=300, batch=hrk.P,
+                            seeds=[0, 1], record_epochs=[0, 150, 300])
+    assert mb.loss.shape == run.loss.shape == (2, 301)
+    np.testing.assert_allclose(mb.loss, run.loss, rtol=1e-4)
+    assert run.loss[0, -1] < 0.5 * run.loss[0, 0]  # it did learn something
+    for a, b in zip(mb.weights, run.records["weights"]):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, atol=1e-5)
+
+
+def test_one_epoch_of_small_batches_moves_like_one_gradient_step(hrk, small):
+    """Each datapoint's gradient enters once per epoch with step lr: to first order in lr
+    an epoch of SGD is one GD step, and the loss falls alike."""
+    _, p0 = small
+    kw = dict(lr=1e-4, epochs=300, seeds=[0, 1], record_epochs=[0, 150, 300])
+    gd = rv.minibatch_train(hrk.X, hrk.Y, p0, batch=24, **kw)
+    sgd = rv.minibatch_train(hrk.X, hrk.Y, p0, batch=8, **kw)
+    drop_gd = gd.loss[:, 0] - gd.loss[:, 1]
+    drop_sgd = sgd.loss[:, 0] - sgd.loss[:, 1]
+    assert np.all(drop_gd > 0)
+    np.testing.assert_allclose(drop_sgd, drop_gd, rtol=0.02)
+    np.testing.assert_allclose(sgd.loss[:, -1], gd.loss[:, -1], rtol=0.05)
+
+
+def test_adams_first_update_moves_every_weight_by_its_step(hrk, small):
+    _, p0 = small
+    lr = 1e-3
+    mb = rv.minibatch_train(hrk.X, hrk.Y, p0, lr=lr, epochs=1, batch=24, seeds=[0, 1],
+                            optimiser="adam", record_epochs=[0, 1])
+    W1, W2 = mb.weights
+    step = np.abs(W2[:, 1] - W2[:, 0])
+    assert np.all(step <= lr * (1 + 1e-5))
+    # bias-corrected first step: |m / sqrt(v)| = |g| / (|g| + eps), i.e. lr where |g| >> eps
+    assert np.mean(np.abs(step - lr) < 1e-3 * lr) > 0.9
+
+
+def test_batch_orders_are_seeded_permutations():
+    o = rv.batch_orders([3, 4], epochs=5, P=24, batch=4)
+    assert o.shape == (2, 6, 24)
+    for row in o.reshape(-1, 24):
+        assert sorted(row) == list(range(24))
+    np.testing.assert_array_equal(o, rv.batch_orders([3, 4], 5, 24, 4))
+    assert not np.array_equal(o[0], o[1])
+    full = rv.batch_orders([3], 5, 24, 24)
+    assert np.all(full == np.arange(24))
+
+
+def test_minibatch_train_refuses_bad_inputs(hrk, small):
+    _, p0 = small
+    with pytest.raises(ValueError, match="batch must divide"):
+        rv.minibatch_train(hrk.X, hrk.Y, p0, lr=0.01, epochs=2, batch=5, seeds=[0, 1])
+    with pytest.raises(ValueError, match="optimiser"):
+        rv.minibatch_train(hrk.X, hrk.Y, p0, lr=0.01, epochs=2, batch=8, seeds=[0, 1],
+                           optimiser="rmsprop")
+    with pytest.raises(ValueError, match="params0"):
+        rv.minibatch_train(hrk.X, hrk.Y, p0, lr=0.01, epochs=2, batch=8, seeds=[0])
+
+
+def test_adam_step_rules():
+    a = [np.zeros((2, 3, 4)), np.zeros((2, 1, 4))]
+    b = [np.full((2, 3, 4), 0.5), np.zeros((2, 1, 4))]
+    b[1][:, 0, 0] = 2.0
+    # mean: ||diff|| / sqrt(16) / 10 epochs; largest: 2.0 / 10
+    assert rv.adam_step_rule(a, b, 10, "mean") == pytest.approx(np.sqrt(12 * 0.25 + 4) / 4 / 10)
+    assert rv.adam_step_rule(a, b, 10, "largest") == pytest.approx(0.2)
+    with pytest.raises(ValueError, match="rule"):
+        rv.adam_step_rule(a, b, 10, "median")
+
+
+# ---------------------------------------------------------------------------- the strategy
+
+
+def test_strategy_reads_the_race_winner_among_context_classes():
+    census = {"common": np.array([[0.3, 0.5]]), "mixed": np.array([[0.2, 0.3]]),
+              "single": np.array([[0.5, 0.1]]), "other": np.array([[0.0, 0.1]]),
+              "snap_change": np.array([[0.1, 0.05]])}
+    end = rv.strategy(census)
+    assert end["winner"] == ["mixed"]
+    assert end["mixed_of_context"][0] == pytest.approx(0.6)
+    start = rv.strategy(census, index=0)
+    assert start["winner"] == ["single"]
+
+
+def test_census_over_training_of_a_hand_built_network(hrk):
+    """Three units: on everywhere, on in contexts 2-3, on in context 1 only."""
+    X = hrk.X
+    W1 = np.zeros((3, 11))
+    W1[0, :8] = 1.0                 # items: on everywhere
+    W1[1, :8] = 1.0
+    W1[1, 8] = -5.0                 # off in context 1
+    W1[2, :8] = 1.0
+    W1[2, 9:] = -5.0                # on in context 1 only
+    W2 = np.eye(60, 3)
+    c = rv.census_over_training(W1[None, None], W2[None, None], X, hrk.contexts, 3)
+    assert c["snap_change"][0, 0] == pytest.approx(0.0, abs=1e-12)
+    # each unit writes 1 on its own output row wherever it is on: norms sqrt(24, 16, 8)
+    norms = np.sqrt([24.0, 16.0, 8.0])
+    for k, cls in enumerate(["common", "mixed", "single"]):
+        assert c[cls][0, 0] == pytest.approx(norms[k] / norms.sum())
+    assert rv.strategy(c)["winner"] == ["mixed"]
+
+
+def test_plateau_share_separates_exponential_and_sigmoidal_curves():
+    t = np.arange(2000.0)
+    expo = np.exp(-t / 100)
+    assert rv.plateau_share(expo)[0] == pytest.approx(np.log(1 / 0.95) / np.log(2), abs=0.01)
+    sig = 1 / (1 + np.exp((t - 1000) / 30))
+    assert rv.plateau_share(sig)[0] > 0.8
+
+
+def test_gate_change_is_weighted_by_the_final_contribution():
+    g0 = np.array([[1, 1, 0, 0], [1, 1, 1, 1]], bool)
+    g1 = np.array([[1, 1, 1, 1], [1, 1, 1, 1]], bool)
+    W1 = np.array([[1.0], [3.0]])
+    W2 = np.array([[1.0, 1.0]])
+    # unit 0: half its gates flipped, weight 1; unit 1: none, weight 3
+    assert rv.gate_change(g0, g1, W1, W2) == pytest.approx(0.5 * 1 / 4)
+
+
+# ---------------------------------------------------------------------------- other data
+
+
+def test_correlated_codes(hrk):
+    d = rv.correlated_task(hrk, 0.9, 8, seed=0)
+    assert d.X.shape == (11, 24) and d.inputs[:8] == tuple(f"code{k}" for k in range(8))
+    np.testing.assert_array_equal(d.X[8:], hrk.X[8:])  # context rows kept
+    np.testing.assert_array_equal(d.Y, hrk.Y)
+    # the same item in every context has the same code
+    np.testing.assert_array_equal(d.X[:8, :8], d.X[:8, 8:16])
+    wide = rv.correlated_task(hrk, 0.9, 4000, seed=1)
+    M = wide.X[:4000, :8]
+    cos = (M.T @ M) / np.outer(np.linalg.norm(M, axis=0), np.linalg.norm(M, axis=0))
+    assert np.mean(cos[~np.eye(8, dtype=bool)]) == pytest.approx(0.9, abs=0.03)
+    assert h.relns.item_rows(d) == list(range(8))  # the context pathways see the codes
+    with pytest.raises(ValueError, match="rho"):
+        rv.correlated_task(hrk, 1.0, 8, 0)
+    with pytest.raises(ValueError, match="dims"):
+        rv.correlated_task(hrk, 0.5, 4, 0)
+
+
+def test_noisy_task(hrk):
+    np.testing.assert_array_equal(rv.noisy_task(hrk, 0.0, 0).Y, hrk.Y)
+    a, b = rv.noisy_task(hrk, 0.3, 5), rv.noisy_task(hrk, 0.3, 5)
+    np.testing.assert_array_equal(a.Y, b.Y)
+    assert np.std(a.Y - hrk.Y) == pytest.approx(0.3, rel=0.1)
+
+
+def test_rank_needed(hrk):
+    assert rv.rank_needed(hrk) == {"common": 10, "ctx12": 7, "ctx13": 7, "ctx23": 7,
+                                   "total": 31}
+
+
+# ---------------------------------------------------------------------------- the race
+
+
+def test_mode_table_uses_the_effective_datasets(hrk):
+    net = h.context_reln(hrk, "mixed", "one-way")
+    rows = rv.mode_table(net, hrk, lr=1e-3)
+    common = [r for r in rows if r.pathway == "common"]
+    m = linear.modes(hrk.X, hrk.Y)
+    np.testing.assert_allclose([r.s for r in common], m.s, rtol=1e-10)
+    ctx = [r for r in rows if r.pathway == "ctx12"]
+    assert len(ctx) == 7 and all(r.d == pytest.approx(2.0) for r in ctx)
+    assert ctx[0].s == pytest.approx(2.1433, abs=1e-3)
+    r = ctx[0]
+    assert r.t_half == pytest.approx(linear.learning_time(r.s, r.d, r.a0, r.final / 2, 1e-3))
+
+
+def test_mode_half_times_recover_eq7(hrk):
+    """Maps built from Eq. 7 give back Eq. 7's half-way times."""
+    net = h.context_reln(hrk, "mixed", "one-way")
+    rows = rv.mode_table(net, hrk, lr=1e-3)
+    _, R = h.common_fit(hrk)
+    epochs = np.arange(0, 20001, 10)
+    maps = {}
+    for pw in race.race_pathways(net):
+        idx, U, s, V, d = rv._pathway_svd(hrk.X, hrk.Y if pw.common else R, pw)
+        A = linear.mode_strength(epochs[:, None], s, d, pw.a0, 1e-3)
+        W = np.zeros((epochs.size, 60, 11))
+        W[..., idx] = np.einsum("oa,ta,ia->toi", U, A, V)
+        maps[pw.name] = W
+    t = rv.mode_half_times(maps, net, hrk, epochs, rows)
+    np.testing.assert_allclose(t, [r.t_half for r in rows], atol=10)
+
+
+def test_rank_agreement():
+    assert rv.rank_agreement([1, 2, 3], [10, 20, 30]) == 1.0
+    assert rv.rank_agreement([1, 2, 3], [30, 20, 10]) == 0.0
+    assert rv.rank_agreement([1, 2, np.nan], [1, 2, 3]) == 1.0
+
+
+def test_separation_on_synthetic_maps():
+    t = np.arange(0, 1001, 100)
+    common = np.minimum(t / 500, 1.0)[:, None, None] * np.ones((1, 2, 2))
+    ctx = {"a": np.clip((t - 300) / 700, 0, 1)[:, None, None] * np.ones((1, 2, 2))}
+    s = rv.separation(common, ctx, t, done=0.9)
+    assert s["t_common"] == 500
+    assert s["context_at"] == pytest.approx(200 / 700)
+
+
+def test_delayed_reln_switches_the_context_pathways_on_late(hrk):
+    net = rv.delayed_reln(hrk, "mixed", 1e-3, 20, on_epoch=50)
+    assert net.coupling == "one-way"
+    p = race.predict(net, hrk.X, hrk.Y, lr=1e-3, epochs=60, record_epochs=[0, 49, 60])
+    assert np.all(p.maps["ctx12"][0] == p.maps["ctx12"][1])  # frozen before epoch 50
+    assert not np.allclose(p.maps["ctx12"][1], p.maps["ctx12"][2])
+    shares = rv.prediction_shares(p, net, hrk.X, 3)
+    assert sum(shares.values()) == pytest.approx(1.0)
+    assert set(shares) == {"common", "mixed", "single", "other"}
+
+
+def test_primed_units_start_gated_to_their_context(hrk):
+    W = rv.primed_relu_weights(hrk, 60, 1e-3, seed=0, primed=5, gain=10.0, off=1.0)
+    net = h.relu_network((11, 60, 60), 1e-3)
+    _, _, gates = h.forward(net, W, hrk.X)
+    G = gates[0]
+    for c in range(3):
+        on = G[c * 5:(c + 1) * 5]
+        assert np.all(on[:, hrk.contexts == c]) and not np.any(on[:, hrk.contexts != c])
+    base = h.init_params(net, 0)
+    np.testing.assert_array_equal(W[0][15:], base[0][15:])  # the others as drawn
+    np.testing.assert_allclose(W[1][:, :15], 10.0 * base[1][:, :15])
+
+
+def test_match_summary_of_identical_curves():
+    L = np.vstack([np.exp(-np.arange(3000) / 300.0) * 100, np.exp(-np.arange(3000) / 310.0) * 100])
+    m = rv.match_summary(L, L, L[:1] * 2, multiple=2.0)
+    assert m["value"] == 0.0 and m["matches"] and m["levels"] == 4
+    assert m["spread"] > 0
+
+
+def test_starts_stack_settings_then_seeds(hrk):
+    net, p = rv.relu_starts(hrk, 10, [1e-3, 1e-1], [0, 1])
+    assert p[0].shape == (4, 10, 11)
+    np.testing.assert_allclose(p[0][2], 100 * p[0][0])  # same draw, 100 x the std
+    reln, q = rv.reln_starts(hrk, "mixed", [1e-3, 1e-1], [0, 1], width=10, relu_width=10)
+    assert q[0].shape[0] == 4 and reln.sizes == (11, 40, 60)
+    assert np.std(q[1][2]) == pytest.approx(0.1, rel=0.15)
