@@ -62,7 +62,7 @@ class Records:
         self.items: dict[str, dict] = {}
 
     def add(self, name, value, paper=None, note="", figure=None, timing=False, criterion=None,
-            spread=None, alternative=None, target=None):
+            spread=None, alternative=None, target=None, censored=False):
         """Add a record.
 
         A record is registered in the claims registry (:mod:`helpers.book.rulebook`): it
@@ -70,7 +70,8 @@ class Records:
         reason from :func:`helpers.book.rulebook.decide` by ``criterion`` (default:
         ``exact`` when a compared value ``paper`` is given).  ``spread`` is the same
         measure between seeds of the reference network (or the value's own seed
-        spread), ``alternative`` the measure for the paper's alternative.
+        spread), ``alternative`` the measure for the paper's alternative; ``censored``
+        marks a time gap that is only a lower bound (:class:`helpers.core.measures.Match`).
 
         Only a measured time (``timing=True``: seconds or ratios of seconds, which a
         re-execution need not reproduce) may go unregistered; the performance page's
@@ -88,11 +89,13 @@ class Records:
                 criterion = "exact"
             v, reason = rulebook.decide(entry["kind"], entry["provenance"], criterion,
                                         item["value"], item["paper"], _plain(spread),
-                                        _plain(alternative))
+                                        _plain(alternative), bool(censored))
             item.update({k: entry.get(k, "") for k in
                          ("claim", "where", "group", "quote", "measure", "kind", "provenance")})
             item.update({"criterion": criterion, "spread": _plain(spread),
                          "alternative": _plain(alternative), "reason": reason})
+            if censored:
+                item["censored"] = True
         else:
             if not timing:
                 raise ValueError(f"{self.chapter}.{name} is not registered: add it to "

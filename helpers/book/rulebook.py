@@ -158,8 +158,13 @@ def _rule(criterion, value, compared, spread, alternative) -> str:
 
 
 def decide(kind: str, provenance: str, criterion: str | None, value, compared=None,
-           spread=None, alternative=None) -> tuple[str, str]:
-    """``(verdict, reason)`` for a record, by the rules of the module docstring."""
+           spread=None, alternative=None, censored: bool = False) -> tuple[str, str]:
+    """``(verdict, reason)`` for a record, by the rules of the module docstring.
+
+    ``censored``: the value is a time gap that is only a lower bound (the candidate never
+    reached, within the run, a loss level the reference reached).  Such a gap cannot
+    show agreement: under ``seed_noise`` and ``gap`` it fails; under ``beyond_noise`` it
+    holds only if the lower bound itself is beyond the noise."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if provenance not in PROVENANCES:
@@ -170,6 +175,12 @@ def decide(kind: str, provenance: str, criterion: str | None, value, compared=No
         return "finding", "a result beyond the paper"
     ok = holds(criterion, value, compared, spread, alternative)
     rule = _rule(criterion, value, compared, spread, alternative)
+    if censored and criterion in ("seed_noise", "gap", "beyond_noise"):
+        rule += " (a lower bound: the candidate never reaches a loss level the reference reaches)"
+        if criterion == "beyond_noise":
+            ok = True if ok is True else None
+        elif ok is not None:
+            ok = False
     if kind == "check":
         if ok is None:
             return "check", "shown in the chapter (no numeric criterion)"

@@ -16,6 +16,7 @@ __all__ = [
     "Match",
     "match",
     "seed_spread",
+    "censored",
     "curve_distance",
     "halfway_time",
     "learning_time_from_curve",
@@ -52,6 +53,13 @@ def level_times(L, levels=LEVELS) -> np.ndarray:
     return np.asarray(out, float)
 
 
+def censored(La, Lb, levels=LEVELS) -> bool:
+    """Whether :func:`time_gap` of these curves is only a lower bound: some level is
+    reached by ``La`` (the reference) but not by ``Lb`` within the run."""
+    ta, tb = level_times(La, levels), level_times(Lb, levels)
+    return bool(np.any(~np.isnan(ta) & np.isnan(tb)))
+
+
 def time_gap(La, Lb, levels=LEVELS) -> float:
     """How far apart two loss curves are in time ([conv-measures]): the largest, over the
     levels both reach, of ``|ln(t_b / t_a)|``, where ``t`` is the epoch at which a curve
@@ -85,17 +93,20 @@ class Match:
     candidate seed ``s``); ``spread``: median over pairs of reference seeds of the same
     gap (how far apart two runs of the reference itself are); ``alternative``: the same
     as ``value`` for the paper's alternative, when there is one; ``per_seed``: the gaps
-    behind ``value``.
+    behind ``value``; ``censored``: for some seed the candidate never reaches, within
+    the run, a loss level the reference reaches, so ``value`` is only a lower bound.
     """
 
     value: float
     spread: float
     alternative: float | None
     per_seed: tuple
+    censored: bool = False
 
     def record(self) -> dict:
         """Keyword arguments for ``Records.add`` (the rulebook's ``seed_noise`` test)."""
-        return {"criterion": "seed_noise", "spread": self.spread, "alternative": self.alternative}
+        return {"criterion": "seed_noise", "spread": self.spread, "alternative": self.alternative,
+                "censored": self.censored}
 
 
 def seed_spread(values) -> float:
@@ -125,7 +136,11 @@ def match(reference, candidate, alternative=None, levels=LEVELS) -> Match:
     per = gaps(candidate)
     pairs = [time_gap(R[i], R[j], levels) for i, j in combinations(range(R.shape[0]), 2)]
     alt = None if alternative is None else float(np.median(gaps(alternative)))
-    return Match(float(np.median(per)), float(np.median(pairs)), alt, tuple(float(g) for g in per))
+    C = np.atleast_2d(np.asarray(candidate, float))
+    C = np.repeat(C, R.shape[0], axis=0) if C.shape[0] == 1 else C
+    cens = any(censored(r, c, levels) for r, c in zip(R, C))
+    return Match(float(np.median(per)), float(np.median(pairs)), alt, tuple(float(g) for g in per),
+                 cens)
 
 
 def curve_distance(La, Lb, floor_frac: float = 1e-3) -> float:

@@ -31,7 +31,8 @@ def test_registry_entries_are_complete():
 def test_each_verdict_is_the_rulebooks(ch, name, r):
     assert r["verdict"] in rulebook.VERDICTS
     expected = rulebook.decide(r["kind"], r["provenance"], r.get("criterion"), r["value"],
-                               r["paper"], r.get("spread"), r.get("alternative"))
+                               r["paper"], r.get("spread"), r.get("alternative"),
+                               r.get("censored", False))
     assert (r["verdict"], r["reason"]) == expected
 
 
@@ -56,6 +57,11 @@ def test_a_verdict_its_fields_cannot_justify_is_caught():
     assert rulebook.decide("paper", "paper", "near", 0.89, 0.816, 0.027, 0.0)[0] == \
         "partly reproduced"
     assert rulebook.decide("check", "derived here", "gap", 0.08)[0] == "check failed"
+    # a gap that is only a lower bound cannot show agreement
+    assert rulebook.decide("paper", "paper", "seed_noise", 0.05, None, 0.07, 1.0,
+                           censored=True)[0] == "not reproduced"
+    assert rulebook.decide("paper", "paper", "beyond_noise", 0.5, None, 0.07,
+                           censored=True)[0] == "reproduced"
     with pytest.raises(ValueError, match="unknown criterion"):
         rulebook.decide("paper", "paper", "within", 0.1, 0.0)
 
