@@ -12,10 +12,16 @@
   batches and reduced at once to what the chapter needs (loss curves, outputs and a
   per-layer gating census on a coarse grid of epochs), so memory stays small at the
   paper's 99 seeds.
-* :func:`layer_census`, :func:`plateaus`, :func:`drop_epochs`, :func:`appearance_epoch`,
-  :func:`derive_schedule`: the measurements of the chapter (per-layer gating census,
-  loss plateaus and the timing of each drop, and a switch-on schedule derived from the
-  epochs at which the ReLU network's gating patterns appear).
+* :func:`gdln_start`: how the GDLN starts ([conv-init]): the authors' hand-set scales,
+  the ReLU network's std (matched), or scales derived from the ReLU network's gates at
+  epoch 0, per layer and per seed.
+* :func:`layer_census`, :func:`layer2_functional`, :func:`plateaus`, :func:`drop_epochs`,
+  :func:`appearance_epoch`, :func:`derive_schedule`: the measurements of the chapter
+  (per-layer gating census by weight and by function, loss plateaus and the timing of
+  each drop, and a switch-on schedule derived from the epochs at which the ReLU
+  network's gating patterns appear); :func:`match_runs`, :func:`log_scatter_ratio`,
+  :func:`output_gaps`, :func:`plateau_outputs`: comparisons against the ReLU runs' own
+  seed spread ([conv-measures]).
 """
 from __future__ import annotations
 
@@ -26,9 +32,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..core.measures import gating_census, stereotype_index, unit_weight
+from ..core.measures import (Match, functional_census, gating_census, match, snap_to_contexts,
+                             stereotype_index, time_gap, unit_weight,
+                             censored)
 from ..core.datasets import Dataset, context_gate, contextual_task
-from ..core.engine import GatedNetwork, Pathway, deep_gdln, relu_network, train
+from ..core.engine import GatedNetwork, Pathway, deep_gdln, forward, init_params, relu_network, train
+from ..core.relns import INITS, derived_stds, initial_weights, with_stds
 from ..core.checks import check_epochs, check_positive
 from ..core.paper import DEPTH
 
@@ -48,6 +57,12 @@ __all__ = [
     "depth_gdln",
     "layer_census",
     "linearised_first_layer",
+    "FUNCTIONAL",
+    "layer2_functional",
+    "gdln_start",
+    "match_runs",
+    "log_scatter_ratio",
+    "output_gaps",
     "DepthRuns",
     "simulate",
     "plateaus",
@@ -57,6 +72,7 @@ __all__ = [
     "appearance_epoch",
     "derive_schedule",
     "plateau_record",
+    "plateau_outputs",
 ]
 
 # The authors' depth networks (facts of their code; :data:`helpers.core.paper.DEPTH`).
@@ -72,6 +88,8 @@ EPOCHS = DEPTH.epochs  # updates; the loss is kept at epochs 0..30000 (the autho
 
 # Census classes of :func:`helpers.core.measures.gating_census`.
 CLASSES = ("common", "mixed", "single", "other")
+# Entries of the functional census of layer 2 (:func:`layer2_functional`).
+FUNCTIONAL = ("snap_change", "common", "mixed", "single", "other")
 
 
 @dataclass(frozen=True)
@@ -207,6 +225,116 @@ def linearised_first_layer(params, X) -> tuple[np.ndarray, np.ndarray]:
     return Ws[-1] @ h_relu, Ws[-1] @ h_lin
 
 
+def layer2_functional(params, X, contexts, n_contexts: int, threshold: float = 0.5) -> dict:
+    """The functional census of the second hidden layer of ``W3 relu(W2 relu(W1 X))``
+    ([conv-census]): every layer-2 unit is snapped to its nearest context-level gate
+    (layer 1 keeps its own gates) and the output compared, through
+    :func:`helpers.core.measures.functional_census` on the layer's input ``relu(W1 X)``.
+
+    Returns ``snap_change`` (relative output change), the class shares of the snapped
+    output (``common``, ``mixed`` = on in C-1 of C, ``single``, ``other``) and
+    ``linear_change``: the relative output change when layer 2 is made linear (always on).
+    """
+    Ws = [np.asarray(W, float) for W in params]
+    if len(Ws) != 3:
+        raise ValueError(f"layer2_functional needs the three weight matrices of a two-hidden-layer "
+                         f"network, got {len(Ws)}")
+    X = np.asarray(X, float)
+    h1 = np.maximum(Ws[0] @ X, 0.0)
+    out = functional_census(Ws[1], Ws[2], h1, contexts, n_contexts, threshold)
+    yhat = Ws[2] @ np.maximum(Ws[1] @ h1, 0.0)
+    lin = Ws[2] @ (Ws[1] @ h1)
+    nrm = np.linalg.norm(yhat)
+    out["linear_change"] = float(np.linalg.norm(lin - yhat) / nrm) if nrm > 0 else float("nan")
+    return out
+
+
+def gdln_start(net: GatedNetwork, ds: Dataset, init: str, seeds: Sequence[int],
+               relu_net: GatedNetwork, relu_std: float = RELU_STD):
+    """``(net, params0, stds)``: the depth GDLN ``net`` started by ``init`` ([conv-init]).
+
+    ``"authors"``: the authors' hand-set scales (:data:`GDLN_STDS`), ``params0`` None
+    (the engine draws each seed); ``"matched"``: every weight of both layers at the ReLU
+    network's ``relu_std``; ``"derived"``: for each seed, the std of every pathway of
+    each layer from the ReLU network ``relu_net`` of the same seed
+    (:func:`helpers.core.relns.derived_stds` on its gates at epoch 0, snapped to
+    contexts), stacked as ``params0`` (:func:`helpers.core.relns.initial_weights`).
+    ``stds``: per seed, ``{pathway: (layer, std)}`` of what was set (empty for the authors').
+    """
+    if init not in INITS:
+        raise ValueError(f"init must be one of {INITS}, got {init!r}")
+    if net.depth != 2 or relu_net.depth != 2:
+        raise ValueError("gdln_start expects the two-hidden-layer depth GDLN and ReLU network")
+    seeds = [int(s) for s in seeds]
+    if init == "authors":
+        return net, None, []
+    if init == "matched":
+        m = net
+        for layer in range(2):
+            m = with_stds(m, {n: relu_std for n in m.pathway_names(layer)}, layer=layer)
+        per = {n: (layer, relu_std) for layer in range(2) for n in net.pathway_names(layer)}
+        return m, None, [per] * len(seeds)
+    nets, stds = [], []
+    for s in seeds:
+        _, _, gates0 = forward(relu_net, init_params(relu_net, s), ds.X)
+        m, per = net, {}
+        for layer in range(2):
+            L = net.layers[layer]
+            names = net.pathway_names(layer)
+            gates = {n: L.gating[net.pathway_slice(n, layer)][0] for n in names}
+            widths = {n: net.pathway_slice(n, layer).stop - net.pathway_slice(n, layer).start
+                      for n in names}
+            snapped = snap_to_contexts(gates0[layer], ds.contexts, ds.n_contexts)
+            d = derived_stds(snapped, gates, widths, relu_std)
+            m = with_stds(m, d, layer=layer)
+            per.update({n: (layer, v) for n, v in d.items()})
+        nets.append(m)
+        stds.append(per)
+    return nets[0], initial_weights(nets, seeds), stds
+
+
+def match_runs(reference, candidate) -> Match:
+    """:func:`helpers.core.measures.match` for fewer candidate runs than reference runs:
+    candidate run ``s`` against reference run ``s`` (the first ``len(candidate)``), the
+    seed spread over every pair of reference runs ([conv-measures])."""
+    R = np.atleast_2d(np.asarray(reference, float))
+    Cd = np.atleast_2d(np.asarray(candidate, float))
+    if Cd.shape[0] > R.shape[0]:
+        raise ValueError(f"{Cd.shape[0]} candidate runs but only {R.shape[0]} reference runs")
+    spread = match(R, R).spread
+    per = [time_gap(r, c) for r, c in zip(R, Cd)]
+    cens = any(censored(r, c) for r, c in zip(R, Cd))
+    return Match(float(np.median(per)), spread, None, tuple(float(g) for g in per), cens)
+
+
+def log_scatter_ratio(a, b) -> tuple[float, float]:
+    """``(ln(sd(a) / sd(b)), its standard error)`` for two samples of event epochs (one
+    per run, NaN = never): how much more one network's drop scatters over seeds than the
+    other's.  The error is the normal-theory one of a log standard deviation,
+    ``sqrt(1 / (2 (n_a - 1)) + 1 / (2 (n_b - 1)))``."""
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if a.size < 2 or b.size < 2:
+        return float("nan"), float("nan")
+    sa, sb = a.std(ddof=1), b.std(ddof=1)
+    if sa <= 0 or sb <= 0:
+        return float("nan"), float("nan")
+    return float(np.log(sa / sb)), float(np.sqrt(0.5 / (a.size - 1) + 0.5 / (b.size - 1)))
+
+
+def output_gaps(A, B=None) -> np.ndarray:
+    """Relative output gaps ``||a - b|| / ||a||``: every ``a`` of ``A`` against every
+    ``b`` of ``B``, or every pair ``i < j`` of ``A`` when ``B`` is None (the seed spread).
+    ``A``, ``B``: lists of outputs (``None`` entries are skipped)."""
+    A = [a for a in A if a is not None]
+    if B is None:
+        pairs = [(A[i], A[j]) for i in range(len(A)) for j in range(i + 1, len(A))]
+    else:
+        pairs = [(a, b) for a in A for b in B if b is not None]
+    return np.array([np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in pairs], float)
+
+
 @dataclass
 class DepthRuns:
     """Many seeds of one depth network, reduced (see :func:`simulate`).
@@ -218,7 +346,9 @@ class DepthRuns:
     ``item_dependent`` ``(S, R, L)``; ``final_shares[thr]`` ``(S, L, 4)`` the class
     shares at the last record for each census threshold; ``linear_l1_change`` ``(S, R)``
     the relative output change when layer 1 is made linear (ReLU nets; NaN otherwise);
-    ``linear_l1_loss`` the loss of that linearised network.
+    ``linear_l1_loss`` the loss of that linearised network; ``linear_l2_change`` the
+    same for layer 2; ``functional2`` ``(S, R, 5)`` the functional census of layer 2
+    (:func:`layer2_functional`, order :data:`FUNCTIONAL`; ReLU nets, NaN otherwise).
     """
 
     name: str
@@ -236,6 +366,8 @@ class DepthRuns:
     final_shares: dict
     linear_l1_change: np.ndarray
     linear_l1_loss: np.ndarray
+    linear_l2_change: np.ndarray = None
+    functional2: np.ndarray = None
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     extra: dict = field(default_factory=dict)
@@ -260,6 +392,12 @@ class DepthRuns:
         """Index of the run closest to the mean loss curve (:func:`helpers.core.measures.stereotype_index`)."""
         return stereotype_index(self.loss)
 
+    def functional(self, key: str) -> np.ndarray:
+        """``(S, R)``: one entry of layer 2's functional census (:data:`FUNCTIONAL`)."""
+        if key not in FUNCTIONAL:
+            raise ValueError(f"key must be one of {FUNCTIONAL}, got {key!r}")
+        return self.functional2[:, :, FUNCTIONAL.index(key)]
+
 
 def simulate(
     net: GatedNetwork,
@@ -272,15 +410,20 @@ def simulate(
     every: int = 500,
     batch: int = 2,
     thresholds: Sequence[float] = (0.25, 0.5, 0.75),
+    params0: Sequence[np.ndarray] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> DepthRuns:
     """Train ``net`` from each seed with :func:`helpers.core.engine.train` and reduce the run.
 
-    Seeds are trained ``batch`` at a time (vmapped); after each batch the weights and
-    gates recorded every ``every`` epochs are reduced to the per-layer census
-    (:func:`layer_census`, threshold 0.5) and dropped, so memory does not grow with the
-    number of seeds beyond the loss curves and outputs.  The census shares at the last
-    record are also kept for every threshold in ``thresholds`` (sensitivity).
+    Seeds are trained ``batch`` at a time; after each batch the weights and gates
+    recorded every ``every`` epochs are reduced to the per-layer census
+    (:func:`layer_census`, threshold 0.5), and for a ReLU network to the functional
+    census of layer 2 (:func:`layer2_functional`) and the output changes when layer 1 or
+    layer 2 is made linear, then dropped, so memory does not grow with the number of
+    seeds beyond the loss curves and outputs.  The census shares at the last record are
+    also kept for every threshold in ``thresholds`` (sensitivity).  ``params0``: initial
+    weights stacked over ``seeds`` (:func:`helpers.core.relns.initial_weights`), e.g.
+    from :func:`gdln_start`; by default the engine draws them from each seed.
     """
     epochs = check_epochs(epochs)
     lr = check_positive(lr, "lr")
@@ -307,6 +450,12 @@ def simulate(
     final_shares = {float(t): np.zeros((S, L, len(CLASSES))) for t in thresholds}
     lin_change = np.full((S, R), np.nan)
     lin_loss = np.full((S, R), np.nan)
+    lin2_change = np.full((S, R), np.nan)
+    func2 = np.full((S, R, len(FUNCTIONAL)), np.nan)
+    if params0 is not None:
+        params0 = [np.asarray(W, float) for W in params0]
+        if any(W.shape[0] != S for W in params0):
+            raise ValueError(f"params0 must be stacked over the {S} seeds (leading axis)")
     t0, c0 = time.perf_counter(), time.process_time()
     for b0 in range(0, S, int(batch)):
         chunk = seeds[b0:b0 + int(batch)]
@@ -315,8 +464,9 @@ def simulate(
             left = f", about {spent / b0 * (S - b0):.0f} s left" if b0 else ""
             progress(f"{name or net.kind}: seeds {chunk[0]}..{chunk[-1]} of {S} "
                      f"({spent:.0f} s so far{left})")
+        p0 = None if params0 is None else [W[b0:b0 + len(chunk)] for W in params0]
         run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=chunk, record_epochs=grid,
-                    record=("gates", "weights", "outputs"))
+                    record=("gates", "weights", "outputs"), params0=p0)
         for j in range(len(chunk)):
             i = b0 + j
             loss[i] = run.loss[j]
@@ -342,12 +492,16 @@ def simulate(
                     nrm = np.linalg.norm(out)
                     lin_change[i, r] = np.linalg.norm(out - out_lin) / nrm if nrm > 0 else 0.0
                     lin_loss[i, r] = 0.5 * np.sum((ds.Y - out_lin) ** 2)
+                if relu and L == 2:
+                    f = layer2_functional(Ws, ds.X, ds.contexts, C)
+                    func2[i, r] = [f[k] for k in FUNCTIONAL]
+                    lin2_change[i, r] = f["linear_change"]
         del run
     return DepthRuns(
         name=name or net.kind, net=net, seeds=seeds, loss=loss, grid=grid, outputs=outputs, patterns=pats,
         mass=mass, classes=classes, total=total, always_on=always_on, item_dependent=item_dep, final_shares=final_shares,
-        linear_l1_change=lin_change, linear_l1_loss=lin_loss,
-        seconds=time.perf_counter() - t0, cpu_seconds=time.process_time() - c0,
+        linear_l1_change=lin_change, linear_l1_loss=lin_loss, linear_l2_change=lin2_change,
+        functional2=func2, seconds=time.perf_counter() - t0, cpu_seconds=time.process_time() - c0,
     )
 
 
@@ -513,3 +667,18 @@ def plateau_record(runs: DepthRuns, level: float, tol: float = 0.02) -> np.ndarr
         if idx.size:
             out[s] = idx[idx.size // 2]
     return out
+
+
+def plateau_outputs(loss, grid, outputs, level: float, tol: float = 0.02) -> list:
+    """Each run's recorded output in the middle of its stay at loss ``level``
+    (:func:`plateau_record`), or None for a run with no record there.  ``loss``
+    ``(S, T)``, ``grid`` the recorded epochs, ``outputs`` ``(S, len(grid), p, P)``."""
+    loss = np.atleast_2d(np.asarray(loss, float))
+    grid = np.asarray(grid)
+    if np.shape(outputs)[:2] != (loss.shape[0], grid.size):
+        raise ValueError(f"outputs must be (runs, records, ...) = ({loss.shape[0]}, {grid.size}, ...), "
+                         f"got {np.shape(outputs)}")
+    view = DepthRuns.__new__(DepthRuns)
+    view.loss, view.grid = loss, grid
+    idx = plateau_record(view, level, tol)
+    return [np.asarray(outputs[s, k]) if k >= 0 else None for s, k in enumerate(idx)]

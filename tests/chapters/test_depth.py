@@ -219,3 +219,88 @@ def test_plateau_record():
     idx = depth.plateau_record(R, 66.0)
     assert np.all(grid[idx] > 1000) and np.all(grid[idx] < 2500)
     assert np.all(depth.plateau_record(R, 10.0) == -1)
+
+
+def test_gdln_start_three_inits(ds):
+    relu = depth.relu_depth(ds)
+    g = depth.depth_gdln(ds)
+    a, p0, stds = depth.gdln_start(g, ds, "authors", [0, 1], relu)
+    assert a is g and p0 is None and stds == []
+    m, p0, stds = depth.gdln_start(g, ds, "matched", [0, 1], relu)
+    assert p0 is None and len(stds) == 2
+    for L in m.layers:
+        assert np.allclose(L.in_std, depth.RELU_STD)
+    assert np.allclose(m.layers[1].out_std, depth.RELU_STD)  # the readout too
+    d, p0, stds = depth.gdln_start(g, ds, "derived", [0, 1], relu)
+    assert [W.shape for W in p0] == [(2, 420, 11), (2, 420, 420), (2, 60, 420)]
+    assert set(stds[0]) == {"shared", "common", "ctx12", "ctx13", "ctx23"}
+    assert stds[0]["shared"][0] == 0 and stds[0]["ctx12"][0] == 1
+    # every std is a ReLU unit's worth or more, and at most sqrt(H / H_p) of the ReLU std
+    for name, (layer, v) in stds[1].items():
+        H_p = g.pathway_slice(name, layer).stop - g.pathway_slice(name, layer).start
+        assert depth.RELU_STD * np.sqrt(1 / H_p) - 1e-12 <= v <= depth.RELU_STD * np.sqrt(420 / H_p)
+    sl = g.pathway_slice("ctx23")
+    assert p0[1][1][sl].std() == pytest.approx(stds[1]["ctx23"][1], rel=0.05)
+    assert p0[2][0][:, sl].std() == pytest.approx(stds[0]["ctx23"][1], rel=0.1)
+    with pytest.raises(ValueError, match="init"):
+        depth.gdln_start(g, ds, "lazy", [0], relu)
+
+
+def test_layer2_functional_on_context_gated_units(ds):
+    rows = {n: i for i, n in enumerate(ds.inputs)}
+    W1 = np.eye(11)  # layer 1 passes X through (non-negative): always on
+    W2 = np.zeros((3, 11))
+    W2[0, [rows["ctx1"], rows["ctx2"], rows["ctx3"]]] = 1.0  # on everywhere: common
+    W2[1, [rows["ctx1"], rows["ctx2"]]] = 1.0                 # on in contexts 1, 2
+    W2[2, rows["ctx1"]] = -1.0                                # never on
+    W3 = np.array([[1.0, 3.0, 5.0]])
+    f = depth.layer2_functional([W1, W2, W3], ds.X, ds.contexts, 3)
+    assert f["snap_change"] == pytest.approx(0.0, abs=1e-12)  # the gates are context-level already
+    assert f["common"] == pytest.approx(np.sqrt(24) / (np.sqrt(24) + 3 * np.sqrt(16)))
+    assert f["mixed"] == pytest.approx(1 - f["common"]) and f["single"] == 0
+    # making the layer linear lets the third unit through: -5 on the 8 items of context 1
+    yhat = np.ones(24) + 3 * (ds.contexts != 2)
+    assert f["linear_change"] == pytest.approx(5 * np.sqrt(8) / np.linalg.norm(yhat))
+    with pytest.raises(ValueError, match="three"):
+        depth.layer2_functional([W1, W3], ds.X, ds.contexts, 3)
+
+
+def test_scatter_ratio_gaps_and_matching():
+    v, se = depth.log_scatter_ratio([0, 2, 4, np.nan], [0, 1, 2])
+    assert v == pytest.approx(np.log(2)) and se == pytest.approx(np.sqrt(0.5 / 2 + 0.5 / 2))
+    assert np.isnan(depth.log_scatter_ratio([1, 2], [3])[0])
+    A = [np.ones((2, 2)), 2 * np.ones((2, 2)), None]
+    assert depth.output_gaps(A).tolist() == [1.0]
+    assert depth.output_gaps(A[:1], [2 * np.ones((2, 2)), None]).tolist() == [1.0]
+    t = np.arange(2001)
+    ref = np.stack([100 * np.exp(-t / s) for s in (100.0, 110.0, 121.0)])
+    m = depth.match_runs(ref, ref[:1] * 1.0)
+    assert m.value == 0 and m.spread == pytest.approx(np.log(1.1), rel=1e-3)
+    with pytest.raises(ValueError, match="candidate"):
+        depth.match_runs(ref[:1], ref)
+
+
+def test_plateau_outputs():
+    grid = np.arange(0, 4001, 100)
+    L = _staircase()
+    out = np.arange(2 * grid.size, dtype=float).reshape(2, grid.size, 1, 1)
+    got = depth.plateau_outputs(np.stack([L, L]), grid, out, 66.0)
+    assert got[0].shape == (1, 1) and 1000 < grid[int(got[0][0, 0])] < 2500
+    assert depth.plateau_outputs([L], grid, out[:1], 10.0) == [None]
+    with pytest.raises(ValueError, match="outputs"):
+        depth.plateau_outputs([L], grid, out, 66.0)
+
+
+def test_simulate_params0_and_functional_census(ds):
+    net = depth.relu_depth(ds, width=12, std=0.3)
+    from helpers.core.relns import initial_weights
+    p0 = initial_weights([net, net], [5, 6])
+    a = depth.simulate(net, ds, [0, 1], epochs=10, every=5, params0=p0)
+    b = depth.simulate(net, ds, [5, 6], epochs=10, every=5)
+    assert np.allclose(a.loss, b.loss)  # params0 = the seeds' own draws
+    assert a.functional2.shape == (2, 3, 5) and np.all(np.isfinite(a.functional("snap_change")))
+    assert np.all(a.linear_l2_change >= 0)
+    with pytest.raises(ValueError, match="key"):
+        a.functional("double")
+    with pytest.raises(ValueError, match="stacked"):
+        depth.simulate(net, ds, [0, 1, 2], epochs=10, every=5, params0=p0)
