@@ -59,11 +59,11 @@ PROFILES = {
         "xor": {"seeds": 20},
         "contexts": {"seeds": 10},
         "extra_contexts": {"seeds": 10},
-        "depth": {"seeds": 99, "derived_seeds": 99},
-        "gate_finding": {"trainings": 10},
+        "depth": {"seeds": 99, "init_seeds": 10, "derived_seeds": 10, "oneway_seeds": 10},
+        "gate_finding": {},
         "proofs": {"relu_seeds": 10, "xor_seeds": 10},
-        "reviewers": {},
-        "digits": {"images_per_class": 0, "seeds": 10, "trainings": 10, "kmeans_n_init": 10},
+        "reviewers": {"seeds": 10, "widths": [16, 32, 48, 64, 100, 175, 350, 700, 1400, 2800, 5600], "init_stds": [0.005 / 700, 5e-5, 5e-4, 5e-3, 2e-2, 5e-2, 1e-1, 2e-1], "batch_sizes": [12, 8, 4, 2, 1], "code_rho_pct": [0, 50, 90], "label_noise": [0.1, 0.3], "primed_gains": [1.0, 3.0, 10.0, 30.0]},
+        "digits": {"images_per_class": 0, "seeds": 10, "trainings": 5, "kmeans_n_init": 3},
     },
 }
 
@@ -167,8 +167,9 @@ def execute(name: str, parameters_: dict | None = None, run: Path | None = None,
         raise SystemExit(f"refused before any work: {exc}") from None
     unexecuted = _unexecuted(name)
     # the chapter writes its records to a scratch copy of the results (later chapters,
-    # the scorecard, read the others there)
-    results = (run or SCRATCH) / "results"
+    # the scorecard, read the others there); one per chapter, so that two executions at
+    # once do not share it
+    results = run / "results" if run else SCRATCH / f"results-{name}"
     if run is None:
         shutil.rmtree(results, ignore_errors=True)
     if not results.exists():
