@@ -40,7 +40,7 @@ from .core.relns import common_fit, context_pathways, context_reln  # noqa: F401
 from .book import progress, records  # noqa: F401
 from .book.notebook import glue  # noqa: F401
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 _LAZY = ("figures", "chapters", "book")
 
