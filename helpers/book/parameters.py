@@ -29,7 +29,7 @@ RULES: dict[str, dict[str, dict]] = {
     "extra_contexts": {"seeds": {"min": 2}, "reln_init": {"choices": ("authors", "matched", "derived")}},
     "xor": {"seeds": {"min": 2}, "sweep_seeds": {"min": 2}, "bootstrap": {"min": 1}},
     "depth": {"seeds": {"min": 2}, "init_seeds": {"min": 0}, "oneway_seeds": {"min": 0}, "coupling": {"choices": ("full", "one-way")}, "gdln_init": {"choices": ("authors", "matched", "derived")}},
-    "proofs": {"relu_seeds": {"min": 2}, "reln_coupling": {"choices": ("full", "one-way")},
+    "proofs": {"race_seeds": {"min": 2}, "reln_coupling": {"choices": ("full", "one-way")},
                "n_contexts": {"min": 2}},
     "gate_finding": {"depth_elbow_k_max": {"min": 0}, "elbow_seeds": {"min": 2}, "elbow_init": {"choices": ("authors", "matched", "derived")}},
     "reviewers": {"seeds": {"min": 2}},
