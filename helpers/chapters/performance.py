@@ -508,6 +508,29 @@ def chapter_times(path: Path | str = EXECUTION_JSON, profile: str = "default") -
     return {"seconds": dict(seconds), "machine": machine}
 
 
+def depth_paper_training(bench: dict) -> dict | None:
+    """Where the depth chapter's paper-profile time goes (the Performance page): its
+    training runs, split into the paper's own (ReLU network and GDLN, ``seeds`` each) and
+    this book's additions (the other initialisations, the derived schedule, the one-way
+    coupling), each priced at the benchmark's per-seed rate on the depth network at 8
+    seeds.  ``None`` without a benchmark of the depth network."""
+    from ..book.build import PROFILES  # the profile is the pipeline's; read, not copied
+    from ..core.paper import DEPTH
+
+    d = bench.get("derived", {})
+    try:
+        rate = (bench["floor_seed_epochs_per_s"]["depth"]
+                * d["fraction_of_floor"]["depth"]["8"])
+    except KeyError:
+        return None
+    p = PROFILES["paper"]["depth"]
+    runs = {"paper": 2 * p["seeds"],
+            "ours": 2 * p["init_seeds"] + p["derived_seeds"] + p["oneway_seeds"]}
+    updates = int(DEPTH.epochs)
+    return {"runs": runs, "updates": updates, "seed_epochs_per_s": rate,
+            "seconds": {k: n * updates / rate for k, n in runs.items()}}
+
+
 def load_benchmark(path: Path | str = BENCHMARK_JSON) -> dict | None:
     path = Path(path)
     return json.loads(path.read_text()) if path.exists() else None

@@ -137,3 +137,17 @@ def test_chapter_times_read_execution_json(tmp_path):
     assert bm.chapter_times(p)["seconds"] == {"xor": 54.3}
     assert bm.chapter_times(p, "paper")["seconds"] == {"xor": 300}
     assert bm.chapter_times(p, "gpu") is None
+
+
+def test_depth_paper_training_prices_the_paper_runs_and_ours():
+    from helpers.book.build import PROFILES
+
+    p = PROFILES["paper"]["depth"]
+    bench = {"floor_seed_epochs_per_s": {"depth": 2000.0},
+             "derived": {"fraction_of_floor": {"depth": {"8": 0.5}}}}
+    split = bm.depth_paper_training(bench)
+    assert split["runs"]["paper"] == 2 * p["seeds"] == 198
+    assert split["runs"]["ours"] == 2 * p["init_seeds"] + p["derived_seeds"] + p["oneway_seeds"]
+    assert split["seed_epochs_per_s"] == 1000.0
+    assert split["seconds"]["paper"] == pytest.approx(198 * split["updates"] / 1000.0)
+    assert bm.depth_paper_training({"derived": {}}) is None
