@@ -62,7 +62,15 @@ PROFILES = {
         "depth": {"seeds": 99, "init_seeds": 10, "derived_seeds": 10, "oneway_seeds": 10},
         "gate_finding": {},
         "proofs": {"race_seeds": 10, "xor_seeds": 10},
-        "reviewers": {"seeds": 10, "widths": [16, 32, 48, 64, 100, 175, 350, 700, 1400, 2800, 5600], "init_stds": [0.005 / 700, 5e-5, 5e-4, 5e-3, 2e-2, 5e-2, 1e-1, 2e-1], "batch_sizes": [12, 8, 4, 2, 1], "code_rho_pct": [0, 50, 90], "label_noise": [0.1, 0.3], "primed_gains": [1.0, 3.0, 10.0, 30.0]},
+        "reviewers": {
+            "seeds": 10,
+            "widths": [16, 32, 48, 64, 100, 175, 350, 700, 1400, 2800, 5600],
+            "init_stds": [0.005 / 700, 5e-5, 5e-4, 5e-3, 2e-2, 5e-2, 1e-1, 2e-1],
+            "batch_sizes": [12, 8, 4, 2, 1],
+            "code_rho_pct": [0, 50, 90],
+            "label_noise": [0.1, 0.3],
+            "primed_gains": [1.0, 3.0, 10.0, 30.0],
+        },
         "digits": {"images_per_class": 0, "seeds": 10, "trainings": 5, "kmeans_n_init": 3},
     },
 }

@@ -23,15 +23,24 @@ __all__ = ["RULES", "declared", "check", "check_namespace"]
 BOOK = Path(__file__).resolve().parents[2] / "book"
 _CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[parameters[^\]]*\]\n\n?(.*?)\n```", re.S)
 
+#: The ReLN / GDLN initialisations a chapter may start from (``helpers.core.relns.INITS``,
+#: repeated here so that the pipeline checks parameters without importing JAX; a test
+#: keeps the two equal).
+INIT_CHOICES = ("authors", "matched", "derived")
+_INIT = {"choices": INIT_CHOICES}
+_COUPLING = {"choices": ("full", "one-way")}
+
 #: Rules beyond the default's type: ``{chapter: {name: {"min": m} or {"choices": (...)}}}``.
 RULES: dict[str, dict[str, dict]] = {
-    "contexts": {"seeds": {"min": 2}, "reln_init": {"choices": ("authors", "matched", "derived")}},
-    "extra_contexts": {"seeds": {"min": 2}, "reln_init": {"choices": ("authors", "matched", "derived")}},
+    "contexts": {"seeds": {"min": 2}, "reln_init": _INIT},
+    "extra_contexts": {"seeds": {"min": 2}, "reln_init": _INIT},
     "xor": {"seeds": {"min": 2}, "sweep_seeds": {"min": 2}, "bootstrap": {"min": 1}},
-    "depth": {"seeds": {"min": 2}, "init_seeds": {"min": 0}, "oneway_seeds": {"min": 0}, "coupling": {"choices": ("full", "one-way")}, "gdln_init": {"choices": ("authors", "matched", "derived")}},
-    "proofs": {"race_seeds": {"min": 2}, "reln_coupling": {"choices": ("full", "one-way")},
+    "depth": {"seeds": {"min": 2}, "init_seeds": {"min": 0}, "oneway_seeds": {"min": 0},
+              "coupling": _COUPLING, "gdln_init": _INIT},
+    "proofs": {"race_seeds": {"min": 2}, "reln_coupling": _COUPLING,
                "n_contexts": {"min": 2}},
-    "gate_finding": {"depth_elbow_k_max": {"min": 0}, "elbow_seeds": {"min": 2}, "elbow_init": {"choices": ("authors", "matched", "derived")}},
+    "gate_finding": {"depth_elbow_k_max": {"min": 0}, "elbow_seeds": {"min": 2},
+                     "elbow_init": _INIT},
     "reviewers": {"seeds": {"min": 2}},
     "digits": {"seeds": {"min": 2}, "images_per_class": {"min": 0}},
 }

@@ -16,3 +16,9 @@ def test_rules_name_declared_parameters():
     for chapter, rules in parameters.RULES.items():
         declared = parameters.declared(chapter)
         assert set(rules) <= set(declared), (chapter, sorted(set(rules) - set(declared)))
+
+
+def test_init_choices_are_the_relns_inits():
+    from helpers.core import relns
+
+    assert parameters.INIT_CHOICES == tuple(relns.INITS)
