@@ -42,6 +42,7 @@ from ..core.checks import check_epochs, check_positive
 from ..core.paper import DEPTH
 
 __all__ = [
+    "paper_profile_runs",
     "WIDTH",
     "COMMON_WIDTH",
     "GROUP_WIDTH",
@@ -117,6 +118,18 @@ class Schedule:
 
 # The authors' hand-set schedule ([conv-depth]): nothing before 500, the common pathway alone until 12000.
 HAND_SCHEDULE = Schedule(*DEPTH.hand_schedule)
+
+
+def paper_profile_runs() -> dict[str, int]:
+    """The depth chapter's training runs under the ``paper`` profile (Depth chapter,
+    closing cost estimate; Performance page): ``"paper"``, the ReLU network and the main
+    GDLN (the runs of the paper's Fig. 6b), and ``"ours"``, this book's additions (the two
+    other initialisations, the derived schedule, the one-way coupling)."""
+    from ..book.build import PROFILES  # the profile is the pipeline's; read, not copied
+
+    p = PROFILES["paper"]["depth"]
+    return {"paper": 2 * p["seeds"],
+            "ours": 2 * p["init_seeds"] + p["derived_seeds"] + p["oneway_seeds"]}
 
 
 def depth_task() -> Dataset:

@@ -514,8 +514,8 @@ def depth_paper_training(bench: dict) -> dict | None:
     this book's additions (the other initialisations, the derived schedule, the one-way
     coupling), each priced at the benchmark's per-seed rate on the depth network at 8
     seeds.  ``None`` without a benchmark of the depth network."""
-    from ..book.build import PROFILES  # the profile is the pipeline's; read, not copied
     from ..core.paper import DEPTH
+    from .depth import paper_profile_runs
 
     d = bench.get("derived", {})
     try:
@@ -523,9 +523,7 @@ def depth_paper_training(bench: dict) -> dict | None:
                 * d["fraction_of_floor"]["depth"]["8"])
     except KeyError:
         return None
-    p = PROFILES["paper"]["depth"]
-    runs = {"paper": 2 * p["seeds"],
-            "ours": 2 * p["init_seeds"] + p["derived_seeds"] + p["oneway_seeds"]}
+    runs = paper_profile_runs()
     updates = int(DEPTH.epochs)
     return {"runs": runs, "updates": updates, "seed_epochs_per_s": rate,
             "seconds": {k: n * updates / rate for k, n in runs.items()}}
