@@ -19,26 +19,64 @@ Docstrings cite the paper's sections and equations, and the sections of the book
 page *Conventions and definitions* (``book/conventions.md``) by their labels, written
 ``[conv-...]``.
 """
+
 from __future__ import annotations
 
 import importlib
 
-from .core import checks, datasets, devices, engine, linear, measures, paper, race, relns, xor_reln  # noqa: F401
-from .core.checks import TrainingDiverged  # noqa: F401
-from .core.datasets import (  # noqa: F401
-    Dataset, context_gate, contextual_task, effective_dataset, hierarchy4, structure, xor)
-from .core.engine import (  # noqa: F401
-    GatedNetwork, Pathway, Run, deep_gdln, forward, gdln, init_params, linear_network,
-    relu_network, train)
-from .core.linear import (  # noqa: F401
-    closed_form_loss, diagonalizability, initial_mode_strength, learning_time, mode_strength,
-    modes)
-from .core.measures import (  # noqa: F401
-    context_patterns, curve_distance, gating_census, halfway_time, learning_time_from_curve,
-    unit_weight)
-from .core.relns import common_fit, context_pathways, context_reln  # noqa: F401
 from .book import progress, records  # noqa: F401
 from .book.notebook import glue  # noqa: F401
+from .core import (
+    checks,
+    datasets,
+    devices,
+    engine,
+    linear,
+    measures,
+    paper,
+    race,
+    relns,
+    xor_reln,
+)  # noqa: F401
+from .core.checks import TrainingDiverged  # noqa: F401
+from .core.datasets import (  # noqa: F401
+    Dataset,
+    context_gate,
+    contextual_task,
+    effective_dataset,
+    hierarchy4,
+    structure,
+    xor,
+)
+from .core.engine import (  # noqa: F401
+    GatedNetwork,
+    Pathway,
+    Run,
+    deep_gdln,
+    forward,
+    gdln,
+    init_params,
+    linear_network,
+    relu_network,
+    train,
+)
+from .core.linear import (  # noqa: F401
+    closed_form_loss,
+    diagonalizability,
+    initial_mode_strength,
+    learning_time,
+    mode_strength,
+    modes,
+)
+from .core.measures import (  # noqa: F401
+    context_patterns,
+    curve_distance,
+    gating_census,
+    halfway_time,
+    learning_time_from_curve,
+    unit_weight,
+)
+from .core.relns import common_fit, context_pathways, context_reln  # noqa: F401
 
 __version__ = "0.3.0"
 

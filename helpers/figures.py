@@ -1,11 +1,11 @@
 """Plot style and the few plots that several chapters share."""
+
 from __future__ import annotations
 
 from itertools import combinations
 from typing import Mapping, Sequence
 
 import matplotlib as mpl
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
@@ -59,15 +59,23 @@ def loss_curves(ax, curves, label, color, log=True, alpha_runs=0.25, epochs=None
     return ax
 
 
-def draw_context_reln(ax, ds: Dataset, kind: str = "mixed", block_names: Sequence[str] | None = None,
-                      colors: Mapping[str, str] | None = None):
+def draw_context_reln(
+    ax,
+    ds: Dataset,
+    kind: str = "mixed",
+    block_names: Sequence[str] | None = None,
+    colors: Mapping[str, str] | None = None,
+):
     """Draw the ReLN of Sections 4-5 for ``ds`` (any C): input nodes (items, contexts),
-    the common pathway and the context pathways with the contexts they are on in, and the
-    output blocks (Fig. 3, right).  ``kind``: ``'mixed'`` (C-1 of C), ``'single'`` or
+    the common pathway and the context pathways with the contexts they are on in, and
+    the output blocks (Fig. 3, right).  ``kind``: ``'mixed'`` (C-1 of C), ``'single'``
+    or
     ``'both'``.  Returns the pathway names drawn, top to bottom."""
     C = ds.n_contexts
     if C < 2:
-        raise ValueError(f"{ds.name}: draw_context_reln needs a contextual task (C >= 2)")
+        raise ValueError(
+            f"{ds.name}: draw_context_reln needs a contextual task (C >= 2)"
+        )
     if kind not in ("mixed", "single", "both"):
         raise ValueError(f"kind must be 'mixed', 'single' or 'both', got {kind!r}")
     colors = dict(colors or {})
@@ -81,19 +89,43 @@ def draw_context_reln(ax, ds: Dataset, kind: str = "mixed", block_names: Sequenc
     ys = np.linspace(0.88, 0.12, n)
 
     def box(x, y, w, hgt, text, fc, fontsize=8):
-        ax.add_patch(FancyBboxPatch((x - w / 2, y - hgt / 2), w, hgt, boxstyle="round,pad=0.01",
-                                    fc=fc, ec="0.3", lw=0.8))
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - w / 2, y - hgt / 2),
+                w,
+                hgt,
+                boxstyle="round,pad=0.01",
+                fc=fc,
+                ec="0.3",
+                lw=0.8,
+            )
+        )
         ax.text(x, y, text, ha="center", va="center", fontsize=fontsize)
 
     def arrow(x0, y0, x1, y1, color="0.5", ls="-"):
-        ax.add_patch(FancyArrowPatch((x0, y0), (x1, y1), arrowstyle="-|>", mutation_scale=7,
-                                     color=color, lw=0.7, ls=ls, shrinkA=0, shrinkB=0))
+        ax.add_patch(
+            FancyArrowPatch(
+                (x0, y0),
+                (x1, y1),
+                arrowstyle="-|>",
+                mutation_scale=7,
+                color=color,
+                lw=0.7,
+                ls=ls,
+                shrinkA=0,
+                shrinkB=0,
+            )
+        )
 
     y_items, y_ctx = 0.65, 0.3
     box(0.08, y_items, 0.13, 0.22, "items\n(8 one-hot)", "0.92")
     box(0.08, y_ctx, 0.13, 0.16, f"contexts\n({C} one-hot)", "0.92")
     nb = C + 1
-    block_names = list(block_names) if block_names is not None else ["common"] + [f"ctx {k + 1}" for k in range(C)]
+    block_names = (
+        list(block_names)
+        if block_names is not None
+        else ["common"] + [f"ctx {k + 1}" for k in range(C)]
+    )
     if len(block_names) != nb:
         raise ValueError(f"need {nb} block names, got {len(block_names)}")
     yb = np.linspace(0.85, 0.15, nb)
@@ -101,7 +133,15 @@ def draw_context_reln(ax, ds: Dataset, kind: str = "mixed", block_names: Sequenc
         box(0.92, yb[k], 0.13, 0.55 / nb, block_names[k], "0.96")
     for name, y in zip(names, ys):
         pat = pathway_pattern(name, C)
-        fc = colors.get(name, colors.get("common" if name == "common" else ("single" if pat.count("1") == 1 else "mixed"), "w"))
+        fc = colors.get(
+            name,
+            colors.get(
+                "common"
+                if name == "common"
+                else ("single" if pat.count("1") == 1 else "mixed"),
+                "w",
+            ),
+        )
         on = ", ".join(str(c + 1) for c in range(C) if pat[c] == "1")
         label = "common\n(always on)" if name == "common" else f"{name}\non in {on}"
         box(0.5, y, 0.2, min(0.7 / n, 0.16), label, fc, fontsize=7)
@@ -110,7 +150,15 @@ def draw_context_reln(ax, ds: Dataset, kind: str = "mixed", block_names: Sequenc
             arrow(0.145, y_ctx, 0.4, y)
         for k in range(nb):
             arrow(0.6, y, 0.855, yb[k], color="0.75")
-    ax.text(0.08, 0.14, "context pathways\nsee the items only", fontsize=7, ha="center", va="top", color="0.3")
+    ax.text(
+        0.08,
+        0.14,
+        "context pathways\nsee the items only",
+        fontsize=7,
+        ha="center",
+        va="top",
+        color="0.3",
+    )
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.axis("off")

@@ -4,7 +4,8 @@
   (``python -m helpers.book ...``; see that module for the commands); default runs
   update ``book/``, any other parameters make a run of their own in ``_build/runs``;
 * :mod:`helpers.book.parameters`: each chapter's parameters, checked before any work;
-* :mod:`helpers.book.rulebook`: how verdicts are decided, from ``claims/<chapter>.toml``;
+* :mod:`helpers.book.rulebook`: how verdicts are decided, from
+  ``claims/<chapter>.toml``;
 * :mod:`helpers.book.drift`: re-executed records against the committed ones;
 * :mod:`helpers.book.pytest_plugin`: the test command's scratch records and drift check;
 * :mod:`helpers.book.records`: each chapter's headline numbers in ``book/results/``;

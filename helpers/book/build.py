@@ -1,12 +1,12 @@
 """Execute the book's chapters with papermill and build the site with Jupyter Book 1.x.
 
-    python -m helpers.book build                   # execute every chapter, then the site
-    python -m helpers.book execute xor             # one chapter, default parameters
-    python -m helpers.book execute xor -p seeds 8  # other parameters: a run of its own
-    python -m helpers.book execute --profile paper depth
-    python -m helpers.book execute --profile paper --record-times   # and store its times
-    python -m helpers.book site                    # the site, from the committed notebooks
-    python -m helpers.book site --from _build/runs/<run>   # the site of a run
+    python -m helpers.book build                   # execute every chapter, then the
+    site python -m helpers.book execute xor             # one chapter, default
+    parameters python -m helpers.book execute xor -p seeds 8  # other parameters: a run
+    of its own python -m helpers.book execute --profile paper depth
+    python -m helpers.book execute --profile paper --record-times   # and store its
+    times python -m helpers.book site                    # the site, from the committed
+    notebooks python -m helpers.book site --from _build/runs/<run>   # the site of a run
     python -m helpers.book drift                   # records against the committed ones
 
 The site build also prints the whole book to ``_build/html/make-haste-slowly.pdf``
@@ -118,7 +118,8 @@ def _strip_volatile(path: Path) -> None:
 
 
 def repository_url() -> str | None:
-    """The book's repository: the environment variable, else ``_config.yml``; or None."""
+    """The book's repository: the environment variable, else ``_config.yml``; or
+    None."""
     url = os.environ.get(REPOSITORY_VARIABLE, "").strip()
     if url:
         return url.rstrip("/")
@@ -271,7 +272,8 @@ def execute_all(names: list[str], profile: str = "default", overrides: dict | No
     overrides = dict(overrides or {})
     if record_times and (overrides or profile == "default"):
         raise SystemExit("refused before any work: --record-times stores a profile's times "
-                         "and takes a --profile other than default and no -p parameters")
+                         "and takes a --profile other than default and no -p "
+                         "parameters")
     unknown = [n for n in names if n not in CHAPTERS]
     if unknown:
         raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
@@ -318,7 +320,8 @@ def execute_all(names: list[str], profile: str = "default", overrides: dict | No
 
 
 def _install_mathjax(root: Path) -> None:
-    """Copy MathJax 3 (SVG output, fonts inside) from its Python package into the site."""
+    """Copy MathJax 3 (SVG output, fonts inside) from its Python package into the
+    site."""
     try:
         import mathjax  # provided by the django-static-mathjax distribution
     except ImportError as exc:  # pragma: no cover - named in requirements.txt
@@ -482,7 +485,8 @@ def main(argv=None) -> None:
         p.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
                        metavar=("NAME", "VALUE"), help="a chapter parameter (VALUE read as JSON)")
         p.add_argument("--record-times", action="store_true",
-                       help="store a profile's chapter times in book/stats/execution.json")
+                       help=("store a profile's chapter times in "
+                             "book/stats/execution.json"))
     s = sub.add_parser("site")
     s.add_argument("--from", dest="source", default=None, help="a run folder (_build/runs/...)")
     d = sub.add_parser("drift")

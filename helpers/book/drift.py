@@ -76,7 +76,8 @@ def load(directory) -> dict:
 
 
 def committed(rev: str = "HEAD", folder: str = "book/results") -> dict:
-    """The records as committed at ``rev`` (read with git, the working tree untouched)."""
+    """The records as committed at ``rev`` (read with git, the working tree
+    untouched)."""
     names = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:{folder}"],
                            capture_output=True, text=True, check=True).stdout.split()
     out = {}

@@ -1,8 +1,8 @@
 """Chapter parameters: what each chapter accepts, checked before any work starts.
 
 A chapter's parameters are the names its ``parameters`` cell assigns (papermill injects
-overrides after that cell).  :func:`check` refuses a name the chapter does not have and a
-value it cannot use, with a message that names the parameter, the value and what is
+overrides after that cell).  :func:`check` refuses a name the chapter does not have and
+a value it cannot use, with a message that names the parameter, the value and what is
 allowed; ``python -m helpers.book execute`` calls it before papermill starts, and every
 chapter calls :func:`check_namespace` at its top, so an interactive run is checked too.
 
@@ -23,14 +23,15 @@ __all__ = ["RULES", "declared", "check", "check_namespace"]
 BOOK = Path(__file__).resolve().parents[2] / "book"
 _CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[parameters[^\]]*\]\n\n?(.*?)\n```", re.S)
 
-#: The ReLN / GDLN initialisations a chapter may start from (``helpers.core.relns.INITS``,
-#: repeated here so that the pipeline checks parameters without importing JAX; a test
-#: keeps the two equal).
+#: The ReLN / GDLN initialisations a chapter may start from
+#(``helpers.core.relns.INITS``, : repeated here so that the pipeline checks parameters
+#without importing JAX; a test : keeps the two equal).
 INIT_CHOICES = ("authors", "matched", "derived")
 _INIT = {"choices": INIT_CHOICES}
 _COUPLING = {"choices": ("full", "one-way")}
 
-#: Rules beyond the default's type: ``{chapter: {name: {"min": m} or {"choices": (...)}}}``.
+#: Rules beyond the default's type: ``{chapter: {name: {"min": m} or {"choices":
+#(...)}}}``.
 RULES: dict[str, dict[str, dict]] = {
     "contexts": {"seeds": {"min": 2}, "reln_init": _INIT},
     "extra_contexts": {"seeds": {"min": 2}, "reln_init": _INIT},

@@ -1,10 +1,10 @@
 """Records of a chapter's headline numbers, written to ``book/results/<chapter>.json``.
 
-Each record maps a name to its value, the value it is compared with (``"paper"``, whatever
-its provenance), the seed spread and the alternative where there are some, the claim's
-registry fields, the verdict and its reason, and a note (``"timing": true`` marks a
-measured time, which re-execution need not reproduce); the scorecard page is built from
-these files, never typed by hand.
+Each record maps a name to its value, the value it is compared with (``"paper"``,
+whatever its provenance), the seed spread and the alternative where there are some, the
+claim's registry fields, the verdict and its reason, and a note (``"timing": true``
+marks a measured time, which re-execution need not reproduce); the scorecard page is
+built from these files, never typed by hand.
 
 Where the records go: ``book/results`` by default; the environment variable
 ``HASTE_RESULTS_DIR`` names another folder (``python -m helpers.book`` sets it for runs
@@ -28,13 +28,15 @@ RESULTS_VARIABLE = "HASTE_RESULTS_DIR"
 
 
 def results_dir() -> Path:
-    """The folder records are written to and read from now (see the module docstring)."""
+    """The folder records are written to and read from now (see the module
+    docstring)."""
     chosen = os.environ.get(RESULTS_VARIABLE)
     return Path(chosen) if chosen else RESULTS_DIR
 
 
 def _plain(v):
-    """JSON-ready copy of numbers, arrays and nested containers (floats to 6 significant digits)."""
+    """JSON-ready copy of numbers, arrays and nested containers (floats to 6 significant
+    digits)."""
     if isinstance(v, dict):
         return {str(k): _plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -71,7 +73,8 @@ class Records:
         ``exact`` when a compared value ``paper`` is given).  ``spread`` is the same
         measure between seeds of the reference network (or the value's own seed
         spread), ``alternative`` the measure for the paper's alternative; ``censored``
-        marks a time gap that is only a lower bound (:class:`helpers.core.measures.Match`).
+        marks a time gap that is only a lower bound
+        (:class:`helpers.core.measures.Match`).
 
         Only a measured time (``timing=True``: seconds or ratios of seconds, which a
         re-execution need not reproduce) may go unregistered; the performance page's

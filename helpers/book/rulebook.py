@@ -44,8 +44,8 @@ NOISE_MULTIPLE = 2.0
 CLEARLY = 0.5
 #: A closed form and the simulation of the same equations agree when their time gap
 #: (``helpers.core.measures.time_gap``) is at most this: the Euler steps of gradient
-#: descent lag the gradient flow by about ``lr s / 2`` per unit of ``s t``, a few percent
-#: for the step sizes of the book.
+#: descent lag the gradient flow by about ``lr s / 2`` per unit of ``s t``, a few
+#percent : for the step sizes of the book.
 CHECK_GAP = 0.05
 
 #: How a record's value is held against what it is compared with.
@@ -56,7 +56,8 @@ CRITERIA = {
            "simulation of the same equations)",
     "seed_noise": f"the value (a gap to the paper's candidate) is at most "
                   f"{NOISE_MULTIPLE:g} x the seed spread: reproduced; else at most "
-                  f"{CLEARLY:g} x the gap to the paper's alternative: partly reproduced; "
+                  f"{CLEARLY:g} x the gap to the paper's alternative: partly "
+                  f"reproduced; "
                   "else not reproduced",
     "near": f"|value - compared| is at most {NOISE_MULTIPLE:g} x the value's seed spread: "
             f"reproduced; else at most {CLEARLY:g} x |value - alternative|: partly "
@@ -91,7 +92,8 @@ def _number(x):
 
 
 def holds(criterion: str | None, value, compared=None, spread=None, alternative=None):
-    """``True`` / ``False`` / ``"partly"`` for ``value`` under ``criterion``; None when the
+    """``True`` / ``False`` / ``"partly"`` for ``value`` under ``criterion``; None when
+    the
     fields cannot say (no criterion, or nothing to compare with)."""
     if criterion is None:
         return None
@@ -161,9 +163,10 @@ def decide(kind: str, provenance: str, criterion: str | None, value, compared=No
            spread=None, alternative=None, censored: bool = False) -> tuple[str, str]:
     """``(verdict, reason)`` for a record, by the rules of the module docstring.
 
-    ``censored``: the value is a time gap that is only a lower bound (the candidate never
-    reached, within the run, a loss level the reference reached).  Such a gap cannot
-    show agreement: under ``seed_noise`` and ``gap`` it fails; under ``beyond_noise`` it
+    ``censored``: the value is a time gap that is only a lower bound (the candidate
+    never reached, within the run, a loss level the reference reached).  Such a gap
+    cannot show agreement: under ``seed_noise`` and ``gap`` it fails; under
+    ``beyond_noise`` it
     holds only if the lower bound itself is beyond the noise."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")

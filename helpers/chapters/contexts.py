@@ -1,11 +1,12 @@
-"""Analyses of the Section 4 contextual task (C = 3, hierarchy / ring / cross; [conv-contextual]).
+"""Analyses of the Section 4 contextual task (C = 3, hierarchy / ring / cross;
+[conv-contextual]).
 
 What the contexts chapter measures beyond training (``helpers.core.engine``), the ReLN
 builder (``helpers.core.relns``) and the matrix race (``helpers.core.race``):
 
 * the **mode race** of Eq. 6 in its diagonal form (Appendix F): the context pathways'
-  modes on the common pathway's residual, coupled by overlap coefficients that are either
-  derived from the data (:func:`overlap_matrix`) or set to one constant
+  modes on the common pathway's residual, coupled by overlap coefficients that are
+  either derived from the data (:func:`overlap_matrix`) or set to one constant
   (:func:`constant_overlap_matrix`, the authors' hand-set -0.45, [conv-constants]);
 * the effective mode strength ``u^T W_p(t) v`` of a simulated or predicted pathway map
   (:func:`mode_projections`);
@@ -16,6 +17,7 @@ builder (``helpers.core.relns``) and the matrix race (``helpers.core.race``):
 * loss-curve gaps localised in time, with the floor of
   :func:`helpers.core.measures.curve_distance`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,12 +25,12 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..core.measures import context_patterns, gating_census, unit_weight
-from ..core.datasets import Dataset, effective_dataset
+from ..core.checks import check_epochs, check_positive, check_xy
+from ..core.datasets import effective_dataset
 from ..core.engine import GatedNetwork
 from ..core.linear import closed_form_map
+from ..core.measures import context_patterns, gating_census, unit_weight
 from ..core.race import race_pathways
-from ..core.checks import check_epochs, check_positive, check_xy
 
 __all__ = [
     "PathwayModes",
@@ -54,7 +56,7 @@ __all__ = [
 ]
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Effective datasets and overlaps (Eqs. 4-6, Appendix F)
 
 
@@ -78,20 +80,23 @@ class PathwayModes:
         return int(self.s.size)
 
 
-def pathway_modes(net: GatedNetwork, X, target, names: Sequence[str] | None = None,
-                  tol: float = 1e-9) -> list[PathwayModes]:
+def pathway_modes(
+    net: GatedNetwork, X, target, names: Sequence[str] | None = None, tol: float = 1e-9
+) -> list[PathwayModes]:
     """Modes of the effective datasets (Eq. 4) of ``net``'s pathways on ``target``.
 
-    ``net``: a one-hidden-layer GDLN with fixed gates (its gates and input masks are read
-    with :func:`helpers.core.race.race_pathways`); ``target``: the outputs the pathways are
-    trained on, e.g. the common pathway's residual ``Y - W* X`` (Appendix F).  ``names``
-    selects pathways (default: every pathway not marked common).  Modes with
-    ``s <= tol * s_max`` are dropped.
+    ``net``: a one-hidden-layer GDLN with fixed gates (its gates and input masks are
+    read with :func:`helpers.core.race.race_pathways`); ``target``: the outputs the
+    pathways are trained on, e.g. the common pathway's residual ``Y - W* X`` (Appendix
+    F).  ``names`` selects pathways (default: every pathway not marked common).  Modes
+    with ``s <= tol * s_max`` are dropped.
     """
     X, T = check_xy(np.asarray(X, float), np.asarray(target, float))
     if X.shape[0] != net.sizes[0] or T.shape[0] != net.sizes[-1]:
-        raise ValueError(f"the network maps {net.sizes[0]} inputs to {net.sizes[-1]} outputs; "
-                         f"got X {X.shape} and target {T.shape}")
+        raise ValueError(
+            f"the network maps {net.sizes[0]} inputs to {net.sizes[-1]} outputs; "
+            f"got X {X.shape} and target {T.shape}"
+        )
     pws = {p.name: p for p in race_pathways(net, a0=1.0)}
     if names is None:
         names = [n for n, p in pws.items() if not p.common]
@@ -105,7 +110,9 @@ def pathway_modes(net: GatedNetwork, X, target, names: Sequence[str] | None = No
         syx, _ = effective_dataset(X, T, p.gate, inputs=idx)
         U, s, Vt = np.linalg.svd(syx, full_matrices=False)
         if s.max(initial=0.0) <= 0:
-            raise ValueError(f"pathway {n!r}: its effective dataset on this target is zero")
+            raise ValueError(
+                f"pathway {n!r}: its effective dataset on this target is zero"
+            )
         keep = s > tol * s.max()
         out.append(PathwayModes(n, p.gate.copy(), idx, U[:, keep], s[keep], Vt[keep].T))
     return out
@@ -125,8 +132,8 @@ def overlap_matrix(X, pathways: Sequence[PathwayModes]) -> np.ndarray:
     ``O[(p, a), (q, b)] = (u_pa . u_qb) (v_pa^T Sigma_x(p, q) v_qb)`` with
     ``Sigma_x(p, q) = sum_i g_p^i g_q^i x_p^i x_q^{iT}`` (Eq. 4): mode ``a`` of pathway
     ``p`` is slowed by mode ``b`` of pathway ``q`` in proportion to ``O a_qb``.  The
-    diagonal blocks hold each pathway's input variances ``d_pa = v_pa^T Sigma_x(p, p) v_pa``
-    (orthogonal ``u`` make them diagonal).  Modes are ordered pathway by pathway.
+    diagonal blocks hold each pathway's input variances ``d_pa = v_pa^T Sigma_x(p, p)
+    v_pa`` (orthogonal ``u`` make them diagonal).  Modes are ordered pathway by pathway.
     """
     X = np.asarray(X, float)
     if not pathways:
@@ -137,19 +144,24 @@ def overlap_matrix(X, pathways: Sequence[PathwayModes]) -> np.ndarray:
     for a, p in enumerate(pathways):
         for b, q in enumerate(pathways):
             # effective_dataset returns Sigma_x(gate_q, gate) as (inputs_q x inputs)
-            _, sx_qp = effective_dataset(X, dummy, p.gate, gate_q=q.gate, inputs=p.inputs, inputs_q=q.inputs)
+            _, sx_qp = effective_dataset(
+                X, dummy, p.gate, gate_q=q.gate, inputs=p.inputs, inputs_q=q.inputs
+            )
             O[sl[a], sl[b]] = (p.U.T @ q.U) * (p.V.T @ sx_qp.T @ q.V)
     return O
 
 
-def constant_overlap_matrix(X, pathways: Sequence[PathwayModes], value: float) -> np.ndarray:
-    """The overlap matrix of a race solver with one hand-set constant ([conv-constants]).
+def constant_overlap_matrix(
+    X, pathways: Sequence[PathwayModes], value: float
+) -> np.ndarray:
+    """The overlap matrix of a race solver with one hand-set constant
+    ([conv-constants]).
 
     The diagonal keeps the data's input variances ``d_pa`` (:func:`overlap_matrix`);
     mode ``a`` of pathway ``p`` and mode ``a`` of every other pathway (same index, modes
     ordered by singular value) are coupled by ``value``; everything else is 0.  This is
-    our reading of the authors' solver, which "hard-codes the overlaps between the context
-    pathways' singular vectors (about -0.45)".
+    our reading of the authors' solver, which "hard-codes the overlaps between the
+    context pathways' singular vectors (about -0.45)".
     """
     if not np.isfinite(value):
         raise ValueError(f"the overlap constant must be finite, got {value}")
@@ -165,11 +177,13 @@ def constant_overlap_matrix(X, pathways: Sequence[PathwayModes], value: float) -
 
 
 def partner_overlaps(O, pathways: Sequence[PathwayModes]) -> dict:
-    """For each ordered pair of pathways ``(p, q)``, each mode of ``p`` and its partner in
+    """For each ordered pair of pathways ``(p, q)``, each mode of ``p`` and its partner
+    in
     ``q`` (the mode with the largest ``|O|``): the partner coefficient.
 
     Returns ``{(p, q): array over p's modes}`` and, under ``'top'``, the coefficient
-    between the two pathways' top modes (what a solver coupling "mode 1 with mode 1" uses).
+    between the two pathways' top modes (what a solver coupling "mode 1 with mode 1"
+    uses).
     """
     O = np.asarray(O, float)
     sl, K = _slices(pathways)
@@ -187,14 +201,16 @@ def partner_overlaps(O, pathways: Sequence[PathwayModes]) -> dict:
     return {"pairs": pairs, "top": top}
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # The diagonal mode race (Eq. 6, Appendix F)
 
 
 @dataclass
 class ModeRace:
     """Trajectories of the diagonal race: context mode strengths ``a`` ``(T+1, K)``, the
-    summed loss of the whole ReLN ``(T+1,)`` and the common pathway's map ``(T+1, p, d)``."""
+    summed loss of the whole ReLN ``(T+1,)`` and the common pathway's map ``(T+1, p,
+    d)``.
+    """
 
     loss: np.ndarray
     a: np.ndarray
@@ -202,20 +218,32 @@ class ModeRace:
     fixed_point_loss: float
 
 
-def mode_race(X, Y, target, pathways: Sequence[PathwayModes], O, *, a0, a0_common: float,
-              lr: float, epochs: int) -> ModeRace:
+def mode_race(
+    X,
+    Y,
+    target,
+    pathways: Sequence[PathwayModes],
+    O,
+    *,
+    a0,
+    a0_common: float,
+    lr: float,
+    epochs: int,
+) -> ModeRace:
     """Integrate the neural race reduction (Eq. 6) mode by mode, as in Appendix F.
 
     One-way coupled ReLN: the common pathway is a linear network on ``(X, Y)`` (Eq. 7,
-    :func:`helpers.core.linear.closed_form_map`, initial strength ``a0_common``); the context
-    pathways learn ``target`` (the common pathway's converged residual) with each map kept
-    on its effective dataset's singular vectors, ``W_p = U_p diag(a_p) V_p^T``, and
+    :func:`helpers.core.linear.closed_form_map`, initial strength ``a0_common``); the
+    context pathways learn ``target`` (the common pathway's converged residual) with
+    each map kept on its effective dataset's singular vectors, ``W_p = U_p diag(a_p)
+    V_p^T``, and
 
         tau da_pa/dt = 2 a_pa (s_pa - sum_(q,b) O[(p,a),(q,b)] a_qb),
 
-    one Euler step of size ``lr`` per epoch, like the simulations.  ``a0`` is one number or
-    one per mode.  The loss is ``1/2 ||Y - W_c X - sum_p g_p W_p X_p||^2`` at every epoch;
-    ``fixed_point_loss`` is the context part's loss at ``a = O^-1 s`` on ``target``.
+    one Euler step of size ``lr`` per epoch, like the simulations.  ``a0`` is one number
+    or one per mode.  The loss is ``1/2 ||Y - W_c X - sum_p g_p W_p X_p||^2`` at every
+    epoch; ``fixed_point_loss`` is the context part's loss at ``a = O^-1 s`` on
+    ``target``.
     """
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     _, Tg = check_xy(X, np.asarray(target, float))
@@ -230,7 +258,9 @@ def mode_race(X, Y, target, pathways: Sequence[PathwayModes], O, *, a0, a0_commo
         raise ValueError(f"initial mode strengths must be finite and > 0, got {a0}")
     s = np.concatenate([p.s for p in pathways])
     # each mode's output pattern on the data: u_pa (v_pa^T x_p^i) g_p^i
-    M = np.concatenate([np.einsum("ok,kn->kon", p.U, (p.V.T @ X[p.inputs]) * p.gate) for p in pathways])
+    M = np.concatenate(
+        [np.einsum("ok,kn->kon", p.U, (p.V.T @ X[p.inputs]) * p.gate) for p in pathways]
+    )
     A = np.empty((epochs + 1, K))
     for t in range(epochs + 1):
         A[t] = a
@@ -256,7 +286,9 @@ def mode_projections(maps, modes: PathwayModes) -> np.ndarray:
     """
     W = np.asarray(maps, float)
     if W.shape[-2] != modes.U.shape[0]:
-        raise ValueError(f"maps have {W.shape[-2]} outputs, the modes {modes.U.shape[0]}")
+        raise ValueError(
+            f"maps have {W.shape[-2]} outputs, the modes {modes.U.shape[0]}"
+        )
     Wp = W[..., modes.inputs]
     return np.einsum("oa,...oi,ia->...a", modes.U, Wp, modes.V)
 
@@ -266,8 +298,8 @@ def equivalent_initial_strength(a_t, s, d, t: float, lr: float) -> np.ndarray:
 
     Inverts ``a(t) = (s/d) / (1 - e + e s/(d a0))``, ``e = exp(-2 s t lr)``:
     ``a0 = e s / (d (s/(d a_t) - 1 + e))``.  Where a mode has grown faster than Eq. 7
-    allows from 0 (e.g. it had a head start), this is the ``a0`` a solver that starts the
-    mode at ``t = 0`` must use.  Entries with ``a_t`` outside ``(0, s/d)`` give NaN.
+    allows from 0 (e.g. it had a head start), this is the ``a0`` a solver that starts
+    the mode at ``t = 0`` must use.  Entries with ``a_t`` outside ``(0, s/d)`` give NaN.
     """
     lr = check_positive(lr, "lr")
     a_t, s, d = np.broadcast_arrays(*(np.asarray(v, float) for v in (a_t, s, d)))
@@ -280,7 +312,7 @@ def equivalent_initial_strength(a_t, s, d, t: float, lr: float) -> np.ndarray:
     return np.where(ok, a0, np.nan)
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Loss-curve gaps localised in time
 
 
@@ -290,7 +322,10 @@ def log_gap(La, Lb, floor_frac: float = 1e-3) -> np.ndarray:
     La = np.asarray(La, float)
     Lb = np.asarray(Lb, float)
     if La.shape != Lb.shape or La.ndim != 1:
-        raise ValueError(f"log_gap needs two 1-D curves of equal length, got {La.shape} and {Lb.shape}")
+        raise ValueError(
+            f"log_gap needs two 1-D curves of equal length, got {La.shape} and "
+            f"{Lb.shape}"
+        )
     f = floor_frac * La[0]
     if not f > 0:
         raise ValueError(f"log_gap: L_a(0) must be positive, got {La[0]}")
@@ -303,19 +338,28 @@ def windowed_gap(La, Lb, edges: Sequence[int], floor_frac: float = 1e-3) -> np.n
     edges cover every epoch."""
     g = log_gap(La, Lb, floor_frac)
     e = np.asarray(edges, int)
-    if e.ndim != 1 or e.size < 2 or np.any(np.diff(e) <= 0) or e[0] < 0 or e[-1] > g.size:
+    if (
+        e.ndim != 1
+        or e.size < 2
+        or np.any(np.diff(e) <= 0)
+        or e[0] < 0
+        or e[-1] > g.size
+    ):
         raise ValueError(f"edges must increase within 0..{g.size}, got {list(edges)}")
     return np.array([g[a:b].sum() / g.size for a, b in zip(e[:-1], e[1:])])
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Representations (Fig. 4c)
 
 
 def _check_rep(H, what):
     H = np.asarray(H, float)
     if H.ndim != 2 or H.shape[1] < 3:
-        raise ValueError(f"{what} must be units x datapoints with at least 3 datapoints, got {H.shape}")
+        raise ValueError(
+            f"{what} must be units x datapoints with at least 3 datapoints, got "
+            f"{H.shape}"
+        )
     if not np.all(np.isfinite(H)):
         raise ValueError(f"{what} must be finite")
     return H
@@ -329,8 +373,8 @@ def _sq_dists(H):
 def classical_mds(H, k: int = 2):
     """Classical (Torgerson) MDS of the datapoints' representations ``H`` (units x P).
 
-    Returns ``(Z, explained)``: ``Z`` (P x k) the coordinates, ``explained`` the share of
-    the centred Gram matrix's positive eigenvalue mass the ``k`` dimensions hold.
+    Returns ``(Z, explained)``: ``Z`` (P x k) the coordinates, ``explained`` the share
+    of the centred Gram matrix's positive eigenvalue mass the ``k`` dimensions hold.
     """
     H = _check_rep(H, "H")
     if not 1 <= k < H.shape[1]:
@@ -344,7 +388,8 @@ def classical_mds(H, k: int = 2):
     w, V = w[order], V[:, order]
     pos = np.maximum(w, 0)
     Z = V[:, :k] * np.sqrt(pos[:k])
-    # a sign convention that keeps figures stable: the largest coordinate of each axis positive
+    # a sign convention that keeps figures stable: the largest coordinate of each axis
+    # positive
     flip = np.sign(Z[np.abs(Z).argmax(axis=0), np.arange(k)])
     flip[flip == 0] = 1
     explained = float(pos[:k].sum() / pos.sum()) if pos.sum() > 0 else 0.0
@@ -379,10 +424,16 @@ def representation_similarity(Ha, Hb, k: int = 2) -> dict:
     Ha = _check_rep(Ha, "Ha")
     Hb = _check_rep(Hb, "Hb")
     if Ha.shape[1] != Hb.shape[1]:
-        raise ValueError(f"the two representations cover {Ha.shape[1]} and {Hb.shape[1]} datapoints")
+        raise ValueError(
+            f"the two representations cover {Ha.shape[1]} and {Hb.shape[1]} datapoints"
+        )
     iu = np.triu_indices(Ha.shape[1], 1)
     da, db = np.sqrt(_sq_dists(Ha)[iu]), np.sqrt(_sq_dists(Hb)[iu])
-    rsa = float(np.corrcoef(da, db)[0, 1]) if da.std() > 0 and db.std() > 0 else float("nan")
+    rsa = (
+        float(np.corrcoef(da, db)[0, 1])
+        if da.std() > 0 and db.std() > 0
+        else float("nan")
+    )
     Ka = (Ha - Ha.mean(1, keepdims=True)).T
     Kb = (Hb - Hb.mean(1, keepdims=True)).T
     Ka, Kb = Ka @ Ka.T, Kb @ Kb.T
@@ -391,10 +442,16 @@ def representation_similarity(Ha, Hb, k: int = 2) -> dict:
     Za, _ = classical_mds(Ha, k)
     Zb, _ = classical_mds(Hb, k)
     disp, aligned = _procrustes(Za, Zb)
-    return {"rsa": rsa, "cka": cka, "procrustes": disp, "mds_a": Za, "aligned": aligned + Za.mean(0)}
+    return {
+        "rsa": rsa,
+        "cka": cka,
+        "procrustes": disp,
+        "mds_a": Za,
+        "aligned": aligned + Za.mean(0),
+    }
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # The ReLU network's gating (census over training, consistency, division of labour)
 
 
@@ -411,8 +468,11 @@ def pathway_pattern(name: str, n_contexts: int) -> str:
     return "".join("1" if c in on else "0" for c in range(1, n_contexts + 1))
 
 
-def unit_groups(gates, contexts, n_contexts: int, threshold: float = 0.5) -> dict[str, np.ndarray]:
-    """Hidden units grouped by their context pattern (:func:`helpers.core.measures.context_patterns`):
+def unit_groups(
+    gates, contexts, n_contexts: int, threshold: float = 0.5
+) -> dict[str, np.ndarray]:
+    """Hidden units grouped by their context pattern
+    (:func:`helpers.core.measures.context_patterns`):
     ``{'110': unit indices, ...}``."""
     pats, _ = context_patterns(gates, contexts, n_contexts, threshold)
     groups: dict[str, list] = {}
@@ -422,7 +482,8 @@ def unit_groups(gates, contexts, n_contexts: int, threshold: float = 0.5) -> dic
 
 
 def group_maps(W1, W2, groups: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The map ``W2[:, G] W1[G, :]`` of each group of hidden units; ``W1`` ``(..., H, d)``,
+    """The map ``W2[:, G] W1[G, :]`` of each group of hidden units; ``W1`` ``(..., H,
+    d)``,
     ``W2`` ``(..., p, H)`` (leading axes, e.g. recorded epochs, broadcast)."""
     W1 = np.asarray(W1, float)
     W2 = np.asarray(W2, float)
@@ -434,7 +495,9 @@ def group_maps(W1, W2, groups: Mapping[str, np.ndarray]) -> dict[str, np.ndarray
 _CLASSES = ("common", "mixed", "single", "other", "item_dependent")
 
 
-def census_over_training(gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5) -> dict:
+def census_over_training(
+    gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
+) -> dict:
     """:func:`helpers.core.measures.gating_census` at each recorded epoch.
 
     ``gates`` ``(R, H, P)``, ``W1`` ``(R, H, d)``, ``W2`` ``(R, p, H)``.  Returns
@@ -444,25 +507,34 @@ def census_over_training(gates, W1, W2, contexts, n_contexts: int, threshold: fl
     G = np.asarray(gates)
     W1 = np.asarray(W1, float)
     W2 = np.asarray(W2, float)
-    if not (G.ndim == W1.ndim == W2.ndim == 3) or not (G.shape[0] == W1.shape[0] == W2.shape[0]):
-        raise ValueError(f"need gates (R, H, P), W1 (R, H, d), W2 (R, p, H); got {G.shape}, {W1.shape}, {W2.shape}")
+    if not (G.ndim == W1.ndim == W2.ndim == 3) or not (
+        G.shape[0] == W1.shape[0] == W2.shape[0]
+    ):
+        raise ValueError(
+            f"need gates (R, H, P), W1 (R, H, d), W2 (R, p, H); got {G.shape}, "
+            f"{W1.shape}, {W2.shape}"
+        )
     out = {c: np.empty(G.shape[0]) for c in (*_CLASSES, "consistency")}
     for r in range(G.shape[0]):
         c = gating_census(G[r], W1[r], W2[r], contexts, n_contexts, threshold)
         for k in _CLASSES:
             out[k][r] = c[k]
-        out["consistency"][r] = gate_consistency(G[r], W1[r], W2[r], contexts, n_contexts, threshold)
+        out["consistency"][r] = gate_consistency(
+            G[r], W1[r], W2[r], contexts, n_contexts, threshold
+        )
     return out
 
 
-def gate_consistency(gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5) -> float:
+def gate_consistency(
+    gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
+) -> float:
     """Weighted share of gate entries that follow the unit's context pattern.
 
-    A unit on in context ``c`` (active for at least ``threshold`` of its items) should be
-    on for every item of ``c``, and off for every item of the contexts it is off in; the
-    share of its ``P`` gates that do, averaged over units with weight
-    ``|W2[:, j]| |W1[j, :]|`` ([conv-census]).  1 means the gating is purely contextual, as in
-    the ReLN.
+    A unit on in context ``c`` (active for at least ``threshold`` of its items) should
+    be on for every item of ``c``, and off for every item of the contexts it is off in;
+    the share of its ``P`` gates that do, averaged over units with weight
+    ``|W2[:, j]| |W1[j, :]|`` ([conv-census]).  1 means the gating is purely contextual,
+    as in the ReLN.
     """
     G = np.asarray(gates, float)
     contexts = np.asarray(contexts)
@@ -475,30 +547,49 @@ def gate_consistency(gates, W1, W2, contexts, n_contexts: int, threshold: float 
     return float(np.sum(agree * w) / w.sum())
 
 
-def output_division(W2, H, groups: Mapping[str, np.ndarray | slice], Y, block_rows: Sequence[slice]) -> dict:
+def output_division(
+    W2, H, groups: Mapping[str, np.ndarray | slice], Y, block_rows: Sequence[slice]
+) -> dict:
     """Which units produce which output block: for each group ``G`` and block ``b``,
     ``<W2[b, G] H[G], Y[b]> / ||Y[b]||^2`` (the group's share of the target block; the
     shares of all groups sum to the network's fit of the block)."""
     W2 = np.asarray(W2, float)
     H = np.asarray(H, float)
     Y = np.asarray(Y, float)
-    if W2.shape[1] != H.shape[0] or W2.shape[0] != Y.shape[0] or H.shape[1] != Y.shape[1]:
-        raise ValueError(f"shapes do not chain: W2 {W2.shape}, H {H.shape}, Y {Y.shape}")
+    if (
+        W2.shape[1] != H.shape[0]
+        or W2.shape[0] != Y.shape[0]
+        or H.shape[1] != Y.shape[1]
+    ):
+        raise ValueError(
+            f"shapes do not chain: W2 {W2.shape}, H {H.shape}, Y {Y.shape}"
+        )
     out = {}
     for g, idx in groups.items():
         Yg = W2[:, idx] @ H[idx]
-        out[g] = np.array([np.sum(Yg[b] * Y[b]) / max(np.sum(Y[b] ** 2), 1e-300) for b in block_rows])
+        out[g] = np.array(
+            [np.sum(Yg[b] * Y[b]) / max(np.sum(Y[b] ** 2), 1e-300) for b in block_rows]
+        )
     return out
 
 
-def pathway_norm_ratio(maps: Mapping[str, np.ndarray], numerator: Sequence[str], denominator: Sequence[str]) -> np.ndarray:
+def pathway_norm_ratio(
+    maps: Mapping[str, np.ndarray], numerator: Sequence[str], denominator: Sequence[str]
+) -> np.ndarray:
     """``sqrt(sum_num ||W_p||_F^2) / sqrt(sum_den ||W_q||_F^2)`` over the last two axes
     (leading axes, e.g. epochs, kept): e.g. single-context over 2-of-3 pathways."""
     if not numerator or not denominator:
-        raise ValueError("pathway_norm_ratio needs pathways in both the numerator and the denominator")
+        raise ValueError(
+            "pathway_norm_ratio needs pathways in both the numerator and the "
+            "denominator"
+        )
     missing = [n for n in (*numerator, *denominator) if n not in maps]
     if missing:
         raise ValueError(f"no maps for {missing}; have {list(maps)}")
-    num = np.sqrt(sum(np.sum(np.asarray(maps[n], float) ** 2, axis=(-2, -1)) for n in numerator))
-    den = np.sqrt(sum(np.sum(np.asarray(maps[n], float) ** 2, axis=(-2, -1)) for n in denominator))
+    num = np.sqrt(
+        sum(np.sum(np.asarray(maps[n], float) ** 2, axis=(-2, -1)) for n in numerator)
+    )
+    den = np.sqrt(
+        sum(np.sum(np.asarray(maps[n], float) ** 2, axis=(-2, -1)) for n in denominator)
+    )
     return num / den

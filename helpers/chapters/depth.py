@@ -1,21 +1,23 @@
-"""The depth task of Section 6: a two-hidden-layer ReLU network and its GDLN ([conv-depth]).
+"""The depth task of Section 6: a two-hidden-layer ReLU network and its GDLN
+([conv-depth]).
 
 * :func:`relu_depth`: the bias-free ReLU network 11-420-420-60, init std 0.0006, trained
   for 30000 updates (loss at epochs 0..30000) on the all-hierarchy task with C = 3.
-* :func:`depth_gdln`: its GDLN, built with :func:`helpers.core.engine.deep_gdln`.  Layer 1 is
-  one always-on linear pathway of 420 units that sees items and contexts; layer 2 holds
-  a common pathway of 240 units (always on) and three groups of 60 units, each on in its
-  two contexts (the 2-of-3 pathways).  Every pathway is switched on by a
+* :func:`depth_gdln`: its GDLN, built with :func:`helpers.core.engine.deep_gdln`.  Layer
+  1 is one always-on linear pathway of 420 units that sees items and contexts; layer 2
+  holds a common pathway of 240 units (always on) and three groups of 60 units, each on
+  in its two contexts (the 2-of-3 pathways).  Every pathway is switched on by a
   :class:`Schedule` through :attr:`helpers.core.engine.Pathway.on_epoch`: nothing learns
   before ``start``, the common pathway learns alone until ``context``.
-* :func:`simulate`: many seeds through :func:`helpers.core.engine.train`, trained in small
-  batches and reduced at once to what the chapter needs (loss curves, outputs and a
-  per-layer gating census on a coarse grid of epochs), so memory stays small at the
+* :func:`simulate`: many seeds through :func:`helpers.core.engine.train`, trained in
+  small batches and reduced at once to what the chapter needs (loss curves, outputs and
+  a per-layer gating census on a coarse grid of epochs), so memory stays small at the
   paper's 99 seeds.
 * :func:`gdln_start`: how the GDLN starts ([conv-init]): the authors' hand-set scales,
   the ReLU network's std (matched), or scales derived from the ReLU network's gates at
   epoch 0, per layer and per seed.
-* :func:`layer_census`, :func:`layer2_functional`, :func:`plateaus`, :func:`drop_epochs`,
+* :func:`layer_census`, :func:`layer2_functional`, :func:`plateaus`,
+  :func:`drop_epochs`,
   :func:`appearance_epoch`, :func:`derive_schedule`: the measurements of the chapter
   (per-layer gating census by weight and by function, loss plateaus and the timing of
   each drop, and a switch-on schedule derived from the epochs at which the ReLU
@@ -23,6 +25,7 @@
   :func:`output_gaps`, :func:`plateau_outputs`: comparisons against the ReLU runs' own
   seed spread ([conv-measures]).
 """
+
 from __future__ import annotations
 
 import time
@@ -32,14 +35,30 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..core.measures import (Match, functional_census, gating_census, match, snap_to_contexts,
-                             stereotype_index, time_gap, unit_weight,
-                             censored)
-from ..core.datasets import Dataset, context_gate, contextual_task
-from ..core.engine import GatedNetwork, Pathway, deep_gdln, forward, init_params, relu_network, train
-from ..core.relns import INITS, derived_stds, initial_weights, with_stds
 from ..core.checks import check_epochs, check_positive
+from ..core.datasets import Dataset, context_gate, contextual_task
+from ..core.engine import (
+    GatedNetwork,
+    Pathway,
+    deep_gdln,
+    forward,
+    init_params,
+    relu_network,
+    train,
+)
+from ..core.measures import (
+    Match,
+    censored,
+    functional_census,
+    gating_census,
+    match,
+    snap_to_contexts,
+    stereotype_index,
+    time_gap,
+    unit_weight,
+)
 from ..core.paper import DEPTH
+from ..core.relns import INITS, derived_stds, initial_weights, with_stds
 
 __all__ = [
     "paper_profile_runs",
@@ -81,11 +100,16 @@ WIDTH = DEPTH.width
 COMMON_WIDTH = DEPTH.common_width
 GROUP_WIDTH = DEPTH.group_width
 RELU_STD = DEPTH.relu_std
-GDLN_STDS = {"layer1": DEPTH.gdln_std_layer1, "layer2": DEPTH.gdln_std_layer2,
-             "readout_common": DEPTH.gdln_std_readout_common,
-             "readout_context": DEPTH.gdln_std_readout_context}
+GDLN_STDS = {
+    "layer1": DEPTH.gdln_std_layer1,
+    "layer2": DEPTH.gdln_std_layer2,
+    "readout_common": DEPTH.gdln_std_readout_common,
+    "readout_context": DEPTH.gdln_std_readout_context,
+}
 LR = DEPTH.lr
-EPOCHS = DEPTH.epochs  # updates; the loss is kept at epochs 0..30000 (the authors' 30001)
+EPOCHS = (
+    DEPTH.epochs
+)  # updates; the loss is kept at epochs 0..30000 (the authors' 30001)
 
 # Census classes of :func:`helpers.core.measures.gating_census`.
 CLASSES = ("common", "mixed", "single", "other")
@@ -95,7 +119,8 @@ FUNCTIONAL = ("snap_change", "common", "mixed", "single", "other")
 
 @dataclass(frozen=True)
 class Schedule:
-    """Switch-on epochs of the depth GDLN ([conv-depth]): every gate is 0 before ``start``; the
+    """Switch-on epochs of the depth GDLN ([conv-depth]): every gate is 0 before
+    ``start``; the
     context (2-of-3) pathways stay 0 until ``context``."""
 
     start: int
@@ -105,10 +130,13 @@ class Schedule:
         for name in ("start", "context"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"Schedule.{name} must be an integer epoch >= 0, got {v!r}")
+                raise ValueError(
+                    f"Schedule.{name} must be an integer epoch >= 0, got {v!r}"
+                )
         if self.context < self.start:
             raise ValueError(
-                f"Schedule: the context pathways cannot switch on (epoch {self.context}) before "
+                f"Schedule: the context pathways cannot switch on (epoch "
+                f"{self.context}) before "
                 f"the network does (start = {self.start})"
             )
 
@@ -116,33 +144,44 @@ class Schedule:
         return [int(self.start), int(self.context)]
 
 
-# The authors' hand-set schedule ([conv-depth]): nothing before 500, the common pathway alone until 12000.
+# The authors' hand-set schedule ([conv-depth]): nothing before 500, the common pathway
+# alone until 12000.
 HAND_SCHEDULE = Schedule(*DEPTH.hand_schedule)
 
 
 def paper_profile_runs() -> dict[str, int]:
     """The depth chapter's training runs under the ``paper`` profile (Depth chapter,
     closing cost estimate; Performance page): ``"paper"``, the ReLU network and the main
-    GDLN (the runs of the paper's Fig. 6b), and ``"ours"``, this book's additions (the two
+    GDLN (the runs of the paper's Fig. 6b), and ``"ours"``, this book's additions (the
+    two
     other initialisations, the derived schedule, the one-way coupling)."""
     from ..book.build import PROFILES  # the profile is the pipeline's; read, not copied
 
     p = PROFILES["paper"]["depth"]
-    return {"paper": 2 * p["seeds"],
-            "ours": 2 * p["init_seeds"] + p["derived_seeds"] + p["oneway_seeds"]}
+    return {
+        "paper": 2 * p["seeds"],
+        "ours": 2 * p["init_seeds"] + p["derived_seeds"] + p["oneway_seeds"],
+    }
 
 
 def depth_task() -> Dataset:
-    """The Section 6 task: C = 3 contexts, the hierarchy in every block ([conv-depth]); X 11 x 24."""
+    """The Section 6 task: C = 3 contexts, the hierarchy in every block ([conv-depth]);
+    X 11 x 24."""
     return contextual_task(3)
 
 
-def relu_depth(ds: Dataset | None = None, width: int = WIDTH, std: float = RELU_STD) -> GatedNetwork:
-    """The bias-free ReLU network ``d-width-width-p`` of Section 6 ([conv-depth]: 11-420-420-60, std 0.0006)."""
+def relu_depth(
+    ds: Dataset | None = None, width: int = WIDTH, std: float = RELU_STD
+) -> GatedNetwork:
+    """The bias-free ReLU network ``d-width-width-p`` of Section 6 ([conv-depth]:
+    11-420-420-60, std 0.0006)."""
     ds = depth_task() if ds is None else ds
     if int(width) <= 0:
         raise ValueError(f"width must be a positive number of units, got {width}")
-    return relu_network((ds.X.shape[0], int(width), int(width), ds.Y.shape[0]), check_positive(std, "std"))
+    return relu_network(
+        (ds.X.shape[0], int(width), int(width), ds.Y.shape[0]),
+        check_positive(std, "std"),
+    )
 
 
 def depth_gdln(
@@ -153,20 +192,24 @@ def depth_gdln(
     group_width: int = GROUP_WIDTH,
     stds: dict | None = None,
 ) -> GatedNetwork:
-    """The GDLN of Section 6 ([conv-depth], Fig. 6a), via :func:`helpers.core.engine.deep_gdln`.
+    """The GDLN of Section 6 ([conv-depth], Fig. 6a), via
+    :func:`helpers.core.engine.deep_gdln`.
 
-    Layer 1: one pathway ``'shared'`` of ``common_width + C * group_width`` units, always
-    on, seeing items and contexts (a linear layer).  Layer 2: ``'common'`` (always on,
-    ``common_width`` units) and one group per pair of contexts (``'ctx12'``, ``'ctx13'``,
-    ``'ctx23'``; ``group_width`` units each, on in those two contexts), all reading the
-    whole of layer 1 and writing the whole output.  Init stds ([conv-constants]): layer 1 5.75e-4,
-    layer 2 5.5e-4, readout 5.5e-4 (common) and 4e-3 (context groups).  ``schedule``
-    sets the switch-on epochs; ``coupling`` is the engine's ('full': one loss on the
-    summed output; 'one-way': the authors' training [conv-context-reln] of the one-layer ReLNs).
+    Layer 1: one pathway ``'shared'`` of ``common_width + C * group_width`` units,
+    always on, seeing items and contexts (a linear layer).  Layer 2: ``'common'``
+    (always on, ``common_width`` units) and one group per pair of contexts (``'ctx12'``,
+    ``'ctx13'``, ``'ctx23'``; ``group_width`` units each, on in those two contexts), all
+    reading the whole of layer 1 and writing the whole output.  Init stds
+    ([conv-constants]): layer 1 5.75e-4, layer 2 5.5e-4, readout 5.5e-4 (common) and
+    4e-3 (context groups).  ``schedule`` sets the switch-on epochs; ``coupling`` is the
+    engine's ('full': one loss on the summed output; 'one-way': the authors' training
+    [conv-context-reln] of the one-layer ReLNs).
     """
     ds = depth_task() if ds is None else ds
     if not isinstance(schedule, Schedule):
-        raise ValueError(f"schedule must be a helpers.chapters.depth.Schedule, got {schedule!r}")
+        raise ValueError(
+            f"schedule must be a helpers.chapters.depth.Schedule, got {schedule!r}"
+        )
     C = ds.n_contexts
     if C < 2:
         raise ValueError(f"the depth GDLN needs a task with >= 2 contexts, got {C}")
@@ -174,46 +217,81 @@ def depth_gdln(
     if stds is not None:
         unknown = set(stds) - set(GDLN_STDS)
         if unknown:
-            raise ValueError(f"unknown init stds {sorted(unknown)}; choose from {sorted(GDLN_STDS)}")
+            raise ValueError(
+                f"unknown init stds {sorted(unknown)}; choose from {sorted(GDLN_STDS)}"
+            )
         s.update(stds)
     width1 = int(common_width) + C * int(group_width)
-    layer1 = [Pathway("shared", width1, None, None, (s["layer1"], s["layer1"]), on_epoch=schedule.start)]
+    layer1 = [
+        Pathway(
+            "shared",
+            width1,
+            None,
+            None,
+            (s["layer1"], s["layer1"]),
+            on_epoch=schedule.start,
+        )
+    ]
     layer2 = [
-        Pathway("common", int(common_width), None, None, (s["layer2"], s["readout_common"]),
-                on_epoch=schedule.start, common=True)
+        Pathway(
+            "common",
+            int(common_width),
+            None,
+            None,
+            (s["layer2"], s["readout_common"]),
+            on_epoch=schedule.start,
+            common=True,
+        )
     ]
     for pair in combinations(range(C), C - 1):
         name = "ctx" + "".join(str(c + 1) for c in pair)
-        layer2.append(Pathway(name, int(group_width), context_gate(ds, pair), None,
-                              (s["layer2"], s["readout_context"]), on_epoch=schedule.context))
-    return deep_gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, [layer1, layer2], coupling=coupling)
+        layer2.append(
+            Pathway(
+                name,
+                int(group_width),
+                context_gate(ds, pair),
+                None,
+                (s["layer2"], s["readout_context"]),
+                on_epoch=schedule.context,
+            )
+        )
+    return deep_gdln(
+        ds.X.shape[0], ds.Y.shape[0], ds.P, [layer1, layer2], coupling=coupling
+    )
 
 
 def _patterns(C: int) -> tuple[str, ...]:
     return tuple("".join(b) for b in product("01", repeat=C))
 
 
-def layer_census(gates, W_in, W_out, contexts, n_contexts: int, threshold: float = 0.5) -> dict:
-    """Gating census of one hidden layer ([conv-census]; :func:`helpers.core.measures.gating_census`).
+def layer_census(
+    gates, W_in, W_out, contexts, n_contexts: int, threshold: float = 0.5
+) -> dict:
+    """Gating census of one hidden layer ([conv-census];
+    :func:`helpers.core.measures.gating_census`).
 
-    ``gates`` ``(H, P)``, ``W_in`` the layer's incoming weights ``(H, ·)``, ``W_out`` the
-    next weights ``(·, H)``.  Beside the shares of the classes common / mixed (C-1 of C)
-    / single / other and the item-dependent share, returns ``total`` (the layer's weight
-    mass, sum of ``|W_out[:, j]| |W_in[j, :]|``), ``mass`` (weight per context pattern
-    ``'000'..'111'``) and ``always_on`` (the share of weight in units active on *every*
-    datapoint: the strict reading of "always on").
+    ``gates`` ``(H, P)``, ``W_in`` the layer's incoming weights ``(H, ·)``, ``W_out``
+    the next weights ``(·, H)``.  Beside the shares of the classes common / mixed (C-1
+    of C) / single / other and the item-dependent share, returns ``total`` (the layer's
+    weight mass, sum of ``|W_out[:, j]| |W_in[j, :]|``), ``mass`` (weight per context
+    pattern ``'000'..'111'``) and ``always_on`` (the share of weight in units active on
+    *every* datapoint: the strict reading of "always on").
     """
     G = np.asarray(gates)
     if G.ndim != 2:
         raise ValueError(f"gates must be (units, datapoints), got shape {G.shape}")
     w = unit_weight(np.asarray(W_in, float), np.asarray(W_out, float))
     if w.shape[0] != G.shape[0]:
-        raise ValueError(f"{G.shape[0]} units in the gates but {w.shape[0]} in the weights")
+        raise ValueError(
+            f"{G.shape[0]} units in the gates but {w.shape[0]} in the weights"
+        )
     total = float(w.sum())
     pats = _patterns(n_contexts)
     if total <= 0:
         out = {c: 0.0 for c in CLASSES}
-        out.update(item_dependent=0.0, always_on=0.0, total=0.0, mass={p: 0.0 for p in pats})
+        out.update(
+            item_dependent=0.0, always_on=0.0, total=0.0, mass={p: 0.0 for p in pats}
+        )
         return out
     c = gating_census(G, W_in, W_out, contexts, n_contexts, threshold)
     out = {k: c[k] for k in CLASSES}
@@ -225,8 +303,11 @@ def layer_census(gates, W_in, W_out, contexts, n_contexts: int, threshold: float
 
 
 def linearised_first_layer(params, X) -> tuple[np.ndarray, np.ndarray]:
-    """Output of a bias-free ReLU network as trained, and with its first hidden layer made
-    linear (gate 1 everywhere): how much the network uses layer 1 for gating (Section 6)."""
+    """Output of a bias-free ReLU network as trained, and with its first hidden layer
+    made
+    linear (gate 1 everywhere): how much the network uses layer 1 for gating (Section
+    6).
+    """
     Ws = [np.asarray(W, float) for W in params]
     if len(Ws) < 3:
         raise ValueError("linearised_first_layer needs at least two hidden layers")
@@ -238,7 +319,9 @@ def linearised_first_layer(params, X) -> tuple[np.ndarray, np.ndarray]:
     return Ws[-1] @ h_relu, Ws[-1] @ h_lin
 
 
-def layer2_functional(params, X, contexts, n_contexts: int, threshold: float = 0.5) -> dict:
+def layer2_functional(
+    params, X, contexts, n_contexts: int, threshold: float = 0.5
+) -> dict:
     """The functional census of the second hidden layer of ``W3 relu(W2 relu(W1 X))``
     ([conv-census]): every layer-2 unit is snapped to its nearest context-level gate
     (layer 1 keeps its own gates) and the output compared, through
@@ -246,25 +329,37 @@ def layer2_functional(params, X, contexts, n_contexts: int, threshold: float = 0
 
     Returns ``snap_change`` (relative output change), the class shares of the snapped
     output (``common``, ``mixed`` = on in C-1 of C, ``single``, ``other``) and
-    ``linear_change``: the relative output change when layer 2 is made linear (always on).
+    ``linear_change``: the relative output change when layer 2 is made linear (always
+    on).
     """
     Ws = [np.asarray(W, float) for W in params]
     if len(Ws) != 3:
-        raise ValueError(f"layer2_functional needs the three weight matrices of a two-hidden-layer "
-                         f"network, got {len(Ws)}")
+        raise ValueError(
+            f"layer2_functional needs the three weight matrices of a two-hidden-layer "
+            f"network, got {len(Ws)}"
+        )
     X = np.asarray(X, float)
     h1 = np.maximum(Ws[0] @ X, 0.0)
     out = functional_census(Ws[1], Ws[2], h1, contexts, n_contexts, threshold)
     yhat = Ws[2] @ np.maximum(Ws[1] @ h1, 0.0)
     lin = Ws[2] @ (Ws[1] @ h1)
     nrm = np.linalg.norm(yhat)
-    out["linear_change"] = float(np.linalg.norm(lin - yhat) / nrm) if nrm > 0 else float("nan")
+    out["linear_change"] = (
+        float(np.linalg.norm(lin - yhat) / nrm) if nrm > 0 else float("nan")
+    )
     return out
 
 
-def gdln_start(net: GatedNetwork, ds: Dataset, init: str, seeds: Sequence[int],
-               relu_net: GatedNetwork, relu_std: float = RELU_STD):
-    """``(net, params0, stds)``: the depth GDLN ``net`` started by ``init`` ([conv-init]).
+def gdln_start(
+    net: GatedNetwork,
+    ds: Dataset,
+    init: str,
+    seeds: Sequence[int],
+    relu_net: GatedNetwork,
+    relu_std: float = RELU_STD,
+):
+    """``(net, params0, stds)``: the depth GDLN ``net`` started by ``init``
+    ([conv-init]).
 
     ``"authors"``: the authors' hand-set scales (:data:`GDLN_STDS`), ``params0`` None
     (the engine draws each seed); ``"matched"``: every weight of both layers at the ReLU
@@ -272,12 +367,15 @@ def gdln_start(net: GatedNetwork, ds: Dataset, init: str, seeds: Sequence[int],
     each layer from the ReLU network ``relu_net`` of the same seed
     (:func:`helpers.core.relns.derived_stds` on its gates at epoch 0, snapped to
     contexts), stacked as ``params0`` (:func:`helpers.core.relns.initial_weights`).
-    ``stds``: per seed, ``{pathway: (layer, std)}`` of what was set (empty for the authors').
+    ``stds``: per seed, ``{pathway: (layer, std)}`` of what was set (empty for the
+    authors').
     """
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
     if net.depth != 2 or relu_net.depth != 2:
-        raise ValueError("gdln_start expects the two-hidden-layer depth GDLN and ReLU network")
+        raise ValueError(
+            "gdln_start expects the two-hidden-layer depth GDLN and ReLU network"
+        )
     seeds = [int(s) for s in seeds]
     if init == "authors":
         return net, None, []
@@ -285,7 +383,9 @@ def gdln_start(net: GatedNetwork, ds: Dataset, init: str, seeds: Sequence[int],
         m = net
         for layer in range(2):
             m = with_stds(m, {n: relu_std for n in m.pathway_names(layer)}, layer=layer)
-        per = {n: (layer, relu_std) for layer in range(2) for n in net.pathway_names(layer)}
+        per = {
+            n: (layer, relu_std) for layer in range(2) for n in net.pathway_names(layer)
+        }
         return m, None, [per] * len(seeds)
     nets, stds = [], []
     for s in seeds:
@@ -295,8 +395,10 @@ def gdln_start(net: GatedNetwork, ds: Dataset, init: str, seeds: Sequence[int],
             L = net.layers[layer]
             names = net.pathway_names(layer)
             gates = {n: L.gating[net.pathway_slice(n, layer)][0] for n in names}
-            widths = {n: net.pathway_slice(n, layer).stop - net.pathway_slice(n, layer).start
-                      for n in names}
+            widths = {
+                n: net.pathway_slice(n, layer).stop - net.pathway_slice(n, layer).start
+                for n in names
+            }
             snapped = snap_to_contexts(gates0[layer], ds.contexts, ds.n_contexts)
             d = derived_stds(snapped, gates, widths, relu_std)
             m = with_stds(m, d, layer=layer)
@@ -313,11 +415,15 @@ def match_runs(reference, candidate) -> Match:
     R = np.atleast_2d(np.asarray(reference, float))
     Cd = np.atleast_2d(np.asarray(candidate, float))
     if Cd.shape[0] > R.shape[0]:
-        raise ValueError(f"{Cd.shape[0]} candidate runs but only {R.shape[0]} reference runs")
+        raise ValueError(
+            f"{Cd.shape[0]} candidate runs but only {R.shape[0]} reference runs"
+        )
     spread = match(R, R).spread
     per = [time_gap(r, c) for r, c in zip(R, Cd)]
     cens = any(censored(r, c) for r, c in zip(R, Cd))
-    return Match(float(np.median(per)), spread, None, tuple(float(g) for g in per), cens)
+    return Match(
+        float(np.median(per)), spread, None, tuple(float(g) for g in per), cens
+    )
 
 
 def log_scatter_ratio(a, b) -> tuple[float, float]:
@@ -333,19 +439,24 @@ def log_scatter_ratio(a, b) -> tuple[float, float]:
     sa, sb = a.std(ddof=1), b.std(ddof=1)
     if sa <= 0 or sb <= 0:
         return float("nan"), float("nan")
-    return float(np.log(sa / sb)), float(np.sqrt(0.5 / (a.size - 1) + 0.5 / (b.size - 1)))
+    return float(np.log(sa / sb)), float(
+        np.sqrt(0.5 / (a.size - 1) + 0.5 / (b.size - 1))
+    )
 
 
 def output_gaps(A, B=None) -> np.ndarray:
     """Relative output gaps ``||a - b|| / ||a||``: every ``a`` of ``A`` against every
-    ``b`` of ``B``, or every pair ``i < j`` of ``A`` when ``B`` is None (the seed spread).
+    ``b`` of ``B``, or every pair ``i < j`` of ``A`` when ``B`` is None (the seed
+    spread).
     ``A``, ``B``: lists of outputs (``None`` entries are skipped)."""
     A = [a for a in A if a is not None]
     if B is None:
         pairs = [(A[i], A[j]) for i in range(len(A)) for j in range(i + 1, len(A))]
     else:
         pairs = [(a, b) for a in A for b in B if b is not None]
-    return np.array([np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in pairs], float)
+    return np.array(
+        [np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in pairs], float
+    )
 
 
 @dataclass
@@ -354,8 +465,8 @@ class DepthRuns:
 
     ``loss`` ``(S, epochs + 1)``; ``grid`` the recorded epochs ``(R,)``; ``outputs``
     ``(S, R, p, P)``; ``mass[l]`` ``(S, R, 2^C)`` weight per context pattern (order
-    ``patterns``) of hidden layer ``l`` (0-based); ``classes[l]`` ``(S, R, 4)`` weight per
-    census class (order :data:`CLASSES`); ``total``, ``always_on``,
+    ``patterns``) of hidden layer ``l`` (0-based); ``classes[l]`` ``(S, R, 4)`` weight
+    per census class (order :data:`CLASSES`); ``total``, ``always_on``,
     ``item_dependent`` ``(S, R, L)``; ``final_shares[thr]`` ``(S, L, 4)`` the class
     shares at the last record for each census threshold; ``linear_l1_change`` ``(S, R)``
     the relative output change when layer 1 is made linear (ReLU nets; NaN otherwise);
@@ -396,13 +507,15 @@ class DepthRuns:
         return self.classes[layer][:, :, CLASSES.index(cls)]
 
     def share(self, layer: int, cls: str) -> np.ndarray:
-        """Census share ``(S, R)`` of class ``cls`` in layer ``layer`` (0 where the layer has no weight)."""
+        """Census share ``(S, R)`` of class ``cls`` in layer ``layer`` (0 where the
+        layer has no weight)."""
         tot = self.total[:, :, layer]
         m = self.class_mass(layer, cls)
         return np.divide(m, tot, out=np.zeros_like(m), where=tot > 0)
 
     def stereotype(self) -> int:
-        """Index of the run closest to the mean loss curve (:func:`helpers.core.measures.stereotype_index`)."""
+        """Index of the run closest to the mean loss curve
+        (:func:`helpers.core.measures.stereotype_index`)."""
         return stereotype_index(self.loss)
 
     def functional(self, key: str) -> np.ndarray:
@@ -426,7 +539,8 @@ def simulate(
     params0: Sequence[np.ndarray] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> DepthRuns:
-    """Train ``net`` from each seed with :func:`helpers.core.engine.train` and reduce the run.
+    """Train ``net`` from each seed with :func:`helpers.core.engine.train` and reduce
+    the run.
 
     Seeds are trained ``batch`` at a time; after each batch the weights and gates
     recorded every ``every`` epochs are reduced to the per-layer census
@@ -444,7 +558,9 @@ def simulate(
     if not seeds:
         raise ValueError("simulate needs at least one seed")
     if int(every) <= 0 or int(batch) <= 0:
-        raise ValueError(f"every and batch must be positive, got every={every}, batch={batch}")
+        raise ValueError(
+            f"every and batch must be positive, got every={every}, batch={batch}"
+        )
     grid = np.arange(0, epochs + 1, int(every))
     if grid[-1] != epochs:
         grid = np.append(grid, epochs)
@@ -468,18 +584,31 @@ def simulate(
     if params0 is not None:
         params0 = [np.asarray(W, float) for W in params0]
         if any(W.shape[0] != S for W in params0):
-            raise ValueError(f"params0 must be stacked over the {S} seeds (leading axis)")
+            raise ValueError(
+                f"params0 must be stacked over the {S} seeds (leading axis)"
+            )
     t0, c0 = time.perf_counter(), time.process_time()
     for b0 in range(0, S, int(batch)):
-        chunk = seeds[b0:b0 + int(batch)]
+        chunk = seeds[b0 : b0 + int(batch)]
         if progress is not None:
             spent = time.perf_counter() - t0
             left = f", about {spent / b0 * (S - b0):.0f} s left" if b0 else ""
-            progress(f"{name or net.kind}: seeds {chunk[0]}..{chunk[-1]} of {S} "
-                     f"({spent:.0f} s so far{left})")
-        p0 = None if params0 is None else [W[b0:b0 + len(chunk)] for W in params0]
-        run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=chunk, record_epochs=grid,
-                    record=("gates", "weights", "outputs"), params0=p0)
+            progress(
+                f"{name or net.kind}: seeds {chunk[0]}..{chunk[-1]} of {S} "
+                f"({spent:.0f} s so far{left})"
+            )
+        p0 = None if params0 is None else [W[b0 : b0 + len(chunk)] for W in params0]
+        run = train(
+            net,
+            ds.X,
+            ds.Y,
+            lr=lr,
+            epochs=epochs,
+            seeds=chunk,
+            record_epochs=grid,
+            record=("gates", "weights", "outputs"),
+            params0=p0,
+        )
         for j in range(len(chunk)):
             i = b0 + j
             loss[i] = run.loss[j]
@@ -489,7 +618,9 @@ def simulate(
                 if net.layers[0].in_mask is not None:
                     Ws[0] = Ws[0] * net.layers[0].in_mask
                 for l in range(L):
-                    c = layer_census(run.records["gates"][l][j, r], Ws[l], Ws[l + 1], ds.contexts, C)
+                    c = layer_census(
+                        run.records["gates"][l][j, r], Ws[l], Ws[l + 1], ds.contexts, C
+                    )
                     mass[l][i, r] = [c["mass"][p] for p in pats]
                     classes[l][i, r] = [c[k] * c["total"] for k in CLASSES]
                     total[i, r, l] = c["total"]
@@ -497,13 +628,25 @@ def simulate(
                     item_dep[i, r, l] = c["item_dependent"]
                     if r == R - 1:
                         for thr in final_shares:
-                            cc = c if thr == 0.5 else layer_census(run.records["gates"][l][j, r], Ws[l], Ws[l + 1],
-                                                                   ds.contexts, C, threshold=thr)
+                            cc = (
+                                c
+                                if thr == 0.5
+                                else layer_census(
+                                    run.records["gates"][l][j, r],
+                                    Ws[l],
+                                    Ws[l + 1],
+                                    ds.contexts,
+                                    C,
+                                    threshold=thr,
+                                )
+                            )
                             final_shares[thr][i, l] = [cc[k] for k in CLASSES]
                 if relu and L >= 2:
                     out, out_lin = linearised_first_layer(Ws, ds.X)
                     nrm = np.linalg.norm(out)
-                    lin_change[i, r] = np.linalg.norm(out - out_lin) / nrm if nrm > 0 else 0.0
+                    lin_change[i, r] = (
+                        np.linalg.norm(out - out_lin) / nrm if nrm > 0 else 0.0
+                    )
                     lin_loss[i, r] = 0.5 * np.sum((ds.Y - out_lin) ** 2)
                 if relu and L == 2:
                     f = layer2_functional(Ws, ds.X, ds.contexts, C)
@@ -511,39 +654,64 @@ def simulate(
                     lin2_change[i, r] = f["linear_change"]
         del run
     return DepthRuns(
-        name=name or net.kind, net=net, seeds=seeds, loss=loss, grid=grid, outputs=outputs, patterns=pats,
-        mass=mass, classes=classes, total=total, always_on=always_on, item_dependent=item_dep, final_shares=final_shares,
-        linear_l1_change=lin_change, linear_l1_loss=lin_loss, linear_l2_change=lin2_change,
-        functional2=func2, seconds=time.perf_counter() - t0, cpu_seconds=time.process_time() - c0,
+        name=name or net.kind,
+        net=net,
+        seeds=seeds,
+        loss=loss,
+        grid=grid,
+        outputs=outputs,
+        patterns=pats,
+        mass=mass,
+        classes=classes,
+        total=total,
+        always_on=always_on,
+        item_dependent=item_dep,
+        final_shares=final_shares,
+        linear_l1_change=lin_change,
+        linear_l1_loss=lin_loss,
+        linear_l2_change=lin2_change,
+        functional2=func2,
+        seconds=time.perf_counter() - t0,
+        cpu_seconds=time.process_time() - c0,
     )
 
 
-def plateaus(L, window: int = 500, tol: float = 2e-3, min_len: int = 1000) -> list[tuple[int, int, float]]:
-    """The plateaus of one loss curve: maximal stretches of at least ``min_len`` epochs over
+def plateaus(
+    L, window: int = 500, tol: float = 2e-3, min_len: int = 1000
+) -> list[tuple[int, int, float]]:
+    """The plateaus of one loss curve: maximal stretches of at least ``min_len`` epochs
+    over
     which the loss moves by less than ``tol * L(0)`` within any ``window`` epochs.
 
     Returns ``(first epoch, last epoch, median loss)`` per plateau, in order.
     """
     L = np.asarray(L, float)
     if L.ndim != 1 or L.size <= window:
-        raise ValueError(f"plateaus needs a 1-D loss curve longer than window={window}, got shape {L.shape}")
+        raise ValueError(
+            f"plateaus needs a 1-D loss curve longer than window={window}, got shape "
+            f"{L.shape}"
+        )
     if not L[0] > 0:
         raise ValueError(f"plateaus: L(0) must be positive, got {L[0]}")
     flat = np.abs(L[window:] - L[:-window]) < tol * L[0]
     out = []
     edges = np.flatnonzero(np.diff(np.r_[0, flat.astype(int), 0]))
-    for a, b in zip(edges[::2], edges[1::2]):  # flat on [a, b): stretch [a, b - 1 + window]
+    for a, b in zip(
+        edges[::2], edges[1::2]
+    ):  # flat on [a, b): stretch [a, b - 1 + window]
         stop = b - 1 + window
         if stop - a + 1 >= min_len:
-            out.append((int(a), int(stop), float(np.median(L[a:stop + 1]))))
+            out.append((int(a), int(stop), float(np.median(L[a : stop + 1]))))
     return out
 
 
-def plateau_levels(curves, merge: float = 0.05, min_share: float = 0.5, **kw) -> np.ndarray:
+def plateau_levels(
+    curves, merge: float = 0.05, min_share: float = 0.5, **kw
+) -> np.ndarray:
     """Loss levels at which the runs plateau, pooled over runs (descending).
 
-    Plateau medians (:func:`plateaus`) closer than ``merge * L(0)`` are merged; a level is
-    kept when at least ``min_share`` of the runs show it.
+    Plateau medians (:func:`plateaus`) closer than ``merge * L(0)`` are merged; a level
+    is kept when at least ``min_share`` of the runs show it.
     """
     curves = np.atleast_2d(np.asarray(curves, float))
     found = []
@@ -560,19 +728,26 @@ def plateau_levels(curves, merge: float = 0.05, min_share: float = 0.5, **kw) ->
             groups[-1].append((lev, k))
         else:
             groups.append([(lev, k)])
-    levels = [np.median([g[0] for g in grp]) for grp in groups
-              if len({g[1] for g in grp}) >= min_share * len(curves)]
+    levels = [
+        np.median([g[0] for g in grp])
+        for grp in groups
+        if len({g[1] for g in grp}) >= min_share * len(curves)
+    ]
     return np.asarray(levels, float)
 
 
 def drop_epochs(curves, levels) -> np.ndarray:
-    """Epoch of each drop in loss, per run: the first epoch at which the loss falls below the
+    """Epoch of each drop in loss, per run: the first epoch at which the loss falls
+    below the
     midpoint of two consecutive ``levels`` (descending; append 0 for the final descent).
     ``(runs, len(levels) - 1)``; NaN where a run never gets there."""
     curves = np.atleast_2d(np.asarray(curves, float))
     levels = np.asarray(levels, float)
     if levels.ndim != 1 or levels.size < 2 or np.any(np.diff(levels) >= 0):
-        raise ValueError(f"levels must be a strictly decreasing sequence of >= 2 loss values, got {levels}")
+        raise ValueError(
+            f"levels must be a strictly decreasing sequence of >= 2 loss values, got "
+            f"{levels}"
+        )
     mids = 0.5 * (levels[:-1] + levels[1:])
     out = np.full((curves.shape[0], mids.size), np.nan)
     for i, L in enumerate(curves):
@@ -607,8 +782,8 @@ def drop_durations(curves, levels, lo: float = 0.1, hi: float = 0.9) -> np.ndarr
 def appearance_epoch(mass, grid, threshold: float = 0.3) -> float:
     """Epoch at which a class of units appears: the first epoch at which its weight mass
     (sum of ``|W_out[:, j]| |W_in[j, :]|`` over its units, :func:`layer_census`) reaches
-    ``threshold``, linearly interpolated between the recorded epochs ``grid``.  NaN if it
-    never does.
+    ``threshold``, linearly interpolated between the recorded epochs ``grid``.  NaN if
+    it never does.
 
     The mass is in the units of the network's map: small random weights give a class
     about 1e-2, a class that carries part of the task's O(1) outputs has O(1) to O(10).
@@ -616,7 +791,9 @@ def appearance_epoch(mass, grid, threshold: float = 0.3) -> float:
     m = np.asarray(mass, float)
     g = np.asarray(grid, float)
     if m.shape != g.shape or m.ndim != 1:
-        raise ValueError(f"mass and grid must be 1-D of equal length, got {m.shape} and {g.shape}")
+        raise ValueError(
+            f"mass and grid must be 1-D of equal length, got {m.shape} and {g.shape}"
+        )
     if not (np.isfinite(threshold) and threshold > 0):
         raise ValueError(f"threshold must be a positive weight mass, got {threshold}")
     hit = m >= threshold
@@ -629,22 +806,31 @@ def appearance_epoch(mass, grid, threshold: float = 0.3) -> float:
     return float(g[k - 1] + f * (g[k] - g[k - 1]))
 
 
-def derive_schedule(relu: DepthRuns, gdln: DepthRuns, reference: Schedule, threshold: float = 0.3,
-                    layer: int = 1, resolution: int = 100) -> tuple[Schedule, dict]:
+def derive_schedule(
+    relu: DepthRuns,
+    gdln: DepthRuns,
+    reference: Schedule,
+    threshold: float = 0.3,
+    layer: int = 1,
+    resolution: int = 100,
+) -> tuple[Schedule, dict]:
     """A switch-on schedule for the depth GDLN derived from the ReLU runs' gates.
 
     In layer ``layer`` (0-based; the second hidden layer by default) the ReLU network's
     common units (on in all contexts) and 2-of-3 units *appear* at the median over seeds
-    of :func:`appearance_epoch` (weight mass ``threshold``).  A GDLN pathway switched on at epoch ``t_on`` appears a
-    lag later; the lag is measured, by the same census, on GDLN runs trained with the
-    ``reference`` schedule (lag = appearance - switch-on).  The derived switch-on epochs
-    are the ReLU appearance epochs minus these lags, rounded to ``resolution`` epochs:
-    ``start`` from the common class, ``context`` from the 2-of-3 class.  Returns the
-    schedule and the intermediate numbers.
+    of :func:`appearance_epoch` (weight mass ``threshold``).  A GDLN pathway switched on
+    at epoch ``t_on`` appears a lag later; the lag is measured, by the same census, on
+    GDLN runs trained with the ``reference`` schedule (lag = appearance - switch-on).
+    The derived switch-on epochs are the ReLU appearance epochs minus these lags,
+    rounded to ``resolution`` epochs: ``start`` from the common class, ``context`` from
+    the 2-of-3 class.  Returns the schedule and the intermediate numbers.
     """
+
     def med(runs, cls):
         m = runs.class_mass(layer, cls)
-        t = np.array([appearance_epoch(m[s], runs.grid, threshold) for s in range(m.shape[0])])
+        t = np.array(
+            [appearance_epoch(m[s], runs.grid, threshold) for s in range(m.shape[0])]
+        )
         return float(np.nanmedian(t)), t
 
     relu_common, relu_common_all = med(relu, "common")
@@ -654,7 +840,9 @@ def derive_schedule(relu: DepthRuns, gdln: DepthRuns, reference: Schedule, thres
     lag_common = gdln_common - reference.start
     lag_context = gdln_mixed - reference.context
     if not np.all(np.isfinite([relu_common, relu_mixed, lag_common, lag_context])):
-        raise ValueError("derive_schedule: a class never appears in the ReLU or GDLN runs")
+        raise ValueError(
+            "derive_schedule: a class never appears in the ReLU or GDLN runs"
+        )
 
     def rnd(t):
         return int(max(0, resolution * round(t / resolution)))
@@ -662,17 +850,24 @@ def derive_schedule(relu: DepthRuns, gdln: DepthRuns, reference: Schedule, thres
     start = rnd(relu_common - lag_common)
     context = max(start, rnd(relu_mixed - lag_context))
     info = {
-        "relu_appear_common": relu_common, "relu_appear_mixed": relu_mixed,
-        "relu_appear_common_seeds": relu_common_all, "relu_appear_mixed_seeds": relu_mixed_all,
-        "gdln_appear_common": gdln_common, "gdln_appear_mixed": gdln_mixed,
-        "lag_common": lag_common, "lag_context": lag_context, "threshold": threshold,
+        "relu_appear_common": relu_common,
+        "relu_appear_mixed": relu_mixed,
+        "relu_appear_common_seeds": relu_common_all,
+        "relu_appear_mixed_seeds": relu_mixed_all,
+        "gdln_appear_common": gdln_common,
+        "gdln_appear_mixed": gdln_mixed,
+        "lag_common": lag_common,
+        "lag_context": lag_context,
+        "threshold": threshold,
     }
     return Schedule(start, context), info
 
 
 def plateau_record(runs: DepthRuns, level: float, tol: float = 0.02) -> np.ndarray:
     """For each run, the index into ``runs.grid`` of the recorded epoch in the middle of
-    the run's stay at loss ``level`` (within ``tol * L(0)``); -1 if no record falls there."""
+    the run's stay at loss ``level`` (within ``tol * L(0)``); -1 if no record falls
+    there.
+    """
     out = np.full(runs.loss.shape[0], -1)
     for s, L in enumerate(runs.loss):
         at = np.abs(L[runs.grid] - level) <= tol * L[0]
@@ -689,8 +884,11 @@ def plateau_outputs(loss, grid, outputs, level: float, tol: float = 0.02) -> lis
     loss = np.atleast_2d(np.asarray(loss, float))
     grid = np.asarray(grid)
     if np.shape(outputs)[:2] != (loss.shape[0], grid.size):
-        raise ValueError(f"outputs must be (runs, records, ...) = ({loss.shape[0]}, {grid.size}, ...), "
-                         f"got {np.shape(outputs)}")
+        raise ValueError(
+            f"outputs must be (runs, records, ...) = ({loss.shape[0]}, {grid.size}, "
+            f"...), "
+            f"got {np.shape(outputs)}"
+        )
     view = DepthRuns.__new__(DepthRuns)
     view.loss, view.grid = loss, grid
     idx = plateau_record(view, level, tol)

@@ -9,8 +9,10 @@ stacks the 64 pixels over the context one-hot (rows named ``px0`` .. ``px63`` an
 the output stacks a **common block**, the one-hot class, needed in every context, and
 one **block per context**, a one-hot coarser label of the class (parity, "at least 5",
 the class modulo 3), equal to that label in its own context and zero elsewhere.
-Datapoints are columns, context-major, as in :func:`helpers.core.datasets.contextual_task`.
+Datapoints are columns, context-major, as in
+:func:`helpers.core.datasets.contextual_task`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -121,8 +123,10 @@ def _subsample(labels, idx, per_class: int | None, seed: int):
     for c in np.unique(labels[idx]):
         mine = idx[labels[idx] == c]
         if per_class > mine.size:
-            raise ValueError(f"images_per_class={per_class} but class {c} has only {mine.size} "
-                             "training images")
+            raise ValueError(
+                f"images_per_class={per_class} but class {c} has only {mine.size} "
+                "training images"
+            )
         keep.append(mine[rng.permutation(mine.size)[:per_class]])
     return np.sort(np.concatenate(keep))
 
@@ -148,7 +152,10 @@ def _dataset(name, pixels, labels, images, blocks):
         name=name,
         X=X,
         Y=np.vstack(Y_blocks),
-        inputs=tuple([f"px{i}" for i in range(pixels.shape[1])] + [f"ctx{k + 1}" for k in range(C)]),
+        inputs=tuple(
+            [f"px{i}" for i in range(pixels.shape[1])]
+            + [f"ctx{k + 1}" for k in range(C)]
+        ),
         features=tuple(features),
         items=np.tile(images, C),
         contexts=contexts,
@@ -175,12 +182,21 @@ def digits_task(
     blocks = tuple(blocks)
     unknown = [b for b in blocks if b not in BLOCKS]
     if unknown or not blocks:
-        raise ValueError(f"blocks must be a non-empty list among {sorted(BLOCKS)}, got {list(blocks)}")
+        raise ValueError(
+            f"blocks must be a non-empty list among {sorted(BLOCKS)}, got "
+            f"{list(blocks)}"
+        )
     if len(set(blocks)) != len(blocks):
         raise ValueError(f"blocks must not repeat, got {list(blocks)}")
-    if (isinstance(images_per_class, bool) or not isinstance(images_per_class, (int, np.integer))
-            or images_per_class < 0):
-        raise ValueError(f"images_per_class must be an integer >= 0 (0: all), got {images_per_class!r}")
+    if (
+        isinstance(images_per_class, bool)
+        or not isinstance(images_per_class, (int, np.integer))
+        or images_per_class < 0
+    ):
+        raise ValueError(
+            f"images_per_class must be an integer >= 0 (0: all), got "
+            f"{images_per_class!r}"
+        )
     data = load_digits()
     pixels = np.asarray(data.data, float) / 16.0
     labels = np.asarray(data.target, int)
@@ -189,8 +205,16 @@ def digits_task(
     scale = 1.0 / np.sqrt(np.mean(np.sum(pixels[tr] ** 2, axis=1)))
     train = _dataset("digits(train)", scale * pixels[tr], labels[tr], tr, blocks)
     test = _dataset("digits(test)", scale * pixels[te], labels[te], te, blocks)
-    return DigitsTask(train=train, test=test, labels_train=labels[tr], labels_test=labels[te],
-                      images_train=tr, images_test=te, scale=float(scale / 16.0), blocks=blocks)
+    return DigitsTask(
+        train=train,
+        test=test,
+        labels_train=labels[tr],
+        labels_test=labels[te],
+        images_train=tr,
+        images_test=te,
+        scale=float(scale / 16.0),
+        blocks=blocks,
+    )
 
 
 # ----------------------------------------------------------------------------- training
@@ -204,7 +228,8 @@ def step_size(ds: Dataset, kappa: float) -> float:
     a Hessian whose top eigenvalue is ``2 s`` (balanced weights, [conv-linear]), so
     gradient descent is stable for ``lr s < 1``; and the Euler steps lag gradient flow
     by about ``lr s / 2``.  On the summed loss ``s_1`` grows with the number of
-    datapoints, so a fixed ``kappa = lr s_1`` keeps both the same whatever the subsample.
+    datapoints, so a fixed ``kappa = lr s_1`` keeps both the same whatever the
+    subsample.
     """
     if not kappa > 0:
         raise ValueError(f"kappa must be positive, got {kappa}")
@@ -236,7 +261,8 @@ def answers(Yhat, task: DigitsTask, split: str = "train") -> dict:
     ``split``: a datapoint (image, context) is answered correctly when the largest entry
     of the class block is its class *and* the largest entry of its context's block is
     its label there.  Returns ``error`` and its two parts ``class_error`` and
-    ``context_error`` (fractions of datapoints), each with the leading axes of ``Yhat``."""
+    ``context_error`` (fractions of datapoints), each with the leading axes of ``Yhat``.
+    """
     if split not in ("train", "test"):
         raise ValueError(f"split must be 'train' or 'test', got {split!r}")
     ds = task.train if split == "train" else task.test
@@ -251,9 +277,11 @@ def answers(Yhat, task: DigitsTask, split: str = "train") -> dict:
         truth = np.argmax(ds.Y[rows[b]][:, cols], axis=0)
         pred = np.argmax(Yhat[..., rows[b], :][..., cols], axis=-2)
         ok_ctx[..., cols] = pred == truth
-    return {"error": 1 - np.mean(ok_class & ok_ctx, axis=-1),
-            "class_error": 1 - np.mean(ok_class, axis=-1),
-            "context_error": 1 - np.mean(ok_ctx, axis=-1)}
+    return {
+        "error": 1 - np.mean(ok_class & ok_ctx, axis=-1),
+        "class_error": 1 - np.mean(ok_class, axis=-1),
+        "context_error": 1 - np.mean(ok_ctx, axis=-1),
+    }
 
 
 # ----------------------------------------------------------------------------- gates
@@ -269,10 +297,14 @@ def _by_context(G, ds: Dataset):
     C = ds.n_contexts
     n = ds.P // C
     if n * C != ds.P or not np.all(ds.contexts == np.repeat(np.arange(C), n)):
-        raise ValueError(f"{ds.name}: columns must be context-major with C = {C} equal blocks")
+        raise ValueError(
+            f"{ds.name}: columns must be context-major with C = {C} equal blocks"
+        )
     items = ds.items.reshape(C, n)
     if not np.all(items == items[0]):
-        raise ValueError(f"{ds.name}: every context must show the same images in the same order")
+        raise ValueError(
+            f"{ds.name}: every context must show the same images in the same order"
+        )
     if G.shape[1] != ds.P:
         raise ValueError(f"gates cover {G.shape[1]} datapoints, the dataset {ds.P}")
     return G.reshape(G.shape[0], C, n)
@@ -294,7 +326,10 @@ def gate_sources(G, ds: Dataset, labels=None, tol: float = 0.05) -> dict:
     B = _by_context(G, ds) >= 0.5  # R x C x n
     ctx = B.mean(axis=2, keepdims=True) >= 0.5
     item = B.mean(axis=1, keepdims=True) >= 0.5
-    out = {"dev_context": np.mean(B != ctx, axis=(1, 2)), "dev_item": np.mean(B != item, axis=(1, 2))}
+    out = {
+        "dev_context": np.mean(B != ctx, axis=(1, 2)),
+        "dev_item": np.mean(B != item, axis=(1, 2)),
+    }
     if labels is not None:
         labels = np.asarray(labels)
         snap = np.zeros_like(B)
@@ -303,14 +338,22 @@ def gate_sources(G, ds: Dataset, labels=None, tol: float = 0.05) -> dict:
             snap[:, :, m] = B[:, :, m].mean(axis=2, keepdims=True) >= 0.5
         out["dev_class"] = np.mean(B != snap, axis=(1, 2))
     on = B.mean(axis=(1, 2))
-    kind = np.where(on <= tol, "off", np.where(out["dev_context"] <= tol, "context",
-                                               np.where(out["dev_item"] <= tol, "item", "both")))
+    kind = np.where(
+        on <= tol,
+        "off",
+        np.where(
+            out["dev_context"] <= tol,
+            "context",
+            np.where(out["dev_item"] <= tol, "item", "both"),
+        ),
+    )
     out["kind"] = kind
     return out
 
 
 def weight_by_kind(kind, weight) -> dict:
-    """Share of ``weight`` (e.g. :func:`helpers.core.measures.unit_weight`) per gate kind."""
+    """Share of ``weight`` (e.g. :func:`helpers.core.measures.unit_weight`) per gate
+    kind."""
     kind = np.asarray(kind)
     w = np.asarray(weight, float)
     return {k: float(w[kind == k].sum() / w.sum()) for k in GATE_KINDS}
@@ -324,7 +367,7 @@ def nearest_training_image(task: DigitsTask) -> np.ndarray:
     px = [i for i, name in enumerate(task.train.inputs) if not name.startswith("ctx")]
     A = task.train.X[px, :n_tr].T
     B = task.test.X[px, :n_te].T
-    d2 = (B ** 2).sum(1)[:, None] - 2 * B @ A.T + (A ** 2).sum(1)[None, :]
+    d2 = (B**2).sum(1)[:, None] - 2 * B @ A.T + (A**2).sum(1)[None, :]
     return np.argmin(d2, axis=1)
 
 
@@ -345,21 +388,28 @@ def on_columns(net, cols):
     if net.depth != 1 or L.mode != "fixed":
         raise ValueError("on_columns takes a one-hidden-layer GDLN with fixed gates")
     cols = np.asarray(cols, int)
-    return replace(net, layers=(replace(L, gating=L.gating[:, cols]),), P=int(cols.size))
+    return replace(
+        net, layers=(replace(L, gating=L.gating[:, cols]),), P=int(cols.size)
+    )
 
 
 def final_outputs(run, X, cols=None) -> np.ndarray:
     """Outputs ``(seeds, p, P)`` on inputs ``X`` of a trained network with the weights
     of its last recorded epoch (record the final epoch); for a GDLN, ``cols`` names the
-    training datapoints whose gates each column of ``X`` takes (:func:`held_out_columns`)."""
+    training datapoints whose gates each column of ``X`` takes
+    (:func:`held_out_columns`).
+    """
     from ..core.engine import forward
 
     net = run.net if cols is None else on_columns(run.net, cols)
     Ws = [W[:, -1] for W in run.records["weights"]]
-    return np.stack([forward(net, [W[s] for W in Ws], X)[0] for s in range(len(run.seeds))])
+    return np.stack(
+        [forward(net, [W[s] for W in Ws], X)[0] for s in range(len(run.seeds))]
+    )
 
 
-# ----------------------------------------------------------------------------- Algorithm 1
+# -----------------------------------------------------------------------------
+# Algorithm 1
 
 
 @dataclass
@@ -376,8 +426,18 @@ class CentroidFit:
     output_mse: float
 
 
-def centroid_fit(samples, ds: Dataset, K: int, *, lr: float, epochs: int, init_std: float,
-                 random_state: int = 0, n_init: int = 10, n_seeds: int = 1) -> CentroidFit:
+def centroid_fit(
+    samples,
+    ds: Dataset,
+    K: int,
+    *,
+    lr: float,
+    epochs: int,
+    init_std: float,
+    random_state: int = 0,
+    n_init: int = 10,
+    n_seeds: int = 1,
+) -> CentroidFit:
     """Algorithm 1 for one ``K`` (:mod:`helpers.core.algorithm1`): k-means of the
     sampled gates, the GDLN of the binarised centroids (widths by share, the ReLU
     network's init std, fully coupled), trained from the ReLU run's first ``n_seeds``
@@ -385,9 +445,10 @@ def centroid_fit(samples, ds: Dataset, K: int, *, lr: float, epochs: int, init_s
     the sampled epochs, outputs and datapoints (the core's
     :func:`~helpers.core.algorithm1.gdln_error`, keeping the trained weights too).
 
-    The core's GDLN drops the centroids that are off everywhere; here their units stay, as
-    one last pathway whose weights start (and so stay) at zero, so that every ``K`` has
-    the same shapes and the engine compiles once.  The function the GDLN computes and
+    The core's GDLN drops the centroids that are off everywhere; here their units stay,
+    as one last pathway whose weights start (and so stay) at zero, so that every ``K``
+    has the same shapes and the engine compiles once.  The function the GDLN computes
+    and
     learns is the core's; only the random draws of the readout weights differ."""
     from ..core.algorithm1 import centroid_gdln, cluster_gates
     from ..core.engine import Pathway, gdln, train
@@ -399,21 +460,36 @@ def centroid_fit(samples, ds: Dataset, K: int, *, lr: float, epochs: int, init_s
     idx = [relu.index(int(e)) for e in samples.epochs]
     O_relu = relu.records["outputs"][:n][:, idx]
     cl = cluster_gates(samples, K, random_state=random_state, n_init=n_init)
-    net = centroid_gdln(cl, ds.X.shape[0], ds.Y.shape[0], width=samples.width, init_std=init_std)
+    net = centroid_gdln(
+        cl, ds.X.shape[0], ds.Y.shape[0], width=samples.width, init_std=init_std
+    )
     if net is None:
-        return CentroidFit(int(K), cl, None, None, float(np.mean(O_relu ** 2)))
+        return CentroidFit(int(K), cl, None, None, float(np.mean(O_relu**2)))
     spare = samples.width - net.sizes[1]
     if spare:
         # the units of centroids that are off everywhere, kept as one pathway whose
         # weights start at 0: a two-layer block at zero gets no gradient, so it adds and
-        # learns nothing, and every K then has the ReLU network's width (one compilation)
+        # learns nothing, and every K then has the ReLU network's width (one
+        # compilation)
         L = net.layers[0]
-        pws = [Pathway(name, sl.stop - sl.start, L.gating[sl][0], None, (init_std, init_std))
-               for name, sl in L.pathways]
+        pws = [
+            Pathway(
+                name, sl.stop - sl.start, L.gating[sl][0], None, (init_std, init_std)
+            )
+            for name, sl in L.pathways
+        ]
         pws.append(Pathway("inert", spare, None, None, (0.0, 0.0)))
         net = gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, pws)
-    run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=relu.seeds[:n],
-                record_epochs=relu.record_epochs, record=("outputs", "weights"))
+    run = train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=lr,
+        epochs=epochs,
+        seeds=relu.seeds[:n],
+        record_epochs=relu.record_epochs,
+        record=("outputs", "weights"),
+    )
     mse = float(np.mean((O_relu - run.records["outputs"][:, idx]) ** 2))
     return CentroidFit(int(K), cl, net, run, mse)
 
@@ -422,17 +498,26 @@ def census_over_training(run, ds: Dataset, labels=None, tol: float = 0.05) -> di
     """The ReLU network's gating at every recorded epoch, per seed ([conv-census]).
 
     Returns arrays ``(seeds, R)``: the census by weight (``common``, ``mixed``,
-    ``single``, ``other``, ``item_dependent``, :func:`helpers.core.measures.gating_census`),
-    the functional census's ``snap_change`` and, by weight, the share of units whose gate
-    is a function of the context only, the image only, or both (:func:`gate_sources`;
+    ``single``, ``other``, ``item_dependent``,
+    :func:`helpers.core.measures.gating_census`), the functional census's
+    ``snap_change`` and, by weight, the share of units whose gate is a function of the
+    context only, the image only, or both (:func:`gate_sources`;
     ``by_class``: the share whose gate follows class and context)."""
     from ..core.measures import functional_census, gating_census, unit_weight
 
     G = run.records["gates"][0]
     W1, W2 = run.records["weights"]
     S, R = G.shape[:2]
-    keys = ["common", "mixed", "single", "other", "item_dependent", "snap_change",
-            *GATE_KINDS, "by_class"]
+    keys = [
+        "common",
+        "mixed",
+        "single",
+        "other",
+        "item_dependent",
+        "snap_change",
+        *GATE_KINDS,
+        "by_class",
+    ]
     out = {k: np.zeros((S, R)) for k in keys}
     C = ds.n_contexts
     for s in range(S):
@@ -440,20 +525,24 @@ def census_over_training(run, ds: Dataset, labels=None, tol: float = 0.05) -> di
             cen = gating_census(G[s, r], W1[s, r], W2[s, r], ds.contexts, C)
             for k in ("common", "mixed", "single", "other", "item_dependent"):
                 out[k][s, r] = cen[k]
-            out["snap_change"][s, r] = functional_census(W1[s, r], W2[s, r], ds.X, ds.contexts,
-                                                         C)["snap_change"]
+            out["snap_change"][s, r] = functional_census(
+                W1[s, r], W2[s, r], ds.X, ds.contexts, C
+            )["snap_change"]
             w = unit_weight(W1[s, r], W2[s, r])
             src = gate_sources(G[s, r], ds, labels, tol)
             for k, v in weight_by_kind(src["kind"], w).items():
                 out[k][s, r] = v
             if labels is not None:
-                out["by_class"][s, r] = float(w[src["dev_class"] <= tol].sum() / w.sum())
+                out["by_class"][s, r] = float(
+                    w[src["dev_class"] <= tol].sum() / w.sum()
+                )
     return out
 
 
 def pathway_diagonalizability(net, ds: Dataset) -> dict:
     """Assumption 2.1.1 for every pathway of a one-hidden-layer GDLN: the core's
-    :func:`helpers.core.linear.diagonalizability` of the pathway's effective dataset (the
+    :func:`helpers.core.linear.diagonalizability` of the pathway's effective dataset
+    (the
     inputs it sees, on the datapoints where it is on, against the targets there)."""
     from ..core.linear import diagonalizability
 
@@ -461,6 +550,10 @@ def pathway_diagonalizability(net, ds: Dataset) -> dict:
     out = {}
     for name, sl in L.pathways:
         gate = L.gating[sl][0] > 0
-        rows = np.arange(ds.X.shape[0]) if L.in_mask is None else np.flatnonzero(L.in_mask[sl][0])
+        rows = (
+            np.arange(ds.X.shape[0])
+            if L.in_mask is None
+            else np.flatnonzero(L.in_mask[sl][0])
+        )
         out[name] = diagonalizability(ds.X[rows][:, gate], ds.Y[:, gate])
     return out

@@ -9,34 +9,38 @@ Because every output block holds the same structure ``B`` (the 15 x 8 hierarchy)
 race reduction closes:
 
 * common pathway: a plain linear network on ``(X, Y)``; its dataset is mutually
-  diagonalisable, so each mode follows Eq. 7 exactly (:func:`helpers.core.linear.modes`);
+  diagonalisable, so each mode follows Eq. 7 exactly
+  (:func:`helpers.core.linear.modes`);
 * its converged residual is ``(B[:, i] - mean_i B)(delta_ck - 1/C)`` in block ``k`` at
   (item ``i``, context ``c``): :func:`residual_formula`;
 * context pathway ``j`` sees ``Sigma_yx(j) = b_j (x) B_c`` with block coefficients
   ``b_jk = 1/C - delta_jk`` (:func:`block_coefficients`), so its singular values are
-  ``s = sqrt((C-1)/C) sigma`` with ``sigma`` those of the item-centred structure ``B_c``;
-  its input variance is ``d = C - 1`` and two context pathways overlap in ``C - 2``
-  contexts, ``Sigma_x(q, p) = (C-2) I``;
+  ``s = sqrt((C-1)/C) sigma`` with ``sigma`` those of the item-centred structure
+  ``B_c``; its input variance is ``d = C - 1`` and two context pathways overlap in ``C -
+  2`` contexts, ``Sigma_x(q, p) = (C-2) I``;
 * the output singular vectors of two context pathways have cosine ``-1/(C-1)`` and the
   pathways share ``C - 2`` contexts, so two pathways are coupled in the race by
   ``cosine x shared input variance = -(C-2)/(C-1)`` (:attr:`ContextModes.coupling`; the
   authors' hand-set overlap, about -0.45 for C = 3, is this number at C = 3), and the
-  race term ``sum_q u_p^T u_q v^T Sigma_x(q, p) v`` collapses to an effective input variance
-  ``d_eff = (C-1) - (C-1) (C-2)/(C-1) = 1`` (the paper's "d / (C-1)");
+  race term ``sum_q u_p^T u_q v^T Sigma_x(q, p) v`` collapses to an effective input
+  variance ``d_eff = (C-1) - (C-1) (C-2)/(C-1) = 1`` (the paper's "d / (C-1)");
 * every context pathway therefore follows Eq. 7 with ``(s, d_eff = 1)``.
 
 The initial mode strengths are derived from the initialisation.  The common pathway's is
-:func:`helpers.core.linear.initial_mode_strength`.  A context pathway additionally gets a
-*head start*: while the common pathway is still learning, the context pathways see the raw
-targets, whose singular values are ``sqrt(C (C-1)) sigma`` (C times larger), and grow along
-them.  :func:`head_start_gain` integrates that phase in the small-weight (linear) limit;
-:func:`matched_initial_strength` integrates it with the pathways' own learning and matches
-Eq. 7 to what it leaves; :func:`context_initial_strength` chooses (``'head_start'``, the
-default; ``'linear'``; ``'none'`` = no head start, as if the context pathways started on
-the converged residual).  How the pathways' weights start is itself a choice
-([conv-init]): :func:`init_stds` reads it off :func:`helpers.core.relns.reln_initial_weights`
-and :func:`closed_form_losses` gives the closed form each choice implies.
+:func:`helpers.core.linear.initial_mode_strength`.  A context pathway additionally gets
+a *head start*: while the common pathway is still learning, the context pathways see the
+raw targets, whose singular values are ``sqrt(C (C-1)) sigma`` (C times larger), and
+grow along them.  :func:`head_start_gain` integrates that phase in the small-weight
+(linear) limit;
+:func:`matched_initial_strength` integrates it with the pathways' own learning and
+matches Eq. 7 to what it leaves; :func:`context_initial_strength` chooses
+(``'head_start'``, the default; ``'linear'``; ``'none'`` = no head start, as if the
+context pathways started on the converged residual).  How the pathways' weights start is
+itself a choice ([conv-init]): :func:`init_stds` reads it off
+:func:`helpers.core.relns.reln_initial_weights` and :func:`closed_form_losses` gives the
+closed form each choice implies.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,10 +48,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..core.relns import STD_COMMON, STD_CONTEXT, WIDTH, common_fit
-from ..core.datasets import Dataset, effective_dataset
-from ..core.linear import Modes, initial_mode_strength, learning_time, mode_strength, modes
 from ..core.checks import check_positive
+from ..core.datasets import Dataset, effective_dataset
+from ..core.linear import (
+    Modes,
+    initial_mode_strength,
+    learning_time,
+    mode_strength,
+    modes,
+)
+from ..core.relns import STD_COMMON, STD_CONTEXT, WIDTH, common_fit
 
 __all__ = [
     "block_coefficients",
@@ -78,17 +88,21 @@ __all__ = [
 
 def _check_C(C) -> int:
     if isinstance(C, bool) or not isinstance(C, (int, np.integer)) or C < 2:
-        raise ValueError(f"the closed form needs an integer number of contexts C >= 2, got {C!r}")
+        raise ValueError(
+            f"the closed form needs an integer number of contexts C >= 2, got {C!r}"
+        )
     return int(C)
 
 
 def block_coefficients(C: int) -> np.ndarray:
-    """Output-block coefficients of the context pathways' targets (Appendix F; [conv-contextual]).
+    """Output-block coefficients of the context pathways' targets (Appendix F;
+    [conv-contextual]).
 
     Row ``j`` is ``b_j`` over the ``C + 1`` output blocks (common block first):
-    ``b_j0 = 0`` and ``b_jk = 1/C - delta_jk``: the pathway off in context ``j`` must map
-    block ``k`` of the residual with that coefficient.  Properties used in the chapter:
-    ``||b_j||^2 = (C-1)/C``, ``b_j . b_q = -1/C`` (``q != j``), ``sum_j b_j = 0``.
+    ``b_j0 = 0`` and ``b_jk = 1/C - delta_jk``: the pathway off in context ``j`` must
+    map block ``k`` of the residual with that coefficient.  Properties used in the
+    chapter: ``||b_j||^2 = (C-1)/C``, ``b_j . b_q = -1/C`` (``q != j``), ``sum_j b_j =
+    0``.
     """
     C = _check_C(C)
     b = np.zeros((C, C + 1))
@@ -105,10 +119,15 @@ def block_structure(ds: Dataset) -> np.ndarray:
     """
     C = ds.n_contexts
     if C < 2:
-        raise ValueError(f"{ds.name}: the closed form needs a contextual task with C >= 2 contexts")
+        raise ValueError(
+            f"{ds.name}: the closed form needs a contextual task with C >= 2 contexts"
+        )
     n_items = int(ds.items.max()) + 1
     if ds.P != n_items * C or ds.Y.shape[0] % (C + 1):
-        raise ValueError(f"{ds.name}: expected {n_items} items x {C} contexts and C + 1 equal output blocks")
+        raise ValueError(
+            f"{ds.name}: expected {n_items} items x {C} contexts and C + 1 equal "
+            f"output blocks"
+        )
     nf = ds.Y.shape[0] // (C + 1)
     cols0 = np.flatnonzero(ds.contexts == 0)
     B = ds.Y[:nf, cols0][:, np.argsort(ds.items[cols0])]
@@ -120,8 +139,10 @@ def block_structure(ds: Dataset) -> np.ndarray:
             want = B if (k == 0 or k == c + 1) else 0.0 * B
             if not np.allclose(blk, want):
                 raise ValueError(
-                    f"{ds.name}: output block {k} in context {c + 1} is not the shared structure; the "
-                    "closed form of Section 5 needs the same structure in every block (hierarchy everywhere)"
+                    f"{ds.name}: output block {k} in context {c + 1} is not the shared "
+                    f"structure; the "
+                    "closed form of Section 5 needs the same structure in every block "
+                    "(hierarchy everywhere)"
                 )
     return B
 
@@ -131,8 +152,11 @@ def _centred(B):
 
 
 def residual_formula(ds: Dataset) -> np.ndarray:
-    """The common pathway's residual in closed form ([conv-contextual]): 0 in the common block and
-    ``(B[:, i] - mean_i B)(delta_ck - 1/C)`` in block ``k`` at (item ``i``, context ``c``)."""
+    """The common pathway's residual in closed form ([conv-contextual]): 0 in the common
+    block and
+    ``(B[:, i] - mean_i B)(delta_ck - 1/C)`` in block ``k`` at (item ``i``, context
+    ``c``).
+    """
     B = block_structure(ds)
     Bc = _centred(B)
     C = ds.n_contexts
@@ -175,8 +199,9 @@ class ContextModes:
     variance; ``overlap = C - 2`` (``Sigma_x(q, p) = overlap I``); ``cosine = -1/(C-1)``
     between the output singular vectors of two pathways; ``d_eff`` the effective input
     variance of the race, ``d + (C-1) cosine overlap = 1``.  ``s_raw`` and ``s_common``,
-    ``d_common``: the singular value of the raw (pre-residual) target of a context pathway,
-    and the common pathway's mode on the same item direction (used by the head start).
+    ``d_common``: the singular value of the raw (pre-residual) target of a context
+    pathway, and the common pathway's mode on the same item direction (used by the head
+    start).
     """
 
     C: int
@@ -199,7 +224,8 @@ class ContextModes:
 
     @property
     def coupling(self) -> float:
-        """How strongly two context pathways are coupled in the race: the cosine of their
+        """How strongly two context pathways are coupled in the race: the cosine of
+        their
         output singular vectors times their shared input variance, ``-(C-2)/(C-1)``
         (equal to the cosine ``-1/(C-1)`` only for C = 3)."""
         return float(self.cosine * self.overlap)
@@ -220,20 +246,36 @@ def context_modes(ds: Dataset, tol: float = 1e-9) -> ContextModes:
     # The head start needs the common pathway's item-centred modes to decouple from its
     # item-mean / context modes: the item mean of B orthogonal to the range of B_c.
     if np.abs(U.T @ B.mean(axis=1)).max() > 1e-9 * max(1.0, np.abs(B).max()):
-        raise ValueError("context_modes: the item mean of the structure is not orthogonal to its centred part")
+        raise ValueError(
+            "context_modes: the item mean of the structure is not orthogonal to its "
+            "centred part"
+        )
     b = block_coefficients(C)
     cosine = -1.0 / (C - 1) if C > 1 else 0.0
     d, overlap = float(C - 1), float(C - 2)
     d_eff = d + (C - 1) * cosine * overlap
     return ContextModes(
-        C=C, sigma=sig, U=U, V=V,
-        s=np.sqrt((C - 1) / C) * sig, d=d, overlap=overlap, cosine=cosine, d_eff=float(d_eff),
-        s_raw=np.sqrt(C * (C - 1.0)) * sig, s_common=np.sqrt(C * (C + 1.0)) * sig, d_common=float(C), b=b,
+        C=C,
+        sigma=sig,
+        U=U,
+        V=V,
+        s=np.sqrt((C - 1) / C) * sig,
+        d=d,
+        overlap=overlap,
+        cosine=cosine,
+        d_eff=float(d_eff),
+        s_raw=np.sqrt(C * (C - 1.0)) * sig,
+        s_common=np.sqrt(C * (C + 1.0)) * sig,
+        d_common=float(C),
+        b=b,
     )
 
 
-def head_start_gain(s, s_common, d_common, C, a0_common, lr, std_in, std_out, settle: float = 1e-6) -> np.ndarray:
-    """Factor by which the common pathway's learning phase raises a context mode's ``a0``.
+def head_start_gain(
+    s, s_common, d_common, C, a0_common, lr, std_in, std_out, settle: float = 1e-6
+) -> np.ndarray:
+    """Factor by which the common pathway's learning phase raises a context mode's
+    ``a0``.
 
     Small-weight (linear) phase of one context pathway and one item mode: per hidden
     unit, ``x = W1 v`` and the readouts ``y_b``, ``y_c`` along the residual direction
@@ -246,8 +288,8 @@ def head_start_gain(s, s_common, d_common, C, a0_common, lr, std_in, std_out, se
     ``d_c = d_common``, ``a0_common``) and ``e(t)`` the raw target along ``c_hat`` that
     the common pathway has not yet taken.  The second moments ``S = E[z z^T]`` (from
     ``S(0) = diag(std_in^2, std_out^2, std_out^2)``) are integrated until ``e`` has
-    vanished (``a_c`` within ``settle`` of its fixed point); the residual mode then grows
-    as ``E(x + y_b)^2 / 4 * e^{2 s t / tau}``, which Eq. 7 reproduces from
+    vanished (``a_c`` within ``settle`` of its fixed point); the residual mode then
+    grows as ``E(x + y_b)^2 / 4 * e^{2 s t / tau}``, which Eq. 7 reproduces from
     ``a0 = initial_mode_strength * gain``.  ``gain = 1`` when ``e = 0`` throughout.
     """
     lr = check_positive(lr, "lr")
@@ -274,7 +316,14 @@ def head_start_gain(s, s_common, d_common, C, a0_common, lr, std_in, std_out, se
 
         S0 = np.diag([std_in**2, std_out**2, std_out**2])
         if t_end > 0:
-            sol = solve_ivp(rhs, (0.0, t_end), S0.ravel(), method="DOP853", rtol=1e-10, atol=1e-30 * base)
+            sol = solve_ivp(
+                rhs,
+                (0.0, t_end),
+                S0.ravel(),
+                method="DOP853",
+                rtol=1e-10,
+                atol=1e-30 * base,
+            )
             S = sol.y[:, -1].reshape(3, 3)
         else:
             S = S0
@@ -282,19 +331,29 @@ def head_start_gain(s, s_common, d_common, C, a0_common, lr, std_in, std_out, se
     return gains
 
 
-def matched_initial_strength(s, s_common, d_common, C, a0_common, lr, width, std_in, std_out,
-                             settle: float = 1e-6) -> np.ndarray:
+def matched_initial_strength(
+    s,
+    s_common,
+    d_common,
+    C,
+    a0_common,
+    lr,
+    width,
+    std_in,
+    std_out,
+    settle: float = 1e-6,
+) -> np.ndarray:
     """Effective ``a0`` of each context mode from the full (nonlinear) head-start phase.
 
     Same three hidden-unit directions as :func:`head_start_gain`, but the errors include
     what the context pathways have already learned (symmetric race of the C pathways):
     ``e_b = s - m_b`` and ``e_c = (C-1)(s_c/C - a_c(t)) - (C-1)^2 m_c`` with
     ``m_b = S_xb``, ``m_c = S_xc`` the pathway's strengths along the residual and common
-    directions, ``S`` the second moments summed over the ``width`` units, started at their
-    expectation ``width diag(std_in^2, std_out^2, std_out^2)``.  Once the common mode has
-    settled (within ``settle`` of its fixed point, time ``T``) the residual mode follows
-    Eq. 7 exactly; the returned ``a0`` is the one for which Eq. 7 (``d_eff = 1``) passes
-    through ``m_b(T)``: ``s/a0 = (s/m_b - 1 + e^{-2sT/tau}) e^{2sT/tau}``.
+    directions, ``S`` the second moments summed over the ``width`` units, started at
+    their expectation ``width diag(std_in^2, std_out^2, std_out^2)``.  Once the common
+    mode has settled (within ``settle`` of its fixed point, time ``T``) the residual
+    mode follows Eq. 7 exactly; the returned ``a0`` is the one for which Eq. 7 (``d_eff
+    = 1``) passes through ``m_b(T)``: ``s/a0 = (s/m_b - 1 + e^{-2sT/tau}) e^{2sT/tau}``.
     """
     lr = check_positive(lr, "lr")
     a0_common = check_positive(a0_common, "a0_common")
@@ -303,26 +362,42 @@ def matched_initial_strength(s, s_common, d_common, C, a0_common, lr, width, std
     for idx in np.ndindex(s.shape):
         sb, sc = float(s[idx]), float(s_common[idx])
         fixed = sc / d_common
-        t_end = learning_time(sc, d_common, a0_common, fixed * (1 - settle), lr) if a0_common < fixed * (1 - settle) else 0.0
+        t_end = (
+            learning_time(sc, d_common, a0_common, fixed * (1 - settle), lr)
+            if a0_common < fixed * (1 - settle)
+            else 0.0
+        )
 
         def rhs(t, y):
             S = y.reshape(3, 3)
             eb = sb - S[0, 1]
-            ec = (C - 1) * (sc / C - mode_strength(t, sc, d_common, a0_common, lr)) - (C - 1) ** 2 * S[0, 2]
+            ec = (C - 1) * (sc / C - mode_strength(t, sc, d_common, a0_common, lr)) - (
+                C - 1
+            ) ** 2 * S[0, 2]
             A = np.array([[0.0, eb, ec], [eb, 0.0, 0.0], [ec, 0.0, 0.0]]) * lr
             return (A @ S + S @ A.T).ravel()
 
         S0 = width * np.diag([std_in**2, std_out**2, std_out**2])
         if t_end > 0:
-            sol = solve_ivp(rhs, (0.0, t_end), S0.ravel(), method="LSODA", rtol=1e-10, atol=1e-12 * S0[0, 0])
+            sol = solve_ivp(
+                rhs,
+                (0.0, t_end),
+                S0.ravel(),
+                method="LSODA",
+                rtol=1e-10,
+                atol=1e-12 * S0[0, 0],
+            )
             if not sol.success:
-                raise RuntimeError(f"head-start integration failed for s={sb}: {sol.message}")
+                raise RuntimeError(
+                    f"head-start integration failed for s={sb}: {sol.message}"
+                )
             m_b = sol.y[1, -1]
         else:
             m_b = S0[0, 1]
         if not 0 < m_b < sb:
             raise ValueError(
-                f"matched_initial_strength: the residual mode (s={sb:.4g}) reached {m_b:.4g} during the head "
+                f"matched_initial_strength: the residual mode (s={sb:.4g}) reached "
+                f"{m_b:.4g} during the head "
                 "start, outside (0, s); Eq. 7 cannot be matched"
             )
         e = np.exp(-2.0 * sb * t_end * lr)
@@ -333,9 +408,17 @@ def matched_initial_strength(s, s_common, d_common, C, a0_common, lr, width, std
 A0_METHODS = ("head_start", "linear", "none")
 
 
-def context_initial_strength(cm: ContextModes, lr: float, width: int = WIDTH, std_context: float = STD_CONTEXT,
-                             std_common: float = STD_COMMON, method: str = "head_start", settle: float = 1e-6) -> np.ndarray:
-    """Effective initial strength of each context mode, derived from the init (no fitted constant).
+def context_initial_strength(
+    cm: ContextModes,
+    lr: float,
+    width: int = WIDTH,
+    std_context: float = STD_CONTEXT,
+    std_common: float = STD_COMMON,
+    method: str = "head_start",
+    settle: float = 1e-6,
+) -> np.ndarray:
+    """Effective initial strength of each context mode, derived from the init (no fitted
+    constant).
 
     ``method``: ``'none'``: :func:`helpers.core.linear.initial_mode_strength` alone (the
     context pathways as if they started on the converged residual); ``'linear'``: times
@@ -353,9 +436,22 @@ def context_initial_strength(cm: ContextModes, lr: float, width: int = WIDTH, st
     uniq, inv = np.unique(np.round(cm.s, 12), return_inverse=True)
     sc = np.array([cm.s_common[np.flatnonzero(inv == k)[0]] for k in range(len(uniq))])
     if method == "linear":
-        vals = a0 * head_start_gain(uniq, sc, cm.d_common, cm.C, a0c, lr, std_context, std_context, settle)
+        vals = a0 * head_start_gain(
+            uniq, sc, cm.d_common, cm.C, a0c, lr, std_context, std_context, settle
+        )
     else:
-        vals = matched_initial_strength(uniq, sc, cm.d_common, cm.C, a0c, lr, width, std_context, std_context, settle)
+        vals = matched_initial_strength(
+            uniq,
+            sc,
+            cm.d_common,
+            cm.C,
+            a0c,
+            lr,
+            width,
+            std_context,
+            std_context,
+            settle,
+        )
     return vals[inv]
 
 
@@ -392,15 +488,24 @@ class ClosedForm:
         return np.einsum("pa,ta,da->tpd", m.U, self.a_common, m.V)
 
 
-def closed_form(ds: Dataset, t, lr: float, width: int = WIDTH, std_common: float = STD_COMMON,
-                std_context: float = STD_CONTEXT, a0_method: str = "head_start", a0_context=None,
-                settle: float = 1e-6) -> ClosedForm:
+def closed_form(
+    ds: Dataset,
+    t,
+    lr: float,
+    width: int = WIDTH,
+    std_common: float = STD_COMMON,
+    std_context: float = STD_CONTEXT,
+    a0_method: str = "head_start",
+    a0_context=None,
+    settle: float = 1e-6,
+) -> ClosedForm:
     """Closed-form mode strengths and summed loss of the Section 5 ReLN at epochs ``t``.
 
-    Loss (chapter equation ``extra_contexts-loss``): the common pathway's own loss above its floor
-    plus ``C/2 sum_alpha (s_alpha - a_alpha(t))^2`` for the context pathways, exact given
-    the modes because the two parts are orthogonal.  ``a0_context`` overrides the derived
-    context ``a0`` (one number or one per mode) for sensitivity checks.
+    Loss (chapter equation ``extra_contexts-loss``): the common pathway's own loss above
+    its floor plus ``C/2 sum_alpha (s_alpha - a_alpha(t))^2`` for the context pathways,
+    exact given the modes because the two parts are orthogonal.  ``a0_context``
+    overrides the derived context ``a0`` (one number or one per mode) for sensitivity
+    checks.
     """
     lr = check_positive(lr, "lr")
     t = np.asarray(t, float)
@@ -408,7 +513,9 @@ def closed_form(ds: Dataset, t, lr: float, width: int = WIDTH, std_common: float
     m = modes(ds.X, ds.Y)
     a0c = initial_mode_strength(width, std_common, std_common)
     if a0_context is None:
-        a0x = context_initial_strength(cm, lr, width, std_context, std_common, a0_method, settle)
+        a0x = context_initial_strength(
+            cm, lr, width, std_context, std_common, a0_method, settle
+        )
     else:
         a0x = np.broadcast_to(np.asarray(a0_context, float), cm.s.shape).copy()
     a_c = mode_strength(t[:, None], m.s, m.d, a0c, lr)
@@ -417,12 +524,23 @@ def closed_form(ds: Dataset, t, lr: float, width: int = WIDTH, std_common: float
     L_common = 0.5 * np.sum(ds.Y**2) - np.sum(m.s * a_c - 0.5 * m.d * a_c**2, axis=1)
     L_floor = 0.5 * C * np.sum(cm.s**2)  # the residual the common pathway cannot fit
     loss = (L_common - L_floor) + 0.5 * C * np.sum((cm.s - a_x) ** 2, axis=1)
-    return ClosedForm(ds=ds, t=t, lr=lr, common=m, context=cm, a0_common=a0c, a0_context=a0x,
-                      a_common=a_c, a_context=a_x, loss=loss)
+    return ClosedForm(
+        ds=ds,
+        t=t,
+        lr=lr,
+        common=m,
+        context=cm,
+        a0_common=a0c,
+        a0_context=a0x,
+        a_common=a_c,
+        a_context=a_x,
+        loss=loss,
+    )
 
 
 def loss_from_maps(ds: Dataset, common_map, context_maps) -> np.ndarray:
-    """Summed loss (Eq. 2) ``1/2 ||Y - W_c X - sum_j g_j W_j X_items||^2`` of given pathway maps.
+    """Summed loss (Eq. 2) ``1/2 ||Y - W_c X - sum_j g_j W_j X_items||^2`` of given
+    pathway maps.
 
     ``common_map`` ``(T, p, d)``; ``context_maps`` a list (pathway ``j`` off in context
     ``j``) of ``(T, p, n_items)``.  Used to check the closed-form loss formula.
@@ -436,38 +554,49 @@ def loss_from_maps(ds: Dataset, common_map, context_maps) -> np.ndarray:
 
 
 def output_mode_strengths(ds: Dataset, outputs) -> tuple[np.ndarray, np.ndarray]:
-    """Mode strengths read off any network's outputs ``(..., p, P)`` (ReLU net, ReLN, closed form).
+    """Mode strengths read off any network's outputs ``(..., p, P)`` (ReLU net, ReLN,
+    closed form).
 
-    Common modes (``helpers.core.linear.modes`` of ``(X, Y)``): ``u^T Yhat X^T v / d``, which
-    equals ``a`` for a linear map ``U A V^T``.  Context (residual) modes: with
+    Common modes (``helpers.core.linear.modes`` of ``(X, Y)``): ``u^T Yhat X^T v / d``,
+    which equals ``a`` for a linear map ``U A V^T``.  Context (residual) modes: with
     ``D_alpha`` the residual's mode (:func:`residual_formula` restricted to
     ``sigma_alpha u_alpha v_alpha^T``, divided by ``sigma_alpha``), ``<Yhat, D_alpha>
     s_alpha / ((C-1) sigma_alpha)``, which equals the context pathways' common strength
-    ``a_alpha`` of the closed form and is blind to the common pathway's output (orthogonal
-    to every residual mode).  Returns ``(a_common (..., k), a_context (..., r))``.
+    ``a_alpha`` of the closed form and is blind to the common pathway's output
+    (orthogonal to every residual mode).  Returns ``(a_common (..., k), a_context (...,
+    r))``.
     """
     Yhat = np.asarray(outputs, float)
     if Yhat.shape[-2:] != ds.Y.shape:
-        raise ValueError(f"outputs must end in the shape of Y {ds.Y.shape}, got {Yhat.shape}")
+        raise ValueError(
+            f"outputs must end in the shape of Y {ds.Y.shape}, got {Yhat.shape}"
+        )
     m = modes(ds.X, ds.Y)
     a_common = np.einsum("pa,...pn,dn,da->...a", m.U, Yhat, ds.X, m.V) / m.d
     cm = context_modes(ds)
     C = cm.C
     nf = cm.U.shape[0]
     # D_alpha[block k, (i, c)] = (delta_ck - 1/C) u_alpha v_alpha[i]
-    coeff = (ds.contexts[None, :] == np.arange(C)[:, None]).astype(float) - 1.0 / C  # (C, P)
+    coeff = (ds.contexts[None, :] == np.arange(C)[:, None]).astype(
+        float
+    ) - 1.0 / C  # (C, P)
     D = np.zeros((len(cm.s), ds.Y.shape[0], ds.P))
     for k in range(C):
-        D[:, (k + 1) * nf : (k + 2) * nf, :] = np.einsum("ra,na->arn", cm.U, cm.V[ds.items]) * coeff[k]
+        D[:, (k + 1) * nf : (k + 2) * nf, :] = (
+            np.einsum("ra,na->arn", cm.U, cm.V[ds.items]) * coeff[k]
+        )
     a_context = np.einsum("...pn,apn->...a", Yhat, D) * cm.s / ((C - 1) * cm.sigma)
     return a_common, a_context
 
 
-def census_by_contexts_on(gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5) -> np.ndarray:
-    """Share of hidden weight mass in units on in ``k`` contexts, ``k = 0..C`` ([conv-census]).
+def census_by_contexts_on(
+    gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
+) -> np.ndarray:
+    """Share of hidden weight mass in units on in ``k`` contexts, ``k = 0..C``
+    ([conv-census]).
 
-    Same definitions as :func:`helpers.core.measures.gating_census` (a unit is on in a context
-    when active for at least ``threshold`` of its datapoints; weight
+    Same definitions as :func:`helpers.core.measures.gating_census` (a unit is on in a
+    context when active for at least ``threshold`` of its datapoints; weight
     ``|W2[:, j]| |W1[j, :]|``), binned by the number of contexts instead of by class.
     """
     from ..core.measures import context_patterns, unit_weight
@@ -481,14 +610,19 @@ def census_by_contexts_on(gates, W1, W2, contexts, n_contexts: int, threshold: f
 
 
 def node_reuse_index(shares_by_k) -> float:
-    """Weighted mean fraction of contexts a unit is on in, ``sum_k share_k k / C``: 1 when every
-    unit is common, ``(C-1)/C`` for a pure C-1-of-C code, ``1/C`` for single-context units."""
+    """Weighted mean fraction of contexts a unit is on in, ``sum_k share_k k / C``: 1
+    when every
+    unit is common, ``(C-1)/C`` for a pure C-1-of-C code, ``1/C`` for single-context
+    units.
+    """
     sh = np.asarray(shares_by_k, float)
     C = sh.shape[-1] - 1
     return float(np.sum(sh * np.arange(C + 1)) / C / np.sum(sh))
 
 
-def functional_by_contexts_on(W1, W2, X, contexts, n_contexts: int, threshold: float = 0.5) -> np.ndarray:
+def functional_by_contexts_on(
+    W1, W2, X, contexts, n_contexts: int, threshold: float = 0.5
+) -> np.ndarray:
     """The census by number of contexts read through the function ([conv-census]).
 
     Every hidden unit of ``W2 relu(W1 X)`` is snapped to its nearest context-level gate
@@ -505,8 +639,12 @@ def functional_by_contexts_on(W1, W2, X, contexts, n_contexts: int, threshold: f
     G = snap_to_contexts(pre > 0, contexts, n_contexts, threshold)
     on = np.stack([G[:, contexts == c].max(axis=1) for c in range(n_contexts)], axis=1)
     k = on.sum(axis=1).astype(int)
-    parts = np.array([np.linalg.norm(W2[:, k == j] @ (G[k == j] * pre[k == j]))
-                      for j in range(n_contexts + 1)])
+    parts = np.array(
+        [
+            np.linalg.norm(W2[:, k == j] @ (G[k == j] * pre[k == j]))
+            for j in range(n_contexts + 1)
+        ]
+    )
     if parts.sum() <= 0:
         raise ValueError("functional_by_contexts_on: the snapped network has no output")
     return parts / parts.sum()
@@ -520,15 +658,24 @@ def contexts_per_unit(shares_by_k) -> float:
     return float(np.sum(sh * np.arange(sh.shape[-1])) / np.sum(sh))
 
 
-def unit_profile(gates, W1, W2, contexts, n_contexts: int, k: int, context_rows,
-                 threshold: float = 0.5) -> dict:
+def unit_profile(
+    gates,
+    W1,
+    W2,
+    contexts,
+    n_contexts: int,
+    k: int,
+    context_rows,
+    threshold: float = 0.5,
+) -> dict:
     """What the units on in exactly ``k`` contexts do ([conv-census]), weighted by
     :func:`helpers.core.measures.unit_weight`.
 
-    Returns their share of the weight, the mean number of a context's datapoints they are
-    active for in the contexts they are on in (``active_on``) and in those they are off
-    in (``active_off``), and their mean weight from the context inputs ``context_rows``
-    of ``W1`` in those two sets of contexts (``context_weight_on``, ``context_weight_off``).
+    Returns their share of the weight, the mean number of a context's datapoints they
+    are active for in the contexts they are on in (``active_on``) and in those they are
+    off in (``active_off``), and their mean weight from the context inputs
+    ``context_rows`` of ``W1`` in those two sets of contexts (``context_weight_on``,
+    ``context_weight_off``).
     """
     from ..core.measures import context_patterns, unit_weight
 
@@ -540,10 +687,16 @@ def unit_profile(gates, W1, W2, contexts, n_contexts: int, k: int, context_rows,
     on = np.array([[c == "1" for c in p] for p in pats])
     sel = on.sum(axis=1) == k
     if not sel.any() or k in (0, n_contexts):
-        return {"share": float(w[sel].sum() / w.sum()), "active_on": float("nan"),
-                "active_off": float("nan"), "context_weight_on": float("nan"),
-                "context_weight_off": float("nan")}
-    count = np.stack([G[:, contexts == c].sum(axis=1) for c in range(n_contexts)], axis=1)
+        return {
+            "share": float(w[sel].sum() / w.sum()),
+            "active_on": float("nan"),
+            "active_off": float("nan"),
+            "context_weight_on": float("nan"),
+            "context_weight_off": float("nan"),
+        }
+    count = np.stack(
+        [G[:, contexts == c].sum(axis=1) for c in range(n_contexts)], axis=1
+    )
     cw = W1[:, list(context_rows)]
     ws = w[sel]
 
@@ -551,15 +704,22 @@ def unit_profile(gates, W1, W2, contexts, n_contexts: int, k: int, context_rows,
         per_unit = np.array([v[m].mean() for v, m in zip(values, mask)])
         return float(np.sum(ws * per_unit) / ws.sum())
 
-    return {"share": float(ws.sum() / w.sum()),
-            "active_on": mean(count[sel], on[sel]), "active_off": mean(count[sel], ~on[sel]),
-            "context_weight_on": mean(cw[sel], on[sel]),
-            "context_weight_off": mean(cw[sel], ~on[sel])}
+    return {
+        "share": float(ws.sum() / w.sum()),
+        "active_on": mean(count[sel], on[sel]),
+        "active_off": mean(count[sel], ~on[sel]),
+        "context_weight_on": mean(cw[sel], on[sel]),
+        "context_weight_off": mean(cw[sel], ~on[sel]),
+    }
 
 
-def init_stds(reln, ds: Dataset, init: str, seeds, relu_net, relu_std: float) -> list[dict]:
+def init_stds(
+    reln, ds: Dataset, init: str, seeds, relu_net, relu_std: float
+) -> list[dict]:
     """Each seed's initial std per pathway of the ReLN ``reln`` started by ``init``
-    ([conv-init]; :func:`helpers.core.relns.reln_initial_weights`): ``[{pathway: std}]``."""
+    ([conv-init]; :func:`helpers.core.relns.reln_initial_weights`): ``[{pathway:
+    std}]``.
+    """
     from ..core.relns import reln_initial_weights
 
     def stds(net):
@@ -569,37 +729,61 @@ def init_stds(reln, ds: Dataset, init: str, seeds, relu_net, relu_std: float) ->
     if init != "derived":
         net, _ = reln_initial_weights(reln, ds, init, seeds, relu_net, relu_std)
         return [stds(net)] * len(list(seeds))
-    return [stds(reln_initial_weights(reln, ds, init, [s], relu_net, relu_std)[0]) for s in seeds]
+    return [
+        stds(reln_initial_weights(reln, ds, init, [s], relu_net, relu_std)[0])
+        for s in seeds
+    ]
 
 
-def closed_form_for_stds(ds: Dataset, t, lr: float, stds: dict, width: int = WIDTH,
-                         a0_method: str = "head_start", settle: float = 1e-6) -> ClosedForm:
+def closed_form_for_stds(
+    ds: Dataset,
+    t,
+    lr: float,
+    stds: dict,
+    width: int = WIDTH,
+    a0_method: str = "head_start",
+    settle: float = 1e-6,
+) -> ClosedForm:
     """:func:`closed_form` for a ReLN whose pathways start at the stds ``stds``
     (``{"common": ..., context pathway: ...}``, e.g. from :func:`init_stds`).
 
     The closed form treats the C context pathways as one symmetric set, so they enter
-    with one std: the root mean square of theirs, which keeps their mean initial strength
-    ``width sigma^2 / 2`` (a choice, exact when the init gives every context pathway the
-    same std, as the authors' and the matched ones do).
+    with one std: the root mean square of theirs, which keeps their mean initial
+    strength ``width sigma^2 / 2`` (a choice, exact when the init gives every context
+    pathway the same std, as the authors' and the matched ones do).
     """
     ctx = [v for n, v in stds.items() if n != "common"]
     if "common" not in stds or not ctx:
-        raise ValueError(f"stds must name the common pathway and the context pathways, got {sorted(stds)}")
-    return closed_form(ds, t, lr, width=width, std_common=stds["common"],
-                       std_context=float(np.sqrt(np.mean(np.square(ctx)))), a0_method=a0_method,
-                       settle=settle)
+        raise ValueError(
+            f"stds must name the common pathway and the context pathways, got "
+            f"{sorted(stds)}"
+        )
+    return closed_form(
+        ds,
+        t,
+        lr,
+        width=width,
+        std_common=stds["common"],
+        std_context=float(np.sqrt(np.mean(np.square(ctx)))),
+        a0_method=a0_method,
+        settle=settle,
+    )
 
 
-def closed_form_losses(ds: Dataset, t, lr: float, stds_per_seed, width: int = WIDTH,
-                       settle: float = 1e-6) -> np.ndarray:
-    """The closed-form loss ``(seeds, T)`` for each seed's initial stds (:func:`init_stds`),
+def closed_form_losses(
+    ds: Dataset, t, lr: float, stds_per_seed, width: int = WIDTH, settle: float = 1e-6
+) -> np.ndarray:
+    """The closed-form loss ``(seeds, T)`` for each seed's initial stds
+    (:func:`init_stds`),
     computed once per distinct set of stds."""
     cache: dict = {}
     out = []
     for stds in stds_per_seed:
         key = tuple(sorted(stds.items()))
         if key not in cache:
-            cache[key] = closed_form_for_stds(ds, t, lr, stds, width=width, settle=settle).loss
+            cache[key] = closed_form_for_stds(
+                ds, t, lr, stds, width=width, settle=settle
+            ).loss
         out.append(cache[key])
     return np.stack(out)
 
@@ -607,20 +791,44 @@ def closed_form_losses(ds: Dataset, t, lr: float, stds_per_seed, width: int = WI
 def census_over_training(gates, W1s, W2s, ds: Dataset, threshold: float = 0.5) -> dict:
     """The ReLU network's census at every recorded epoch and seed ([conv-census]).
 
-    ``gates`` ``(S, R, H, P)``, ``W1s`` ``(S, R, H, d)``, ``W2s`` ``(S, R, p, H)`` as the
-    engine records them.  Returns ``"census"`` (``S x R`` dicts of
-    :func:`helpers.core.measures.gating_census`), ``"by_k"`` ``(S, R, C+1)`` (weight share
-    by number of contexts on, :func:`census_by_contexts_on`) and ``"functional_by_k"``
-    ``(S, R, C+1)`` (the same through the function, :func:`functional_by_contexts_on`).
+    ``gates`` ``(S, R, H, P)``, ``W1s`` ``(S, R, H, d)``, ``W2s`` ``(S, R, p, H)`` as
+    the engine records them.  Returns ``"census"`` (``S x R`` dicts of
+    :func:`helpers.core.measures.gating_census`), ``"by_k"`` ``(S, R, C+1)`` (weight
+    share by number of contexts on, :func:`census_by_contexts_on`) and
+    ``"functional_by_k"`` ``(S, R, C+1)`` (the same through the function,
+    :func:`functional_by_contexts_on`).
     """
     from ..core.measures import gating_census
 
     C = ds.n_contexts
     S, R = np.shape(W1s)[:2]
-    census = [[gating_census(gates[s, r], W1s[s, r], W2s[s, r], ds.contexts, C, threshold)
-               for r in range(R)] for s in range(S)]
-    by_k = np.array([[census_by_contexts_on(gates[s, r], W1s[s, r], W2s[s, r], ds.contexts, C,
-                                            threshold) for r in range(R)] for s in range(S)])
-    func = np.array([[functional_by_contexts_on(W1s[s, r], W2s[s, r], ds.X, ds.contexts, C,
-                                                threshold) for r in range(R)] for s in range(S)])
+    census = [
+        [
+            gating_census(gates[s, r], W1s[s, r], W2s[s, r], ds.contexts, C, threshold)
+            for r in range(R)
+        ]
+        for s in range(S)
+    ]
+    by_k = np.array(
+        [
+            [
+                census_by_contexts_on(
+                    gates[s, r], W1s[s, r], W2s[s, r], ds.contexts, C, threshold
+                )
+                for r in range(R)
+            ]
+            for s in range(S)
+        ]
+    )
+    func = np.array(
+        [
+            [
+                functional_by_contexts_on(
+                    W1s[s, r], W2s[s, r], ds.X, ds.contexts, C, threshold
+                )
+                for r in range(R)
+            ]
+            for s in range(S)
+        ]
+    )
     return {"census": census, "by_k": by_k, "functional_by_k": func}

@@ -1,7 +1,9 @@
-"""Performance benchmark of the training engine and of the whole book (``book/performance.md``).
+"""Performance benchmark of the training engine and of the whole book
+(``book/performance.md``).
 
-    python -m helpers.chapters.performance            # the full benchmark (about 10 minutes)
-    python -m helpers.chapters.performance --quick    # the reduced one the Performance page runs
+    python -m helpers.chapters.performance            # the full benchmark (about 10
+    minutes) python -m helpers.chapters.performance --quick    # the reduced one the
+    Performance page runs
 
 It times :func:`helpers.core.engine.train` ([conv-engine]) three ways and two loop
 baselines, on the two ReLU networks of [conv-constants] (the Section 4 network
@@ -17,29 +19,31 @@ all-hierarchy task):
   scripts train, per epoch a jitted update call, then a separate jitted loss call read
   back to the host; the hidden activity copied to the host every 10 epochs and the
   outputs at three epochs; seeds one after another;
-* ``"loop_async"``, baseline (b): the same update loop with the losses kept on the device
-  until the seed's run ends.
+* ``"loop_async"``, baseline (b): the same update loop with the losses kept on the
+  device until the seed's run ends.
 
 All train the same network from the same initial weights
-(:func:`helpers.core.engine.init_params`) with the same maths (full-batch gradient descent
-on the summed loss, [conv-data], float32), and every measurement records how closely the
-loss curves agree.  Rates are *seed-epochs per second* (one gradient step of one seed),
-in the steady state (compilation is timed apart).  A configuration is measured on
-``seed_epochs / seeds`` epochs per seed (clipped to ``[min_epochs, paper epochs]``), in
-``rounds`` rounds in which the methods take turns; a method's rate is that of its fastest
-round (on a shared machine, the least disturbed one).
+(:func:`helpers.core.engine.init_params`) with the same maths (full-batch gradient
+descent on the summed loss, [conv-data], float32), and every measurement records how
+closely the loss curves agree.  Rates are *seed-epochs per second* (one gradient step of
+one seed), in the steady state (compilation is timed apart).  A configuration is
+measured on ``seed_epochs / seeds`` epochs per seed (clipped to ``[min_epochs, paper
+epochs]``), in ``rounds`` rounds in which the methods take turns; a method's rate is
+that of its fastest round (on a shared machine, the least disturbed one).
 
 The floor: the floating-point operations of one epoch are counted analytically
-(:func:`flops_per_epoch`) and divided by the machine's measured rate on one large float32
-matrix product (:func:`matmul_rate`, probed between the configurations, the fastest kept).
-The **batching efficiency** at ``S`` seeds is the engine's time per seed at ``S`` seeds
-over its time per seed at one seed (below 1: seeds share the machine better than one).
+(:func:`flops_per_epoch`) and divided by the machine's measured rate on one large
+float32 matrix product (:func:`matmul_rate`, probed between the configurations, the
+fastest kept). The **batching efficiency** at ``S`` seeds is the engine's time per seed
+at ``S`` seeds over its time per seed at one seed (below 1: seeds share the machine
+better than one).
 
 The raw results go to ``book/stats/benchmark.json``; the headline numbers to
 ``book/results/performance.json`` (:func:`records`), with each chapter's execution time
 read from ``book/stats/execution.json`` (written by ``helpers.book``), for the default
 profile and, once measured, the paper profile.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -100,7 +104,8 @@ METHOD_LABELS = {
 }
 
 #: What baseline (a) copies to the host, as the authors' scripts do: the loss every
-#: epoch, the hidden activity every ``hidden_every`` epochs, the outputs at three epochs.
+#: epoch, the hidden activity every ``hidden_every`` epochs, the outputs at three
+# epochs.
 AUTHORS_HIDDEN_EVERY = 10
 AUTHORS_OUTPUT_EPOCHS = 3
 
@@ -128,7 +133,8 @@ def _progress(msg: str) -> None:
 
 @dataclass(frozen=True)
 class BenchNetwork:
-    """A benchmarked ReLU network with its task and paper-scale run ([conv-constants])."""
+    """A benchmarked ReLU network with its task and paper-scale run
+    ([conv-constants])."""
 
     name: str
     label: str
@@ -136,20 +142,39 @@ class BenchNetwork:
     init_std: float
     lr: float
     structures: tuple[str, ...]
-    paper_epochs: int  # gradient steps after the initial loss: a run has paper_epochs + 1
+    paper_epochs: (
+        int  # gradient steps after the initial loss: a run has paper_epochs + 1
+    )
     paper_seeds: int
 
     def build(self):
-        """``(net, X, Y)``: the network of :func:`helpers.core.engine.relu_network` and its task."""
+        """``(net, X, Y)``: the network of :func:`helpers.core.engine.relu_network` and
+        its task."""
         ds = datasets.contextual_task(len(self.structures), list(self.structures))
         return engine.relu_network(self.sizes, self.init_std), ds.X, ds.Y
 
 
 NETWORKS = {
-    "section4": BenchNetwork("section4", "Section 4 ReLU 11-700-60", (11, 700, 60), 0.005 / 700,
-                             1e-3, ("hierarchy", "ring", "cross"), 8000, 10),
-    "depth": BenchNetwork("depth", "Section 6 ReLU 11-420-420-60", (11, 420, 420, 60), 0.0006,
-                          1e-3, ("hierarchy", "hierarchy", "hierarchy"), 30000, 99),
+    "section4": BenchNetwork(
+        "section4",
+        "Section 4 ReLU 11-700-60",
+        (11, 700, 60),
+        0.005 / 700,
+        1e-3,
+        ("hierarchy", "ring", "cross"),
+        8000,
+        10,
+    ),
+    "depth": BenchNetwork(
+        "depth",
+        "Section 6 ReLU 11-420-420-60",
+        (11, 420, 420, 60),
+        0.0006,
+        1e-3,
+        ("hierarchy", "hierarchy", "hierarchy"),
+        30000,
+        99,
+    ),
 }
 
 
@@ -157,7 +182,9 @@ def _network(name: str) -> BenchNetwork:
     try:
         return NETWORKS[name]
     except KeyError:
-        raise ValueError(f"unknown network {name!r}; choose from {sorted(NETWORKS)}") from None
+        raise ValueError(
+            f"unknown network {name!r}; choose from {sorted(NETWORKS)}"
+        ) from None
 
 
 # --------------------------------------------------------------------------- the floor
@@ -166,14 +193,17 @@ def _network(name: str) -> BenchNetwork:
 def flops_per_epoch(sizes: Sequence[int], P: int) -> dict[str, int]:
     """Floating-point operations of one full-batch gradient step (matrix products only).
 
-    For ``sizes = (n_0, ..., n_L)`` and ``P`` datapoints, a product of an ``a x b`` and a
-    ``b x P`` matrix costs ``2 a b P``.  Forward: ``W_l h_{l-1}`` for every layer.
-    Backward: the weight gradient for every layer and the back-propagated error for every
-    layer but the first (the inputs need no gradient).  Element-wise work is left out.
+    For ``sizes = (n_0, ..., n_L)`` and ``P`` datapoints, a product of an ``a x b`` and
+    a ``b x P`` matrix costs ``2 a b P``.  Forward: ``W_l h_{l-1}`` for every layer.
+    Backward: the weight gradient for every layer and the back-propagated error for
+    every layer but the first (the inputs need no gradient).  Element-wise work is left
+    out.
     """
     sizes = [int(s) for s in sizes]
     if len(sizes) < 2 or any(s <= 0 for s in sizes):
-        raise ValueError(f"sizes must be (d, ..., p) with positive entries, got {sizes}")
+        raise ValueError(
+            f"sizes must be (d, ..., p) with positive entries, got {sizes}"
+        )
     if int(P) <= 0:
         raise ValueError(f"P (datapoints) must be positive, got {P}")
     mults = [a * b for a, b in zip(sizes[1:], sizes[:-1])]
@@ -183,7 +213,8 @@ def flops_per_epoch(sizes: Sequence[int], P: int) -> dict[str, int]:
 
 
 def matmul_rate(n: int = 1024, repeats: int = 10) -> dict:
-    """The machine's float32 matrix-multiply rate: the best of ``repeats`` timed ``n x n``
+    """The machine's float32 matrix-multiply rate: the best of ``repeats`` timed ``n x
+    n``
     products (``2 n^3`` operations each) in jitted JAX, after a warm-up."""
     n = check_positive_int(n, "n")
     repeats = check_positive_int(repeats, "repeats")
@@ -197,7 +228,12 @@ def matmul_rate(n: int = 1024, repeats: int = 10) -> dict:
         t0 = time.perf_counter()
         mm(A, B).block_until_ready()
         best = min(best, time.perf_counter() - t0)
-    return {"n": n, "repeats": repeats, "best_seconds": best, "flops_per_s": 2.0 * n**3 / best}
+    return {
+        "n": n,
+        "repeats": repeats,
+        "best_seconds": best,
+        "flops_per_s": 2.0 * n**3 / best,
+    }
 
 
 # ----------------------------------------------------------------------- the baselines
@@ -205,18 +241,29 @@ def matmul_rate(n: int = 1024, repeats: int = 10) -> dict:
 
 def make_steps(net: engine.GatedNetwork, X, Y, lr: float) -> dict:
     """The jitted functions a research script calls, datapoints as columns: ``update``
-    (one step ``W <- W - lr dL/dW`` on the summed loss, [conv-data]), ``step`` (the update
-    that also returns the loss before it), ``loss``, ``hidden`` (every hidden layer's
+    (one step ``W <- W - lr dL/dW`` on the summed loss, [conv-data]), ``step`` (the
+    update that also returns the loss before it), ``loss``, ``hidden`` (every hidden
+    layer's
     activity) and ``outputs``.  Plain ReLU and linear networks only."""
     if not isinstance(net, engine.GatedNetwork) or net.kind not in ("relu", "linear"):
         raise ValueError(
-            "the loop baselines train plain ReLU or linear networks (engine.relu_network / "
-            f"engine.linear_network), got kind={getattr(net, 'kind', type(net).__name__)!r}")
+            "the loop baselines train plain ReLU or linear networks "
+            "(engine.relu_network / "
+            f"engine.linear_network), got "
+            f"kind={getattr(net, 'kind', type(net).__name__)!r}"
+        )
     lr = check_positive(lr, "lr")
     X = jnp.asarray(X, jnp.float32)
     Y = jnp.asarray(Y, jnp.float32)
-    if X.shape[0] != net.sizes[0] or Y.shape[0] != net.sizes[-1] or X.shape[1] != Y.shape[1]:
-        raise ValueError(f"the network maps {net.sizes[0]} -> {net.sizes[-1]}; got X {X.shape}, Y {Y.shape}")
+    if (
+        X.shape[0] != net.sizes[0]
+        or Y.shape[0] != net.sizes[-1]
+        or X.shape[1] != Y.shape[1]
+    ):
+        raise ValueError(
+            f"the network maps {net.sizes[0]} -> {net.sizes[-1]}; got X {X.shape}, Y "
+            f"{Y.shape}"
+        )
     relu = net.kind == "relu"
 
     def hidden(params):
@@ -235,9 +282,13 @@ def make_steps(net: engine.GatedNetwork, X, Y, lr: float) -> dict:
         value, grads = jax.value_and_grad(loss)(params)
         return [W - lr * G for W, G in zip(params, grads)], value
 
-    return {"update": jax.jit(lambda p: step(p)[0]), "step": jax.jit(step),
-            "loss": jax.jit(loss), "hidden": jax.jit(hidden),
-            "outputs": jax.jit(lambda p: p[-1] @ hidden(p)[-1])}
+    return {
+        "update": jax.jit(lambda p: step(p)[0]),
+        "step": jax.jit(step),
+        "loss": jax.jit(loss),
+        "hidden": jax.jit(hidden),
+        "outputs": jax.jit(lambda p: p[-1] @ hidden(p)[-1]),
+    }
 
 
 @dataclass
@@ -277,10 +328,19 @@ class _Method:
         self.steps = steps
 
     def _engine(self):
-        kw = {"engine_one_device": {"devices": 1},
-              "engine_vmap": {"devices": 1, "batching": "vmap"}}.get(self.name, {})
-        return engine.train(self.net, self.X, self.Y, lr=self.lr, epochs=self.epochs,
-                            seeds=self.seeds, **kw).loss
+        kw = {
+            "engine_one_device": {"devices": 1},
+            "engine_vmap": {"devices": 1, "batching": "vmap"},
+        }.get(self.name, {})
+        return engine.train(
+            self.net,
+            self.X,
+            self.Y,
+            lr=self.lr,
+            epochs=self.epochs,
+            seeds=self.seeds,
+            **kw,
+        ).loss
 
     def compile(self) -> float:
         """Seconds of the first call, which compiles (for the engine: a whole run)."""
@@ -290,7 +350,10 @@ class _Method:
         else:
             if self.steps is None:
                 self.steps = make_steps(self.net, self.X, self.Y, self.lr)
-            p = [jnp.asarray(W, jnp.float32) for W in engine.init_params(self.net, self.seeds[0])]
+            p = [
+                jnp.asarray(W, jnp.float32)
+                for W in engine.init_params(self.net, self.seeds[0])
+            ]
             for f in self.steps.values():
                 jax.block_until_ready(f(p))
         return time.perf_counter() - t0
@@ -300,9 +363,13 @@ class _Method:
             return self._engine()
         loss = np.empty((len(self.seeds), self.epochs + 1))
         st = self.steps
-        keep_out = set(np.linspace(0, self.epochs, AUTHORS_OUTPUT_EPOCHS).astype(int).tolist())
+        keep_out = set(
+            np.linspace(0, self.epochs, AUTHORS_OUTPUT_EPOCHS).astype(int).tolist()
+        )
         for i, seed in enumerate(self.seeds):
-            params = [jnp.asarray(W, jnp.float32) for W in engine.init_params(self.net, seed)]
+            params = [
+                jnp.asarray(W, jnp.float32) for W in engine.init_params(self.net, seed)
+            ]
             if self.name == "authors_loop":  # (a): as the authors' scripts, per epoch
                 for t in range(self.epochs + 1):
                     loss[i, t] = float(st["loss"](params))
@@ -325,8 +392,17 @@ class _Method:
         return loss, time.perf_counter() - t0
 
 
-def time_method(method: str, net, X, Y, *, lr: float, epochs: int, seeds: Sequence[int],
-                rounds: int = 1) -> Timing:
+def time_method(
+    method: str,
+    net,
+    X,
+    Y,
+    *,
+    lr: float,
+    epochs: int,
+    seeds: Sequence[int],
+    rounds: int = 1,
+) -> Timing:
     """One method timed alone: a first call (compiles), then ``rounds`` timed calls."""
     m = _Method(method, net, X, Y, lr, epochs, seeds)
     first = m.compile()
@@ -342,17 +418,33 @@ def _max_rel_diff(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-30)))
 
 
-def measure_epochs(network: str, seeds: int, seed_epochs: int, min_epochs: int = 100,
-                   max_epochs: int | None = None) -> int:
-    """Epochs per seed a configuration is measured on: ``seed_epochs / seeds`` clipped to
+def measure_epochs(
+    network: str,
+    seeds: int,
+    seed_epochs: int,
+    min_epochs: int = 100,
+    max_epochs: int | None = None,
+) -> int:
+    """Epochs per seed a configuration is measured on: ``seed_epochs / seeds`` clipped
+    to
     ``[min_epochs, max_epochs or the paper's epochs]``."""
     bn = _network(network)
-    cap = bn.paper_epochs if max_epochs is None else min(int(max_epochs), bn.paper_epochs)
+    cap = (
+        bn.paper_epochs if max_epochs is None else min(int(max_epochs), bn.paper_epochs)
+    )
     return int(np.clip(round(seed_epochs / seeds), min(min_epochs, cap), cap))
 
 
-def measure(network: str, seeds: int, *, methods: Sequence[str] = METHODS, seed_epochs: int = 24000,
-            min_epochs: int = 100, max_epochs: int | None = None, rounds: int = 3) -> list[dict]:
+def measure(
+    network: str,
+    seeds: int,
+    *,
+    methods: Sequence[str] = METHODS,
+    seed_epochs: int = 24000,
+    min_epochs: int = 100,
+    max_epochs: int | None = None,
+    rounds: int = 3,
+) -> list[dict]:
     """Time every method on one network with ``seeds`` seeds (0 .. seeds-1), the methods
     taking turns round by round (the order rotated each round).  One row per method:
     seconds, compile seconds, seed-epochs per second (best and median round), the
@@ -368,15 +460,20 @@ def measure(network: str, seeds: int, *, methods: Sequence[str] = METHODS, seed_
     epochs = measure_epochs(network, seeds, seed_epochs, min_epochs, max_epochs)
     net, X, Y = bn.build()
     steps = make_steps(net, X, Y, bn.lr)
-    todo = [_Method(m, net, X, Y, bn.lr, epochs, range(seeds), steps) for m in methods
-            if not (m in ("engine_one_device", "engine_vmap") and seeds == 1)]
+    todo = [
+        _Method(m, net, X, Y, bn.lr, epochs, range(seeds), steps)
+        for m in methods
+        if not (m in ("engine_one_device", "engine_vmap") and seeds == 1)
+    ]
     first, times, losses = {}, {m.name: [] for m in todo}, {}
     _progress(f"{network}, {seeds} seeds x {epochs + 1} epochs: compiling")
     for m in todo:
         first[m.name] = m.compile()
     for k in range(rounds):
-        order = todo[k % len(todo):] + todo[:k % len(todo)]
-        _progress(f"{network}, {seeds} seeds x {epochs + 1} epochs: round {k + 1}/{rounds}")
+        order = todo[k % len(todo) :] + todo[: k % len(todo)]
+        _progress(
+            f"{network}, {seeds} seeds x {epochs + 1} epochs: round {k + 1}/{rounds}"
+        )
         for m in order:
             losses[m.name], sec = m.timed_run()
             times[m.name].append(sec)
@@ -385,62 +482,107 @@ def measure(network: str, seeds: int, *, methods: Sequence[str] = METHODS, seed_
     rows = []
     for m in todo:
         best = min(times[m.name])
-        comp = max(first[m.name] - best, 0.0) if m.name.startswith("engine") else first[m.name]
+        comp = (
+            max(first[m.name] - best, 0.0)
+            if m.name.startswith("engine")
+            else first[m.name]
+        )
         tm = Timing(m.name, losses[m.name], times[m.name], comp)
         diff = None if ref is None else _max_rel_diff(tm.loss, ref)
         if diff is not None and diff > AGREEMENT_RTOL:
-            _progress(f"WARNING: {m.name} disagrees with the engine on {network}, {seeds} seeds: "
-                      f"relative loss difference {diff:.2e} > {AGREEMENT_RTOL:g}")
+            _progress(
+                f"WARNING: {m.name} disagrees with the engine on {network}, {seeds} "
+                f"seeds: "
+                f"relative loss difference {diff:.2e} > {AGREEMENT_RTOL:g}"
+            )
         rate = tm.seed_epochs_per_s
-        rows.append({
-            "network": network, "method": m.name, "seeds": seeds, "epochs_measured": epochs + 1,
-            "rounds": rounds, "seconds": tm.seconds, "seconds_rounds": list(tm.rounds),
-            "compile_seconds": tm.compile_seconds, "seed_epochs_per_s": rate,
-            "seed_epochs_per_s_median": tm.median_seed_epochs_per_s, "flops_per_s": fl * rate,
-            "paper_run_epochs": bn.paper_epochs + 1,
-            "projected_paper_run_seconds": seeds * (bn.paper_epochs + 1) / rate,
-            "max_rel_loss_diff_vs_engine": diff, "final_loss_mean": float(tm.loss[:, -1].mean()),
-        })
+        rows.append(
+            {
+                "network": network,
+                "method": m.name,
+                "seeds": seeds,
+                "epochs_measured": epochs + 1,
+                "rounds": rounds,
+                "seconds": tm.seconds,
+                "seconds_rounds": list(tm.rounds),
+                "compile_seconds": tm.compile_seconds,
+                "seed_epochs_per_s": rate,
+                "seed_epochs_per_s_median": tm.median_seed_epochs_per_s,
+                "flops_per_s": fl * rate,
+                "paper_run_epochs": bn.paper_epochs + 1,
+                "projected_paper_run_seconds": seeds * (bn.paper_epochs + 1) / rate,
+                "max_rel_loss_diff_vs_engine": diff,
+                "final_loss_mean": float(tm.loss[:, -1].mean()),
+            }
+        )
     return rows
 
 
 def _derived(rows: list[dict], matmul_flops_per_s: float, flops: dict) -> dict:
     """Per network and seed count: the engine's fraction of the floor, its batching
     efficiency, and its speed-up over each loop."""
-    rate = {(r["network"], r["method"], r["seeds"]): r["seed_epochs_per_s"] for r in rows}
-    out: dict = {"fraction_of_floor": {}, "batching_efficiency": {}, "speedup_vs_authors_loop": {},
-                 "speedup_vs_loop_async": {}, "speedup_vs_one_device": {}, "speedup_vs_vmap": {}}
+    rate = {
+        (r["network"], r["method"], r["seeds"]): r["seed_epochs_per_s"] for r in rows
+    }
+    out: dict = {
+        "fraction_of_floor": {},
+        "batching_efficiency": {},
+        "speedup_vs_authors_loop": {},
+        "speedup_vs_loop_async": {},
+        "speedup_vs_one_device": {},
+        "speedup_vs_vmap": {},
+    }
     for (net, m, s), v in sorted(rate.items()):
         if m != "engine":
             continue
         key = str(s)
-        out["fraction_of_floor"].setdefault(net, {})[key] = v * flops[net]["total"] / matmul_flops_per_s
+        out["fraction_of_floor"].setdefault(net, {})[key] = (
+            v * flops[net]["total"] / matmul_flops_per_s
+        )
         if (net, "engine", 1) in rate:
-            out["batching_efficiency"].setdefault(net, {})[key] = rate[(net, "engine", 1)] / v
-        for name, base in (("speedup_vs_authors_loop", "authors_loop"), ("speedup_vs_loop_async", "loop_async"),
-                           ("speedup_vs_one_device", "engine_one_device"), ("speedup_vs_vmap", "engine_vmap")):
+            out["batching_efficiency"].setdefault(net, {})[key] = (
+                rate[(net, "engine", 1)] / v
+            )
+        for name, base in (
+            ("speedup_vs_authors_loop", "authors_loop"),
+            ("speedup_vs_loop_async", "loop_async"),
+            ("speedup_vs_one_device", "engine_one_device"),
+            ("speedup_vs_vmap", "engine_vmap"),
+        ):
             if (net, base, s) in rate:
                 out[name].setdefault(net, {})[key] = v / rate[(net, base, s)]
     return out
 
 
-def run_benchmark(networks: Sequence[str] = ("section4", "depth"), seeds: Sequence[int] | dict = (1, 8, 64), *,
-                  seed_epochs: dict[str, int] | int | None = None, min_epochs: int = 100,
-                  max_epochs: int | None = None, rounds: int = 3, matmul_n: int = 1024,
-                  methods: Sequence[str] = METHODS, label: str = "full") -> dict:
+def run_benchmark(
+    networks: Sequence[str] = ("section4", "depth"),
+    seeds: Sequence[int] | dict = (1, 8, 64),
+    *,
+    seed_epochs: dict[str, int] | int | None = None,
+    min_epochs: int = 100,
+    max_epochs: int | None = None,
+    rounds: int = 3,
+    matmul_n: int = 1024,
+    methods: Sequence[str] = METHODS,
+    label: str = "full",
+) -> dict:
     """The whole benchmark as one JSON-ready dict: machine, floor, rows, derived ratios.
 
     ``seeds``: seed counts for every network, or a dict of them per network;
-    ``seed_epochs``: seed-epochs each configuration trains per round (per network, or one
-    for all; default :data:`FULL_SEED_EPOCHS`).
+    ``seed_epochs``: seed-epochs each configuration trains per round (per network, or
+    one for all; default :data:`FULL_SEED_EPOCHS`).
     """
     if seed_epochs is None:
         seed_epochs = FULL_SEED_EPOCHS
     if not isinstance(seed_epochs, dict):
         seed_epochs = {n: int(seed_epochs) for n in networks}
-    seed_epochs = {n: int(seed_epochs.get(n, FULL_SEED_EPOCHS.get(n, 0))) for n in networks}
+    seed_epochs = {
+        n: int(seed_epochs.get(n, FULL_SEED_EPOCHS.get(n, 0))) for n in networks
+    }
     if any(v <= 0 for v in seed_epochs.values()):
-        raise ValueError(f"seed_epochs must be positive for every network, got {seed_epochs}")
+        raise ValueError(
+            f"seed_epochs must be positive for every network, got {seed_epochs}"
+        )
     if not isinstance(seeds, dict):
         seeds = {n: list(seeds) for n in networks}
     for n in networks:
@@ -457,8 +599,17 @@ def run_benchmark(networks: Sequence[str] = ("section4", "depth"), seeds: Sequen
         bn = NETWORKS[n]
         flops[n] = flops_per_epoch(bn.sizes, 8 * len(bn.structures))
         for s in seeds[n]:
-            rows.extend(measure(n, int(s), methods=methods, seed_epochs=seed_epochs[n],
-                                min_epochs=min_epochs, max_epochs=max_epochs, rounds=rounds))
+            rows.extend(
+                measure(
+                    n,
+                    int(s),
+                    methods=methods,
+                    seed_epochs=seed_epochs[n],
+                    min_epochs=min_epochs,
+                    max_epochs=max_epochs,
+                    rounds=rounds,
+                )
+            )
             probes.append(matmul_rate(matmul_n))
     mm = dict(max(probes, key=lambda p: p["flops_per_s"]))
     mm["probes_flops_per_s"] = [p["flops_per_s"] for p in probes]
@@ -469,34 +620,57 @@ def run_benchmark(networks: Sequence[str] = ("section4", "depth"), seeds: Sequen
         "started_utc": started.isoformat(timespec="seconds"),
         "wall_seconds": time.perf_counter() - t_start,
         "machine": {
-            "cpus": os.cpu_count(), "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
             "processor": platform.processor() or platform.machine(),
-            "python": platform.python_version(), "jax": jax.__version__,
-            "backend": jax.default_backend(), "devices": len(jax.devices()),
+            "python": platform.python_version(),
+            "jax": jax.__version__,
+            "backend": jax.default_backend(),
+            "devices": len(jax.devices()),
             "load_average_before": [round(x, 2) for x in load_before],
             "load_average_after": [round(x, 2) for x in os.getloadavg()],
         },
-        "settings": {"networks": list(networks), "seeds": {n: [int(s) for s in seeds[n]] for n in networks},
-                     "seed_epochs": seed_epochs, "min_epochs": int(min_epochs), "max_epochs": max_epochs,
-                     "rounds": int(rounds), "methods": list(methods)},
-        "networks": {n: {"label": NETWORKS[n].label, "sizes": list(NETWORKS[n].sizes),
-                         "init_std": NETWORKS[n].init_std, "lr": NETWORKS[n].lr,
-                         "paper_epochs": NETWORKS[n].paper_epochs + 1, "paper_seeds": NETWORKS[n].paper_seeds}
-                     for n in networks},
+        "settings": {
+            "networks": list(networks),
+            "seeds": {n: [int(s) for s in seeds[n]] for n in networks},
+            "seed_epochs": seed_epochs,
+            "min_epochs": int(min_epochs),
+            "max_epochs": max_epochs,
+            "rounds": int(rounds),
+            "methods": list(methods),
+        },
+        "networks": {
+            n: {
+                "label": NETWORKS[n].label,
+                "sizes": list(NETWORKS[n].sizes),
+                "init_std": NETWORKS[n].init_std,
+                "lr": NETWORKS[n].lr,
+                "paper_epochs": NETWORKS[n].paper_epochs + 1,
+                "paper_seeds": NETWORKS[n].paper_seeds,
+            }
+            for n in networks
+        },
         "matmul": mm,
         "flops_per_epoch": flops,
-        "floor_seed_epochs_per_s": {n: mm["flops_per_s"] / flops[n]["total"] for n in networks},
+        "floor_seed_epochs_per_s": {
+            n: mm["flops_per_s"] / flops[n]["total"] for n in networks
+        },
         "rows": rows,
         "derived": _derived(rows, mm["flops_per_s"], flops),
     }
 
 
-# ---------------------------------------------------------------------- book and records
+# ---------------------------------------------------------------------- book and
+# records
 
 
-def chapter_times(path: Path | str = EXECUTION_JSON, profile: str = "default") -> dict | None:
+def chapter_times(
+    path: Path | str = EXECUTION_JSON, profile: str = "default"
+) -> dict | None:
     """Each chapter's execution seconds under ``profile``, as ``helpers.book`` recorded
-    them in ``book/stats/execution.json`` (``None`` when the file or profile is missing)."""
+    them in ``book/stats/execution.json`` (``None`` when the file or profile is
+    missing).
+    """
     path = Path(path)
     if not path.exists():
         return None
@@ -510,23 +684,30 @@ def chapter_times(path: Path | str = EXECUTION_JSON, profile: str = "default") -
 
 def depth_paper_training(bench: dict) -> dict | None:
     """Where the depth chapter's paper-profile time goes (the Performance page): its
-    training runs, split into the paper's own (ReLU network and GDLN, ``seeds`` each) and
-    this book's additions (the other initialisations, the derived schedule, the one-way
-    coupling), each priced at the benchmark's per-seed rate on the depth network at 8
+    training runs, split into the paper's own (ReLU network and GDLN, ``seeds`` each)
+    and this book's additions (the other initialisations, the derived schedule, the
+    one-way coupling), each priced at the benchmark's per-seed rate on the depth network
+    at 8
     seeds.  ``None`` without a benchmark of the depth network."""
     from ..core.paper import DEPTH
     from .depth import paper_profile_runs
 
     d = bench.get("derived", {})
     try:
-        rate = (bench["floor_seed_epochs_per_s"]["depth"]
-                * d["fraction_of_floor"]["depth"]["8"])
+        rate = (
+            bench["floor_seed_epochs_per_s"]["depth"]
+            * d["fraction_of_floor"]["depth"]["8"]
+        )
     except KeyError:
         return None
     runs = paper_profile_runs()
     updates = int(DEPTH.epochs)
-    return {"runs": runs, "updates": updates, "seed_epochs_per_s": rate,
-            "seconds": {k: n * updates / rate for k, n in runs.items()}}
+    return {
+        "runs": runs,
+        "updates": updates,
+        "seed_epochs_per_s": rate,
+        "seconds": {k: n * updates / rate for k, n in runs.items()},
+    }
 
 
 def load_benchmark(path: Path | str = BENCHMARK_JSON) -> dict | None:
@@ -538,59 +719,135 @@ def _target(rec: Records, name: str, value: float, key: str, note: str, figure=N
     rec.add(name, value, timing=True, target=TARGETS[key], note=note, figure=figure)
 
 
-def records(bench: dict, chapter_seconds: dict[str, float] | None, chapters: Sequence[str] | None = None,
-            paper_seconds: dict[str, float] | None = None, source: str = "", directory=None) -> Records:
-    """The Performance records: the engine's fraction of the floor, batching efficiency and
-    speed-ups (from a benchmark dict), the chapters' execution times (default profile and,
-    when measured, the paper profile), and the book's targets (:data:`TARGETS`).  Every
+def records(
+    bench: dict,
+    chapter_seconds: dict[str, float] | None,
+    chapters: Sequence[str] | None = None,
+    paper_seconds: dict[str, float] | None = None,
+    source: str = "",
+    directory=None,
+) -> Records:
+    """The Performance records: the engine's fraction of the floor, batching efficiency
+    and
+    speed-ups (from a benchmark dict), the chapters' execution times (default profile
+    and, when measured, the paper profile), and the book's targets (:data:`TARGETS`).
+    Every
     record is a measured time or a ratio of times (``timing``)."""
     rec = Records("performance", directory)
     d = bench["derived"]
     m = bench["machine"]
-    where = (f"From {source or 'a benchmark run'} started {bench['started_utc']} on {m['cpus']} CPUs "
-             f"({m.get('devices', 1)} JAX devices), load average {m['load_average_before'][0]} before / "
-             f"{m['load_average_after'][0]} after.")
-    rec.add("fraction_of_floor", d["fraction_of_floor"], timing=True, figure="fig-performance-rates",
-            note=f"engine rate x operations per seed-epoch / measured matmul rate, per network and seed count. {where}")
-    rec.add("batching_efficiency", d["batching_efficiency"], timing=True, figure="fig-performance-rates",
-            note=f"engine time per seed at S seeds / at 1 seed, per network. {where}")
-    rec.add("speedup_vs_authors_loop", d["speedup_vs_authors_loop"], timing=True,
-            figure="fig-performance-rates",
-            note=f"engine rate / baseline (a) rate, per network and seed count. {where}")
-    floor_cases = [v for n, by in d["fraction_of_floor"].items() for s, v in by.items() if s in ("8", "64")]
+    where = (
+        f"From {source or 'a benchmark run'} started {bench['started_utc']} on "
+        f"{m['cpus']} CPUs "
+        f"({m.get('devices', 1)} JAX devices), load average "
+        f"{m['load_average_before'][0]} before / "
+        f"{m['load_average_after'][0]} after."
+    )
+    rec.add(
+        "fraction_of_floor",
+        d["fraction_of_floor"],
+        timing=True,
+        figure="fig-performance-rates",
+        note=(
+            f"engine rate x operations per seed-epoch / measured matmul rate, per "
+            f"network and seed count. {where}"
+        ),
+    )
+    rec.add(
+        "batching_efficiency",
+        d["batching_efficiency"],
+        timing=True,
+        figure="fig-performance-rates",
+        note=f"engine time per seed at S seeds / at 1 seed, per network. {where}",
+    )
+    rec.add(
+        "speedup_vs_authors_loop",
+        d["speedup_vs_authors_loop"],
+        timing=True,
+        figure="fig-performance-rates",
+        note=f"engine rate / baseline (a) rate, per network and seed count. {where}",
+    )
+    floor_cases = [
+        v
+        for n, by in d["fraction_of_floor"].items()
+        for s, v in by.items()
+        if s in ("8", "64")
+    ]
     if floor_cases:
-        _target(rec, "floor_target", min(floor_cases), "fraction_of_floor",
-                "the smallest fraction of the floor at 8 and 64 seeds over both networks; target >= 0.55")
+        _target(
+            rec,
+            "floor_target",
+            min(floor_cases),
+            "fraction_of_floor",
+            "the smallest fraction of the floor at 8 and 64 seeds over both networks; "
+            "target >= 0.55",
+        )
     eff8 = [by["8"] for by in d["batching_efficiency"].values() if "8" in by]
     if eff8:
-        _target(rec, "batching_target", max(eff8), "batching_efficiency",
-                "the largest batching efficiency at 8 seeds over both networks; target <= 0.6")
+        _target(
+            rec,
+            "batching_target",
+            max(eff8),
+            "batching_efficiency",
+            "the largest batching efficiency at 8 seeds over both networks; target <= "
+            "0.6",
+        )
     if chapter_seconds is not None:
         missing = [c for c in (chapters or []) if c not in chapter_seconds]
         total = float(sum(chapter_seconds.values()))
-        note = "execution seconds of each chapter with default parameters (book/stats/execution.json)"
+        note = (
+            "execution seconds of each chapter with default parameters "
+            "(book/stats/execution.json)"
+        )
         if missing:
             note += f"; no time recorded for {missing}"
-        rec.add("chapter_seconds", {k: round(float(v), 1) for k, v in chapter_seconds.items()},
-                timing=True, note=note, figure="fig-performance-book")
-        _target(rec, "book_total_seconds", total, "book_total_seconds",
-                "sum of chapter_seconds; target <= 600 s on the 2-core machine"
-                + (f"; incomplete: no time for {missing}" if missing else ""), "fig-performance-book")
+        rec.add(
+            "chapter_seconds",
+            {k: round(float(v), 1) for k, v in chapter_seconds.items()},
+            timing=True,
+            note=note,
+            figure="fig-performance-book",
+        )
+        _target(
+            rec,
+            "book_total_seconds",
+            total,
+            "book_total_seconds",
+            "sum of chapter_seconds; target <= 600 s on the 2-core machine"
+            + (f"; incomplete: no time for {missing}" if missing else ""),
+            "fig-performance-book",
+        )
     if paper_seconds:
         total = float(sum(paper_seconds.values()))
-        rec.add("paper_profile_seconds", {**{k: round(float(v), 1) for k, v in paper_seconds.items()},
-                                          "total": round(total, 1)}, timing=True,
-                note="execution seconds of each chapter under the paper profile, measured once "
-                     "(python -m helpers.book execute --profile paper --record-times)")
+        rec.add(
+            "paper_profile_seconds",
+            {
+                **{k: round(float(v), 1) for k, v in paper_seconds.items()},
+                "total": round(total, 1),
+            },
+            timing=True,
+            note="execution seconds of each chapter under the paper profile, measured "
+            "once (python -m helpers.book execute --profile paper --record-times)",
+        )
         if "depth" in paper_seconds:
-            _target(rec, "paper_depth_seconds", float(paper_seconds["depth"]), "paper_depth_seconds",
-                    "the depth chapter under the paper profile (99 seeds x 30001 epochs); target <= 25 min")
+            _target(
+                rec,
+                "paper_depth_seconds",
+                float(paper_seconds["depth"]),
+                "paper_depth_seconds",
+                "the depth chapter under the paper profile (99 seeds x 30001 epochs); "
+                "target <= 25 min",
+            )
     return rec
 
 
-def book_chapter_seconds(own: dict[str, float] | None = None, path: Path | str = EXECUTION_JSON,
-                         profile: str = "default"):
-    """``(seconds per chapter, chapters expected)``: the times in ``execution.json`` of the
+def book_chapter_seconds(
+    own: dict[str, float] | None = None,
+    path: Path | str = EXECUTION_JSON,
+    profile: str = "default",
+):
+    """``(seconds per chapter, chapters expected)``: the times in ``execution.json`` of
+    the
     chapters present in ``book/``, updated with ``own`` (e.g. the running page's own
     time); ``None`` seconds when nothing is recorded."""
     from ..book.build import chapters_present
@@ -599,7 +856,11 @@ def book_chapter_seconds(own: dict[str, float] | None = None, path: Path | str =
     times = chapter_times(path, profile)
     if times is None and not own:
         return None, present
-    seconds = {c: float(times["seconds"][c]) for c in present if times and c in times["seconds"]}
+    seconds = {
+        c: float(times["seconds"][c])
+        for c in present
+        if times and c in times["seconds"]
+    }
     seconds.update(own or {})
     return {c: seconds[c] for c in present if c in seconds}, present
 
@@ -609,44 +870,99 @@ def summary_text(bench: dict) -> str:
     lines = []
     for r in bench["rows"]:
         d = r["max_rel_loss_diff_vs_engine"]
-        lines.append(f"{r['network']:9s} {r['method']:18s} {r['seeds']:3d} seeds x {r['epochs_measured']:5d} "
-                     f"epochs: {r['seed_epochs_per_s']:8.0f} seed-epochs/s, {r['fraction_of_floor']:.2f} of the "
-                     f"floor (compile {r['compile_seconds']:.2f} s; loss vs engine {d:.1e})")
+        lines.append(
+            f"{r['network']:9s} {r['method']:18s} {r['seeds']:3d} seeds x "
+            f"{r['epochs_measured']:5d} "
+            f"epochs: {r['seed_epochs_per_s']:8.0f} seed-epochs/s, "
+            f"{r['fraction_of_floor']:.2f} of the "
+            f"floor (compile {r['compile_seconds']:.2f} s; loss vs engine {d:.1e})"
+        )
     for k, by in bench["derived"].items():
         for net, v in by.items():
-            lines.append(f"{k} {net}: " + ", ".join(f"{s} seeds {x:.2f}" for s, x in v.items()))
-    lines.append(f"matmul rate {bench['matmul']['flops_per_s'] / 1e9:.1f} GFLOP/s "
-                 f"(n = {bench['matmul']['n']}); load average {bench['machine']['load_average_before']}")
+            lines.append(
+                f"{k} {net}: " + ", ".join(f"{s} seeds {x:.2f}" for s, x in v.items())
+            )
+    lines.append(
+        f"matmul rate {bench['matmul']['flops_per_s'] / 1e9:.1f} GFLOP/s "
+        f"(n = {bench['matmul']['n']}); load average "
+        f"{bench['machine']['load_average_before']}"
+    )
     return "\n".join(lines)
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m helpers.chapters.performance", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--networks", nargs="+", default=["section4", "depth"], choices=sorted(NETWORKS))
-    ap.add_argument("--seeds", nargs="+", type=int, default=None, help="seed counts (default 1 8 64)")
-    ap.add_argument("--scale", type=float, default=1.0,
-                    help=f"multiply the seed-epochs per configuration and round {FULL_SEED_EPOCHS}")
+    ap = argparse.ArgumentParser(
+        prog="python -m helpers.chapters.performance",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument(
+        "--networks", nargs="+", default=["section4", "depth"], choices=sorted(NETWORKS)
+    )
+    ap.add_argument(
+        "--seeds",
+        nargs="+",
+        type=int,
+        default=None,
+        help="seed counts (default 1 8 64)",
+    )
+    ap.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help=f"multiply the seed-epochs per configuration and round {FULL_SEED_EPOCHS}",
+    )
     ap.add_argument("--min-epochs", type=int, default=100)
-    ap.add_argument("--rounds", type=int, default=None, help="timed rounds per method (default 3, --quick 2)")
-    ap.add_argument("--quick", action="store_true",
-                    help="the reduced benchmark the Performance page runs (no records written)")
-    ap.add_argument("--out", type=Path, default=None,
-                    help=f"results JSON (default {BENCHMARK_JSON}; --quick: _build/benchmark_quick.json)")
-    ap.add_argument("--no-records", action="store_true", help="do not write book/results/performance.json")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=None,
+        help="timed rounds per method (default 3, --quick 2)",
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="the reduced benchmark the Performance page runs (no records written)",
+    )
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=(
+            f"results JSON (default {BENCHMARK_JSON}; --quick: "
+            f"_build/benchmark_quick.json)"
+        ),
+    )
+    ap.add_argument(
+        "--no-records",
+        action="store_true",
+        help="do not write book/results/performance.json",
+    )
     args = ap.parse_args(argv)
     if args.scale <= 0:
         raise SystemExit("--scale must be positive")
     base = QUICK_SEED_EPOCHS if args.quick else FULL_SEED_EPOCHS
-    seeds = {n: args.seeds or ([1, 8] if args.quick else [1, 8, 64]) for n in args.networks}
-    out = args.out or (ROOT / "_build" / "benchmark_quick.json" if args.quick else BENCHMARK_JSON)
+    seeds = {
+        n: args.seeds or ([1, 8] if args.quick else [1, 8, 64]) for n in args.networks
+    }
+    out = args.out or (
+        ROOT / "_build" / "benchmark_quick.json" if args.quick else BENCHMARK_JSON
+    )
     seed_epochs = {n: max(1, int(round(base[n] * args.scale))) for n in args.networks}
-    bench = run_benchmark(args.networks, seeds, seed_epochs=seed_epochs,
-                          min_epochs=min(args.min_epochs, 50) if args.quick else args.min_epochs,
-                          rounds=args.rounds or (2 if args.quick else 3),
-                          label="quick" if args.quick else "full")
-    bench["command"] = " ".join(["python -m helpers.chapters.performance",
-                                 *(argv if argv is not None else sys.argv[1:])])
+    bench = run_benchmark(
+        args.networks,
+        seeds,
+        seed_epochs=seed_epochs,
+        min_epochs=min(args.min_epochs, 50) if args.quick else args.min_epochs,
+        rounds=args.rounds or (2 if args.quick else 3),
+        label="quick" if args.quick else "full",
+    )
+    bench["command"] = " ".join(
+        [
+            "python -m helpers.chapters.performance",
+            *(argv if argv is not None else sys.argv[1:]),
+        ]
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(bench, indent=2, sort_keys=True) + "\n")
     _progress(f"wrote {out}")
@@ -658,7 +974,13 @@ def main(argv=None) -> None:
             where = str(out.resolve().relative_to(ROOT))
         except ValueError:
             where = str(out)
-        rec = records(bench, secs, chapters=present, paper_seconds=paper and paper["seconds"], source=where)
+        rec = records(
+            bench,
+            secs,
+            chapters=present,
+            paper_seconds=paper and paper["seconds"],
+            source=where,
+        )
         _progress(f"wrote {rec.save()}")
 
 

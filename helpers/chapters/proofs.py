@@ -15,6 +15,7 @@ Appendix C (the XoR ReLNs, their closed forms and the crossover margin) is compu
 :mod:`helpers.core.xor_reln`, the per-pathway initial strengths with
 :func:`helpers.core.race.effective_a0`: one copy of each, shared with the XoR chapter.
 """
+
 from __future__ import annotations
 
 from itertools import combinations
@@ -47,18 +48,22 @@ __all__ = [
 
 LP_TOL = 1e-9  # a margin above this (with |w_k| <= 1) counts as strictly positive
 
-# ---------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Lemma 4.1 (Appendix D): patterns a bias-free ReLU unit can implement
-# ---------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
 def item_context_input(n_items: int, n_contexts: int) -> np.ndarray:
-    """The input of [conv-contextual] for any number of items: item one-hot over context one-hot,
+    """The input of [conv-contextual] for any number of items: item one-hot over context
+    one-hot,
     context-major columns (``(n_items + C) x n_items C``).  For 8 items it equals
     ``contextual_task(C).X``."""
     n, C = int(n_items), int(n_contexts)
     if n < 1 or C < 1:
-        raise ValueError(f"item_context_input needs n_items >= 1 and n_contexts >= 1, got {n_items}, {n_contexts}")
+        raise ValueError(
+            f"item_context_input needs n_items >= 1 and n_contexts >= 1, got "
+            f"{n_items}, {n_contexts}"
+        )
     return np.vstack([np.tile(np.eye(n), (1, C)), np.repeat(np.eye(C), n, axis=1)])
 
 
@@ -68,14 +73,18 @@ def _check_pattern(X, pattern):
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (inputs x datapoints), got shape {X.shape}")
     if g.shape != (X.shape[1],):
-        raise ValueError(f"the pattern needs one 0/1 entry per datapoint, shape ({X.shape[1]},); got {g.shape}")
+        raise ValueError(
+            f"the pattern needs one 0/1 entry per datapoint, shape ({X.shape[1]},); "
+            f"got {g.shape}"
+        )
     if not np.all((g == 0) | (g == 1)):
         raise ValueError("a gating pattern must hold 0 (off) and 1 (on) only")
     return X, g.astype(bool)
 
 
 def unit_pattern_lp(X, pattern, strict_off: bool = False) -> dict:
-    """Can one bias-free ReLU unit be on exactly on ``pattern``? (Lemma 4.1, Appendix D.)
+    """Can one bias-free ReLU unit be on exactly on ``pattern``? (Lemma 4.1, Appendix
+    D.)
 
     The unit with input weights ``w`` is on for datapoint ``x_i`` when ``w.x_i > 0`` and
     off when ``w.x_i <= 0`` (the engine's ``step(pre > 0)``).  The strict inequalities
@@ -91,12 +100,23 @@ def unit_pattern_lp(X, pattern, strict_off: bool = False) -> dict:
     X, g = _check_pattern(X, pattern)
     d = X.shape[0]
     on, off = X[:, g], X[:, ~g]
-    A = np.vstack([np.hstack([-on.T, np.ones((on.shape[1], 1))]),
-                   np.hstack([off.T, (1.0 if strict_off else 0.0) * np.ones((off.shape[1], 1))])])
+    A = np.vstack(
+        [
+            np.hstack([-on.T, np.ones((on.shape[1], 1))]),
+            np.hstack(
+                [off.T, (1.0 if strict_off else 0.0) * np.ones((off.shape[1], 1))]
+            ),
+        ]
+    )
     c = np.zeros(d + 1)
     c[-1] = -1.0
-    res = linprog(c, A_ub=A if A.size else None, b_ub=np.zeros(A.shape[0]) if A.size else None,
-                  bounds=[(-1, 1)] * d + [(0, 1)], method="highs")
+    res = linprog(
+        c,
+        A_ub=A if A.size else None,
+        b_ub=np.zeros(A.shape[0]) if A.size else None,
+        bounds=[(-1, 1)] * d + [(0, 1)],
+        method="highs",
+    )
     if res.status != 0:  # pragma: no cover - the LP is always feasible (w = 0, t = 0)
         raise RuntimeError(f"linprog failed: {res.message}")
     t = float(res.x[-1])
@@ -104,23 +124,31 @@ def unit_pattern_lp(X, pattern, strict_off: bool = False) -> dict:
 
 
 def farkas_certificate(X, pattern):
-    """A proof that ``pattern`` is *not* implementable, or ``None`` (Motzkin's alternative).
+    """A proof that ``pattern`` is *not* implementable, or ``None`` (Motzkin's
+    alternative).
 
     No ``w`` has ``w.x_i > 0`` on the on-set and ``w.x_j <= 0`` on the off-set exactly
     when there are ``lam >= 0`` (on-set, summing to 1) and ``mu >= 0`` (off-set) with
-    ``sum lam_i x_i = sum mu_j x_j``: then ``w`` would make the left side positive and the
-    right side non-positive.  For the "combined" 2 x 2 pattern this is Appendix D's sum
-    of the four inequalities.  Returns ``(lam, mu)`` or ``None`` when none exists.
+    ``sum lam_i x_i = sum mu_j x_j``: then ``w`` would make the left side positive and
+    the right side non-positive.  For the "combined" 2 x 2 pattern this is Appendix D's
+    sum of the four inequalities.  Returns ``(lam, mu)`` or ``None`` when none exists.
     """
     X, g = _check_pattern(X, pattern)
     on, off = X[:, g], X[:, ~g]
     n_on, n_off = on.shape[1], off.shape[1]
     if n_on == 0:
         return None
-    A_eq = np.vstack([np.hstack([on, -off]), np.r_[np.ones(n_on), np.zeros(n_off)][None]])
+    A_eq = np.vstack(
+        [np.hstack([on, -off]), np.r_[np.ones(n_on), np.zeros(n_off)][None]]
+    )
     b_eq = np.r_[np.zeros(X.shape[0]), 1.0]
-    res = linprog(np.zeros(n_on + n_off), A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * (n_on + n_off),
-                  method="highs")
+    res = linprog(
+        np.zeros(n_on + n_off),
+        A_eq=A_eq,
+        b_eq=b_eq,
+        bounds=[(0, None)] * (n_on + n_off),
+        method="highs",
+    )
     if res.status == 2:
         return None
     if res.status != 0:  # pragma: no cover
@@ -131,7 +159,9 @@ def farkas_certificate(X, pattern):
 def lp_feasible_patterns(X, patterns, strict_off: bool = False) -> np.ndarray:
     """:func:`unit_pattern_lp` on each row of ``patterns`` (N x P); boolean array."""
     patterns = np.atleast_2d(np.asarray(patterns))
-    return np.array([unit_pattern_lp(X, p, strict_off)["feasible"] for p in patterns], bool)
+    return np.array(
+        [unit_pattern_lp(X, p, strict_off)["feasible"] for p in patterns], bool
+    )
 
 
 def _as_grid(patterns, n_items, n_contexts):
@@ -139,12 +169,16 @@ def _as_grid(patterns, n_items, n_contexts):
     squeeze = P.ndim == 1
     P = np.atleast_2d(P)
     if P.shape[1] != n_items * n_contexts:
-        raise ValueError(f"patterns need {n_items * n_contexts} entries (items x contexts), got {P.shape[1]}")
+        raise ValueError(
+            f"patterns need {n_items * n_contexts} entries (items x contexts), got "
+            f"{P.shape[1]}"
+        )
     return P.reshape(P.shape[0], n_contexts, n_items).astype(bool), squeeze
 
 
 def is_nested(patterns, n_items: int, n_contexts: int):
-    """True where the contexts' on-sets form a chain under inclusion (context-major columns).
+    """True where the contexts' on-sets form a chain under inclusion (context-major
+    columns).
 
     Equivalently, no two items and two contexts show the "combined" 2 x 2 pattern of
     Appendix D (item i on in c but not c', item j on in c' but not c).
@@ -158,37 +192,49 @@ def is_nested(patterns, n_items: int, n_contexts: int):
 
 
 def nested_witness(pattern, n_items: int, n_contexts: int) -> np.ndarray:
-    """Weights ``(w_item, w_ctx)`` that implement a nested pattern (sufficiency, Lemma 4.1).
+    """Weights ``(w_item, w_ctx)`` that implement a nested pattern (sufficiency, Lemma
+    4.1).
 
-    ``w_item[i]`` = number of contexts in which item ``i`` is on; ``w_ctx[c] = 1/2 - q_c``
-    with ``q_c`` the number of contexts whose on-set contains context ``c``'s.  Then
-    ``w_item[i] + w_ctx[c] > 0`` exactly when item ``i`` is on in context ``c``.
+    ``w_item[i]`` = number of contexts in which item ``i`` is on; ``w_ctx[c] = 1/2 -
+    q_c`` with ``q_c`` the number of contexts whose on-set contains context ``c``'s.
+    Then ``w_item[i] + w_ctx[c] > 0`` exactly when item ``i`` is on in context ``c``.
     """
     G, _ = _as_grid(pattern, n_items, n_contexts)
     G = G[0]  # C x n
     if not is_nested(G.reshape(-1), n_items, n_contexts):
-        raise ValueError("nested_witness: the pattern is not nested (it contains a combined 2 x 2 pattern)")
+        raise ValueError(
+            "nested_witness: the pattern is not nested (it contains a combined 2 x 2 "
+            "pattern)"
+        )
     r = G.sum(axis=0).astype(float)
-    contains = np.array([[np.all(G[c2] >= G[c]) for c2 in range(n_contexts)] for c in range(n_contexts)])
+    contains = np.array(
+        [[np.all(G[c2] >= G[c]) for c2 in range(n_contexts)] for c in range(n_contexts)]
+    )
     q = contains.sum(axis=1)
     return np.r_[r, 0.5 - q]
 
 
 def pattern_class(patterns, n_items: int, n_contexts: int):
     """Classify patterns: ``'constant'`` (all on or all off), ``'context-only'`` (a
-    function of the context alone), ``'item-only'`` (of the item alone) or ``'both'``."""
+    function of the context alone), ``'item-only'`` (of the item alone) or ``'both'``.
+    """
     G, squeeze = _as_grid(patterns, n_items, n_contexts)
-    col_const = np.all(G == G[:, :, :1], axis=2)          # each context all-on or all-off
-    row_const = np.all(G == G[:, :1, :], axis=1)          # each item the same in all contexts
+    col_const = np.all(G == G[:, :, :1], axis=2)  # each context all-on or all-off
+    row_const = np.all(G == G[:, :1, :], axis=1)  # each item the same in all contexts
     ctx_only = np.all(col_const, axis=1)
     item_only = np.all(row_const, axis=1)
-    out = np.where(ctx_only & item_only, "constant",
-                   np.where(ctx_only, "context-only", np.where(item_only, "item-only", "both")))
+    out = np.where(
+        ctx_only & item_only,
+        "constant",
+        np.where(ctx_only, "context-only", np.where(item_only, "item-only", "both")),
+    )
     return str(out[0]) if squeeze else out
 
 
 def _stirling2(n, k):
-    return sum((-1) ** j * comb(k, j) * (k - j) ** n for j in range(k + 1)) // factorial(k)
+    return sum(
+        (-1) ** j * comb(k, j) * (k - j) ** n for j in range(k + 1)
+    ) // factorial(k)
 
 
 def count_nested(n_items: int, n_contexts: int) -> int:
@@ -196,33 +242,43 @@ def count_nested(n_items: int, n_contexts: int) -> int:
 
     Each item's set of "on" contexts must be one of a chain of ``m`` distinct subsets of
     the contexts; chains of ``m`` subsets of ``C`` contexts number
-    ``f(m+1) + 2 f(m) + f(m-1)`` with ``f(j) = j! S(C, j)`` ordered partitions into ``j``
-    blocks, and the items map onto the chain in ``m! S(n, m)`` ways.
+    ``f(m+1) + 2 f(m) + f(m-1)`` with ``f(j) = j! S(C, j)`` ordered partitions into
+    ``j`` blocks, and the items map onto the chain in ``m! S(n, m)`` ways.
     """
     n, C = int(n_items), int(n_contexts)
     if n < 1 or C < 1:
-        raise ValueError(f"count_nested needs n_items >= 1 and n_contexts >= 1, got {n_items}, {n_contexts}")
+        raise ValueError(
+            f"count_nested needs n_items >= 1 and n_contexts >= 1, got {n_items}, "
+            f"{n_contexts}"
+        )
 
     def f(j):
         if j < 0:
             return 0
         return factorial(j) * _stirling2(C, j) if j else int(C == 0)
 
-    return sum((f(m + 1) + 2 * f(m) + f(m - 1)) * factorial(m) * _stirling2(n, m) for m in range(1, C + 2))
+    return sum(
+        (f(m + 1) + 2 * f(m) + f(m - 1)) * factorial(m) * _stirling2(n, m)
+        for m in range(1, C + 2)
+    )
 
 
 def enumerate_patterns(n_items: int = 8, n_contexts: int = 3) -> dict:
-    """Every on/off pattern over ``n_items x n_contexts`` datapoints, checked (Lemma 4.1).
+    """Every on/off pattern over ``n_items x n_contexts`` datapoints, checked (Lemma
+    4.1).
 
     Brute force over all ``2^(n C)`` patterns (each context's on-set an ``n``-bit
-    integer; needs ``n <= 16`` and ``n C <= 24``): counts the nested ones and splits them
-    into the classes of :func:`pattern_class`.  Returns the counts with the closed-form
-    count of :func:`count_nested` beside them.
+    integer; needs ``n <= 16`` and ``n C <= 24``): counts the nested ones and splits
+    them into the classes of :func:`pattern_class`.  Returns the counts with the
+    closed-form count of :func:`count_nested` beside them.
     """
     n, C = int(n_items), int(n_contexts)
     if n < 1 or C < 1 or n > 16 or n * C > 24:
-        raise ValueError(f"enumerate_patterns is brute force: needs 1 <= n_items <= 16 and n_items * n_contexts <= 24, "
-                         f"got {n_items} x {n_contexts}")
+        raise ValueError(
+            f"enumerate_patterns is brute force: needs 1 <= n_items <= 16 and n_items "
+            f"* n_contexts <= 24, "
+            f"got {n_items} x {n_contexts}"
+        )
     full = (1 << n) - 1
     v = np.arange(1 << n, dtype=np.uint32)
     cols = [v.reshape((1,) * c + (-1,) + (1,) * (C - c - 1)) for c in range(C)]
@@ -256,9 +312,9 @@ def enumerate_patterns(n_items: int = 8, n_contexts: int = 3) -> dict:
     }
 
 
-# ---------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Proposition 4.2 (Appendix E): interlacing and datapoint deletion
-# ---------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
 def thompson_bounds(A, keep_rows, keep_cols):
@@ -279,7 +335,12 @@ def thompson_bounds(A, keep_rows, keep_cols):
         raise ValueError("keep at least one row and one column")
     if len(set(rows.tolist())) != rows.size or len(set(cols.tolist())) != cols.size:
         raise ValueError("keep_rows and keep_cols must not repeat an index")
-    if rows.min() < 0 or rows.max() >= A.shape[0] or cols.min() < 0 or cols.max() >= A.shape[1]:
+    if (
+        rows.min() < 0
+        or rows.max() >= A.shape[0]
+        or cols.min() < 0
+        or cols.max() >= A.shape[1]
+    ):
         raise ValueError(f"kept indices must lie inside A's shape {A.shape}")
     sA = np.linalg.svd(A, compute_uv=False)
     sB = np.linalg.svd(A[np.ix_(rows, cols)], compute_uv=False)
@@ -290,7 +351,8 @@ def thompson_bounds(A, keep_rows, keep_cols):
 
 
 def interlacing_gaps(A, keep_rows, keep_cols, rtol: float = 1e-10) -> dict:
-    """How far ``B = A[rows, cols]`` is from violating Thompson's interlacing (Appendix E).
+    """How far ``B = A[rows, cols]`` is from violating Thompson's interlacing (Appendix
+    E).
 
     ``top_ratio = sigma_1(B) / sigma_1(A)`` (never above 1 if the theorem holds);
     ``violations``: number of the ``2 k`` inequalities broken by more than
@@ -299,14 +361,18 @@ def interlacing_gaps(A, keep_rows, keep_cols, rtol: float = 1e-10) -> dict:
     sA, sB, upper, lower = thompson_bounds(A, keep_rows, keep_cols)
     tol = rtol * max(sA[0], 1e-300)
     v = int(np.sum(sB > upper + tol) + np.sum(sB < lower - tol))
-    return {"top_ratio": float(sB[0] / sA[0]) if sA[0] > 0 else 1.0, "violations": v, "inequalities": 2 * sB.size}
+    return {
+        "top_ratio": float(sB[0] / sA[0]) if sA[0] > 0 else 1.0,
+        "violations": v,
+        "inequalities": 2 * sB.size,
+    }
 
 
 def random_interlacing_cases(n_cases: int, seed: int, max_dim: int = 12) -> list[dict]:
     """Random matrices and random deletions for :func:`interlacing_gaps`.
 
-    Shapes ``m, n`` in ``1..max_dim``; entries Gaussian, non-negative, low-rank or with a
-    repeated singular value (a quarter each); at least one row or column deleted.
+    Shapes ``m, n`` in ``1..max_dim``; entries Gaussian, non-negative, low-rank or with
+    a repeated singular value (a quarter each); at least one row or column deleted.
     """
     rng = np.random.default_rng(int(seed))
     out = []
@@ -334,7 +400,10 @@ def random_interlacing_cases(n_cases: int, seed: int, max_dim: int = 12) -> list
             if rows.size and cols.size and rows.size + cols.size < m + n:
                 break
         res = interlacing_gaps(A, rows, cols)
-        res.update(shape=(int(m), int(n)), kind=("gaussian", "non-negative", "low-rank", "repeated")[kind])
+        res.update(
+            shape=(int(m), int(n)),
+            kind=("gaussian", "non-negative", "low-rank", "repeated")[kind],
+        )
         out.append(res)
     return out
 
@@ -342,17 +411,20 @@ def random_interlacing_cases(n_cases: int, seed: int, max_dim: int = 12) -> list
 def deletion_effects(X, Y) -> dict:
     """Effect of deleting each datapoint on the top of the correlations (Appendix E).
 
-    For each datapoint ``j``: ``d_eig[j] = lambda_max(Sigma_x) - lambda_max(Sigma_x without
-    j)`` and ``d_sv[j] = sigma_1(Sigma_yx) - sigma_1(Sigma_yx without j)``, with
+    For each datapoint ``j``: ``d_eig[j] = lambda_max(Sigma_x) - lambda_max(Sigma_x
+    without j)`` and ``d_sv[j] = sigma_1(Sigma_yx) - sigma_1(Sigma_yx without j)``, with
     ``Sigma_x = X X^T`` and ``Sigma_yx = Y X^T``.  Non-negative entries are the same as
-    "never raised by the deletion"; ``overlap[j]`` is ``|v . x_j|`` for the top eigenvector
-    ``v`` of ``Sigma_x`` without ``j`` (zero overlap is the edge case where the top
-    eigenvalue need not change).
+    "never raised by the deletion"; ``overlap[j]`` is ``|v . x_j|`` for the top
+    eigenvector ``v`` of ``Sigma_x`` without ``j`` (zero overlap is the edge case where
+    the top eigenvalue need not change).
     """
     X = np.asarray(X, float)
     Y = np.asarray(Y, float)
     if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1] or X.shape[1] < 2:
-        raise ValueError(f"deletion_effects needs X (d x P) and Y (p x P) with P >= 2, got {X.shape}, {Y.shape}")
+        raise ValueError(
+            f"deletion_effects needs X (d x P) and Y (p x P) with P >= 2, got "
+            f"{X.shape}, {Y.shape}"
+        )
     lam = np.linalg.eigvalsh(X @ X.T)[-1]
     sv = np.linalg.svd(Y @ X.T, compute_uv=False)[0]
     P = X.shape[1]
@@ -364,7 +436,13 @@ def deletion_effects(X, Y) -> dict:
         d_eig[j] = lam - w[-1]
         d_sv[j] = sv - np.linalg.svd(Yj @ Xj.T, compute_uv=False)[0]
         overlap[j] = abs(V[:, -1] @ X[:, j])
-    return {"lambda_max": float(lam), "sigma_1": float(sv), "d_eig": d_eig, "d_sv": d_sv, "overlap": overlap}
+    return {
+        "lambda_max": float(lam),
+        "sigma_1": float(sv),
+        "d_eig": d_eig,
+        "d_sv": d_sv,
+        "overlap": overlap,
+    }
 
 
 def random_deletion_cases(n_datasets: int, seed: int, signed: bool = False) -> dict:
@@ -392,13 +470,14 @@ def random_deletion_cases(n_datasets: int, seed: int, signed: bool = False) -> d
 
 
 def task_interlacing_cases(ds: Dataset, n_random: int, seed: int) -> list[dict]:
-    """Thompson's inequalities on the contextual task's own correlation matrices (Appendix E).
+    """Thompson's inequalities on the contextual task's own correlation matrices
+    (Appendix E).
 
     Matrices: ``Sigma_yx = Y X^T`` of the common pathway, and for every context pathway
-    (on in one or in C-1 contexts, item inputs only, [conv-contextual]) the effective ``Sigma_yx(p)``
-    of the residual the common pathway leaves.  Deletions: every single row, every single
-    column, ``n_random`` random subsets, and for the common matrix the structured ones of
-    the proof (the context inputs; each output block of 15 rows).
+    (on in one or in C-1 contexts, item inputs only, [conv-contextual]) the effective
+    ``Sigma_yx(p)`` of the residual the common pathway leaves.  Deletions: every single
+    row, every single column, ``n_random`` random subsets, and for the common matrix the
+    structured ones of the proof (the context inputs; each output block of 15 rows).
     """
     if not ds.n_contexts:
         raise ValueError(f"{ds.name} has no contexts")
@@ -414,12 +493,22 @@ def task_interlacing_cases(ds: Dataset, n_random: int, seed: int) -> list[dict]:
     out = []
     for name, A in mats.items():
         m, n = A.shape
-        dels = [(f"row {i}", np.delete(np.arange(m), i), np.arange(n)) for i in range(m)]
-        dels += [(f"column {j}", np.arange(m), np.delete(np.arange(n), j)) for j in range(n)]
+        dels = [
+            (f"row {i}", np.delete(np.arange(m), i), np.arange(n)) for i in range(m)
+        ]
+        dels += [
+            (f"column {j}", np.arange(m), np.delete(np.arange(n), j)) for j in range(n)
+        ]
         if name == "common":
             dels.append(("context inputs", np.arange(m), np.asarray(items)))
-            dels += [(f"output block {b}", np.delete(np.arange(m), np.arange(15 * b, 15 * b + 15)), np.arange(n))
-                     for b in range(m // 15)]
+            dels += [
+                (
+                    f"output block {b}",
+                    np.delete(np.arange(m), np.arange(15 * b, 15 * b + 15)),
+                    np.arange(n),
+                )
+                for b in range(m // 15)
+            ]
         for k in range(int(n_random)):
             while True:
                 rows = np.flatnonzero(rng.random(m) < 0.6)
@@ -434,14 +523,16 @@ def task_interlacing_cases(ds: Dataset, n_random: int, seed: int) -> list[dict]:
     return out
 
 
-# ---------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # The uniqueness race (Proposition 4.2, last step)
-# ---------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 
 
 def best_linear_loss(X, Y) -> float:
-    """Summed loss of the best linear map, ``1/2 ||Y - Y X^+ X||^2`` ([conv-contextual]): the
-    plateau the common pathway alone reaches, and what the context pathways must remove."""
+    """Summed loss of the best linear map, ``1/2 ||Y - Y X^+ X||^2``
+    ([conv-contextual]): the
+    plateau the common pathway alone reaches, and what the context pathways must remove.
+    """
     X = np.asarray(X, float)
     Y = np.asarray(Y, float)
     R = Y - Y @ np.linalg.pinv(X) @ X
@@ -454,6 +545,9 @@ def context_learning_time(L, plateau: float, fraction: float = 0.5) -> float:
     need to remove that fraction of what no linear map can fit."""
     L = np.asarray(L, float)
     if not 0 < fraction < 1 or plateau <= 0:
-        raise ValueError(f"context_learning_time needs 0 < fraction < 1 and plateau > 0, got {fraction}, {plateau}")
+        raise ValueError(
+            f"context_learning_time needs 0 < fraction < 1 and plateau > 0, got "
+            f"{fraction}, {plateau}"
+        )
     hit = np.flatnonzero(L <= fraction * plateau)
     return float(hit[0]) if hit.size else float("inf")

@@ -1,4 +1,5 @@
-"""The reviewers' questions, answered by experiment (OpenReview discussion of the paper).
+"""The reviewers' questions, answered by experiment (OpenReview discussion of the
+paper).
 
 What the chapter needs beyond the core (the engine, the ReLNs, the race predictor, the
 measures):
@@ -20,12 +21,13 @@ measures):
   effective singular value, input variance and predicted learning time (Eq. 7,
   [conv-linear]), :func:`mode_half_times` to read the same times off a simulation or a
   race, :func:`rank_agreement` to compare two orders;
-* :func:`separation` and :func:`delayed_reln`: how much the context pathways have learned
-  when the common pathway finishes, and the race with separated phases
+* :func:`separation` and :func:`delayed_reln`: how much the context pathways have
+  learned when the common pathway finishes, and the race with separated phases
   ([conv-context-reln]); :func:`prediction_shares`: a race's functional shares;
-* :func:`primed_relu_weights`: a ReLU network's initial weights with blocks of units that
-  start gated to one context (the intervention of the last section).
+* :func:`primed_relu_weights`: a ReLU network's initial weights with blocks of units
+  that start gated to one context (the intervention of the last section).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -38,8 +40,14 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from ..core import devices as devices_
 from ..core import relns
-from ..core.checks import (TrainingDiverged, check_epochs, check_positive, check_positive_int,
-                           check_seeds, check_xy)
+from ..core.checks import (
+    TrainingDiverged,
+    check_epochs,
+    check_positive,
+    check_positive_int,
+    check_seeds,
+    check_xy,
+)
 from ..core.datasets import Dataset, effective_dataset
 from ..core.engine import GatedNetwork, Pathway, gdln, init_params, relu_network, train
 from ..core.linear import learning_time
@@ -83,11 +91,13 @@ OPTIMISERS = ("sgd", "adam")
 UNROLL_BATCHES = True
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Settings trained together: one engine call per network shape
 
 
-def relu_starts(ds: Dataset, width: int, stds: Sequence[float], seeds) -> tuple[GatedNetwork, list]:
+def relu_starts(
+    ds: Dataset, width: int, stds: Sequence[float], seeds
+) -> tuple[GatedNetwork, list]:
     """A ``(d, width, p)`` ReLU network and its initial weights for every (std, seed),
     stacked setting by setting (``len(stds) * len(seeds)`` starts): the draw of
     :func:`helpers.core.engine.init_params` for each seed, at each std."""
@@ -96,11 +106,13 @@ def relu_starts(ds: Dataset, width: int, stds: Sequence[float], seeds) -> tuple[
     return nets[0], stack_params(starts)
 
 
-def reln_starts(ds: Dataset, kind: str, stds: Sequence[float], seeds, *, width: int,
-                relu_width: int) -> tuple[GatedNetwork, list]:
+def reln_starts(
+    ds: Dataset, kind: str, stds: Sequence[float], seeds, *, width: int, relu_width: int
+) -> tuple[GatedNetwork, list]:
     """The contextual ReLN ``kind`` (one-way coupled, ``width`` units per pathway,
     [conv-context-reln]) with the ``"matched"`` initialisation ([conv-init],
-    :func:`helpers.core.relns.reln_initial_weights`) for each ReLU std in ``stds``: every
+    :func:`helpers.core.relns.reln_initial_weights`) for each ReLU std in ``stds``:
+    every
     weight at that std; initial weights stacked setting by setting, seed by seed."""
     reln = relns.context_reln(ds, kind, "one-way", width=width)
     nets = []
@@ -113,7 +125,8 @@ def reln_starts(ds: Dataset, kind: str, stds: Sequence[float], seeds, *, width: 
 
 
 def train_settings(net: GatedNetwork, X, Y, params0, n_settings: int, **kw):
-    """:func:`helpers.core.engine.train` of stacked starts (``n_settings`` settings times
+    """:func:`helpers.core.engine.train` of stacked starts (``n_settings`` settings
+    times
     the seeds), in one call; returns the run and its loss as ``(settings, seeds, T)``.
     The seed labels are 0, 1, ...: the starts are given, so they only name the runs."""
     n = np.shape(params0[0])[0]
@@ -133,11 +146,18 @@ def match_summary(relu_loss, reln_loss, single_loss, multiple: float) -> dict:
     "partly"); ``levels``: how many of :data:`helpers.core.measures.LEVELS` every ReLU
     seed reaches within the run (the gap is measured on fewer levels when it is < 4)."""
     m = match(relu_loss, reln_loss, alternative=single_loss)
-    reached = min(int(np.sum(np.isfinite(level_times(L)))) for L in np.atleast_2d(relu_loss))
-    return {"value": m.value, "spread": m.spread, "alternative": m.alternative,
-            "matches": bool(m.value <= multiple * m.spread),
-            "nearer": bool(m.alternative is not None and m.value < m.alternative / 2),
-            "levels": reached, "per_seed": list(m.per_seed)}
+    reached = min(
+        int(np.sum(np.isfinite(level_times(L)))) for L in np.atleast_2d(relu_loss)
+    )
+    return {
+        "value": m.value,
+        "spread": m.spread,
+        "alternative": m.alternative,
+        "matches": bool(m.value <= multiple * m.spread),
+        "nearer": bool(m.alternative is not None and m.value < m.alternative / 2),
+        "levels": reached,
+        "per_seed": list(m.per_seed),
+    }
 
 
 def rank_needed(ds: Dataset) -> dict:
@@ -156,13 +176,14 @@ def rank_needed(ds: Dataset) -> dict:
     return out
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Mini-batch SGD and Adam for a one-hidden-layer bias-free ReLU network
 
 
 @dataclass
 class MinibatchRun:
-    """Loss ``(seeds, epochs + 1)``: the full-data summed loss after ``t`` epochs; weights
+    """Loss ``(seeds, epochs + 1)``: the full-data summed loss after ``t`` epochs;
+    weights
     ``[W1 (seeds, R, H, d), W2 (seeds, R, p, H)]`` at ``record_epochs`` (before that
     epoch's updates, as the engine records)."""
 
@@ -177,8 +198,11 @@ class MinibatchRun:
 _MB_COMPILED: dict = {}
 
 
-def _mb_program(devs, optimiser, n_batches, batch, n_records, k, n_full, tail, betas, eps):
-    """The jitted training of each device's share of the seeds (cached by its shapes)."""
+def _mb_program(
+    devs, optimiser, n_batches, batch, n_records, k, n_full, tail, betas, eps
+):
+    """The jitted training of each device's share of the seeds (cached by its
+    shapes)."""
     key = (devs, optimiser, n_batches, batch, n_records, k, n_full, tail, betas, eps)
     if key in _MB_COMPILED:
         return _MB_COMPILED[key]
@@ -191,7 +215,8 @@ def _mb_program(devs, optimiser, n_batches, batch, n_records, k, n_full, tail, b
     value_grad = jax.value_and_grad(batch_loss)
 
     def one_seed(V0, order, Xr, Yr, lr, slots):
-        # V = (V1 = W1^T (d x H), W2 (p x H)): datapoints as rows inside, as in the engine
+        # V = (V1 = W1^T (d x H), W2 (p x H)): datapoints as rows inside, as in the
+        # engine
         def update(state, g):
             V, m, v, t = state
             if optimiser == "sgd":
@@ -199,9 +224,10 @@ def _mb_program(devs, optimiser, n_batches, batch, n_records, k, n_full, tail, b
             t = t + 1.0
             m = jax.tree_util.tree_map(lambda a, gw: b1 * a + (1 - b1) * gw, m, g)
             v = jax.tree_util.tree_map(lambda a, gw: b2 * a + (1 - b2) * gw * gw, v, g)
-            c1, c2 = 1 - b1 ** t, 1 - b2 ** t
-            V = jax.tree_util.tree_map(lambda w, a, b: w - lr * (a / c1) / (jnp.sqrt(b / c2) + eps),
-                                       V, m, v)
+            c1, c2 = 1 - b1**t, 1 - b2**t
+            V = jax.tree_util.tree_map(
+                lambda w, a, b: w - lr * (a / c1) / (jnp.sqrt(b / c2) + eps), V, m, v
+            )
             return V, m, v, t
 
         def epoch(state, perm):
@@ -214,8 +240,9 @@ def _mb_program(devs, optimiser, n_batches, batch, n_records, k, n_full, tail, b
                 _, g = value_grad(st[0], Xr[idx], Yr[idx])
                 return update(st, g), None
 
-            state, _ = jax.lax.scan(step, state, perm.reshape(n_batches, batch),
-                                    unroll=UNROLL_BATCHES)
+            state, _ = jax.lax.scan(
+                step, state, perm.reshape(n_batches, batch), unroll=UNROLL_BATCHES
+            )
             return state, loss
 
         def run(state, perms):
@@ -232,40 +259,57 @@ def _mb_program(devs, optimiser, n_batches, batch, n_records, k, n_full, tail, b
             return (state, buf), losses
 
         zeros = jax.tree_util.tree_map(jnp.zeros_like, V0)
-        buf0 = jax.tree_util.tree_map(lambda v: jnp.zeros((n_records + 1, *v.shape), v.dtype), V0)
+        buf0 = jax.tree_util.tree_map(
+            lambda v: jnp.zeros((n_records + 1, *v.shape), v.dtype), V0
+        )
         state0 = (V0, zeros, zeros, jnp.float32(0.0))
         full = order[: n_full * k].reshape(n_full, k, -1)
-        (state, buf), losses = jax.lax.scan(segment, (state0, buf0), (full, slots[:n_full]))
+        (state, buf), losses = jax.lax.scan(
+            segment, (state0, buf0), (full, slots[:n_full])
+        )
         losses = losses.reshape(-1)
         if tail:
             buf = keep(buf, state[0], slots[n_full])
-            state, last = run(state, order[n_full * k:])
+            state, last = run(state, order[n_full * k :])
             losses = jnp.concatenate([losses, last])
         return losses, jax.tree_util.tree_map(lambda b: b[:n_records], buf)
 
     def share(V, order, Xr, Yr, lr, slots):
-        return jax.lax.map(lambda a: one_seed(a[0], a[1], Xr, Yr, lr, slots), (V, order))
+        return jax.lax.map(
+            lambda a: one_seed(a[0], a[1], Xr, Yr, lr, slots), (V, order)
+        )
 
     mesh = Mesh(np.asarray(devs), ("seeds",))
     seeds_, rep = PartitionSpec("seeds"), PartitionSpec()
-    fn = jax.jit(jax.shard_map(share, mesh=mesh, in_specs=(seeds_, seeds_, rep, rep, rep, rep),
-                               out_specs=seeds_, check_vma=False))
+    fn = jax.jit(
+        jax.shard_map(
+            share,
+            mesh=mesh,
+            in_specs=(seeds_, seeds_, rep, rep, rep, rep),
+            out_specs=seeds_,
+            check_vma=False,
+        )
+    )
     _MB_COMPILED[key] = (mesh, fn)
     return mesh, fn
 
 
 def _put(x, mesh, spec):
     x = np.asarray(x)
-    return jax.make_array_from_callback(x.shape, NamedSharding(mesh, spec), lambda i: x[i])
+    return jax.make_array_from_callback(
+        x.shape, NamedSharding(mesh, spec), lambda i: x[i]
+    )
 
 
 def batch_orders(seeds, epochs: int, P: int, batch: int) -> np.ndarray:
     """The order in which each seed visits the datapoints, ``(seeds, epochs + 1, P)``: a
-    fresh permutation per epoch from ``np.random.default_rng(seed)``; consecutive blocks of
-    ``batch`` datapoints are the mini-batches.  With ``batch == P`` the order is the
+    fresh permutation per epoch from ``np.random.default_rng(seed)``; consecutive blocks
+    of ``batch`` datapoints are the mini-batches.  With ``batch == P`` the order is the
     identity (one full batch; the order does not change the gradient)."""
     if batch == P:
-        return np.broadcast_to(np.arange(P, dtype=np.int32), (len(seeds), epochs + 1, P)).copy()
+        return np.broadcast_to(
+            np.arange(P, dtype=np.int32), (len(seeds), epochs + 1, P)
+        ).copy()
     out = np.empty((len(seeds), epochs + 1, P), np.int32)
     for k, s in enumerate(seeds):
         rng = np.random.default_rng(int(s))
@@ -273,9 +317,20 @@ def batch_orders(seeds, epochs: int, P: int, batch: int) -> np.ndarray:
     return out
 
 
-def minibatch_train(X, Y, params0, *, lr: float, epochs: int, batch: int, seeds,
-                    optimiser: str = "sgd", record_epochs: Sequence[int] = (),
-                    betas=(0.9, 0.999), eps: float = 1e-8) -> MinibatchRun:
+def minibatch_train(
+    X,
+    Y,
+    params0,
+    *,
+    lr: float,
+    epochs: int,
+    batch: int,
+    seeds,
+    optimiser: str = "sgd",
+    record_epochs: Sequence[int] = (),
+    betas=(0.9, 0.999),
+    eps: float = 1e-8,
+) -> MinibatchRun:
     """Train ``W2 relu(W1 x)`` (bias-free, one hidden layer) by mini-batch SGD or Adam.
 
     ``X`` (d x P), ``Y`` (p x P): datapoints as columns ([conv-data]).  ``params0``:
@@ -285,8 +340,8 @@ def minibatch_train(X, Y, params0, *, lr: float, epochs: int, batch: int, seeds,
     :func:`batch_orders` (seeded by ``seeds``), ``P / batch`` updates per epoch.
 
     ``'sgd'``: ``W <- W - lr grad (1/2 sum_{i in batch} ||y_i - yhat_i||^2)``, so that
-    over one epoch each datapoint's gradient enters once with the step ``lr``, exactly as
-    in one step of full-batch gradient descent on the summed loss ([conv-data]); with
+    over one epoch each datapoint's gradient enters once with the step ``lr``, exactly
+    as in one step of full-batch gradient descent on the summed loss ([conv-data]); with
     ``batch == P`` this *is* that gradient descent.  Equivalently: the step on the
     unbiased estimate ``(P/B) sum_{i in batch}`` of the summed loss is ``lr B / P``.
     ``'adam'``: Adam (Kingma and Ba) on the same batch loss with step ``lr`` and
@@ -306,10 +361,19 @@ def minibatch_train(X, Y, params0, *, lr: float, epochs: int, batch: int, seeds,
         raise ValueError(f"batch must divide the {P} datapoints, got {batch}")
     W1, W2 = (np.asarray(W, float) for W in params0)
     S = len(seeds)
-    if W1.ndim != 3 or W2.ndim != 3 or W1.shape[0] != S or W2.shape[0] != S \
-            or W1.shape[2] != d or W2.shape[1] != p or W1.shape[1] != W2.shape[2]:
-        raise ValueError(f"params0 must be [W1 ({S}, H, {d}), W2 ({S}, {p}, H)]; got "
-                         f"{W1.shape} and {W2.shape}")
+    if (
+        W1.ndim != 3
+        or W2.ndim != 3
+        or W1.shape[0] != S
+        or W2.shape[0] != S
+        or W1.shape[2] != d
+        or W2.shape[1] != p
+        or W1.shape[1] != W2.shape[2]
+    ):
+        raise ValueError(
+            f"params0 must be [W1 ({S}, H, {d}), W2 ({S}, {p}, H)]; got "
+            f"{W1.shape} and {W2.shape}"
+        )
     rec = np.unique(np.asarray(list(record_epochs), int))
     if rec.size and (rec.min() < 0 or rec.max() > epochs):
         raise ValueError(f"record_epochs must lie in 0..{epochs}, got {rec.tolist()}")
@@ -317,7 +381,11 @@ def minibatch_train(X, Y, params0, *, lr: float, epochs: int, batch: int, seeds,
     # segments of k epochs, a snapshot at the start of each (the engine's scheme): every
     # recorded epoch starts a segment, the others write to a spare slot
     steps = epochs + 1
-    k = int(np.gcd.reduce(rec)) if rec.size and np.gcd.reduce(rec) > 0 else min(100, steps)
+    k = (
+        int(np.gcd.reduce(rec))
+        if rec.size and np.gcd.reduce(rec) > 0
+        else min(100, steps)
+    )
     n_full, tail = steps // k, steps % k
     slots = np.full(n_full + 1, n_rec, np.int32)
     slots[rec // k] = np.arange(rec.size)
@@ -325,29 +393,55 @@ def minibatch_train(X, Y, params0, *, lr: float, epochs: int, batch: int, seeds,
     how = devices_.plan(S)
     pad = how.padded - S
     V1 = np.swapaxes(W1, 1, 2)
-    padded = [np.concatenate([a, np.repeat(a[-1:], pad, axis=0)]) if pad else a
-              for a in (V1, W2, order)]
-    mesh, fn = _mb_program(how.devices, optimiser, P // batch, batch, n_rec, k, n_full, tail,
-                           tuple(float(b) for b in betas), float(eps))
+    padded = [
+        np.concatenate([a, np.repeat(a[-1:], pad, axis=0)]) if pad else a
+        for a in (V1, W2, order)
+    ]
+    mesh, fn = _mb_program(
+        how.devices,
+        optimiser,
+        P // batch,
+        batch,
+        n_rec,
+        k,
+        n_full,
+        tail,
+        tuple(float(b) for b in betas),
+        float(eps),
+    )
     rows, rep = PartitionSpec("seeds"), PartitionSpec()
     f32 = np.float32
-    losses, bufs = fn((_put(padded[0].astype(f32), mesh, rows),
-                       _put(padded[1].astype(f32), mesh, rows)),
-                      _put(padded[2], mesh, rows), _put(X.T.astype(f32), mesh, rep),
-                      _put(Y.T.astype(f32), mesh, rep), _put(f32(lr), mesh, rep),
-                      _put(slots, mesh, rep))
+    losses, bufs = fn(
+        (
+            _put(padded[0].astype(f32), mesh, rows),
+            _put(padded[1].astype(f32), mesh, rows),
+        ),
+        _put(padded[2], mesh, rows),
+        _put(X.T.astype(f32), mesh, rep),
+        _put(Y.T.astype(f32), mesh, rep),
+        _put(f32(lr), mesh, rep),
+        _put(slots, mesh, rep),
+    )
     loss = np.asarray(losses)[:S].astype(np.float64)
     bad = ~np.isfinite(loss)
     if bad.any():
         s, t = np.argwhere(bad)[0]
-        raise TrainingDiverged(f"{optimiser} (batch {batch}) diverged: loss {loss[s, t]} at "
-                               f"epoch {t} for seed {seeds[s]} (lr={lr})")
+        raise TrainingDiverged(
+            f"{optimiser} (batch {batch}) diverged: loss {loss[s, t]} at "
+            f"epoch {t} for seed {seeds[s]} (lr={lr})"
+        )
     weights = []
     if rec.size:
         b1, b2 = (np.asarray(b)[:S] for b in bufs)
         weights = [np.swapaxes(b1, 2, 3), b2]
-    return MinibatchRun(loss=loss, record_epochs=rec, weights=weights, optimiser=optimiser,
-                        batch=batch, lr=lr)
+    return MinibatchRun(
+        loss=loss,
+        record_epochs=rec,
+        weights=weights,
+        optimiser=optimiser,
+        batch=batch,
+        lr=lr,
+    )
 
 
 ADAM_RULES = ("mean", "largest")
@@ -360,8 +454,9 @@ def adam_step_rule(W_start, W_end, epochs: int, rule: str = "mean") -> float:
     keeps its sign.  ``'mean'``: the distance that run moved its weights, per weight and
     per epoch, ``||theta_T - theta_0|| / (sqrt(n) T)``: Adam covers the same distance in
     the same time.  ``'largest'``: the largest distance any one weight moved, per epoch,
-    ``max_i |theta_T - theta_0|_i / T``: the smallest step with which Adam can bring every
-    weight from the run's start to its end within the run.  ``W_start``, ``W_end``:
+    ``max_i |theta_T - theta_0|_i / T``: the smallest step with which Adam can bring
+    every weight from the run's start to its end within the run.  ``W_start``,
+    ``W_end``:
     lists of weight arrays with a leading axis over seeds; the median over seeds."""
     if rule not in ADAM_RULES:
         raise ValueError(f"rule must be one of {ADAM_RULES}, got {rule!r}")
@@ -377,10 +472,13 @@ def adam_step_rule(W_start, W_end, epochs: int, rule: str = "mean") -> float:
 
 def stack_params(params_per_seed) -> list[np.ndarray]:
     """``[[W1, W2], ...]`` per seed stacked into ``[W1 (S, ...), W2 (S, ...)]``."""
-    return [np.stack([p[i] for p in params_per_seed]) for i in range(len(params_per_seed[0]))]
+    return [
+        np.stack([p[i] for p in params_per_seed])
+        for i in range(len(params_per_seed[0]))
+    ]
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # The strategy: the functional census read as the race's outcome
 
 STRATEGY_CLASSES = ("common", "mixed", "single", "other")
@@ -389,7 +487,8 @@ STRATEGY_CLASSES = ("common", "mixed", "single", "other")
 def census_over_training(W1, W2, X, contexts, n_contexts: int) -> dict:
     """:func:`helpers.core.measures.functional_census` at every recorded epoch of every
     seed: ``W1 (S, R, H, d)``, ``W2 (S, R, p, H)``; returns ``{key: array (S, R)}`` for
-    the four class shares and ``snap_change``.  An epoch at which the network's output is
+    the four class shares and ``snap_change``.  An epoch at which the network's output
+    is
     still zero gives NaN."""
     W1 = np.asarray(W1, float)
     W2 = np.asarray(W2, float)
@@ -410,23 +509,27 @@ def strategy(census: dict, index: int = -1) -> dict:
     produce, ``mixed / (mixed + single + other)``, and ``winner``, the class among
     2-of-3 / single / other that produces most (the race's winner among the context
     classes)."""
-    sh = {k: np.asarray(census[k])[:, index] for k in (*STRATEGY_CLASSES, "snap_change")}
+    sh = {
+        k: np.asarray(census[k])[:, index] for k in (*STRATEGY_CLASSES, "snap_change")
+    }
     ctx = sh["mixed"] + sh["single"] + sh["other"]
     with np.errstate(invalid="ignore", divide="ignore"):
         sh["mixed_of_context"] = np.where(ctx > 0, sh["mixed"] / ctx, np.nan)
     stack = np.stack([sh["mixed"], sh["single"], sh["other"]])
-    sh["winner"] = [("mixed", "single", "other")[int(i)] for i in np.argmax(stack, axis=0)]
+    sh["winner"] = [
+        ("mixed", "single", "other")[int(i)] for i in np.argmax(stack, axis=0)
+    ]
     return sh
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Rich and lazy regimes
 
 
 def plateau_share(L) -> np.ndarray:
     """``t(95 %) / t(50 %)``: the share of the time to halve the loss that is spent
-    before it has fallen by 5 % (times from :func:`helpers.core.measures.level_times`, as
-    fractions of each curve's own initial loss).  An exponential decay from the first
+    before it has fallen by 5 % (times from :func:`helpers.core.measures.level_times`,
+    as fractions of each curve's own initial loss).  An exponential decay from the first
     epoch gives ``ln(1/0.95) / ln 2 = 0.074``; a learning curve that sits on a plateau
     before a sigmoidal drop gives values near 1.  ``L``: one curve or ``(seeds, T)``."""
     L = np.atleast_2d(np.asarray(L, float))
@@ -450,7 +553,7 @@ def gate_change(gates0, gates1, W1, W2) -> float:
     return float(np.sum((g0 != g1).mean(axis=1) * w) / w.sum())
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Other inputs and targets
 
 
@@ -459,8 +562,8 @@ def correlated_task(ds: Dataset, rho: float, dims: int, seed: int) -> Dataset:
 
     Item ``i``'s code is ``sqrt(1 - rho) z_i + sqrt(rho) z_0`` with ``z_0, ..., z_n``
     drawn i.i.d. from ``N(0, I_dims / dims)`` by ``np.random.default_rng(seed)`` (unit
-    expected norm; two codes have expected cosine ``rho``).  The context one-hot rows and
-    the targets are kept, so the context pathways still see the item rows only
+    expected norm; two codes have expected cosine ``rho``).  The context one-hot rows
+    and the targets are kept, so the context pathways still see the item rows only
     (:func:`helpers.core.relns.item_rows`).  ``rho = 0`` is a dense code with random,
     finite-sample correlations, not a whitened one.
     """
@@ -470,15 +573,25 @@ def correlated_task(ds: Dataset, rho: float, dims: int, seed: int) -> Dataset:
     items = [i for i, n in enumerate(ds.inputs) if not n.startswith("ctx")]
     n_items = len(items)
     if dims < n_items:
-        raise ValueError(f"dims must be >= the {n_items} items (codes linearly independent)")
+        raise ValueError(
+            f"dims must be >= the {n_items} items (codes linearly independent)"
+        )
     rng = np.random.default_rng(int(seed))
     Z = rng.standard_normal((dims, n_items + 1)) / np.sqrt(dims)
     M = np.sqrt(1 - rho) * Z[:, 1:] + np.sqrt(rho) * Z[:, :1]  # dims x items
     onehot = ds.X[items]  # items x P
     X = np.vstack([M @ onehot, np.delete(ds.X, items, axis=0)])
-    names = tuple([f"code{k}" for k in range(dims)] + [n for n in ds.inputs if n.startswith("ctx")])
-    return replace(ds, name=f"{ds.name}, codes rho={rho:g}", X=X, inputs=names,
-                   reconstruction="dense correlated item codes (our construction)")
+    names = tuple(
+        [f"code{k}" for k in range(dims)]
+        + [n for n in ds.inputs if n.startswith("ctx")]
+    )
+    return replace(
+        ds,
+        name=f"{ds.name}, codes rho={rho:g}",
+        X=X,
+        inputs=names,
+        reconstruction="dense correlated item codes (our construction)",
+    )
 
 
 def noisy_task(ds: Dataset, sigma: float, seed: int) -> Dataset:
@@ -489,11 +602,15 @@ def noisy_task(ds: Dataset, sigma: float, seed: int) -> Dataset:
         raise ValueError(f"sigma must be a finite number >= 0, got {sigma}")
     rng = np.random.default_rng(int(seed))
     Y = ds.Y + sigma * rng.standard_normal(ds.Y.shape)
-    return replace(ds, name=f"{ds.name}, label noise {sigma:g}", Y=Y,
-                   reconstruction="Gaussian label noise (our construction)")
+    return replace(
+        ds,
+        name=f"{ds.name}, label noise {sigma:g}",
+        Y=Y,
+        reconstruction="Gaussian label noise (our construction)",
+    )
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # The race with the task's own numbers (Eqs. 4-7)
 
 
@@ -526,19 +643,21 @@ def _pathway_svd(X, T, pw, tol=1e-9):
     return idx, U[:, keep], s[keep], V, d
 
 
-def mode_table(net: GatedNetwork, ds: Dataset, *, lr: float, a0=None,
-               min_share: float = 0.0) -> list[ModeRow]:
-    """Every mode of every pathway of a contextual ReLN, the common pathway on ``(X, Y)``
+def mode_table(
+    net: GatedNetwork, ds: Dataset, *, lr: float, a0=None, min_share: float = 0.0
+) -> list[ModeRow]:
+    """Every mode of every pathway of a contextual ReLN, the common pathway on ``(X,
+    Y)``
     and each context pathway on the common pathway's converged residual (Appendix F,
     [conv-contextual]), with the learning time Eq. 7 predicts for it in isolation.
 
     ``a0``: initial strengths per pathway (default: from each pathway's width and init
     stds, :func:`helpers.core.linear.initial_mode_strength`).  Modes with ``s`` below
-    ``min_share`` of their pathway's largest are left out.  The time is the epoch at which
-    ``a`` reaches half of ``s/d`` (:func:`helpers.core.linear.learning_time`); it ignores
-    the couplings between pathways and the head start that the context pathways get
-    while the common pathway learns, which the matrix race (:mod:`helpers.core.race`)
-    keeps.
+    ``min_share`` of their pathway's largest are left out.  The time is the epoch at
+    which ``a`` reaches half of ``s/d`` (:func:`helpers.core.linear.learning_time`); it
+    ignores the couplings between pathways and the head start that the context pathways
+    get while the common pathway learns, which the matrix race
+    (:mod:`helpers.core.race`) keeps.
     """
     lr = check_positive(lr, "lr")
     _, R = common_fit(ds)
@@ -551,17 +670,28 @@ def mode_table(net: GatedNetwork, ds: Dataset, *, lr: float, a0=None,
                 continue
             half = 0.5 * sk / dk
             t = float(learning_time(sk, dk, pw.a0, half, lr)) if pw.a0 < half else 0.0
-            rows.append(ModeRow(pw.name, k, float(sk), float(dk), float(pw.a0), t,
-                                "Y" if pw.common else "residual"))
+            rows.append(
+                ModeRow(
+                    pw.name,
+                    k,
+                    float(sk),
+                    float(dk),
+                    float(pw.a0),
+                    t,
+                    "Y" if pw.common else "residual",
+                )
+            )
     return rows
 
 
-def mode_half_times(maps, net: GatedNetwork, ds: Dataset, epochs,
-                    rows: Sequence[ModeRow]) -> np.ndarray:
+def mode_half_times(
+    maps, net: GatedNetwork, ds: Dataset, epochs, rows: Sequence[ModeRow]
+) -> np.ndarray:
     """The epoch at which each mode of ``rows`` is halfway to its final strength in a
     simulated or predicted ReLN: ``a(t) = u^T W_p(t) v`` from the pathway maps ``{name:
     (R, p, d)}`` recorded at ``epochs`` (interpolated linearly; NaN if never reached).
-    The final strength is the larger of ``s/d`` and the last recorded value's... no: it is
+    The final strength is the larger of ``s/d`` and the last recorded value's... no: it
+    is
     ``s / d`` of the row, the value Eq. 7 converges to."""
     _, R = common_fit(ds)
     pws = {p.name: p for p in race_pathways(net)}
@@ -585,7 +715,11 @@ def mode_half_times(maps, net: GatedNetwork, ds: Dataset, epochs,
             out.append(float(epochs[0]))
             continue
         a0_, a1_ = a[k - 1], a[k]
-        out.append(float(epochs[k - 1] + (half - a0_) / (a1_ - a0_) * (epochs[k] - epochs[k - 1])))
+        out.append(
+            float(
+                epochs[k - 1] + (half - a0_) / (a1_ - a0_) * (epochs[k] - epochs[k - 1])
+            )
+        )
     return np.asarray(out)
 
 
@@ -605,32 +739,39 @@ def rank_agreement(a, b) -> float:
     return agree / total if total else float("nan")
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Separation of the common and context phases
 
 
 def separation(common_maps, context_maps: dict, epochs, done: float = 0.9) -> dict:
     """How separated the common and the context phases are in a ReLN's training.
 
-    ``common_maps``: the common pathway's map ``(R, p, d)`` at ``epochs``; ``context_maps``:
-    ``{name: (R, p, d)}``.  ``t_common``: the first recorded epoch at which the common map
-    is within ``1 - done`` of its final map (relative Frobenius distance); ``context_at``:
-    the context pathways' summed norm at that epoch over their final summed norm (0 =
-    perfectly separated phases, as Appendix F assumes).
+    ``common_maps``: the common pathway's map ``(R, p, d)`` at ``epochs``;
+    ``context_maps``: ``{name: (R, p, d)}``.  ``t_common``: the first recorded epoch at
+    which the common map is within ``1 - done`` of its final map (relative Frobenius
+    distance); ``context_at``: the context pathways' summed norm at that epoch over
+    their final summed norm (0 = perfectly separated phases, as Appendix F assumes).
     """
     Wc = np.asarray(common_maps, float)
     epochs = np.asarray(epochs)
     rel = np.linalg.norm(Wc - Wc[-1], axis=(1, 2)) / max(np.linalg.norm(Wc[-1]), 1e-300)
     k = int(np.flatnonzero(rel <= 1 - done)[0])
-    norm = sum(np.linalg.norm(np.asarray(m, float), axis=(1, 2)) for m in context_maps.values())
-    return {"t_common": int(epochs[k]), "context_at": float(norm[k] / max(norm[-1], 1e-300)),
-            "index": k}
+    norm = sum(
+        np.linalg.norm(np.asarray(m, float), axis=(1, 2)) for m in context_maps.values()
+    )
+    return {
+        "t_common": int(epochs[k]),
+        "context_at": float(norm[k] / max(norm[-1], 1e-300)),
+        "index": k,
+    }
 
 
-def delayed_reln(ds: Dataset, kind: str, std: float, width: int, on_epoch: int) -> GatedNetwork:
+def delayed_reln(
+    ds: Dataset, kind: str, std: float, width: int, on_epoch: int
+) -> GatedNetwork:
     """The one-way coupled contextual ReLN ``kind`` (``'mixed'``, ``'single'`` or
-    ``'both'``) at init std ``std`` whose context pathways switch on at ``on_epoch``: the
-    separated phases that Appendix F assumes (the common pathway first, the context
+    ``'both'``) at init std ``std`` whose context pathways switch on at ``on_epoch``:
+    the separated phases that Appendix F assumes (the common pathway first, the context
     pathways on its converged residual)."""
     C = ds.n_contexts
     on_sets = {"mixed": [C - 1], "single": [1], "both": [C - 1, 1]}
@@ -638,16 +779,22 @@ def delayed_reln(ds: Dataset, kind: str, std: float, width: int, on_epoch: int) 
         raise ValueError(f"kind must be one of {sorted(on_sets)}, got {kind!r}")
     pws = [Pathway("common", width, None, None, (std, std), common=True)]
     for on in on_sets[kind]:
-        pws += [replace(p, on_epoch=int(on_epoch))
-                for p in relns.context_pathways(ds, on, width, std)]
+        pws += [
+            replace(p, on_epoch=int(on_epoch))
+            for p in relns.context_pathways(ds, on, width, std)
+        ]
     return gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, pws, coupling="one-way")
 
 
 def pathway_top_singular_values(net: GatedNetwork, X, T) -> dict:
     """The largest singular value of each pathway's effective ``Sigma_yx(p)`` (Eq. 4) on
     the targets ``T``: what sets each pathway's speed at the start of the race."""
-    return {pw.name: float(_pathway_svd(np.asarray(X, float), np.asarray(T, float), pw)[2][0])
-            for pw in race_pathways(net, 1.0)}
+    return {
+        pw.name: float(
+            _pathway_svd(np.asarray(X, float), np.asarray(T, float), pw)[2][0]
+        )
+        for pw in race_pathways(net, 1.0)
+    }
 
 
 def _pathway_class(pw, n_contexts):
@@ -659,7 +806,9 @@ def _pathway_class(pw, n_contexts):
     return "single" if on == 1 else "other"
 
 
-def prediction_shares(pred, net: GatedNetwork, X, n_contexts: int, index: int = -1) -> dict:
+def prediction_shares(
+    pred, net: GatedNetwork, X, n_contexts: int, index: int = -1
+) -> dict:
     """The functional shares ([conv-census]) of a race prediction's pathways at one
     recorded epoch: each class's summed output ``sum_p g_p (W_p X_p)``, its Frobenius
     norm over the sum of the classes' norms (the definition of
@@ -667,7 +816,9 @@ def prediction_shares(pred, net: GatedNetwork, X, n_contexts: int, index: int = 
     X = np.asarray(X, float)
     parts: dict = {}
     for pw in race_pathways(net, 1.0):
-        out = (np.asarray(pred.maps[pw.name][index], float) @ (X * pw.mask[:, None])) * pw.gate
+        out = (
+            np.asarray(pred.maps[pw.name][index], float) @ (X * pw.mask[:, None])
+        ) * pw.gate
         c = _pathway_class(pw, n_contexts)
         parts[c] = parts.get(c, 0.0) + out
     norms = {c: float(np.linalg.norm(v)) for c, v in parts.items()}
@@ -675,31 +826,41 @@ def prediction_shares(pred, net: GatedNetwork, X, n_contexts: int, index: int = 
     return {c: norms.get(c, 0.0) / total for c in STRATEGY_CLASSES}
 
 
-# ----------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # An intervention: units that start gated to one context
 
 
-def primed_relu_weights(ds: Dataset, width: int, std: float, seed: int, *, primed: int,
-                        gain: float, off: float) -> list[np.ndarray]:
+def primed_relu_weights(
+    ds: Dataset,
+    width: int,
+    std: float,
+    seed: int,
+    *,
+    primed: int,
+    gain: float,
+    off: float,
+) -> list[np.ndarray]:
     """Initial weights of a ``(d, width, p)`` ReLU network in which ``primed`` units per
     context start gated to that context alone, with a larger initial scale.
 
     Every weight is drawn as by :func:`helpers.core.engine.init_params` (std ``std``,
-    ``np.random.default_rng(seed)``).  Then, for each context ``c``, ``primed`` units get
-    their item weights and readout multiplied by ``gain`` (a larger initial scale for a
-    single-context "pathway", Eq. 7: ``a0`` grows as ``gain**2``), their weight from
-    context ``c`` set to ``3 gain std`` (on for every item of ``c`` at the start) and
-    their weights from the other contexts set to ``-off``.  A unit that is off receives
-    no gradient through that input, so with ``off`` far above the item weights' final
-    size the unit stays off outside ``c``: its gate is fixed, like a ReLN pathway's.
+    ``np.random.default_rng(seed)``).  Then, for each context ``c``, ``primed`` units
+    get their item weights and readout multiplied by ``gain`` (a larger initial scale
+    for a single-context "pathway", Eq. 7: ``a0`` grows as ``gain**2``), their weight
+    from context ``c`` set to ``3 gain std`` (on for every item of ``c`` at the start)
+    and their weights from the other contexts set to ``-off``.  A unit that is off
+    receives no gradient through that input, so with ``off`` far above the item weights'
+    final size the unit stays off outside ``c``: its gate is fixed, like a ReLN
+    pathway's.
     """
     d, P = ds.X.shape
     p = ds.Y.shape[0]
     width = check_positive_int(width, "width")
     C = ds.n_contexts
     if primed < 0 or primed * C > width:
-        raise ValueError(f"{primed} primed units per context need width >= {primed * C}, "
-                         f"got {width}")
+        raise ValueError(
+            f"{primed} primed units per context need width >= {primed * C}, got {width}"
+        )
     if not (gain > 0 and off >= 0):
         raise ValueError(f"gain must be > 0 and off >= 0, got {gain} and {off}")
     rng = np.random.default_rng(int(seed))

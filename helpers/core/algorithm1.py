@@ -24,6 +24,7 @@ ReLU network's.  Choices that the paper does not fix are named here and in the c
 * elbow rule: the ``K`` where the log error bends most, ``argmax_K [log e(K-1) -
   2 log e(K) + log e(K+1)]`` (a large drop into ``K`` followed by a small one after).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -31,9 +32,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .measures import context_patterns, curve_distance
+from .checks import check_epochs, check_positive, check_positive_int
 from .engine import GatedNetwork, Pathway, Run, deep_gdln, train
-from .checks import check_epochs, check_positive_int, check_positive
+from .measures import context_patterns, curve_distance
 
 __all__ = [
     "SAMPLE_EVERY",
@@ -103,7 +104,8 @@ class Clustering:
 
     @property
     def binary(self) -> np.ndarray:
-        """Binarised centroids: on where the activation frequency is >= ``threshold``."""
+        """Binarised centroids: on where the activation frequency is >=
+        ``threshold``."""
         return self.centroids >= self.threshold
 
     @property
@@ -113,7 +115,8 @@ class Clustering:
 
 
 def sample_epochs(epochs: int, every: int = SAMPLE_EVERY) -> np.ndarray:
-    """The epochs Algorithm 1 samples: after update ``j + 1`` for each ``j mod every = 0``,
+    """The epochs Algorithm 1 samples: after update ``j + 1`` for each ``j mod every =
+    0``,
     ``j = 0 .. epochs - 1``; i.e. ``1, 1 + every, ...`` (the engine's epoch ``t`` is the
     state after ``t`` updates)."""
     epochs = check_epochs(epochs)
@@ -133,26 +136,50 @@ def sample_gates(
     layer: int = 0,
 ) -> GateSamples:
     """Algorithm 1's sampling loop (Appendix B): train ``net`` once per seed through
-    :func:`helpers.core.engine.train` and stack ``step(max(W h, 0))`` of hidden ``layer``
+    :func:`helpers.core.engine.train` and stack ``step(max(W h, 0))`` of hidden
+    ``layer``
     every ``every`` epochs.  Outputs are recorded at the same epochs (for the elbow)."""
     if net.kind != "relu":
-        raise ValueError(f"Algorithm 1 samples a ReLU network's gates; got a network of kind {net.kind!r}")
+        raise ValueError(
+            f"Algorithm 1 samples a ReLU network's gates; got a network of kind "
+            f"{net.kind!r}"
+        )
     if not isinstance(layer, (int, np.integer)) or not 0 <= layer < net.depth:
-        raise ValueError(f"layer must index a hidden layer, 0..{net.depth - 1}; got {layer!r}")
+        raise ValueError(
+            f"layer must index a hidden layer, 0..{net.depth - 1}; got {layer!r}"
+        )
     rec = sample_epochs(epochs, every)
-    run = train(net, X, Y, lr=lr, epochs=epochs, seeds=seeds, record_epochs=rec, record=("gates", "outputs"))
+    run = train(
+        net,
+        X,
+        Y,
+        lr=lr,
+        epochs=epochs,
+        seeds=seeds,
+        record_epochs=rec,
+        record=("gates", "outputs"),
+    )
     return samples_from_run(run, layer)
 
 
-def samples_from_run(run: Run, layer: int = 0, epochs: Sequence[int] | None = None,
-                     trainings: Sequence[int] | None = None) -> GateSamples:
+def samples_from_run(
+    run: Run,
+    layer: int = 0,
+    epochs: Sequence[int] | None = None,
+    trainings: Sequence[int] | None = None,
+) -> GateSamples:
     """Stack the recorded gates of hidden ``layer`` as Algorithm 1's rows, collapsing
     identical rows into counts: all recorded epochs and trainings, or the ``epochs``
     listed and the ``trainings`` (indices into ``run.seeds``) listed."""
     if "gates" not in run.records:
         raise ValueError("the run holds no gates: train it with record=('gates', ...)")
-    if not isinstance(layer, (int, np.integer)) or not 0 <= layer < len(run.records["gates"]):
-        raise ValueError(f"layer must index a recorded hidden layer, 0..{len(run.records['gates']) - 1}; got {layer!r}")
+    if not isinstance(layer, (int, np.integer)) or not 0 <= layer < len(
+        run.records["gates"]
+    ):
+        raise ValueError(
+            "layer must index a recorded hidden layer, "
+            f"0..{len(run.records['gates']) - 1}; got {layer!r}"
+        )
     G = run.records["gates"][layer]  # (seeds, R, H, P) bool
     rec = run.record_epochs
     if epochs is not None:
@@ -163,17 +190,35 @@ def samples_from_run(run: Run, layer: int = 0, epochs: Sequence[int] | None = No
     if trainings is not None:
         tr = [int(i) for i in trainings]
         if not tr or min(tr) < 0 or max(tr) >= G.shape[0]:
-            raise ValueError(f"trainings must index 0..{G.shape[0] - 1}, got {list(trainings)}")
+            raise ValueError(
+                f"trainings must index 0..{G.shape[0] - 1}, got {list(trainings)}"
+            )
         G = G[tr]
     rows = G.reshape(-1, G.shape[-1])
-    patterns, inverse, counts = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
-    return GateSamples(patterns=patterns.astype(bool), counts=counts, epochs=np.asarray(rec), run=run,
-                       layer=int(layer), width=int(G.shape[2]), index=inverse.reshape(G.shape[:3]))
+    patterns, inverse, counts = np.unique(
+        rows, axis=0, return_inverse=True, return_counts=True
+    )
+    return GateSamples(
+        patterns=patterns.astype(bool),
+        counts=counts,
+        epochs=np.asarray(rec),
+        run=run,
+        layer=int(layer),
+        width=int(G.shape[2]),
+        index=inverse.reshape(G.shape[:3]),
+    )
 
 
-def cluster_gates(samples: GateSamples, K: int, *, random_state: int = 0, n_init: int = 10,
-                  threshold: float = 0.5) -> Clustering:
-    """``K``-means of the stacked activity rows (Algorithm 1: ``centroids = K-means(samples, K)``)
+def cluster_gates(
+    samples: GateSamples,
+    K: int,
+    *,
+    random_state: int = 0,
+    n_init: int = 10,
+    threshold: float = 0.5,
+) -> Clustering:
+    """``K``-means of the stacked activity rows (Algorithm 1: ``centroids =
+    K-means(samples, K)``)
     with scikit-learn, a fixed ``random_state``, and the duplicate counts as weights.
 
     Runs with one OpenMP thread: the result does not depend on the thread count, and on
@@ -185,26 +230,40 @@ def cluster_gates(samples: GateSamples, K: int, *, random_state: int = 0, n_init
     if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
         raise ValueError(f"K must be a positive integer number of clusters, got {K!r}")
     if K > len(samples.patterns):
-        raise ValueError(f"K={K} clusters but only {len(samples.patterns)} distinct activity rows were sampled")
+        raise ValueError(
+            f"K={K} clusters but only {len(samples.patterns)} distinct activity rows "
+            f"were sampled"
+        )
     if not 0 < threshold <= 1:
         raise ValueError(f"threshold must lie in (0, 1], got {threshold}")
     U = samples.patterns.astype(float)
     w = samples.counts.astype(float)
     with threadpool_limits(limits=1, user_api="openmp"):
-        km = KMeans(n_clusters=int(K), random_state=random_state, n_init=n_init).fit(U, sample_weight=w)
+        km = KMeans(n_clusters=int(K), random_state=random_state, n_init=n_init).fit(
+            U, sample_weight=w
+        )
     centroids = km.cluster_centers_
     shares = np.bincount(km.labels_, weights=w, minlength=K) / w.sum()
     b = centroids >= threshold
-    order = sorted(range(K), key=lambda k: (-b[k].sum(), tuple(-b[k].astype(int)), -shares[k]))
+    order = sorted(
+        range(K), key=lambda k: (-b[k].sum(), tuple(-b[k].astype(int)), -shares[k])
+    )
     rank = np.empty(K, int)
     rank[order] = np.arange(K)
-    return Clustering(K=int(K), centroids=centroids[order], shares=shares[order], inertia=float(km.inertia_),
-                      labels=rank[km.labels_], threshold=threshold)
+    return Clustering(
+        K=int(K),
+        centroids=centroids[order],
+        shares=shares[order],
+        inertia=float(km.inertia_),
+        labels=rank[km.labels_],
+        threshold=threshold,
+    )
 
 
 def pattern_strings(binary, contexts=None, n_contexts: int = 0) -> list[str]:
     """Binarised centroids as on/off strings: per context (``'110'``: on in contexts 1
-    and 2, via :func:`helpers.core.measures.context_patterns`) when ``contexts`` is given,
+    and 2, via :func:`helpers.core.measures.context_patterns`) when ``contexts`` is
+    given,
     else per datapoint (``'1001'``)."""
     B = np.atleast_2d(np.asarray(binary, float))
     if contexts is None:
@@ -219,7 +278,9 @@ def pathway_widths(shares, width: int) -> np.ndarray:
     """Split ``width`` hidden units in proportion to ``shares`` (largest remainder)."""
     s = np.asarray(shares, float)
     if s.ndim != 1 or s.size == 0 or np.any(s < 0) or s.sum() <= 0:
-        raise ValueError(f"shares must be a non-empty vector of non-negative numbers, got {shares}")
+        raise ValueError(
+            f"shares must be a non-empty vector of non-negative numbers, got {shares}"
+        )
     if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 1:
         raise ValueError(f"width must be a positive integer, got {width!r}")
     exact = s / s.sum() * width
@@ -243,8 +304,8 @@ def centroid_gdln(
 
     Widths: ``width`` split by the clusters' shares (:func:`pathway_widths`); a centroid
     off everywhere gives no pathway (``None`` if none is left: the GDLN's output is 0).
-    ``first_layer``: for the depth network ([conv-contextual], Section 6), the centroids gate the
-    second hidden layer and a linear, always-on first layer of this width (init
+    ``first_layer``: for the depth network ([conv-contextual], Section 6), the centroids
+    gate the second hidden layer and a linear, always-on first layer of this width (init
     ``first_std``) comes before it.
     """
     init_std = check_positive(init_std, "init_std")
@@ -253,8 +314,16 @@ def centroid_gdln(
     keep = [k for k in range(clustering.K) if clustering.alive[k] and widths[k] > 0]
     if not keep:
         return None
-    pws = [Pathway(f"c{k + 1}", int(widths[k]), clustering.binary[k].astype(float), None, (init_std, init_std))
-           for k in keep]
+    pws = [
+        Pathway(
+            f"c{k + 1}",
+            int(widths[k]),
+            clustering.binary[k].astype(float),
+            None,
+            (init_std, init_std),
+        )
+        for k in keep
+    ]
     if first_layer is None:
         return deep_gdln(d, p, P, [pws])
     std1 = check_positive(init_std if first_std is None else first_std, "first_std")
@@ -275,32 +344,61 @@ class ElbowPoint:
     outputs: np.ndarray = field(repr=False, default=None)
 
 
-def gdln_error(net: GatedNetwork | None, X, Y, relu_run: Run, *, lr: float, epochs: int, n_seeds: int | None = None):
-    """Train ``net`` with the ReLU run's seeds and compare it with the ReLU run (Fig. 9).
+def gdln_error(
+    net: GatedNetwork | None,
+    X,
+    Y,
+    relu_run: Run,
+    *,
+    lr: float,
+    epochs: int,
+    n_seeds: int | None = None,
+):
+    """Train ``net`` with the ReLU run's seeds and compare it with the ReLU run (Fig.
+    9).
 
-    Returns ``(output_mse, curve_distance, loss, outputs)``: the mean over seeds, sampled
-    epochs, output entries and datapoints of ``(yhat_relu - yhat_gdln)^2``; the mean over
-    seeds of :func:`helpers.core.measures.curve_distance` between the loss curves; the GDLN's
-    loss ``(seeds, epochs + 1)`` and outputs at the sampled epochs.  ``net=None`` is the
-    GDLN with no pathway left: its output stays 0.  ``n_seeds``: compare only the first
-    ``n_seeds`` seeds of the ReLU run (all by default).
+    Returns ``(output_mse, curve_distance, loss, outputs)``: the mean over seeds,
+    sampled epochs, output entries and datapoints of ``(yhat_relu - yhat_gdln)^2``; the
+    mean over seeds of :func:`helpers.core.measures.curve_distance` between the loss
+    curves; the GDLN's loss ``(seeds, epochs + 1)`` and outputs at the sampled epochs.
+    ``net=None`` is the GDLN with no pathway left: its output stays 0.  ``n_seeds``:
+    compare only the first ``n_seeds`` seeds of the ReLU run (all by default).
     """
     rec = relu_run.record_epochs
-    if "outputs" not in relu_run.records or relu_run.records["outputs"].shape[1] != rec.size:
-        raise ValueError("the ReLU run must hold outputs at its record epochs: record=('outputs', ...)")
+    if (
+        "outputs" not in relu_run.records
+        or relu_run.records["outputs"].shape[1] != rec.size
+    ):
+        raise ValueError(
+            "the ReLU run must hold outputs at its record epochs: record=('outputs', "
+            "...)"
+        )
     if relu_run.loss.shape[1] != epochs + 1:
-        raise ValueError(f"the ReLU run has {relu_run.loss.shape[1] - 1} epochs, not {epochs}")
+        raise ValueError(
+            f"the ReLU run has {relu_run.loss.shape[1] - 1} epochs, not {epochs}"
+        )
     n = len(relu_run.seeds) if n_seeds is None else int(n_seeds)
     if not 1 <= n <= len(relu_run.seeds):
-        raise ValueError(f"n_seeds must lie in 1..{len(relu_run.seeds)}, got {n_seeds!r}")
+        raise ValueError(
+            f"n_seeds must lie in 1..{len(relu_run.seeds)}, got {n_seeds!r}"
+        )
     O_relu = relu_run.records["outputs"][:n]
     L_relu = relu_run.loss[:n]
     if net is None:
         Y = np.asarray(Y, float)
-        loss = np.full_like(L_relu, 0.5 * np.sum(Y ** 2))
+        loss = np.full_like(L_relu, 0.5 * np.sum(Y**2))
         outputs = np.zeros_like(O_relu)
     else:
-        run = train(net, X, Y, lr=lr, epochs=epochs, seeds=relu_run.seeds[:n], record_epochs=rec, record=("outputs",))
+        run = train(
+            net,
+            X,
+            Y,
+            lr=lr,
+            epochs=epochs,
+            seeds=relu_run.seeds[:n],
+            record_epochs=rec,
+            record=("outputs",),
+        )
         loss, outputs = run.loss, run.records["outputs"]
     mse = float(np.mean((O_relu - outputs) ** 2))
     cd = float(np.mean([curve_distance(a, b) for a, b in zip(L_relu, loss)]))
@@ -330,15 +428,35 @@ def elbow(
     out = []
     for K in Ks:
         cl = cluster_gates(samples, K, random_state=random_state, n_init=n_init)
-        net = centroid_gdln(cl, X.shape[0], Y.shape[0], width=samples.width, init_std=init_std,
-                            first_layer=first_layer, first_std=first_std)
-        mse, cd, loss, outputs = gdln_error(net, X, Y, samples.run, lr=lr, epochs=epochs, n_seeds=n_seeds)
-        out.append(ElbowPoint(K=int(K), clustering=cl, net=net, output_mse=mse, curve_distance=cd, loss=loss,
-                              outputs=outputs))
+        net = centroid_gdln(
+            cl,
+            X.shape[0],
+            Y.shape[0],
+            width=samples.width,
+            init_std=init_std,
+            first_layer=first_layer,
+            first_std=first_std,
+        )
+        mse, cd, loss, outputs = gdln_error(
+            net, X, Y, samples.run, lr=lr, epochs=epochs, n_seeds=n_seeds
+        )
+        out.append(
+            ElbowPoint(
+                K=int(K),
+                clustering=cl,
+                net=net,
+                output_mse=mse,
+                curve_distance=cd,
+                loss=loss,
+                outputs=outputs,
+            )
+        )
     return out
 
 
-def elbow_k(Ks: Sequence[int], errors: Sequence[float], rule: str = "bend", factor: float = 2.0) -> int:
+def elbow_k(
+    Ks: Sequence[int], errors: Sequence[float], rule: str = "bend", factor: float = 2.0
+) -> int:
     """The elbow of Fig. 9 ([conv-gate-finding]) by a stated rule.
 
     ``'bend'`` (the book's rule): the ``K`` where the log error bends most,
@@ -351,7 +469,10 @@ def elbow_k(Ks: Sequence[int], errors: Sequence[float], rule: str = "bend", fact
     Ks = np.asarray(list(Ks), int)
     e = np.asarray(list(errors), float)
     if Ks.shape != e.shape or Ks.size < 3:
-        raise ValueError(f"elbow_k needs at least 3 values of K with one error each, got {Ks.size} and {e.size}")
+        raise ValueError(
+            f"elbow_k needs at least 3 values of K with one error each, got {Ks.size} "
+            f"and {e.size}"
+        )
     if np.any(np.diff(Ks) != 1):
         raise ValueError(f"elbow_k needs consecutive K, got {Ks.tolist()}")
     if np.any(~np.isfinite(e)) or np.any(e <= 0):

@@ -1,12 +1,21 @@
-"""Input checks shared by the package: every bad input gets an error naming the problem."""
+"""Input checks shared by the package: every bad input gets an error naming the
+problem."""
+
 from __future__ import annotations
 
 import numbers
 
 import numpy as np
 
-__all__ = ["TrainingDiverged", "check_xy", "check_gate", "check_positive", "check_positive_int",
-           "check_epochs", "check_seeds"]
+__all__ = [
+    "TrainingDiverged",
+    "check_xy",
+    "check_gate",
+    "check_positive",
+    "check_positive_int",
+    "check_epochs",
+    "check_seeds",
+]
 
 
 class TrainingDiverged(FloatingPointError):
@@ -19,7 +28,8 @@ def check_xy(X, Y):
     Y = np.asarray(Y)
     if X.ndim != 2 or Y.ndim != 2:
         raise ValueError(
-            f"X and Y must be 2-D with datapoints as columns; got X.shape={X.shape}, Y.shape={Y.shape}"
+            f"X and Y must be 2-D with datapoints as columns; got X.shape={X.shape}, "
+            f"Y.shape={Y.shape}"
         )
     if X.shape[1] != Y.shape[1]:
         raise ValueError(
@@ -37,12 +47,18 @@ def check_gate(gate, P: int, name: str = "gate") -> np.ndarray:
     """A gate over ``P`` datapoints: 0/1 values, on for at least one datapoint."""
     g = np.asarray(gate, dtype=float)
     if g.shape != (P,):
-        raise ValueError(f"{name} must have one entry per datapoint, shape ({P},); got {g.shape}")
+        raise ValueError(
+            f"{name} must have one entry per datapoint, shape ({P},); got {g.shape}"
+        )
     if not np.all((g == 0) | (g == 1)):
         bad = np.unique(g[(g != 0) & (g != 1)])[:5]
-        raise ValueError(f"{name} must be 0/1 (off/on) for every datapoint; found values {bad}")
+        raise ValueError(
+            f"{name} must be 0/1 (off/on) for every datapoint; found values {bad}"
+        )
     if g.sum() == 0:
-        raise ValueError(f"{name} is off for every datapoint: such a pathway never learns")
+        raise ValueError(
+            f"{name} is off for every datapoint: such a pathway never learns"
+        )
     return g
 
 

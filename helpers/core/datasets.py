@@ -4,6 +4,7 @@ Every constructor returns a :class:`Dataset`: ``X`` (d x P), ``Y`` (p x P) and t
 labels a figure needs.  The matrices are facts restated in [conv-datasets]; the XoR
 margin construction is our reconstruction of Eqs. 11-12 ([conv-xor]).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -47,7 +48,8 @@ class Dataset:
         check_xy(self.X, self.Y)
         if len(self.inputs) != self.X.shape[0] or len(self.features) != self.Y.shape[0]:
             raise ValueError(
-                f"{self.name}: {len(self.inputs)} input names for {self.X.shape[0]} rows of X "
+                f"{self.name}: {len(self.inputs)} input names for {self.X.shape[0]} "
+                f"rows of X "
                 f"or {len(self.features)} feature names for {self.Y.shape[0]} rows of Y"
             )
 
@@ -146,11 +148,14 @@ STRUCTURES = {"hierarchy": _hierarchy8, "ring": _ring8, "cross": _cross8}
 
 
 def structure(name: str) -> np.ndarray:
-    """One 15 x 8 output structure of [conv-contextual]: ``'hierarchy'``, ``'ring'`` or ``'cross'``."""
+    """One 15 x 8 output structure of [conv-contextual]: ``'hierarchy'``, ``'ring'`` or
+    ``'cross'``."""
     try:
         return STRUCTURES[name]()
     except KeyError:
-        raise ValueError(f"unknown structure {name!r}; choose from {sorted(STRUCTURES)}") from None
+        raise ValueError(
+            f"unknown structure {name!r}; choose from {sorted(STRUCTURES)}"
+        ) from None
 
 
 def contextual_task(
@@ -158,7 +163,8 @@ def contextual_task(
     structures: Sequence[str | np.ndarray] | None = None,
     common: str | np.ndarray = "hierarchy",
 ) -> Dataset:
-    """The contextual task of Sections 4-6 ([conv-contextual]), for any number of contexts.
+    """The contextual task of Sections 4-6 ([conv-contextual]), for any number of
+    contexts.
 
     ``X`` is ``(8 + C) x 8C``: item one-hot over context one-hot, context-major
     columns.  ``Y`` is ``15 (C + 1) x 8C``: a common block (``common`` under every
@@ -172,17 +178,26 @@ def contextual_task(
     if structures is None:
         structures = ["hierarchy"] * C
     if len(structures) != C:
-        raise ValueError(f"contextual_task: {len(structures)} structures given for {C} contexts")
-    blocks = [structure(s) if isinstance(s, str) else np.asarray(s, float) for s in structures]
+        raise ValueError(
+            f"contextual_task: {len(structures)} structures given for {C} contexts"
+        )
+    blocks = [
+        structure(s) if isinstance(s, str) else np.asarray(s, float) for s in structures
+    ]
     base = structure(common) if isinstance(common, str) else np.asarray(common, float)
     for b in [base, *blocks]:
         if b.shape[1] != 8:
-            raise ValueError(f"contextual_task: every structure must have 8 item columns, got {b.shape}")
+            raise ValueError(
+                f"contextual_task: every structure must have 8 item columns, got "
+                f"{b.shape}"
+            )
     n_items = 8
     P = n_items * C
     items = np.tile(np.arange(n_items), C)
     contexts = np.repeat(np.arange(C), n_items)
-    X = np.vstack([np.tile(np.eye(n_items), (1, C)), np.repeat(np.eye(C), n_items, axis=1)])
+    X = np.vstack(
+        [np.tile(np.eye(n_items), (1, C)), np.repeat(np.eye(C), n_items, axis=1)]
+    )
     Y_blocks = [np.tile(base, (1, C))]
     for k, b in enumerate(blocks):
         blk = np.zeros((b.shape[0], P))
@@ -197,7 +212,9 @@ def contextual_task(
         name=f"contexts(C={C}: {', '.join(names)})",
         X=X,
         Y=Y,
-        inputs=tuple([f"item{i}" for i in range(n_items)] + [f"ctx{k + 1}" for k in range(C)]),
+        inputs=tuple(
+            [f"item{i}" for i in range(n_items)] + [f"ctx{k + 1}" for k in range(C)]
+        ),
         features=tuple(features),
         items=items,
         contexts=contexts,
@@ -211,7 +228,9 @@ def context_gate(ds: Dataset, on_contexts: Sequence[int]) -> np.ndarray:
         raise ValueError(f"{ds.name} has no contexts")
     bad = [c for c in on_contexts if not 0 <= c < ds.n_contexts]
     if bad:
-        raise ValueError(f"context_gate: contexts {bad} out of range 0..{ds.n_contexts - 1}")
+        raise ValueError(
+            f"context_gate: contexts {bad} out of range 0..{ds.n_contexts - 1}"
+        )
     return np.isin(ds.contexts, list(on_contexts)).astype(float)
 
 

@@ -20,6 +20,7 @@ This module is the one place that decides it ([conv-engine]).
 On a CPU a seed's result does not depend on how many seeds ran beside it or on how many
 devices there were: each seed runs the same unbatched program (a test checks it).
 """
+
 from __future__ import annotations
 
 import os
@@ -40,9 +41,13 @@ def configure() -> int | None:
     try:
         n = int(wanted) if wanted else (os.cpu_count() or 1)
     except ValueError:
-        raise ValueError(f"{DEVICES_VARIABLE} must be a positive integer, got {wanted!r}") from None
+        raise ValueError(
+            f"{DEVICES_VARIABLE} must be a positive integer, got {wanted!r}"
+        ) from None
     if n < 1:
-        raise ValueError(f"{DEVICES_VARIABLE} must be a positive integer, got {wanted!r}")
+        raise ValueError(
+            f"{DEVICES_VARIABLE} must be a positive integer, got {wanted!r}"
+        )
     try:
         jax.config.update("jax_num_cpu_devices", n)
     except RuntimeError:
@@ -67,16 +72,20 @@ class Plan:
 
 
 def plan(seeds: int, devices: int | None = None, batching: str | None = None) -> Plan:
-    """The plan for ``seeds`` seeds: every device (or the first ``devices``), but no more
-    devices than seeds; ``batching`` by backend unless given (``'map'`` or ``'vmap'``)."""
+    """The plan for ``seeds`` seeds: every device (or the first ``devices``), but no
+    more
+    devices than seeds; ``batching`` by backend unless given (``'map'`` or ``'vmap'``).
+    """
     if isinstance(seeds, bool) or int(seeds) < 1:
         raise ValueError(f"seeds must be a positive integer, got {seeds!r}")
     backend = jax.default_backend()
     available = jax.devices()
     if devices is not None:
         if isinstance(devices, bool) or not 1 <= int(devices) <= len(available):
-            raise ValueError(f"devices must be an integer in 1..{len(available)} (the devices "
-                             f"JAX sees), got {devices!r}")
+            raise ValueError(
+                f"devices must be an integer in 1..{len(available)} (the devices "
+                f"JAX sees), got {devices!r}"
+            )
         available = available[: int(devices)]
     if batching is None:
         batching = "map" if backend == "cpu" else "vmap"

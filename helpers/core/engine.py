@@ -13,6 +13,7 @@ sees (``shard_map``) and, within a device, run one after another on a CPU or bat
 kept every epoch; weights, outputs, hidden activity and gating patterns only at the
 epochs the caller names.  Nothing returns to the host before the run ends.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,11 +23,17 @@ from typing import Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
-
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from . import devices as devices_
-from .checks import TrainingDiverged, check_epochs, check_gate, check_positive, check_seeds, check_xy
+from .checks import (
+    TrainingDiverged,
+    check_epochs,
+    check_gate,
+    check_positive,
+    check_seeds,
+    check_xy,
+)
 
 __all__ = [
     "Pathway",
@@ -50,10 +57,11 @@ class Pathway:
     """A block of hidden units sharing a gate: the unit of a GDLN ([conv-gdln]).
 
     ``gate``: 0/1 per datapoint, ``None`` for always on.  ``inputs``: the rows of ``X``
-    the block sees (first hidden layer only; ``None`` for all).  ``init_std``: the std of
-    its incoming weights and of its readout weights (used when the block sits in the
+    the block sees (first hidden layer only; ``None`` for all).  ``init_std``: the std
+    of its incoming weights and of its readout weights (used when the block sits in the
     last hidden layer).  ``on_epoch``: the block's gate is 0 before this epoch.
-    ``common``: the block belongs to the common pathway (for one-way coupling, [conv-context-reln]).
+    ``common``: the block belongs to the common pathway (for one-way coupling,
+    [conv-context-reln]).
     """
 
     name: str
@@ -85,7 +93,8 @@ class Layer:
 
     @property
     def mode(self) -> str:
-        """``'relu'`` (gate = own sign), ``'linear'`` (always on) or ``'fixed'`` (gate data)."""
+        """``'relu'`` (gate = own sign), ``'linear'`` (always on) or ``'fixed'`` (gate
+        data)."""
         return self.gating if isinstance(self.gating, str) else "fixed"
 
 
@@ -94,7 +103,8 @@ class GatedNetwork:
     """``sizes = (d, H_1, ..., H_L, p)`` and one :class:`Layer` per hidden layer.
 
     ``coupling`` is ``'full'`` (one loss on the summed output) or ``'one-way'`` (the
-    common pathway descends its own loss, the others the loss on its residual, [conv-context-reln]).
+    common pathway descends its own loss, the others the loss on its residual,
+    [conv-context-reln]).
     """
 
     sizes: tuple[int, ...]
@@ -105,9 +115,13 @@ class GatedNetwork:
 
     def __post_init__(self):
         if self.coupling not in ("full", "one-way"):
-            raise ValueError(f"coupling must be 'full' or 'one-way', got {self.coupling!r}")
+            raise ValueError(
+                f"coupling must be 'full' or 'one-way', got {self.coupling!r}"
+            )
         if self.coupling == "one-way" and not self.layers[-1].common.any():
-            raise ValueError("one-way coupling needs at least one pathway marked common=True")
+            raise ValueError(
+                "one-way coupling needs at least one pathway marked common=True"
+            )
 
     @property
     def depth(self) -> int:
@@ -120,7 +134,9 @@ class GatedNetwork:
         for n, sl in self.layers[layer].pathways:
             if n == name:
                 return sl
-        raise KeyError(f"no pathway {name!r} in layer {layer}; have {self.pathway_names(layer)}")
+        raise KeyError(
+            f"no pathway {name!r} in layer {layer}; have {self.pathway_names(layer)}"
+        )
 
 
 def _std_vector(std, width, what):
@@ -130,15 +146,20 @@ def _std_vector(std, width, what):
     return v
 
 
-def relu_network(sizes: Sequence[int], init_std: float | Sequence[float]) -> GatedNetwork:
-    """A bias-free ReLU network ``(d, H_1, ..., p)``; each unit is gated by its own sign.
+def relu_network(
+    sizes: Sequence[int], init_std: float | Sequence[float]
+) -> GatedNetwork:
+    """A bias-free ReLU network ``(d, H_1, ..., p)``; each unit is gated by its own
+    sign.
 
     ``init_std`` is one std for every weight, or one per weight matrix.
     """
     return _plain_network(sizes, init_std, "relu")
 
 
-def linear_network(sizes: Sequence[int], init_std: float | Sequence[float]) -> GatedNetwork:
+def linear_network(
+    sizes: Sequence[int], init_std: float | Sequence[float]
+) -> GatedNetwork:
     """A deep linear network: every hidden unit always on ([conv-linear])."""
     return _plain_network(sizes, init_std, "linear")
 
@@ -146,7 +167,9 @@ def linear_network(sizes: Sequence[int], init_std: float | Sequence[float]) -> G
 def _plain_network(sizes, init_std, kind):
     sizes = tuple(int(s) for s in sizes)
     if len(sizes) < 3 or any(s <= 0 for s in sizes):
-        raise ValueError(f"sizes must be (d, H_1, ..., p) with positive entries, got {sizes}")
+        raise ValueError(
+            f"sizes must be (d, H_1, ..., p) with positive entries, got {sizes}"
+        )
     n_w = len(sizes) - 1
     stds = np.broadcast_to(np.asarray(init_std, float), (n_w,))
     layers = []
@@ -166,15 +189,19 @@ def _plain_network(sizes, init_std, kind):
     return GatedNetwork(sizes=sizes, layers=tuple(layers), kind=kind)
 
 
-def gdln(d: int, p: int, P: int, pathways: Sequence[Pathway], coupling: str = "full") -> GatedNetwork:
-    """A one-hidden-layer GDLN from its pathways ([conv-gdln]): the ReLNs of Sections 3-5."""
+def gdln(
+    d: int, p: int, P: int, pathways: Sequence[Pathway], coupling: str = "full"
+) -> GatedNetwork:
+    """A one-hidden-layer GDLN from its pathways ([conv-gdln]): the ReLNs of Sections
+    3-5."""
     return deep_gdln(d, p, P, [pathways], coupling=coupling)
 
 
 def deep_gdln(
     d: int, p: int, P: int, layers: Sequence[Sequence[Pathway]], coupling: str = "full"
 ) -> GatedNetwork:
-    """A GDLN with one list of pathways per hidden layer (e.g. the depth GDLN, [conv-depth])."""
+    """A GDLN with one list of pathways per hidden layer (e.g. the depth GDLN,
+    [conv-depth])."""
     if not layers or any(len(ps) == 0 for ps in layers):
         raise ValueError("deep_gdln needs at least one pathway in every hidden layer")
     built = []
@@ -182,7 +209,9 @@ def deep_gdln(
     for l, pws in enumerate(layers):
         names = [pw.name for pw in pws]
         if len(set(names)) != len(names):
-            raise ValueError(f"layer {l + 1}: pathway names must be unique, got {names}")
+            raise ValueError(
+                f"layer {l + 1}: pathway names must be unique, got {names}"
+            )
         H = sum(int(pw.width) for pw in pws)
         gating = np.zeros((H, P))
         in_std, out_std, on_epoch = np.zeros(H), np.zeros(H), np.zeros(H, int)
@@ -192,24 +221,38 @@ def deep_gdln(
         start = 0
         for pw in pws:
             if int(pw.width) <= 0:
-                raise ValueError(f"pathway {pw.name!r}: width must be positive, got {pw.width}")
+                raise ValueError(
+                    f"pathway {pw.name!r}: width must be positive, got {pw.width}"
+                )
             sl = slice(start, start + int(pw.width))
             start = sl.stop
-            g = np.ones(P) if pw.gate is None else check_gate(pw.gate, P, f"gate of pathway {pw.name!r}")
+            g = (
+                np.ones(P)
+                if pw.gate is None
+                else check_gate(pw.gate, P, f"gate of pathway {pw.name!r}")
+            )
             gating[sl] = g
             s_in, s_out = pw.init_std
             in_std[sl] = _std_vector(s_in, pw.width, f"pathway {pw.name!r}")[0]
             out_std[sl] = _std_vector(s_out, pw.width, f"pathway {pw.name!r}")[0]
             if int(pw.on_epoch) < 0:
-                raise ValueError(f"pathway {pw.name!r}: on_epoch must be >= 0, got {pw.on_epoch}")
+                raise ValueError(
+                    f"pathway {pw.name!r}: on_epoch must be >= 0, got {pw.on_epoch}"
+                )
             on_epoch[sl] = int(pw.on_epoch)
             common[sl] = bool(pw.common)
             if pw.inputs is not None:
                 if l > 0:
-                    raise ValueError(f"pathway {pw.name!r}: 'inputs' applies to the first hidden layer only")
+                    raise ValueError(
+                        f"pathway {pw.name!r}: 'inputs' applies to the first hidden "
+                        f"layer only"
+                    )
                 idx = np.asarray(list(pw.inputs), int)
                 if idx.size == 0 or idx.min() < 0 or idx.max() >= d:
-                    raise ValueError(f"pathway {pw.name!r}: inputs {list(pw.inputs)} must index rows 0..{d - 1} of X")
+                    raise ValueError(
+                        f"pathway {pw.name!r}: inputs {list(pw.inputs)} must index "
+                        f"rows 0..{d - 1} of X"
+                    )
                 mask[sl] = 0
                 mask[sl, idx] = 1
             slices.append((pw.name, sl))
@@ -227,7 +270,9 @@ def deep_gdln(
         )
         prev = H
     sizes = (int(d), *[b.width for b in built], int(p))
-    return GatedNetwork(sizes=sizes, layers=tuple(built), coupling=coupling, kind="gdln", P=int(P))
+    return GatedNetwork(
+        sizes=sizes, layers=tuple(built), coupling=coupling, kind="gdln", P=int(P)
+    )
 
 
 def init_params(net: GatedNetwork, seed: int) -> list[np.ndarray]:
@@ -244,11 +289,14 @@ def init_params(net: GatedNetwork, seed: int) -> list[np.ndarray]:
             W = W * layer.in_mask
         params.append(W)
     last = net.layers[-1]
-    params.append(rng.standard_normal((net.sizes[-1], last.width)) * last.out_std[None, :])
+    params.append(
+        rng.standard_normal((net.sizes[-1], last.width)) * last.out_std[None, :]
+    )
     return params
 
 
-# ----------------------------------------------------------------------------- the kernel
+# ----------------------------------------------------------------------------- the
+# kernel
 #
 # Inside the engine datapoints are rows: a hidden activity is ``P x H`` and a hidden
 # layer's weights are stored as ``W^T`` (inputs x units), so the products with few
@@ -260,9 +308,14 @@ def init_params(net: GatedNetwork, seed: int) -> list[np.ndarray]:
 def _net_arrays(net: GatedNetwork, dtype):
     """The traced (non-static) data of a network, in the engine's rows layout."""
     return {
-        "gates": [jnp.asarray(L.gating.T, dtype) if L.mode == "fixed" else None for L in net.layers],
+        "gates": [
+            jnp.asarray(L.gating.T, dtype) if L.mode == "fixed" else None
+            for L in net.layers
+        ],
         "on_epoch": [jnp.asarray(L.on_epoch, jnp.int32)[None, :] for L in net.layers],
-        "in_mask": None if net.layers[0].in_mask is None else jnp.asarray(net.layers[0].in_mask.T, dtype),
+        "in_mask": None
+        if net.layers[0].in_mask is None
+        else jnp.asarray(net.layers[0].in_mask.T, dtype),
         "common": jnp.asarray(net.layers[-1].common, dtype)[None, :],
     }
 
@@ -320,12 +373,14 @@ def _train_loss(static, coupling, arrays, V, Xr, Y, t):
     out_c = V[-1] @ (hs[-1] * cm).T
     out_x = out - out_c
     train = 0.5 * jnp.sum((Y - out_c) ** 2) + 0.5 * jnp.sum(
-        (Y - jax.lax.stop_gradient(out_c) - out_x) ** 2)
+        (Y - jax.lax.stop_gradient(out_c) - out_x) ** 2
+    )
     return train, reported
 
 
 def _snapshot(static, arrays, V, Xr, t, record):
-    """What is recorded at one epoch, back in the caller's layout (datapoints as columns)."""
+    """What is recorded at one epoch, back in the caller's layout (datapoints as
+    columns)."""
     snap = {}
     if "weights" in record:
         snap["weights"] = [*(W.T for W in V[:-1]), V[-1]]
@@ -342,8 +397,8 @@ def _snapshot(static, arrays, V, Xr, t, record):
 
 #: Epochs per inner step of the scan when nothing is recorded.
 CHUNK = 100
-#: Unrolling of the inner scan: two epochs per iteration remove XLA's copy of the weights
-#: at the top of every iteration (measured on the Performance page).
+#: Unrolling of the inner scan: two epochs per iteration remove XLA's copy of the
+# weights : at the top of every iteration (measured on the Performance page).
 UNROLL = 2
 
 
@@ -352,9 +407,10 @@ def _segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int, int]:
     steps, then segments of ``k`` steps, so that every recorded epoch starts a segment:
     ``k`` is the greatest common divisor of the gaps between recorded epochs and
     ``offset`` the first one's remainder (epochs 1, 101, 201, ... give ``k = 100``,
-    ``offset = 1``); ``n_full`` whole segments and a last one of ``tail`` steps (0: none).
-    Recording then needs no branch in the loop: a snapshot is taken at the start of every
-    segment (one forward pass per ``k`` epochs), into a spare slot when that epoch is not
+    ``offset = 1``); ``n_full`` whole segments and a last one of ``tail`` steps (0:
+    none). Recording then needs no branch in the loop: a snapshot is taken at the start
+    of every segment (one forward pass per ``k`` epochs), into a spare slot when that
+    epoch is not
     recorded."""
     steps = epochs + 1
     if rec.size > 1:
@@ -365,29 +421,54 @@ def _segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int, int]:
     return k, offset, (steps - offset) // k, (steps - offset) % k
 
 
-def _one_seed(V0, arrays, Xr, Y, lr, slots, *, static, coupling, record, k, offset, n_full,
-              tail, n_records):
+def _one_seed(
+    V0,
+    arrays,
+    Xr,
+    Y,
+    lr,
+    slots,
+    *,
+    static,
+    coupling,
+    record,
+    k,
+    offset,
+    n_full,
+    tail,
+    n_records,
+):
     """Full-batch gradient descent of one seed: the reported loss before every update
     (``epochs + 1`` values) and the record buffers (``n_records`` slots and a spare)."""
-    grad_fn = jax.value_and_grad(partial(_train_loss, static, coupling, arrays), has_aux=True)
+    grad_fn = jax.value_and_grad(
+        partial(_train_loss, static, coupling, arrays), has_aux=True
+    )
 
     def step(V, t):
         (_, loss), G = grad_fn(V, Xr, Y, t)
         return [W - lr * dW for W, dW in zip(V, G)], loss
 
     def run(V, start, length):
-        return jax.lax.scan(step, V, start + jnp.arange(length, dtype=jnp.int32),
-                            unroll=min(UNROLL, length))
+        return jax.lax.scan(
+            step,
+            V,
+            start + jnp.arange(length, dtype=jnp.int32),
+            unroll=min(UNROLL, length),
+        )
 
     snap = partial(_snapshot, static, arrays, Xr=Xr, record=record)
     template = jax.eval_shape(lambda V: snap(V, t=0), V0) if record else {}
-    bufs0 = jax.tree_util.tree_map(lambda s: jnp.zeros((n_records + 1, *s.shape), s.dtype), template)
+    bufs0 = jax.tree_util.tree_map(
+        lambda s: jnp.zeros((n_records + 1, *s.shape), s.dtype), template
+    )
 
     def keep(bufs, V, seg):
         if not record:
             return bufs
         start = offset + seg * k
-        return jax.tree_util.tree_map(lambda b, v: b.at[slots[seg]].set(v), bufs, snap(V, t=start))
+        return jax.tree_util.tree_map(
+            lambda b, v: b.at[slots[seg]].set(v), bufs, snap(V, t=start)
+        )
 
     def segment(carry, seg):
         V, bufs = carry
@@ -399,7 +480,9 @@ def _one_seed(V0, arrays, Xr, Y, lr, slots, *, static, coupling, record, k, offs
     if offset:
         V, first = run(V, jnp.int32(0), offset)
         parts.append(first)
-    (V, bufs), losses = jax.lax.scan(segment, (V, bufs0), jnp.arange(n_full, dtype=jnp.int32))
+    (V, bufs), losses = jax.lax.scan(
+        segment, (V, bufs0), jnp.arange(n_full, dtype=jnp.int32)
+    )
     parts.append(losses.reshape(-1))
     if tail:
         bufs = keep(bufs, V, jnp.int32(n_full))
@@ -424,9 +507,18 @@ def _compiled(plan: devices_.Plan, **static):
             return jax.vmap(f)(V) if plan.batching == "vmap" else jax.lax.map(f, V)
 
         mesh = Mesh(np.asarray(plan.devices), ("seeds",))
-        _COMPILED[key] = (mesh, jax.jit(jax.shard_map(
-            share, mesh=mesh, in_specs=(PartitionSpec("seeds"), *[PartitionSpec()] * 5),
-            out_specs=PartitionSpec("seeds"), check_vma=False)))
+        _COMPILED[key] = (
+            mesh,
+            jax.jit(
+                jax.shard_map(
+                    share,
+                    mesh=mesh,
+                    in_specs=(PartitionSpec("seeds"), *[PartitionSpec()] * 5),
+                    out_specs=PartitionSpec("seeds"),
+                    check_vma=False,
+                )
+            ),
+        )
     return _COMPILED[key]
 
 
@@ -441,6 +533,7 @@ def _get(x) -> np.ndarray:
     """A result back on the host (gathered from every host when there are several)."""
     if jax.process_count() > 1:
         from jax.experimental import multihost_utils
+
         return np.asarray(multihost_utils.process_allgather(x, tiled=True))
     return np.asarray(x)
 
@@ -454,21 +547,32 @@ def forward(net: GatedNetwork, params, X, epoch: int = 0):
     X = np.asarray(X)
     _check_params(net, params)
     if X.shape[0] != net.sizes[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but the network takes d={net.sizes[0]} inputs")
+        raise ValueError(
+            f"X has {X.shape[0]} rows but the network takes d={net.sizes[0]} inputs"
+        )
     _check_P(net, X.shape[1])
     V = [jnp.asarray(W, jnp.float32) for W in _to_rows(params)]
-    out, hs, gs = _forward(_static(net), _net_arrays(net, jnp.float32), V,
-                           jnp.asarray(X.T, jnp.float32), epoch)
+    out, hs, gs = _forward(
+        _static(net),
+        _net_arrays(net, jnp.float32),
+        V,
+        jnp.asarray(X.T, jnp.float32),
+        epoch,
+    )
     return np.asarray(out), [np.asarray(h).T for h in hs], [np.asarray(g).T for g in gs]
 
 
 def _check_P(net, P):
     if net.P is not None and P != net.P:
-        raise ValueError(f"the network's gates are defined on {net.P} datapoints but X has {P}")
+        raise ValueError(
+            f"the network's gates are defined on {net.P} datapoints but X has {P}"
+        )
 
 
 def _check_params(net, params):
-    shapes = [(L.width, net.sizes[l]) for l, L in enumerate(net.layers)] + [(net.sizes[-1], net.layers[-1].width)]
+    shapes = [(L.width, net.sizes[l]) for l, L in enumerate(net.layers)] + [
+        (net.sizes[-1], net.layers[-1].width)
+    ]
     got = [tuple(np.shape(W)) for W in params]
     if got != shapes:
         raise ValueError(f"weights have shapes {got}, the network needs {shapes}")
@@ -493,7 +597,10 @@ class Run:
     def index(self, epoch: int) -> int:
         hits = np.flatnonzero(self.record_epochs == epoch)
         if not hits.size:
-            raise KeyError(f"epoch {epoch} was not recorded; recorded: {self.record_epochs.tolist()}")
+            raise KeyError(
+                f"epoch {epoch} was not recorded; recorded: "
+                f"{self.record_epochs.tolist()}"
+            )
         return int(hits[0])
 
     def weights_at(self, epoch: int, seed_index: int = 0) -> list[np.ndarray]:
@@ -501,7 +608,8 @@ class Run:
         return [W[seed_index, r] for W in self.records["weights"]]
 
     def pathway_maps(self, seed_index: int = 0) -> dict[str, np.ndarray]:
-        """Each pathway's map ``W2[:, p] W1[p, :]`` at every recorded epoch ``(R, p, d)``
+        """Each pathway's map ``W2[:, p] W1[p, :]`` at every recorded epoch ``(R, p,
+        d)``
         (one hidden layer)."""
         if self.net.depth != 1:
             raise ValueError("pathway_maps is defined for one hidden layer")
@@ -561,25 +669,47 @@ def train(
         inits = [init_params(net, s) for s in seeds]
         stacked = [np.stack([p[i] for p in inits]) for i in range(len(inits[0]))]
     else:
-        shapes = [(L.width, net.sizes[l]) for l, L in enumerate(net.layers)] + [(net.sizes[-1], net.layers[-1].width)]
+        shapes = [(L.width, net.sizes[l]) for l, L in enumerate(net.layers)] + [
+            (net.sizes[-1], net.layers[-1].width)
+        ]
         if [np.shape(W) for W in params0] == [(len(seeds), *s) for s in shapes]:
             stacked = [np.asarray(W, float) for W in params0]
         else:
             _check_params(net, params0)
-            stacked = [np.repeat(np.asarray(W, float)[None], len(seeds), axis=0) for W in params0]
+            stacked = [
+                np.repeat(np.asarray(W, float)[None], len(seeds), axis=0)
+                for W in params0
+            ]
     pad = how.padded - len(seeds)
-    stacked = [np.concatenate([W, np.repeat(W[-1:], pad, axis=0)]) if pad else W for W in stacked]
+    stacked = [
+        np.concatenate([W, np.repeat(W[-1:], pad, axis=0)]) if pad else W
+        for W in stacked
+    ]
 
     k, offset, n_full, tail = _segments(epochs, rec)
     slots = np.full(n_full + 1, max(int(rec.size), 1), np.int32)  # the spare slot
     slots[(rec - offset) // k] = np.arange(rec.size)
     what = tuple(sorted(set(record))) if rec.size else ()
-    mesh, fn = _compiled(how, static=_static(net), coupling=net.coupling, record=what, k=k,
-                         offset=offset, n_full=n_full, tail=tail, n_records=max(int(rec.size), 1))
+    mesh, fn = _compiled(
+        how,
+        static=_static(net),
+        coupling=net.coupling,
+        record=what,
+        k=k,
+        offset=offset,
+        n_full=n_full,
+        tail=tail,
+        n_records=max(int(rec.size), 1),
+    )
     rows = PartitionSpec("seeds")
     loss, bufs = fn(
-        [_put(np.asarray(W, np.float32), mesh, rows) for W in _to_rows_stacked(stacked)],
-        jax.tree_util.tree_map(lambda a: _put(a, mesh, PartitionSpec()), _net_arrays(net, jnp.float32)),
+        [
+            _put(np.asarray(W, np.float32), mesh, rows)
+            for W in _to_rows_stacked(stacked)
+        ],
+        jax.tree_util.tree_map(
+            lambda a: _put(a, mesh, PartitionSpec()), _net_arrays(net, jnp.float32)
+        ),
         _put(np.asarray(X.T, np.float32), mesh, PartitionSpec()),
         _put(np.asarray(Y, np.float32), mesh, PartitionSpec()),
         _put(np.float32(lr), mesh, PartitionSpec()),
@@ -590,11 +720,18 @@ def train(
     if bad.any():
         s, t = np.argwhere(bad)[0]
         raise TrainingDiverged(
-            f"training diverged: the loss became {loss[s, t]} at epoch {t} for seed {seeds[s]} "
+            f"training diverged: the loss became {loss[s, t]} at epoch {t} for seed "
+            f"{seeds[s]} "
             f"(lr={lr}); lower the step size or the init scale"
         )
-    records = jax.tree_util.tree_map(lambda b: _get(b)[: len(seeds)], bufs) if rec.size else {}
-    return Run(net=net, seeds=seeds, lr=lr, loss=loss, record_epochs=rec, records=records)
+    records = (
+        jax.tree_util.tree_map(lambda b: _get(b)[: len(seeds)], bufs)
+        if rec.size
+        else {}
+    )
+    return Run(
+        net=net, seeds=seeds, lr=lr, loss=loss, record_epochs=rec, records=records
+    )
 
 
 def _to_rows_stacked(stacked):

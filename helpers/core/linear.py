@@ -3,6 +3,7 @@
 All time arguments are in epochs; ``tau = 1 / lr``.  Correlations match the summed
 loss: ``Sigma_yx = Y X^T``, ``Sigma_x = X X^T`` ([conv-data]).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,7 +26,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Modes:
-    """SVD of a dataset: ``Sigma_yx = U diag(s) V^T`` and ``d = diag(V^T Sigma_x V)``."""
+    """SVD of a dataset: ``Sigma_yx = U diag(s) V^T`` and ``d = diag(V^T Sigma_x
+    V)``."""
 
     s: np.ndarray
     d: np.ndarray
@@ -57,7 +59,8 @@ def modes(X, Y, tol: float = 1e-9) -> Modes:
 
 
 def mode_strength(t, s, d, a0, lr):
-    """Eq. 7: ``a(t) = (s/d) e^{2st/tau} / (e^{2st/tau} - 1 + s/(d a0))``, ``tau = 1/lr``.
+    """Eq. 7: ``a(t) = (s/d) e^{2st/tau} / (e^{2st/tau} - 1 + s/(d a0))``, ``tau =
+    1/lr``.
 
     Broadcasts over ``t`` (epochs) and over arrays of modes ``s``, ``d``, ``a0``.
     """
@@ -76,7 +79,8 @@ def mode_strength(t, s, d, a0, lr):
 def learning_time(s, d, a0, af, lr):
     """Epochs for a mode to grow from ``a0`` to ``af`` ([conv-linear]):
 
-    ``t = tau / (2 s) * ln( af (s - d a0) / (a0 (s - d af)) )``; needs ``a0 < af < s/d``.
+    ``t = tau / (2 s) * ln( af (s - d a0) / (a0 (s - d af)) )``; needs ``a0 < af <
+    s/d``.
     """
     lr = check_positive(lr, "lr")
     s, d, a0, af = (np.asarray(v, float) for v in (s, d, a0, af))
@@ -86,7 +90,8 @@ def learning_time(s, d, a0, af, lr):
 
 
 def closed_form_map(t, X, Y, a0, lr) -> np.ndarray:
-    """The network map ``W(t) = U A(t) V^T`` at each epoch in ``t`` (shape T x p x d)."""
+    """The network map ``W(t) = U A(t) V^T`` at each epoch in ``t`` (shape T x p x
+    d)."""
     m = modes(X, Y)
     a0 = np.broadcast_to(np.asarray(a0, float), m.s.shape)
     A = mode_strength(np.asarray(t, float)[:, None], m.s, m.d, a0, lr)  # T x modes
@@ -96,9 +101,9 @@ def closed_form_map(t, X, Y, a0, lr) -> np.ndarray:
 def closed_form_loss(t, X, Y, a0, lr) -> np.ndarray:
     """Summed loss ``1/2 ||Y - W(t) X||^2`` of the closed-form map (Eq. 7 in each mode).
 
-    Under Assumption 2.1.1 this equals ``1/2 tr Sigma_y - sum_a (s_a a_a - d_a a_a^2 / 2)``
-    ([conv-linear]); evaluating the map directly keeps it exact when the assumption is only
-    approximately met.
+    Under Assumption 2.1.1 this equals ``1/2 tr Sigma_y - sum_a (s_a a_a - d_a a_a^2 /
+    2)`` ([conv-linear]); evaluating the map directly keeps it exact when the assumption
+    is only approximately met.
     """
     X = np.asarray(X, float)
     Y = np.asarray(Y, float)
@@ -111,9 +116,9 @@ def diagonalizability(X, Y) -> dict:
     """How far a dataset is from Assumption 2.1.1 (mutual diagonalizability).
 
     The right singular vectors ``V`` of ``Sigma_yx`` must be eigenvectors of
-    ``Sigma_x``.  Returns ``offdiag``: ``||V^T Sigma_x V - diag||_F / ||V^T Sigma_x V||_F``
-    and ``leak``: ``||(I - V V^T) Sigma_x V||_F / ||Sigma_x V||_F`` (0 and 0 when the
-    assumption holds exactly), plus ``holds`` at a 1e-8 threshold.
+    ``Sigma_x``.  Returns ``offdiag``: ``||V^T Sigma_x V - diag||_F / ||V^T Sigma_x
+    V||_F`` and ``leak``: ``||(I - V V^T) Sigma_x V||_F / ||Sigma_x V||_F`` (0 and 0
+    when the assumption holds exactly), plus ``holds`` at a 1e-8 threshold.
     """
     X = np.asarray(X, float)
     m = modes(X, Y)
@@ -122,18 +127,27 @@ def diagonalizability(X, Y) -> dict:
     off = np.linalg.norm(M - np.diag(np.diag(M))) / max(np.linalg.norm(M), 1e-300)
     SxV = Sx @ m.V
     leak = np.linalg.norm(SxV - m.V @ (m.V.T @ SxV)) / max(np.linalg.norm(SxV), 1e-300)
-    return {"offdiag": float(off), "leak": float(leak), "holds": bool(off < 1e-8 and leak < 1e-8)}
+    return {
+        "offdiag": float(off),
+        "leak": float(leak),
+        "holds": bool(off < 1e-8 and leak < 1e-8),
+    }
 
 
-def initial_mode_strength(width: int, std_in: float, std_out: float, depth: int = 2) -> float:
-    """Effective initial mode strength of a pathway from its random init (no fitted constant).
+def initial_mode_strength(
+    width: int, std_in: float, std_out: float, depth: int = 2
+) -> float:
+    """Effective initial mode strength of a pathway from its random init (no fitted
+    constant).
 
     For a two-layer pathway of ``width`` hidden units with ``W1 ~ N(0, std_in^2)`` and
     ``W2 ~ N(0, std_out^2)``, the hidden vectors ``x = W1 v`` and ``y = W2^T u`` of a
-    mode grow, early in learning, as ``(x + y) e^{s t / tau} / 2`` while ``x - y`` decays;
-    so the mode leaves its plateau as if it had started, aligned and balanced, from
-    ``a0 = E|x0 + y0|^2 / 4 = width (std_in^2 + std_out^2) / 4``.
+    mode grow, early in learning, as ``(x + y) e^{s t / tau} / 2`` while ``x - y``
+    decays; so the mode leaves its plateau as if it had started, aligned and balanced,
+    from ``a0 = E|x0 + y0|^2 / 4 = width (std_in^2 + std_out^2) / 4``.
     """
     if depth != 2:
-        raise NotImplementedError("initial_mode_strength is derived for one hidden layer (depth 2)")
+        raise NotImplementedError(
+            "initial_mode_strength is derived for one hidden layer (depth 2)"
+        )
     return float(width) * (std_in**2 + std_out**2) / 4.0

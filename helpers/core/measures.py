@@ -1,6 +1,7 @@
 """Measurements shared by the chapters: learning-time comparisons of loss curves (the
 book's verdict measure, [conv-measures]), curve distances (pictures only), gating
 censuses by weight and by function."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -41,7 +42,9 @@ def level_times(L, levels=LEVELS) -> np.ndarray:
     out = []
     for f in levels:
         if not 0 < f < 1:
-            raise ValueError(f"levels are fractions of the initial loss in (0, 1), got {f}")
+            raise ValueError(
+                f"levels are fractions of the initial loss in (0, 1), got {f}"
+            )
         target = f * L[0]
         hit = np.flatnonzero(L <= target)
         if not hit.size:
@@ -61,7 +64,8 @@ def censored(La, Lb, levels=LEVELS) -> bool:
 
 
 def time_gap(La, Lb, levels=LEVELS) -> float:
-    """How far apart two loss curves are in time ([conv-measures]): the largest, over the
+    """How far apart two loss curves are in time ([conv-measures]): the largest, over
+    the
     levels both reach, of ``|ln(t_b / t_a)|``, where ``t`` is the epoch at which a curve
     first falls to the level (a fraction of *its own* initial loss).  0.05 means 5 %
     apart at the worst level.  It does not depend on how long the runs are, unlike a
@@ -104,9 +108,14 @@ class Match:
     censored: bool = False
 
     def record(self) -> dict:
-        """Keyword arguments for ``Records.add`` (the rulebook's ``seed_noise`` test)."""
-        return {"criterion": "seed_noise", "spread": self.spread, "alternative": self.alternative,
-                "censored": self.censored}
+        """Keyword arguments for ``Records.add`` (the rulebook's ``seed_noise``
+        test)."""
+        return {
+            "criterion": "seed_noise",
+            "spread": self.spread,
+            "alternative": self.alternative,
+            "censored": self.censored,
+        }
 
 
 def seed_spread(values) -> float:
@@ -119,28 +128,42 @@ def seed_spread(values) -> float:
 
 
 def match(reference, candidate, alternative=None, levels=LEVELS) -> Match:
-    """:class:`Match` of ``candidate`` curves to ``reference`` curves (``(seeds, T)`` each,
-    or one curve for a deterministic candidate), calibrated by the reference's own seeds."""
+    """:class:`Match` of ``candidate`` curves to ``reference`` curves (``(seeds, T)``
+    each,
+    or one curve for a deterministic candidate), calibrated by the reference's own
+    seeds.
+    """
     R = np.atleast_2d(np.asarray(reference, float))
     if R.shape[0] < 2:
-        raise ValueError("match needs at least 2 reference seeds: their spread is the yardstick")
+        raise ValueError(
+            "match needs at least 2 reference seeds: their spread is the yardstick"
+        )
 
     def gaps(other):
         O = np.atleast_2d(np.asarray(other, float))
         if O.shape[0] == 1:
             O = np.repeat(O, R.shape[0], axis=0)
         if O.shape[0] != R.shape[0]:
-            raise ValueError(f"{O.shape[0]} candidate curves for {R.shape[0]} reference seeds")
+            raise ValueError(
+                f"{O.shape[0]} candidate curves for {R.shape[0]} reference seeds"
+            )
         return [time_gap(r, o, levels) for r, o in zip(R, O)]
 
     per = gaps(candidate)
-    pairs = [time_gap(R[i], R[j], levels) for i, j in combinations(range(R.shape[0]), 2)]
+    pairs = [
+        time_gap(R[i], R[j], levels) for i, j in combinations(range(R.shape[0]), 2)
+    ]
     alt = None if alternative is None else float(np.median(gaps(alternative)))
     C = np.atleast_2d(np.asarray(candidate, float))
     C = np.repeat(C, R.shape[0], axis=0) if C.shape[0] == 1 else C
     cens = any(censored(r, c, levels) for r, c in zip(R, C))
-    return Match(float(np.median(per)), float(np.median(pairs)), alt, tuple(float(g) for g in per),
-                 cens)
+    return Match(
+        float(np.median(per)),
+        float(np.median(pairs)),
+        alt,
+        tuple(float(g) for g in per),
+        cens,
+    )
 
 
 def curve_distance(La, Lb, floor_frac: float = 1e-3) -> float:
@@ -154,7 +177,10 @@ def curve_distance(La, Lb, floor_frac: float = 1e-3) -> float:
     La = np.asarray(La, float)
     Lb = np.asarray(Lb, float)
     if La.shape != Lb.shape or La.ndim != 1:
-        raise ValueError(f"curve_distance needs two 1-D curves of equal length, got {La.shape} and {Lb.shape}")
+        raise ValueError(
+            f"curve_distance needs two 1-D curves of equal length, got {La.shape} and "
+            f"{Lb.shape}"
+        )
     if not (np.all(np.isfinite(La)) and np.all(np.isfinite(Lb))):
         raise ValueError("curve_distance: the curves must be finite")
     f = floor_frac * La[0]
@@ -187,23 +213,27 @@ def context_patterns(gates, contexts, n_contexts: int, threshold: float = 0.5):
     """Each unit's on/off pattern over contexts, as strings such as ``'110'``.
 
     A unit is "on" in context ``c`` when active for at least ``threshold`` of that
-    context's datapoints ([conv-census]).  Also returns, per unit, whether its activity inside
-    some context is item-dependent (neither all on nor all off).
+    context's datapoints ([conv-census]).  Also returns, per unit, whether its activity
+    inside some context is item-dependent (neither all on nor all off).
     """
     G = np.asarray(gates, float)
     contexts = np.asarray(contexts)
-    frac = np.stack([G[:, contexts == c].mean(axis=1) for c in range(n_contexts)], axis=1)
+    frac = np.stack(
+        [G[:, contexts == c].mean(axis=1) for c in range(n_contexts)], axis=1
+    )
     pats = ["".join("1" if f >= threshold else "0" for f in row) for row in frac]
     item_dependent = np.any((frac > 0) & (frac < 1), axis=1)
     return pats, item_dependent
 
 
-def gating_census(gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5) -> dict:
+def gating_census(
+    gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
+) -> dict:
     """Share of hidden weight mass per gating class ([conv-census]).
 
     Classes: ``common`` (on in every context), ``mixed`` (on in C-1 of C), ``single``
-    (on in exactly one context), ``other`` (the rest).  Returns the shares (summing to 1),
-    the share of weight in units whose gating is item-dependent, and the weight per
+    (on in exactly one context), ``other`` (the rest).  Returns the shares (summing to
+    1), the share of weight in units whose gating is item-dependent, and the weight per
     pattern string.
     """
     w = unit_weight(W1, W2)
@@ -231,7 +261,9 @@ def gating_census(gates, W1, W2, contexts, n_contexts: int, threshold: float = 0
         shares[cls(p)] += v
     shares = {k: float(v) for k, v in shares.items()}
     shares["item_dependent"] = float(w[item_dep].sum() / total)
-    shares["patterns"] = {k: float(v) for k, v in sorted(by_pattern.items(), key=lambda kv: -kv[1])}
+    shares["patterns"] = {
+        k: float(v) for k, v in sorted(by_pattern.items(), key=lambda kv: -kv[1])
+    }
     return shares
 
 
@@ -242,7 +274,9 @@ def stereotype_index(curves) -> int:
     return int(np.argmin(np.sum((C - C.mean(axis=0)) ** 2, axis=1)))
 
 
-def snap_to_contexts(gates, contexts, n_contexts: int, threshold: float = 0.5) -> np.ndarray:
+def snap_to_contexts(
+    gates, contexts, n_contexts: int, threshold: float = 0.5
+) -> np.ndarray:
     """Each unit's gates replaced by its nearest context-level gate: on for every
     datapoint of a context where it is on for at least ``threshold`` of them, off
     elsewhere ([conv-census]).  ``gates``: ``H x P``."""
@@ -251,11 +285,13 @@ def snap_to_contexts(gates, contexts, n_contexts: int, threshold: float = 0.5) -
     out = np.zeros_like(G)
     for c in range(n_contexts):
         cols = contexts == c
-        out[:, cols] = (G[:, cols].mean(axis=1, keepdims=True) >= threshold)
+        out[:, cols] = G[:, cols].mean(axis=1, keepdims=True) >= threshold
     return out
 
 
-def functional_census(W1, W2, X, contexts, n_contexts: int, threshold: float = 0.5) -> dict:
+def functional_census(
+    W1, W2, X, contexts, n_contexts: int, threshold: float = 0.5
+) -> dict:
     """The gating census read through the network's function ([conv-census]).
 
     Every hidden unit of a one-hidden-layer ReLU network ``W2 relu(W1 X)`` is snapped to
@@ -272,12 +308,16 @@ def functional_census(W1, W2, X, contexts, n_contexts: int, threshold: float = 0
     snapped = W2 @ (G * pre)
     norm = np.linalg.norm(yhat)
     change = float(np.linalg.norm(snapped - yhat) / norm) if norm > 0 else float("nan")
-    on = np.stack([G[:, np.asarray(contexts) == c].max(axis=1) for c in range(n_contexts)], axis=1)
+    on = np.stack(
+        [G[:, np.asarray(contexts) == c].max(axis=1) for c in range(n_contexts)], axis=1
+    )
     k = on.sum(axis=1)
     C = n_contexts
     classes = {"common": k == C, "mixed": (k == C - 1) & (C > 2), "single": k == 1}
     classes["other"] = ~(classes["common"] | classes["mixed"] | classes["single"])
-    parts = {c: float(np.linalg.norm(W2[:, m] @ (G[m] * pre[m]))) for c, m in classes.items()}
+    parts = {
+        c: float(np.linalg.norm(W2[:, m] @ (G[m] * pre[m]))) for c, m in classes.items()
+    }
     total = sum(parts.values())
     shares = {c: (v / total if total > 0 else float("nan")) for c, v in parts.items()}
     return {"snap_change": change, **shares}

@@ -9,6 +9,7 @@ written in one place.  Each constant carries its source:
 * ``"authors' code"``: a fact of the authors' public code that the paper does not state;
 * ``"reconstruction"``: no source gives it; our choice, labelled wherever it is used.
 """
+
 from __future__ import annotations
 
 import tomllib
@@ -16,8 +17,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-__all__ = ["Constant", "Section", "FOUNDATION", "XOR", "CONTEXTS", "EXTRA_CONTEXTS", "DEPTH",
-           "GATE_FINDING", "SOURCES", "TABLE"]
+__all__ = [
+    "Constant",
+    "Section",
+    "FOUNDATION",
+    "XOR",
+    "CONTEXTS",
+    "EXTRA_CONTEXTS",
+    "DEPTH",
+    "GATE_FINDING",
+    "SOURCES",
+    "TABLE",
+]
 
 SOURCES = ("paper", "authors' code", "reconstruction")
 
@@ -47,8 +58,10 @@ class Section:
         try:
             return self.constants[name].value
         except KeyError:
-            raise AttributeError(f"{self.title} has no constant {name!r}; "
-                                 f"it has {sorted(self.constants)}") from None
+            raise AttributeError(
+                f"{self.title} has no constant {name!r}; "
+                f"it has {sorted(self.constants)}"
+            ) from None
 
     def __setattr__(self, name, value):
         raise AttributeError("the paper's constants are read-only")
@@ -72,8 +85,13 @@ def _load() -> dict[str, Section]:
     out = {}
     for key, sec in data.items():
         title = sec.pop("title")
-        out[key] = Section(title, **{n: Constant(_value(c["value"], n), c["source"], c["why"])
-                                     for n, c in sec.items()})
+        out[key] = Section(
+            title,
+            **{
+                n: Constant(_value(c["value"], n), c["source"], c["why"])
+                for n, c in sec.items()
+            },
+        )
     return out
 
 

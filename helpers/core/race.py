@@ -18,6 +18,7 @@ Initial condition: each pathway starts aligned with its own effective dataset,
 from its init (:func:`helpers.core.linear.initial_mode_strength`) unless given;
 :func:`effective_a0` gives the same quantity for one actual draw of the weights.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,9 +28,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .checks import TrainingDiverged, check_epochs, check_positive, check_xy
 from .engine import GatedNetwork
 from .linear import initial_mode_strength, modes
-from .checks import TrainingDiverged, check_epochs, check_positive, check_xy
 
 __all__ = ["Prediction", "race_pathways", "predict", "effective_a0"]
 
@@ -63,7 +64,9 @@ class Prediction:
 def race_pathways(net: GatedNetwork, a0=None) -> list[RacePathway]:
     """Read a one-hidden-layer GDLN's pathways: gate, input mask, switch-on, a0."""
     if net.depth != 1 or net.layers[0].is_relu:
-        raise ValueError("the race predictor takes a one-hidden-layer GDLN with fixed gates")
+        raise ValueError(
+            "the race predictor takes a one-hidden-layer GDLN with fixed gates"
+        )
     L = net.layers[0]
     out = []
     for name, sl in L.pathways:
@@ -74,10 +77,23 @@ def race_pathways(net: GatedNetwork, a0=None) -> list[RacePathway]:
         elif a0 is not None:
             a = float(a0)
         else:
-            a = initial_mode_strength(sl.stop - sl.start, L.in_std[sl][0], L.out_std[sl][0])
+            a = initial_mode_strength(
+                sl.stop - sl.start, L.in_std[sl][0], L.out_std[sl][0]
+            )
         if a <= 0:
-            raise ValueError(f"pathway {name!r}: initial mode strength must be > 0, got {a}")
-        out.append(RacePathway(name, gate, mask, int(L.on_epoch[sl][0]), bool(L.common[sl][0]), float(a)))
+            raise ValueError(
+                f"pathway {name!r}: initial mode strength must be > 0, got {a}"
+            )
+        out.append(
+            RacePathway(
+                name,
+                gate,
+                mask,
+                int(L.on_epoch[sl][0]),
+                bool(L.common[sl][0]),
+                float(a),
+            )
+        )
     return out
 
 
@@ -108,7 +124,9 @@ def _integrate(W0, Xs, G, on, common, Y, lr, slots, *, one_way, n_records):
         loss = 0.5 * jnp.sum((Y - yhat) ** 2)
         if one_way:
             yc = jnp.einsum("k,kpn->pn", common, outs)
-            target = jnp.where(common[:, None, None] > 0, (Y - yc)[None], (Y - yhat)[None])
+            target = jnp.where(
+                common[:, None, None] > 0, (Y - yc)[None], (Y - yhat)[None]
+            )
         else:
             target = jnp.broadcast_to(Y - yhat, outs.shape)
         active = (t >= on).astype(Y.dtype)
@@ -123,8 +141,11 @@ def _integrate(W0, Xs, G, on, common, Y, lr, slots, *, one_way, n_records):
     return loss, buf
 
 
-def predict(net: GatedNetwork, X, Y, *, lr: float, epochs: int, a0=None, record_epochs=()) -> Prediction:
-    """Integrate the race reduction of a one-hidden-layer GDLN (fully or one-way coupled).
+def predict(
+    net: GatedNetwork, X, Y, *, lr: float, epochs: int, a0=None, record_epochs=()
+) -> Prediction:
+    """Integrate the race reduction of a one-hidden-layer GDLN (fully or one-way
+    coupled).
 
     ``a0``: ``None`` (derived from each pathway's width and init stds), one number, or a
     dict per pathway name.  Returns the summed loss at every epoch ``0..epochs``.
@@ -145,27 +166,43 @@ def predict(net: GatedNetwork, X, Y, *, lr: float, epochs: int, a0=None, record_
     on = np.array([pw.on_epoch for pw in pws], np.int32)
     common = np.array([pw.common for pw in pws], float)
     loss, buf = _integrate(
-        jnp.asarray(W0, f32), jnp.asarray(Xs, f32), jnp.asarray(G, f32), jnp.asarray(on),
-        jnp.asarray(common, f32), jnp.asarray(Y, f32), jnp.asarray(lr, f32), jnp.asarray(slots),
-        one_way=net.coupling == "one-way", n_records=max(int(rec.size), 1),
+        jnp.asarray(W0, f32),
+        jnp.asarray(Xs, f32),
+        jnp.asarray(G, f32),
+        jnp.asarray(on),
+        jnp.asarray(common, f32),
+        jnp.asarray(Y, f32),
+        jnp.asarray(lr, f32),
+        jnp.asarray(slots),
+        one_way=net.coupling == "one-way",
+        n_records=max(int(rec.size), 1),
     )
     loss = np.asarray(loss, np.float64)
     bad = np.flatnonzero(~np.isfinite(loss))
     if bad.size:
-        raise TrainingDiverged(f"race prediction diverged: loss {loss[bad[0]]} at epoch {bad[0]} (lr={lr})")
+        raise TrainingDiverged(
+            f"race prediction diverged: loss {loss[bad[0]]} at epoch {bad[0]} (lr={lr})"
+        )
     buf = np.asarray(buf)
     names = tuple(pw.name for pw in pws)
     maps = {n: buf[:, k] for k, n in enumerate(names)} if rec.size else {}
-    return Prediction(names=names, loss=loss, record_epochs=rec, maps=maps, a0={pw.name: pw.a0 for pw in pws})
+    return Prediction(
+        names=names,
+        loss=loss,
+        record_epochs=rec,
+        maps=maps,
+        a0={pw.name: pw.a0 for pw in pws},
+    )
 
 
 def effective_a0(net: GatedNetwork, params, X, Y) -> dict:
-    """Effective initial strength of each pathway's top mode, from the actual initial weights.
+    """Effective initial strength of each pathway's top mode, from the actual initial
+    weights.
 
-    The derivation of :func:`helpers.core.linear.initial_mode_strength` ([conv-gdln]; paper Eq. 7
-    with Assumption 2.1.2 reached from a small random init): with ``(u, v)`` the top
-    singular pair of the pathway's effective ``Sigma_yx(p)`` ([conv-gdln], Eq. 4), the hidden
-    vectors ``x = W1_p v`` and ``y = W2_p^T u`` grow early in learning as
+    The derivation of :func:`helpers.core.linear.initial_mode_strength` ([conv-gdln];
+    paper Eq. 7 with Assumption 2.1.2 reached from a small random init): with ``(u, v)``
+    the top singular pair of the pathway's effective ``Sigma_yx(p)`` ([conv-gdln], Eq.
+    4), the hidden vectors ``x = W1_p v`` and ``y = W2_p^T u`` grow early in learning as
     ``(x + y) e^{s t / tau} / 2`` while ``x - y`` decays, so the mode leaves its plateau
     as if it had started aligned and balanced from
 
@@ -174,32 +211,44 @@ def effective_a0(net: GatedNetwork, params, X, Y) -> dict:
     ``initial_mode_strength`` is the expectation of this over the init,
     ``width (std_in^2 + std_out^2) / 4``; here it is evaluated on one draw ``params``
     (``[W1, W2]``, e.g. :func:`helpers.core.engine.init_params`), which removes the
-    draw-to-draw spread of ``a0`` (a sum over only ``width`` units) from a comparison with
-    the closed form.  Returns ``{pathway name: a0}`` for a one-hidden-layer GDLN with
-    fixed gates; input masks are applied to the pathway's effective dataset and weights.
+    draw-to-draw spread of ``a0`` (a sum over only ``width`` units) from a comparison
+    with the closed form.  Returns ``{pathway name: a0}`` for a one-hidden-layer GDLN
+    with fixed gates; input masks are applied to the pathway's effective dataset and
+    weights.
     """
     if net.depth != 1 or net.layers[0].is_relu:
         raise ValueError("effective_a0 takes a one-hidden-layer GDLN with fixed gates")
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     if len(params) != 2:
-        raise ValueError(f"effective_a0 needs params = [W1, W2] of a one-hidden-layer network, got {len(params)} arrays")
+        raise ValueError(
+            f"effective_a0 needs params = [W1, W2] of a one-hidden-layer network, got "
+            f"{len(params)} arrays"
+        )
     W1, W2 = (np.asarray(W, float) for W in params)
     L = net.layers[0]
     if W1.shape != (L.width, net.sizes[0]) or W2.shape != (net.sizes[-1], L.width):
-        raise ValueError(f"params have shapes {W1.shape}, {W2.shape}; the network needs "
-                         f"{(L.width, net.sizes[0])}, {(net.sizes[-1], L.width)}")
+        raise ValueError(
+            f"params have shapes {W1.shape}, {W2.shape}; the network needs "
+            f"{(L.width, net.sizes[0])}, {(net.sizes[-1], L.width)}"
+        )
     if X.shape[0] != net.sizes[0] or Y.shape[0] != net.sizes[-1]:
-        raise ValueError(f"X, Y have {X.shape[0]} inputs and {Y.shape[0]} outputs; the network has "
-                         f"{net.sizes[0]} and {net.sizes[-1]}")
+        raise ValueError(
+            f"X, Y have {X.shape[0]} inputs and {Y.shape[0]} outputs; the network has "
+            f"{net.sizes[0]} and {net.sizes[-1]}"
+        )
     mask = np.ones_like(W1) if L.in_mask is None else L.in_mask
     out = {}
     for name, sl in L.pathways:
         on = L.gating[sl][0] > 0
         if not np.any(on):
-            raise ValueError(f"pathway {name!r} is off for every datapoint: it has no mode")
+            raise ValueError(
+                f"pathway {name!r} is off for every datapoint: it has no mode"
+            )
         m = modes(X[:, on] * mask[sl][0][:, None], Y[:, on])
         if m.s.size == 0:
-            raise ValueError(f"pathway {name!r} has no input-output correlation: it has no mode")
+            raise ValueError(
+                f"pathway {name!r} has no input-output correlation: it has no mode"
+            )
         u, v = m.U[:, 0], m.V[:, 0]
         x = (W1[sl] * mask[sl]) @ v
         y = W2[:, sl].T @ u

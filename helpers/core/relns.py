@@ -16,26 +16,39 @@ hyper-parameters"), and it moves the comparison with the ReLU network.  Three ch
 * ``"derived"``: each pathway starts with the initial strength of the ReLU units that
   gate like it at initialisation (:func:`derived_stds`): nothing is fitted to a loss.
 """
+
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
-
-from dataclasses import replace
 
 from .datasets import Dataset, context_gate
 from .engine import GatedNetwork, Pathway, forward, gdln, init_params
 from .measures import snap_to_contexts
 from .paper import CONTEXTS
 
-__all__ = ["RELN_KINDS", "INITS", "item_rows", "WIDTH", "STD_COMMON", "STD_CONTEXT", "context_pathways",
-           "context_reln", "common_fit", "derived_stds", "with_stds", "initial_weights",
-           "reln_initial_weights"]
+__all__ = [
+    "RELN_KINDS",
+    "INITS",
+    "item_rows",
+    "WIDTH",
+    "STD_COMMON",
+    "STD_CONTEXT",
+    "context_pathways",
+    "context_reln",
+    "common_fit",
+    "derived_stds",
+    "with_stds",
+    "initial_weights",
+    "reln_initial_weights",
+]
 
 INITS = ("authors", "matched", "derived")
 
-# The authors' ReLN: 100 units per pathway; init std 0.005/700 (common), 0.01/700 (context).
+# The authors' ReLN: 100 units per pathway; init std 0.005/700 (common), 0.01/700
+# (context).
 WIDTH = CONTEXTS.reln_width
 STD_COMMON = CONTEXTS.reln_std_common
 STD_CONTEXT = CONTEXTS.reln_std_context
@@ -49,11 +62,18 @@ def item_rows(ds: Dataset) -> list[int]:
     return [i for i, name in enumerate(ds.inputs) if not name.startswith("ctx")]
 
 
-def context_pathways(ds: Dataset, on: int, width: int = WIDTH, std: float = STD_CONTEXT, prefix: str = "ctx"):
+def context_pathways(
+    ds: Dataset,
+    on: int,
+    width: int = WIDTH,
+    std: float = STD_CONTEXT,
+    prefix: str = "ctx",
+):
     """One pathway per set of ``on`` contexts out of C, seeing the item inputs only.
 
-    ``on = C - 1`` gives the mixed-selective pathways, ``on = 1`` the single-context ones.
-    Names list the contexts the pathway is on in, 1-based: ``'ctx12'`` is on in 1 and 2.
+    ``on = C - 1`` gives the mixed-selective pathways, ``on = 1`` the single-context
+    ones. Names list the contexts the pathway is on in, 1-based: ``'ctx12'`` is on in 1
+    and 2.
     """
     C = ds.n_contexts
     if not 1 <= on <= C:
@@ -62,7 +82,11 @@ def context_pathways(ds: Dataset, on: int, width: int = WIDTH, std: float = STD_
     out = []
     for subset in combinations(range(C), on):
         label = "".join(str(c + 1) for c in subset)
-        out.append(Pathway(f"{prefix}{label}", width, context_gate(ds, subset), items, (std, std)))
+        out.append(
+            Pathway(
+                f"{prefix}{label}", width, context_gate(ds, subset), items, (std, std)
+            )
+        )
     return out
 
 
@@ -105,7 +129,9 @@ def common_fit(ds: Dataset) -> tuple[np.ndarray, np.ndarray]:
     return W, ds.Y - W @ ds.X
 
 
-def derived_stds(relu_gates0, pathway_gates: dict, widths: dict, relu_std: float) -> dict:
+def derived_stds(
+    relu_gates0, pathway_gates: dict, widths: dict, relu_std: float
+) -> dict:
     """The ``"derived"`` initialisation ([conv-init]): a std per pathway from the ReLU
     network's gates at initialisation.
 
@@ -113,24 +139,30 @@ def derived_stds(relu_gates0, pathway_gates: dict, widths: dict, relu_std: float
     effective initial mode strength ``H sigma^2 / 2`` (Appendix A; the same for every
     mode).  Each ReLU unit that is on somewhere is assigned to the pathway whose gate is
     nearest to its own (fewest datapoints differ; a tie splits the unit), and pathway
-    ``p`` gets ``sigma_p = relu_std sqrt(n_p / H_p)``, so that it starts as strong as the
-    ``n_p`` ReLU units that gate like it (at least one unit's worth).
+    ``p`` gets ``sigma_p = relu_std sqrt(n_p / H_p)``, so that it starts as strong as
+    the ``n_p`` ReLU units that gate like it (at least one unit's worth).
 
     ``relu_gates0``: the ReLU layer's gates at epoch 0 (``units x P``, 0/1), snapped to
-    the level the pathways are defined at (e.g. :func:`helpers.core.measures.snap_to_contexts`);
-    ``pathway_gates``: ``{name: gate over P}``; ``widths``: ``{name: units}``.
+    the level the pathways are defined at (e.g.
+    :func:`helpers.core.measures.snap_to_contexts`); ``pathway_gates``: ``{name: gate
+    over P}``; ``widths``: ``{name: units}``.
     """
     G = np.asarray(relu_gates0, float)
     names = list(pathway_gates)
     P = np.stack([np.asarray(pathway_gates[n], float) for n in names])
     if P.shape[1] != G.shape[1]:
-        raise ValueError(f"pathway gates cover {P.shape[1]} datapoints, the ReLU gates {G.shape[1]}")
+        raise ValueError(
+            f"pathway gates cover {P.shape[1]} datapoints, the ReLU gates {G.shape[1]}"
+        )
     counts = np.zeros(len(names))
     for g in G[G.sum(axis=1) > 0]:
         d = np.abs(P - g).sum(axis=1)
         near = d == d.min()
         counts[near] += 1.0 / near.sum()
-    return {n: float(relu_std * np.sqrt(max(c, 1.0) / widths[n])) for n, c in zip(names, counts)}
+    return {
+        n: float(relu_std * np.sqrt(max(c, 1.0) / widths[n]))
+        for n, c in zip(names, counts)
+    }
 
 
 def with_stds(net: GatedNetwork, stds: dict, layer: int = -1) -> GatedNetwork:
@@ -145,27 +177,37 @@ def with_stds(net: GatedNetwork, stds: dict, layer: int = -1) -> GatedNetwork:
             out_std[sl] = stds[name]
     unknown = set(stds) - {n for n, _ in L.pathways}
     if unknown:
-        raise KeyError(f"no pathways {sorted(unknown)} in layer {layer}; have {[n for n, _ in L.pathways]}")
+        raise KeyError(
+            f"no pathways {sorted(unknown)} in layer {layer}; "
+            f"have {[n for n, _ in L.pathways]}"
+        )
     layers[layer] = replace(L, in_std=in_std, out_std=out_std)
     return replace(net, layers=tuple(layers))
 
 
 def initial_weights(nets_per_seed, seeds) -> list[np.ndarray]:
-    """Initial weights stacked over seeds (``params0`` for :func:`helpers.core.engine.train`):
+    """Initial weights stacked over seeds (``params0`` for
+    :func:`helpers.core.engine.train`):
     seed ``s`` drawn from its own network (the same architecture, its own stds)."""
     inits = [init_params(n, s) for n, s in zip(nets_per_seed, seeds)]
     return [np.stack([p[i] for p in inits]) for i in range(len(inits[0]))]
 
 
-def reln_initial_weights(reln: GatedNetwork, ds: Dataset, init: str, seeds, relu_net: GatedNetwork,
-                         relu_std: float):
+def reln_initial_weights(
+    reln: GatedNetwork,
+    ds: Dataset,
+    init: str,
+    seeds,
+    relu_net: GatedNetwork,
+    relu_std: float,
+):
     """``(net, params0)`` for a contextual ReLN started by ``init`` ([conv-init]).
 
     ``"authors"``: ``reln`` as built (the authors' stds), ``params0`` None (the engine
     draws it); ``"matched"``: every pathway at ``relu_std``; ``"derived"``: per seed,
-    :func:`derived_stds` from the ReLU network ``relu_net`` of the same seed (its gates at
-    epoch 0, snapped to contexts), returned as stacked ``params0``, and the network of
-    the first seed (its stds, e.g. for a prediction's initial strengths).
+    :func:`derived_stds` from the ReLU network ``relu_net`` of the same seed (its gates
+    at epoch 0, snapped to contexts), returned as stacked ``params0``, and the network
+    of the first seed (its stds, e.g. for a prediction's initial strengths).
     """
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
@@ -175,11 +217,12 @@ def reln_initial_weights(reln: GatedNetwork, ds: Dataset, init: str, seeds, relu
     if init == "matched":
         return with_stds(reln, {n: relu_std for n in names}), None
     gates = {n: reln.layers[-1].gating[reln.pathway_slice(n)][0] for n in names}
-    widths = {n: reln.pathway_slice(n).stop - reln.pathway_slice(n).start for n in names}
+    widths = {
+        n: reln.pathway_slice(n).stop - reln.pathway_slice(n).start for n in names
+    }
     nets = []
     for s in seeds:
         _, _, gs = forward(relu_net, init_params(relu_net, s), ds.X)
         snapped = snap_to_contexts(gs[0], ds.contexts, ds.n_contexts)
         nets.append(with_stds(reln, derived_stds(snapped, gates, widths, relu_std)))
     return nets[0], initial_weights(nets, seeds)
-

@@ -3,8 +3,8 @@
 Every page: it loads, the console shows no error, every image has loaded with a
 non-zero size, math is typeset by the locally served MathJax, and every link inside the
 book resolves (file and anchor). Requests to any other host are blocked and counted: a
-page must need nothing from the network. The tests skip only where the browser is missing
-and CI is not running.
+page must need nothing from the network. The tests skip only where the browser is
+missing and CI is not running.
 """
 from __future__ import annotations
 
@@ -80,7 +80,8 @@ def browser(site):
 
 
 def _toc_docs() -> list[str]:
-    """Every document of the book, from ``_toc.yml`` (so the tests exist before a build)."""
+    """Every document of the book, from ``_toc.yml`` (so the tests exist before a
+    build)."""
     import yaml
 
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
@@ -143,7 +144,8 @@ def test_page(browser, site, page):
 
     # images: all loaded, non-zero size
     bad = pg.evaluate(
-        "[...document.images].filter(i => !i.complete || i.naturalWidth === 0 || i.naturalHeight === 0)"
+        "[...document.images].filter(i => !i.complete || i.naturalWidth === 0 || "
+        "i.naturalHeight === 0)"
         ".map(i => i.src)"
     )
     assert not bad, f"{page}: images not loaded: {bad}"

@@ -40,14 +40,16 @@ def test_each_verdict_is_the_rulebooks(ch, name, r):
 def test_no_verdict_on_the_paper_without_the_papers_value(ch, name, r):
     if r["verdict"] in ("reproduced", "partly reproduced", "not reproduced"):
         assert r["kind"] == "paper" and r["provenance"] == "paper", (
-            f"{ch}.{name}: a verdict on the paper from a value that is {r['provenance']}")
+            f"{ch}.{name}: a verdict on the paper from a value that is "
+            f"{r['provenance']}")
 
 
 def test_a_verdict_its_fields_cannot_justify_is_caught():
     # a stand-in of the book's own (0 for a distance) cannot make a verdict on the paper
     v, _ = rulebook.decide("paper", "derived here", "exact", 0.16, 0.0)
     assert v == "not testable"
-    # the seed-noise rule: within 2 x spread, clearly nearer than the alternative, or not
+    # the seed-noise rule: within 2 x spread, clearly nearer than the alternative, or
+    # not
     assert rulebook.decide("paper", "paper", "seed_noise", 0.07, None, 0.038, 1.2)[0] == \
         "reproduced"
     assert rulebook.decide("paper", "paper", "seed_noise", 0.16, None, 0.038, 1.2)[0] == \

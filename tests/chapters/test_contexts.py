@@ -1,4 +1,5 @@
 """Analyses of the Section 4 contextual task (helpers.chapters.contexts)."""
+
 import numpy as np
 import pytest
 
@@ -15,18 +16,28 @@ def hrk():
 
 
 def test_single_context_pathways_mirror_the_two_of_three_ones(hrk):
-    """On the residual, the pathway on in j sees minus what the pathway off in j sees."""
+    """On the residual, the pathway on in j sees minus what the pathway off in j
+    sees."""
     ds, R = hrk
     mixed = {p.name: p for p in ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)}
     single = {p.name: p for p in ca.pathway_modes(context_reln(ds, "single"), ds.X, R)}
-    assert sorted(mixed) == ["ctx12", "ctx13", "ctx23"] and sorted(single) == ["ctx1", "ctx2", "ctx3"]
+    assert sorted(mixed) == ["ctx12", "ctx13", "ctx23"] and sorted(single) == [
+        "ctx1",
+        "ctx2",
+        "ctx3",
+    ]
     for m, s in [("ctx23", "ctx1"), ("ctx13", "ctx2"), ("ctx12", "ctx3")]:
         np.testing.assert_allclose(mixed[m].s, single[s].s, atol=1e-12)
         assert mixed[m].rank == 7  # the item-centred structures have rank 7
     # input variances: C - 1 = 2 for a 2-of-3 pathway, 1 for a single-context one
-    np.testing.assert_allclose(np.diag(ca.overlap_matrix(ds.X, list(mixed.values()))), 2.0)
-    np.testing.assert_allclose(np.diag(ca.overlap_matrix(ds.X, list(single.values()))), 1.0)
-    # the top singular value of the hierarchy/ring/cross residual, by hand: 2.143 for ctx12
+    np.testing.assert_allclose(
+        np.diag(ca.overlap_matrix(ds.X, list(mixed.values()))), 2.0
+    )
+    np.testing.assert_allclose(
+        np.diag(ca.overlap_matrix(ds.X, list(single.values()))), 1.0
+    )
+    # the top singular value of the hierarchy/ring/cross residual, by hand: 2.143 for
+    # ctx12
     assert mixed["ctx12"].s[0] == pytest.approx(2.1433, abs=1e-3)
 
 
@@ -41,7 +52,9 @@ def test_overlap_matrix_is_symmetric_and_single_context_pathways_do_not_overlap(
 
 
 @pytest.mark.parametrize("C", [3, 4, 5])
-def test_top_mode_overlap_on_the_all_hierarchy_task_is_minus_C_minus_2_over_C_minus_1(C):
+def test_top_mode_overlap_on_the_all_hierarchy_task_is_minus_C_minus_2_over_C_minus_1(
+    C,
+):
     ds = h.contextual_task(C)
     pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, common_fit(ds)[1])
     O = ca.overlap_matrix(ds.X, pm)
@@ -54,9 +67,13 @@ def test_top_mode_overlap_on_the_all_hierarchy_task_is_minus_C_minus_2_over_C_mi
 def test_hrk_top_mode_overlaps_average_the_authors_constant(hrk):
     ds, R = hrk
     pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)
-    top = np.array(list(ca.partner_overlaps(ca.overlap_matrix(ds.X, pm), pm)["top"].values()))
+    top = np.array(
+        list(ca.partner_overlaps(ca.overlap_matrix(ds.X, pm), pm)["top"].values())
+    )
     assert top.mean() == pytest.approx(-0.4527, abs=2e-3)
-    assert top.min() == pytest.approx(-0.5168, abs=2e-3) and top.max() == pytest.approx(-0.4195, abs=2e-3)
+    assert top.min() == pytest.approx(-0.5168, abs=2e-3) and top.max() == pytest.approx(
+        -0.4195, abs=2e-3
+    )
 
 
 def test_constant_overlap_matrix(hrk):
@@ -91,7 +108,9 @@ def test_mode_race_without_cross_overlaps_follows_eq7(hrk):
     ref = h.mode_strength(np.arange(T + 1)[:, None], s, 2.0, a0, lr)
     # Euler with step lr vs the exact flow: relative error of order s * lr * ln(s/a0)
     assert np.max(np.abs(mr.a - ref) / (s / 2.0)) < 0.03
-    assert mr.loss.shape == (T + 1,) and mr.loss[0] == pytest.approx(0.5 * np.sum(ds.Y**2), rel=1e-4)
+    assert mr.loss.shape == (T + 1,) and mr.loss[0] == pytest.approx(
+        0.5 * np.sum(ds.Y**2), rel=1e-4
+    )
 
 
 def test_mode_race_with_derived_overlaps_has_an_exact_fixed_point(hrk):
@@ -101,7 +120,9 @@ def test_mode_race_with_derived_overlaps_has_an_exact_fixed_point(hrk):
     mr = ca.mode_race(ds.X, ds.Y, R, pm, O, a0=1e-3, a0_common=1e-6, lr=1e-3, epochs=50)
     assert mr.fixed_point_loss < 1e-12
     O45 = ca.constant_overlap_matrix(ds.X, pm, -0.45)
-    mr45 = ca.mode_race(ds.X, ds.Y, R, pm, O45, a0=1e-3, a0_common=1e-6, lr=1e-3, epochs=50)
+    mr45 = ca.mode_race(
+        ds.X, ds.Y, R, pm, O45, a0=1e-3, a0_common=1e-6, lr=1e-3, epochs=50
+    )
     assert mr45.fixed_point_loss == pytest.approx(0.343, abs=0.01)
 
 
@@ -110,7 +131,9 @@ def test_mode_race_rejects_bad_input(hrk):
     pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)
     O = ca.overlap_matrix(ds.X, pm)
     with pytest.raises(ValueError, match="O must be"):
-        ca.mode_race(ds.X, ds.Y, R, pm, O[:-1, :-1], a0=1e-3, a0_common=1e-6, lr=1e-3, epochs=10)
+        ca.mode_race(
+            ds.X, ds.Y, R, pm, O[:-1, :-1], a0=1e-3, a0_common=1e-6, lr=1e-3, epochs=10
+        )
     with pytest.raises(ValueError, match="initial mode strengths"):
         ca.mode_race(ds.X, ds.Y, R, pm, O, a0=0.0, a0_common=1e-6, lr=1e-3, epochs=10)
     with pytest.raises(ValueError, match="lr"):
@@ -118,10 +141,17 @@ def test_mode_race_rejects_bad_input(hrk):
 
 
 def test_equivalent_initial_strength_inverts_eq7():
-    s, d, a0, lr = np.array([2.0, 0.7]), np.array([2.0, 1.0]), np.array([1e-5, 3e-7]), 1e-3
+    s, d, a0, lr = (
+        np.array([2.0, 0.7]),
+        np.array([2.0, 1.0]),
+        np.array([1e-5, 3e-7]),
+        1e-3,
+    )
     for t in [0, 500, 2000]:
         a_t = h.mode_strength(t, s, d, a0, lr)
-        np.testing.assert_allclose(ca.equivalent_initial_strength(a_t, s, d, t, lr), a0, rtol=1e-6)
+        np.testing.assert_allclose(
+            ca.equivalent_initial_strength(a_t, s, d, t, lr), a0, rtol=1e-6
+        )
     assert np.isnan(ca.equivalent_initial_strength(-1e-3, 1.0, 1.0, 10, lr))
     assert np.isnan(ca.equivalent_initial_strength(1.5, 1.0, 1.0, 10, lr))  # beyond s/d
     with pytest.raises(ValueError):
@@ -185,9 +215,15 @@ def test_pathway_pattern_and_unit_groups():
         with pytest.raises(ValueError):
             ca.pathway_pattern(bad, 3)
     contexts = np.repeat(np.arange(3), 4)
-    gates = np.array([np.isin(contexts, on) for on in ([0, 1, 2], [0, 1], [2], [0, 1])], float)
+    gates = np.array(
+        [np.isin(contexts, on) for on in ([0, 1, 2], [0, 1], [2], [0, 1])], float
+    )
     groups = ca.unit_groups(gates, contexts, 3)
-    assert {k: v.tolist() for k, v in groups.items()} == {"001": [2], "110": [1, 3], "111": [0]}
+    assert {k: v.tolist() for k, v in groups.items()} == {
+        "001": [2],
+        "110": [1, 3],
+        "111": [0],
+    }
 
 
 def test_gate_consistency_counts_gates_off_their_context_pattern():
@@ -195,10 +231,16 @@ def test_gate_consistency_counts_gates_off_their_context_pattern():
     gates = np.array([np.isin(contexts, on) for on in ([0, 1, 2], [0, 1])], float)
     W1, W2 = np.ones((2, 5)), np.ones((3, 2))
     assert ca.gate_consistency(gates, W1, W2, contexts, 3) == pytest.approx(1.0)
-    gates[1, 0] = 0  # unit 2 off for one item of context 1: 11 of 12 gates follow its pattern
-    assert ca.gate_consistency(gates, W1, W2, contexts, 3) == pytest.approx((1 + 11 / 12) / 2)
+    gates[1, 0] = (
+        0  # unit 2 off for one item of context 1: 11 of 12 gates follow its pattern
+    )
+    assert ca.gate_consistency(gates, W1, W2, contexts, 3) == pytest.approx(
+        (1 + 11 / 12) / 2
+    )
     W1[1] *= 3  # weight 3x for unit 2
-    assert ca.gate_consistency(gates, W1, W2, contexts, 3) == pytest.approx((1 + 3 * 11 / 12) / 4)
+    assert ca.gate_consistency(gates, W1, W2, contexts, 3) == pytest.approx(
+        (1 + 3 * 11 / 12) / 4
+    )
 
 
 def test_census_over_training_matches_the_single_census():
@@ -218,9 +260,17 @@ def test_census_over_training_matches_the_single_census():
 def test_output_division_splits_a_fit_between_groups():
     rng = np.random.default_rng(4)
     Y = rng.normal(size=(6, 10))
-    H = np.vstack([np.eye(10), np.eye(10)])  # two groups of 10 units, each a copy of the datapoints
+    H = np.vstack(
+        [np.eye(10), np.eye(10)]
+    )  # two groups of 10 units, each a copy of the datapoints
     W2 = np.hstack([0.25 * Y, 0.75 * Y])
-    div = ca.output_division(W2, H, {"a": slice(0, 10), "b": np.arange(10, 20)}, Y, [slice(0, 3), slice(3, 6)])
+    div = ca.output_division(
+        W2,
+        H,
+        {"a": slice(0, 10), "b": np.arange(10, 20)},
+        Y,
+        [slice(0, 3), slice(3, 6)],
+    )
     np.testing.assert_allclose(div["a"], 0.25)
     np.testing.assert_allclose(div["b"], 0.75)
     with pytest.raises(ValueError, match="chain"):
@@ -228,8 +278,14 @@ def test_output_division_splits_a_fit_between_groups():
 
 
 def test_pathway_norm_ratio():
-    maps = {"a": np.ones((2, 3, 4)), "b": 2 * np.ones((2, 3, 4)), "c": np.zeros((2, 3, 4))}
+    maps = {
+        "a": np.ones((2, 3, 4)),
+        "b": 2 * np.ones((2, 3, 4)),
+        "c": np.zeros((2, 3, 4)),
+    }
     np.testing.assert_allclose(ca.pathway_norm_ratio(maps, ["a", "c"], ["b"]), 0.5)
-    np.testing.assert_allclose(ca.pathway_norm_ratio(maps, ["a"], ["a", "b"]), 1 / np.sqrt(5))
+    np.testing.assert_allclose(
+        ca.pathway_norm_ratio(maps, ["a"], ["a", "b"]), 1 / np.sqrt(5)
+    )
     with pytest.raises(ValueError, match="no maps"):
         ca.pathway_norm_ratio(maps, ["a"], ["zzz"])

@@ -1,4 +1,6 @@
-"""Unit tests of helpers.chapters.depth (Section 6: the depth networks and their measurements)."""
+"""Unit tests of helpers.chapters.depth (Section 6: the depth networks and their
+measurements)."""
+
 import numpy as np
 import pytest
 
@@ -15,10 +17,10 @@ def test_task_is_all_hierarchy(ds):
     assert ds.X.shape == (11, 24) and ds.Y.shape == (60, 24)
     # every context block equals the common block on its own columns
     for k in range(3):
-        blk = ds.Y[15 * (k + 1):15 * (k + 2)]
+        blk = ds.Y[15 * (k + 1) : 15 * (k + 2)]
         assert np.array_equal(blk[:, ds.contexts == k], ds.Y[:15, ds.contexts == k])
         assert not blk[:, ds.contexts != k].any()
-    assert 0.5 * np.sum(ds.Y ** 2) == 96.0
+    assert 0.5 * np.sum(ds.Y**2) == 96.0
 
 
 def test_relu_depth_sizes(ds):
@@ -37,7 +39,9 @@ def test_depth_gdln_structure(ds):
     assert net.pathway_names(0) == ["shared"]
     assert net.pathway_names(1) == ["common", "ctx12", "ctx13", "ctx23"]
     l1, l2 = net.layers
-    assert np.all(l1.gating == 1) and l1.in_mask is None  # linear layer seeing items and contexts
+    assert (
+        np.all(l1.gating == 1) and l1.in_mask is None
+    )  # linear layer seeing items and contexts
     assert np.all(l1.on_epoch == 500)
     sl = net.pathway_slice("ctx13")
     g = l2.gating[sl][0]
@@ -64,19 +68,42 @@ def test_schedule_validation(ds):
 
 
 def test_switch_on_schedule_freezes_learning(ds):
-    """Nothing changes before ``start``; the context readout stays put until ``context``."""
-    net = depth.depth_gdln(ds, depth.Schedule(5, 12), common_width=8, group_width=4,
-                           stds={"layer1": 0.3, "layer2": 0.3, "readout_common": 0.3, "readout_context": 0.3})
-    run = train(net, ds.X, ds.Y, lr=1e-3, epochs=20, seeds=[0], record_epochs=[0, 5, 6, 12, 13, 20],
-                record=("weights",))
+    """Nothing changes before ``start``; the context readout stays put until
+    ``context``."""
+    net = depth.depth_gdln(
+        ds,
+        depth.Schedule(5, 12),
+        common_width=8,
+        group_width=4,
+        stds={
+            "layer1": 0.3,
+            "layer2": 0.3,
+            "readout_common": 0.3,
+            "readout_context": 0.3,
+        },
+    )
+    run = train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=1e-3,
+        epochs=20,
+        seeds=[0],
+        record_epochs=[0, 5, 6, 12, 13, 20],
+        record=("weights",),
+    )
     L = run.loss[0]
     assert np.all(L[:5] == 96.0)  # all gates 0 before epoch 5: output 0, loss = 96
     assert L[5] != 96.0 and L[7] < L[5]  # on from epoch 5: an output, and it learns
     ro = run.records["weights"][2][0]  # readout (R, 60, 20)
-    assert np.array_equal(ro[0], ro[1])            # epoch 0 == epoch 5
-    assert not np.array_equal(ro[1][:, :8], ro[2][:, :8])   # common readout moves at epoch 5
-    assert np.array_equal(ro[1][:, 8:], ro[3][:, 8:])       # context readout fixed through epoch 12
-    assert not np.array_equal(ro[3][:, 8:], ro[4][:, 8:])   # and moves from epoch 12
+    assert np.array_equal(ro[0], ro[1])  # epoch 0 == epoch 5
+    assert not np.array_equal(
+        ro[1][:, :8], ro[2][:, :8]
+    )  # common readout moves at epoch 5
+    assert np.array_equal(
+        ro[1][:, 8:], ro[3][:, 8:]
+    )  # context readout fixed through epoch 12
+    assert not np.array_equal(ro[3][:, 8:], ro[4][:, 8:])  # and moves from epoch 12
 
 
 def test_layer_census_strict_and_patterns(ds):
@@ -84,7 +111,7 @@ def test_layer_census_strict_and_patterns(ds):
     on_all = np.ones(24)
     on_12 = (ds.contexts != 2).astype(float)
     one_off = on_all.copy()
-    one_off[5] = 0   # off for one item of context 1: still "111" at the context level
+    one_off[5] = 0  # off for one item of context 1: still "111" at the context level
     G = np.stack([on_all, on_12, one_off])
     W_in = np.ones((3, 11))
     W_out = np.ones((60, 3)) * np.array([1.0, 2.0, 1.0])
@@ -102,9 +129,15 @@ def test_layer_census_strict_and_patterns(ds):
 def test_linearised_first_layer():
     rng = np.random.default_rng(0)
     X = np.abs(rng.standard_normal((4, 6)))
-    pos = [np.abs(rng.standard_normal((5, 4))), rng.standard_normal((3, 5)), rng.standard_normal((2, 3))]
+    pos = [
+        np.abs(rng.standard_normal((5, 4))),
+        rng.standard_normal((3, 5)),
+        rng.standard_normal((2, 3)),
+    ]
     out, lin = depth.linearised_first_layer(pos, X)
-    assert np.allclose(out, lin)  # a first layer that is on everywhere is already linear
+    assert np.allclose(
+        out, lin
+    )  # a first layer that is on everywhere is already linear
     neg = [-pos[0], pos[1], pos[2]]
     out, lin = depth.linearised_first_layer(neg, X)
     assert np.allclose(out, 0) and not np.allclose(lin, 0)
@@ -114,7 +147,11 @@ def test_linearised_first_layer():
 
 def _staircase():
     t = np.arange(4001)
-    L = 96 - 30 / (1 + np.exp(-(t - 1000) / 20.0)) - 36 / (1 + np.exp(-(t - 2500) / 20.0))
+    L = (
+        96
+        - 30 / (1 + np.exp(-(t - 1000) / 20.0))
+        - 36 / (1 + np.exp(-(t - 2500) / 20.0))
+    )
     return L
 
 
@@ -125,9 +162,13 @@ def test_plateaus_and_drops():
     levels = depth.plateau_levels([L, L], window=100, tol=1e-3, min_len=300)
     assert np.allclose(levels, [96, 66, 30], atol=0.01)
     d = depth.drop_epochs([L], levels)
-    assert np.abs(d - [[1000, 2500]]).max() <= 1  # midpoints 81 and 48 are crossed at the sigmoid centres
+    assert (
+        np.abs(d - [[1000, 2500]]).max() <= 1
+    )  # midpoints 81 and 48 are crossed at the sigmoid centres
     dur = depth.drop_durations([L], levels)
-    assert np.allclose(dur, 2 * 20 * np.log(9), atol=1.5)  # 90 % -> 10 % of a logistic step
+    assert np.allclose(
+        dur, 2 * 20 * np.log(9), atol=1.5
+    )  # 90 % -> 10 % of a logistic step
     assert np.isnan(depth.drop_epochs([L], [96, 66, 30, 0])[0, 2])
     with pytest.raises(ValueError, match="decreasing"):
         depth.drop_epochs([L], [30, 66])
@@ -148,54 +189,97 @@ def test_appearance_epoch():
 
 
 def _fake_runs(ds, t_common, t_mixed, grid):
-    """DepthRuns whose layer-2 common / 2-of-3 masses jump from 0 to 1 at the given epochs."""
+    """DepthRuns whose layer-2 common / 2-of-3 masses jump from 0 to 1 at the given
+    epochs."""
     pats = depth._patterns(3)
     S, R = len(t_common), grid.size
     mass = np.zeros((S, R, 8))
     for s in range(S):
         mass[s, grid >= t_common[s], pats.index("111")] = 1.0
         mass[s, grid >= t_mixed[s], pats.index("110")] = 1.0
-    classes = np.stack([mass[:, :, pats.index("111")], mass[:, :, pats.index("110")], 0 * mass[:, :, 0],
-                        0 * mass[:, :, 0]], axis=2)
+    classes = np.stack(
+        [
+            mass[:, :, pats.index("111")],
+            mass[:, :, pats.index("110")],
+            0 * mass[:, :, 0],
+            0 * mass[:, :, 0],
+        ],
+        axis=2,
+    )
     z = np.zeros((S, R, 2))
-    return depth.DepthRuns(name="fake", net=None, seeds=tuple(range(S)), loss=np.zeros((S, 2)), grid=grid,
-                           outputs=np.zeros((S, R, 1, 1)), patterns=pats, mass=[mass * 0, mass],
-                           classes=[classes * 0, classes], total=z + 1,
-                           always_on=z, item_dependent=z, final_shares={}, linear_l1_change=z[..., 0],
-                           linear_l1_loss=z[..., 0])
+    return depth.DepthRuns(
+        name="fake",
+        net=None,
+        seeds=tuple(range(S)),
+        loss=np.zeros((S, 2)),
+        grid=grid,
+        outputs=np.zeros((S, R, 1, 1)),
+        patterns=pats,
+        mass=[mass * 0, mass],
+        classes=[classes * 0, classes],
+        total=z + 1,
+        always_on=z,
+        item_dependent=z,
+        final_shares={},
+        linear_l1_change=z[..., 0],
+        linear_l1_loss=z[..., 0],
+    )
 
 
 def test_derive_schedule(ds):
     grid = np.arange(0, 20001, 100)
     relu = _fake_runs(ds, [5000, 5200, 5100], [11000, 13000, 12000], grid)
-    gdln = _fake_runs(ds, [4900, 4900], [13500, 13500], grid)  # hand schedule 500 / 12000
+    gdln = _fake_runs(
+        ds, [4900, 4900], [13500, 13500], grid
+    )  # hand schedule 500 / 12000
     sched, info = depth.derive_schedule(relu, gdln, depth.HAND_SCHEDULE, threshold=0.5)
-    # steps at grid epochs are crossed half-way from the previous record (linear interpolation)
+    # steps at grid epochs are crossed half-way from the previous record (linear
+    # interpolation)
     assert info["relu_appear_common"] == 5050 and info["relu_appear_mixed"] == 11950
     assert info["lag_common"] == 4350 and info["lag_context"] == 1450
     assert sched == depth.Schedule(700, 10500)
-    assert relu.share(1, "mixed")[0, -1] == 1.0 and relu.class_mass(1, "common")[1, 51] == 0.0
+    assert (
+        relu.share(1, "mixed")[0, -1] == 1.0
+        and relu.class_mass(1, "common")[1, 51] == 0.0
+    )
     with pytest.raises(ValueError, match="class"):
         relu.class_mass(1, "double")
 
 
 def test_simulate_small(ds):
-    net = depth.depth_gdln(ds, depth.Schedule(0, 10), common_width=6, group_width=3,
-                           stds={"layer1": 0.2, "layer2": 0.2, "readout_common": 0.2, "readout_context": 0.2})
+    net = depth.depth_gdln(
+        ds,
+        depth.Schedule(0, 10),
+        common_width=6,
+        group_width=3,
+        stds={
+            "layer1": 0.2,
+            "layer2": 0.2,
+            "readout_common": 0.2,
+            "readout_context": 0.2,
+        },
+    )
     a = depth.simulate(net, ds, [0, 1, 2], epochs=40, every=20, batch=2, lr=1e-2)
     b = depth.simulate(net, ds, [2], epochs=40, every=20, batch=1, lr=1e-2)
     assert a.loss.shape == (3, 41) and a.grid.tolist() == [0, 20, 40]
-    assert np.allclose(a.loss[2], b.loss[0], rtol=1e-5)  # batching does not change a run
+    assert np.allclose(
+        a.loss[2], b.loss[0], rtol=1e-5
+    )  # batching does not change a run
     assert a.outputs.shape == (3, 3, 60, 24)
     # every unit is counted once: pattern masses add up to the layer's weight
     assert np.allclose(a.mass[1].sum(axis=2), a.total[:, :, 1])
     assert np.allclose(a.classes[1].sum(axis=2), a.total[:, :, 1])
-    pats = a.patterns  # the class masses are the pattern masses grouped: 2-of-3 = '011' + '101' + '110'
+    pats = (
+        a.patterns
+    )  # the class masses are the pattern masses grouped: 2-of-3 = '011' + '101' + '110'
     two = [pats.index(p) for p in ("011", "101", "110")]
     assert np.allclose(a.class_mass(1, "mixed"), a.mass[1][:, :, two].sum(axis=2))
-    # layer 1 of the GDLN is always on; before epoch 10 the context groups are off ("000")
+    # layer 1 of the GDLN is always on; before epoch 10 the context groups are off
+    # ("000")
     assert np.allclose(a.always_on[:, :, 0], 1.0)
-    assert np.all(a.class_mass(1, "mixed")[:, 0] == 0) and np.all(a.class_mass(1, "mixed")[:, 1] > 0)
+    assert np.all(a.class_mass(1, "mixed")[:, 0] == 0) and np.all(
+        a.class_mass(1, "mixed")[:, 1] > 0
+    )
     assert np.isnan(a.linear_l1_change).all()  # only measured for ReLU networks
     assert set(a.final_shares) == {0.25, 0.5, 0.75}
     with pytest.raises(ValueError, match="seed"):
@@ -215,6 +299,7 @@ def test_plateau_record():
 
     class R:  # the two attributes plateau_record reads
         loss = np.stack([L, L])
+
     R.grid = grid
     idx = depth.plateau_record(R, 66.0)
     assert np.all(grid[idx] > 1000) and np.all(grid[idx] < 2500)
@@ -235,10 +320,15 @@ def test_gdln_start_three_inits(ds):
     assert [W.shape for W in p0] == [(2, 420, 11), (2, 420, 420), (2, 60, 420)]
     assert set(stds[0]) == {"shared", "common", "ctx12", "ctx13", "ctx23"}
     assert stds[0]["shared"][0] == 0 and stds[0]["ctx12"][0] == 1
-    # every std is a ReLU unit's worth or more, and at most sqrt(H / H_p) of the ReLU std
+    # every std is a ReLU unit's worth or more, and at most sqrt(H / H_p) of the ReLU
+    # std
     for name, (layer, v) in stds[1].items():
         H_p = g.pathway_slice(name, layer).stop - g.pathway_slice(name, layer).start
-        assert depth.RELU_STD * np.sqrt(1 / H_p) - 1e-12 <= v <= depth.RELU_STD * np.sqrt(420 / H_p)
+        assert (
+            depth.RELU_STD * np.sqrt(1 / H_p) - 1e-12
+            <= v
+            <= depth.RELU_STD * np.sqrt(420 / H_p)
+        )
     sl = g.pathway_slice("ctx23")
     assert p0[1][1][sl].std() == pytest.approx(stds[1]["ctx23"][1], rel=0.05)
     assert p0[2][0][:, sl].std() == pytest.approx(stds[0]["ctx23"][1], rel=0.1)
@@ -251,14 +341,17 @@ def test_layer2_functional_on_context_gated_units(ds):
     W1 = np.eye(11)  # layer 1 passes X through (non-negative): always on
     W2 = np.zeros((3, 11))
     W2[0, [rows["ctx1"], rows["ctx2"], rows["ctx3"]]] = 1.0  # on everywhere: common
-    W2[1, [rows["ctx1"], rows["ctx2"]]] = 1.0                 # on in contexts 1, 2
-    W2[2, rows["ctx1"]] = -1.0                                # never on
+    W2[1, [rows["ctx1"], rows["ctx2"]]] = 1.0  # on in contexts 1, 2
+    W2[2, rows["ctx1"]] = -1.0  # never on
     W3 = np.array([[1.0, 3.0, 5.0]])
     f = depth.layer2_functional([W1, W2, W3], ds.X, ds.contexts, 3)
-    assert f["snap_change"] == pytest.approx(0.0, abs=1e-12)  # the gates are context-level already
+    assert f["snap_change"] == pytest.approx(
+        0.0, abs=1e-12
+    )  # the gates are context-level already
     assert f["common"] == pytest.approx(np.sqrt(24) / (np.sqrt(24) + 3 * np.sqrt(16)))
     assert f["mixed"] == pytest.approx(1 - f["common"]) and f["single"] == 0
-    # making the layer linear lets the third unit through: -5 on the 8 items of context 1
+    # making the layer linear lets the third unit through: -5 on the 8 items of context
+    # 1
     yhat = np.ones(24) + 3 * (ds.contexts != 2)
     assert f["linear_change"] == pytest.approx(5 * np.sqrt(8) / np.linalg.norm(yhat))
     with pytest.raises(ValueError, match="three"):
@@ -267,7 +360,9 @@ def test_layer2_functional_on_context_gated_units(ds):
 
 def test_scatter_ratio_gaps_and_matching():
     v, se = depth.log_scatter_ratio([0, 2, 4, np.nan], [0, 1, 2])
-    assert v == pytest.approx(np.log(2)) and se == pytest.approx(np.sqrt(0.5 / 2 + 0.5 / 2))
+    assert v == pytest.approx(np.log(2)) and se == pytest.approx(
+        np.sqrt(0.5 / 2 + 0.5 / 2)
+    )
     assert np.isnan(depth.log_scatter_ratio([1, 2], [3])[0])
     A = [np.ones((2, 2)), 2 * np.ones((2, 2)), None]
     assert depth.output_gaps(A).tolist() == [1.0]
@@ -294,11 +389,14 @@ def test_plateau_outputs():
 def test_simulate_params0_and_functional_census(ds):
     net = depth.relu_depth(ds, width=12, std=0.3)
     from helpers.core.relns import initial_weights
+
     p0 = initial_weights([net, net], [5, 6])
     a = depth.simulate(net, ds, [0, 1], epochs=10, every=5, params0=p0)
     b = depth.simulate(net, ds, [5, 6], epochs=10, every=5)
     assert np.allclose(a.loss, b.loss)  # params0 = the seeds' own draws
-    assert a.functional2.shape == (2, 3, 5) and np.all(np.isfinite(a.functional("snap_change")))
+    assert a.functional2.shape == (2, 3, 5) and np.all(
+        np.isfinite(a.functional("snap_change"))
+    )
     assert np.all(a.linear_l2_change >= 0)
     with pytest.raises(ValueError, match="key"):
         a.functional("double")

@@ -1,4 +1,5 @@
 """The real-data chapter's task and measurements (helpers.chapters.digits)."""
+
 import numpy as np
 import pytest
 
@@ -55,7 +56,9 @@ def test_blocks_are_one_hot_in_their_context_and_zero_outside(small):
         inside = ds.contexts == k
         assert np.all(block[:, ~inside] == 0), b
         np.testing.assert_array_equal(block[:, inside].sum(axis=0), 1)
-        np.testing.assert_array_equal(np.argmax(block[:, inside], axis=0), truth[b][inside])
+        np.testing.assert_array_equal(
+            np.argmax(block[:, inside], axis=0), truth[b][inside]
+        )
 
 
 def test_split_is_deterministic_stratified_and_disjoint():
@@ -69,8 +72,9 @@ def test_split_is_deterministic_stratified_and_disjoint():
     assert not set(full.images_train) & set(full.images_test)
     assert full.images_train.size + full.images_test.size == 1797
     # about a fifth of every class is held out
-    frac = np.bincount(full.labels_test) / (np.bincount(full.labels_test)
-                                             + np.bincount(full.labels_train))
+    frac = np.bincount(full.labels_test) / (
+        np.bincount(full.labels_test) + np.bincount(full.labels_train)
+    )
     assert np.all(np.abs(frac - 0.2) < 0.01)
     # the subsample is drawn from the training split, never from the test split
     assert set(a.images_train) <= set(full.images_train)
@@ -160,14 +164,25 @@ def test_gate_finding_end_to_end_on_a_small_digits_task(small):
     net = h.relu_network((ds.X.shape[0], width, ds.Y.shape[0]), std)
     at = ch.sample_epochs(epochs, 100)
     np.testing.assert_array_equal(at, [1, 101, 201])
-    run = h.train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=seeds,
-                  record_epochs=np.union1d(at, [0, epochs]),
-                  record=("gates", "outputs", "weights"))
+    run = h.train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=lr,
+        epochs=epochs,
+        seeds=seeds,
+        record_epochs=np.union1d(at, [0, epochs]),
+        record=("gates", "outputs", "weights"),
+    )
     samples = ch.samples_from_run(run, 0, epochs=at)
     assert samples.n_samples == len(seeds) * len(at) * width
     assert samples.P == ds.P
-    fits = [ch.centroid_fit(samples, ds, K, lr=lr, epochs=epochs, init_std=std,
-                            n_init=2, n_seeds=2) for K in (1, 2, 3)]
+    fits = [
+        ch.centroid_fit(
+            samples, ds, K, lr=lr, epochs=epochs, init_std=std, n_init=2, n_seeds=2
+        )
+        for K in (1, 2, 3)
+    ]
     errors = [f.output_mse for f in fits]
     assert all(np.isfinite(e) and e > 0 for e in errors)
     assert [f.K for f in fits] == [1, 2, 3]
@@ -191,7 +206,9 @@ def test_gate_finding_end_to_end_on_a_small_digits_task(small):
     # the ReLU network on the test split, and its gating census over training
     out = ch.final_outputs(run, small.test.X)
     err = ch.answers(out, small, "test")
-    assert err["error"].shape == (2,) and np.all((0 <= err["error"]) & (err["error"] <= 1))
+    assert err["error"].shape == (2,) and np.all(
+        (0 <= err["error"]) & (err["error"] <= 1)
+    )
     census = ch.census_over_training(run, ds, small.labels_train)
     assert census["common"].shape == (2, run.record_epochs.size)
     total = sum(census[k] for k in ("common", "mixed", "single", "other"))

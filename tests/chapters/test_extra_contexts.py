@@ -1,4 +1,6 @@
-"""Closed form of the Section 5 ReLN for general C (Appendices F-G; helpers.chapters.extra_contexts)."""
+"""Closed form of the Section 5 ReLN for general C (Appendices F-G;
+helpers.chapters.extra_contexts)."""
+
 import numpy as np
 import pytest
 
@@ -43,7 +45,9 @@ def test_context_effective_datasets_match_the_derivation(C):
     ds = h.contextual_task(C)
     cm = cf.context_modes(ds)
     np.testing.assert_allclose(cm.s, np.sqrt((C - 1) / C) * cm.sigma)
-    np.testing.assert_allclose(cm.sigma, [np.sqrt(7), np.sqrt(3), np.sqrt(3), 1, 1, 1, 1], atol=1e-12)
+    np.testing.assert_allclose(
+        cm.sigma, [np.sqrt(7), np.sqrt(3), np.sqrt(3), 1, 1, 1, 1], atol=1e-12
+    )
     assert cm.d_eff == pytest.approx(1.0)
     # the race coupling of two pathways: cosine x shared input variance = -(C-2)/(C-1)
     assert cm.coupling == pytest.approx(-(C - 2) / (C - 1))
@@ -55,7 +59,9 @@ def test_context_effective_datasets_match_the_derivation(C):
         assert s[len(cm.s)] < 1e-12
         np.testing.assert_allclose(sx, (C - 1) * np.eye(8))
         # the closed-form map of pathway j: b_j (x) B_c, i.e. Sigma_yx(j) itself
-        np.testing.assert_allclose(syx, np.kron(cm.b[j][:, None], cm.U * cm.sigma @ cm.V.T), atol=1e-12)
+        np.testing.assert_allclose(
+            syx, np.kron(cm.b[j][:, None], cm.U * cm.sigma @ cm.V.T), atol=1e-12
+        )
         lefts.append(U[:, 0])
     _, sx01 = cf.context_effective_dataset(ds, 0, q=1)
     np.testing.assert_allclose(sx01, (C - 2) * np.eye(8))
@@ -75,15 +81,36 @@ def test_head_start_gain_properties():
     ds = h.contextual_task(3)
     cm = cf.context_modes(ds)
     a0c = h.initial_mode_strength(WIDTH, STD_COMMON, STD_COMMON)
-    g = cf.head_start_gain(cm.s[:1], cm.s_common[:1], cm.d_common, 3, a0c, 1e-3, STD_CONTEXT, STD_CONTEXT)
-    # the head start raises a0 by orders of magnitude (authors' hand-set a0 ~ 1e-4 vs 1e-8)
+    g = cf.head_start_gain(
+        cm.s[:1], cm.s_common[:1], cm.d_common, 3, a0c, 1e-3, STD_CONTEXT, STD_CONTEXT
+    )
+    # the head start raises a0 by orders of magnitude (authors' hand-set a0 ~ 1e-4 vs
+    # 1e-8)
     assert 1e3 < g[0] < 1e5
     # no head start when the common pathway starts at its fixed point
-    g1 = cf.head_start_gain(cm.s[:1], cm.s_common[:1], cm.d_common, 3, cm.s_common[0] / 3, 1e-3,
-                            STD_CONTEXT, STD_CONTEXT)
+    g1 = cf.head_start_gain(
+        cm.s[:1],
+        cm.s_common[:1],
+        cm.d_common,
+        3,
+        cm.s_common[0] / 3,
+        1e-3,
+        STD_CONTEXT,
+        STD_CONTEXT,
+    )
     assert g1[0] == pytest.approx(1.0)
-    # linear in the init: the gain does not depend on the overall scale of the context init
-    g2 = cf.head_start_gain(cm.s[:1], cm.s_common[:1], cm.d_common, 3, a0c, 1e-3, 3 * STD_CONTEXT, 3 * STD_CONTEXT)
+    # linear in the init: the gain does not depend on the overall scale of the context
+    # init
+    g2 = cf.head_start_gain(
+        cm.s[:1],
+        cm.s_common[:1],
+        cm.d_common,
+        3,
+        a0c,
+        1e-3,
+        3 * STD_CONTEXT,
+        3 * STD_CONTEXT,
+    )
     assert g2[0] == pytest.approx(g[0], rel=1e-6)
     with pytest.raises(ValueError, match="lr"):
         cf.head_start_gain(cm.s, cm.s_common, 3, 3, a0c, 0.0, 1e-5, 1e-5)
@@ -95,10 +122,20 @@ def test_matched_a0_tends_to_linear_for_small_init():
     cm = cf.context_modes(ds)
     ratios = []
     for scale in (1.0, 1e-3):
-        lin = cf.context_initial_strength(cm, 1e-3, std_context=STD_CONTEXT * scale, std_common=STD_COMMON * scale,
-                                          method="linear")
-        mat = cf.context_initial_strength(cm, 1e-3, std_context=STD_CONTEXT * scale, std_common=STD_COMMON * scale,
-                                          method="head_start")
+        lin = cf.context_initial_strength(
+            cm,
+            1e-3,
+            std_context=STD_CONTEXT * scale,
+            std_common=STD_COMMON * scale,
+            method="linear",
+        )
+        mat = cf.context_initial_strength(
+            cm,
+            1e-3,
+            std_context=STD_CONTEXT * scale,
+            std_common=STD_COMMON * scale,
+            method="head_start",
+        )
         ratios.append(mat[0] / lin[0])
     assert ratios[0] < 0.8  # at the authors' init the saturation matters for C = 4
     assert abs(ratios[1] - 1) < 0.05
@@ -113,10 +150,12 @@ def test_closed_form_loss_formula_matches_maps(C):
     F = cf.closed_form(ds, t, 1e-3)
     L_maps = cf.loss_from_maps(ds, F.common_map(), [F.context_map(j) for j in range(C)])
     np.testing.assert_allclose(F.loss, L_maps, rtol=1e-9, atol=1e-9)
-    # the effective context a0 (~1e-3 for C = 5) is a virtual start: L(0) is within 0.1% of 1/2 ||Y||^2
+    # the effective context a0 (~1e-3 for C = 5) is a virtual start: L(0) is within 0.1%
+    # of 1/2 ||Y||^2
     assert F.loss[0] == pytest.approx(0.5 * np.sum(ds.Y**2), rel=1e-3)
     assert F.loss[-1] < 1e-9
-    # authors' hand-set context a0 were 5e-5 .. 3e-4 ([conv-contextual]); ours is derived
+    # authors' hand-set context a0 were 5e-5 .. 3e-4 ([conv-contextual]); ours is
+    # derived
     if C == 3:
         assert 3e-5 < F.a0_context.min() < F.a0_context.max() < 1e-4
 
@@ -125,7 +164,9 @@ def test_closed_form_loss_formula_matches_maps(C):
 def test_closed_form_tracks_simulated_reln_C3():
     ds = h.contextual_task(3)
     epochs = 8000
-    run = h.train(context_reln(ds, "mixed"), ds.X, ds.Y, lr=1e-3, epochs=epochs, seeds=[0])
+    run = h.train(
+        context_reln(ds, "mixed"), ds.X, ds.Y, lr=1e-3, epochs=epochs, seeds=[0]
+    )
     F = cf.closed_form(ds, np.arange(epochs + 1), 1e-3)
     F0 = cf.closed_form(ds, np.arange(epochs + 1), 1e-3, a0_method="none")
     assert time_gap(run.loss[0], F.loss) < 0.05
@@ -140,7 +181,9 @@ def test_output_mode_strengths_recover_the_closed_form(C):
     items = [i for i, n in enumerate(ds.inputs) if n.startswith("item")]
     out = np.einsum("tpd,dn->tpn", F.common_map(), ds.X)
     for j in range(C):
-        out = out + np.einsum("tpd,dn->tpn", F.context_map(j), ds.X[items]) * (ds.contexts != j)
+        out = out + np.einsum("tpd,dn->tpn", F.context_map(j), ds.X[items]) * (
+            ds.contexts != j
+        )
     a_c, a_x = cf.output_mode_strengths(ds, out)
     np.testing.assert_allclose(a_c, F.a_common, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(a_x, F.a_context, rtol=1e-9, atol=1e-12)
@@ -151,9 +194,13 @@ def test_output_mode_strengths_recover_the_closed_form(C):
 def test_census_by_contexts_on_and_node_reuse():
     ds = h.contextual_task(3)
     # three units: common, on in contexts 1-2, on in context 3 only; weights 1, 2, 1
-    G = np.stack([np.ones(24), (ds.contexts < 2).astype(float), (ds.contexts == 2).astype(float)])
-    W1 = np.zeros((3, 11)); W1[:, 0] = [1, 2, 1]
-    W2 = np.zeros((60, 3)); W2[0] = 1
+    G = np.stack(
+        [np.ones(24), (ds.contexts < 2).astype(float), (ds.contexts == 2).astype(float)]
+    )
+    W1 = np.zeros((3, 11))
+    W1[:, 0] = [1, 2, 1]
+    W2 = np.zeros((60, 3))
+    W2[0] = 1
     sh = cf.census_by_contexts_on(G, W1, W2, ds.contexts, 3)
     np.testing.assert_allclose(sh, [0, 0.25, 0.5, 0.25])
     assert cf.node_reuse_index(sh) == pytest.approx((0.25 * 1 + 0.5 * 2 + 0.25 * 3) / 3)
@@ -196,7 +243,9 @@ def test_unit_profile_of_the_units_on_in_three_of_five():
     p = cf.unit_profile(G, W1, W2, ds.contexts, 5, 3, ctx)
     w = np.linalg.norm(W2, axis=0) * np.linalg.norm(W1, axis=1)
     assert p["share"] == pytest.approx((w[0] + w[2]) / w.sum())
-    assert p["active_on"] == pytest.approx(8.0) and p["active_off"] == pytest.approx(0.0)
+    assert p["active_on"] == pytest.approx(8.0) and p["active_off"] == pytest.approx(
+        0.0
+    )
     assert p["context_weight_on"] == pytest.approx(1.0)
     assert p["context_weight_off"] == pytest.approx(-1.0)
 

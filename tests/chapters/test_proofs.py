@@ -2,6 +2,7 @@
 Proposition 4.2 (Appendix E), with property-based tests of the inequalities.  Appendix C
 (the XoR ReLNs and the crossover) is tested with its one implementation, in
 tests/test_xor_reln.py."""
+
 import itertools
 
 import numpy as np
@@ -26,14 +27,22 @@ def test_two_by_two_patterns():
     feas = pr.lp_feasible_patterns(X, pats)
     assert feas.sum() == 14
     infeasible = {tuple(p) for p in pats[~feas]}
-    assert infeasible == {(1, 0, 0, 1), (0, 1, 1, 0)}  # the two "combined" patterns of Appendix D
-    np.testing.assert_array_equal(feas, pr.lp_feasible_patterns(X, pats, strict_off=True))
-    # the certificate of the combined pattern is Appendix D's sum of the four inequalities
+    assert infeasible == {
+        (1, 0, 0, 1),
+        (0, 1, 1, 0),
+    }  # the two "combined" patterns of Appendix D
+    np.testing.assert_array_equal(
+        feas, pr.lp_feasible_patterns(X, pats, strict_off=True)
+    )
+    # the certificate of the combined pattern is Appendix D's sum of the four
+    # inequalities
     lam, mu = pr.farkas_certificate(X, [1, 0, 0, 1])
     np.testing.assert_allclose(lam, [0.5, 0.5], atol=1e-9)
     np.testing.assert_allclose(mu, [0.5, 0.5], atol=1e-9)
     for p, f in zip(pats, feas):
-        assert (pr.farkas_certificate(X, p) is None) == f  # Motzkin: exactly one alternative
+        assert (
+            pr.farkas_certificate(X, p) is None
+        ) == f  # Motzkin: exactly one alternative
 
 
 def test_item_context_input_matches_task():
@@ -48,7 +57,9 @@ def test_full_enumeration_counts():
     assert e["patterns"] == 2**24
 
 
-@pytest.mark.parametrize("n,C", [(1, 1), (2, 2), (3, 2), (8, 1), (8, 2), (3, 3), (2, 5), (4, 4)])
+@pytest.mark.parametrize(
+    "n,C", [(1, 1), (2, 2), (3, 2), (8, 1), (8, 2), (3, 3), (2, 5), (4, 4)]
+)
 def test_count_nested_formula_against_brute_force(n, C):
     assert pr.count_nested(n, C) == pr.enumerate_patterns(n, C)["implementable"]
 
@@ -56,7 +67,9 @@ def test_count_nested_formula_against_brute_force(n, C):
 def test_lp_agrees_with_nestedness_on_3x3():
     X = pr.item_context_input(3, 3)
     pats = np.array(list(itertools.product([0, 1], repeat=9)))
-    np.testing.assert_array_equal(pr.lp_feasible_patterns(X, pats), pr.is_nested(pats, 3, 3))
+    np.testing.assert_array_equal(
+        pr.lp_feasible_patterns(X, pats), pr.is_nested(pats, 3, 3)
+    )
     assert pr.is_nested(pats, 3, 3).sum() == 230
 
 
@@ -81,7 +94,8 @@ weights = st.integers(2, 5).flatmap(
 @FAST
 @given(weights)
 def test_any_unit_gives_a_nested_lp_feasible_pattern(w):
-    """Property: whatever the weights, a unit's pattern is nested, the LP finds it and the
+    """Property: whatever the weights, a unit's pattern is nested, the LP finds it and
+    the
     witness reproduces it."""
     a, b = w
     n, C = a.size, b.size
@@ -89,13 +103,16 @@ def test_any_unit_gives_a_nested_lp_feasible_pattern(w):
     assert pr.is_nested(pattern, n, C)
     assert pr.unit_pattern_lp(pr.item_context_input(n, C), pattern)["feasible"]
     wit = pr.nested_witness(pattern, n, C)
-    np.testing.assert_array_equal((np.add.outer(wit[n:], wit[:n]) > 0).reshape(-1), pattern.astype(bool))
+    np.testing.assert_array_equal(
+        (np.add.outer(wit[n:], wit[:n]) > 0).reshape(-1), pattern.astype(bool)
+    )
 
 
 @FAST
 @given(arrays(bool, 9))
 def test_lp_and_certificate_are_alternatives(pattern):
-    """Property (3 items x 3 contexts): implementable iff nested; otherwise a valid certificate."""
+    """Property (3 items x 3 contexts): implementable iff nested; otherwise a valid
+    certificate."""
     X = pr.item_context_input(3, 3)
     feasible = pr.unit_pattern_lp(X, pattern.astype(int))["feasible"]
     assert feasible == pr.is_nested(pattern, 3, 3)
@@ -104,7 +121,11 @@ def test_lp_and_certificate_are_alternatives(pattern):
     if cert is not None:
         lam, mu = cert
         np.testing.assert_allclose(X[:, pattern] @ lam, X[:, ~pattern] @ mu, atol=1e-8)
-        assert lam.sum() == pytest.approx(1.0) and lam.min() >= -1e-12 and mu.min() >= -1e-12
+        assert (
+            lam.sum() == pytest.approx(1.0)
+            and lam.min() >= -1e-12
+            and mu.min() >= -1e-12
+        )
 
 
 def test_lemma_errors():
@@ -160,8 +181,12 @@ def test_interlacing_property(case):
 
 datasets = st.tuples(st.integers(1, 6), st.integers(2, 8), st.integers(1, 5)).flatmap(
     lambda s: st.tuples(
-        arrays(float, (s[0], s[1]), elements=st.floats(0, 5, allow_nan=False, width=32)),
-        arrays(float, (s[2], s[1]), elements=st.floats(0, 5, allow_nan=False, width=32)),
+        arrays(
+            float, (s[0], s[1]), elements=st.floats(0, 5, allow_nan=False, width=32)
+        ),
+        arrays(
+            float, (s[2], s[1]), elements=st.floats(0, 5, allow_nan=False, width=32)
+        ),
     )
 )
 
@@ -186,7 +211,8 @@ def test_top_eigenvalue_never_rises_for_signed_data_either(X):
 
 
 def test_signed_targets_can_raise_sigma_1():
-    """The control: with a negative target, deleting a datapoint raises sigma_1(Sigma_yx)."""
+    """The control: with a negative target, deleting a datapoint raises
+    sigma_1(Sigma_yx)."""
     e = pr.deletion_effects(np.array([[1.0, 1.0]]), np.array([[1.0, -0.5]]))
     assert e["d_sv"][1] == pytest.approx(0.5 - 1.0)
     signed = pr.random_deletion_cases(40, 0, signed=True)
@@ -198,8 +224,12 @@ def test_orthogonal_edge_case():
     base = np.array([[1.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
     small = pr.deletion_effects(np.column_stack([base, [0, 0, 1.0]]), np.ones((1, 3)))
     large = pr.deletion_effects(np.column_stack([base, [0, 0, 3.0]]), np.ones((1, 3)))
-    assert small["d_eig"][2] == pytest.approx(0.0, abs=1e-12)  # unchanged: the edge case
-    assert large["d_eig"][2] == pytest.approx(9.0 - 4.0)       # orthogonal, but it raises the top
+    assert small["d_eig"][2] == pytest.approx(
+        0.0, abs=1e-12
+    )  # unchanged: the edge case
+    assert large["d_eig"][2] == pytest.approx(
+        9.0 - 4.0
+    )  # orthogonal, but it raises the top
 
 
 def test_task_deletions_strictly_lower_the_top():
@@ -214,7 +244,15 @@ def test_random_and_task_interlacing_cases():
     assert len(cases) == 200 and sum(c["violations"] for c in cases) == 0
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
     task = pr.task_interlacing_cases(ds, 3, 0)
-    assert {c["matrix"] for c in task} == {"common", "ctx1", "ctx2", "ctx3", "ctx12", "ctx13", "ctx23"}
+    assert {c["matrix"] for c in task} == {
+        "common",
+        "ctx1",
+        "ctx2",
+        "ctx3",
+        "ctx12",
+        "ctx13",
+        "ctx23",
+    }
     assert sum(c["violations"] for c in task) == 0
     drop = [c for c in task if c["deletion"] == "context inputs"][0]
     assert 0.4 < drop["top_ratio"] < 0.6
@@ -223,7 +261,9 @@ def test_random_and_task_interlacing_cases():
 def test_best_linear_loss_and_context_time():
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
     assert pr.best_linear_loss(ds.X, ds.Y) == pytest.approx(16.5084333, rel=1e-6)
-    assert pr.best_linear_loss(h.hierarchy4().X, h.hierarchy4().Y) == pytest.approx(0.0, abs=1e-12)
+    assert pr.best_linear_loss(h.hierarchy4().X, h.hierarchy4().Y) == pytest.approx(
+        0.0, abs=1e-12
+    )
     L = np.array([10.0, 8.0, 4.0, 1.0])
     assert pr.context_learning_time(L, 8.0) == 2.0
     assert pr.context_learning_time(L, 1.0) == float("inf")
@@ -232,10 +272,16 @@ def test_best_linear_loss_and_context_time():
 
 
 def test_residual_datasets_of_the_two_strategies_agree():
-    """After the common pathway, 2-of-3 off in j sees minus what 1-of-3 on j sees ([conv-contextual])."""
+    """After the common pathway, 2-of-3 off in j sees minus what 1-of-3 on j sees
+    ([conv-contextual])."""
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
     R = ds.Y - ds.Y @ np.linalg.pinv(ds.X) @ ds.X
     for j in range(3):
         s1, _ = h.effective_dataset(ds.X, R, h.context_gate(ds, [j]), inputs=range(8))
-        s2, _ = h.effective_dataset(ds.X, R, h.context_gate(ds, [c for c in range(3) if c != j]), inputs=range(8))
+        s2, _ = h.effective_dataset(
+            ds.X,
+            R,
+            h.context_gate(ds, [c for c in range(3) if c != j]),
+            inputs=range(8),
+        )
         np.testing.assert_allclose(s1, -s2, atol=1e-12)

@@ -1,4 +1,5 @@
 """The reviewers' chapter's own tools (helpers.chapters.reviewers)."""
+
 import numpy as np
 import pytest
 
@@ -12,7 +13,8 @@ def hrk():
     return h.contextual_task(3, ["hierarchy", "ring", "cross"])
 
 
-# ---------------------------------------------------------------------------- SGD and Adam
+# ---------------------------------------------------------------------------- SGD and
+# Adam
 
 
 @pytest.fixture(scope="module")
@@ -25,10 +27,27 @@ def small(hrk):
 def test_full_batch_sgd_is_the_engines_gradient_descent(hrk, small):
     """batch = P: one update per epoch on the summed loss, exactly the engine's GD."""
     net, p0 = small
-    run = h.train(net, hrk.X, hrk.Y, lr=0.01, epochs=300, seeds=[0, 1], params0=p0,
-                  record_epochs=[0, 150, 300], record=("weights",))
-    mb = rv.minibatch_train(hrk.X, hrk.Y, p0, lr=0.01, epochs=300, batch=hrk.P,
-                            seeds=[0, 1], record_epochs=[0, 150, 300])
+    run = h.train(
+        net,
+        hrk.X,
+        hrk.Y,
+        lr=0.01,
+        epochs=300,
+        seeds=[0, 1],
+        params0=p0,
+        record_epochs=[0, 150, 300],
+        record=("weights",),
+    )
+    mb = rv.minibatch_train(
+        hrk.X,
+        hrk.Y,
+        p0,
+        lr=0.01,
+        epochs=300,
+        batch=hrk.P,
+        seeds=[0, 1],
+        record_epochs=[0, 150, 300],
+    )
     assert mb.loss.shape == run.loss.shape == (2, 301)
     np.testing.assert_allclose(mb.loss, run.loss, rtol=1e-4)
     assert run.loss[0, -1] < 0.5 * run.loss[0, 0]  # it did learn something
@@ -38,7 +57,8 @@ def test_full_batch_sgd_is_the_engines_gradient_descent(hrk, small):
 
 
 def test_one_epoch_of_small_batches_moves_like_one_gradient_step(hrk, small):
-    """Each datapoint's gradient enters once per epoch with step lr: to first order in lr
+    """Each datapoint's gradient enters once per epoch with step lr: to first order in
+    lr
     an epoch of SGD is one GD step, and the loss falls alike."""
     _, p0 = small
     kw = dict(lr=1e-4, epochs=300, seeds=[0, 1], record_epochs=[0, 150, 300])
@@ -54,12 +74,22 @@ def test_one_epoch_of_small_batches_moves_like_one_gradient_step(hrk, small):
 def test_adams_first_update_moves_every_weight_by_its_step(hrk, small):
     _, p0 = small
     lr = 1e-3
-    mb = rv.minibatch_train(hrk.X, hrk.Y, p0, lr=lr, epochs=1, batch=24, seeds=[0, 1],
-                            optimiser="adam", record_epochs=[0, 1])
+    mb = rv.minibatch_train(
+        hrk.X,
+        hrk.Y,
+        p0,
+        lr=lr,
+        epochs=1,
+        batch=24,
+        seeds=[0, 1],
+        optimiser="adam",
+        record_epochs=[0, 1],
+    )
     W1, W2 = mb.weights
     step = np.abs(W2[:, 1] - W2[:, 0])
     assert np.all(step <= lr * (1 + 1e-5))
-    # bias-corrected first step: |m / sqrt(v)| = |g| / (|g| + eps), i.e. lr where |g| >> eps
+    # bias-corrected first step: |m / sqrt(v)| = |g| / (|g| + eps), i.e. lr where |g| >>
+    # eps
     assert np.mean(np.abs(step - lr) < 1e-3 * lr) > 0.9
 
 
@@ -79,8 +109,16 @@ def test_minibatch_train_refuses_bad_inputs(hrk, small):
     with pytest.raises(ValueError, match="batch must divide"):
         rv.minibatch_train(hrk.X, hrk.Y, p0, lr=0.01, epochs=2, batch=5, seeds=[0, 1])
     with pytest.raises(ValueError, match="optimiser"):
-        rv.minibatch_train(hrk.X, hrk.Y, p0, lr=0.01, epochs=2, batch=8, seeds=[0, 1],
-                           optimiser="rmsprop")
+        rv.minibatch_train(
+            hrk.X,
+            hrk.Y,
+            p0,
+            lr=0.01,
+            epochs=2,
+            batch=8,
+            seeds=[0, 1],
+            optimiser="rmsprop",
+        )
     with pytest.raises(ValueError, match="params0"):
         rv.minibatch_train(hrk.X, hrk.Y, p0, lr=0.01, epochs=2, batch=8, seeds=[0])
 
@@ -90,19 +128,26 @@ def test_adam_step_rules():
     b = [np.full((2, 3, 4), 0.5), np.zeros((2, 1, 4))]
     b[1][:, 0, 0] = 2.0
     # mean: ||diff|| / sqrt(16) / 10 epochs; largest: 2.0 / 10
-    assert rv.adam_step_rule(a, b, 10, "mean") == pytest.approx(np.sqrt(12 * 0.25 + 4) / 4 / 10)
+    assert rv.adam_step_rule(a, b, 10, "mean") == pytest.approx(
+        np.sqrt(12 * 0.25 + 4) / 4 / 10
+    )
     assert rv.adam_step_rule(a, b, 10, "largest") == pytest.approx(0.2)
     with pytest.raises(ValueError, match="rule"):
         rv.adam_step_rule(a, b, 10, "median")
 
 
-# ---------------------------------------------------------------------------- the strategy
+# ---------------------------------------------------------------------------- the
+# strategy
 
 
 def test_strategy_reads_the_race_winner_among_context_classes():
-    census = {"common": np.array([[0.3, 0.5]]), "mixed": np.array([[0.2, 0.3]]),
-              "single": np.array([[0.5, 0.1]]), "other": np.array([[0.0, 0.1]]),
-              "snap_change": np.array([[0.1, 0.05]])}
+    census = {
+        "common": np.array([[0.3, 0.5]]),
+        "mixed": np.array([[0.2, 0.3]]),
+        "single": np.array([[0.5, 0.1]]),
+        "other": np.array([[0.0, 0.1]]),
+        "snap_change": np.array([[0.1, 0.05]]),
+    }
     end = rv.strategy(census)
     assert end["winner"] == ["mixed"]
     assert end["mixed_of_context"][0] == pytest.approx(0.6)
@@ -114,11 +159,11 @@ def test_census_over_training_of_a_hand_built_network(hrk):
     """Three units: on everywhere, on in contexts 2-3, on in context 1 only."""
     X = hrk.X
     W1 = np.zeros((3, 11))
-    W1[0, :8] = 1.0                 # items: on everywhere
+    W1[0, :8] = 1.0  # items: on everywhere
     W1[1, :8] = 1.0
-    W1[1, 8] = -5.0                 # off in context 1
+    W1[1, 8] = -5.0  # off in context 1
     W1[2, :8] = 1.0
-    W1[2, 9:] = -5.0                # on in context 1 only
+    W1[2, 9:] = -5.0  # on in context 1 only
     W2 = np.eye(60, 3)
     c = rv.census_over_training(W1[None, None], W2[None, None], X, hrk.contexts, 3)
     assert c["snap_change"][0, 0] == pytest.approx(0.0, abs=1e-12)
@@ -132,7 +177,9 @@ def test_census_over_training_of_a_hand_built_network(hrk):
 def test_plateau_share_separates_exponential_and_sigmoidal_curves():
     t = np.arange(2000.0)
     expo = np.exp(-t / 100)
-    assert rv.plateau_share(expo)[0] == pytest.approx(np.log(1 / 0.95) / np.log(2), abs=0.01)
+    assert rv.plateau_share(expo)[0] == pytest.approx(
+        np.log(1 / 0.95) / np.log(2), abs=0.01
+    )
     sig = 1 / (1 + np.exp((t - 1000) / 30))
     assert rv.plateau_share(sig)[0] > 0.8
 
@@ -146,7 +193,8 @@ def test_gate_change_is_weighted_by_the_final_contribution():
     assert rv.gate_change(g0, g1, W1, W2) == pytest.approx(0.5 * 1 / 4)
 
 
-# ---------------------------------------------------------------------------- other data
+# ---------------------------------------------------------------------------- other
+# data
 
 
 def test_correlated_codes(hrk):
@@ -175,8 +223,13 @@ def test_noisy_task(hrk):
 
 
 def test_rank_needed(hrk):
-    assert rv.rank_needed(hrk) == {"common": 10, "ctx12": 7, "ctx13": 7, "ctx23": 7,
-                                   "total": 31}
+    assert rv.rank_needed(hrk) == {
+        "common": 10,
+        "ctx12": 7,
+        "ctx13": 7,
+        "ctx23": 7,
+        "total": 31,
+    }
 
 
 # ---------------------------------------------------------------------------- the race
@@ -192,7 +245,9 @@ def test_mode_table_uses_the_effective_datasets(hrk):
     assert len(ctx) == 7 and all(r.d == pytest.approx(2.0) for r in ctx)
     assert ctx[0].s == pytest.approx(2.1433, abs=1e-3)
     r = ctx[0]
-    assert r.t_half == pytest.approx(linear.learning_time(r.s, r.d, r.a0, r.final / 2, 1e-3))
+    assert r.t_half == pytest.approx(
+        linear.learning_time(r.s, r.d, r.a0, r.final / 2, 1e-3)
+    )
 
 
 def test_mode_half_times_recover_eq7(hrk):
@@ -244,7 +299,7 @@ def test_primed_units_start_gated_to_their_context(hrk):
     _, _, gates = h.forward(net, W, hrk.X)
     G = gates[0]
     for c in range(3):
-        on = G[c * 5:(c + 1) * 5]
+        on = G[c * 5 : (c + 1) * 5]
         assert np.all(on[:, hrk.contexts == c]) and not np.any(on[:, hrk.contexts != c])
     base = h.init_params(net, 0)
     np.testing.assert_array_equal(W[0][15:], base[0][15:])  # the others as drawn
@@ -252,7 +307,9 @@ def test_primed_units_start_gated_to_their_context(hrk):
 
 
 def test_match_summary_of_identical_curves():
-    L = np.vstack([np.exp(-np.arange(3000) / 300.0) * 100, np.exp(-np.arange(3000) / 310.0) * 100])
+    L = np.vstack(
+        [np.exp(-np.arange(3000) / 300.0) * 100, np.exp(-np.arange(3000) / 310.0) * 100]
+    )
     m = rv.match_summary(L, L, L[:1] * 2, multiple=2.0)
     assert m["value"] == 0.0 and m["matches"] and m["levels"] == 4
     assert m["spread"] > 0
@@ -262,6 +319,8 @@ def test_starts_stack_settings_then_seeds(hrk):
     net, p = rv.relu_starts(hrk, 10, [1e-3, 1e-1], [0, 1])
     assert p[0].shape == (4, 10, 11)
     np.testing.assert_allclose(p[0][2], 100 * p[0][0])  # same draw, 100 x the std
-    reln, q = rv.reln_starts(hrk, "mixed", [1e-3, 1e-1], [0, 1], width=10, relu_width=10)
+    reln, q = rv.reln_starts(
+        hrk, "mixed", [1e-3, 1e-1], [0, 1], width=10, relu_width=10
+    )
     assert q[0].shape[0] == 4 and reln.sizes == (11, 40, 60)
     assert np.std(q[1][2]) == pytest.approx(0.1, rel=0.15)

@@ -1,5 +1,6 @@
 """What only the XoR chapter needs (helpers.chapters.xor): gating classes and shares of
 the ReLU networks, and the crossover of the linear share."""
+
 import numpy as np
 import pytest
 
@@ -11,11 +12,14 @@ LR = 0.01  # as in tests/core/test_xor_reln.py
 
 
 def test_relu_units_can_implement_both_gatings():
-    """w = (0, 0, 1) is on for {x1, x4} (linear gating) and w = (1, 1, delta) for x1 only
+    """w = (0, 0, 1) is on for {x1, x4} (linear gating) and w = (1, 1, delta) for x1
+    only
     (XoR gating), for small and large margins."""
     for eps in (0.2, 1.0, 1.8):
         X = h.xor(eps).X
-        W = np.array([[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [1.0, 1.0, 0.1], [-1.0, 1.0, -0.1]])
+        W = np.array(
+            [[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [1.0, 1.0, 0.1], [-1.0, 1.0, -0.1]]
+        )
         cls = xch.gating_classes(W @ X > 0)
         assert list(cls) == ["linear", "linear", "xor", "xor"]
 
@@ -23,7 +27,15 @@ def test_relu_units_can_implement_both_gatings():
 def test_gating_classes_shares_and_crossover():
     G = np.array([[1, 0, 0, 0], [0, 1, 1, 0], [1, 1, 0, 0], [1, 0, 0, 1], [0, 0, 0, 0]])
     assert list(xch.gating_classes(G)) == ["xor", "linear", "other", "linear", "other"]
-    W1 = np.array([[3.0, 4.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    W1 = np.array(
+        [
+            [3.0, 4.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 2.0, 0.0],
+            [0.0, 0.0, 1.0],
+            [1.0, 0.0, 0.0],
+        ]
+    )
     W2 = np.array([[2.0, -1.0, 0.5, 1.0, 0.0]])
     # weights |w2| |W1|: 10, 1, 1, 1, 0  -> xor 10/13, linear 2/13, other 1/13
     sh = xch.gating_shares(G, W1, W2)
@@ -45,20 +57,35 @@ def test_relu_network_switches_gating_with_the_margin():
     relu = h.relu_network((3, 128, 1), std)
     for eps, expect in ((0.3, "xor"), (1.4, "linear")):
         ds = h.xor(eps)
-        run = h.train(relu, ds.X, ds.Y, lr=LR, epochs=epochs, seeds=[0, 1], record_epochs=[epochs],
-                      record=("weights", "gates"))
+        run = h.train(
+            relu,
+            ds.X,
+            ds.Y,
+            lr=LR,
+            epochs=epochs,
+            seeds=[0, 1],
+            record_epochs=[epochs],
+            record=("weights", "gates"),
+        )
         W1, W2 = (W[:, -1] for W in run.records["weights"])
         G = run.records["gates"][0][:, -1]
         for s in range(2):
             assert xch.gating_shares(G[s], W1[s], W2[s])[expect] > 0.9
-        t_fast = min(xr.closed_form_learning_time(eps, k, xr.initial_mode_strength(k, 128, std), LR) for k in xr.KINDS)
+        t_fast = min(
+            xr.closed_form_learning_time(
+                eps, k, xr.initial_mode_strength(k, 128, std), LR
+            )
+            for k in xr.KINDS
+        )
         assert np.median(xch.learning_times(run.loss)) == pytest.approx(t_fast, rel=0.1)
 
 
 def test_small_init_limit_recovers_the_intercept_with_an_interval():
     x = np.array([0.04, 0.05, 0.066, 0.095, 0.059])
     rng = np.random.default_rng(1)
-    seed_offset = rng.normal(0, 0.01, 10)  # one offset per seed, shared by every setting
+    seed_offset = rng.normal(
+        0, 0.01, 10
+    )  # one offset per seed, shared by every setting
     switches = 0.8 + 1.2 * x[:, None] + seed_offset[None, :]
     lim = xch.small_init_limit(x, switches, bootstrap=500)
     assert lim["slope"] == pytest.approx(1.2, abs=1e-9)

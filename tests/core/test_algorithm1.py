@@ -1,4 +1,6 @@
-"""Tests of helpers.core.algorithm1: Algorithm 1 (Appendix B, [conv-gate-finding]) and its elbow."""
+"""Tests of helpers.core.algorithm1: Algorithm 1 (Appendix B, [conv-gate-finding]) and
+its elbow."""
+
 import numpy as np
 import pytest
 from sklearn.cluster import KMeans
@@ -8,14 +10,22 @@ from helpers.core import algorithm1 as gf
 
 
 def _synthetic_samples(patterns, reps, noise=0.0, seed=0):
-    """GateSamples built from known rows (each pattern repeated, optionally with bit flips)."""
+    """GateSamples built from known rows (each pattern repeated, optionally with bit
+    flips)."""
     rng = np.random.default_rng(seed)
     rows = np.repeat(np.asarray(patterns, bool), reps, axis=0)
     if noise:
         rows = rows ^ (rng.random(rows.shape) < noise)
     U, inv, cnt = np.unique(rows, axis=0, return_inverse=True, return_counts=True)
-    return gf.GateSamples(patterns=U, counts=cnt, epochs=np.array([1]), run=None, layer=0, width=len(rows),
-                          index=inv.reshape(1, 1, -1)), rows
+    return gf.GateSamples(
+        patterns=U,
+        counts=cnt,
+        epochs=np.array([1]),
+        run=None,
+        layer=0,
+        width=len(rows),
+        index=inv.reshape(1, 1, -1),
+    ), rows
 
 
 def test_sample_epochs_follow_algorithm_1():
@@ -30,7 +40,11 @@ def test_pathway_widths_split_by_share():
     w = gf.pathway_widths([0.36, 0.17, 0.22, 0.25], 700)
     assert w.sum() == 700
     assert w.tolist() == [252, 119, 154, 175]
-    assert gf.pathway_widths([1, 1, 1], 10).tolist() == [4, 3, 3]  # largest remainder, stable ties
+    assert gf.pathway_widths([1, 1, 1], 10).tolist() == [
+        4,
+        3,
+        3,
+    ]  # largest remainder, stable ties
     with pytest.raises(ValueError, match="shares"):
         gf.pathway_widths([], 10)
     with pytest.raises(ValueError, match="width"):
@@ -39,10 +53,17 @@ def test_pathway_widths_split_by_share():
 
 def test_kmeans_recovers_planted_patterns_and_shares():
     ds = h.contextual_task(3)
-    gates = [np.ones(24), h.context_gate(ds, [0, 1]), h.context_gate(ds, [0, 2]), h.context_gate(ds, [1, 2])]
+    gates = [
+        np.ones(24),
+        h.context_gate(ds, [0, 1]),
+        h.context_gate(ds, [0, 2]),
+        h.context_gate(ds, [1, 2]),
+    ]
     smp, _ = _synthetic_samples(gates, [40, 20, 20, 20], noise=0.05)
     cl = gf.cluster_gates(smp, 4)
-    assert cl.binary.tolist() == np.asarray(gates, bool).tolist()  # sorted: all-on first, then 110, 101, 011
+    assert (
+        cl.binary.tolist() == np.asarray(gates, bool).tolist()
+    )  # sorted: all-on first, then 110, 101, 011
     assert gf.pattern_strings(cl.binary, ds.contexts, 3) == ["111", "110", "101", "011"]
     assert np.allclose(cl.shares, [0.4, 0.2, 0.2, 0.2])
     assert cl.labels.shape == (len(smp.patterns),)
@@ -56,7 +77,8 @@ def test_collapsing_duplicates_keeps_the_kmeans_objective():
     assert len(smp.patterns) < len(rows)
     cl = gf.cluster_gates(smp, 3)
     full = KMeans(3, random_state=0, n_init=10).fit(rows.astype(float))
-    # the same objective: the weighted inertia equals the inertia of the full stack at its optimum
+    # the same objective: the weighted inertia equals the inertia of the full stack at
+    # its optimum
     assert cl.inertia == pytest.approx(full.inertia_, rel=1e-6)
     got = sorted(map(tuple, np.round(cl.centroids, 6)))
     want = sorted(map(tuple, np.round(full.cluster_centers_, 6)))
@@ -74,7 +96,9 @@ def test_cluster_gates_rejects_bad_k():
 def test_pattern_strings_per_datapoint_and_per_context():
     assert gf.pattern_strings([[1, 0, 0, 1], [0, 1, 1, 0]]) == ["1001", "0110"]
     ds = h.contextual_task(3)
-    g = np.r_[np.ones(8), np.r_[np.ones(5), np.zeros(3)], np.zeros(8)]  # context 2 on for 5 of 8 items
+    g = np.r_[
+        np.ones(8), np.r_[np.ones(5), np.zeros(3)], np.zeros(8)
+    ]  # context 2 on for 5 of 8 items
     assert gf.pattern_strings(g, ds.contexts, 3) == ["110"]
     with pytest.raises(ValueError, match="n_contexts"):
         gf.pattern_strings(g, ds.contexts, 0)
@@ -82,17 +106,31 @@ def test_pattern_strings_per_datapoint_and_per_context():
 
 def test_centroid_gdln_one_pathway_per_live_centroid():
     ds = h.contextual_task(3)
-    cl = gf.Clustering(K=3, centroids=np.vstack([np.full(24, 0.9), h.context_gate(ds, [0, 1]) * 0.8, np.zeros(24)]),
-                       shares=np.array([0.5, 0.3, 0.2]), inertia=0.0)
+    cl = gf.Clustering(
+        K=3,
+        centroids=np.vstack(
+            [np.full(24, 0.9), h.context_gate(ds, [0, 1]) * 0.8, np.zeros(24)]
+        ),
+        shares=np.array([0.5, 0.3, 0.2]),
+        inertia=0.0,
+    )
     net = gf.centroid_gdln(cl, 11, 60, width=100, init_std=1e-3)
     assert net.pathway_names() == ["c1", "c2"]  # the dead centroid gives no pathway
-    assert net.sizes == (11, 80, 60)  # widths 50 + 30 (the dead cluster's 20 units are dropped)
+    assert net.sizes == (
+        11,
+        80,
+        60,
+    )  # widths 50 + 30 (the dead cluster's 20 units are dropped)
     assert net.layers[0].gating[0].tolist() == [1.0] * 24
     assert net.layers[0].gating[50].tolist() == h.context_gate(ds, [0, 1]).tolist()
     assert net.layers[0].in_mask is None  # every pathway sees every input
-    deep = gf.centroid_gdln(cl, 11, 60, width=100, init_std=1e-3, first_layer=40, first_std=2e-3)
+    deep = gf.centroid_gdln(
+        cl, 11, 60, width=100, init_std=1e-3, first_layer=40, first_std=2e-3
+    )
     assert deep.sizes == (11, 40, 80, 60) and deep.depth == 2
-    dead = gf.Clustering(K=1, centroids=np.zeros((1, 24)), shares=np.ones(1), inertia=0.0)
+    dead = gf.Clustering(
+        K=1, centroids=np.zeros((1, 24)), shares=np.ones(1), inertia=0.0
+    )
     assert gf.centroid_gdln(dead, 11, 60, width=100, init_std=1e-3) is None
 
 
@@ -120,11 +158,15 @@ def test_sample_gates_stacks_every_unit_at_every_sample():
     assert smp.n_samples == 2 * 4 * 16
     assert smp.index.shape == (2, 4, 16)
     G = smp.run.records["gates"][0]
-    assert np.array_equal(smp.patterns[smp.index], G)  # the collapsed rows reproduce the stack
+    assert np.array_equal(
+        smp.patterns[smp.index], G
+    )  # the collapsed rows reproduce the stack
     sub = gf.samples_from_run(smp.run, 0, epochs=[151], trainings=[1])
     assert sub.n_samples == 16
     with pytest.raises(ValueError, match="ReLU"):
-        gf.sample_gates(h.linear_network((3, 4, 1), 1e-2), ds.X, ds.Y, lr=0.01, epochs=10, seeds=0)
+        gf.sample_gates(
+            h.linear_network((3, 4, 1), 1e-2), ds.X, ds.Y, lr=0.01, epochs=10, seeds=0
+        )
     with pytest.raises(ValueError, match="layer"):
         gf.sample_gates(net, ds.X, ds.Y, lr=0.01, epochs=10, seeds=0, layer=1)
     with pytest.raises(ValueError, match="trainings"):
@@ -145,16 +187,29 @@ def test_gdln_error_of_the_empty_gdln_is_the_relu_output_power():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("eps, k_star, patterns", [(0.3, 4, ["1000", "0100", "0010", "0001"]),
-                                                   (1.3, 2, ["1001", "0110"])])
+@pytest.mark.parametrize(
+    "eps, k_star, patterns",
+    [(0.3, 4, ["1000", "0100", "0010", "0001"]), (1.3, 2, ["1001", "0110"])],
+)
 def test_algorithm_1_finds_the_faster_xor_reln(eps, k_star, patterns):
-    """Section 3 / [conv-xor]: below eps* = sqrt(2/3) the XoR ReLN (one pathway per point),
+    """Section 3 / [conv-xor]: below eps* = sqrt(2/3) the XoR ReLN (one pathway per
+    point),
     above it the linear ReLN (one pathway per class) is what the elbow picks."""
     ds = h.xor(eps)
     std = 0.005 / 128
-    smp = gf.sample_gates(h.relu_network((3, 128, 1), std), ds.X, ds.Y, lr=0.01, epochs=2500, seeds=range(5), every=10)
+    smp = gf.sample_gates(
+        h.relu_network((3, 128, 1), std),
+        ds.X,
+        ds.Y,
+        lr=0.01,
+        epochs=2500,
+        seeds=range(5),
+        every=10,
+    )
     pts = gf.elbow(smp, ds.X, ds.Y, range(1, 6), lr=0.01, epochs=2500, init_std=std)
     k = gf.elbow_k(range(1, 6), [p.output_mse for p in pts])
     assert k == k_star
     assert gf.pattern_strings(pts[k - 1].clustering.binary) == patterns
-    assert pts[k - 1].output_mse < 0.1 * pts[k - 2].output_mse  # a real drop into the elbow
+    assert (
+        pts[k - 1].output_mse < 0.1 * pts[k - 2].output_mse
+    )  # a real drop into the elbow

@@ -1,4 +1,5 @@
 """Dataset matrices against hand-written expected values ([conv-datasets])."""
+
 import numpy as np
 import pytest
 
@@ -14,12 +15,16 @@ def test_hierarchy4_matrices():
     np.testing.assert_array_equal(ds.Y[:, 3], [1, 0, 1, 0, 0, 0, 1])  # rose
     assert np.linalg.matrix_rank(ds.Y) == 4
     # singular values of Sigma_yx = Y: sqrt(7), sqrt(3), 1, 1
-    np.testing.assert_allclose(h.modes(ds.X, ds.Y).s, [np.sqrt(7), np.sqrt(3), 1, 1], atol=1e-12)
+    np.testing.assert_allclose(
+        h.modes(ds.X, ds.Y).s, [np.sqrt(7), np.sqrt(3), 1, 1], atol=1e-12
+    )
 
 
 def test_xor_matrices():
     ds = h.xor(0.5)
-    np.testing.assert_array_equal(ds.X, [[1, 1, -1, -1], [1, -1, 1, -1], [0.5, -0.5, -0.5, 0.5]])
+    np.testing.assert_array_equal(
+        ds.X, [[1, 1, -1, -1], [1, -1, 1, -1], [0.5, -0.5, -0.5, 0.5]]
+    )
     np.testing.assert_array_equal(ds.Y, [[1, -1, -1, 1]])
     assert np.linalg.matrix_rank(h.xor(0.0).X) == 2
     assert np.linalg.matrix_rank(ds.X) == 3
@@ -59,7 +64,9 @@ def test_contextual_task_shapes(C):
     blk = ds.Y[15 * 2 : 15 * 3]  # block of context 2 (index 1)
     np.testing.assert_array_equal(blk[:, 8:16], H)
     assert blk[:, :8].sum() == 0 and blk[:, 16:].sum() == 0
-    assert np.linalg.matrix_rank(ds.X) == 8 + C - 1  # item and context one-hots share the all-ones vector
+    assert (
+        np.linalg.matrix_rank(ds.X) == 8 + C - 1
+    )  # item and context one-hots share the all-ones vector
 
 
 def test_section4_task_blocks():

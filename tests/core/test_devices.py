@@ -1,5 +1,9 @@
-"""Where training runs (helpers.core.devices): the seeds spread over several devices give
-exactly the losses of one device, and a seed's losses do not depend on the seeds beside it."""
+"""Where training runs (helpers.core.devices): the seeds spread over several devices
+give
+exactly the losses of one device, and a seed's losses do not depend on the seeds beside
+it.
+"""
+
 import json
 import os
 import subprocess
@@ -21,15 +25,22 @@ two = h.train(net, ds.X, ds.Y, lr=1e-3, epochs=300, seeds=[0, 1, 2], devices=2,
               record_epochs=[0, 150, 300], record=("outputs", "gates"))
 print(json.dumps({"devices": len(jax.devices()),
                   "loss": bool(np.array_equal(one.loss, two.loss)),
-                  "outputs": bool(np.array_equal(one.records["outputs"], two.records["outputs"])),
-                  "gates": bool(np.array_equal(one.records["gates"][0], two.records["gates"][0]))}))
+                  "outputs": bool(np.array_equal(one.records["outputs"],
+                  two.records["outputs"])), "gates":
+                  bool(np.array_equal(one.records["gates"][0],
+                  two.records["gates"][0]))}))
 """
 
 
 def test_the_sharded_path_on_two_cpu_devices_gives_the_single_device_losses():
     env = {**os.environ, devices.DEVICES_VARIABLE: "2", "JAX_PLATFORMS": "cpu"}
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True,
-                         timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     res = json.loads(out.stdout.strip().splitlines()[-1])
     assert res == {"devices": 2, "loss": True, "outputs": True, "gates": True}
@@ -72,7 +83,10 @@ def test_the_cuda_extra_pins_the_jax_of_requirements():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    jax_pin = re.search(r"^jax==([\d.]+)", (root / "requirements.txt").read_text(), re.M).group(1)
+    jax_pin = re.search(
+        r"^jax==([\d.]+)", (root / "requirements.txt").read_text(), re.M
+    ).group(1)
     extra = tomllib.loads((root / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"]["cuda"]
+        "optional-dependencies"
+    ]["cuda"]
     assert extra == [f"jax[cuda12]=={jax_pin}"]

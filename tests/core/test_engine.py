@@ -1,4 +1,5 @@
 """The training engine: equivalences that hold by construction, and bad input."""
+
 import numpy as np
 import pytest
 
@@ -10,39 +11,97 @@ def test_gdln_with_one_always_on_pathway_is_a_linear_network():
     lin = h.linear_network((4, 12, 7), 1e-2)
     g = h.gdln(4, 7, 4, [h.Pathway("all", 12, None, init_std=(1e-2, 1e-2))])
     params0 = h.init_params(lin, 3)
-    r1 = h.train(lin, ds.X, ds.Y, lr=0.02, epochs=400, params0=params0, record_epochs=[400], record=("weights",))
-    r2 = h.train(g, ds.X, ds.Y, lr=0.02, epochs=400, params0=params0, record_epochs=[400], record=("weights",))
+    r1 = h.train(
+        lin,
+        ds.X,
+        ds.Y,
+        lr=0.02,
+        epochs=400,
+        params0=params0,
+        record_epochs=[400],
+        record=("weights",),
+    )
+    r2 = h.train(
+        g,
+        ds.X,
+        ds.Y,
+        lr=0.02,
+        epochs=400,
+        params0=params0,
+        record_epochs=[400],
+        record=("weights",),
+    )
     np.testing.assert_array_equal(r1.loss, r2.loss)
     for a, b in zip(r1.records["weights"], r2.records["weights"]):
         np.testing.assert_array_equal(a, b)
 
 
 def test_reln_from_relu_gating_reproduces_relu_output():
-    """Definition 3.1 by construction: a GDLN given the ReLU network's own gating pattern
+    """Definition 3.1 by construction: a GDLN given the ReLU network's own gating
+    pattern
     has the ReLU network's output (and the same gradient step)."""
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
     relu = h.relu_network((11, 50, 60), 0.05)
-    run = h.train(relu, ds.X, ds.Y, lr=1e-3, epochs=300, seeds=[0, 1],
-                  record_epochs=[0, 150, 300], record=("weights", "outputs", "gates"))
+    run = h.train(
+        relu,
+        ds.X,
+        ds.Y,
+        lr=1e-3,
+        epochs=300,
+        seeds=[0, 1],
+        record_epochs=[0, 150, 300],
+        record=("weights", "outputs", "gates"),
+    )
     for s in range(2):
         for e in (150, 300):
             W = run.weights_at(e, s)
             gates = run.records["gates"][0][s, run.index(e)]
-            pws = [h.Pathway(f"unit{j}", 1, gates[j].astype(float)) for j in range(50) if gates[j].any()]
+            pws = [
+                h.Pathway(f"unit{j}", 1, gates[j].astype(float))
+                for j in range(50)
+                if gates[j].any()
+            ]
             keep = [j for j in range(50) if gates[j].any()]
             reln = h.gdln(11, 60, 24, pws)
             params = [W[0][keep], W[1][:, keep]]
             out, _, _ = h.forward(reln, params, ds.X)
-            np.testing.assert_allclose(out, run.records["outputs"][s, run.index(e)], rtol=1e-5, atol=1e-6)
-            # one gradient step from these weights moves both networks' weights identically
-            # (units never active get no gradient in either)
-            r_relu = h.train(relu, ds.X, ds.Y, lr=1e-3, epochs=1,
-                             params0=[W[0], W[1]], record_epochs=[1], record=("weights",))
-            r_reln = h.train(reln, ds.X, ds.Y, lr=1e-3, epochs=1, params0=params, record_epochs=[1], record=("weights",))
-            np.testing.assert_allclose(r_reln.records["weights"][0][0, 0], r_relu.records["weights"][0][0, 0][keep],
-                                       rtol=1e-5, atol=1e-8)
-            np.testing.assert_allclose(r_reln.records["weights"][1][0, 0], r_relu.records["weights"][1][0, 0][:, keep],
-                                       rtol=1e-5, atol=1e-8)
+            np.testing.assert_allclose(
+                out, run.records["outputs"][s, run.index(e)], rtol=1e-5, atol=1e-6
+            )
+            # one gradient step from these weights moves both networks' weights
+            # identically (units never active get no gradient in either)
+            r_relu = h.train(
+                relu,
+                ds.X,
+                ds.Y,
+                lr=1e-3,
+                epochs=1,
+                params0=[W[0], W[1]],
+                record_epochs=[1],
+                record=("weights",),
+            )
+            r_reln = h.train(
+                reln,
+                ds.X,
+                ds.Y,
+                lr=1e-3,
+                epochs=1,
+                params0=params,
+                record_epochs=[1],
+                record=("weights",),
+            )
+            np.testing.assert_allclose(
+                r_reln.records["weights"][0][0, 0],
+                r_relu.records["weights"][0][0, 0][keep],
+                rtol=1e-5,
+                atol=1e-8,
+            )
+            np.testing.assert_allclose(
+                r_reln.records["weights"][1][0, 0],
+                r_relu.records["weights"][1][0, 0][:, keep],
+                rtol=1e-5,
+                atol=1e-8,
+            )
 
 
 def test_seeds_are_deterministic_and_distinct():
@@ -56,8 +115,18 @@ def test_seeds_are_deterministic_and_distinct():
 
 def test_switch_on_epoch_freezes_a_pathway():
     ds = h.hierarchy4()
-    net = h.gdln(4, 7, 4, [h.Pathway("late", 8, None, init_std=(0.1, 0.1), on_epoch=30)])
-    run = h.train(net, ds.X, ds.Y, lr=0.01, epochs=60, record_epochs=[0, 30, 60], record=("weights",))
+    net = h.gdln(
+        4, 7, 4, [h.Pathway("late", 8, None, init_std=(0.1, 0.1), on_epoch=30)]
+    )
+    run = h.train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=0.01,
+        epochs=60,
+        record_epochs=[0, 30, 60],
+        record=("weights",),
+    )
     W = run.records["weights"][0][0]
     np.testing.assert_array_equal(W[0], W[1])  # nothing learns before epoch 30
     assert not np.array_equal(W[1], W[2])
@@ -65,32 +134,68 @@ def test_switch_on_epoch_freezes_a_pathway():
 
 
 def test_one_way_coupling_matches_definition():
-    """One-way coupling: the common pathway ignores the context pathways ([conv-context-reln])."""
+    """One-way coupling: the common pathway ignores the context pathways
+    ([conv-context-reln])."""
     ds = h.contextual_task(3)
     full = h.context_reln(ds, "mixed", coupling="full")
     oneway = h.context_reln(ds, "mixed", coupling="one-way")
     common_only = h.context_reln(ds, "common", coupling="full")
     p0 = h.init_params(oneway, 0)
     sl = oneway.pathway_slice("common")
-    r_ow = h.train(oneway, ds.X, ds.Y, lr=1e-3, epochs=2000, params0=p0, record_epochs=[2000], record=("weights",))
-    r_c = h.train(common_only, ds.X, ds.Y, lr=1e-3, epochs=2000, params0=[p0[0][sl], p0[1][:, sl]],
-                  record_epochs=[2000], record=("weights",))
+    r_ow = h.train(
+        oneway,
+        ds.X,
+        ds.Y,
+        lr=1e-3,
+        epochs=2000,
+        params0=p0,
+        record_epochs=[2000],
+        record=("weights",),
+    )
+    r_c = h.train(
+        common_only,
+        ds.X,
+        ds.Y,
+        lr=1e-3,
+        epochs=2000,
+        params0=[p0[0][sl], p0[1][:, sl]],
+        record_epochs=[2000],
+        record=("weights",),
+    )
     W_ow, W_c = r_ow.records["weights"][0][0, 0, sl], r_c.records["weights"][0][0, 0]
     # float32 products of different shapes round differently (by machine): compare at
     # 1e-4 of the weights' scale; the fully coupled network differs by far more
     scale = np.abs(W_c).max()
     np.testing.assert_allclose(W_ow, W_c, rtol=1e-4, atol=1e-4 * scale)
-    r_full = h.train(full, ds.X, ds.Y, lr=1e-3, epochs=2000, params0=p0, record_epochs=[2000],
-                     record=("weights",))
-    assert np.abs(r_full.records["weights"][0][0, 0, sl] - W_c).max() > 100 * 1e-4 * scale
+    r_full = h.train(
+        full,
+        ds.X,
+        ds.Y,
+        lr=1e-3,
+        epochs=2000,
+        params0=p0,
+        record_epochs=[2000],
+        record=("weights",),
+    )
+    assert (
+        np.abs(r_full.records["weights"][0][0, 0, sl] - W_c).max() > 100 * 1e-4 * scale
+    )
     assert not np.allclose(r_full.loss, r_ow.loss)
 
 
 def test_records_shapes():
     ds = h.xor(0.5)
     net = h.relu_network((3, 16, 1), 0.1)
-    run = h.train(net, ds.X, ds.Y, lr=0.01, epochs=20, seeds=range(3), record_epochs=[0, 10, 20],
-                  record=("weights", "outputs", "hidden", "gates"))
+    run = h.train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=0.01,
+        epochs=20,
+        seeds=range(3),
+        record_epochs=[0, 10, 20],
+        record=("weights", "outputs", "hidden", "gates"),
+    )
     assert run.loss.shape == (3, 21)
     assert run.records["outputs"].shape == (3, 3, 1, 4)
     assert run.records["hidden"][0].shape == (3, 3, 16, 4)
@@ -98,10 +203,14 @@ def test_records_shapes():
     assert [w.shape for w in run.records["weights"]] == [(3, 3, 16, 3), (3, 3, 1, 16)]
     # the recorded hidden activity is the ReLU of the pre-activation
     W = run.weights_at(10, 2)
-    np.testing.assert_allclose(run.records["hidden"][0][2, 1], np.maximum(W[0] @ ds.X, 0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(
+        run.records["hidden"][0][2, 1], np.maximum(W[0] @ ds.X, 0), rtol=1e-5, atol=1e-7
+    )
 
 
-# ---- bad input ---------------------------------------------------------------------------
+# ---- bad input
+# ---------------------------------------------------------------------------
+
 
 def test_shape_mismatch_raises():
     ds = h.hierarchy4()
@@ -111,7 +220,14 @@ def test_shape_mismatch_raises():
     with pytest.raises(ValueError, match="maps 4 inputs"):
         h.train(net, ds.X[:3], ds.Y, lr=0.01, epochs=10)
     with pytest.raises(ValueError, match="shapes"):
-        h.train(net, ds.X, ds.Y, lr=0.01, epochs=10, params0=[np.zeros((8, 3)), np.zeros((7, 8))])
+        h.train(
+            net,
+            ds.X,
+            ds.Y,
+            lr=0.01,
+            epochs=10,
+            params0=[np.zeros((8, 3)), np.zeros((7, 8))],
+        )
 
 
 def test_bad_gates_raise():
@@ -124,7 +240,9 @@ def test_bad_gates_raise():
     net = h.gdln(4, 7, 4, [h.Pathway("p", 4, None)])
     ds = h.contextual_task(3)
     with pytest.raises(ValueError, match="gates are defined on 4 datapoints"):
-        h.train(h.gdln(11, 60, 4, [h.Pathway("p", 4, None)]), ds.X, ds.Y, lr=0.01, epochs=5)
+        h.train(
+            h.gdln(11, 60, 4, [h.Pathway("p", 4, None)]), ds.X, ds.Y, lr=0.01, epochs=5
+        )
     with pytest.raises(ValueError, match="unique"):
         h.gdln(4, 7, 4, [h.Pathway("p", 4), h.Pathway("p", 4)])
     assert net.P == 4
@@ -147,9 +265,23 @@ def test_bad_epochs_raise(epochs):
 def test_record_epochs_out_of_range_raise():
     ds = h.hierarchy4()
     with pytest.raises(ValueError, match="record_epochs"):
-        h.train(h.linear_network((4, 8, 7), 0.1), ds.X, ds.Y, lr=0.01, epochs=10, record_epochs=[11])
+        h.train(
+            h.linear_network((4, 8, 7), 0.1),
+            ds.X,
+            ds.Y,
+            lr=0.01,
+            epochs=10,
+            record_epochs=[11],
+        )
     with pytest.raises(ValueError, match="cannot record"):
-        h.train(h.linear_network((4, 8, 7), 0.1), ds.X, ds.Y, lr=0.01, epochs=10, record=("grads",))
+        h.train(
+            h.linear_network((4, 8, 7), 0.1),
+            ds.X,
+            ds.Y,
+            lr=0.01,
+            epochs=10,
+            record=("grads",),
+        )
 
 
 def test_divergence_names_the_epoch():
@@ -162,20 +294,42 @@ def test_nonfinite_data_raises():
     X = np.eye(4)
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="finite"):
-        h.train(h.linear_network((4, 8, 7), 0.1), X, h.hierarchy4().Y, lr=0.01, epochs=10)
+        h.train(
+            h.linear_network((4, 8, 7), 0.1), X, h.hierarchy4().Y, lr=0.01, epochs=10
+        )
 
 
 def test_recorded_epochs_off_the_grid_are_the_same_states():
-    # epochs 1, 101, 201 are recorded in segments of 100 after one step (engine._segments);
-    # they must be the states a denser recording sees at the same epochs
+    # epochs 1, 101, 201 are recorded in segments of 100 after one step
+    # (engine._segments); they must be the states a denser recording sees at the same
+    # epochs
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
     net = h.relu_network((11, 30, 60), 0.01)
-    sparse = h.train(net, ds.X, ds.Y, lr=1e-3, epochs=250, seeds=[0, 1],
-                     record_epochs=[1, 101, 201], record=("weights", "outputs"))
-    dense = h.train(net, ds.X, ds.Y, lr=1e-3, epochs=250, seeds=[0, 1],
-                    record_epochs=range(0, 251), record=("weights", "outputs"))
+    sparse = h.train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=1e-3,
+        epochs=250,
+        seeds=[0, 1],
+        record_epochs=[1, 101, 201],
+        record=("weights", "outputs"),
+    )
+    dense = h.train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=1e-3,
+        epochs=250,
+        seeds=[0, 1],
+        record_epochs=range(0, 251),
+        record=("weights", "outputs"),
+    )
     np.testing.assert_array_equal(sparse.loss, dense.loss)
     for e in (1, 101, 201):
-        np.testing.assert_allclose(sparse.records["outputs"][:, sparse.index(e)],
-                                   dense.records["outputs"][:, dense.index(e)], rtol=1e-6)
+        np.testing.assert_allclose(
+            sparse.records["outputs"][:, sparse.index(e)],
+            dense.records["outputs"][:, dense.index(e)],
+            rtol=1e-6,
+        )
     assert h.engine._segments(8001, np.arange(1, 8002, 100)) == (100, 1, 80, 1)

@@ -1,4 +1,5 @@
 """Closed-form theory ([conv-linear], Eq. 7) and its agreement with simulation."""
+
 import numpy as np
 import pytest
 
@@ -39,8 +40,10 @@ def test_diagonalizability_report():
 
 
 def test_linear_network_from_aligned_init_matches_closed_form():
-    """A linear network started aligned and balanced follows Eq. 7 (the only error is the
-    Euler step: the per-epoch growth (1 + s lr)^2 vs e^{2 s lr}, about s*lr/2 = 0.7%)."""
+    """A linear network started aligned and balanced follows Eq. 7 (the only error is
+    the
+    Euler step: the per-epoch growth (1 + s lr)^2 vs e^{2 s lr}, about s*lr/2 = 0.7%).
+    """
     ds = h.hierarchy4()
     m = h.modes(ds.X, ds.Y)
     a0, lr, epochs, H = 1e-4, 0.005, 3000, 8

@@ -1,7 +1,12 @@
 import numpy as np
 import pytest
 
-from helpers.core.measures import curve_distance, gating_census, halfway_time, stereotype_index
+from helpers.core.measures import (
+    curve_distance,
+    gating_census,
+    halfway_time,
+    stereotype_index,
+)
 
 
 def test_curve_distance_definition():
@@ -20,7 +25,9 @@ def test_halfway_and_stereotype():
 
 def test_gating_census_classes():
     contexts = np.repeat(np.arange(3), 2)
-    gates = np.array([[1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0], [1, 1, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0]])
+    gates = np.array(
+        [[1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0], [1, 1, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0]]
+    )
     W1 = np.ones((4, 2))
     W2 = np.ones((3, 4))
     c = gating_census(gates, W1, W2, contexts, 3)
@@ -50,12 +57,12 @@ def test_time_gap_does_not_depend_on_run_length_and_seed_spread_is_pairwise():
 
 
 def test_functional_census_of_units_built_to_be_contextual():
+    import helpers as h
     from helpers.core import measures
 
-    import helpers as h
-
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
-    # unit 0: on everywhere (item weights 1); unit 1: off in context 3; unit 2: context 2 only
+    # unit 0: on everywhere (item weights 1); unit 1: off in context 3; unit 2: context
+    # 2 only
     W1 = np.zeros((3, 11))
     W1[0, :8] = 1.0
     W1[1, :8], W1[1, 10] = 1.0, -5.0
@@ -65,6 +72,7 @@ def test_functional_census_of_units_built_to_be_contextual():
     assert fc["snap_change"] == pytest.approx(0.0, abs=1e-12)  # already context-level
     assert fc["common"] > fc["mixed"] > fc["single"] > 0 and fc["other"] == 0
     assert fc["common"] + fc["mixed"] + fc["single"] + fc["other"] == pytest.approx(1.0)
-    G = measures.snap_to_contexts(np.array([[1, 1, 0, 0, 0, 0]]), np.array([0, 0, 0, 1, 1, 1]), 2,
-                                  threshold=0.5)
+    G = measures.snap_to_contexts(
+        np.array([[1, 1, 0, 0, 0, 0]]), np.array([0, 0, 0, 1, 1, 1]), 2, threshold=0.5
+    )
     np.testing.assert_array_equal(G, [[1, 1, 1, 0, 0, 0]])

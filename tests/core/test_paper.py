@@ -1,4 +1,5 @@
 """The paper's constants (helpers.core.paper): one place, with sources, read-only."""
+
 import pytest
 
 import helpers as h

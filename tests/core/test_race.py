@@ -1,4 +1,5 @@
 """The race-reduction predictor ([conv-race]) against simulated GDLNs and Eq. 7."""
+
 import numpy as np
 import pytest
 
@@ -29,4 +30,10 @@ def test_prediction_tracks_simulated_reln_on_contexts():
 
 def test_predict_rejects_relu_networks():
     with pytest.raises(ValueError, match="fixed gates"):
-        h.race.predict(h.relu_network((4, 8, 7), 0.1), np.eye(4), h.hierarchy4().Y, lr=0.01, epochs=10)
+        h.race.predict(
+            h.relu_network((4, 8, 7), 0.1),
+            np.eye(4),
+            h.hierarchy4().Y,
+            lr=0.01,
+            epochs=10,
+        )

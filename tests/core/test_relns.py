@@ -1,4 +1,5 @@
 """The ReLNs of the contextual task and the three initialisations ([conv-init])."""
+
 import numpy as np
 import pytest
 
@@ -12,7 +13,8 @@ def test_derived_stds_give_each_pathway_the_strength_of_its_relu_units():
     stds = relns.derived_stds(relu, gates, {"a": 4, "b": 2}, relu_std=0.1)
     assert stds["a"] == pytest.approx(0.1 * np.sqrt(8 / 4))
     assert stds["b"] == pytest.approx(0.1 * np.sqrt(2 / 2))
-    # a unit equally near two pathways is split between them; an empty pathway keeps one unit
+    # a unit equally near two pathways is split between them; an empty pathway keeps one
+    # unit
     stds = relns.derived_stds(np.array([[1, 1, 1, 0]]), gates, {"a": 1, "b": 1}, 1.0)
     assert stds == {"a": pytest.approx(1.0), "b": pytest.approx(1.0)}
 
@@ -29,8 +31,9 @@ def test_the_three_initialisations():
     assert [W.shape for W in p0] == [(2, 400, 11), (2, 60, 400)]
     # with every context pathway present, more ReLU units gate like the common pathway
     # at epoch 0 than like any one 2-of-3 pathway
-    net, p0 = relns.reln_initial_weights(h.context_reln(ds, "both"), ds, "derived", [0],
-                                         relu, 0.005 / 700)
+    net, p0 = relns.reln_initial_weights(
+        h.context_reln(ds, "both"), ds, "derived", [0], relu, 0.005 / 700
+    )
     sl_c, sl_m = net.pathway_slice("common"), net.pathway_slice("ctx12")
     assert net.layers[0].in_std[sl_c][0] > net.layers[0].in_std[sl_m][0]
     with pytest.raises(ValueError, match="init must be one of"):

@@ -1,13 +1,16 @@
-"""The XoR ReLNs and their closed forms ([conv-xor]; paper Section 3, Appendix C, Eqs. 13-26),
-and the per-pathway initial strengths of helpers.core.race.effective_a0 used with them."""
+"""The XoR ReLNs and their closed forms ([conv-xor]; paper Section 3, Appendix C, Eqs.
+13-26),
+and the per-pathway initial strengths of helpers.core.race.effective_a0 used with them.
+"""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import helpers as h
-from helpers.core import xor_reln as xr
 from helpers.chapters import xor as xch
+from helpers.core import xor_reln as xr
 from helpers.core.measures import curve_distance
 from helpers.core.race import effective_a0
 
@@ -37,7 +40,9 @@ def test_analytic_modes_match_effective_datasets_property(eps):
     for kind in xr.KINDS:
         s_f, d_f = xr.analytic_modes(eps, kind)
         for s, d, _ in xr.effective_modes(eps, kind).values():
-            assert s[0] == pytest.approx(s_f, rel=1e-10) and d[0] == pytest.approx(d_f, rel=1e-10)
+            assert s[0] == pytest.approx(s_f, rel=1e-10) and d[0] == pytest.approx(
+                d_f, rel=1e-10
+            )
 
 
 def test_eps_star_and_speed_window():
@@ -50,13 +55,15 @@ def test_eps_star_and_speed_window():
         s_xor = xr.analytic_modes(e, "xor")[0]
         assert s_lin / s_xor == pytest.approx(ratio, rel=1e-12)
     assert xch.speed_ratio_window(1.0) == pytest.approx((xr.eps_star(), xr.eps_star()))
-    # the same root from the singular values of the pathways' effective datasets of xor(eps)
+    # the same root from the singular values of the pathways' effective datasets of
+    # xor(eps)
     assert xr.eps_star(from_data=True) == pytest.approx(np.sqrt(2 / 3), abs=1e-12)
 
 
 @pytest.mark.parametrize("kind", xr.KINDS)
 def test_closed_form_loss_equals_mode_sum_and_gated_linear_theory(kind):
-    """Eq. 22/23 == [conv-linear]: 1/2 tr Sigma_y - sum(s a - d a^2 / 2) == the sum over pathways
+    """Eq. 22/23 == [conv-linear]: 1/2 tr Sigma_y - sum(s a - d a^2 / 2) == the sum over
+    pathways
     of helpers.core.linear.closed_form_loss on each pathway's gated dataset."""
     eps, a0 = 0.6, 1e-4
     t = np.array([0.0, 100.0, 400.0, 800.0, 5000.0])
@@ -64,9 +71,14 @@ def test_closed_form_loss_equals_mode_sum_and_gated_linear_theory(kind):
     s, d = xr.analytic_modes(eps, kind)
     a = h.mode_strength(t, s, d, a0, LR)
     n = len(xr.GATES[kind])
-    np.testing.assert_allclose(L, 2.0 - n * (s * a - 0.5 * d * a**2), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        L, 2.0 - n * (s * a - 0.5 * d * a**2), rtol=1e-10, atol=1e-12
+    )
     ds = h.xor(eps)
-    L_gated = sum(h.closed_form_loss(t, ds.X * g, ds.Y * g, a0, LR) for g in xr.GATES[kind].values())
+    L_gated = sum(
+        h.closed_form_loss(t, ds.X * g, ds.Y * g, a0, LR)
+        for g in xr.GATES[kind].values()
+    )
     np.testing.assert_allclose(L, L_gated, rtol=1e-9, atol=1e-12)
     assert L[0] == pytest.approx(2 * (1 - a0 * d / s) ** 2)
     assert L[-1] < 1e-10
@@ -75,17 +87,32 @@ def test_closed_form_loss_equals_mode_sum_and_gated_linear_theory(kind):
 @pytest.mark.parametrize("kind", xr.KINDS)
 def test_closed_form_loss_with_one_a0_per_pathway(kind):
     """L = sum_p (n_p / 2)(1 - a_p d / s)^2 equals the sum over pathways of
-    helpers.core.linear.closed_form_loss with each pathway's own a0; a list in GATES order and
+    helpers.core.linear.closed_form_loss with each pathway's own a0; a list in GATES
+    order and
     a dict by name agree; equal a0 give Eqs. 22-23 (the scalar form)."""
     eps, t = 0.7, np.array([0.0, 50.0, 300.0, 900.0, 4000.0])
     names = list(xr.GATES[kind])
     a0 = np.geomspace(1e-5, 1e-3, len(names))
     ds = h.xor(eps)
-    ref = sum(h.closed_form_loss(t, ds.X * g, ds.Y * g, a, LR) for g, a in zip(xr.GATES[kind].values(), a0))
-    np.testing.assert_allclose(xr.closed_form_loss(t, eps, kind, a0, LR), ref, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(xr.closed_form_loss(t, eps, kind, dict(zip(names, a0)), LR), ref, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(xr.closed_form_loss(t, eps, kind, [3e-4] * len(names), LR),
-                               xr.closed_form_loss(t, eps, kind, 3e-4, LR), rtol=1e-12, atol=1e-15)
+    ref = sum(
+        h.closed_form_loss(t, ds.X * g, ds.Y * g, a, LR)
+        for g, a in zip(xr.GATES[kind].values(), a0)
+    )
+    np.testing.assert_allclose(
+        xr.closed_form_loss(t, eps, kind, a0, LR), ref, rtol=1e-9, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        xr.closed_form_loss(t, eps, kind, dict(zip(names, a0)), LR),
+        ref,
+        rtol=1e-9,
+        atol=1e-12,
+    )
+    np.testing.assert_allclose(
+        xr.closed_form_loss(t, eps, kind, [3e-4] * len(names), LR),
+        xr.closed_form_loss(t, eps, kind, 3e-4, LR),
+        rtol=1e-12,
+        atol=1e-15,
+    )
 
 
 def test_closed_form_learning_time():
@@ -103,16 +130,24 @@ def test_closed_form_learning_time():
         assert arr[1] == pytest.approx(xr.closed_form_learning_time(0.3, kind, a0, LR))
     assert xr.closed_form_learning_time(0.0, "linear", a0, LR) == np.inf
     # the linear ReLN at eps = 0.3 is slower than the XoR ReLN; at 1.5 it is faster
-    assert xr.closed_form_learning_time(0.3, "linear", a0, LR) > 2 * xr.closed_form_learning_time(0.3, "xor", a0, LR)
-    assert xr.closed_form_learning_time(1.5, "linear", a0, LR) < xr.closed_form_learning_time(1.5, "xor", a0, LR)
+    assert xr.closed_form_learning_time(
+        0.3, "linear", a0, LR
+    ) > 2 * xr.closed_form_learning_time(0.3, "xor", a0, LR)
+    assert xr.closed_form_learning_time(
+        1.5, "linear", a0, LR
+    ) < xr.closed_form_learning_time(1.5, "xor", a0, LR)
 
 
 def test_learning_time_crossover_is_eps_star_for_the_relns_architecture():
-    """With 2x the units per linear pathway (a0_lin = 2 a0_xor) both u0 are equal at eps*,
-    so the closed-form learning times cross exactly there, for any init; with equal a0 the
+    """With 2x the units per linear pathway (a0_lin = 2 a0_xor) both u0 are equal at
+    eps*,
+    so the closed-form learning times cross exactly there, for any init; with equal a0
+    the
     crossover moves up with a0."""
     for a0 in (1e-10, 1e-6, 1e-3):
-        assert xr.learning_time_crossover(2 * a0, a0, LR) == pytest.approx(xr.eps_star(), abs=1e-8)
+        assert xr.learning_time_crossover(2 * a0, a0, LR) == pytest.approx(
+            xr.eps_star(), abs=1e-8
+        )
     c_small = xr.learning_time_crossover(1e-10, 1e-10, LR)
     c_big = xr.learning_time_crossover(1e-3, 1e-3, LR)
     assert xr.eps_star() < c_small < c_big
@@ -152,9 +187,13 @@ def test_simulated_relns_match_closed_forms():
     for eps in (0.5, 1.2):
         ds = h.xor(eps)
         for kind in xr.KINDS:
-            run = h.train(xr.reln(kind, 128, std), ds.X, ds.Y, lr=LR, epochs=epochs, seeds=[0, 1])
+            run = h.train(
+                xr.reln(kind, 128, std), ds.X, ds.Y, lr=LR, epochs=epochs, seeds=[0, 1]
+            )
             t_sim = np.median(xch.learning_times(run.loss))
-            t_cf = xr.closed_form_learning_time(eps, kind, xr.initial_mode_strength(kind, 128, std), LR)
+            t_cf = xr.closed_form_learning_time(
+                eps, kind, xr.initial_mode_strength(kind, 128, std), LR
+            )
             assert t_sim == pytest.approx(t_cf, rel=0.03), (eps, kind)
 
 
@@ -170,7 +209,10 @@ def test_closed_form_with_effective_a0_matches_simulation():
         run = h.train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=[0])
         a0 = effective_a0(net, h.init_params(net, 0), ds.X, ds.Y)
         assert list(a0) == list(xr.GATES[kind])
-        assert curve_distance(run.loss[0], xr.closed_form_loss(t, eps, kind, a0, lr)) < 0.02
+        assert (
+            curve_distance(run.loss[0], xr.closed_form_loss(t, eps, kind, a0, lr))
+            < 0.02
+        )
 
 
 def test_effective_a0_matches_its_expectation():
@@ -178,8 +220,14 @@ def test_effective_a0_matches_its_expectation():
     (width (std_in^2 + std_out^2) / 4), of which it is the single-draw version."""
     ds = h.xor(0.5)
     net = xr.reln("xor", 128, 1e-3)  # 32 units per pathway
-    vals = [v for s in range(60) for v in effective_a0(net, h.init_params(net, s), ds.X, ds.Y).values()]
-    assert np.mean(vals) == pytest.approx(xr.initial_mode_strength("xor", 128, 1e-3), rel=0.1)
+    vals = [
+        v
+        for s in range(60)
+        for v in effective_a0(net, h.init_params(net, s), ds.X, ds.Y).values()
+    ]
+    assert np.mean(vals) == pytest.approx(
+        xr.initial_mode_strength("xor", 128, 1e-3), rel=0.1
+    )
     # aligned, balanced weights W1_p = sqrt(a) v^T, W2_p = sqrt(a) u give exactly a
     W1, W2 = (np.zeros_like(W) for W in h.init_params(net, 0))
     for name, sl in net.layers[0].pathways:
@@ -187,7 +235,10 @@ def test_effective_a0_matches_its_expectation():
         m = h.modes(ds.X[:, g], ds.Y[:, g])
         W1[sl.start] = np.sqrt(2e-3) * m.V[:, 0]
         W2[:, sl.start] = np.sqrt(2e-3) * m.U[:, 0]
-    assert all(v == pytest.approx(2e-3, rel=1e-12) for v in effective_a0(net, [W1, W2], ds.X, ds.Y).values())
+    assert all(
+        v == pytest.approx(2e-3, rel=1e-12)
+        for v in effective_a0(net, [W1, W2], ds.X, ds.Y).values()
+    )
 
 
 def test_bad_inputs_raise_clear_errors():
