@@ -16,5 +16,6 @@
 Importing this package is cheap: papermill and Jupyter Book load only when a command
 needs them.
 """
+
 from . import parameters, rulebook  # noqa: F401
 from .build import CHAPTERS, PROFILES, chapters_present  # noqa: F401

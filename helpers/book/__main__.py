@@ -1,4 +1,5 @@
 """``python -m helpers.book``: see :mod:`helpers.book.build`."""
+
 from .build import main
 
 main()

@@ -22,6 +22,7 @@ checked by name and value before any work starts (:mod:`helpers.book.parameters`
 The site build turns every Sphinx warning into an error, and MathJax is served from the
 site itself (no network).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,9 +49,23 @@ RUNS = ROOT / "_build" / "runs"
 SCRATCH = ROOT / "_build" / "papermill"
 
 # The chapters in reading order (the notebooks papermill executes).
-CHAPTERS = ["conventions", "background", "xor", "contexts", "extra_contexts", "depth",
-            "gate_finding", "proofs", "reviewers", "digits", "performance", "rulebook",
-            "scorecard", "environment", "execution"]
+CHAPTERS = [
+    "conventions",
+    "background",
+    "xor",
+    "contexts",
+    "extra_contexts",
+    "depth",
+    "gate_finding",
+    "proofs",
+    "reviewers",
+    "digits",
+    "performance",
+    "rulebook",
+    "scorecard",
+    "environment",
+    "execution",
+]
 
 # Parameter profiles: ``--profile paper`` runs the paper-scale settings.
 PROFILES = {
@@ -59,7 +74,12 @@ PROFILES = {
         "xor": {"seeds": 20},
         "contexts": {"seeds": 10},
         "extra_contexts": {"seeds": 10},
-        "depth": {"seeds": 99, "init_seeds": 10, "derived_seeds": 10, "oneway_seeds": 10},
+        "depth": {
+            "seeds": 99,
+            "init_seeds": 10,
+            "derived_seeds": 10,
+            "oneway_seeds": 10,
+        },
         "gate_finding": {},
         "proofs": {"race_seeds": 10, "xor_seeds": 10},
         "reviewers": {
@@ -71,7 +91,12 @@ PROFILES = {
             "label_noise": [0.1, 0.3],
             "primed_gains": [1.0, 3.0, 10.0, 30.0],
         },
-        "digits": {"images_per_class": 0, "seeds": 10, "trainings": 5, "kmeans_n_init": 3},
+        "digits": {
+            "images_per_class": 0,
+            "seeds": 10,
+            "trainings": 5,
+            "kmeans_n_init": 3,
+        },
     },
 }
 
@@ -79,8 +104,16 @@ PROFILES = {
 #: otherwise ``repository.url`` of ``_config.yml``.  With neither, no launch buttons.
 REPOSITORY_VARIABLE = "HASTE_REPOSITORY_URL"
 _VOLATILE_CELL_KEYS = ("execution", "papermill")
-_PACKAGES = ("jax", "jaxlib", "numpy", "scipy", "scikit-learn", "matplotlib", "papermill",
-             "jupyter-book")
+_PACKAGES = (
+    "jax",
+    "jaxlib",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "matplotlib",
+    "papermill",
+    "jupyter-book",
+)
 
 
 def chapters_present() -> list[str]:
@@ -111,8 +144,14 @@ def _strip_volatile(path: Path) -> None:
         for k in _VOLATILE_CELL_KEYS:
             cell.get("metadata", {}).pop(k, None)
     pm = nb.get("metadata", {}).get("papermill", {})
-    for k in ("start_time", "end_time", "duration", "input_path", "output_path",
-              "environment_variables"):
+    for k in (
+        "start_time",
+        "end_time",
+        "duration",
+        "input_path",
+        "output_path",
+        "environment_variables",
+    ):
         pm.pop(k, None)
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
 
@@ -136,7 +175,9 @@ def run_key(profile: str, overrides: dict) -> str | None:
         return None
     if not overrides:
         return profile
-    digest = hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:8]
+    digest = hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[
+        :8
+    ]
     return f"{profile}-{digest}"
 
 
@@ -146,18 +187,26 @@ def _unexecuted(name: str) -> Path:
 
     nb = jupytext.read(BOOK / f"{name}.md")
     url = repository_url()
-    for i, cell in enumerate(nb.cells):  # stable ids: jupytext draws random ones each time
+    for i, cell in enumerate(
+        nb.cells
+    ):  # stable ids: jupytext draws random ones each time
         cell["id"] = f"{name}-{i}"
         if cell.cell_type == "code" and "REPOSITORY = None" in cell.source and url:
-            cell.source = cell.source.replace("REPOSITORY = None", f"REPOSITORY = {url!r}")
+            cell.source = cell.source.replace(
+                "REPOSITORY = None", f"REPOSITORY = {url!r}"
+            )
     SCRATCH.mkdir(parents=True, exist_ok=True)
     path = SCRATCH / f"{name}.ipynb"
     jupytext.write(nb, path)
     return path
 
 
-def execute(name: str, parameters_: dict | None = None, run: Path | None = None,
-            expected: float | None = None) -> float:
+def execute(
+    name: str,
+    parameters_: dict | None = None,
+    run: Path | None = None,
+    expected: float | None = None,
+) -> float:
     """Execute chapter ``name``; seconds.
 
     Default (``run`` is None): the executed notebook and the chapter's records replace
@@ -167,8 +216,10 @@ def execute(name: str, parameters_: dict | None = None, run: Path | None = None,
     import papermill
 
     if not (BOOK / f"{name}.md").exists():
-        raise SystemExit(f"no chapter {name!r}: book/{name}.md does not exist "
-                         f"(chapters: {chapters_present()})")
+        raise SystemExit(
+            f"no chapter {name!r}: book/{name}.md does not exist "
+            f"(chapters: {chapters_present()})"
+        )
     params = dict(parameters_ or {})
     try:
         parameters.check(name, params)
@@ -198,12 +249,20 @@ def execute(name: str, parameters_: dict | None = None, run: Path | None = None,
     tail.start()
     t0 = time.perf_counter()
     try:
-        papermill.execute_notebook(str(unexecuted), str(out), parameters=params,
-                                   kernel_name="python3", cwd=str(BOOK), progress_bar=False,
-                                   log_output=False)
+        papermill.execute_notebook(
+            str(unexecuted),
+            str(out),
+            parameters=params,
+            kernel_name="python3",
+            cwd=str(BOOK),
+            progress_bar=False,
+            log_output=False,
+        )
     except Exception as exc:
-        raise SystemExit(f"chapter {name} failed; book/ is unchanged. The partly executed "
-                         f"notebook is {out}.\n{type(exc).__name__}: {exc}") from None
+        raise SystemExit(
+            f"chapter {name} failed; book/ is unchanged. The partly executed "
+            f"notebook is {out}.\n{type(exc).__name__}: {exc}"
+        ) from None
     finally:
         seconds = time.perf_counter() - t0
         stop.set()
@@ -227,7 +286,8 @@ def _record_times(times: dict[str, float], profile: str = "default") -> None:
     path = STATS / "execution.json"
     data = json.loads(path.read_text()) if path.exists() else {}
     data.setdefault("profiles", {}).setdefault(profile, {}).update(
-        {k: round(v, 1) for k, v in times.items()})
+        {k: round(v, 1) for k, v in times.items()}
+    )
     data.setdefault("machines", {})[profile] = _machine()
     if profile == "default":
         data["machine"] = _machine()
@@ -235,8 +295,11 @@ def _record_times(times: dict[str, float], profile: str = "default") -> None:
 
 
 def _machine() -> dict:
-    return {"cpus": os.cpu_count(), "platform": platform.platform(),
-            "python": platform.python_version()}
+    return {
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+    }
 
 
 def _expected_seconds(name: str, profile: str) -> float | None:
@@ -244,7 +307,9 @@ def _expected_seconds(name: str, profile: str) -> float | None:
     if not path.exists():
         return None
     times = json.loads(path.read_text()).get("profiles", {})
-    return (times.get(profile) or {}).get(name) or (times.get("default") or {}).get(name)
+    return (times.get(profile) or {}).get(name) or (times.get("default") or {}).get(
+        name
+    )
 
 
 def _manifest(run: Path, profile: str, overrides: dict, times: dict) -> None:
@@ -254,16 +319,34 @@ def _manifest(run: Path, profile: str, overrides: dict, times: dict) -> None:
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             versions[pkg] = None
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or None
-    data = {"profile": profile, "parameters": overrides, "chapters": times,
-            "finished": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": commit,
-            "machine": _machine(), "versions": versions}
-    (run / "manifest.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    commit = (
+        subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        or None
+    )
+    data = {
+        "profile": profile,
+        "parameters": overrides,
+        "chapters": times,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "commit": commit,
+        "machine": _machine(),
+        "versions": versions,
+    }
+    (run / "manifest.json").write_text(
+        json.dumps(data, indent=2, sort_keys=True) + "\n"
+    )
 
 
-def execute_all(names: list[str], profile: str = "default", overrides: dict | None = None,
-                record_times: bool = False):
+def execute_all(
+    names: list[str],
+    profile: str = "default",
+    overrides: dict | None = None,
+    record_times: bool = False,
+):
     """Execute ``names`` with ``profile`` and ``overrides``; the run folder or None.
 
     ``record_times``: a profile's run (no overrides) also stores its chapters' times in
@@ -271,9 +354,11 @@ def execute_all(names: list[str], profile: str = "default", overrides: dict | No
     reports them); the run's notebooks and records stay in the run's folder."""
     overrides = dict(overrides or {})
     if record_times and (overrides or profile == "default"):
-        raise SystemExit("refused before any work: --record-times stores a profile's times "
-                         "and takes a --profile other than default and no -p "
-                         "parameters")
+        raise SystemExit(
+            "refused before any work: --record-times stores a profile's times "
+            "and takes a --profile other than default and no -p "
+            "parameters"
+        )
     unknown = [n for n in names if n not in CHAPTERS]
     if unknown:
         raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
@@ -281,12 +366,16 @@ def execute_all(names: list[str], profile: str = "default", overrides: dict | No
     declared = {n: parameters.declared(n) for n in names}
     for key in overrides:
         if not any(key in d for d in declared.values()):
-            raise SystemExit(f"refused before any work: no chapter among {names} has a "
-                             f"parameter {key!r}")
+            raise SystemExit(
+                f"refused before any work: no chapter among {names} has a "
+                f"parameter {key!r}"
+            )
     plan = {}
     for n in names:
-        params = {**PROFILES[profile].get(n, {}),
-                  **{k: v for k, v in overrides.items() if k in declared[n]}}
+        params = {
+            **PROFILES[profile].get(n, {}),
+            **{k: v for k, v in overrides.items() if k in declared[n]},
+        }
         try:
             parameters.check(n, params)
         except ValueError as exc:
@@ -304,15 +393,19 @@ def execute_all(names: list[str], profile: str = "default", overrides: dict | No
     for i, n in enumerate(names):
         left = [expected[m] for m in names[i:] if expected[m]]
         if left and i:
-            _progress(f"{i}/{len(names)} chapters in {time.perf_counter() - t0:.0f} s; "
-                      f"about {sum(left):.0f} s left")
+            _progress(
+                f"{i}/{len(names)} chapters in {time.perf_counter() - t0:.0f} s; "
+                f"about {sum(left):.0f} s left"
+            )
         times[n] = execute(n, plan[n], run=run, expected=expected[n])
         if run is None:
             _record_times({n: times[n]})  # written per chapter: later chapters read it
         else:
             _manifest(run, profile, overrides, times)
-    _progress(f"executed {len(times)} chapters in {sum(times.values()):.1f} s"
-              + (f"; the run is in {run}" if run else ""))
+    _progress(
+        f"executed {len(times)} chapters in {sum(times.values()):.1f} s"
+        + (f"; the run is in {run}" if run else "")
+    )
     if record_times:
         _record_times(times, profile)
         _progress(f"stored the {profile} profile's times in {STATS / 'execution.json'}")
@@ -343,17 +436,27 @@ def _site_config(root: Path) -> Path:
     url = repository_url()
     html = config.setdefault("html", {})
     if url:
-        config["repository"] = {**(config.get("repository") or {}), "url": url,
-                                "branch": os.environ.get("HASTE_REPOSITORY_BRANCH", "main")}
+        config["repository"] = {
+            **(config.get("repository") or {}),
+            "url": url,
+            "branch": os.environ.get("HASTE_REPOSITORY_BRANCH", "main"),
+        }
         html["use_repository_button"] = True
-        config["launch_buttons"] = {"notebook_interface": "classic",
-                                    "binderhub_url": "https://mybinder.org",
-                                    "colab_url": "https://colab.research.google.com"}
+        config["launch_buttons"] = {
+            "notebook_interface": "classic",
+            "binderhub_url": "https://mybinder.org",
+            "colab_url": "https://colab.research.google.com",
+        }
     else:
         config.pop("repository", None)
         html["use_repository_button"] = False
-        config["launch_buttons"] = {"notebook_interface": "classic", "binderhub_url": "",
-                                    "colab_url": "", "jupyterhub_url": "", "thebe": False}
+        config["launch_buttons"] = {
+            "notebook_interface": "classic",
+            "binderhub_url": "",
+            "colab_url": "",
+            "jupyterhub_url": "",
+            "thebe": False,
+        }
     path = root / "_build" / "_config.site.yml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(config, sort_keys=False))
@@ -364,14 +467,18 @@ def _tree_from_run(run: Path) -> Path:
     """A copy of the book's sources with the run's executed notebooks, to build from."""
     run = run if run.is_absolute() else ROOT / run
     if not (run / "manifest.json").exists():
-        raise SystemExit(f"{run} is not a run (no manifest.json); runs: "
-                         f"{sorted(p.name for p in RUNS.glob('*'))}")
+        raise SystemExit(
+            f"{run} is not a run (no manifest.json); runs: "
+            f"{sorted(p.name for p in RUNS.glob('*'))}"
+        )
     root = run / "site-src"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir()
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy2(ROOT / name, root / name)
-    shutil.copytree(BOOK, root / "book", ignore=shutil.ignore_patterns("*.md", "results"))
+    shutil.copytree(
+        BOOK, root / "book", ignore=shutil.ignore_patterns("*.md", "results")
+    )
     for p in BOOK.glob("pages/*"):
         shutil.copy2(p, root / "book" / "pages" / p.name)
     for nb in run.glob("*.ipynb"):
@@ -385,15 +492,29 @@ def site(builder: str = "html", source: Path | None = None) -> Path:
     root = ROOT if source is None else _tree_from_run(Path(source))
     _install_mathjax(root)
     config = _site_config(root)
-    cmd = [sys.executable, "-c",
-           "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
-           "build", str(root), "--builder", builder, "--config", str(config),
-           "--warningiserror", "--keep-going"]
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
+        "build",
+        str(root),
+        "--builder",
+        builder,
+        "--config",
+        str(config),
+        "--warningiserror",
+        "--keep-going",
+    ]
     _progress("building the site: jupyter-book " + " ".join(cmd[3:]))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the Sphinx extension lives in helpers
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+    }  # the Sphinx extension lives in helpers
     res = subprocess.run(cmd, cwd=root, env=env)
     if res.returncode:
-        raise SystemExit(f"site build failed (exit {res.returncode}); warnings count as errors")
+        raise SystemExit(
+            f"site build failed (exit {res.returncode}); warnings count as errors"
+        )
     html = root / "_build" / "html"
     if builder == "html":
         pdf(root)
@@ -419,12 +540,26 @@ def pdf(root: Path | None = None) -> Path | None:
         _progress("PDF skipped: Chromium is not installed (apt-get install chromium)")
         return None
     config = root / "_build" / "_config.site.yml"
-    cmd = [sys.executable, "-c",
-           "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
-           "build", str(root), "--builder", "singlehtml", "--config", str(config),
-           "--warningiserror", "--keep-going"]
-    res = subprocess.run(cmd, cwd=root, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                         capture_output=True, text=True)
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
+        "build",
+        str(root),
+        "--builder",
+        "singlehtml",
+        "--config",
+        str(config),
+        "--warningiserror",
+        "--keep-going",
+    ]
+    res = subprocess.run(
+        cmd,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+    )
     if res.returncode:
         raise SystemExit(f"single-page build for the PDF failed:\n{res.stdout[-3000:]}")
     single = root / "_build" / "singlehtml"
@@ -440,26 +575,43 @@ def pdf(root: Path | None = None) -> Path | None:
             pass
 
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(single)))
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(single))
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     from playwright.sync_api import sync_playwright
 
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium,
-                                         args=["--headless", "--no-sandbox", "--disable-gpu"])
+            browser = pw.chromium.launch(
+                executable_path=chromium,
+                args=["--headless", "--no-sandbox", "--disable-gpu"],
+            )
             page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{server.server_address[1]}/{PDF_PAGE}",
-                      wait_until="load", timeout=120_000)
+            page.goto(
+                f"http://127.0.0.1:{server.server_address[1]}/{PDF_PAGE}",
+                wait_until="load",
+                timeout=120_000,
+            )
             # Sphinx adds MathJax only to pages it sees math on, which the single page
             # is not: load the served copy, then wait until it has typeset everything
             if not page.evaluate("() => !!(window.MathJax && MathJax.startup)"):
                 page.add_script_tag(url="/_static/mathjax/tex-svg.js")
-            page.wait_for_function("() => window.MathJax && MathJax.startup && "
-                                   "MathJax.startup.promise", timeout=60_000)
+            page.wait_for_function(
+                "() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                timeout=60_000,
+            )
             page.evaluate("() => MathJax.startup.promise")
-            page.pdf(path=str(out), format="A4", print_background=True,
-                     margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"})
+            page.pdf(
+                path=str(out),
+                format="A4",
+                print_background=True,
+                margin={
+                    "top": "15mm",
+                    "bottom": "15mm",
+                    "left": "12mm",
+                    "right": "12mm",
+                },
+            )
             browser.close()
     finally:
         server.shutdown()
@@ -475,23 +627,41 @@ def _parse_value(text: str):
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m helpers.book", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m helpers.book",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = ap.add_subparsers(dest="cmd", required=True)
     for cmd in ("build", "execute"):
         p = sub.add_parser(cmd)
-        p.add_argument("chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}")
+        p.add_argument(
+            "chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}"
+        )
         p.add_argument("--profile", default="default", choices=sorted(PROFILES))
-        p.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
-                       metavar=("NAME", "VALUE"), help="a chapter parameter (VALUE read as JSON)")
-        p.add_argument("--record-times", action="store_true",
-                       help=("store a profile's chapter times in "
-                             "book/stats/execution.json"))
+        p.add_argument(
+            "-p",
+            "--parameter",
+            nargs=2,
+            action="append",
+            default=[],
+            metavar=("NAME", "VALUE"),
+            help="a chapter parameter (VALUE read as JSON)",
+        )
+        p.add_argument(
+            "--record-times",
+            action="store_true",
+            help=("store a profile's chapter times in book/stats/execution.json"),
+        )
     s = sub.add_parser("site")
-    s.add_argument("--from", dest="source", default=None, help="a run folder (_build/runs/...)")
+    s.add_argument(
+        "--from", dest="source", default=None, help="a run folder (_build/runs/...)"
+    )
     d = sub.add_parser("drift")
     d.add_argument("--results", default=str(BOOK / "results"), help="records to check")
-    d.add_argument("--against", default="HEAD", help="git revision of the committed records")
+    d.add_argument(
+        "--against", default="HEAD", help="git revision of the committed records"
+    )
     args = ap.parse_args(argv)
 
     if args.cmd == "drift":
@@ -501,8 +671,12 @@ def main(argv=None) -> None:
     run = None
     if args.cmd in ("build", "execute"):
         overrides = {k: _parse_value(v) for k, v in args.parameter}
-        run = execute_all(args.chapters or chapters_present(), args.profile, overrides,
-                          record_times=args.record_times)
+        run = execute_all(
+            args.chapters or chapters_present(),
+            args.profile,
+            overrides,
+            record_times=args.record_times,
+        )
     if args.cmd == "build":
         site(source=run)
     if args.cmd == "site":

@@ -9,6 +9,7 @@ significant digits), and each record that appeared or vanished.  Records marked
 ``python -m helpers.book drift`` compares a results folder with the committed one (git),
 and the test command runs the same comparison after nbval has re-executed the chapters.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,7 +36,10 @@ class Drift:
     new: object
 
     def __str__(self) -> str:
-        return f"{self.chapter}.{self.record} [{self.field}]: committed {self.old!r}, now {self.new!r}"
+        return (
+            f"{self.chapter}.{self.record} [{self.field}]: "
+            f"committed {self.old!r}, now {self.new!r}"
+        )
 
 
 def _same(a, b) -> bool:
@@ -59,8 +63,15 @@ def compare(old: dict, new: dict, chapters=None) -> list[Drift]:
         for name in sorted(set(a) | set(b)):
             ra, rb = a.get(name), b.get(name)
             if ra is None or rb is None:
-                out.append(Drift(ch, name, "record", "absent" if ra is None else "present",
-                                 "absent" if rb is None else "present"))
+                out.append(
+                    Drift(
+                        ch,
+                        name,
+                        "record",
+                        "absent" if ra is None else "present",
+                        "absent" if rb is None else "present",
+                    )
+                )
                 continue
             if ra.get("timing") or rb.get("timing"):
                 continue
@@ -72,19 +83,30 @@ def compare(old: dict, new: dict, chapters=None) -> list[Drift]:
 
 def load(directory) -> dict:
     """Every ``<chapter>.json`` in ``directory``."""
-    return {p.stem: json.loads(p.read_text()) for p in sorted(Path(directory).glob("*.json"))}
+    return {
+        p.stem: json.loads(p.read_text())
+        for p in sorted(Path(directory).glob("*.json"))
+    }
 
 
 def committed(rev: str = "HEAD", folder: str = "book/results") -> dict:
     """The records as committed at ``rev`` (read with git, the working tree
     untouched)."""
-    names = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:{folder}"],
-                           capture_output=True, text=True, check=True).stdout.split()
+    names = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:{folder}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     out = {}
     for n in names:
         if n.endswith(".json"):
-            text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{folder}/{n}"],
-                                  capture_output=True, text=True, check=True).stdout
+            text = subprocess.run(
+                ["git", "-C", str(ROOT), "show", f"{rev}:{folder}/{n}"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             out[n[:-5]] = json.loads(text)
     return out
 

@@ -1,4 +1,5 @@
 """Small conveniences for the chapters' notebooks."""
+
 from __future__ import annotations
 
 import numpy as np

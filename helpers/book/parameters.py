@@ -10,6 +10,7 @@ What is allowed follows from the default's type (an integer stays an integer, a 
 number stays positive, a list stays a list of the same kind) and from the few rules in
 :data:`RULES` that a type cannot say (``seeds >= 2`` where a spread over seeds is used).
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,27 +22,40 @@ from pathlib import Path
 __all__ = ["RULES", "declared", "check", "check_namespace"]
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
-_CELL = re.compile(r"```\{code-cell\} ipython3\n:tags: \[parameters[^\]]*\]\n\n?(.*?)\n```", re.S)
+_CELL = re.compile(
+    r"```\{code-cell\} ipython3\n:tags: \[parameters[^\]]*\]\n\n?(.*?)\n```", re.S
+)
 
 #: The ReLN / GDLN initialisations a chapter may start from
-#(``helpers.core.relns.INITS``, : repeated here so that the pipeline checks parameters
-#without importing JAX; a test : keeps the two equal).
+#: (``helpers.core.relns.INITS``, : repeated here so that the pipeline checks parameters
+#: without importing JAX; a test : keeps the two equal).
 INIT_CHOICES = ("authors", "matched", "derived")
 _INIT = {"choices": INIT_CHOICES}
 _COUPLING = {"choices": ("full", "one-way")}
 
 #: Rules beyond the default's type: ``{chapter: {name: {"min": m} or {"choices":
-#(...)}}}``.
+#: (...)}}}``.
 RULES: dict[str, dict[str, dict]] = {
     "contexts": {"seeds": {"min": 2}, "reln_init": _INIT},
     "extra_contexts": {"seeds": {"min": 2}, "reln_init": _INIT},
     "xor": {"seeds": {"min": 2}, "sweep_seeds": {"min": 2}, "bootstrap": {"min": 1}},
-    "depth": {"seeds": {"min": 2}, "init_seeds": {"min": 0}, "oneway_seeds": {"min": 0},
-              "coupling": _COUPLING, "gdln_init": _INIT},
-    "proofs": {"race_seeds": {"min": 2}, "reln_coupling": _COUPLING,
-               "n_contexts": {"min": 2}},
-    "gate_finding": {"depth_elbow_k_max": {"min": 0}, "elbow_seeds": {"min": 2},
-                     "elbow_init": _INIT},
+    "depth": {
+        "seeds": {"min": 2},
+        "init_seeds": {"min": 0},
+        "oneway_seeds": {"min": 0},
+        "coupling": _COUPLING,
+        "gdln_init": _INIT,
+    },
+    "proofs": {
+        "race_seeds": {"min": 2},
+        "reln_coupling": _COUPLING,
+        "n_contexts": {"min": 2},
+    },
+    "gate_finding": {
+        "depth_elbow_k_max": {"min": 0},
+        "elbow_seeds": {"min": 2},
+        "elbow_init": _INIT,
+    },
     "reviewers": {"seeds": {"min": 2}},
     "digits": {"seeds": {"min": 2}, "images_per_class": {"min": 0}},
 }
@@ -58,8 +72,13 @@ def _cell_source(chapter: str) -> str:
 def declared(chapter: str) -> dict:
     """The chapter's parameters and their default values (its parameters cell, run)."""
     code = _cell_source(chapter)
-    names = [t.id for node in ast.parse(code).body if isinstance(node, ast.Assign)
-             for t in node.targets if isinstance(t, ast.Name)]
+    names = [
+        t.id
+        for node in ast.parse(code).body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    ]
     namespace: dict = {}
     exec(compile(code, f"<parameters of {chapter}>", "exec"), namespace)  # noqa: S102
     return {n: namespace[n] for n in names}
@@ -101,7 +120,8 @@ def _problem(name: str, value, default, rule: dict) -> str | None:
         for x in value:
             wrong = _problem(name, x, default[0], {"min": 0})
             if wrong:
-                return f"a list of {wrong.replace('an integer', 'integers').replace('a ', '')}s"
+                plural = wrong.replace("an integer", "integers").replace("a ", "")
+                return f"a list of {plural}s"
         return None
     if isinstance(default, dict):
         if not isinstance(value, dict):
@@ -116,13 +136,17 @@ def check(chapter: str, values: dict) -> None:
     defaults = declared(chapter)
     unknown = sorted(set(values) - set(defaults))
     if unknown:
-        raise ValueError(f"chapter {chapter!r} has no parameter {', '.join(map(repr, unknown))}; "
-                         f"its parameters are: {', '.join(defaults)}")
+        raise ValueError(
+            f"chapter {chapter!r} has no parameter {', '.join(map(repr, unknown))}; "
+            f"its parameters are: {', '.join(defaults)}"
+        )
     rules = RULES.get(chapter, {})
     for name, value in values.items():
         wrong = _problem(name, value, defaults[name], rules.get(name, {}))
         if wrong:
-            raise ValueError(f"{name} must be {wrong}, got {value!r} (chapter {chapter!r})")
+            raise ValueError(
+                f"{name} must be {wrong}, got {value!r} (chapter {chapter!r})"
+            )
 
 
 def check_namespace(chapter: str, namespace: dict) -> None:

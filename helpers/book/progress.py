@@ -5,6 +5,7 @@ log file: messages are appended there and the build prints them to its terminal 
 come (ipykernel forwards even the process's own stderr into cell outputs, so writing to
 a stream would land in the page). Run interactively, messages go to ``sys.stderr``.
 """
+
 from __future__ import annotations
 
 import os
@@ -35,7 +36,11 @@ def steps(items: Iterable[T], what: str) -> Iterator[T]:
     t0 = time.perf_counter()
     for k, item in enumerate(items, 1):
         spent = time.perf_counter() - t0
-        left = f", about {spent / (k - 1) * (len(items) - k + 1):.0f} s left" if k > 1 else ""
+        left = (
+            f", about {spent / (k - 1) * (len(items) - k + 1):.0f} s left"
+            if k > 1
+            else ""
+        )
         report(f"{what}: {k}/{len(items)} ({spent:.1f} s{left})")
         yield item
     report(f"{what}: done in {time.perf_counter() - t0:.1f} s")

@@ -2,6 +2,7 @@
 re-execution of the chapters writes its records to a scratch folder, never over the
 committed ``book/results``, and the session fails if a record drifted
 (:mod:`helpers.book.drift`)."""
+
 from __future__ import annotations
 
 import os
@@ -32,13 +33,20 @@ def pytest_sessionfinish(session, exitstatus):
         return
     os.environ.pop(RESULTS_VARIABLE, None)
     # a chapter whose re-executed records are byte-identical has not drifted
-    changed = [p.stem for p in sorted(scratch.glob("*.json"))
-               if _STATE["before"].get(p.name) != p.read_bytes()]
-    drifts = drift.compare(drift.load(RESULTS_DIR), drift.load(scratch), chapters=changed)
+    changed = [
+        p.stem
+        for p in sorted(scratch.glob("*.json"))
+        if _STATE["before"].get(p.name) != p.read_bytes()
+    ]
+    drifts = drift.compare(
+        drift.load(RESULTS_DIR), drift.load(scratch), chapters=changed
+    )
     shutil.rmtree(scratch, ignore_errors=True)
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if changed and reporter is not None:
-        reporter.write_line(f"records that differ after re-execution: {', '.join(changed)}; "
-                            f"{drift.report(drifts)}")
+        reporter.write_line(
+            f"records that differ after re-execution: {', '.join(changed)}; "
+            f"{drift.report(drifts)}"
+        )
     if drifts:
         session.exitstatus = 1

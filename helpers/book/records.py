@@ -11,6 +11,7 @@ Where the records go: ``book/results`` by default; the environment variable
 with other parameters, and the test command for its re-execution), so that only a
 successful default build changes the committed records.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,14 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["RESULTS_DIR", "RESULTS_VARIABLE", "results_dir", "Records", "load_all",
-           "claims_table"]
+__all__ = [
+    "RESULTS_DIR",
+    "RESULTS_VARIABLE",
+    "results_dir",
+    "Records",
+    "load_all",
+    "claims_table",
+]
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "book" / "results"
 RESULTS_VARIABLE = "HASTE_RESULTS_DIR"
@@ -63,8 +70,20 @@ class Records:
         self.directory = Path(directory) if directory is not None else results_dir()
         self.items: dict[str, dict] = {}
 
-    def add(self, name, value, paper=None, note="", figure=None, timing=False, criterion=None,
-            spread=None, alternative=None, target=None, censored=False):
+    def add(
+        self,
+        name,
+        value,
+        paper=None,
+        note="",
+        figure=None,
+        timing=False,
+        criterion=None,
+        spread=None,
+        alternative=None,
+        target=None,
+        censored=False,
+    ):
         """Add a record.
 
         A record is registered in the claims registry (:mod:`helpers.book.rulebook`): it
@@ -87,27 +106,58 @@ class Records:
         item = {"value": _plain(value), "paper": _plain(paper)}
         if entry is not None:
             if target is not None:
-                raise ValueError(f"{self.chapter}.{name}: a registered claim has no target")
+                raise ValueError(
+                    f"{self.chapter}.{name}: a registered claim has no target"
+                )
             if criterion is None and paper is not None:
                 criterion = "exact"
-            v, reason = rulebook.decide(entry["kind"], entry["provenance"], criterion,
-                                        item["value"], item["paper"], _plain(spread),
-                                        _plain(alternative), bool(censored))
-            item.update({k: entry.get(k, "") for k in
-                         ("claim", "where", "group", "quote", "measure", "kind", "provenance")})
-            item.update({"criterion": criterion, "spread": _plain(spread),
-                         "alternative": _plain(alternative), "reason": reason})
+            v, reason = rulebook.decide(
+                entry["kind"],
+                entry["provenance"],
+                criterion,
+                item["value"],
+                item["paper"],
+                _plain(spread),
+                _plain(alternative),
+                bool(censored),
+            )
+            item.update(
+                {
+                    k: entry.get(k, "")
+                    for k in (
+                        "claim",
+                        "where",
+                        "group",
+                        "quote",
+                        "measure",
+                        "kind",
+                        "provenance",
+                    )
+                }
+            )
+            item.update(
+                {
+                    "criterion": criterion,
+                    "spread": _plain(spread),
+                    "alternative": _plain(alternative),
+                    "reason": reason,
+                }
+            )
             if censored:
                 item["censored"] = True
         else:
             if not timing:
-                raise ValueError(f"{self.chapter}.{name} is not registered: add it to "
-                                 f"helpers/book/claims/{self.chapter}.toml")
+                raise ValueError(
+                    f"{self.chapter}.{name} is not registered: add it to "
+                    f"helpers/book/claims/{self.chapter}.toml"
+                )
             v = "measured"
             if target is not None:
                 op, bound = target
                 if op not in ("<=", ">="):
-                    raise ValueError(f"target must be ('<=' or '>=', bound), got {target!r}")
+                    raise ValueError(
+                        f"target must be ('<=' or '>=', bound), got {target!r}"
+                    )
                 met = value <= bound if op == "<=" else value >= bound
                 v = "target met" if met else "target missed"
                 item["paper"] = _plain(bound)
@@ -128,7 +178,9 @@ class Records:
 
     def table(self):
         """The records as rows (name, value, compared value, verdict) for display."""
-        return [(k, r["value"], r["paper"], r["verdict"]) for k, r in self.items.items()]
+        return [
+            (k, r["value"], r["paper"], r["verdict"]) for k, r in self.items.items()
+        ]
 
 
 def load_all(directory: Path | str | None = None) -> dict[str, dict]:
@@ -156,7 +208,10 @@ def claims_table(rows) -> str:
     spread, what it is compared with and where that comes from, and the verdict with its
     reason, so the table can only say what the code measured and the rulebook decided.
     """
-    lines = ["| claim | paper | this book | compared with | verdict |", "|---|---|---|---|---|"]
+    lines = [
+        "| claim | paper | this book | compared with | verdict |",
+        "|---|---|---|---|---|",
+    ]
     for claim, paper, rec in rows:
         this = _fmt(rec["value"])
         if rec.get("spread") is not None:
@@ -172,7 +227,9 @@ def claims_table(rows) -> str:
         if rec.get("reason"):
             verdict_ += f": {rec['reason']}"
         cells = (claim, paper, this, compared, verdict_)
-        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+        lines.append(
+            "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+        )
     lines.append("")
     lines.append("Verdicts follow the book's {ref}`rulebook <rulebook>`.")
     return "\n".join(lines)

@@ -19,6 +19,7 @@ those fields and the record's numbers, never typed:
 The thresholds are the three constants below, set once for the book before any result;
 no record carries a tolerance of its own.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,20 @@ import tomllib
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["KINDS", "PROVENANCES", "CRITERIA", "VERDICTS", "PAPER_VERDICTS", "NOISE_MULTIPLE",
-           "CLEARLY", "CHECK_GAP", "registry", "claim", "holds", "decide"]
+__all__ = [
+    "KINDS",
+    "PROVENANCES",
+    "CRITERIA",
+    "VERDICTS",
+    "PAPER_VERDICTS",
+    "NOISE_MULTIPLE",
+    "CLEARLY",
+    "CHECK_GAP",
+    "registry",
+    "claim",
+    "holds",
+    "decide",
+]
 
 KINDS = ("paper", "check", "finding", "measured")
 PROVENANCES = ("paper", "authors' code", "derived here", "none")
@@ -45,26 +58,27 @@ CLEARLY = 0.5
 #: A closed form and the simulation of the same equations agree when their time gap
 #: (``helpers.core.measures.time_gap``) is at most this: the Euler steps of gradient
 #: descent lag the gradient flow by about ``lr s / 2`` per unit of ``s t``, a few
-#percent : for the step sizes of the book.
+#: percent : for the step sizes of the book.
 CHECK_GAP = 0.05
 
 #: How a record's value is held against what it is compared with.
 CRITERIA = {
-    "exact": "the value equals the compared value (a count, a choice, a set of patterns; "
-             "numbers to 6 significant digits)",
+    "exact": "the value equals the compared value (a count, a choice, a set of "
+    "patterns; numbers to 6 significant digits)",
     "gap": f"the value, a time gap, is at most {CHECK_GAP:g} (closed form against "
-           "simulation of the same equations)",
+    "simulation of the same equations)",
     "seed_noise": f"the value (a gap to the paper's candidate) is at most "
-                  f"{NOISE_MULTIPLE:g} x the seed spread: reproduced; else at most "
-                  f"{CLEARLY:g} x the gap to the paper's alternative: partly "
-                  f"reproduced; "
-                  "else not reproduced",
-    "near": f"|value - compared| is at most {NOISE_MULTIPLE:g} x the value's seed spread: "
-            f"reproduced; else at most {CLEARLY:g} x |value - alternative|: partly "
-            "reproduced; else not reproduced",
-    "beyond_noise": f"the value (a gap) exceeds {NOISE_MULTIPLE:g} x the seed spread: a "
-                    "clear deviation, as the claim predicts",
-    "smaller": f"the value is at most {CLEARLY:g} x the compared value (clearly smaller)",
+    f"{NOISE_MULTIPLE:g} x the seed spread: reproduced; else at most "
+    f"{CLEARLY:g} x the gap to the paper's alternative: partly "
+    f"reproduced; "
+    "else not reproduced",
+    "near": f"|value - compared| is at most {NOISE_MULTIPLE:g} x the value's seed "
+    f"spread: reproduced; else at most {CLEARLY:g} x |value - alternative|: partly "
+    "reproduced; else not reproduced",
+    "beyond_noise": f"the value (a gap) exceeds {NOISE_MULTIPLE:g} x the seed spread: "
+    "a clear deviation, as the claim predicts",
+    "smaller": f"the value is at most {CLEARLY:g} x the compared value "
+    "(clearly smaller)",
     "increasing": "the values (one per setting, in order) rise strictly",
 }
 
@@ -74,7 +88,9 @@ CLAIMS_DIR = Path(__file__).with_name("claims")
 @lru_cache(maxsize=1)
 def _registry() -> dict:
     """``{chapter: {record: entry}}`` from ``claims/<chapter>.toml``."""
-    return {p.stem: tomllib.loads(p.read_text()) for p in sorted(CLAIMS_DIR.glob("*.toml"))}
+    return {
+        p.stem: tomllib.loads(p.read_text()) for p in sorted(CLAIMS_DIR.glob("*.toml"))
+    }
 
 
 def registry() -> dict:
@@ -98,7 +114,9 @@ def holds(criterion: str | None, value, compared=None, spread=None, alternative=
     if criterion is None:
         return None
     if criterion not in CRITERIA:
-        raise ValueError(f"unknown criterion {criterion!r}; the rulebook has {list(CRITERIA)}")
+        raise ValueError(
+            f"unknown criterion {criterion!r}; the rulebook has {list(CRITERIA)}"
+        )
     if criterion == "increasing":
         vals = list(value.values()) if isinstance(value, dict) else list(value)
         return all(a < b for a, b in zip(vals, vals[1:]))
@@ -107,7 +125,7 @@ def holds(criterion: str | None, value, compared=None, spread=None, alternative=
             return None
         if _number(value) and _number(compared):
             return math.isclose(value, compared, rel_tol=1e-6, abs_tol=1e-12)
-        norm = (lambda v: sorted(v) if isinstance(v, list) else v)  # noqa: E731
+        norm = lambda v: sorted(v) if isinstance(v, list) else v  # noqa: E731
         return norm(value) == norm(compared)
     if criterion == "gap":
         return (value <= CHECK_GAP) if _number(value) else None
@@ -119,7 +137,11 @@ def holds(criterion: str | None, value, compared=None, spread=None, alternative=
             return not near
         if near:
             return True
-        return "partly" if _number(alternative) and value <= CLEARLY * alternative else False
+        return (
+            "partly"
+            if _number(alternative) and value <= CLEARLY * alternative
+            else False
+        )
     if criterion == "near":
         if not (_number(value) and _number(compared) and _number(spread)):
             return None
@@ -144,8 +166,10 @@ def _rule(criterion, value, compared, spread, alternative) -> str:
             text += f"; alternative's gap {g(alternative)}"
         return text
     if criterion == "near" and _number(spread) and _number(compared):
-        text = (f"|{g(value)} - {g(compared)}| = {g(abs(value - compared))} against "
-                f"{NOISE_MULTIPLE:g} x seed spread {g(spread)}")
+        text = (
+            f"|{g(value)} - {g(compared)}| = {g(abs(value - compared))} against "
+            f"{NOISE_MULTIPLE:g} x seed spread {g(spread)}"
+        )
         if _number(alternative):
             text += f"; alternative {g(alternative)}"
         return text
@@ -159,8 +183,16 @@ def _rule(criterion, value, compared, spread, alternative) -> str:
     return CRITERIA.get(criterion, "")
 
 
-def decide(kind: str, provenance: str, criterion: str | None, value, compared=None,
-           spread=None, alternative=None, censored: bool = False) -> tuple[str, str]:
+def decide(
+    kind: str,
+    provenance: str,
+    criterion: str | None,
+    value,
+    compared=None,
+    spread=None,
+    alternative=None,
+    censored: bool = False,
+) -> tuple[str, str]:
     """``(verdict, reason)`` for a record, by the rules of the module docstring.
 
     ``censored``: the value is a time gap that is only a lower bound (the candidate
@@ -179,7 +211,10 @@ def decide(kind: str, provenance: str, criterion: str | None, value, compared=No
     ok = holds(criterion, value, compared, spread, alternative)
     rule = _rule(criterion, value, compared, spread, alternative)
     if censored and criterion in ("seed_noise", "gap", "beyond_noise"):
-        rule += " (a lower bound: the candidate never reaches a loss level the reference reaches)"
+        rule += (
+            " (a lower bound: the candidate never reaches a loss level the "
+            "reference reaches)"
+        )
         if criterion == "beyond_noise":
             ok = True if ok is True else None
         elif ok is not None:
@@ -187,18 +222,29 @@ def decide(kind: str, provenance: str, criterion: str | None, value, compared=No
     if kind == "check":
         if ok is None:
             return "check", "shown in the chapter (no numeric criterion)"
-        return ("check", f"holds: {rule}") if ok is True else ("check failed", f"fails: {rule}")
+        return (
+            ("check", f"holds: {rule}")
+            if ok is True
+            else ("check failed", f"fails: {rule}")
+        )
     if provenance != "paper":
-        source = {"none": "the paper states no value to compare with",
-                  "derived here": "the compared value is the book's own, not the paper's",
-                  "authors' code": "the compared value is a fact of the authors' code, "
-                                   "not of the paper"}[provenance]
+        source = {
+            "none": "the paper states no value to compare with",
+            "derived here": "the compared value is the book's own, not the paper's",
+            "authors' code": "the compared value is a fact of the authors' code, "
+            "not of the paper",
+        }[provenance]
         return "not testable", f"{source}; the chapter reports what was measured"
     if ok is None:
-        return "not testable", "the paper's value cannot be compared by a criterion here"
+        return (
+            "not testable",
+            "the paper's value cannot be compared by a criterion here",
+        )
     if ok is True:
         return "reproduced", f"{rule}: holds"
     if ok == "partly":
-        return "partly reproduced", (f"{rule}: outside the seed noise, but clearly nearer the "
-                                     "paper's candidate than its alternative")
+        return "partly reproduced", (
+            f"{rule}: outside the seed noise, but clearly nearer the "
+            "paper's candidate than its alternative"
+        )
     return "not reproduced", f"{rule}: fails"

@@ -5,6 +5,7 @@
 * gives the theme an explicit default colour mode (pydata-sphinx-theme logs a console
   error when none is set).
 """
+
 from __future__ import annotations
 
 

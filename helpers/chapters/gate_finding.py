@@ -13,8 +13,22 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core.algorithm1 import *  # noqa: F401,F403
-from ..core.algorithm1 import __all__ as _algorithm1
+from ..core.algorithm1 import (  # re-exported: the chapter reads ch.cluster_gates
+    SAMPLE_EVERY,
+    Clustering,
+    ElbowPoint,
+    GateSamples,
+    centroid_gdln,
+    cluster_gates,
+    elbow,
+    elbow_k,
+    gdln_error,
+    pathway_widths,
+    pattern_strings,
+    sample_epochs,
+    sample_gates,
+    samples_from_run,
+)
 from ..core.engine import GatedNetwork, forward, init_params, train
 from ..core.measures import context_patterns, curve_distance
 from ..core.relns import (
@@ -26,7 +40,22 @@ from ..core.relns import (
     with_stds,
 )
 
-__all__ = list(_algorithm1) + [
+__all__ = [
+    "SAMPLE_EVERY",
+    "GateSamples",
+    "Clustering",
+    "ElbowPoint",
+    "sample_epochs",
+    "sample_gates",
+    "samples_from_run",
+    "cluster_gates",
+    "pattern_strings",
+    "pathway_widths",
+    "centroid_gdln",
+    "gdln_error",
+    "elbow",
+    "elbow_k",
+] + [
     "AUTHORS_CONTEXT_FACTOR",
     "centroid_start",
     "started_error",

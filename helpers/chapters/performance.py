@@ -105,7 +105,7 @@ METHOD_LABELS = {
 
 #: What baseline (a) copies to the host, as the authors' scripts do: the loss every
 #: epoch, the hidden activity every ``hidden_every`` epochs, the outputs at three
-# epochs.
+#: epochs.
 AUTHORS_HIDDEN_EVERY = 10
 AUTHORS_OUTPUT_EPOCHS = 3
 

@@ -398,7 +398,7 @@ def _snapshot(static, arrays, V, Xr, t, record):
 #: Epochs per inner step of the scan when nothing is recorded.
 CHUNK = 100
 #: Unrolling of the inner scan: two epochs per iteration remove XLA's copy of the
-# weights : at the top of every iteration (measured on the Performance page).
+#: weights : at the top of every iteration (measured on the Performance page).
 UNROLL = 2
 
 

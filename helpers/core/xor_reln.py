@@ -62,7 +62,7 @@ __all__ = [
 KINDS = ("linear", "xor")
 
 #: The learning-time criterion: the loss has fallen to this fraction of its initial
-# value.
+#: value.
 LEARNING_FRACTION = 0.5
 
 #: The pathways' gates over the datapoints ``(x1, x2, x3, x4)`` (Fig. 2b, 2c).

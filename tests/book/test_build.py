@@ -1,5 +1,6 @@
 """Local runs never touch the committed book: bad parameters are refused by name before
 any work, and runs with other parameters go to a folder of their own."""
+
 import json
 import subprocess
 import sys
@@ -13,23 +14,34 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _book(*args):
-    return subprocess.run([sys.executable, "-m", "helpers.book", *args], capture_output=True,
-                          text=True, cwd=ROOT, env={**__import__("os").environ,
-                                                    "JAX_PLATFORMS": "cpu"})
+    return subprocess.run(
+        [sys.executable, "-m", "helpers.book", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**__import__("os").environ, "JAX_PLATFORMS": "cpu"},
+    )
 
 
 def _book_state():
-    out = subprocess.run(["git", "status", "--porcelain", "--", "book"], capture_output=True,
-                         text=True, cwd=ROOT).stdout
+    out = subprocess.run(
+        ["git", "status", "--porcelain", "--", "book"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    ).stdout
     files = sorted((ROOT / "book").rglob("*.*"))
     return out, {p: p.stat().st_mtime_ns for p in files}
 
 
-@pytest.mark.parametrize("args,message", [
-    (["-p", "seeds", "-1"], "seeds must be an integer >= 2, got -1"),
-    (["-p", "sedes", "3"], "no chapter among ['xor'] has a parameter 'sedes'"),
-    (["-p", "lr", "0"], "lr must be a positive number, got 0"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["-p", "seeds", "-1"], "seeds must be an integer >= 2, got -1"),
+        (["-p", "sedes", "3"], "no chapter among ['xor'] has a parameter 'sedes'"),
+        (["-p", "lr", "0"], "lr must be a positive number, got 0"),
+    ],
+)
 def test_bad_parameters_are_refused_before_any_work(args, message):
     before = _book_state()
     res = _book("execute", "xor", *args)

@@ -1,6 +1,7 @@
 """The repository's structure, as the book's readers and maintainers rely on it: the
 layers are folders, every chapter has its module, the pages cite only what the
 repository holds, and the visible code fits the page."""
+
 import re
 from pathlib import Path
 
@@ -9,8 +10,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 HELPERS = ROOT / "helpers"
-CELL = re.compile(r"```\{code-cell\} ipython3\n(---\n.*?\n---\n|:tags: \[[^\]]*\]\n\n?)?(.*?)\n```",
-                  re.S)
+CELL = re.compile(
+    r"```\{code-cell\} ipython3\n(---\n.*?\n---\n|:tags: \[[^\]]*\]\n\n?)?(.*?)\n```",
+    re.S,
+)
 CHAPTER_SOURCES = sorted(BOOK.glob("*.md"))
 
 
@@ -26,27 +29,43 @@ def test_helpers_top_level_holds_only_the_layers():
 def test_every_chapter_module_is_named_as_its_chapter():
     modules = {p.stem for p in (HELPERS / "chapters").glob("*.py")} - {"__init__"}
     for name in modules:
-        assert (BOOK / f"{name}.md").exists(), f"helpers/chapters/{name}.py has no chapter"
+        assert (BOOK / f"{name}.md").exists(), (
+            f"helpers/chapters/{name}.py has no chapter"
+        )
     for src in CHAPTER_SOURCES:
         for _, code in _code_cells(src):
             for used in re.findall(r"from helpers\.chapters import (\w+) as ch", code):
-                assert used == src.stem, f"{src.name} imports the module of chapter {used}"
+                assert used == src.stem, (
+                    f"{src.name} imports the module of chapter {used}"
+                )
 
 
 def test_one_import_idiom_in_every_chapter():
     for src in CHAPTER_SOURCES:
         code = "\n".join(c for _, c in _code_cells(src))
-        imports = re.findall(r"^(?:from helpers[\w.]*|import helpers[\w.]*) .*$", code, re.M)
-        allowed = {"import helpers as h", "from helpers import figures, glue",
-                   f"from helpers.chapters import {src.stem} as ch"}
+        imports = re.findall(
+            r"^(?:from helpers[\w.]*|import helpers[\w.]*) .*$", code, re.M
+        )
+        allowed = {
+            "import helpers as h",
+            "from helpers import figures, glue",
+            f"from helpers.chapters import {src.stem} as ch",
+        }
         params = re.findall(r"^from helpers\.core\.paper import .*$", code, re.M)
         other = [i for i in imports if i not in allowed and i not in params]
         assert not other, f"{src.name}: imports outside the book's idiom: {other}"
 
 
-@pytest.mark.parametrize("path", [*HELPERS.rglob("*.py"), *BOOK.glob("*.md"),
-                                  *(BOOK / "pages").glob("*.md"), ROOT / "README.md"],
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path",
+    [
+        *HELPERS.rglob("*.py"),
+        *BOOK.glob("*.md"),
+        *(BOOK / "pages").glob("*.md"),
+        ROOT / "README.md",
+    ],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
 def test_nothing_cites_a_file_outside_the_repository(path):
     text = path.read_text()
     assert "SPEC" not in text and "shared/" not in text
@@ -54,7 +73,9 @@ def test_nothing_cites_a_file_outside_the_repository(path):
 
 
 def test_docstring_labels_exist_on_the_conventions_page():
-    labels = set(re.findall(r"^\((conv-[\w-]+)\)=$", (BOOK / "conventions.md").read_text(), re.M))
+    labels = set(
+        re.findall(r"^\((conv-[\w-]+)\)=$", (BOOK / "conventions.md").read_text(), re.M)
+    )
     cited = set()
     for p in [*HELPERS.rglob("*.py"), *BOOK.glob("*.md")]:
         cited |= set(re.findall(r"\[(conv-[\w-]+)\]", p.read_text()))
@@ -65,8 +86,15 @@ def test_docstring_labels_exist_on_the_conventions_page():
 
 @pytest.mark.parametrize("src", CHAPTER_SOURCES, ids=lambda p: p.name)
 def test_code_fits_the_page(src):
-    wide = [line for _, code in _code_cells(src) for line in code.split("\n") if len(line) > 88]
-    assert not wide, f"{src.name}: {len(wide)} code lines wider than 88 characters: {wide[:3]}"
+    wide = [
+        line
+        for _, code in _code_cells(src)
+        for line in code.split("\n")
+        if len(line) > 88
+    ]
+    assert not wide, (
+        f"{src.name}: {len(wide)} code lines wider than 88 characters: {wide[:3]}"
+    )
 
 
 @pytest.mark.parametrize("src", CHAPTER_SOURCES, ids=lambda p: p.name)
@@ -77,4 +105,5 @@ def test_bookkeeping_is_out_of_the_visible_code(src):
         visible = not re.search(r"hide-input|remove-cell|remove-input|parameters", head)
         if visible:
             assert not re.search(r"^(glue|h\.glue|rec\.add)\(", code, re.M), (
-                f"{src.name}: a visible cell writes records or glue:\n{code[:200]}")
+                f"{src.name}: a visible cell writes records or glue:\n{code[:200]}"
+            )

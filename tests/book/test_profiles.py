@@ -1,5 +1,6 @@
 """Every profile's parameters are parameters the chapters have, with values they accept:
 a profile that names a renamed parameter would be refused only when someone runs it."""
+
 import pytest
 
 from helpers.book import build, parameters
@@ -15,7 +16,10 @@ def test_profile_parameters_are_accepted(profile):
 def test_rules_name_declared_parameters():
     for chapter, rules in parameters.RULES.items():
         declared = parameters.declared(chapter)
-        assert set(rules) <= set(declared), (chapter, sorted(set(rules) - set(declared)))
+        assert set(rules) <= set(declared), (
+            chapter,
+            sorted(set(rules) - set(declared)),
+        )
 
 
 def test_init_choices_are_the_relns_inits():

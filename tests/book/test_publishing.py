@@ -1,6 +1,6 @@
 """What a reader and a publisher of the book rely on: licence, citation, the publish
 workflow, Binder and Colab set-up, one version, and a pinned environment."""
-import json
+
 import re
 import subprocess
 import sys
@@ -22,8 +22,18 @@ def _readme_commands():
 
 
 def _schema_check(schema, path):
-    res = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema,
-                          str(path)], capture_output=True, text=True)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            schema,
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
 
 
@@ -41,7 +51,12 @@ def test_citation_file_is_valid_and_cites_the_paper():
     assert cff["version"] == helpers.__version__
     ref = cff["references"][0]
     assert "Make Haste Slowly" in ref["title"]
-    assert [a["family-names"] for a in ref["authors"]] == ["Jarvis", "Klein", "Rosman", "Saxe"]
+    assert [a["family-names"] for a in ref["authors"]] == [
+        "Jarvis",
+        "Klein",
+        "Rosman",
+        "Saxe",
+    ]
 
 
 def test_one_version_everywhere():
@@ -54,11 +69,17 @@ def test_publish_workflow_is_valid_and_runs_the_readme_commands():
     path = ROOT / ".github" / "workflows" / "book.yml"
     _schema_check("vendor.github-workflows", path)
     wf = yaml.safe_load(path.read_text())
-    runs = [" ".join(s["run"].split()) for job in wf["jobs"].values()
-            for s in job.get("steps", []) if "run" in s]
+    runs = [
+        " ".join(s["run"].split())
+        for job in wf["jobs"].values()
+        for s in job.get("steps", [])
+        if "run" in s
+    ]
     setup, test = _readme_commands()
     assert setup in runs and test in runs
-    uses = [s.get("uses", "") for job in wf["jobs"].values() for s in job.get("steps", [])]
+    uses = [
+        s.get("uses", "") for job in wf["jobs"].values() for s in job.get("steps", [])
+    ]
     assert any(u.startswith("actions/deploy-pages") for u in uses)
     assert any(u.startswith("actions/upload-artifact") for u in uses)
     assert "HASTE_REPOSITORY_URL" in wf["jobs"]["build"]["env"]
@@ -90,9 +111,12 @@ def test_constraints_pin_every_requirement():
             assert pins.get(name.lower().replace("_", "-")) == version, name
 
 
-@pytest.mark.parametrize("src", sorted((ROOT / "book").glob("*.md")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "src", sorted((ROOT / "book").glob("*.md")), ids=lambda p: p.name
+)
 def test_every_chapter_installs_itself_in_colab(src):
     text = src.read_text()
     first = re.search(r"```\{code-cell\} ipython3\n(.*?)\n```", text, re.S).group(1)
     assert ":tags: [remove-cell]" in first and "google.colab" in first, (
-        f"{src.name}: the first code cell must install the package in Colab")
+        f"{src.name}: the first code cell must install the package in Colab"
+    )

@@ -1,4 +1,5 @@
 """Records: what a chapter writes, and that only the rulebook decides a verdict."""
+
 import json
 
 import numpy as np
@@ -10,18 +11,41 @@ from helpers.book.records import Records, claims_table
 
 @pytest.fixture
 def registered(monkeypatch):
-    entries = {"demo": {
-        "x": {"where": "Sec. 1", "group": "Section 2", "claim": "c", "quote": "q",
-              "measure": "m", "kind": "paper", "provenance": "paper"},
-        "y": {"where": "Sec. 1", "group": "Section 2", "claim": "d", "quote": "",
-              "measure": "m", "kind": "measured", "provenance": "none"}}}
+    entries = {
+        "demo": {
+            "x": {
+                "where": "Sec. 1",
+                "group": "Section 2",
+                "claim": "c",
+                "quote": "q",
+                "measure": "m",
+                "kind": "paper",
+                "provenance": "paper",
+            },
+            "y": {
+                "where": "Sec. 1",
+                "group": "Section 2",
+                "claim": "d",
+                "quote": "",
+                "measure": "m",
+                "kind": "measured",
+                "provenance": "none",
+            },
+        }
+    }
     monkeypatch.setattr(rulebook, "_registry", lambda: entries)
 
 
 def test_records_roundtrip(tmp_path, registered):
     rec = Records("demo", directory=tmp_path)
-    r = rec.add("x", np.float32(0.05), spread=np.float64(0.03), alternative=0.4,
-                criterion="seed_noise", note="n")
+    r = rec.add(
+        "x",
+        np.float32(0.05),
+        spread=np.float64(0.03),
+        alternative=0.4,
+        criterion="seed_noise",
+        note="n",
+    )
     rec.add("y", {"a": np.arange(2)}, note="dict")
     data = json.loads(rec.save().read_text())
     assert data["x"]["value"] == 0.05 and data["x"]["verdict"] == "reproduced"
@@ -35,5 +59,10 @@ def test_unregistered_records_are_refused_unless_timed(tmp_path, registered):
     rec = Records("demo", directory=tmp_path)
     with pytest.raises(ValueError, match="not registered"):
         rec.add("z", 1.0)
-    assert rec.add("t", 530.0, timing=True, target=("<=", 600))["verdict"] == "target met"
-    assert rec.add("u", 0.4, timing=True, target=(">=", 0.55))["verdict"] == "target missed"
+    assert (
+        rec.add("t", 530.0, timing=True, target=("<=", 600))["verdict"] == "target met"
+    )
+    assert (
+        rec.add("u", 0.4, timing=True, target=(">=", 0.55))["verdict"]
+        == "target missed"
+    )

@@ -6,6 +6,7 @@ book resolves (file and anchor). Requests to any other host are blocked and coun
 page must need nothing from the network. The tests skip only where the browser is
 missing and CI is not running.
 """
+
 from __future__ import annotations
 
 import functools
@@ -22,8 +23,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 pytestmark = pytest.mark.browser
 
@@ -42,8 +51,11 @@ def _site_is_stale() -> bool:
     if not index.exists():
         return True
     built = index.stat().st_mtime
-    sources = list((ROOT / "book").rglob("*.ipynb")) + list((ROOT / "book").rglob("*.md")) + [ROOT / "_toc.yml",
-                                                                                                 ROOT / "_config.yml"]
+    sources = (
+        list((ROOT / "book").rglob("*.ipynb"))
+        + list((ROOT / "book").rglob("*.md"))
+        + [ROOT / "_toc.yml", ROOT / "_config.yml"]
+    )
     return any(p.stat().st_mtime > built for p in sources if p.exists())
 
 
@@ -57,6 +69,7 @@ def site():
         from helpers.book.build import site as build_site
 
         build_site()
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
@@ -109,7 +122,9 @@ def test_site_has_every_chapter(site):
     docs = _toc_docs()
     assert len(docs) >= 12
     for doc in docs:
-        assert (HTML / f"{doc}.html").exists(), f"{doc} is in _toc.yml but was not built"
+        assert (HTML / f"{doc}.html").exists(), (
+            f"{doc} is in _toc.yml but was not built"
+        )
 
 
 @pytest.mark.parametrize("page", _book_pages())
@@ -130,16 +145,23 @@ def test_page(browser, site, page):
     pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     pg.on("pageerror", lambda e: errors.append(str(e)))
     resp = pg.goto(f"{site}/{page}", wait_until="load")
-    assert resp is not None and resp.ok, f"{page}: HTTP {resp.status if resp else 'no response'}"
+    assert resp is not None and resp.ok, (
+        f"{page}: HTTP {resp.status if resp else 'no response'}"
+    )
 
     # math: every math node typeset by MathJax (served from _static, no network)
     n_math = pg.evaluate("document.querySelectorAll('.math').length")
     if n_math:
-        pg.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20000)
+        pg.wait_for_function(
+            "window.MathJax && MathJax.startup && MathJax.startup.promise",
+            timeout=20000,
+        )
         pg.evaluate("MathJax.startup.promise")
         typeset = pg.evaluate("document.querySelectorAll('mjx-container').length")
         assert typeset >= n_math, f"{page}: {typeset} typeset of {n_math} math nodes"
-        errors_in_math = pg.evaluate("document.querySelectorAll('mjx-merror, [data-mjx-error]').length")
+        errors_in_math = pg.evaluate(
+            "document.querySelectorAll('mjx-merror, [data-mjx-error]').length"
+        )
         assert errors_in_math == 0, f"{page}: {errors_in_math} math errors"
 
     # images: all loaded, non-zero size
@@ -151,14 +173,18 @@ def test_page(browser, site, page):
     assert not bad, f"{page}: images not loaded: {bad}"
 
     # links inside the book resolve (file and anchor)
-    hrefs = pg.evaluate("[...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))")
+    hrefs = pg.evaluate(
+        "[...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))"
+    )
     here = (HTML / page).parent
     missing = []
     for href in hrefs:
         u = urlparse(href)
         if u.scheme or href.startswith(("mailto:", "javascript:")):
             continue
-        target = (here / unquote(u.path)).resolve() if u.path else (HTML / page).resolve()
+        target = (
+            (here / unquote(u.path)).resolve() if u.path else (HTML / page).resolve()
+        )
         if target.is_dir():
             target = target / "index.html"
         if not target.exists():
@@ -170,9 +196,15 @@ def test_page(browser, site, page):
                 missing.append(href)
     assert not missing, f"{page}: broken links {sorted(set(missing))[:10]}"
     if _REPOSITORY is None:  # no repository configured: no button may point anywhere
-        launch = [h for h in hrefs if any(k in h for k in ("github.com", "mybinder", "colab."))]
+        launch = [
+            h
+            for h in hrefs
+            if any(k in h for k in ("github.com", "mybinder", "colab."))
+        ]
         assert not launch, f"{page}: links to an unconfigured repository: {launch[:3]}"
-    icons = pg.evaluate("[...document.querySelectorAll('link[rel~=icon]')].map(l => l.href)")
+    icons = pg.evaluate(
+        "[...document.querySelectorAll('link[rel~=icon]')].map(l => l.href)"
+    )
     assert icons, f"{page}: no favicon link (the browser would request /favicon.ico)"
     assert not external, f"{page}: requested other hosts: {sorted(set(external))[:5]}"
     assert not errors, f"{page}: console errors {errors[:5]}"
@@ -191,11 +223,15 @@ def test_pdf_of_the_whole_book(browser, site):
     assert pages >= len(_toc_docs()), f"{pages} pages for {len(_toc_docs())} documents"
     single = (ROOT / "_build" / "singlehtml" / "whole-book.html").read_text()
     for doc in _toc_docs():
-        title = re.search(r"<h1>(.*?)(?:<a |</h1>)", (HTML / f"{doc}.html").read_text(), re.S)
+        title = re.search(
+            r"<h1>(.*?)(?:<a |</h1>)", (HTML / f"{doc}.html").read_text(), re.S
+        )
         assert title and title.group(1).strip() in single, f"{doc} is not in the PDF"
     pg = ctx.new_page()
     pg.goto(f"{site}/{_toc_docs()[0]}.html", wait_until="load")
-    links = pg.evaluate("[...document.querySelectorAll('a[href$=\".pdf\"]')].map(a => a.href)")
+    links = pg.evaluate(
+        "[...document.querySelectorAll('a[href$=\".pdf\"]')].map(a => a.href)"
+    )
     assert any(h.endswith("/make-haste-slowly.pdf") for h in links), links
     ctx.close()
 
@@ -205,7 +241,8 @@ def test_figures_are_numbered_with_captions(browser, site):
     pg = browser.new_page()
     pg.goto(f"{site}/book/background.html", wait_until="load")
     captions = pg.evaluate(
-        "[...document.querySelectorAll('figure figcaption')].map(c => c.innerText)")
+        "[...document.querySelectorAll('figure figcaption')].map(c => c.innerText)"
+    )
     assert len(captions) >= 3
     assert all(c.strip().startswith("Fig.") for c in captions), captions
     pg.close()

@@ -1,6 +1,7 @@
 """Verdicts a reader can trust: every record is registered with its claim, kind and the
 provenance of what it is compared with, and every stored verdict is the one the rulebook
 computes from the stored fields (helpers.book.rulebook)."""
+
 import pytest
 
 from helpers.book import rulebook
@@ -8,14 +9,21 @@ from helpers.book.records import RESULTS_DIR, load_all
 
 RECORDS = load_all(RESULTS_DIR)
 REGISTRY = rulebook.registry()
-ROWS = [(ch, name, r) for ch, recs in RECORDS.items() for name, r in recs.items()
-        if not r.get("timing")]
+ROWS = [
+    (ch, name, r)
+    for ch, recs in RECORDS.items()
+    for name, r in recs.items()
+    if not r.get("timing")
+]
 
 
 def test_registry_and_records_name_the_same_claims():
     registered = {(ch, n) for ch, entries in REGISTRY.items() for n in entries}
     recorded = {(ch, n) for ch, n, _ in ROWS}
-    assert recorded == registered, (sorted(recorded - registered), sorted(registered - recorded))
+    assert recorded == registered, (
+        sorted(recorded - registered),
+        sorted(registered - recorded),
+    )
 
 
 def test_registry_entries_are_complete():
@@ -30,9 +38,16 @@ def test_registry_entries_are_complete():
 @pytest.mark.parametrize("ch,name,r", ROWS, ids=[f"{c}.{n}" for c, n, _ in ROWS])
 def test_each_verdict_is_the_rulebooks(ch, name, r):
     assert r["verdict"] in rulebook.VERDICTS
-    expected = rulebook.decide(r["kind"], r["provenance"], r.get("criterion"), r["value"],
-                               r["paper"], r.get("spread"), r.get("alternative"),
-                               r.get("censored", False))
+    expected = rulebook.decide(
+        r["kind"],
+        r["provenance"],
+        r.get("criterion"),
+        r["value"],
+        r["paper"],
+        r.get("spread"),
+        r.get("alternative"),
+        r.get("censored", False),
+    )
     assert (r["verdict"], r["reason"]) == expected
 
 
@@ -41,7 +56,8 @@ def test_no_verdict_on_the_paper_without_the_papers_value(ch, name, r):
     if r["verdict"] in ("reproduced", "partly reproduced", "not reproduced"):
         assert r["kind"] == "paper" and r["provenance"] == "paper", (
             f"{ch}.{name}: a verdict on the paper from a value that is "
-            f"{r['provenance']}")
+            f"{r['provenance']}"
+        )
 
 
 def test_a_verdict_its_fields_cannot_justify_is_caught():
@@ -50,20 +66,36 @@ def test_a_verdict_its_fields_cannot_justify_is_caught():
     assert v == "not testable"
     # the seed-noise rule: within 2 x spread, clearly nearer than the alternative, or
     # not
-    assert rulebook.decide("paper", "paper", "seed_noise", 0.07, None, 0.038, 1.2)[0] == \
-        "reproduced"
-    assert rulebook.decide("paper", "paper", "seed_noise", 0.16, None, 0.038, 1.2)[0] == \
-        "partly reproduced"
-    assert rulebook.decide("paper", "paper", "seed_noise", 0.9, None, 0.038, 1.2)[0] == \
-        "not reproduced"
-    assert rulebook.decide("paper", "paper", "near", 0.89, 0.816, 0.027, 0.0)[0] == \
-        "partly reproduced"
+    assert (
+        rulebook.decide("paper", "paper", "seed_noise", 0.07, None, 0.038, 1.2)[0]
+        == "reproduced"
+    )
+    assert (
+        rulebook.decide("paper", "paper", "seed_noise", 0.16, None, 0.038, 1.2)[0]
+        == "partly reproduced"
+    )
+    assert (
+        rulebook.decide("paper", "paper", "seed_noise", 0.9, None, 0.038, 1.2)[0]
+        == "not reproduced"
+    )
+    assert (
+        rulebook.decide("paper", "paper", "near", 0.89, 0.816, 0.027, 0.0)[0]
+        == "partly reproduced"
+    )
     assert rulebook.decide("check", "derived here", "gap", 0.08)[0] == "check failed"
     # a gap that is only a lower bound cannot show agreement
-    assert rulebook.decide("paper", "paper", "seed_noise", 0.05, None, 0.07, 1.0,
-                           censored=True)[0] == "not reproduced"
-    assert rulebook.decide("paper", "paper", "beyond_noise", 0.5, None, 0.07,
-                           censored=True)[0] == "reproduced"
+    assert (
+        rulebook.decide(
+            "paper", "paper", "seed_noise", 0.05, None, 0.07, 1.0, censored=True
+        )[0]
+        == "not reproduced"
+    )
+    assert (
+        rulebook.decide(
+            "paper", "paper", "beyond_noise", 0.5, None, 0.07, censored=True
+        )[0]
+        == "reproduced"
+    )
     with pytest.raises(ValueError, match="unknown criterion"):
         rulebook.decide("paper", "paper", "within", 0.1, 0.0)
 
