@@ -40,6 +40,7 @@ __all__ = [
     "claim",
     "holds",
     "decide",
+    "verdict",
 ]
 
 KINDS = ("paper", "check", "finding", "measured")
@@ -248,3 +249,31 @@ def decide(
             "paper's candidate than its alternative"
         )
     return "not reproduced", f"{rule}: fails"
+
+
+def verdict(
+    match,
+    kind: str = "paper",
+    provenance: str = "paper",
+    criterion: str | None = None,
+    compared=None,
+) -> str:
+    """The verdict :func:`decide` gives a comparison held in ``match``: a
+    :class:`helpers.core.measures.Match`, or anything with its fields ``value``,
+    ``spread``, ``alternative`` and ``censored`` (an ``alternative`` of None is no
+    alternative).  ``criterion`` defaults to the match's own (``seed_noise``);
+    ``compared`` is the value it is held against, where the criterion takes one.
+
+    This is the verdict a record of that comparison would get, for the verdicts a page
+    shows per setting (per initialisation, per margin) without a record of each."""
+    fields = match.record() if hasattr(match, "record") else {}
+    return decide(
+        kind,
+        provenance,
+        criterion or fields.get("criterion", "seed_noise"),
+        match.value,
+        compared,
+        match.spread,
+        match.alternative,
+        bool(getattr(match, "censored", False)),
+    )[0]

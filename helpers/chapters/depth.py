@@ -22,8 +22,8 @@
   (per-layer gating census by weight and by function, loss plateaus and the timing of
   each drop, and a switch-on schedule derived from the epochs at which the ReLU
   network's gating patterns appear); :func:`match_runs`, :func:`log_scatter_ratio`,
-  :func:`output_gaps`, :func:`plateau_outputs`: comparisons against the ReLU runs' own
-  seed spread ([conv-measures]).
+  :func:`plateau_outputs`: comparisons against the ReLU runs' own seed spread
+  ([conv-measures]; outputs by :func:`helpers.core.measures.output_gap`).
 """
 
 from __future__ import annotations
@@ -82,7 +82,6 @@ __all__ = [
     "gdln_start",
     "match_runs",
     "log_scatter_ratio",
-    "output_gaps",
     "DepthRuns",
     "simulate",
     "plateaus",
@@ -441,21 +440,6 @@ def log_scatter_ratio(a, b) -> tuple[float, float]:
         return float("nan"), float("nan")
     return float(np.log(sa / sb)), float(
         np.sqrt(0.5 / (a.size - 1) + 0.5 / (b.size - 1))
-    )
-
-
-def output_gaps(A, B=None) -> np.ndarray:
-    """Relative output gaps ``||a - b|| / ||a||``: every ``a`` of ``A`` against every
-    ``b`` of ``B``, or every pair ``i < j`` of ``A`` when ``B`` is None (the seed
-    spread).
-    ``A``, ``B``: lists of outputs (``None`` entries are skipped)."""
-    A = [a for a in A if a is not None]
-    if B is None:
-        pairs = [(A[i], A[j]) for i in range(len(A)) for j in range(i + 1, len(A))]
-    else:
-        pairs = [(a, b) for a in A for b in B if b is not None]
-    return np.array(
-        [np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in pairs], float
     )
 
 

@@ -364,9 +364,6 @@ def test_scatter_ratio_gaps_and_matching():
         np.sqrt(0.5 / 2 + 0.5 / 2)
     )
     assert np.isnan(depth.log_scatter_ratio([1, 2], [3])[0])
-    A = [np.ones((2, 2)), 2 * np.ones((2, 2)), None]
-    assert depth.output_gaps(A).tolist() == [1.0]
-    assert depth.output_gaps(A[:1], [2 * np.ones((2, 2)), None]).tolist() == [1.0]
     t = np.arange(2001)
     ref = np.stack([100 * np.exp(-t / s) for s in (100.0, 110.0, 121.0)])
     m = depth.match_runs(ref, ref[:1] * 1.0)
