@@ -31,6 +31,7 @@ from .core import (
     datasets,
     devices,
     engine,
+    ledger,
     linear,
     measures,
     paper,

@@ -63,6 +63,7 @@ CHAPTERS = [
     "performance",
     "rulebook",
     "scorecard",
+    "ledger",
     "environment",
     "execution",
 ]
