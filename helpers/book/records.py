@@ -163,7 +163,7 @@ class Records:
             if not timing:
                 raise ValueError(
                     f"{self.chapter}.{name} is not registered: add it to "
-                    f"helpers/book/claims/{self.chapter}.toml"
+                    f"helpers/book/chapters/{self.chapter}.toml"
                 )
             v = "measured"
             if target is not None:

@@ -154,9 +154,9 @@ def paper_profile_runs() -> dict[str, int]:
     GDLN (the runs of the paper's Fig. 6b), and ``"ours"``, this book's additions (the
     two
     other initialisations, the derived schedule, the one-way coupling)."""
-    from ..book.build import PROFILES  # the profile is the pipeline's; read, not copied
+    from ..book.chapter_data import profile  # the chapter's data file: read, not copied
 
-    p = PROFILES["paper"]["depth"]
+    p = profile("paper", "depth")
     return {
         "paper": 2 * p["seeds"],
         "ours": 2 * p["init_seeds"] + p["derived_seeds"] + p["oneway_seeds"],

@@ -27,10 +27,12 @@ __all__ = [
     "DEPTH",
     "GATE_FINDING",
     "SOURCES",
+    "INITS",
     "TABLE",
 ]
 
 SOURCES = ("paper", "authors' code", "reconstruction")
+INITS = ("authors", "matched", "derived")
 
 
 @dataclass(frozen=True)
