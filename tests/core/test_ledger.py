@@ -10,7 +10,7 @@ import pytest
 from helpers.core import ledger, paper
 
 ROOT = Path(__file__).resolve().parents[2]
-CLAIMS = ROOT / "helpers" / "book" / "claims"
+CLAIMS = ROOT / "helpers" / "book" / "chapters"
 
 #: Every file of CAandL-Lab/make-haste-slowly at commit b7d6e41 (git ls-tree -r HEAD).
 AUTHORS_FILES = frozenset(
