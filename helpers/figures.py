@@ -9,8 +9,8 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-from .chapters.contexts import pathway_pattern
 from .core.datasets import Dataset
+from .core.relns import pathway_pattern
 
 __all__ = ["setup", "loss_curves", "draw_context_reln", "PALETTE"]
 

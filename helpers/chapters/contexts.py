@@ -55,7 +55,6 @@ __all__ = [
     "windowed_gap",
     "classical_mds",
     "representation_similarity",
-    "pathway_pattern",
     "unit_groups",
     "group_maps",
     "census_over_training",
@@ -487,19 +486,6 @@ def representation_similarity(Ha, Hb, k: int = 2) -> dict:
 
 # --------------------------------------------------------------------------------------
 # The ReLU network's gating (census over training, consistency, division of labour)
-
-
-def pathway_pattern(name: str, n_contexts: int) -> str:
-    """The context pattern (e.g. ``'110'``) of a contextual ReLN pathway name
-    (``'common'`` or ``'ctx12'``, :func:`helpers.core.relns.context_pathways`)."""
-    if name == "common":
-        return "1" * n_contexts
-    if not name.startswith("ctx") or not name[3:].isdigit():
-        raise ValueError(f"not a contextual pathway name: {name!r}")
-    on = {int(ch) for ch in name[3:]}
-    if not on <= set(range(1, n_contexts + 1)):
-        raise ValueError(f"pathway {name!r} names contexts outside 1..{n_contexts}")
-    return "".join("1" if c in on else "0" for c in range(1, n_contexts + 1))
 
 
 def unit_groups(

@@ -104,14 +104,13 @@ def reln_starts(
 ) -> tuple[GatedNetwork, list]:
     """The contextual ReLN ``kind`` (one-way coupled, ``width`` units per pathway,
     [conv-context-reln]) with the ``"matched"`` initialisation ([conv-init],
-    :func:`helpers.core.relns.reln_initial_weights`) for each ReLU std in ``stds``:
-    every
-    weight at that std; initial weights stacked setting by setting, seed by seed."""
+    :func:`helpers.core.relns.start`) for each ReLU std in ``stds``: every weight at
+    that std; initial weights stacked setting by setting, seed by seed."""
     reln = relns.context_reln(ds, kind, "one-way", width=width)
     nets = []
     for std in stds:
         relu = relu_network((ds.X.shape[0], relu_width, ds.Y.shape[0]), std)
-        net, _ = relns.reln_initial_weights(reln, ds, "matched", list(seeds), relu, std)
+        net, _ = relns.start(reln, "matched", seeds, relu_net=relu)
         nets += [net] * len(seeds)
     labels = list(seeds) * len(stds)
     return nets[0], relns.initial_weights(nets, labels)

@@ -207,13 +207,7 @@ def test_representation_similarity_is_invariant_to_rotation_and_scale():
         ca.representation_similarity(Ha, Ha[:, :10])
 
 
-def test_pathway_pattern_and_unit_groups():
-    assert ca.pathway_pattern("common", 3) == "111"
-    assert ca.pathway_pattern("ctx13", 3) == "101"
-    assert ca.pathway_pattern("ctx2", 4) == "0100"
-    for bad in ["ctx", "foo", "ctx5"]:
-        with pytest.raises(ValueError):
-            ca.pathway_pattern(bad, 3)
+def test_unit_groups():
     contexts = np.repeat(np.arange(3), 4)
     gates = np.array(
         [np.isin(contexts, on) for on in ([0, 1, 2], [0, 1], [2], [0, 1])], float
