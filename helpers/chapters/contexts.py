@@ -40,6 +40,7 @@ from ..core.measures import (
     unit_weight,
 )
 from ..core.race import predict, race_pathways
+from ..core.relns import pathway_pattern
 
 __all__ = [
     "PathwayModes",
