@@ -61,6 +61,7 @@ CHAPTERS = [
     "reviewers",
     "digits",
     "performance",
+    "authors_code",  # before the scorecard, which collects its records
     "rulebook",
     "scorecard",
     "environment",

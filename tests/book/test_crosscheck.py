@@ -173,6 +173,7 @@ def test_time_gap_of_curves_one_time_scale_apart():
     assert g.shape == (3,)
     assert np.allclose(g, np.log(1.5), atol=0.02)
     assert ac.spread(fast) == 0.0
+    assert ac.cross_gaps(fast, slow[:2]).shape == (6,)
     with pytest.raises(ValueError, match="3 curves against 2"):
         ac.pair_gaps(fast, slow[:2])
 
@@ -188,8 +189,10 @@ def test_compare_on_curves_of_the_same_shape():
     relu = np.exp(-t[None] / taus[:, None])
     gdln = np.exp(-t[None] / (1.2 * taus[:, None]))
     c = ac.compare("x", {"relu": relu, "gdln": gdln}, {"relu": relu, "gdln": gdln})
-    assert c.gap == 0.0 and c.seeds == 4
+    assert c.seeds == 4
     assert c.spread_theirs == c.spread_ours > 0
+    # every seed against every seed: the same set of curves is as far as its spread
+    assert c.gap == pytest.approx(np.median(ac.cross_gaps(relu, relu)))
     assert np.allclose(c.rg_theirs, np.log(1.2), atol=0.02)
     with pytest.raises(ValueError, match="run as many seeds"):
         ac.compare("x", {"relu": relu, "gdln": gdln}, {"relu": relu[:2], "gdln": gdln})
