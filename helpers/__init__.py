@@ -6,12 +6,16 @@ Every chapter imports it the same way::
     from helpers import figures as fig           # plot style and shared drawings
     from helpers.chapters import xor as ch       # what only this chapter needs
 
-Layers (each imports only from the ones above it):
+Layers (each imports only from the ones above it, with the one exception named):
 
 * :mod:`helpers.core`: what two or more chapters use and what is tested on its own:
   datasets, the engine, linear theory, the race predictor, the measures, the ReLN
   builders, input checks and the paper's constants (:mod:`helpers.core.paper`);
-* :mod:`helpers.chapters`: one module per chapter, named as the chapter's file;
+* :mod:`helpers.chapters`: one module per chapter, named as the chapter's file; the
+  exception: a chapter reads the pipeline's leaf modules, which import nothing from
+  the chapters, the figures or :mod:`helpers.book.build` (:mod:`helpers.book.progress`,
+  :mod:`helpers.book.records` and :mod:`helpers.book.chapter_data`, the chapters' data
+  files);
 * :mod:`helpers.figures`: drawing (tests of the layers above need no plotting backend);
 * :mod:`helpers.book`: the pipeline (execution, records, glue, progress, the site).
 
@@ -31,6 +35,7 @@ from .core import (
     datasets,
     devices,
     engine,
+    ledger,
     linear,
     measures,
     paper,

@@ -9,8 +9,8 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-from .chapters.contexts import pathway_pattern
 from .core.datasets import Dataset
+from .core.relns import pathway_pattern
 
 __all__ = ["setup", "loss_curves", "draw_context_reln", "PALETTE"]
 
@@ -45,13 +45,30 @@ def setup():
     )
 
 
-def loss_curves(ax, curves, label, color, log=True, alpha_runs=0.25, epochs=None):
-    """Plot one curve per run faded and their median bold."""
+def loss_curves(
+    ax,
+    curves,
+    label,
+    color,
+    log=True,
+    alpha_runs=0.25,
+    epochs=None,
+    bold=None,
+    lw=2,
+    ls="-",
+):
+    """Plot one loss curve per run faded and one bold: their median, or run ``bold``
+    (an index, e.g. the run :func:`helpers.core.measures.stereotype_index` picks; it
+    is then not drawn faded).  ``alpha_runs=0`` draws the bold curve alone.  Log
+    scale unless ``log=False``; labels the axes (epoch, summed loss)."""
     curves = np.atleast_2d(np.asarray(curves, float))
     t = np.arange(curves.shape[1]) if epochs is None else epochs
-    for c in curves:
-        ax.plot(t, c, color=color, alpha=alpha_runs, lw=0.8)
-    ax.plot(t, np.median(curves, axis=0), color=color, lw=2, label=label)
+    if alpha_runs > 0:
+        for k, c in enumerate(curves):
+            if k != bold:
+                ax.plot(t, c, color=color, alpha=alpha_runs, lw=0.8)
+    main = np.median(curves, axis=0) if bold is None else curves[bold]
+    ax.plot(t, main, color=color, lw=lw, ls=ls, label=label)
     if log:
         ax.set_yscale("log")
     ax.set_xlabel("epoch")

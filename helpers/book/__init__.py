@@ -3,9 +3,11 @@
 * :mod:`helpers.book.build`: papermill execution and the Jupyter Book site
   (``python -m helpers.book ...``; see that module for the commands); default runs
   update ``book/``, any other parameters make a run of their own in ``_build/runs``;
+* :mod:`helpers.book.chapter_data`: everything the pipeline knows about a chapter, in
+  one data file ``chapters/<chapter>.toml`` (parameter rules, profiles, claims), and the
+  chapters, from ``_toc.yml``;
 * :mod:`helpers.book.parameters`: each chapter's parameters, checked before any work;
-* :mod:`helpers.book.rulebook`: how verdicts are decided, from
-  ``claims/<chapter>.toml``;
+* :mod:`helpers.book.rulebook`: how verdicts are decided, from the claims;
 * :mod:`helpers.book.drift`: re-executed records against the committed ones;
 * :mod:`helpers.book.pytest_plugin`: the test command's scratch records and drift check;
 * :mod:`helpers.book.records`: each chapter's headline numbers in ``book/results/``;
@@ -17,5 +19,12 @@ Importing this package is cheap: papermill and Jupyter Book load only when a com
 needs them.
 """
 
-from . import parameters, rulebook  # noqa: F401
-from .build import CHAPTERS, PROFILES, chapters_present  # noqa: F401
+from . import chapter_data, parameters, rulebook  # noqa: F401
+from .chapter_data import chapters_present  # noqa: F401
+
+
+def __getattr__(name):
+    """``CHAPTERS``: the chapters in the order they execute (read on first use)."""
+    if name == "CHAPTERS":
+        return list(chapter_data.chapters())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

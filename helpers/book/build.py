@@ -38,7 +38,8 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from . import drift, parameters
+from . import chapter_data, drift, parameters
+from .chapter_data import chapters_present
 from .progress import LOG_VARIABLE
 from .records import RESULTS_VARIABLE
 
@@ -48,58 +49,11 @@ STATS = BOOK / "stats"
 RUNS = ROOT / "_build" / "runs"
 SCRATCH = ROOT / "_build" / "papermill"
 
-# The chapters in reading order (the notebooks papermill executes).
-CHAPTERS = [
-    "conventions",
-    "background",
-    "xor",
-    "contexts",
-    "extra_contexts",
-    "depth",
-    "gate_finding",
-    "proofs",
-    "reviewers",
-    "digits",
-    "performance",
-    "authors_code",  # before the scorecard, which collects its records
-    "rulebook",
-    "scorecard",
-    "environment",
-    "execution",
-]
-
-# Parameter profiles: ``--profile paper`` runs the paper-scale settings.
-PROFILES = {
-    "default": {},
-    "paper": {
-        "xor": {"seeds": 20},
-        "contexts": {"seeds": 10},
-        "extra_contexts": {"seeds": 10},
-        "depth": {
-            "seeds": 99,
-            "init_seeds": 10,
-            "derived_seeds": 10,
-            "oneway_seeds": 10,
-        },
-        "gate_finding": {},
-        "proofs": {"race_seeds": 10, "xor_seeds": 10},
-        "reviewers": {
-            "seeds": 10,
-            "widths": [16, 32, 48, 64, 100, 175, 350, 700, 1400, 2800, 5600],
-            "init_stds": [0.005 / 700, 5e-5, 5e-4, 5e-3, 2e-2, 5e-2, 1e-1, 2e-1],
-            "batch_sizes": [12, 8, 4, 2, 1],
-            "code_rho_pct": [0, 50, 90],
-            "label_noise": [0.1, 0.3],
-            "primed_gains": [1.0, 3.0, 10.0, 30.0],
-        },
-        "digits": {
-            "images_per_class": 0,
-            "seeds": 10,
-            "trainings": 5,
-            "kmeans_n_init": 3,
-        },
-    },
-}
+# The chapters, in the order they execute, and the profiles (``--profile paper`` runs
+# the paper-scale values): read from the chapters' data files and the table of contents
+# (:mod:`helpers.book.chapter_data`).
+CHAPTERS = list(chapter_data.chapters())
+PROFILES = chapter_data.profiles()
 
 #: The environment variable that names the repository (the publish workflow sets it);
 #: otherwise ``repository.url`` of ``_config.yml``.  With neither, no launch buttons.
@@ -115,10 +69,6 @@ _PACKAGES = (
     "papermill",
     "jupyter-book",
 )
-
-
-def chapters_present() -> list[str]:
-    return [c for c in CHAPTERS if (BOOK / f"{c}.md").exists()]
 
 
 def _progress(msg: str) -> None:

@@ -7,8 +7,9 @@ allowed; ``python -m helpers.book execute`` calls it before papermill starts, an
 chapter calls :func:`check_namespace` at its top, so an interactive run is checked too.
 
 What is allowed follows from the default's type (an integer stays an integer, a positive
-number stays positive, a list stays a list of the same kind) and from the few rules in
-:data:`RULES` that a type cannot say (``seeds >= 2`` where a spread over seeds is used).
+number stays positive, a list stays a list of the same kind) and from the few rules that
+a type cannot say (``seeds >= 2`` where a spread over seeds is used), in the
+``[parameters]`` of the chapter's data file (:mod:`helpers.book.chapter_data`).
 """
 
 from __future__ import annotations
@@ -19,46 +20,14 @@ import numbers
 import re
 from pathlib import Path
 
-__all__ = ["RULES", "declared", "check", "check_namespace"]
+from .chapter_data import rules
+
+__all__ = ["declared", "check", "check_namespace"]
 
 BOOK = Path(__file__).resolve().parents[2] / "book"
 _CELL = re.compile(
     r"```\{code-cell\} ipython3\n:tags: \[parameters[^\]]*\]\n\n?(.*?)\n```", re.S
 )
-
-#: The ReLN / GDLN initialisations a chapter may start from
-#: (``helpers.core.relns.INITS``, : repeated here so that the pipeline checks parameters
-#: without importing JAX; a test : keeps the two equal).
-INIT_CHOICES = ("authors", "matched", "derived")
-_INIT = {"choices": INIT_CHOICES}
-_COUPLING = {"choices": ("full", "one-way")}
-
-#: Rules beyond the default's type: ``{chapter: {name: {"min": m} or {"choices":
-#: (...)}}}``.
-RULES: dict[str, dict[str, dict]] = {
-    "contexts": {"seeds": {"min": 2}, "reln_init": _INIT},
-    "extra_contexts": {"seeds": {"min": 2}, "reln_init": _INIT},
-    "xor": {"seeds": {"min": 2}, "sweep_seeds": {"min": 2}, "bootstrap": {"min": 1}},
-    "depth": {
-        "seeds": {"min": 2},
-        "init_seeds": {"min": 0},
-        "oneway_seeds": {"min": 0},
-        "coupling": _COUPLING,
-        "gdln_init": _INIT,
-    },
-    "proofs": {
-        "race_seeds": {"min": 2},
-        "reln_coupling": _COUPLING,
-        "n_contexts": {"min": 2},
-    },
-    "gate_finding": {
-        "depth_elbow_k_max": {"min": 0},
-        "elbow_seeds": {"min": 2},
-        "elbow_init": _INIT,
-    },
-    "reviewers": {"seeds": {"min": 2}},
-    "digits": {"seeds": {"min": 2}, "images_per_class": {"min": 0}},
-}
 
 
 def _cell_source(chapter: str) -> str:
@@ -140,9 +109,9 @@ def check(chapter: str, values: dict) -> None:
             f"chapter {chapter!r} has no parameter {', '.join(map(repr, unknown))}; "
             f"its parameters are: {', '.join(defaults)}"
         )
-    rules = RULES.get(chapter, {})
+    rules_ = rules(chapter)
     for name, value in values.items():
-        wrong = _problem(name, value, defaults[name], rules.get(name, {}))
+        wrong = _problem(name, value, defaults[name], rules_.get(name, {}))
         if wrong:
             raise ValueError(
                 f"{name} must be {wrong}, got {value!r} (chapter {chapter!r})"

@@ -86,6 +86,11 @@ class Records:
     ):
         """Add a record.
 
+        ``value`` is a number (or a table of numbers), or a
+        :class:`helpers.core.measures.Match`: then the record's value is the match's,
+        and its criterion (``seed_noise``), spread, alternative and censoring are the
+        match's unless given here.
+
         A record is registered in the claims registry (:mod:`helpers.book.rulebook`): it
         gets its claim in words, provenance and kind from there, and its verdict and
         reason from :func:`helpers.book.rulebook.decide` by ``criterion`` (default:
@@ -102,6 +107,15 @@ class Records:
         """
         from . import rulebook
 
+        if hasattr(value, "record") and hasattr(value, "per_seed"):
+            # a Match (helpers.core.measures): its value and the rulebook's fields,
+            # each of which the call may override
+            fields = value.record()
+            criterion = fields["criterion"] if criterion is None else criterion
+            spread = fields["spread"] if spread is None else spread
+            alternative = fields["alternative"] if alternative is None else alternative
+            censored = censored or fields["censored"]
+            value = value.value
         entry = rulebook.claim(self.chapter, name)
         item = {"value": _plain(value), "paper": _plain(paper)}
         if entry is not None:
@@ -149,7 +163,7 @@ class Records:
             if not timing:
                 raise ValueError(
                     f"{self.chapter}.{name} is not registered: add it to "
-                    f"helpers/book/claims/{self.chapter}.toml"
+                    f"helpers/book/chapters/{self.chapter}.toml"
                 )
             v = "measured"
             if target is not None:

@@ -1,8 +1,9 @@
 """How verdicts are decided: one rulebook for the whole book (page *How verdicts are
 decided*, ``book/rulebook.md``, renders this module's constants and criteria).
 
-Every record of a chapter is registered in ``claims/<chapter>.toml`` beside this module
-(the fields are described in ``claims/README.md``): the claim in words, where it is in
+Every record of a chapter is registered in its data file ``chapters/<chapter>.toml``
+beside this module (the fields are described in ``chapters/README.md``; the file is read
+by :mod:`helpers.book.chapter_data`): the claim in words, where it is in
 the paper, the paper's own sentence, what is measured, the record's **kind** and the
 **provenance** of the value it is compared with.  The verdict is computed here from
 those fields and the record's numbers, never typed:
@@ -23,9 +24,9 @@ no record carries a tolerance of its own.
 from __future__ import annotations
 
 import math
-import tomllib
 from functools import lru_cache
-from pathlib import Path
+
+from . import chapter_data
 
 __all__ = [
     "KINDS",
@@ -40,6 +41,7 @@ __all__ = [
     "claim",
     "holds",
     "decide",
+    "verdict",
 ]
 
 KINDS = ("paper", "check", "finding", "measured")
@@ -82,15 +84,12 @@ CRITERIA = {
     "increasing": "the values (one per setting, in order) rise strictly",
 }
 
-CLAIMS_DIR = Path(__file__).with_name("claims")
-
 
 @lru_cache(maxsize=1)
 def _registry() -> dict:
-    """``{chapter: {record: entry}}`` from ``claims/<chapter>.toml``."""
-    return {
-        p.stem: tomllib.loads(p.read_text()) for p in sorted(CLAIMS_DIR.glob("*.toml"))
-    }
+    """``{chapter: {record: entry}}`` from the chapters' data files."""
+    claims = {c: chapter_data.claims(c) for c in chapter_data.chapters()}
+    return {c: entries for c, entries in claims.items() if entries}
 
 
 def registry() -> dict:
@@ -248,3 +247,31 @@ def decide(
             "paper's candidate than its alternative"
         )
     return "not reproduced", f"{rule}: fails"
+
+
+def verdict(
+    match,
+    kind: str = "paper",
+    provenance: str = "paper",
+    criterion: str | None = None,
+    compared=None,
+) -> str:
+    """The verdict :func:`decide` gives a comparison held in ``match``: a
+    :class:`helpers.core.measures.Match`, or anything with its fields ``value``,
+    ``spread``, ``alternative`` and ``censored`` (an ``alternative`` of None is no
+    alternative).  ``criterion`` defaults to the match's own (``seed_noise``);
+    ``compared`` is the value it is held against, where the criterion takes one.
+
+    This is the verdict a record of that comparison would get, for the verdicts a page
+    shows per setting (per initialisation, per margin) without a record of each."""
+    fields = match.record() if hasattr(match, "record") else {}
+    return decide(
+        kind,
+        provenance,
+        criterion or fields.get("criterion", "seed_noise"),
+        match.value,
+        compared,
+        match.spread,
+        match.alternative,
+        bool(getattr(match, "censored", False)),
+    )[0]

@@ -20,17 +20,27 @@ builder (``helpers.core.relns``) and the matrix race (``helpers.core.race``):
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..core.checks import check_epochs, check_positive, check_xy
 from ..core.datasets import effective_dataset
-from ..core.engine import GatedNetwork
+from ..core.engine import GatedNetwork, train
 from ..core.linear import closed_form_map
-from ..core.measures import context_patterns, gating_census, unit_weight
-from ..core.race import race_pathways
+from ..core.measures import (
+    context_patterns,
+    functional_census,
+    gating_census,
+    level_times,
+    output_gap,
+    time_gap,
+    unit_weight,
+)
+from ..core.race import predict, race_pathways
+from ..core.relns import pathway_pattern
 
 __all__ = [
     "PathwayModes",
@@ -46,13 +56,37 @@ __all__ = [
     "windowed_gap",
     "classical_mds",
     "representation_similarity",
-    "pathway_pattern",
     "unit_groups",
     "group_maps",
     "census_over_training",
     "gate_consistency",
     "output_division",
     "pathway_norm_ratio",
+    "RELN_RECORDS",
+    "train_relns",
+    "median_gap",
+    "pairwise_gap",
+    "level_log_ratio",
+    "output_gaps_at",
+    "singular_values_over_training",
+    "learned_in_order",
+    "SIMILARITY_METRICS",
+    "similarity_over_training",
+    "next_seed",
+    "census_seeds",
+    "final_pattern_shares",
+    "threshold_sensitivity",
+    "functional_census_seeds",
+    "pathway_output_share",
+    "pathway_energy_share",
+    "unit_class",
+    "division_by_class",
+    "division_of_labour",
+    "nanmed",
+    "top_mode_strengths",
+    "head_start_strengths",
+    "LadderRow",
+    "ladder",
 ]
 
 
@@ -455,19 +489,6 @@ def representation_similarity(Ha, Hb, k: int = 2) -> dict:
 # The ReLU network's gating (census over training, consistency, division of labour)
 
 
-def pathway_pattern(name: str, n_contexts: int) -> str:
-    """The context pattern (e.g. ``'110'``) of a contextual ReLN pathway name
-    (``'common'`` or ``'ctx12'``, :func:`helpers.core.relns.context_pathways`)."""
-    if name == "common":
-        return "1" * n_contexts
-    if not name.startswith("ctx") or not name[3:].isdigit():
-        raise ValueError(f"not a contextual pathway name: {name!r}")
-    on = {int(ch) for ch in name[3:]}
-    if not on <= set(range(1, n_contexts + 1)):
-        raise ValueError(f"pathway {name!r} names contexts outside 1..{n_contexts}")
-    return "".join("1" if c in on else "0" for c in range(1, n_contexts + 1))
-
-
 def unit_groups(
     gates, contexts, n_contexts: int, threshold: float = 0.5
 ) -> dict[str, np.ndarray]:
@@ -593,3 +614,357 @@ def pathway_norm_ratio(
         sum(np.sum(np.asarray(maps[n], float) ** 2, axis=(-2, -1)) for n in denominator)
     )
     return num / den
+
+
+# --------------------------------------------------------------------------------------
+# The chapter's reductions over seeds (what the page shows, computed once here)
+
+#: What each ReLN of Fig. 4a records beside its loss.
+RELN_RECORDS = {
+    "both/one-way": ("weights", "hidden", "outputs"),
+    "both/full": ("weights", "hidden"),
+    "mixed/one-way": ("weights",),
+    "single/one-way": ("weights", "hidden", "outputs"),
+}
+
+
+def train_relns(
+    start: Callable, init: str, X, Y, *, lr, epochs, seeds, record_epochs, progress=None
+) -> tuple[dict, dict]:
+    """Train the four ReLNs of Fig. 4a (:data:`RELN_RECORDS`, keys ``kind/coupling``),
+    each started by ``start(kind, coupling, init)`` -> ``(net, params0)``, and integrate
+    the race prediction of each ([conv-init], [conv-race]).  Returns ``(runs, preds)``.
+    """
+    runs, preds = {}, {}
+    for key, what in RELN_RECORDS.items():
+        if progress is not None:
+            progress(f"contexts: ReLN {key}")
+        net, p0 = start(*key.split("/"), init)
+        runs[key] = train(
+            net,
+            X,
+            Y,
+            lr=lr,
+            epochs=epochs,
+            seeds=seeds,
+            record_epochs=record_epochs,
+            record=what,
+            params0=p0,
+        )
+        preds[key] = predict(
+            net, X, Y, lr=lr, epochs=epochs, record_epochs=record_epochs
+        )
+    return runs, preds
+
+
+def median_gap(A, B) -> float:
+    """:func:`helpers.core.measures.time_gap` of ``A[s]`` against ``B[s]``, median over
+    seeds ``s`` (``B`` may be one curve for every seed; [conv-measures])."""
+    B = np.broadcast_to(B, np.shape(A))
+    return float(np.median([time_gap(a, b) for a, b in zip(A, B)]))
+
+
+def pairwise_gap(curves) -> float:
+    """:func:`helpers.core.measures.time_gap` between every pair of runs ``a < b``,
+    median (the seed spread of one network; [conv-measures])."""
+    S = len(curves)
+    return float(
+        np.median(
+            [time_gap(curves[a], curves[b]) for a in range(S) for b in range(a + 1, S)]
+        )
+    )
+
+
+def level_log_ratio(La, Lb) -> np.ndarray:
+    """``ln(t_b / t_a)`` at each loss level of :data:`helpers.core.measures.LEVELS`,
+    median over seeds: where in time curve ``b`` lags curve ``a``."""
+    return np.median(
+        [np.log(level_times(b) / level_times(a)) for a, b in zip(La, Lb)], axis=0
+    )
+
+
+def output_gaps_at(reference, candidates: Mapping, epochs: Sequence[int]) -> dict:
+    """Output gaps ([conv-output-gap]) at each of ``epochs``: ``{"seed": {e: gaps}}``
+    between the reference's own seeds, and ``{name: {e: gaps}}`` of the reference
+    against each candidate run (every seed against every seed).  Runs record
+    ``outputs`` ``(S, R, p, P)`` and map epochs to records by ``index``."""
+
+    def at(run, e):
+        return list(run.records["outputs"][:, run.index(e)])
+
+    out = {"seed": {e: output_gap(at(reference, e)) for e in epochs}}
+    for name, run in candidates.items():
+        out[name] = {e: output_gap(at(reference, e), at(run, e)) for e in epochs}
+    return out
+
+
+def singular_values_over_training(run, pred, k: int) -> tuple[dict, dict, dict]:
+    """The top ``k`` singular values of each pathway's map over training: simulated
+    ``{name: (S, R, k)}`` and predicted ``{name: (R, k)}``, and their largest
+    difference relative to the simulated pathway's largest value ``{name: (S,)}``."""
+    S = run.loss.shape[0]
+    sim = {
+        n: np.stack(
+            [
+                np.linalg.svd(run.pathway_maps(s)[n], compute_uv=False)[:, :k]
+                for s in range(S)
+            ]
+        )
+        for n in pred.names
+    }
+    pr = {n: pred.singular_values(n)[:, :k] for n in pred.names}
+    err = {
+        n: np.array(
+            [np.abs(sim[n][s] - pr[n]).max() / sim[n][s].max() for s in range(S)]
+        )
+        for n in pred.names
+    }
+    return sim, pr, err
+
+
+def learned_in_order(sv, epochs, frac: float = 0.1) -> bool:
+    """Whether the singular values above ``frac`` times the largest (``sv`` ``(R, k)``,
+    sorted by final size) reach half their final value in order of final size."""
+    final = sv[-1]
+    keep = final > frac * final.max()
+    t_half = np.array(
+        [epochs[np.argmax(sv[:, a] >= 0.5 * final[a])] for a in np.flatnonzero(keep)]
+    )
+    return bool(np.all(np.diff(t_half) >= 0))
+
+
+SIMILARITY_METRICS = ("rsa", "cka", "procrustes")
+
+
+def similarity_over_training(H_ref, others: Mapping) -> dict:
+    """:func:`representation_similarity` of the reference's hidden representations
+    (``(S, R, H, P)``) against each of ``others`` (same shape), seed by seed and record
+    by record: ``{name: {metric: (S, R)}}``, NaN at record 0 (two unrelated random
+    inits)."""
+    S, R = H_ref.shape[:2]
+    out = {
+        name: {m: np.full((S, R), np.nan) for m in SIMILARITY_METRICS}
+        for name in others
+    }
+    for s in range(S):
+        for r in range(1, R):
+            for name, other in others.items():
+                v = representation_similarity(H_ref[s, r], other[s, r])
+                for m in SIMILARITY_METRICS:
+                    out[name][m][s, r] = v[m]
+    return out
+
+
+def next_seed(H) -> np.ndarray:
+    """The runs rolled by one seed (run ``s`` paired with run ``s + 1``): the
+    reference's own seeds as a comparison."""
+    return np.roll(np.asarray(H), -1, axis=0)
+
+
+def census_seeds(G, W1, W2, contexts, n_contexts: int) -> dict:
+    """:func:`census_over_training` of every seed (``G`` ``(S, R, H, P)``, ``W1``,
+    ``W2`` likewise): ``{class: (S, R)}``."""
+    cens = [
+        census_over_training(G[s], W1[s], W2[s], contexts, n_contexts)
+        for s in range(len(G))
+    ]
+    return {k: np.stack([c[k] for c in cens]) for k in cens[0]}
+
+
+def final_pattern_shares(G, W1, W2, contexts, n_contexts: int, patterns) -> dict:
+    """The weight share of each of ``patterns`` at the last record, median over
+    seeds ([conv-census])."""
+    final = [
+        gating_census(G[s, -1], W1[s, -1], W2[s, -1], contexts, n_contexts)["patterns"]
+        for s in range(len(G))
+    ]
+    return {p: float(np.median([fp.get(p, 0.0) for fp in final])) for p in patterns}
+
+
+def threshold_sensitivity(G, W1, W2, contexts, n_contexts: int, thresholds) -> dict:
+    """``{threshold: (common + 2-of-3 share, single-context share)}`` at the last
+    record, median over seeds, for each "on" threshold of the census."""
+    out = {}
+    for thr in thresholds:
+        shares = []
+        for s in range(len(G)):
+            c = gating_census(
+                G[s, -1], W1[s, -1], W2[s, -1], contexts, n_contexts, threshold=thr
+            )
+            shares.append((c["common"] + c["mixed"], c["single"]))
+        out[thr] = np.median(shares, axis=0)
+    return out
+
+
+def functional_census_seeds(W1, W2, X, contexts, n_contexts: int) -> dict:
+    """:func:`helpers.core.measures.functional_census` at every record of every seed
+    (``W1`` ``(S, R, H, d)``, ``W2`` ``(S, R, p, H)``): ``{key: (S, R)}``."""
+    cens = [
+        [
+            functional_census(W1[s, r], W2[s, r], X, contexts, n_contexts)
+            for r in range(W1.shape[1])
+        ]
+        for s in range(W1.shape[0])
+    ]
+    return {k: np.array([[c[k] for c in row] for row in cens]) for k in cens[0][0]}
+
+
+def pathway_output_share(W2, H, pathways: Mapping, names) -> float:
+    """Share of a ReLN's output produced by the pathways ``names``, median over seeds:
+    ``sum_names ||W2[:, p] H[p]|| / sum_all ||W2[:, p] H[p]||`` (``W2`` ``(S, p, H)``,
+    ``H`` ``(S, H, P)`` at one epoch; ``pathways`` name -> slice of hidden units)."""
+    part = lambda s, sl: np.linalg.norm(W2[s][:, sl] @ H[s][sl])  # noqa: E731
+    return float(
+        np.median(
+            [
+                sum(part(s, pathways[n]) for n in names)
+                / sum(part(s, sl) for sl in pathways.values())
+                for s in range(len(W2))
+            ]
+        )
+    )
+
+
+def pathway_energy_share(W2, H, Yhat, pathways: Mapping, names) -> float:
+    """Share of the output's energy in the summed contribution of the pathways
+    ``names``, median over seeds (``Yhat`` ``(S, p, P)``, the network's output)."""
+    return float(
+        np.median(
+            [
+                np.sum(
+                    sum(W2[s][:, pathways[n]] @ H[s][pathways[n]] for n in names) ** 2
+                )
+                / np.sum(Yhat[s] ** 2)
+                for s in range(len(W2))
+            ]
+        )
+    )
+
+
+def unit_class(pattern: str, n_contexts: int) -> str:
+    """``common``, ``2-of-3`` (on in C-1 of C), ``single`` or ``other`` for a context
+    pattern such as ``'110'``."""
+    n_on = pattern.count("1")
+    if n_on == n_contexts:
+        return "common"
+    if n_on == n_contexts - 1:
+        return "2-of-3"
+    return "single" if n_on == 1 else "other"
+
+
+def division_by_class(shares: Mapping, n_contexts: int) -> dict:
+    """:func:`output_division` shares per pattern summed per :func:`unit_class`."""
+    out = {"common": 0.0, "2-of-3": 0.0, "single": 0.0, "other": 0.0}
+    for pat, v in shares.items():
+        key = unit_class(pat, n_contexts)
+        out[key] = out[key] + v
+    return out
+
+
+def division_of_labour(relu, reln, ds, blocks) -> dict:
+    """Which units produce which output block at the last record, per class, median
+    over seeds: the ReLU network's units grouped by their final context pattern
+    against the ReLN's pathways, ``{"ReLU" | "ReLN": {class: (blocks,)}}``."""
+    C = ds.n_contexts
+    G, (_, W2) = relu.records["gates"][0], relu.records["weights"]
+    H_relu, H_reln = relu.records["hidden"][0], reln.records["hidden"][0]
+    pw = {pathway_pattern(n, C): sl for n, sl in reln.net.layers[0].pathways}
+    div_relu, div_reln = [], []
+    for s in range(G.shape[0]):
+        groups = unit_groups(G[s, -1], ds.contexts, C)
+        shares = output_division(W2[s, -1], H_relu[s, -1], groups, ds.Y, blocks)
+        div_relu.append(division_by_class(shares, C))
+        W2_reln = reln.records["weights"][1][s, -1]
+        shares = output_division(W2_reln, H_reln[s, -1], pw, ds.Y, blocks)
+        div_reln.append(division_by_class(shares, C))
+    return {
+        name: {k: np.median([d[k] for d in D], axis=0) for k in D[0]}
+        for name, D in [("ReLU", div_relu), ("ReLN", div_reln)]
+    }
+
+
+def nanmed(v, axis=None):
+    """Median over the finite entries (NaN where there are none), without warnings."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmedian(v, axis=axis)
+
+
+def top_mode_strengths(maps_by_seed, modes: Sequence[PathwayModes], epochs, lr, d):
+    """Equivalent initial strength (:func:`equivalent_initial_strength`) of each
+    pathway's top mode at each recorded epoch: ``maps_by_seed`` a list over seeds of
+    ``{name: (R, p, q)}`` maps; returns ``(S, pathways, R)``."""
+    out = []
+    for maps in maps_by_seed:
+        rows = []
+        for p in modes:
+            proj = mode_projections(maps[p.name], p)
+            rows.append(
+                [
+                    equivalent_initial_strength(proj[r, 0], p.s[0], d, t, lr)
+                    for r, t in enumerate(epochs)
+                ]
+            )
+        out.append(rows)
+    return np.array(out, float)
+
+
+def head_start_strengths(pred_maps, modes, epoch_index, epoch, lr, d, floor):
+    """Every residual mode's equivalent initial strength at one epoch of the race
+    prediction, concatenated over pathways (``raw``), and the strengths the mode race
+    uses: at least ``floor`` (the init's), the init's where none is defined."""
+    raw = np.concatenate(
+        [
+            equivalent_initial_strength(
+                mode_projections(pred_maps[p.name], p)[epoch_index], p.s, d, epoch, lr
+            )
+            for p in modes
+        ]
+    )
+    used = np.where(np.isfinite(raw), np.maximum(raw, floor), floor)
+    return raw, used
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    """One prediction of the common + 2-of-3 ReLN's loss against its simulation."""
+
+    label: str
+    gap: float
+    final_loss: float
+    fixed_point_loss: float
+    loss: np.ndarray
+
+
+def ladder(
+    sim, X, Y, R_star, modes, variants, *, lr, epochs, matrix_race=None
+) -> list[LadderRow]:
+    """The mode race (:func:`mode_race`) under each of ``variants`` (``(label,
+    overlaps, a0, a0_common)``), each held against the simulated losses ``sim``
+    (:func:`median_gap`), and last the matrix race ``matrix_race`` (a loss curve),
+    whose fixed point is zero loss."""
+    rows = []
+    for label, O, a0x, a0c in variants:
+        mr = mode_race(
+            X, Y, R_star, modes, O, a0=a0x, a0_common=a0c, lr=lr, epochs=epochs
+        )
+        rows.append(
+            LadderRow(
+                label,
+                median_gap(sim, mr.loss),
+                float(mr.loss[-1]),
+                mr.fixed_point_loss,
+                mr.loss,
+            )
+        )
+    if matrix_race is not None:
+        rows.append(
+            LadderRow(
+                "matrix race (helpers.core.race), everything derived",
+                median_gap(sim, matrix_race),
+                float(matrix_race[-1]),
+                0.0,
+                matrix_race,
+            )
+        )
+    return rows

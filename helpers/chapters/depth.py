@@ -13,17 +13,19 @@
   small batches and reduced at once to what the chapter needs (loss curves, outputs and
   a per-layer gating census on a coarse grid of epochs), so memory stays small at the
   paper's 99 seeds.
-* :func:`gdln_start`: how the GDLN starts ([conv-init]): the authors' hand-set scales,
-  the ReLU network's std (matched), or scales derived from the ReLU network's gates at
-  epoch 0, per layer and per seed.
+* how the GDLN starts ([conv-init]) is :func:`helpers.core.relns.start` with
+  ``experiment="depth"``: the authors' hand-set scales (the ``[authors_init.depth]``
+  table of ``paper.toml``, the values of :data:`GDLN_STDS`), the ReLU network's std
+  (matched), or scales derived from the ReLU network's gates at epoch 0, per layer and
+  per seed.
 * :func:`layer_census`, :func:`layer2_functional`, :func:`plateaus`,
   :func:`drop_epochs`,
   :func:`appearance_epoch`, :func:`derive_schedule`: the measurements of the chapter
   (per-layer gating census by weight and by function, loss plateaus and the timing of
   each drop, and a switch-on schedule derived from the epochs at which the ReLU
   network's gating patterns appear); :func:`match_runs`, :func:`log_scatter_ratio`,
-  :func:`output_gaps`, :func:`plateau_outputs`: comparisons against the ReLU runs' own
-  seed spread ([conv-measures]).
+  :func:`plateau_outputs`: comparisons against the ReLU runs' own seed spread
+  ([conv-measures]; outputs by :func:`helpers.core.measures.output_gap`).
 """
 
 from __future__ import annotations
@@ -41,8 +43,6 @@ from ..core.engine import (
     GatedNetwork,
     Pathway,
     deep_gdln,
-    forward,
-    init_params,
     relu_network,
     train,
 )
@@ -52,13 +52,11 @@ from ..core.measures import (
     functional_census,
     gating_census,
     match,
-    snap_to_contexts,
     stereotype_index,
     time_gap,
     unit_weight,
 )
 from ..core.paper import DEPTH
-from ..core.relns import INITS, derived_stds, initial_weights, with_stds
 
 __all__ = [
     "paper_profile_runs",
@@ -79,10 +77,8 @@ __all__ = [
     "linearised_first_layer",
     "FUNCTIONAL",
     "layer2_functional",
-    "gdln_start",
     "match_runs",
     "log_scatter_ratio",
-    "output_gaps",
     "DepthRuns",
     "simulate",
     "plateaus",
@@ -155,9 +151,9 @@ def paper_profile_runs() -> dict[str, int]:
     GDLN (the runs of the paper's Fig. 6b), and ``"ours"``, this book's additions (the
     two
     other initialisations, the derived schedule, the one-way coupling)."""
-    from ..book.build import PROFILES  # the profile is the pipeline's; read, not copied
+    from ..book.chapter_data import profile  # the chapter's data file: read, not copied
 
-    p = PROFILES["paper"]["depth"]
+    p = profile("paper", "depth")
     return {
         "paper": 2 * p["seeds"],
         "ours": 2 * p["init_seeds"] + p["derived_seeds"] + p["oneway_seeds"],
@@ -350,64 +346,6 @@ def layer2_functional(
     return out
 
 
-def gdln_start(
-    net: GatedNetwork,
-    ds: Dataset,
-    init: str,
-    seeds: Sequence[int],
-    relu_net: GatedNetwork,
-    relu_std: float = RELU_STD,
-):
-    """``(net, params0, stds)``: the depth GDLN ``net`` started by ``init``
-    ([conv-init]).
-
-    ``"authors"``: the authors' hand-set scales (:data:`GDLN_STDS`), ``params0`` None
-    (the engine draws each seed); ``"matched"``: every weight of both layers at the ReLU
-    network's ``relu_std``; ``"derived"``: for each seed, the std of every pathway of
-    each layer from the ReLU network ``relu_net`` of the same seed
-    (:func:`helpers.core.relns.derived_stds` on its gates at epoch 0, snapped to
-    contexts), stacked as ``params0`` (:func:`helpers.core.relns.initial_weights`).
-    ``stds``: per seed, ``{pathway: (layer, std)}`` of what was set (empty for the
-    authors').
-    """
-    if init not in INITS:
-        raise ValueError(f"init must be one of {INITS}, got {init!r}")
-    if net.depth != 2 or relu_net.depth != 2:
-        raise ValueError(
-            "gdln_start expects the two-hidden-layer depth GDLN and ReLU network"
-        )
-    seeds = [int(s) for s in seeds]
-    if init == "authors":
-        return net, None, []
-    if init == "matched":
-        m = net
-        for layer in range(2):
-            m = with_stds(m, {n: relu_std for n in m.pathway_names(layer)}, layer=layer)
-        per = {
-            n: (layer, relu_std) for layer in range(2) for n in net.pathway_names(layer)
-        }
-        return m, None, [per] * len(seeds)
-    nets, stds = [], []
-    for s in seeds:
-        _, _, gates0 = forward(relu_net, init_params(relu_net, s), ds.X)
-        m, per = net, {}
-        for layer in range(2):
-            L = net.layers[layer]
-            names = net.pathway_names(layer)
-            gates = {n: L.gating[net.pathway_slice(n, layer)][0] for n in names}
-            widths = {
-                n: net.pathway_slice(n, layer).stop - net.pathway_slice(n, layer).start
-                for n in names
-            }
-            snapped = snap_to_contexts(gates0[layer], ds.contexts, ds.n_contexts)
-            d = derived_stds(snapped, gates, widths, relu_std)
-            m = with_stds(m, d, layer=layer)
-            per.update({n: (layer, v) for n, v in d.items()})
-        nets.append(m)
-        stds.append(per)
-    return nets[0], initial_weights(nets, seeds), stds
-
-
 def match_runs(reference, candidate) -> Match:
     """:func:`helpers.core.measures.match` for fewer candidate runs than reference runs:
     candidate run ``s`` against reference run ``s`` (the first ``len(candidate)``), the
@@ -441,21 +379,6 @@ def log_scatter_ratio(a, b) -> tuple[float, float]:
         return float("nan"), float("nan")
     return float(np.log(sa / sb)), float(
         np.sqrt(0.5 / (a.size - 1) + 0.5 / (b.size - 1))
-    )
-
-
-def output_gaps(A, B=None) -> np.ndarray:
-    """Relative output gaps ``||a - b|| / ||a||``: every ``a`` of ``A`` against every
-    ``b`` of ``B``, or every pair ``i < j`` of ``A`` when ``B`` is None (the seed
-    spread).
-    ``A``, ``B``: lists of outputs (``None`` entries are skipped)."""
-    A = [a for a in A if a is not None]
-    if B is None:
-        pairs = [(A[i], A[j]) for i in range(len(A)) for j in range(i + 1, len(A))]
-    else:
-        pairs = [(a, b) for a in A for b in B if b is not None]
-    return np.array(
-        [np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in pairs], float
     )
 
 
@@ -550,7 +473,8 @@ def simulate(
     seeds beyond the loss curves and outputs.  The census shares at the last record are
     also kept for every threshold in ``thresholds`` (sensitivity).  ``params0``: initial
     weights stacked over ``seeds`` (:func:`helpers.core.relns.initial_weights`), e.g.
-    from :func:`gdln_start`; by default the engine draws them from each seed.
+    from :func:`helpers.core.relns.start`; by default the engine draws them from each
+    seed.
     """
     epochs = check_epochs(epochs)
     lr = check_positive(lr, "lr")

@@ -36,9 +36,9 @@ grow along them.  :func:`head_start_gain` integrates that phase in the small-wei
 matches Eq. 7 to what it leaves; :func:`context_initial_strength` chooses
 (``'head_start'``, the default; ``'linear'``; ``'none'`` = no head start, as if the
 context pathways started on the converged residual).  How the pathways' weights start is
-itself a choice ([conv-init]): :func:`init_stds` reads it off
-:func:`helpers.core.relns.reln_initial_weights` and :func:`closed_form_losses` gives the
-closed form each choice implies.
+itself a choice ([conv-init]): :func:`helpers.core.relns.start` gives each seed's stds
+(:meth:`helpers.core.relns.Start.stds`) and :func:`closed_form_losses` the closed form
+each choice implies.
 """
 
 from __future__ import annotations
@@ -79,7 +79,6 @@ __all__ = [
     "node_reuse_index",
     "contexts_per_unit",
     "unit_profile",
-    "init_stds",
     "closed_form_for_stds",
     "closed_form_losses",
     "census_over_training",
@@ -713,28 +712,6 @@ def unit_profile(
     }
 
 
-def init_stds(
-    reln, ds: Dataset, init: str, seeds, relu_net, relu_std: float
-) -> list[dict]:
-    """Each seed's initial std per pathway of the ReLN ``reln`` started by ``init``
-    ([conv-init]; :func:`helpers.core.relns.reln_initial_weights`): ``[{pathway:
-    std}]``.
-    """
-    from ..core.relns import reln_initial_weights
-
-    def stds(net):
-        L = net.layers[-1]
-        return {n: float(L.in_std[sl][0]) for n, sl in L.pathways}
-
-    if init != "derived":
-        net, _ = reln_initial_weights(reln, ds, init, seeds, relu_net, relu_std)
-        return [stds(net)] * len(list(seeds))
-    return [
-        stds(reln_initial_weights(reln, ds, init, [s], relu_net, relu_std)[0])
-        for s in seeds
-    ]
-
-
 def closed_form_for_stds(
     ds: Dataset,
     t,
@@ -745,7 +722,8 @@ def closed_form_for_stds(
     settle: float = 1e-6,
 ) -> ClosedForm:
     """:func:`closed_form` for a ReLN whose pathways start at the stds ``stds``
-    (``{"common": ..., context pathway: ...}``, e.g. from :func:`init_stds`).
+    (``{"common": ..., context pathway: ...}``, e.g. one seed's of
+    :meth:`helpers.core.relns.Start.stds`).
 
     The closed form treats the C context pathways as one symmetric set, so they enter
     with one std: the root mean square of theirs, which keeps their mean initial
@@ -774,7 +752,7 @@ def closed_form_losses(
     ds: Dataset, t, lr: float, stds_per_seed, width: int = WIDTH, settle: float = 1e-6
 ) -> np.ndarray:
     """The closed-form loss ``(seeds, T)`` for each seed's initial stds
-    (:func:`init_stds`),
+    (:meth:`helpers.core.relns.Start.stds`),
     computed once per distinct set of stds."""
     cache: dict = {}
     out = []

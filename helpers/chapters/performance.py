@@ -850,7 +850,7 @@ def book_chapter_seconds(
     the
     chapters present in ``book/``, updated with ``own`` (e.g. the running page's own
     time); ``None`` seconds when nothing is recorded."""
-    from ..book.build import chapters_present
+    from ..book.chapter_data import chapters_present
 
     present = chapters_present()
     times = chapter_times(path, profile)

@@ -8,9 +8,11 @@ measures):
   share a network shape (init scales, the ReLN's matched init per width, [conv-init])
   trained in one engine call; :func:`match_summary`: the match of every setting
   (:func:`helpers.core.measures.match`, [conv-measures]); :func:`rank_needed`;
-* :func:`minibatch_train` (with :func:`batch_orders`, :func:`adam_step_rule`): a
-  one-hidden-layer bias-free ReLU network trained by mini-batch SGD or Adam (the engine
-  trains by full-batch gradient descent only);
+* :func:`adam_step_rule`: Adam's step from a gradient-descent run, for the mini-batch
+  trainer :func:`helpers.core.minibatch.minibatch_train` (re-exported here with
+  :func:`~helpers.core.minibatch.batch_orders` and
+  :func:`~helpers.core.minibatch.stack_params`: the engine trains by full-batch
+  gradient descent only);
 * :func:`strategy` and :func:`census_over_training`: the functional census
   (:func:`helpers.core.measures.functional_census`, [conv-census]) read as "which
   strategy": the share of the non-common output that 2-of-3 units produce;
@@ -33,25 +35,21 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from ..core import devices as devices_
 from ..core import relns
-from ..core.checks import (
-    TrainingDiverged,
-    check_epochs,
-    check_positive,
-    check_positive_int,
-    check_seeds,
-    check_xy,
-)
+from ..core.checks import check_epochs, check_positive, check_positive_int
 from ..core.datasets import Dataset, effective_dataset
 from ..core.engine import GatedNetwork, Pathway, gdln, init_params, relu_network, train
 from ..core.linear import learning_time
 from ..core.measures import functional_census, level_times, match
+from ..core.minibatch import (  # the page calls them as the chapter's (ch.)
+    OPTIMISERS,
+    MinibatchRun,
+    batch_orders,
+    minibatch_train,
+    stack_params,
+)
 from ..core.race import race_pathways
 from ..core.relns import common_fit
 
@@ -86,11 +84,6 @@ __all__ = [
     "stack_params",
 ]
 
-OPTIMISERS = ("sgd", "adam")
-#: Updates unrolled per iteration of the scan over an epoch's batches (True: all).
-UNROLL_BATCHES = True
-
-
 # --------------------------------------------------------------------------------------
 # Settings trained together: one engine call per network shape
 
@@ -111,14 +104,13 @@ def reln_starts(
 ) -> tuple[GatedNetwork, list]:
     """The contextual ReLN ``kind`` (one-way coupled, ``width`` units per pathway,
     [conv-context-reln]) with the ``"matched"`` initialisation ([conv-init],
-    :func:`helpers.core.relns.reln_initial_weights`) for each ReLU std in ``stds``:
-    every
-    weight at that std; initial weights stacked setting by setting, seed by seed."""
+    :func:`helpers.core.relns.start`) for each ReLU std in ``stds``: every weight at
+    that std; initial weights stacked setting by setting, seed by seed."""
     reln = relns.context_reln(ds, kind, "one-way", width=width)
     nets = []
     for std in stds:
         relu = relu_network((ds.X.shape[0], relu_width, ds.Y.shape[0]), std)
-        net, _ = relns.reln_initial_weights(reln, ds, "matched", list(seeds), relu, std)
+        net, _ = relns.start(reln, "matched", seeds, relu_net=relu)
         nets += [net] * len(seeds)
     labels = list(seeds) * len(stds)
     return nets[0], relns.initial_weights(nets, labels)
@@ -177,271 +169,8 @@ def rank_needed(ds: Dataset) -> dict:
 
 
 # --------------------------------------------------------------------------------------
-# Mini-batch SGD and Adam for a one-hidden-layer bias-free ReLU network
-
-
-@dataclass
-class MinibatchRun:
-    """Loss ``(seeds, epochs + 1)``: the full-data summed loss after ``t`` epochs;
-    weights
-    ``[W1 (seeds, R, H, d), W2 (seeds, R, p, H)]`` at ``record_epochs`` (before that
-    epoch's updates, as the engine records)."""
-
-    loss: np.ndarray
-    record_epochs: np.ndarray
-    weights: list
-    optimiser: str
-    batch: int
-    lr: float
-
-
-_MB_COMPILED: dict = {}
-
-
-def _mb_program(
-    devs, optimiser, n_batches, batch, n_records, k, n_full, tail, betas, eps
-):
-    """The jitted training of each device's share of the seeds (cached by its
-    shapes)."""
-    key = (devs, optimiser, n_batches, batch, n_records, k, n_full, tail, betas, eps)
-    if key in _MB_COMPILED:
-        return _MB_COMPILED[key]
-    b1, b2 = betas
-
-    def batch_loss(V, xb, yb):
-        V1, W2 = V
-        return 0.5 * jnp.sum((yb - jnp.maximum(xb @ V1, 0.0) @ W2.T) ** 2)
-
-    value_grad = jax.value_and_grad(batch_loss)
-
-    def one_seed(V0, order, Xr, Yr, lr, slots):
-        # V = (V1 = W1^T (d x H), W2 (p x H)): datapoints as rows inside, as in the
-        # engine
-        def update(state, g):
-            V, m, v, t = state
-            if optimiser == "sgd":
-                return jax.tree_util.tree_map(lambda w, gw: w - lr * gw, V, g), m, v, t
-            t = t + 1.0
-            m = jax.tree_util.tree_map(lambda a, gw: b1 * a + (1 - b1) * gw, m, g)
-            v = jax.tree_util.tree_map(lambda a, gw: b2 * a + (1 - b2) * gw * gw, v, g)
-            c1, c2 = 1 - b1**t, 1 - b2**t
-            V = jax.tree_util.tree_map(
-                lambda w, a, b: w - lr * (a / c1) / (jnp.sqrt(b / c2) + eps), V, m, v
-            )
-            return V, m, v, t
-
-        def epoch(state, perm):
-            if n_batches == 1:  # full batch: the step's loss is the epoch's loss
-                loss, g = value_grad(state[0], Xr[perm], Yr[perm])
-                return update(state, g), loss
-            loss = batch_loss(state[0], Xr, Yr)
-
-            def step(st, idx):
-                _, g = value_grad(st[0], Xr[idx], Yr[idx])
-                return update(st, g), None
-
-            state, _ = jax.lax.scan(
-                step, state, perm.reshape(n_batches, batch), unroll=UNROLL_BATCHES
-            )
-            return state, loss
-
-        def run(state, perms):
-            return jax.lax.scan(epoch, state, perms, unroll=min(2, perms.shape[0]))
-
-        def keep(buf, V, slot):
-            return jax.tree_util.tree_map(lambda b, w: b.at[slot].set(w), buf, V)
-
-        def segment(carry, inp):
-            state, buf = carry
-            perms, slot = inp
-            buf = keep(buf, state[0], slot)
-            state, losses = run(state, perms)
-            return (state, buf), losses
-
-        zeros = jax.tree_util.tree_map(jnp.zeros_like, V0)
-        buf0 = jax.tree_util.tree_map(
-            lambda v: jnp.zeros((n_records + 1, *v.shape), v.dtype), V0
-        )
-        state0 = (V0, zeros, zeros, jnp.float32(0.0))
-        full = order[: n_full * k].reshape(n_full, k, -1)
-        (state, buf), losses = jax.lax.scan(
-            segment, (state0, buf0), (full, slots[:n_full])
-        )
-        losses = losses.reshape(-1)
-        if tail:
-            buf = keep(buf, state[0], slots[n_full])
-            state, last = run(state, order[n_full * k :])
-            losses = jnp.concatenate([losses, last])
-        return losses, jax.tree_util.tree_map(lambda b: b[:n_records], buf)
-
-    def share(V, order, Xr, Yr, lr, slots):
-        return jax.lax.map(
-            lambda a: one_seed(a[0], a[1], Xr, Yr, lr, slots), (V, order)
-        )
-
-    mesh = Mesh(np.asarray(devs), ("seeds",))
-    seeds_, rep = PartitionSpec("seeds"), PartitionSpec()
-    fn = jax.jit(
-        jax.shard_map(
-            share,
-            mesh=mesh,
-            in_specs=(seeds_, seeds_, rep, rep, rep, rep),
-            out_specs=seeds_,
-            check_vma=False,
-        )
-    )
-    _MB_COMPILED[key] = (mesh, fn)
-    return mesh, fn
-
-
-def _put(x, mesh, spec):
-    x = np.asarray(x)
-    return jax.make_array_from_callback(
-        x.shape, NamedSharding(mesh, spec), lambda i: x[i]
-    )
-
-
-def batch_orders(seeds, epochs: int, P: int, batch: int) -> np.ndarray:
-    """The order in which each seed visits the datapoints, ``(seeds, epochs + 1, P)``: a
-    fresh permutation per epoch from ``np.random.default_rng(seed)``; consecutive blocks
-    of ``batch`` datapoints are the mini-batches.  With ``batch == P`` the order is the
-    identity (one full batch; the order does not change the gradient)."""
-    if batch == P:
-        return np.broadcast_to(
-            np.arange(P, dtype=np.int32), (len(seeds), epochs + 1, P)
-        ).copy()
-    out = np.empty((len(seeds), epochs + 1, P), np.int32)
-    for k, s in enumerate(seeds):
-        rng = np.random.default_rng(int(s))
-        out[k] = np.argsort(rng.random((epochs + 1, P)), axis=1)
-    return out
-
-
-def minibatch_train(
-    X,
-    Y,
-    params0,
-    *,
-    lr: float,
-    epochs: int,
-    batch: int,
-    seeds,
-    optimiser: str = "sgd",
-    record_epochs: Sequence[int] = (),
-    betas=(0.9, 0.999),
-    eps: float = 1e-8,
-) -> MinibatchRun:
-    """Train ``W2 relu(W1 x)`` (bias-free, one hidden layer) by mini-batch SGD or Adam.
-
-    ``X`` (d x P), ``Y`` (p x P): datapoints as columns ([conv-data]).  ``params0``:
-    ``[W1 (S, H, d), W2 (S, p, H)]``, one start per seed (e.g. the engine's
-    :func:`helpers.core.engine.init_params` stacked, :func:`stack_params`).  ``batch``
-    must divide ``P``; each epoch visits every datapoint once in the order of
-    :func:`batch_orders` (seeded by ``seeds``), ``P / batch`` updates per epoch.
-
-    ``'sgd'``: ``W <- W - lr grad (1/2 sum_{i in batch} ||y_i - yhat_i||^2)``, so that
-    over one epoch each datapoint's gradient enters once with the step ``lr``, exactly
-    as in one step of full-batch gradient descent on the summed loss ([conv-data]); with
-    ``batch == P`` this *is* that gradient descent.  Equivalently: the step on the
-    unbiased estimate ``(P/B) sum_{i in batch}`` of the summed loss is ``lr B / P``.
-    ``'adam'``: Adam (Kingma and Ba) on the same batch loss with step ``lr`` and
-    ``betas``, ``eps``.  Every seed runs one ``jit``-compiled ``lax.scan`` over epochs
-    (and over the batches within an epoch), the seeds spread over the devices JAX sees.
-    """
-    X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
-    lr = check_positive(lr, "lr")
-    epochs = check_epochs(epochs)
-    batch = check_positive_int(batch, "batch")
-    seeds = check_seeds(seeds)
-    if optimiser not in OPTIMISERS:
-        raise ValueError(f"optimiser must be one of {OPTIMISERS}, got {optimiser!r}")
-    d, P = X.shape
-    p = Y.shape[0]
-    if P % batch:
-        raise ValueError(f"batch must divide the {P} datapoints, got {batch}")
-    W1, W2 = (np.asarray(W, float) for W in params0)
-    S = len(seeds)
-    if (
-        W1.ndim != 3
-        or W2.ndim != 3
-        or W1.shape[0] != S
-        or W2.shape[0] != S
-        or W1.shape[2] != d
-        or W2.shape[1] != p
-        or W1.shape[1] != W2.shape[2]
-    ):
-        raise ValueError(
-            f"params0 must be [W1 ({S}, H, {d}), W2 ({S}, {p}, H)]; got "
-            f"{W1.shape} and {W2.shape}"
-        )
-    rec = np.unique(np.asarray(list(record_epochs), int))
-    if rec.size and (rec.min() < 0 or rec.max() > epochs):
-        raise ValueError(f"record_epochs must lie in 0..{epochs}, got {rec.tolist()}")
-    n_rec = max(int(rec.size), 1)
-    # segments of k epochs, a snapshot at the start of each (the engine's scheme): every
-    # recorded epoch starts a segment, the others write to a spare slot
-    steps = epochs + 1
-    k = (
-        int(np.gcd.reduce(rec))
-        if rec.size and np.gcd.reduce(rec) > 0
-        else min(100, steps)
-    )
-    n_full, tail = steps // k, steps % k
-    slots = np.full(n_full + 1, n_rec, np.int32)
-    slots[rec // k] = np.arange(rec.size)
-    order = batch_orders(seeds, epochs, P, batch)
-    how = devices_.plan(S)
-    pad = how.padded - S
-    V1 = np.swapaxes(W1, 1, 2)
-    padded = [
-        np.concatenate([a, np.repeat(a[-1:], pad, axis=0)]) if pad else a
-        for a in (V1, W2, order)
-    ]
-    mesh, fn = _mb_program(
-        how.devices,
-        optimiser,
-        P // batch,
-        batch,
-        n_rec,
-        k,
-        n_full,
-        tail,
-        tuple(float(b) for b in betas),
-        float(eps),
-    )
-    rows, rep = PartitionSpec("seeds"), PartitionSpec()
-    f32 = np.float32
-    losses, bufs = fn(
-        (
-            _put(padded[0].astype(f32), mesh, rows),
-            _put(padded[1].astype(f32), mesh, rows),
-        ),
-        _put(padded[2], mesh, rows),
-        _put(X.T.astype(f32), mesh, rep),
-        _put(Y.T.astype(f32), mesh, rep),
-        _put(f32(lr), mesh, rep),
-        _put(slots, mesh, rep),
-    )
-    loss = np.asarray(losses)[:S].astype(np.float64)
-    bad = ~np.isfinite(loss)
-    if bad.any():
-        s, t = np.argwhere(bad)[0]
-        raise TrainingDiverged(
-            f"{optimiser} (batch {batch}) diverged: loss {loss[s, t]} at "
-            f"epoch {t} for seed {seeds[s]} (lr={lr})"
-        )
-    weights = []
-    if rec.size:
-        b1, b2 = (np.asarray(b)[:S] for b in bufs)
-        weights = [np.swapaxes(b1, 2, 3), b2]
-    return MinibatchRun(
-        loss=loss,
-        record_epochs=rec,
-        weights=weights,
-        optimiser=optimiser,
-        batch=batch,
-        lr=lr,
-    )
+# Mini-batch SGD and Adam: the trainer is :mod:`helpers.core.minibatch`; the chapter's
+# own piece is the rule for Adam's step
 
 
 ADAM_RULES = ("mean", "largest")
@@ -468,14 +197,6 @@ def adam_step_rule(W_start, W_end, epochs: int, rule: str = "mean") -> float:
     else:
         per_seed = np.abs(b - a).max(axis=1)
     return float(np.median(per_seed) / epochs)
-
-
-def stack_params(params_per_seed) -> list[np.ndarray]:
-    """``[[W1, W2], ...]`` per seed stacked into ``[W1 (S, ...), W2 (S, ...)]``."""
-    return [
-        np.stack([p[i] for p in params_per_seed])
-        for i in range(len(params_per_seed[0]))
-    ]
 
 
 # --------------------------------------------------------------------------------------

@@ -1,19 +1,23 @@
 """The core: what two or more chapters use, each module tested on its own.
 
-==============
-========================================================================= ``paper``
-the paper's networks and constants, with their sources (stated once) ``datasets``    the
-datasets, datapoints as columns ``engine``      one training engine for ReLU networks,
-ReLNs and GDLNs (gates are data) ``devices``     where training runs: every device JAX
-sees, seeds shared among them ``linear``      closed-form theory of deep linear networks
-(Eq. 7) ``race``        the neural race reduction, integrated for any GDLN (Eqs. 5-6)
+Device and JAX code lives here whatever its use count: a trainer used by one chapter
+only (``minibatch``) sits beside the engine and runs on the devices, the placement and
+the gathering of ``devices``, so where training runs is decided in one place.
+
+==============  ========================================================================
+``paper``       the paper's networks and constants, with their sources (stated once)
+``datasets``    the datasets, datapoints as columns
+``engine``      one training engine for ReLU networks, ReLNs and GDLNs (gates are data)
+``minibatch``   mini-batch SGD and Adam for a bias-free ReLU network (reviewers' page)
+``devices``     where training runs: every device JAX sees, seeds shared among them
+``linear``      closed-form theory of deep linear networks (Eq. 7)
+``race``        the neural race reduction, integrated for any GDLN (Eqs. 5-6)
 ``relns``       the ReLNs of the contextual task (Sections 4-5)
 ``xor_reln``    the two ReLNs of the XoR task and their closed forms (Section 3)
 ``measures``    curve and learning-time comparisons, gating censuses
 ``algorithm1``  Algorithm 1: the gates of a ReLU network found by k-means (Appendix B)
 ``checks``      input checks: every bad input is named before any work starts
-==============
-=========================================================================
+==============  ========================================================================
 """
 
 from . import devices as _devices

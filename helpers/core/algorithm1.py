@@ -17,6 +17,9 @@ ReLU network's.  Choices that the paper does not fix are named here and in the c
   all samples (largest remainder), with the ReLU network's init std, so the GDLN has
   the ReLU network's width and scale (Definition 3.1); a centroid that binarises to
   "off everywhere" (dead units) gives no pathway;
+* how the centroid GDLN starts ([conv-init]): as built (every weight at the ReLU
+  network's std), or by any choice of :func:`helpers.core.relns.start` (``elbow``'s
+  ``init``);
 * error: the mean squared difference of the outputs, averaged over the output entries,
   the datapoints and the sampled epochs (the paper's "mean-squared error between the
   ReLU network and the GDLN"), seed ``s`` of the GDLN against seed ``s`` of the ReLU
@@ -35,6 +38,7 @@ import numpy as np
 from .checks import check_epochs, check_positive, check_positive_int
 from .engine import GatedNetwork, Pathway, Run, deep_gdln, train
 from .measures import context_patterns, curve_distance
+from .relns import check_start, start
 
 __all__ = [
     "SAMPLE_EVERY",
@@ -353,6 +357,7 @@ def gdln_error(
     lr: float,
     epochs: int,
     n_seeds: int | None = None,
+    params0=None,
 ):
     """Train ``net`` with the ReLU run's seeds and compare it with the ReLU run (Fig.
     9).
@@ -363,6 +368,8 @@ def gdln_error(
     curves; the GDLN's loss ``(seeds, epochs + 1)`` and outputs at the sampled epochs.
     ``net=None`` is the GDLN with no pathway left: its output stays 0.  ``n_seeds``:
     compare only the first ``n_seeds`` seeds of the ReLU run (all by default).
+    ``params0``: the GDLN's initial weights stacked over those seeds
+    (:func:`helpers.core.relns.start`); by default the engine draws them from each seed.
     """
     rec = relu_run.record_epochs
     if (
@@ -398,6 +405,7 @@ def gdln_error(
             seeds=relu_run.seeds[:n],
             record_epochs=rec,
             record=("outputs",),
+            params0=params0,
         )
         loss, outputs = run.loss, run.records["outputs"]
     mse = float(np.mean((O_relu - outputs) ** 2))
@@ -419,15 +427,37 @@ def elbow(
     random_state: int = 0,
     n_init: int = 10,
     n_seeds: int | None = None,
+    clusterings: dict | None = None,
+    init: str | None = None,
+    experiment: str | None = None,
+    relu_net: GatedNetwork | None = None,
+    contexts=None,
 ) -> list[ElbowPoint]:
     """For each ``K``: cluster, build the centroid GDLN, train it, measure its error
     against the sampled ReLU networks (Appendix B, Fig. 9); ``n_seeds`` as in
-    :func:`gdln_error`."""
+    :func:`gdln_error`; ``clusterings`` (``{K: Clustering}``) reuses clusterings
+    already made.
+
+    How each centroid GDLN starts ([conv-init]): as built (``init=None``: every weight
+    at ``init_std``, the ReLU network's), or :func:`helpers.core.relns.start` with
+    ``init`` (``"authors"``, ``"matched"``, ``"derived"``), ``experiment``,
+    ``relu_net`` and ``contexts`` (a pathway on in every context counts as common for
+    the authors' choice), on the centroid layer, at the level of datapoints (the
+    centroids' gates are), trained from the first ``n_seeds`` seeds of the ReLU run,
+    seed ``s`` against ReLU training ``s``.  ``ElbowPoint.net`` is the GDLN as built.
+    """
+    if init is not None:
+        check_start(init, experiment, "datapoints")
     X = np.asarray(X, float)
     Y = np.asarray(Y, float)
+    run = samples.run
+    n = len(run.seeds) if n_seeds is None else int(n_seeds)
+    seeds = [int(s) for s in run.seeds[:n]]
     out = []
     for K in Ks:
-        cl = cluster_gates(samples, K, random_state=random_state, n_init=n_init)
+        cl = (clusterings or {}).get(K) or cluster_gates(
+            samples, K, random_state=random_state, n_init=n_init
+        )
         net = centroid_gdln(
             cl,
             X.shape[0],
@@ -437,8 +467,22 @@ def elbow(
             first_layer=first_layer,
             first_std=first_std,
         )
+        net_s, params0 = net, None
+        if init is not None and net is not None:
+            net_s, params0 = start(
+                net,
+                init,
+                seeds,
+                experiment=experiment,
+                relu_net=relu_net,
+                relu_std=init_std,
+                X=X,
+                contexts=contexts,
+                layers=[net.depth - 1],
+                level="datapoints",
+            )
         mse, cd, loss, outputs = gdln_error(
-            net, X, Y, samples.run, lr=lr, epochs=epochs, n_seeds=n_seeds
+            net_s, X, Y, run, lr=lr, epochs=epochs, n_seeds=n_seeds, params0=params0
         )
         out.append(
             ElbowPoint(

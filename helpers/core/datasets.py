@@ -162,9 +162,14 @@ def contextual_task(
     n_contexts: int = 3,
     structures: Sequence[str | np.ndarray] | None = None,
     common: str | np.ndarray = "hierarchy",
+    context_value: float = 1.0,
 ) -> Dataset:
     """The contextual task of Sections 4-6 ([conv-contextual]), for any number of
     contexts.
+
+    ``context_value`` is the value of the context input that is on (1: one-hot, as
+    the paper describes; the authors' scripts for C = 4 and 5 use 1.1 and 1.35,
+    ``diff_context_num/gen_data.py``; the book page *The setup ledger* lists them).
 
     ``X`` is ``(8 + C) x 8C``: item one-hot over context one-hot, context-major
     columns.  ``Y`` is ``15 (C + 1) x 8C``: a common block (``common`` under every
@@ -175,6 +180,11 @@ def contextual_task(
     C = int(n_contexts)
     if C < 1:
         raise ValueError(f"contextual_task: n_contexts must be >= 1, got {n_contexts}")
+    if not (np.isfinite(context_value) and context_value > 0):
+        raise ValueError(
+            f"contextual_task: context_value must be a positive number, got "
+            f"{context_value!r}"
+        )
     if structures is None:
         structures = ["hierarchy"] * C
     if len(structures) != C:
@@ -196,7 +206,10 @@ def contextual_task(
     items = np.tile(np.arange(n_items), C)
     contexts = np.repeat(np.arange(C), n_items)
     X = np.vstack(
-        [np.tile(np.eye(n_items), (1, C)), np.repeat(np.eye(C), n_items, axis=1)]
+        [
+            np.tile(np.eye(n_items), (1, C)),
+            float(context_value) * np.repeat(np.eye(C), n_items, axis=1),
+        ]
     )
     Y_blocks = [np.tile(base, (1, C))]
     for k, b in enumerate(blocks):
@@ -209,7 +222,8 @@ def contextual_task(
     for k, (nm, b) in enumerate(zip(names, blocks)):
         features += [f"c{k + 1}.{nm}.{r}" for r in range(b.shape[0])]
     return Dataset(
-        name=f"contexts(C={C}: {', '.join(names)})",
+        name=f"contexts(C={C}: {', '.join(names)})"
+        + ("" if context_value == 1 else f" (context input {context_value:g})"),
         X=X,
         Y=Y,
         inputs=tuple(

@@ -7,11 +7,14 @@ This module is the one place that decides it ([conv-engine]).
   per core, so that seeds run on every core at once.  ``HASTE_CPU_DEVICES=n`` sets
   another count.  On a GPU machine the devices are the GPUs.  Several hosts: call
   ``jax.distributed.initialize()`` first in every process (JAX's multi-controller
-  model); :func:`jax.devices` then lists every host's devices and the engine spreads
-  the seeds over all of them with the same code (see :func:`plan`).
-* **Seeds across devices.** The engine splits the seeds into equal shares, one per
-  device, with :func:`jax.shard_map` over a one-axis mesh (padding the last share
-  with copies of a seed, dropped afterwards).
+  model); :func:`jax.devices` then lists every host's devices and the trainers (the
+  engine, :mod:`helpers.core.engine`, and the mini-batch trainer,
+  :mod:`helpers.core.minibatch`) spread the seeds over all of them with the same code
+  (see :func:`plan`), and gather the results from every host (:func:`get`).
+* **Seeds across devices.** A trainer's one-seed program runs on equal shares of the
+  seeds, one per device, with :func:`jax.shard_map` over a one-axis mesh
+  (:func:`seed_program`; :func:`pad_seeds` pads the last share with copies of a seed,
+  :func:`get` drops them afterwards).
 * **Seeds within a device.** On a CPU, one seed after another (:func:`jax.lax.map`):
   a batched (``vmap``) product of small matrices runs slower per seed on a CPU than the
   same product seed by seed, measured on the Performance page.  On a GPU, ``vmap``:
@@ -27,8 +30,21 @@ import os
 from dataclasses import dataclass
 
 import jax
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-__all__ = ["DEVICES_VARIABLE", "configure", "Plan", "plan"]
+__all__ = [
+    "DEVICES_VARIABLE",
+    "configure",
+    "Plan",
+    "plan",
+    "SEEDS",
+    "SHARED",
+    "seed_program",
+    "pad_seeds",
+    "put",
+    "get",
+]
 
 DEVICES_VARIABLE = "HASTE_CPU_DEVICES"
 
@@ -94,3 +110,70 @@ def plan(seeds: int, devices: int | None = None, batching: str | None = None) ->
     used = tuple(available[: min(len(available), int(seeds))])
     per = -(-int(seeds) // len(used))
     return Plan(backend=backend, devices=used, batching=batching, per_device=per)
+
+
+#: Placement of an array with a leading axis over the seeds: split over the devices.
+SEEDS = PartitionSpec("seeds")
+#: Placement of an array every seed uses: a copy on every device.
+SHARED = PartitionSpec()
+
+
+def seed_program(how: Plan, one_seed, n_shared: int):
+    """``(mesh, fn)``: the jitted ``fn(per_seed, *shared)`` that runs
+    ``one_seed(s, *shared)`` for every seed ``s`` of ``per_seed`` (a pytree with a
+    leading axis over the padded seeds) on the plan's devices, each device its share
+    (:func:`jax.shard_map`), one seed after another or batched as the plan says.  The
+    ``n_shared`` other arguments are the same for every seed.  Outputs keep a leading
+    axis over the seeds.  Arguments go in with :func:`put`, results come out with
+    :func:`get`."""
+
+    def share(per_seed, *shared):
+        def f(s):
+            return one_seed(s, *shared)
+
+        if how.batching == "vmap":
+            return jax.vmap(f)(per_seed)
+        return jax.lax.map(f, per_seed)
+
+    mesh = Mesh(np.asarray(how.devices), ("seeds",))
+    fn = jax.jit(
+        jax.shard_map(
+            share,
+            mesh=mesh,
+            in_specs=(SEEDS, *[SHARED] * n_shared),
+            out_specs=SEEDS,
+            check_vma=False,
+        )
+    )
+    return mesh, fn
+
+
+def pad_seeds(arrays, how: Plan) -> list[np.ndarray]:
+    """Each array's leading (seed) axis padded to ``how.padded`` with copies of its last
+    seed, so that every device gets an equal share (:func:`get` drops them)."""
+    out = []
+    for a in arrays:
+        pad = how.padded - np.shape(a)[0]
+        out.append(np.concatenate([a, np.repeat(a[-1:], pad, axis=0)]) if pad else a)
+    return out
+
+
+def put(x, mesh: Mesh, spec: PartitionSpec):
+    """A global array on ``mesh``: split over the seeds (``SEEDS``) or copied to every
+    device (``SHARED``); on several hosts each host places its own devices' parts."""
+    x = np.asarray(x)
+    sharding = NamedSharding(mesh, spec)
+    return jax.make_array_from_callback(x.shape, sharding, lambda idx: x[idx])
+
+
+def get(x, seeds: int | None = None) -> np.ndarray:
+    """A result back on the host, gathered from every host when there are several; with
+    ``seeds``, only the first ``seeds`` rows (the padding of :func:`pad_seeds`
+    dropped)."""
+    if jax.process_count() > 1:
+        from jax.experimental import multihost_utils
+
+        x = np.asarray(multihost_utils.process_allgather(x, tiled=True))
+    else:
+        x = np.asarray(x)
+    return x if seeds is None else x[:seeds]

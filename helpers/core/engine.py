@@ -23,7 +23,6 @@ from typing import Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from . import devices as devices_
 from .checks import (
@@ -47,6 +46,8 @@ __all__ = [
     "init_params",
     "forward",
     "train",
+    "segments",
+    "record_slots",
 ]
 
 RECORDABLE = ("weights", "outputs", "hidden", "gates")
@@ -402,7 +403,7 @@ CHUNK = 100
 UNROLL = 2
 
 
-def _segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int, int]:
+def segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int, int]:
     """``(k, offset, n_full, tail)``: the ``epochs + 1`` steps split into ``offset``
     steps, then segments of ``k`` steps, so that every recorded epoch starts a segment:
     ``k`` is the greatest common divisor of the gaps between recorded epochs and
@@ -410,8 +411,8 @@ def _segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int, int]:
     ``offset = 1``); ``n_full`` whole segments and a last one of ``tail`` steps (0:
     none). Recording then needs no branch in the loop: a snapshot is taken at the start
     of every segment (one forward pass per ``k`` epochs), into a spare slot when that
-    epoch is not
-    recorded."""
+    epoch is not recorded.  The mini-batch trainer (:mod:`helpers.core.minibatch`)
+    records by the same scheme."""
     steps = epochs + 1
     if rec.size > 1:
         k = int(np.gcd.reduce(np.diff(rec)))
@@ -419,6 +420,14 @@ def _segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int, int]:
         k = min(CHUNK, steps)
     offset = int(rec[0] % k) if rec.size else 0
     return k, offset, (steps - offset) // k, (steps - offset) % k
+
+
+def record_slots(rec: np.ndarray, k: int, offset: int, n_full: int) -> np.ndarray:
+    """The record slot each segment of :func:`segments` writes its first epoch to: the
+    recorded epoch's index, or the spare slot after them (``max(len(rec), 1)``)."""
+    slots = np.full(n_full + 1, max(int(rec.size), 1), np.int32)
+    slots[(rec - offset) // k] = np.arange(rec.size)
+    return slots
 
 
 def _one_seed(
@@ -497,45 +506,12 @@ _COMPILED: dict = {}
 
 def _compiled(plan: devices_.Plan, **static):
     """The jitted training of one device's share of the seeds, spread over the plan's
-    devices with :func:`jax.shard_map` ([conv-engine], :mod:`helpers.core.devices`)."""
+    devices with :func:`jax.shard_map` ([conv-engine],
+    :func:`helpers.core.devices.seed_program`)."""
     key = (plan.devices, plan.batching, tuple(sorted(static.items())))
     if key not in _COMPILED:
-        one = partial(_one_seed, **static)
-
-        def share(V, arrays, Xr, Y, lr, slots):
-            f = partial(one, arrays=arrays, Xr=Xr, Y=Y, lr=lr, slots=slots)
-            return jax.vmap(f)(V) if plan.batching == "vmap" else jax.lax.map(f, V)
-
-        mesh = Mesh(np.asarray(plan.devices), ("seeds",))
-        _COMPILED[key] = (
-            mesh,
-            jax.jit(
-                jax.shard_map(
-                    share,
-                    mesh=mesh,
-                    in_specs=(PartitionSpec("seeds"), *[PartitionSpec()] * 5),
-                    out_specs=PartitionSpec("seeds"),
-                    check_vma=False,
-                )
-            ),
-        )
+        _COMPILED[key] = devices_.seed_program(plan, partial(_one_seed, **static), 5)
     return _COMPILED[key]
-
-
-def _put(x, mesh, spec):
-    """A global array on ``mesh``: replicated (``spec`` empty) or split over seeds."""
-    x = np.asarray(x)
-    sharding = NamedSharding(mesh, spec)
-    return jax.make_array_from_callback(x.shape, sharding, lambda idx: x[idx])
-
-
-def _get(x) -> np.ndarray:
-    """A result back on the host (gathered from every host when there are several)."""
-    if jax.process_count() > 1:
-        from jax.experimental import multihost_utils
-
-        return np.asarray(multihost_utils.process_allgather(x, tiled=True))
-    return np.asarray(x)
 
 
 def forward(net: GatedNetwork, params, X, epoch: int = 0):
@@ -680,15 +656,10 @@ def train(
                 np.repeat(np.asarray(W, float)[None], len(seeds), axis=0)
                 for W in params0
             ]
-    pad = how.padded - len(seeds)
-    stacked = [
-        np.concatenate([W, np.repeat(W[-1:], pad, axis=0)]) if pad else W
-        for W in stacked
-    ]
+    stacked = devices_.pad_seeds(stacked, how)
 
-    k, offset, n_full, tail = _segments(epochs, rec)
-    slots = np.full(n_full + 1, max(int(rec.size), 1), np.int32)  # the spare slot
-    slots[(rec - offset) // k] = np.arange(rec.size)
+    k, offset, n_full, tail = segments(epochs, rec)
+    slots = record_slots(rec, k, offset, n_full)
     what = tuple(sorted(set(record))) if rec.size else ()
     mesh, fn = _compiled(
         how,
@@ -701,21 +672,21 @@ def train(
         tail=tail,
         n_records=max(int(rec.size), 1),
     )
-    rows = PartitionSpec("seeds")
+    put, shared = devices_.put, devices_.SHARED
     loss, bufs = fn(
         [
-            _put(np.asarray(W, np.float32), mesh, rows)
+            put(np.asarray(W, np.float32), mesh, devices_.SEEDS)
             for W in _to_rows_stacked(stacked)
         ],
         jax.tree_util.tree_map(
-            lambda a: _put(a, mesh, PartitionSpec()), _net_arrays(net, jnp.float32)
+            lambda a: put(a, mesh, shared), _net_arrays(net, jnp.float32)
         ),
-        _put(np.asarray(X.T, np.float32), mesh, PartitionSpec()),
-        _put(np.asarray(Y, np.float32), mesh, PartitionSpec()),
-        _put(np.float32(lr), mesh, PartitionSpec()),
-        _put(slots, mesh, PartitionSpec()),
+        put(np.asarray(X.T, np.float32), mesh, shared),
+        put(np.asarray(Y, np.float32), mesh, shared),
+        put(np.float32(lr), mesh, shared),
+        put(slots, mesh, shared),
     )
-    loss = _get(loss)[: len(seeds)].astype(np.float64)
+    loss = devices_.get(loss, len(seeds)).astype(np.float64)
     bad = ~np.isfinite(loss)
     if bad.any():
         s, t = np.argwhere(bad)[0]
@@ -725,7 +696,7 @@ def train(
             f"(lr={lr}); lower the step size or the init scale"
         )
     records = (
-        jax.tree_util.tree_map(lambda b: _get(b)[: len(seeds)], bufs)
+        jax.tree_util.tree_map(lambda b: devices_.get(b, len(seeds)), bufs)
         if rec.size
         else {}
     )

@@ -19,6 +19,7 @@ __all__ = [
     "seed_spread",
     "censored",
     "curve_distance",
+    "output_gap",
     "halfway_time",
     "learning_time_from_curve",
     "unit_weight",
@@ -187,6 +188,22 @@ def curve_distance(La, Lb, floor_frac: float = 1e-3) -> float:
     if f <= 0:
         raise ValueError(f"curve_distance: L_a(0) must be positive, got {La[0]}")
     return float(np.mean(np.abs(np.log(np.maximum(La, f)) - np.log(np.maximum(Lb, f)))))
+
+
+def output_gap(A, B=None) -> np.ndarray:
+    """Relative output gaps ``||a - b|| / ||a||`` ([conv-output-gap]): every output
+    ``a`` of ``A`` (the reference runs) against every ``b`` of ``B``, or, when ``B`` is
+    None, every pair ``i < j`` of ``A`` (the reference's seed spread).  ``A``, ``B``:
+    sequences of outputs of one shape (``None`` entries are skipped).  Summarise with
+    the median."""
+    A = [np.asarray(a, float) for a in A if a is not None]
+    if B is None:
+        pairs = list(combinations(A, 2))
+    else:
+        pairs = [(a, np.asarray(b, float)) for a in A for b in B if b is not None]
+    return np.array(
+        [np.linalg.norm(a - b) / np.linalg.norm(a) for a, b in pairs], float
+    )
 
 
 def halfway_time(L) -> int:

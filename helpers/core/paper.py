@@ -27,10 +27,20 @@ __all__ = [
     "DEPTH",
     "GATE_FINDING",
     "SOURCES",
+    "INITS",
     "TABLE",
+    "INITS",
+    "INIT_EXPERIMENTS",
+    "authors_init",
 ]
 
 SOURCES = ("paper", "authors' code", "reconstruction")
+INITS = ("authors", "matched", "derived")
+
+#: How a ReLN or GDLN starts ([conv-init]; :func:`helpers.core.relns.start`): the
+#: authors' values (per experiment, :func:`authors_init`), every weight at the ReLU
+#: network's std, or stds derived from the ReLU network's gates at initialisation.
+INITS = ("authors", "matched", "derived")
 
 
 @dataclass(frozen=True)
@@ -80,10 +90,15 @@ def _value(v, name):
     return v
 
 
+_AUTHORS_INIT = "authors_init"  # the block of tables that is not a section
+
+
 def _load() -> dict[str, Section]:
     data = tomllib.loads(_DATA.read_text())
     out = {}
     for key, sec in data.items():
+        if key == _AUTHORS_INIT:
+            continue
         title = sec.pop("title")
         out[key] = Section(
             title,
@@ -120,3 +135,88 @@ def _table():
 
 #: ``(section, name, value, source, why)`` for every constant, in reading order.
 TABLE = _table()
+
+
+# --------------------------------------------------------------------------------------
+# The authors' initialisation, per experiment ([conv-init]): the [authors_init.*] tables
+
+_RAW_INITS = MappingProxyType(tomllib.loads(_DATA.read_text()).get(_AUTHORS_INIT, {}))
+#: The experiments that have an ``"authors"`` initialisation (:func:`authors_init`).
+INIT_EXPERIMENTS = tuple(_RAW_INITS)
+_PATHWAY_CLASSES = ("common", "context", "all")
+_RULE_KEYS = {"layer", "pathways", "factor", "std", "readout", "readout_factor"}
+
+
+def _std(v, where):
+    """A std of the table: a number, ``"a / b"`` or ``"section.name"`` of a constant."""
+    if isinstance(v, str) and "/" not in v:
+        sec, _, name = v.partition(".")
+        if sec not in _SECTIONS or name not in _SECTIONS[sec].constants:
+            raise ValueError(f"{where}: {v!r} names no constant of paper.toml")
+        v = _SECTIONS[sec].constants[name].value
+    v = _value(v, where)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+        raise ValueError(f"{where}: a std must be a positive number, got {v!r}")
+    return float(v)
+
+
+def _rule(r: dict, where: str) -> dict:
+    unknown = set(r) - _RULE_KEYS
+    if unknown:
+        raise ValueError(f"{where}: unknown keys {sorted(unknown)}")
+    if r.get("pathways") not in _PATHWAY_CLASSES:
+        raise ValueError(
+            f"{where}: pathways must be one of {_PATHWAY_CLASSES}, "
+            f"got {r.get('pathways')!r}"
+        )
+    layer = r.get("layer")
+    if layer is not None and (
+        isinstance(layer, bool) or not isinstance(layer, int) or layer < 1
+    ):
+        raise ValueError(f"{where}: layer counts hidden layers from 1, got {layer!r}")
+    out = {"layer": layer, "pathways": r["pathways"]}
+    for std, factor in (("std", "factor"), ("readout", "readout_factor")):
+        if std in r and factor in r:
+            raise ValueError(f"{where}: give {std} or {factor}, not both")
+        out[std] = _std(r[std], f"{where}, {std}") if std in r else None
+        out[factor] = _std(r[factor], f"{where}, {factor}") if factor in r else None
+    if out["std"] is None and out["factor"] is None:
+        raise ValueError(f"{where}: give std or factor")
+    return MappingProxyType(out)
+
+
+def authors_init(experiment: str):
+    """The ``"authors"`` initialisation of ``experiment`` ([conv-init]): its
+    ``[authors_init.<experiment>]`` table of ``paper.toml``, read-only.
+
+    ``source``, ``script`` (the authors' script the values come from), ``why`` and
+    ``rules``: per class of pathways, ``layer`` (counted from 1; None: the last hidden
+    layer), ``pathways`` (``"common"``, ``"context"`` or ``"all"``), the std of the
+    incoming weights as ``std`` or as ``factor`` times the ReLU network's std, and that
+    of the readout as ``readout`` or ``readout_factor`` (both None: as the incoming
+    weights).  Stds named as ``"section.name"`` come back as their values.
+    """
+    if experiment not in _RAW_INITS:
+        raise ValueError(
+            f"experiment must be one of {INIT_EXPERIMENTS} (the [authors_init.*] "
+            f"tables of paper.toml), got {experiment!r}"
+        )
+    t = _RAW_INITS[experiment]
+    where = f"[authors_init.{experiment}]"
+    missing = {"source", "script", "why", "rules"} - set(t)
+    if missing:
+        raise ValueError(f"{where} lacks {sorted(missing)}")
+    Constant(None, t["source"])  # a known source
+    if not t["rules"]:
+        raise ValueError(f"{where}: no rules")
+    return MappingProxyType(
+        {
+            "experiment": experiment,
+            "source": t["source"],
+            "script": t["script"],
+            "why": t["why"],
+            "rules": tuple(
+                _rule(r, f"{where} rule {i + 1}") for i, r in enumerate(t["rules"])
+            ),
+        }
+    )

@@ -8,10 +8,13 @@ pathway sees the item features only (Appendix F) and is on in a set of contexts:
 How the gated network's weights start is a choice the paper leaves open (Appendix H:
 the mapping holds "as long as the ReLU network and GDLN begin with the same
 hyper-parameters"), and it moves the comparison with the ReLU network.  Three choices,
-:data:`INITS`, go everywhere a ReLN or GDLN meets a ReLU network:
+:data:`INITS` (defined once, in :mod:`helpers.core.paper`), go everywhere a ReLN or
+GDLN meets a ReLU network, all through :func:`start`:
 
-* ``"authors"``: the values of the authors' code (for the ReLN: common pathway at the
-  ReLU network's std, context pathways at twice it);
+* ``"authors"``: the values of the authors' code for that experiment, read from its
+  ``[authors_init.<experiment>]`` table of ``paper.toml``
+  (:func:`helpers.core.paper.authors_init`; for the ReLN of Section 4: common pathway
+  at the ReLU network's std, context pathways at twice it);
 * ``"matched"``: every weight at the ReLU network's own std (Appendix H read literally);
 * ``"derived"``: each pathway starts with the initial strength of the ReLU units that
   gate like it at initialisation (:func:`derived_stds`): nothing is fitted to a loss.
@@ -19,15 +22,16 @@ hyper-parameters"), and it moves the comparison with the ReLU network.  Three ch
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import combinations
+from typing import Sequence
 
 import numpy as np
 
 from .datasets import Dataset, context_gate
 from .engine import GatedNetwork, Pathway, forward, gdln, init_params
-from .measures import snap_to_contexts
-from .paper import CONTEXTS
+from .measures import context_patterns, snap_to_contexts
+from .paper import CONTEXTS, INIT_EXPERIMENTS, INITS, authors_init
 
 __all__ = [
     "RELN_KINDS",
@@ -37,15 +41,22 @@ __all__ = [
     "STD_COMMON",
     "STD_CONTEXT",
     "context_pathways",
+    "pathway_pattern",
     "context_reln",
     "common_fit",
     "derived_stds",
     "with_stds",
     "initial_weights",
-    "reln_initial_weights",
+    "INIT_EXPERIMENTS",
+    "LEVELS",
+    "Start",
+    "check_start",
+    "start",
 ]
 
-INITS = ("authors", "matched", "derived")
+#: Where the derived choice reads the ReLU network's gates: snapped to the contexts
+#: (the ReLNs' pathways are context-level) or per datapoint (Algorithm 1's centroids).
+LEVELS = ("contexts", "datapoints")
 
 # The authors' ReLN: 100 units per pathway; init std 0.005/700 (common), 0.01/700
 # (context).
@@ -88,6 +99,19 @@ def context_pathways(
             )
         )
     return out
+
+
+def pathway_pattern(name: str, n_contexts: int) -> str:
+    """The context pattern (e.g. ``'110'``) of a contextual ReLN pathway name
+    (``'common'`` or ``'ctx12'``, :func:`context_pathways`)."""
+    if name == "common":
+        return "1" * n_contexts
+    if not name.startswith("ctx") or not name[3:].isdigit():
+        raise ValueError(f"not a contextual pathway name: {name!r}")
+    on = {int(ch) for ch in name[3:]}
+    if not on <= set(range(1, n_contexts + 1)):
+        raise ValueError(f"pathway {name!r} names contexts outside 1..{n_contexts}")
+    return "".join("1" if c in on else "0" for c in range(1, n_contexts + 1))
 
 
 def context_reln(
@@ -167,14 +191,16 @@ def derived_stds(
 
 def with_stds(net: GatedNetwork, stds: dict, layer: int = -1) -> GatedNetwork:
     """``net`` with the pathways named in ``stds`` starting at that std (incoming and,
-    in the last hidden layer, readout weights)."""
+    in the last hidden layer, readout weights); a pair ``(incoming, readout)`` sets the
+    two apart."""
     layers = list(net.layers)
     L = layers[layer]
     in_std, out_std = L.in_std.copy(), L.out_std.copy()
     for name, sl in L.pathways:
         if name in stds:
-            in_std[sl] = stds[name]
-            out_std[sl] = stds[name]
+            s_in, s_out = np.broadcast_to(np.asarray(stds[name], float), (2,))
+            in_std[sl] = s_in
+            out_std[sl] = s_out
     unknown = set(stds) - {n for n, _ in L.pathways}
     if unknown:
         raise KeyError(
@@ -193,36 +219,205 @@ def initial_weights(nets_per_seed, seeds) -> list[np.ndarray]:
     return [np.stack([p[i] for p in inits]) for i in range(len(inits[0]))]
 
 
-def reln_initial_weights(
-    reln: GatedNetwork,
-    ds: Dataset,
-    init: str,
-    seeds,
-    relu_net: GatedNetwork,
-    relu_std: float,
-):
-    """``(net, params0)`` for a contextual ReLN started by ``init`` ([conv-init]).
+@dataclass(frozen=True, eq=False)
+class Start:
+    """How a ReLN or GDLN starts (:func:`start`).
 
-    ``"authors"``: ``reln`` as built (the authors' stds), ``params0`` None (the engine
-    draws it); ``"matched"``: every pathway at ``relu_std``; ``"derived"``: per seed,
-    :func:`derived_stds` from the ReLU network ``relu_net`` of the same seed (its gates
-    at epoch 0, snapped to contexts), returned as stacked ``params0``, and the network
-    of the first seed (its stds, e.g. for a prediction's initial strengths).
+    ``net``: the network of the first seed (its stds, e.g. for a prediction's initial
+    strengths); ``params0``: the initial weights stacked over seeds for
+    :func:`helpers.core.engine.train`, or None where every seed has the same stds (the
+    engine then draws seed ``s`` from ``net``, the same draw); ``nets``: one network per
+    seed.  Unpacks as ``net, params0 = start(...)``.
     """
+
+    net: GatedNetwork | None
+    params0: list | None
+    nets: tuple
+
+    def __iter__(self):
+        return iter((self.net, self.params0))
+
+    def stds(self, layer: int = -1) -> list[dict]:
+        """Each seed's std per pathway of hidden ``layer`` (of its incoming weights):
+        ``[{pathway: std}]``."""
+        out = []
+        for m in self.nets:
+            L = m.layers[layer]
+            out.append({n: float(L.in_std[sl][0]) for n, sl in L.pathways})
+        return out
+
+
+def check_start(init, experiment=None, level: str = "contexts") -> None:
+    """Refuse an unknown ``init``, ``experiment`` or ``level`` of :func:`start`, naming
+    the parameter and what is allowed (ValueError); ``"authors"`` needs an
+    ``experiment``."""
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
-    names = reln.pathway_names()
+    if experiment is not None and experiment not in INIT_EXPERIMENTS:
+        raise ValueError(
+            f"experiment must be one of {INIT_EXPERIMENTS} (the [authors_init.*] "
+            f"tables of paper.toml), got {experiment!r}"
+        )
+    if init == "authors" and experiment is None:
+        raise ValueError(
+            f"init 'authors' needs experiment, one of {INIT_EXPERIMENTS}: the "
+            f"authors' values differ between experiments"
+        )
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+
+
+def _relu_std(relu_net, relu_std) -> float:
+    if relu_std is not None:
+        return float(relu_std)
+    if relu_net is None:
+        raise ValueError("give relu_net (or relu_std): the ReLU network to start from")
+    stds = np.concatenate(
+        [L.in_std for L in relu_net.layers] + [relu_net.layers[-1].out_std]
+    )
+    if not np.all(stds == stds[0]):
+        raise ValueError(
+            "the ReLU network's weights start at several stds; give relu_std"
+        )
+    return float(stds[0])
+
+
+def _gates(net: GatedNetwork, layer: int) -> dict:
+    L = net.layers[layer]
+    return {n: L.gating[sl][0] for n, sl in L.pathways}
+
+
+def _widths(net: GatedNetwork, layer: int) -> dict:
+    return {n: sl.stop - sl.start for n, sl in net.layers[layer].pathways}
+
+
+def _common(gates: dict, contexts) -> dict:
+    """Which pathways are common: on in every context (at the level of contexts,
+    :func:`helpers.core.measures.context_patterns`) when ``contexts`` is given, else on
+    for every datapoint."""
+    names = list(gates)
+    if contexts is None:
+        return {n: bool(np.all(np.asarray(gates[n]) > 0)) for n in names}
+    C = int(np.max(contexts)) + 1
+    pats, _ = context_patterns(np.stack([gates[n] for n in names]), contexts, C)
+    return {n: p == "1" * C for n, p in zip(names, pats)}
+
+
+def _authors(net, experiment, layers, relu_net, relu_std, contexts) -> GatedNetwork:
+    """``net`` with the stds of ``experiment``'s ``[authors_init]`` table, in
+    ``layers``."""
+    table = authors_init(experiment)
+    depth = net.depth
+    rules = {}
+    for i, r in enumerate(table["rules"]):
+        layer = depth - 1 if r["layer"] is None else r["layer"] - 1
+        if layer >= depth:
+            raise ValueError(
+                f"[authors_init.{experiment}] rule {i + 1} sets hidden layer "
+                f"{layer + 1}, but the network has {depth}"
+            )
+        rules.setdefault(layer, []).append(r)
+    scale = None
+    m = net
+    for layer in layers:
+        if layer not in rules:
+            raise ValueError(
+                f"[authors_init.{experiment}] has no rule for hidden layer {layer + 1}"
+            )
+        common = _common(_gates(net, layer), contexts)
+        stds = {}
+        for name, is_common in common.items():
+            cls = "common" if is_common else "context"
+            hit = [r for r in rules[layer] if r["pathways"] in (cls, "all")]
+            if len(hit) != 1:
+                raise ValueError(
+                    f"[authors_init.{experiment}]: {len(hit)} rules for pathway "
+                    f"{name!r} ({cls}) of hidden layer {layer + 1}; need exactly one"
+                )
+            r = hit[0]
+            if scale is None and (
+                r["factor"] is not None or r["readout_factor"] is not None
+            ):
+                scale = _relu_std(relu_net, relu_std)
+            s_in = r["std"] if r["factor"] is None else scale * r["factor"]
+            if r["readout"] is not None:
+                s_out = r["readout"]
+            elif r["readout_factor"] is not None:
+                s_out = scale * r["readout_factor"]
+            else:
+                s_out = s_in
+            stds[name] = (s_in, s_out)
+        m = with_stds(m, stds, layer=layer)
+    return m
+
+
+def start(
+    net: GatedNetwork | None,
+    init: str,
+    seeds: Sequence[int],
+    *,
+    experiment: str | None = None,
+    relu_net: GatedNetwork | None = None,
+    relu_std: float | None = None,
+    X=None,
+    contexts=None,
+    layers: Sequence[int] | None = None,
+    level: str = "contexts",
+) -> Start:
+    """How the ReLN or GDLN ``net`` starts under ``init`` ([conv-init]): the one
+    function every chapter, Algorithm 1 and the reviewers' chapter call.
+
+    * ``"authors"``: the stds of ``experiment``'s table (:data:`INIT_EXPERIMENTS`;
+      :func:`helpers.core.paper.authors_init`), nothing else: a rule per class of
+      pathways, where a pathway is common when it is on in every context (with
+      ``contexts``: at the level of contexts, else for every datapoint);
+    * ``"matched"``: every weight of the ``layers`` at the ReLU network's std;
+    * ``"derived"``: per seed, each pathway's std of each of the ``layers`` from the
+      ReLU network ``relu_net`` of the same seed (:func:`derived_stds` on its gates at
+      epoch 0 on the inputs ``X``: snapped to the ``contexts`` at ``level =
+      "contexts"``, as they are at ``"datapoints"``), stacked as ``params0``.
+
+    ``relu_std``: the ReLU network's std (default: read off ``relu_net``, which must
+    start every weight at one std).  ``layers``: the hidden layers (0-based) that are
+    set (default: all; the others keep their stds as built).  ``net=None`` (a GDLN
+    with no pathway) passes through.  Bad choices are refused before any work
+    (:func:`check_start`).  Returns a :class:`Start` (unpacks as ``net, params0``).
+    """
+    check_start(init, experiment, level)
+    seeds = [int(s) for s in seeds]
+    if net is None:
+        return Start(None, None, ())
+    if layers is None:
+        layers = list(range(net.depth))
+    else:
+        layers = [int(l) % net.depth for l in layers]
     if init == "authors":
-        return reln, None
+        m = _authors(net, experiment, layers, relu_net, relu_std, contexts)
+        return Start(m, None, (m,) * len(seeds))
+    std = _relu_std(relu_net, relu_std)
     if init == "matched":
-        return with_stds(reln, {n: relu_std for n in names}), None
-    gates = {n: reln.layers[-1].gating[reln.pathway_slice(n)][0] for n in names}
-    widths = {
-        n: reln.pathway_slice(n).stop - reln.pathway_slice(n).start for n in names
-    }
+        m = net
+        for layer in layers:
+            m = with_stds(m, {n: std for n in m.pathway_names(layer)}, layer=layer)
+        return Start(m, None, (m,) * len(seeds))
+    if relu_net is None or X is None:
+        raise ValueError("init 'derived' needs relu_net and X (its gates at epoch 0)")
+    if level == "contexts" and contexts is None:
+        raise ValueError("init 'derived' at level 'contexts' needs contexts")
+    if relu_net.depth != net.depth:
+        raise ValueError(
+            f"init 'derived' pairs hidden layers: the ReLU network has "
+            f"{relu_net.depth}, the gated network {net.depth}"
+        )
     nets = []
     for s in seeds:
-        _, _, gs = forward(relu_net, init_params(relu_net, s), ds.X)
-        snapped = snap_to_contexts(gs[0], ds.contexts, ds.n_contexts)
-        nets.append(with_stds(reln, derived_stds(snapped, gates, widths, relu_std)))
-    return nets[0], initial_weights(nets, seeds)
+        _, _, gates0 = forward(relu_net, init_params(relu_net, s), X)
+        m = net
+        for layer in layers:
+            G = gates0[layer]
+            if level == "contexts":
+                G = snap_to_contexts(G, contexts, int(np.max(contexts)) + 1)
+            d = derived_stds(G, _gates(net, layer), _widths(net, layer), std)
+            m = with_stds(m, d, layer=layer)
+        nets.append(m)
+    return Start(nets[0], initial_weights(nets, seeds), tuple(nets))

@@ -5,6 +5,7 @@ repository holds, and the visible code fits the page."""
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,13 +98,43 @@ def test_code_fits_the_page(src):
     )
 
 
+HIDDEN = re.compile(r"hide-input|hide-cell|remove-cell|remove-input|parameters")
+
+
+def _visible_cells(path):
+    """The code cells a reader sees as code (not hidden, removed or parameters)."""
+    return [code for head, code in _code_cells(path) if not HIDDEN.search(head)]
+
+
 @pytest.mark.parametrize("src", CHAPTER_SOURCES, ids=lambda p: p.name)
 def test_bookkeeping_is_out_of_the_visible_code(src):
     for head, code in _code_cells(src):
         if "display=False" in code:
             pytest.fail(f"{src.name}: glue(..., display=False) is the default already")
-        visible = not re.search(r"hide-input|remove-cell|remove-input|parameters", head)
-        if visible:
-            assert not re.search(r"^(glue|h\.glue|rec\.add)\(", code, re.M), (
-                f"{src.name}: a visible cell writes records or glue:\n{code[:200]}"
-            )
+    for code in _visible_cells(src):
+        # indented too: a glue loop is bookkeeping as much as a glue line
+        assert not re.search(r"^\s*(glue|h\.glue|rec\.add)\(", code, re.M), (
+            f"{src.name}: a visible cell writes records or glue:\n{code[:200]}"
+        )
+
+
+@pytest.mark.parametrize("src", CHAPTER_SOURCES, ids=lambda p: p.name)
+def test_no_visible_cell_builds_a_table(src):
+    for code in _visible_cells(src):
+        assert not re.search(r"\|-{3}|Markdown\(|claims_table\(", code), (
+            f"{src.name}: a visible cell builds a table (put it in a hide-input "
+            f"cell):\n{code[:200]}"
+        )
+
+
+def test_visible_code_cells_are_short():
+    """The science shows, the bookkeeping does not: the median visible code cell
+    across the book is at most 20 non-blank lines."""
+    lengths = [
+        sum(1 for line in code.split("\n") if line.strip())
+        for src in CHAPTER_SOURCES
+        for code in _visible_cells(src)
+    ]
+    assert lengths
+    median = float(np.median(lengths))
+    assert median <= 20, f"median visible code cell: {median} non-blank lines"

@@ -111,12 +111,117 @@ def test_constraints_pin_every_requirement():
             assert pins.get(name.lower().replace("_", "-")) == version, name
 
 
+#: Every page's first code cell: in Colab only, clone the book, then its set-up
+#: (``binder/colab.py``) installs the package; ``helpers.book.build`` writes the
+#: repository into the ``REPOSITORY = None`` line when it executes the page.
+COLAB_CELL = """:tags: [remove-cell]
+
+# Colab only (not shown on the site): clone the book; binder/colab.py installs it.
+import os, runpy, subprocess, sys
+
+REPOSITORY = None  # the book's repository, written here when the book is executed
+if "google.colab" in sys.modules and not os.path.isdir("/content/book/helpers"):
+    assert REPOSITORY, "no repository: set repository.url in _config.yml"
+    subprocess.check_call(f"git clone -q --depth 1 {REPOSITORY} /content/book".split())
+if "google.colab" in sys.modules:
+    runpy.run_path("/content/book/binder/colab.py")"""
+
+
 @pytest.mark.parametrize(
     "src", sorted((ROOT / "book").glob("*.md")), ids=lambda p: p.name
 )
 def test_every_chapter_installs_itself_in_colab(src):
     text = src.read_text()
     first = re.search(r"```\{code-cell\} ipython3\n(.*?)\n```", text, re.S).group(1)
-    assert ":tags: [remove-cell]" in first and "google.colab" in first, (
-        f"{src.name}: the first code cell must install the package in Colab"
+    assert first == COLAB_CELL, (
+        f"{src.name}: the first code cell must be the short Colab cell"
     )
+
+
+def test_the_build_writes_the_repository_into_the_colab_cell(monkeypatch, tmp_path):
+    from helpers.book import build
+
+    monkeypatch.setenv(build.REPOSITORY_VARIABLE, "https://example.org/book")
+    monkeypatch.setattr(build, "SCRATCH", tmp_path)
+    text = build._unexecuted("environment").read_text()
+    assert "REPOSITORY = 'https://example.org/book'" in text
+    assert "REPOSITORY = None" not in text
+
+
+def _colab_cell(clone: Path, repository) -> str:
+    """The page's cell (code only), with the clone at ``clone`` and ``repository``."""
+    code = COLAB_CELL.split("\n", 2)[2].replace("/content/book", str(clone))
+    return code.replace("REPOSITORY = None", f"REPOSITORY = {repository!r}")
+
+
+@pytest.fixture
+def origin(tmp_path):
+    """A repository with the Colab set-up, a package folder and a book folder."""
+    repo = tmp_path / "origin"
+    (repo / "binder").mkdir(parents=True)
+    (repo / "helpers").mkdir()
+    (repo / "book").mkdir()
+    (repo / "helpers" / "__init__.py").write_text("")
+    (repo / "book" / "xor.md").write_text("# XoR\n")
+    (repo / "binder" / "colab.py").write_text(
+        (ROOT / "binder" / "colab.py").read_text()
+    )
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "book"], check=True)
+    return repo
+
+
+def test_the_colab_cell_clones_and_installs_the_book_in_colab_only(
+    origin, tmp_path, monkeypatch
+):
+    import types
+    from importlib import metadata
+
+    clone = tmp_path / "content" / "book"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    calls = []
+    monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: calls.append(cmd))
+    exec(_colab_cell(clone, origin.as_uri()), {})  # not in Colab: nothing happens
+    assert not clone.exists() and not calls and Path.cwd() == tmp_path
+
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    exec(_colab_cell(clone, origin.as_uri()), {})
+    assert (clone / "binder" / "colab.py").exists()
+    pip = [sys.executable, "-m", "pip", "install", "-q"]
+    assert calls == [
+        [*pip, "-r", f"{clone}/requirements.txt", "-c", f"{clone}/constraints.txt"],
+        [*pip, "--no-deps", "-e", str(clone)],
+    ]
+    assert Path.cwd() == clone / "book" and sys.path[0] == str(clone)
+
+
+def test_the_colab_cell_names_a_missing_repository(tmp_path, monkeypatch):
+    import types
+
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    with pytest.raises(AssertionError, match="no repository: set repository.url"):
+        exec(_colab_cell(tmp_path / "book", None), {})
+
+
+def test_the_colab_set_up_is_plain_python():
+    import ast
+
+    tree = ast.parse((ROOT / "binder" / "colab.py").read_text())
+    imports = {
+        a.name.split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import)
+        for a in n.names
+    }
+    imports |= {
+        n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+    }
+    assert imports <= {"os", "subprocess", "sys", "importlib"}, imports

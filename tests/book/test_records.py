@@ -66,3 +66,23 @@ def test_unregistered_records_are_refused_unless_timed(tmp_path, registered):
         rec.add("u", 0.4, timing=True, target=(">=", 0.55))["verdict"]
         == "target missed"
     )
+
+
+def test_a_match_is_recorded_as_its_fields(tmp_path, registered):
+    from helpers.core.measures import Match
+
+    m = Match(0.3, 0.1, 0.9, (0.3, 0.3), censored=False)
+    by_match = Records("demo", directory=tmp_path).add("x", m, note="n")
+    by_fields = Records("demo", directory=tmp_path).add(
+        "x", m.value, **m.record(), note="n"
+    )
+    assert by_match == by_fields
+    assert by_match["verdict"] == "partly reproduced"
+    assert rulebook.verdict(m) == by_match["verdict"]
+    # the call overrides the match's criterion (and keeps its spread)
+    beyond = Records("demo", directory=tmp_path).add("x", m, criterion="beyond_noise")
+    assert beyond["criterion"] == "beyond_noise" and beyond["spread"] == 0.1
+    assert rulebook.verdict(m, kind="finding", provenance="none") == "finding"
+    censored = Match(0.01, 0.1, None, (0.01,), censored=True)
+    assert rulebook.verdict(censored) == "not reproduced"
+    assert rulebook.verdict(m, criterion="near", compared=0.25) == "reproduced"

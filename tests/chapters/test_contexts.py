@@ -207,13 +207,7 @@ def test_representation_similarity_is_invariant_to_rotation_and_scale():
         ca.representation_similarity(Ha, Ha[:, :10])
 
 
-def test_pathway_pattern_and_unit_groups():
-    assert ca.pathway_pattern("common", 3) == "111"
-    assert ca.pathway_pattern("ctx13", 3) == "101"
-    assert ca.pathway_pattern("ctx2", 4) == "0100"
-    for bad in ["ctx", "foo", "ctx5"]:
-        with pytest.raises(ValueError):
-            ca.pathway_pattern(bad, 3)
+def test_unit_groups():
     contexts = np.repeat(np.arange(3), 4)
     gates = np.array(
         [np.isin(contexts, on) for on in ([0, 1, 2], [0, 1], [2], [0, 1])], float
@@ -289,3 +283,46 @@ def test_pathway_norm_ratio():
     )
     with pytest.raises(ValueError, match="no maps"):
         ca.pathway_norm_ratio(maps, ["a"], ["zzz"])
+
+
+def test_seed_reductions_of_the_page():
+    from types import SimpleNamespace
+
+    from helpers.chapters import contexts as ch
+    from helpers.core.measures import time_gap
+
+    t = np.arange(3001)
+    A = np.stack([100 * np.exp(-t / s) for s in (100.0, 110.0, 121.0)])
+    B = 100 * np.exp(-t / 130.0)
+    assert ch.median_gap(A, B) == pytest.approx(np.median([time_gap(a, B) for a in A]))
+    assert ch.pairwise_gap(A) == pytest.approx(np.log(1.1), rel=1e-2)
+    assert ch.level_log_ratio(A, A[::-1])[0] == pytest.approx(0.0, abs=1e-2)
+    # half-height times in order of final size
+    epochs = np.arange(4)
+    sv = np.array([[0, 0], [2, 0], [2, 1], [2, 1]], float)
+    assert ch.learned_in_order(sv, epochs)
+    assert not ch.learned_in_order(sv[:, ::-1] * [1, 1.5], epochs)
+    assert [ch.unit_class(p, 3) for p in ("111", "110", "010", "000")] == [
+        "common",
+        "2-of-3",
+        "single",
+        "other",
+    ]
+    div = ch.division_by_class({"111": 1.0, "101": 0.5, "011": 0.25}, 3)
+    assert div == {"common": 1.0, "2-of-3": 0.75, "single": 0.0, "other": 0.0}
+    assert ch.next_seed(np.arange(3)).tolist() == [1, 2, 0]
+    # output gaps at an epoch: the run's own seeds and every seed against every seed
+    out = np.ones((2, 1, 2, 2))
+    out[1] *= 2
+    run = SimpleNamespace(records={"outputs": out}, index=lambda e: 0)
+    other = SimpleNamespace(
+        records={"outputs": 3 * np.ones((1, 1, 2, 2))}, index=run.index
+    )
+    g = ch.output_gaps_at(run, {"x": other}, [0])
+    assert g["seed"][0].tolist() == [1.0] and g["x"][0].tolist() == [2.0, 0.5]
+    # the share of two pathways of three, each producing a unit-norm output
+    W2 = np.eye(3)[None]
+    H = np.eye(3)[None]
+    sl = {"a": slice(0, 1), "b": slice(1, 2), "c": slice(2, 3)}
+    assert ch.pathway_output_share(W2, H, sl, ["a", "b"]) == pytest.approx(2 / 3)
+    assert ch.pathway_energy_share(W2, H, H, sl, ["a"]) == pytest.approx(1 / 3)

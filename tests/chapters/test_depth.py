@@ -4,6 +4,7 @@ measurements)."""
 import numpy as np
 import pytest
 
+import helpers as h
 from helpers.chapters import depth
 from helpers.core.engine import init_params, train
 
@@ -306,34 +307,41 @@ def test_plateau_record():
     assert np.all(depth.plateau_record(R, 10.0) == -1)
 
 
-def test_gdln_start_three_inits(ds):
+def test_the_depth_gdln_starts_three_ways(ds):
     relu = depth.relu_depth(ds)
     g = depth.depth_gdln(ds)
-    a, p0, stds = depth.gdln_start(g, ds, "authors", [0, 1], relu)
-    assert a is g and p0 is None and stds == []
-    m, p0, stds = depth.gdln_start(g, ds, "matched", [0, 1], relu)
-    assert p0 is None and len(stds) == 2
+    kw = dict(experiment="depth", relu_net=relu, X=ds.X, contexts=ds.contexts)
+    a, p0 = h.relns.start(g, "authors", [0, 1], **kw)
+    assert p0 is None  # the authors' scales are those depth_gdln builds
+    for La, Lg in zip(a.layers, g.layers):
+        assert np.array_equal(La.in_std, Lg.in_std)
+    assert np.array_equal(a.layers[1].out_std, g.layers[1].out_std)
+    m, p0 = h.relns.start(g, "matched", [0, 1], **kw)
+    assert p0 is None
     for L in m.layers:
-        assert np.allclose(L.in_std, depth.RELU_STD)
-    assert np.allclose(m.layers[1].out_std, depth.RELU_STD)  # the readout too
-    d, p0, stds = depth.gdln_start(g, ds, "derived", [0, 1], relu)
+        assert np.all(L.in_std == depth.RELU_STD)
+    assert np.all(m.layers[1].out_std == depth.RELU_STD)  # the readout too
+    st = h.relns.start(g, "derived", [0, 1], **kw)
+    p0 = st.params0
     assert [W.shape for W in p0] == [(2, 420, 11), (2, 420, 420), (2, 60, 420)]
-    assert set(stds[0]) == {"shared", "common", "ctx12", "ctx13", "ctx23"}
-    assert stds[0]["shared"][0] == 0 and stds[0]["ctx12"][0] == 1
+    assert set(st.stds(0)[0]) == {"shared"}
+    assert set(st.stds(1)[0]) == {"common", "ctx12", "ctx13", "ctx23"}
     # every std is a ReLU unit's worth or more, and at most sqrt(H / H_p) of the ReLU
     # std
-    for name, (layer, v) in stds[1].items():
-        H_p = g.pathway_slice(name, layer).stop - g.pathway_slice(name, layer).start
-        assert (
-            depth.RELU_STD * np.sqrt(1 / H_p) - 1e-12
-            <= v
-            <= depth.RELU_STD * np.sqrt(420 / H_p)
-        )
+    for layer in (0, 1):
+        for name, v in st.stds(layer)[1].items():
+            sl = g.pathway_slice(name, layer)
+            H_p = sl.stop - sl.start
+            assert (
+                depth.RELU_STD * np.sqrt(1 / H_p) - 1e-12
+                <= v
+                <= depth.RELU_STD * np.sqrt(420 / H_p)
+            )
     sl = g.pathway_slice("ctx23")
-    assert p0[1][1][sl].std() == pytest.approx(stds[1]["ctx23"][1], rel=0.05)
-    assert p0[2][0][:, sl].std() == pytest.approx(stds[0]["ctx23"][1], rel=0.1)
-    with pytest.raises(ValueError, match="init"):
-        depth.gdln_start(g, ds, "lazy", [0], relu)
+    assert p0[1][1][sl].std() == pytest.approx(st.stds(1)[1]["ctx23"], rel=0.05)
+    assert p0[2][0][:, sl].std() == pytest.approx(st.stds(1)[0]["ctx23"], rel=0.1)
+    with pytest.raises(ValueError, match="init must be one of"):
+        h.relns.start(g, "lazy", [0], **kw)
 
 
 def test_layer2_functional_on_context_gated_units(ds):
@@ -364,9 +372,6 @@ def test_scatter_ratio_gaps_and_matching():
         np.sqrt(0.5 / 2 + 0.5 / 2)
     )
     assert np.isnan(depth.log_scatter_ratio([1, 2], [3])[0])
-    A = [np.ones((2, 2)), 2 * np.ones((2, 2)), None]
-    assert depth.output_gaps(A).tolist() == [1.0]
-    assert depth.output_gaps(A[:1], [2 * np.ones((2, 2)), None]).tolist() == [1.0]
     t = np.arange(2001)
     ref = np.stack([100 * np.exp(-t / s) for s in (100.0, 110.0, 121.0)])
     m = depth.match_runs(ref, ref[:1] * 1.0)

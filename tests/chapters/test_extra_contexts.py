@@ -250,17 +250,29 @@ def test_unit_profile_of_the_units_on_in_three_of_five():
     assert p["context_weight_off"] == pytest.approx(-1.0)
 
 
-def test_init_stds_and_the_closed_form_they_imply():
+def test_start_stds_and_the_closed_form_they_imply():
     ds = h.contextual_task(3)
     reln = context_reln(ds, "mixed")
     relu = h.relu_network((11, 700, 60), 0.005 / 700)
-    authors = cf.init_stds(reln, ds, "authors", [0, 1], relu, 0.005 / 700)
+
+    def stds(init, seeds):
+        return h.relns.start(
+            reln,
+            init,
+            seeds,
+            experiment="extra_contexts_C3",
+            relu_net=relu,
+            X=ds.X,
+            contexts=ds.contexts,
+        ).stds()
+
+    authors = stds("authors", [0, 1])
     assert authors[0] == authors[1]
-    assert authors[0]["common"] == pytest.approx(STD_COMMON)
-    assert authors[0]["ctx12"] == pytest.approx(STD_CONTEXT)
-    matched = cf.init_stds(reln, ds, "matched", [0], relu, 0.005 / 700)[0]
+    assert authors[0]["common"] == STD_COMMON
+    assert authors[0]["ctx12"] == STD_CONTEXT
+    matched = stds("matched", [0])[0]
     np.testing.assert_allclose(list(matched.values()), 0.005 / 700)
-    derived = cf.init_stds(reln, ds, "derived", [0, 1], relu, 0.005 / 700)
+    derived = stds("derived", [0, 1])
     assert derived[0] != derived[1]  # each seed from its own ReLU network
     t = np.arange(0, 8001, 100.0)
     # the matched closed form starts its context pathways 4x weaker than the authors'

@@ -201,9 +201,9 @@ def test_chapter_times_read_execution_json(tmp_path):
 
 
 def test_depth_paper_training_prices_the_paper_runs_and_ours():
-    from helpers.book.build import PROFILES
+    from helpers.book.chapter_data import profile
 
-    p = PROFILES["paper"]["depth"]
+    p = profile("paper", "depth")
     bench = {
         "floor_seed_epochs_per_s": {"depth": 2000.0},
         "derived": {"fraction_of_floor": {"depth": {"8": 0.5}}},

@@ -186,6 +186,61 @@ def test_gdln_error_of_the_empty_gdln_is_the_relu_output_power():
         gf.gdln_error(None, ds.X, ds.Y, smp.run, lr=0.01, epochs=200, n_seeds=2)
 
 
+@pytest.fixture(scope="module")
+def xor_samples():
+    ds = h.xor(0.5)
+    net = h.relu_network((3, 16, 1), 1e-2)
+    smp = gf.sample_gates(net, ds.X, ds.Y, lr=0.01, epochs=200, seeds=[0, 1], every=50)
+    return ds, net, smp
+
+
+def test_elbow_starts_the_centroid_gdln_by_init(xor_samples):
+    ds, net, smp = xor_samples
+    kw = dict(lr=0.01, epochs=200, init_std=1e-2, n_init=5, n_seeds=2)
+    ref = gf.elbow(smp, ds.X, ds.Y, [1, 2], **kw)  # as built
+    matched = gf.elbow(smp, ds.X, ds.Y, [1, 2], init="matched", relu_net=net, **kw)
+    for a, b in zip(ref, matched):  # matched is the GDLN as built: the same runs
+        assert a.output_mse == b.output_mse and np.array_equal(a.loss, b.loss)
+    start = dict(relu_net=net, experiment="gate_finding", **kw)
+    derived = gf.elbow(smp, ds.X, ds.Y, [2], init="derived", **start)[0]
+    # the derived GDLN is trained from relns.start's initial weights, seed s by seed s
+    st = h.relns.start(
+        derived.net, "derived", [0, 1], relu_net=net, X=ds.X, level="datapoints"
+    )
+    run = h.train(
+        derived.net if st.net is None else st.net,
+        ds.X,
+        ds.Y,
+        lr=0.01,
+        epochs=200,
+        seeds=[0, 1],
+        params0=st.params0,
+    )
+    assert np.array_equal(derived.loss, run.loss)
+    assert not np.array_equal(derived.loss, ref[1].loss)
+    authors = gf.elbow(smp, ds.X, ds.Y, [2], init="authors", **start)[0]
+    # no centroid is on for every point: every pathway starts at twice the ReLU std
+    assert not authors.net.layers[0].gating.all(axis=1).any()
+    assert not np.array_equal(authors.loss, ref[1].loss)
+    # clusterings made already are reused
+    fixed = gf.cluster_gates(smp, 2, random_state=3, n_init=1)
+    again = gf.elbow(
+        smp,
+        ds.X,
+        ds.Y,
+        [2],
+        init="authors",
+        clusterings={2: fixed},
+        **{**start, "n_seeds": 1},
+    )
+    assert again[0].clustering is fixed and again[0].loss.shape == (1, 201)
+    # a bad choice is refused before any k-means
+    with pytest.raises(ValueError, match="needs experiment"):
+        gf.elbow(smp, ds.X, ds.Y, [2], init="authors", relu_net=net, **kw)
+    with pytest.raises(ValueError, match="init must be one of"):
+        gf.elbow(smp, ds.X, ds.Y, [2], init="lazy", **kw)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "eps, k_star, patterns",

@@ -88,3 +88,18 @@ def test_effective_dataset_gate():
     np.testing.assert_allclose(sx12, ds.X[:, 8:16] @ ds.X[:, 8:16].T)
     with pytest.raises(ValueError, match="0/1"):
         h.effective_dataset(ds.X, ds.Y, g * 0.5)
+
+
+def test_contextual_task_context_value_scales_only_the_context_rows():
+    one = h.contextual_task(4)
+    scaled = h.contextual_task(4, context_value=1.1)
+    np.testing.assert_array_equal(scaled.X[:8], one.X[:8])
+    np.testing.assert_allclose(scaled.X[8:], 1.1 * one.X[8:])
+    np.testing.assert_array_equal(scaled.Y, one.Y)
+    assert one.name == h.contextual_task(4, context_value=1.0).name
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan")])
+def test_contextual_task_refuses_a_bad_context_value(bad):
+    with pytest.raises(ValueError, match="context_value"):
+        h.contextual_task(3, context_value=bad)

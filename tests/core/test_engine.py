@@ -301,7 +301,7 @@ def test_nonfinite_data_raises():
 
 def test_recorded_epochs_off_the_grid_are_the_same_states():
     # epochs 1, 101, 201 are recorded in segments of 100 after one step
-    # (engine._segments); they must be the states a denser recording sees at the same
+    # (engine.segments); they must be the states a denser recording sees at the same
     # epochs
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
     net = h.relu_network((11, 30, 60), 0.01)
@@ -332,4 +332,4 @@ def test_recorded_epochs_off_the_grid_are_the_same_states():
             dense.records["outputs"][:, dense.index(e)],
             rtol=1e-6,
         )
-    assert h.engine._segments(8001, np.arange(1, 8002, 100)) == (100, 1, 80, 1)
+    assert h.engine.segments(8001, np.arange(1, 8002, 100)) == (100, 1, 80, 1)

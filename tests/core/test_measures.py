@@ -5,6 +5,7 @@ from helpers.core.measures import (
     curve_distance,
     gating_census,
     halfway_time,
+    output_gap,
     stereotype_index,
 )
 
@@ -76,3 +77,13 @@ def test_functional_census_of_units_built_to_be_contextual():
         np.array([[1, 1, 0, 0, 0, 0]]), np.array([0, 0, 0, 1, 1, 1]), 2, threshold=0.5
     )
     np.testing.assert_array_equal(G, [[1, 1, 1, 0, 0, 0]])
+
+
+def test_output_gap_is_relative_to_the_reference_over_all_pairs():
+    A = [np.ones((2, 2)), 2 * np.ones((2, 2)), None]
+    assert output_gap(A).tolist() == [1.0]  # ||1 - 2|| / ||1||, the pair (0, 1)
+    assert output_gap(A[:1], [2 * np.ones((2, 2)), None]).tolist() == [1.0]
+    # every reference run against every candidate run, reference first
+    g = output_gap(A[:2], [3 * np.ones((2, 2))])
+    assert g.tolist() == [2.0, 0.5]
+    assert output_gap(A[:1]).size == 0

@@ -1,0 +1,112 @@
+"""Everything the pipeline knows about a chapter, read from one data file per chapter,
+``chapters/<chapter>.toml`` beside this module (its sections are described in
+``chapters/README.md``):
+
+* ``[parameters]``: the rules a parameter's default type cannot say (``min``,
+  ``choices``; ``choices`` may name a tuple of :mod:`helpers.core.paper`, such as
+  ``"INITS"``, so that the choices are written once);
+* ``[profiles.<profile>]``: the values a profile (``--profile paper``) sets;
+* ``[execution]``: ``after``, the chapters it must execute after, where the table of
+  contents places them later;
+* every other table: a claim, keyed by the name of the record it registers.
+
+The chapters themselves are the table of contents' (``_toc.yml``: the files
+``book/<name>.ipynb`` under ``parts``).  This module imports nothing from the rest of
+the pipeline, so that the chapters' modules may read it too.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = [
+    "chapters",
+    "chapters_present",
+    "data",
+    "rules",
+    "profiles",
+    "profile",
+    "claims",
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+BOOK = ROOT / "book"
+DATA = Path(__file__).with_name("chapters")
+#: The sections of a data file that are not claims.
+SECTIONS = ("parameters", "profiles", "execution")
+
+
+@lru_cache(maxsize=1)
+def _toc_order() -> tuple[str, ...]:
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [c["file"] for part in toc["parts"] for c in part.get("chapters", [])]
+    return tuple(
+        Path(f).stem
+        for f in files
+        if Path(f).parent == Path("book") and Path(f).suffix == ".ipynb"
+    )
+
+
+@lru_cache(maxsize=None)
+def data(chapter: str) -> dict:
+    """The chapter's data file, as read (``{}`` where the chapter has none)."""
+    path = DATA / f"{chapter}.toml"
+    return tomllib.loads(path.read_text()) if path.exists() else {}
+
+
+@lru_cache(maxsize=1)
+def chapters() -> tuple[str, ...]:
+    """The chapters in the order they execute: the table of contents' order, except that
+    a chapter runs after the chapters its ``[execution] after`` names."""
+    order = list(_toc_order())
+    for name in list(order):
+        after = [c for c in data(name).get("execution", {}).get("after", [])]
+        unknown = sorted(set(after) - set(order))
+        if unknown:
+            raise ValueError(f"{name}: [execution] after names no chapter: {unknown}")
+        if after:
+            order.remove(name)
+            order.insert(max(order.index(c) for c in after) + 1, name)
+    return tuple(order)
+
+
+def chapters_present() -> list[str]:
+    """:func:`chapters` whose page ``book/<name>.md`` exists."""
+    return [c for c in chapters() if (BOOK / f"{c}.md").exists()]
+
+
+def _resolve(rule: dict) -> dict:
+    choices = rule.get("choices")
+    if isinstance(choices, str):  # the name of a tuple of helpers.core.paper
+        from ..core import paper
+
+        return {**rule, "choices": tuple(getattr(paper, choices))}
+    return {**rule, "choices": tuple(choices)} if choices is not None else dict(rule)
+
+
+def rules(chapter: str) -> dict[str, dict]:
+    """``{parameter: {"min": m} or {"choices": (...)}}``: the chapter's rules."""
+    return {k: _resolve(r) for k, r in data(chapter).get("parameters", {}).items()}
+
+
+def profiles() -> dict[str, dict[str, dict]]:
+    """``{profile: {chapter: values}}``; ``default`` sets nothing."""
+    out: dict[str, dict[str, dict]] = {"default": {}}
+    for name in chapters():
+        for prof, values in data(name).get("profiles", {}).items():
+            out.setdefault(prof, {})[name] = dict(values)
+    return out
+
+
+def profile(name: str, chapter: str) -> dict:
+    """The values profile ``name`` sets for ``chapter`` (``{}``: none)."""
+    return dict(data(chapter).get("profiles", {}).get(name, {}))
+
+
+def claims(chapter: str) -> dict[str, dict]:
+    """``{record: entry}``: the chapter's registered claims."""
+    return {k: v for k, v in data(chapter).items() if k not in SECTIONS}

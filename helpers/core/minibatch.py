@@ -1,0 +1,323 @@
+"""Mini-batch SGD and Adam for a one-hidden-layer bias-free ReLU network.
+
+The engine (:mod:`helpers.core.engine`) trains by full-batch gradient descent only; this
+trainer runs ``W2 relu(W1 x)`` by mini-batch SGD or Adam (the reviewers' question about
+stochastic training, ``book/reviewers.md``).  It runs like the engine and with the
+engine's code where they agree: one ``jit``, a ``lax.scan`` over epochs (and over the
+batches within an epoch), the seeds placed, spread over the devices, batched within a
+device and gathered back by :mod:`helpers.core.devices` ([conv-engine]), the weights
+recorded by the engine's segment scheme (:func:`helpers.core.engine.segments`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import devices as devices_
+from .checks import (
+    TrainingDiverged,
+    check_epochs,
+    check_positive,
+    check_positive_int,
+    check_seeds,
+    check_xy,
+)
+from .engine import UNROLL, record_slots, segments
+
+__all__ = [
+    "OPTIMISERS",
+    "MinibatchRun",
+    "minibatch_train",
+    "batch_orders",
+    "stack_params",
+]
+
+OPTIMISERS = ("sgd", "adam")
+#: Updates unrolled per iteration of the scan over an epoch's batches (True: all).
+UNROLL_BATCHES = True
+
+
+@dataclass
+class MinibatchRun:
+    """Loss ``(seeds, epochs + 1)``: the full-data summed loss after ``t`` epochs;
+    weights ``[W1 (seeds, R, H, d), W2 (seeds, R, p, H)]`` at ``record_epochs`` (before
+    that epoch's updates, as the engine records)."""
+
+    loss: np.ndarray
+    record_epochs: np.ndarray
+    weights: list
+    optimiser: str
+    batch: int
+    lr: float
+
+
+_MB_COMPILED: dict = {}
+
+
+def _mb_program(
+    how, optimiser, n_batches, batch, n_records, k, offset, n_full, tail, betas, eps
+):
+    """The jitted training of each device's share of the seeds (cached by its shapes),
+    spread over the plan's devices by :func:`helpers.core.devices.seed_program`."""
+    key = (
+        how.devices,
+        how.batching,
+        optimiser,
+        n_batches,
+        batch,
+        n_records,
+        k,
+        offset,
+        n_full,
+        tail,
+        betas,
+        eps,
+    )
+    if key in _MB_COMPILED:
+        return _MB_COMPILED[key]
+    b1, b2 = betas
+
+    def batch_loss(V, xb, yb):
+        V1, W2 = V
+        return 0.5 * jnp.sum((yb - jnp.maximum(xb @ V1, 0.0) @ W2.T) ** 2)
+
+    value_grad = jax.value_and_grad(batch_loss)
+
+    def one_seed(per_seed, Xr, Yr, lr, slots):
+        # V = (V1 = W1^T (d x H), W2 (p x H)): datapoints as rows inside, as in the
+        # engine
+        V0, order = per_seed
+
+        def update(state, g):
+            V, m, v, t = state
+            if optimiser == "sgd":
+                return jax.tree_util.tree_map(lambda w, gw: w - lr * gw, V, g), m, v, t
+            t = t + 1.0
+            m = jax.tree_util.tree_map(lambda a, gw: b1 * a + (1 - b1) * gw, m, g)
+            v = jax.tree_util.tree_map(lambda a, gw: b2 * a + (1 - b2) * gw * gw, v, g)
+            c1, c2 = 1 - b1**t, 1 - b2**t
+            V = jax.tree_util.tree_map(
+                lambda w, a, b: w - lr * (a / c1) / (jnp.sqrt(b / c2) + eps), V, m, v
+            )
+            return V, m, v, t
+
+        def epoch(state, perm):
+            if n_batches == 1:  # full batch: the step's loss is the epoch's loss
+                loss, g = value_grad(state[0], Xr[perm], Yr[perm])
+                return update(state, g), loss
+            loss = batch_loss(state[0], Xr, Yr)
+
+            def step(st, idx):
+                _, g = value_grad(st[0], Xr[idx], Yr[idx])
+                return update(st, g), None
+
+            state, _ = jax.lax.scan(
+                step, state, perm.reshape(n_batches, batch), unroll=UNROLL_BATCHES
+            )
+            return state, loss
+
+        def run(state, perms):
+            return jax.lax.scan(epoch, state, perms, unroll=min(UNROLL, perms.shape[0]))
+
+        def keep(buf, V, slot):
+            return jax.tree_util.tree_map(lambda b, w: b.at[slot].set(w), buf, V)
+
+        def segment(carry, inp):
+            state, buf = carry
+            perms, slot = inp
+            buf = keep(buf, state[0], slot)
+            state, losses = run(state, perms)
+            return (state, buf), losses
+
+        zeros = jax.tree_util.tree_map(jnp.zeros_like, V0)
+        buf0 = jax.tree_util.tree_map(
+            lambda v: jnp.zeros((n_records + 1, *v.shape), v.dtype), V0
+        )
+        state, parts = (V0, zeros, zeros, jnp.float32(0.0)), []
+        if offset:
+            state, first = run(state, order[:offset])
+            parts.append(first)
+        full = order[offset : offset + n_full * k].reshape(n_full, k, order.shape[-1])
+        (state, buf), losses = jax.lax.scan(
+            segment, (state, buf0), (full, slots[:n_full])
+        )
+        parts.append(losses.reshape(-1))
+        if tail:
+            buf = keep(buf, state[0], slots[n_full])
+            state, last = run(state, order[offset + n_full * k :])
+            parts.append(last)
+        losses = jnp.concatenate(parts) if len(parts) > 1 else parts[0]
+        return losses, jax.tree_util.tree_map(lambda b: b[:n_records], buf)
+
+    _MB_COMPILED[key] = devices_.seed_program(how, one_seed, 4)
+    return _MB_COMPILED[key]
+
+
+def batch_orders(seeds, epochs: int, P: int, batch: int) -> np.ndarray:
+    """The order in which each seed visits the datapoints, ``(seeds, epochs + 1, P)``: a
+    fresh permutation per epoch from ``np.random.default_rng(seed)``; consecutive blocks
+    of ``batch`` datapoints are the mini-batches.  With ``batch == P`` the order is the
+    identity (one full batch; the order does not change the gradient)."""
+    if batch == P:
+        return np.broadcast_to(
+            np.arange(P, dtype=np.int32), (len(seeds), epochs + 1, P)
+        ).copy()
+    out = np.empty((len(seeds), epochs + 1, P), np.int32)
+    for k, s in enumerate(seeds):
+        rng = np.random.default_rng(int(s))
+        out[k] = np.argsort(rng.random((epochs + 1, P)), axis=1)
+    return out
+
+
+def minibatch_train(
+    X,
+    Y,
+    params0,
+    *,
+    lr: float,
+    epochs: int,
+    batch: int,
+    seeds,
+    optimiser: str = "sgd",
+    record_epochs: Sequence[int] = (),
+    betas=(0.9, 0.999),
+    eps: float = 1e-8,
+    devices: int | None = None,
+    batching: str | None = None,
+) -> MinibatchRun:
+    """Train ``W2 relu(W1 x)`` (bias-free, one hidden layer) by mini-batch SGD or Adam,
+    one run per seed (the optimisers of ``book/reviewers.md``).
+
+    ``'sgd'``: ``W <- W - lr grad (1/2 sum_{i in batch} ||y_i - yhat_i||^2)``, so that
+    over one epoch each datapoint's gradient enters once with the step ``lr``, exactly
+    as in one step of full-batch gradient descent on the summed loss ([conv-data]); with
+    ``batch == P`` this *is* that gradient descent.  Equivalently: the step on the
+    unbiased estimate ``(P/B) sum_{i in batch}`` of the summed loss is ``lr B / P``.
+    ``'adam'``: Adam (Kingma and Ba) on the same batch loss with step ``lr`` and
+    ``betas``, ``eps``.  Every seed runs one ``jit``-compiled ``lax.scan`` over epochs
+    (and over the batches within an epoch), the seeds spread over the devices JAX sees
+    as :mod:`helpers.core.devices` decides ([conv-engine]).
+
+    Args:
+        X: inputs ``(d, P)``, datapoints as columns ([conv-data]).
+        Y: targets ``(p, P)``.
+        params0: one start per seed, ``[W1 (S, H, d), W2 (S, p, H)]`` (e.g. the
+            engine's :func:`helpers.core.engine.init_params` of each seed stacked by
+            :func:`stack_params`).
+        lr: the step (> 0).
+        epochs: epochs of training; the loss is kept at epochs ``0..epochs``.
+        batch: datapoints per update; must divide ``P``.  Each epoch visits every
+            datapoint once in the order of :func:`batch_orders` (seeded by ``seeds``),
+            ``P / batch`` updates per epoch.
+        seeds: ``S`` seeds, one per start of ``params0``: they seed the batch orders.
+        optimiser: ``'sgd'`` or ``'adam'`` (:data:`OPTIMISERS`).
+        record_epochs: epochs in ``0..epochs`` at which the weights are kept.
+        betas, eps: Adam's decay rates and its denominator's offset.
+        devices, batching: the first ``devices`` devices JAX sees (default: all) and
+            how the seeds share a device (default: by backend), as for the engine's
+            :func:`helpers.core.engine.train` (:func:`helpers.core.devices.plan`).
+
+    Returns:
+        A :class:`MinibatchRun`: ``loss`` ``(S, epochs + 1)``, the summed loss on all
+        the data before each epoch's updates; ``weights`` ``[W1 (S, R, H, d), W2 (S, R,
+        p, H)]`` at the ``R`` sorted ``record_epochs`` (``[]`` when none).
+
+    Raises:
+        ValueError: a bad input, named before any work starts.
+        TrainingDiverged: the loss stopped being finite (the epoch and seed named).
+    """
+    X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
+    lr = check_positive(lr, "lr")
+    epochs = check_epochs(epochs)
+    batch = check_positive_int(batch, "batch")
+    seeds = check_seeds(seeds)
+    if optimiser not in OPTIMISERS:
+        raise ValueError(f"optimiser must be one of {OPTIMISERS}, got {optimiser!r}")
+    d, P = X.shape
+    p = Y.shape[0]
+    if P % batch:
+        raise ValueError(f"batch must divide the {P} datapoints, got {batch}")
+    W1, W2 = (np.asarray(W, float) for W in params0)
+    S = len(seeds)
+    if (
+        W1.ndim != 3
+        or W2.ndim != 3
+        or W1.shape[0] != S
+        or W2.shape[0] != S
+        or W1.shape[2] != d
+        or W2.shape[1] != p
+        or W1.shape[1] != W2.shape[2]
+    ):
+        raise ValueError(
+            f"params0 must be [W1 ({S}, H, {d}), W2 ({S}, {p}, H)]; got "
+            f"{W1.shape} and {W2.shape}"
+        )
+    rec = np.unique(np.asarray(list(record_epochs), int))
+    if rec.size and (rec.min() < 0 or rec.max() > epochs):
+        raise ValueError(f"record_epochs must lie in 0..{epochs}, got {rec.tolist()}")
+    n_rec = max(int(rec.size), 1)
+    # segments of k epochs, a snapshot at the start of each (the engine's scheme): every
+    # recorded epoch starts a segment, the others write to a spare slot
+    k, offset, n_full, tail = segments(epochs, rec)
+    slots = record_slots(rec, k, offset, n_full)
+    order = batch_orders(seeds, epochs, P, batch)
+    how = devices_.plan(S, devices, batching)
+    V1, W2, order = devices_.pad_seeds([np.swapaxes(W1, 1, 2), W2, order], how)
+    mesh, fn = _mb_program(
+        how,
+        optimiser,
+        P // batch,
+        batch,
+        n_rec,
+        k,
+        offset,
+        n_full,
+        tail,
+        tuple(float(b) for b in betas),
+        float(eps),
+    )
+    put, seeds_, shared = devices_.put, devices_.SEEDS, devices_.SHARED
+    f32 = np.float32
+    losses, bufs = fn(
+        (
+            (put(V1.astype(f32), mesh, seeds_), put(W2.astype(f32), mesh, seeds_)),
+            put(order, mesh, seeds_),
+        ),
+        put(X.T.astype(f32), mesh, shared),
+        put(Y.T.astype(f32), mesh, shared),
+        put(f32(lr), mesh, shared),
+        put(slots, mesh, shared),
+    )
+    loss = devices_.get(losses, S).astype(np.float64)
+    bad = ~np.isfinite(loss)
+    if bad.any():
+        s, t = np.argwhere(bad)[0]
+        raise TrainingDiverged(
+            f"{optimiser} (batch {batch}) diverged: loss {loss[s, t]} at "
+            f"epoch {t} for seed {seeds[s]} (lr={lr})"
+        )
+    weights = []
+    if rec.size:
+        b1, b2 = (devices_.get(b, S) for b in bufs)
+        weights = [np.swapaxes(b1, 2, 3), b2]
+    return MinibatchRun(
+        loss=loss,
+        record_epochs=rec,
+        weights=weights,
+        optimiser=optimiser,
+        batch=batch,
+        lr=lr,
+    )
+
+
+def stack_params(params_per_seed) -> list[np.ndarray]:
+    """``[[W1, W2], ...]`` per seed stacked into ``[W1 (S, ...), W2 (S, ...)]``."""
+    return [
+        np.stack([p[i] for p in params_per_seed])
+        for i in range(len(params_per_seed[0]))
+    ]

@@ -1,0 +1,110 @@
+"""Everything the pipeline knows about a chapter is in its one data file
+(``helpers/book/chapters/<chapter>.toml``), and the chapters are the table of
+contents': the rules, profiles and claims there name parameters the pages have."""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers.book import build, chapter_data, parameters, rulebook
+from helpers.core import paper
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA_FILES = sorted(chapter_data.DATA.glob("*.toml"))
+
+
+def test_the_chapters_are_the_table_of_contents():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    listed = [Path(f).stem for f in files if re.fullmatch(r"book/\w+\.ipynb", f)]
+    assert sorted(chapter_data.chapters()) == sorted(listed)
+    assert build.CHAPTERS == list(chapter_data.chapters())
+    assert chapter_data.chapters_present() == list(chapter_data.chapters())
+
+
+def test_a_chapter_executes_after_the_chapters_it_reads():
+    order = chapter_data.chapters()
+    for name in order:
+        for before in chapter_data.data(name).get("execution", {}).get("after", []):
+            assert order.index(before) < order.index(name), (name, before)
+    # the scorecard reads every record, the Performance page's included
+    assert order.index("performance") < order.index("scorecard")
+
+
+@pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: p.name)
+def test_every_data_file_is_a_chapter_with_known_sections(path):
+    assert path.stem in chapter_data.chapters()
+    data = chapter_data.data(path.stem)
+    for key, section in data.items():
+        if key in chapter_data.SECTIONS:
+            continue
+        assert "kind" in section and "provenance" in section, (path.name, key)
+    assert set(data.get("execution", {})) <= {"after"}
+
+
+@pytest.mark.parametrize("profile", sorted(build.PROFILES))
+def test_profile_parameters_are_accepted(profile):
+    assert set(build.PROFILES) == {"default", "paper"}
+    for chapter, values in build.PROFILES[profile].items():
+        assert chapter in build.CHAPTERS, f"{profile}: unknown chapter {chapter!r}"
+        parameters.check(chapter, values)
+
+
+@pytest.mark.parametrize("chapter", chapter_data.chapters())
+def test_rules_name_declared_parameters(chapter):
+    rules = chapter_data.rules(chapter)
+    declared = parameters.declared(chapter)
+    assert set(rules) <= set(declared), sorted(set(rules) - set(declared))
+    for name, rule in rules.items():
+        assert set(rule) <= {"min", "choices"}, (name, rule)
+        if "choices" in rule:
+            assert declared[name] in rule["choices"], (name, declared[name])
+
+
+def test_the_init_choices_are_written_once():
+    inits = {
+        c: chapter_data.rules(c)["init"]
+        for c in chapter_data.chapters()
+        if "init" in chapter_data.rules(c)
+    }
+    assert set(inits) == {"contexts", "extra_contexts", "depth", "gate_finding"}
+    for rule in inits.values():
+        assert rule == {"choices": paper.INITS}
+    with pytest.raises(ValueError, match=r"init must be one of \['authors'"):
+        parameters.check("depth", {"init": "random"})
+
+
+def test_the_paper_profile_is_the_data_files():
+    assert build.PROFILES["paper"]["depth"] == chapter_data.profile("paper", "depth")
+    assert chapter_data.profile("paper", "xor") == {"seeds": 20}
+    assert build.PROFILES["paper"]["reviewers"]["init_stds"][0] == 0.005 / 700
+
+
+def test_the_claims_are_the_data_files_other_tables():
+    assert set(rulebook.registry()) == {
+        p.stem for p in DATA_FILES if chapter_data.claims(p.stem)
+    }
+    for chapter, entries in rulebook.registry().items():
+        assert not set(entries) & set(chapter_data.SECTIONS), chapter
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            yield "." * node.level + (node.module or "")
+            for alias in node.names:
+                yield "." * node.level + (node.module or "") + "." + alias.name
+        elif isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+
+
+def test_no_chapter_module_imports_the_build():
+    for path in (ROOT / "helpers" / "chapters").glob("*.py"):
+        bad = [m for m in _imports(path) if m.endswith("build") and "book" in m]
+        assert not bad, (path.name, bad)
+    reads = set(_imports(ROOT / "helpers" / "book" / "chapter_data.py"))
+    assert not any("build" in m or "parameters" in m for m in reads), reads
