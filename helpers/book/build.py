@@ -613,7 +613,13 @@ def main(argv=None) -> None:
     d.add_argument(
         "--against", default="HEAD", help="git revision of the committed records"
     )
+    from . import crosscheck  # the authors' scripts beside ours (never at build time)
+
+    crosscheck.add_arguments(sub.add_parser("crosscheck"))
     args = ap.parse_args(argv)
+
+    if args.cmd == "crosscheck":
+        raise SystemExit(crosscheck.main(args))
 
     if args.cmd == "drift":
         drifts = drift.compare(drift.committed(args.against), drift.load(args.results))

@@ -1,0 +1,429 @@
+"""The authors' scripts, run beside the book's engine (page *Against the authors'
+code*, ``book/authors_code.md``).
+
+``python -m helpers.book crosscheck --authors PATH [--seeds N] [--experiments ...]``
+takes a local clone of the authors' repository (CAandL-Lab/make-haste-slowly; the book
+was checked against commit b7d6e41), copies each experiment's folder into a temporary
+directory, runs its ReLU and GDLN scripts there once per seed, and stores their loss
+curves under ``book/authors_runs/``: one ``<experiment>.npz`` (one float32 array
+``seeds x epochs`` per script, and the seeds) and ``manifest.json`` (the repository's
+commit, the seeds, the exact command, the patches, the seconds each run took, the
+versions of Python, NumPy and JAX, and the sha256 of each stored file, which
+:func:`verify` checks).  The command needs no network and never runs at build time:
+the page reads the stored curves.  No line of the authors' code is copied into this
+repository; their scripts run from the user's clone.
+
+What is changed in the temporary copy, and nothing else (each text patch must match
+where expected, or the command stops and names the script):
+
+* **seed**: the line ``seed = np.random.randint(0,100000)`` becomes ``seed = <s>``.
+  The network's initial weights are the scripts' only randomness (their comment says
+  so); the depth scripts read a seed from ``sys.argv`` too, but are run without
+  arguments, which takes this line;
+* **outputs**: the scripts write to relative folders (``losses/``, ``mds/``, ``svs*/``,
+  ``plots/``), created in the temporary copy (as their ``run.sh`` does) and run from
+  there, so nothing is written into the clone;
+* **dumps skipped**: ``np.savetxt('mds/...`` and ``np.savetxt('svs...`` become a no-op
+  (the arguments are still evaluated): the MDS dumps are text files of about 340 MB per
+  run. Training is untouched: the dumped arrays are only read after each epoch's update;
+* **plots skipped**: ``plot_outputs = <no-op>`` is inserted before the scripts'
+  ``if __name__ == "__main__":``, so the output heat maps are not drawn (they read the
+  network's predictions only); matplotlib runs with the ``Agg`` backend;
+* **missing module**: ``diff_context_num/gdln5.py`` imports ``plot_outputs`` from
+  ``replot_debug``, which the repository lacks; an empty stand-in module is written (the
+  next line of the script imports ``plot_outputs`` from ``replot`` over it, so training
+  does not use it);
+* **depth GDLN**: ``depth/run.sh`` names a ``gdln.py`` the repository lacks; the depth
+  experiment runs ``depth/gdln_off.py``, the GDLN script it holds.
+
+The per-epoch singular-value computations of the GDLN scripts are kept (they would need
+a larger patch to remove); they only slow the runs.  JAX is the installed one (the
+authors pinned 0.4.28); the manifest records which.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "EXPERIMENTS",
+    "PATCHES",
+    "RUNS",
+    "Script",
+    "Experiment",
+    "AuthorsRuns",
+    "check_clone",
+    "patch_script",
+    "run_script",
+    "crosscheck",
+    "load",
+    "manifest",
+    "verify",
+    "add_arguments",
+    "main",
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Where the stored curves live.
+RUNS = ROOT / "book" / "authors_runs"
+REPOSITORY = "CAandL-Lab/make-haste-slowly"
+CHECKED_COMMIT = "b7d6e41"
+
+
+@dataclass(frozen=True)
+class Script:
+    """One of the authors' scripts: its file, where it writes its loss curve, and the
+    key its curves are stored under."""
+
+    key: str
+    file: str
+    losses: str
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    folder: str
+    title: str
+    scripts: tuple[Script, ...]
+
+
+EXPERIMENTS = {
+    e.name: e
+    for e in (
+        Experiment(
+            "section4",
+            "3_context_diff",
+            "Section 4 (C = 3: hierarchy, ring, cross)",
+            (
+                Script("relu", "relu.py", "losses/relu.txt"),
+                Script("gdln", "gdln.py", "losses/gated.txt"),
+            ),
+        ),
+        *(
+            Experiment(
+                f"contexts{c}",
+                "diff_context_num",
+                f"Section 5, C = {c}",
+                (
+                    Script("relu", f"relu{c}.py", f"losses/relu{c}.txt"),
+                    Script("gdln", f"gdln{c}.py", f"losses/gated{c}.txt"),
+                ),
+            )
+            for c in (3, 4, 5)
+        ),
+        Experiment(
+            "depth",
+            "depth",
+            "Section 6 (depth)",
+            (
+                Script("relu", "relu.py", "losses/relu.txt"),
+                Script("gdln", "gdln_off.py", "losses/gated_off.txt"),
+            ),
+        ),
+    )
+}
+
+#: The patches, in words (stored in the manifest; see the module docstring).
+PATCHES = (
+    "seed: the line 'seed = np.random.randint(0,100000)' set to the run's seed",
+    "outputs: run in a temporary copy of the experiment's folder, its output folders "
+    "(losses, mds, svs, svs3, svs4, svs5, plots) created there",
+    "dumps skipped: np.savetxt('mds/...') and np.savetxt('svs...') made a no-op",
+    "plots skipped: plot_outputs replaced by a no-op before "
+    "'if __name__ == \"__main__\":'; MPLBACKEND=Agg",
+    "missing module: an empty replot_debug.py (imported by diff_context_num/gdln5.py, "
+    "whose next line imports plot_outputs from replot over it)",
+)
+
+_SEED = re.compile(r"^(\s*)seed = np\.random\.randint\(0,\s*100000\)", re.M)
+_DUMP = re.compile(r"np\.savetxt\((?=['\"](?:mds|svs))")
+_MAIN = re.compile(r"^if __name__ == ['\"]__main__['\"]:", re.M)
+_FOLDERS = ("losses", "mds", "svs", "svs3", "svs4", "svs5", "plots")
+_STUB = (
+    "plot_outputs = lambda *args, **kwargs: None  # crosscheck: no plots\n"
+    "_crosscheck_skip = lambda *args, **kwargs: None  # crosscheck: no dumps\n\n"
+)
+
+
+def check_clone(path) -> Path:
+    """``path`` as a clone of the authors' repository, or SystemExit naming
+    ``--authors``."""
+    p = Path(path).expanduser()
+    if not p.is_dir():
+        raise SystemExit(f"--authors {path}: no such folder")
+    missing = [
+        f"{e.folder}/{s.file}"
+        for e in EXPERIMENTS.values()
+        for s in e.scripts
+        if not (p / e.folder / s.file).is_file()
+    ]
+    if missing:
+        raise SystemExit(
+            f"--authors {path}: not a clone of {REPOSITORY} (it lacks "
+            f"{', '.join(missing[:4])}{' ...' if len(missing) > 4 else ''})"
+        )
+    return p.resolve()
+
+
+def commit_of(path: Path) -> str:
+    """The clone's commit (``git rev-parse HEAD``), or ``'unknown'`` without git."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return out.stdout.strip()
+
+
+def patch_script(text: str, seed: int, name: str = "script") -> str:
+    """The script with the patches of the module docstring applied."""
+    hits = _SEED.findall(text)
+    if len(hits) != 1:
+        raise SystemExit(
+            f"{name}: expected one line 'seed = np.random.randint(0,100000)', found "
+            f"{len(hits)}; is this the authors' script?"
+        )
+    text = _SEED.sub(lambda m: f"{m.group(1)}seed = {int(seed)}", text)
+    text = _DUMP.sub("_crosscheck_skip(", text)
+    if len(_MAIN.findall(text)) != 1:
+        raise SystemExit(f"{name}: expected one 'if __name__ == \"__main__\":' line")
+    return _MAIN.sub(lambda m: _STUB + m.group(0), text)
+
+
+def run_script(folder: Path, script: Script, seed: int, env=None) -> tuple:
+    """Run one script for one seed in a temporary copy of ``folder``; ``(losses,
+    seconds)``."""
+    with tempfile.TemporaryDirectory(prefix="crosscheck-") as tmp:
+        work = Path(tmp) / folder.name
+        shutil.copytree(folder, work, ignore=shutil.ignore_patterns(*_FOLDERS, ".git"))
+        for d in _FOLDERS:
+            (work / d).mkdir(exist_ok=True)
+        src = work / script.file
+        text = src.read_text()
+        src.write_text(patch_script(text, seed, f"{folder.name}/{script.file}"))
+        if (
+            re.search(r"^from replot_debug import", text, re.M)
+            and not (work / "replot_debug.py").exists()
+        ):
+            (work / "replot_debug.py").write_text(
+                "# crosscheck: stand-in for a module the repository lacks\n"
+                "def plot_outputs(*args, **kwargs):\n    pass\n"
+            )
+        run_env = {
+            **os.environ,
+            "MPLBACKEND": "Agg",
+            "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu"),
+            **(env or {}),
+        }
+        t0 = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, script.file],
+            cwd=work,
+            env=run_env,
+            capture_output=True,
+            text=True,
+        )
+        seconds = time.perf_counter() - t0
+        if done.returncode != 0:
+            raise SystemExit(
+                f"{folder.name}/{script.file} (seed {seed}) failed:\n"
+                f"{done.stderr[-2000:]}"
+            )
+        losses = np.loadtxt(work / script.losses, ndmin=1)
+    return losses.astype(np.float32), seconds
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def manifest(out=RUNS) -> dict:
+    """The stored manifest (empty when there is none)."""
+    p = Path(out) / "manifest.json"
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def crosscheck(
+    authors,
+    seeds=4,
+    experiments=None,
+    out=RUNS,
+    command: str | None = None,
+    log=print,
+) -> dict:
+    """Run the experiments' scripts for seeds ``1..seeds`` and store their curves in
+    ``out``; returns the manifest (entries of other experiments are kept)."""
+    clone = check_clone(authors)
+    names = list(experiments or EXPERIMENTS)
+    unknown = [n for n in names if n not in EXPERIMENTS]
+    if unknown:
+        raise SystemExit(
+            f"--experiments: unknown {unknown}; choose from {list(EXPERIMENTS)}"
+        )
+    if int(seeds) < 2:
+        raise SystemExit(f"--seeds must be >= 2 (a seed spread), got {seeds}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    import jax  # only to record its version
+
+    man = manifest(out)
+    man.update(
+        {
+            "repository": REPOSITORY,
+            "commit": commit_of(clone),
+            "patches": list(PATCHES),
+        }
+    )
+    exps = man.setdefault("experiments", {})
+    seed_list = list(range(1, int(seeds) + 1))
+    for name in names:
+        exp = EXPERIMENTS[name]
+        arrays, seconds = {}, {}
+        for s in exp.scripts:
+            curves = []
+            seconds[s.key] = []
+            for seed in seed_list:
+                loss, sec = run_script(clone / exp.folder, s, seed)
+                log(f"[crosscheck] {exp.folder}/{s.file} seed {seed}: {sec:.1f} s")
+                curves.append(loss)
+                seconds[s.key].append(round(sec, 1))
+            arrays[s.key] = np.stack(curves)
+        path = out / f"{name}.npz"
+        np.savez_compressed(path, seeds=np.asarray(seed_list), **arrays)
+        exps[name] = {
+            "title": exp.title,
+            "file": path.name,
+            "sha256": _sha256(path),
+            "seeds": seed_list,
+            "scripts": {
+                s.key: {
+                    "script": f"{exp.folder}/{s.file}",
+                    "losses": s.losses,
+                    "shape": list(arrays[s.key].shape),
+                    "seconds": seconds[s.key],
+                }
+                for s in exp.scripts
+            },
+            "command": command or "",
+            "commit": man["commit"],
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "jax": jax.__version__,
+            "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
+        }
+        (out / "manifest.json").write_text(
+            json.dumps(man, indent=2, sort_keys=True) + "\n"
+        )
+    return man
+
+
+@dataclass(frozen=True)
+class AuthorsRuns:
+    """One experiment's stored runs: ``curves[key]`` is ``(seeds, epochs)``, the loss
+    after each of the script's updates (their ``losses[epoch]`` is recorded after the
+    update of that epoch)."""
+
+    name: str
+    seeds: tuple[int, ...]
+    curves: dict
+    meta: dict
+
+
+def load(name: str, out=RUNS) -> AuthorsRuns:
+    """The stored runs of experiment ``name`` (checked against the manifest's
+    sha256)."""
+    out = Path(out)
+    entry = manifest(out).get("experiments", {}).get(name)
+    if entry is None:
+        raise FileNotFoundError(
+            f"no stored runs of {name!r} in {out}: run python -m helpers.book "
+            f"crosscheck --authors PATH --experiments {name}"
+        )
+    bad = verify(out, [name])
+    if bad:
+        raise ValueError("; ".join(bad))
+    with np.load(out / entry["file"]) as z:
+        curves = {k: np.asarray(z[k], np.float64) for k in z.files if k != "seeds"}
+        seeds = tuple(int(s) for s in z["seeds"])
+    for k, c in curves.items():
+        if c.ndim != 2 or c.shape[0] != len(seeds):
+            raise ValueError(f"{name}.{k}: expected (seeds, epochs), got {c.shape}")
+    return AuthorsRuns(name, seeds, curves, entry)
+
+
+def verify(out=RUNS, names=None) -> list[str]:
+    """Problems with the stored files: a file missing or not the one the manifest
+    hashed (an empty list when every file is as stored)."""
+    out = Path(out)
+    exps = manifest(out).get("experiments", {})
+    problems = []
+    for name in names or sorted(exps):
+        entry = exps.get(name)
+        if entry is None:
+            problems.append(f"{name}: not in {out / 'manifest.json'}")
+            continue
+        p = out / entry["file"]
+        if not p.exists():
+            problems.append(f"{name}: {p} is missing")
+        elif _sha256(p) != entry["sha256"]:
+            problems.append(
+                f"{name}: {p.name} changed since it was stored (sha256 differs from "
+                "the manifest's); re-run the crosscheck command"
+            )
+    return problems
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--authors",
+        required=True,
+        metavar="PATH",
+        help=f"a local clone of {REPOSITORY} (checked at {CHECKED_COMMIT})",
+    )
+    p.add_argument("--seeds", type=int, default=4, help="seeds 1..N per script")
+    p.add_argument(
+        "--experiments",
+        nargs="+",
+        default=None,
+        choices=list(EXPERIMENTS),
+        help="default: all",
+    )
+    p.add_argument("--out", default=str(RUNS), help="where the curves are stored")
+
+
+def main(args) -> int:
+    """The ``crosscheck`` subcommand (registered in :mod:`helpers.book.build`)."""
+    parts = ["python -m helpers.book crosscheck --authors", shlex.quote(args.authors)]
+    parts += ["--seeds", str(args.seeds)]
+    if args.experiments:
+        parts += ["--experiments", *args.experiments]
+    if Path(args.out).resolve() != RUNS:
+        parts += ["--out", shlex.quote(args.out)]
+    crosscheck(
+        args.authors,
+        seeds=args.seeds,
+        experiments=args.experiments,
+        out=args.out,
+        command=" ".join(parts),
+    )
+    return 0

@@ -1,0 +1,282 @@
+"""The book's engine at the settings of the authors' scripts, against those scripts'
+stored loss curves (page *Against the authors' code*).
+
+The curves of the authors' scripts are stored by ``python -m helpers.book crosscheck``
+(:mod:`helpers.book.crosscheck`); this module builds the same networks on
+:mod:`helpers.core.engine` and compares.  Every setting below is a fact of the script
+named beside it (CAandL-Lab/make-haste-slowly at b7d6e41), restated as numbers; the init
+stds are set per pathway here, independently of the chapters' initialisation choices.
+
+Two conventions differ and are aligned, not changed:
+
+* **recording**: a script stores ``losses[epoch]`` *after* that epoch's update; the
+  engine's ``loss[:, t]`` is the loss after ``t`` updates.  So the script's curve is the
+  engine's ``loss[:, 1:]`` (:func:`align`);
+* **initial weights**: both draw ``N(0, std^2)`` per weight, the scripts with NumPy's
+  legacy ``np.random.seed``, the engine with ``np.random.default_rng``; the draws
+  differ, so a run of each is compared as two seeds of the same network are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from ..book import crosscheck
+from ..core.datasets import Dataset, context_gate, contextual_task
+from ..core.engine import GatedNetwork, Pathway, deep_gdln, gdln, relu_network, train
+from ..core.measures import seed_spread, time_gap
+
+__all__ = [
+    "Setup",
+    "setup",
+    "EXPERIMENTS",
+    "align",
+    "pair_gaps",
+    "cross_gaps",
+    "spread",
+    "Comparison",
+    "compare",
+    "run_ours",
+    "stored",
+]
+
+EXPERIMENTS = tuple(crosscheck.EXPERIMENTS)
+LR = 0.001  # step_size in every script
+N_ITEMS = 8
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One experiment at the authors' settings: data, networks, step size, updates."""
+
+    name: str
+    ds: Dataset
+    relu: GatedNetwork
+    gdln: GatedNetwork
+    lr: float
+    epochs: int
+    where: str
+
+
+def _task(C: int, structures=None, context_scale: float = 1.0) -> Dataset:
+    """``contextual_task`` with the context one-hot rows of ``X`` scaled (the authors'
+    ``gen_data4`` multiplies them by 1.1, ``gen_data5`` by 1.35)."""
+    ds = contextual_task(C, structures)
+    X = ds.X.copy()
+    X[N_ITEMS:] *= context_scale
+    return Dataset(
+        name=ds.name + (f", context inputs x {context_scale:g}" * (context_scale != 1)),
+        X=X,
+        Y=ds.Y,
+        inputs=ds.inputs,
+        features=ds.features,
+        items=ds.items,
+        contexts=ds.contexts,
+        n_contexts=ds.n_contexts,
+    )
+
+
+def _reln(ds: Dataset, sets, std_common: float, std_context: float, width=100):
+    """Common pathway (all inputs) plus one pathway per set of contexts (item inputs
+    only), ``width`` units each, trained one-way as the scripts' ``update_gated``."""
+    items = list(range(N_ITEMS))
+    pws = [Pathway("common", width, None, None, (std_common,) * 2, common=True)]
+    for s in sets:
+        label = "".join(str(c + 1) for c in s)
+        pws.append(
+            Pathway(
+                f"ctx{label}", width, context_gate(ds, s), items, (std_context,) * 2
+            )
+        )
+    return gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, pws, coupling="one-way")
+
+
+def setup(name: str) -> Setup:
+    """The authors' settings for experiment ``name`` (see
+    :data:`helpers.book.crosscheck.EXPERIMENTS`)."""
+    if name in ("section4", "contexts3"):
+        # 3_context_diff/{relu,gdln}.py, diff_context_num/{relu3,gdln3}.py: 700 ReLU
+        # units at std 0.005/700; GDLN: common + three single-context + three 2-of-3
+        # pathways of 100 units, std 10 and 20 x 0.0005/700; 8001 updates.
+        structures = ["hierarchy", "ring", "cross"] if name == "section4" else None
+        ds = _task(3, structures)
+        b = 0.0005 / 700
+        sets = [(0,), (1,), (2,), (0, 1), (1, 2), (0, 2)]
+        where = (
+            "3_context_diff/relu.py, gdln.py"
+            if name == "section4"
+            else "diff_context_num/relu3.py, gdln3.py"
+        )
+        return Setup(
+            name,
+            ds,
+            relu_network((11, 700, ds.Y.shape[0]), 0.005 / 700),
+            _reln(ds, sets, 10 * b, 20 * b),
+            LR,
+            8001,
+            where,
+        )
+    if name in ("contexts4", "contexts5"):
+        # diff_context_num/relu{4,5}.py: 500 / 600 ReLU units at std 0.005/width;
+        # gdln{4,5}.py: common + the C (C-1)-of-C pathways, 100 units each, all at
+        # std 10 x 0.0005/(100 x modules) (modules 5 / 6); context inputs x 1.1 / 1.35.
+        C = int(name[-1])
+        width, scale = {4: (500, 1.1), 5: (600, 1.35)}[C]
+        ds = _task(C, context_scale=scale)
+        b = 0.0005 / (100 * (C + 1))
+        sets = list(combinations(range(C), C - 1))
+        return Setup(
+            name,
+            ds,
+            relu_network((N_ITEMS + C, width, ds.Y.shape[0]), 0.005 / width),
+            _reln(ds, sets, 10 * b, 10 * b),
+            LR,
+            8001,
+            f"diff_context_num/relu{C}.py, gdln{C}.py",
+        )
+    if name == "depth":
+        # depth/relu.py: 11-420-420-60 at std 0.0006, 30001 updates.  depth/gdln_off.py:
+        # layer 1 one linear block of 7 x 60 units (std 1.15 x 0.0005); layer 2 seven
+        # 60-unit modules from all of layer 1 (std 1.1 x 0.0005): four always on (the
+        # common pathway), one per pair of contexts; readout 1.1 x 0.0005 (common) and
+        # 8 x 0.0005 (pairs).  No update before epoch 500, the common loss alone until
+        # 12000, then both (one-way).
+        ds = _task(3)
+        b = 0.0005
+        layer1 = [Pathway("shared", 420, None, None, (1.15 * b,) * 2, on_epoch=500)]
+        layer2 = [
+            Pathway(
+                "common", 240, None, None, (1.1 * b,) * 2, on_epoch=500, common=True
+            )
+        ]
+        for pair in combinations(range(3), 2):
+            layer2.append(
+                Pathway(
+                    "ctx" + "".join(str(c + 1) for c in pair),
+                    60,
+                    context_gate(ds, pair),
+                    None,
+                    (1.1 * b, 8 * b),
+                    on_epoch=12000,
+                )
+            )
+        net = deep_gdln(11, ds.Y.shape[0], ds.P, [layer1, layer2], coupling="one-way")
+        return Setup(
+            name,
+            ds,
+            relu_network((11, 420, 420, ds.Y.shape[0]), 0.0006),
+            net,
+            LR,
+            30001,
+            "depth/relu.py, gdln_off.py",
+        )
+    raise ValueError(f"unknown experiment {name!r}; choose from {EXPERIMENTS}")
+
+
+def stored(name: str, seeds: int | None = None, out=None) -> tuple[dict, list]:
+    """The authors' stored curves of ``name`` (:func:`helpers.book.crosscheck.load`),
+    the first ``seeds`` of them: ``({'relu': (S, T), 'gdln': (S, T)}, seed list)``."""
+    runs = crosscheck.load(name) if out is None else crosscheck.load(name, out)
+    n = len(runs.seeds) if seeds is None else min(int(seeds), len(runs.seeds))
+    if n < 2:
+        raise ValueError(f"{name}: a seed spread needs 2 stored seeds, have {n}")
+    return {k: c[:n] for k, c in runs.curves.items()}, list(runs.seeds[:n])
+
+
+def run_ours(s: Setup, seeds) -> dict:
+    """The engine's loss curves for ``seeds``, aligned with the scripts' recording:
+    ``{'relu': (seeds, epochs), 'gdln': ...}``."""
+    out = {}
+    for key, net in (("relu", s.relu), ("gdln", s.gdln)):
+        run = train(net, s.ds.X, s.ds.Y, lr=s.lr, epochs=s.epochs, seeds=list(seeds))
+        out[key] = align(run.loss)
+    return out
+
+
+def align(engine_loss) -> np.ndarray:
+    """The engine's ``(seeds, epochs + 1)`` curves as the scripts record them: the loss
+    after each update, i.e. without the loss before the first one."""
+    L = np.atleast_2d(np.asarray(engine_loss, float))
+    if L.shape[1] < 2:
+        raise ValueError(f"need at least two recorded epochs, got {L.shape}")
+    return L[:, 1:]
+
+
+def pair_gaps(A, B) -> np.ndarray:
+    """:func:`helpers.core.measures.time_gap` of curve ``i`` of ``A`` against curve
+    ``i`` of ``B`` (``(seeds, T)`` each; the same number of curves)."""
+    A, B = np.atleast_2d(A), np.atleast_2d(B)
+    if A.shape[0] != B.shape[0]:
+        raise ValueError(f"{A.shape[0]} curves against {B.shape[0]}")
+    return np.array([time_gap(a, b) for a, b in zip(A, B)])
+
+
+def cross_gaps(A, B) -> np.ndarray:
+    """The time gap of every curve of ``A`` against every curve of ``B``: the seeds of
+    two implementations are unrelated draws, so no pairing is preferred."""
+    A, B = np.atleast_2d(A), np.atleast_2d(B)
+    return np.array([time_gap(a, b) for a in A for b in B])
+
+
+def spread(A) -> float:
+    """The seed spread of a set of curves: the median over pairs of seeds of their
+    time gap."""
+    A = np.atleast_2d(A)
+    if A.shape[0] < 2:
+        raise ValueError("a seed spread needs at least 2 curves")
+    return float(
+        np.median([time_gap(A[i], A[j]) for i, j in combinations(range(len(A)), 2)])
+    )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One experiment, the authors' scripts against the engine.
+
+    ``gap``: median of the time gaps between their ReLU curves and ours, every seed of
+    one against every seed of the other (:func:`cross_gaps`; the draws are unrelated);
+    ``spread_theirs`` /
+    ``spread_ours``: each implementation's own seed spread; ``rg_theirs`` /
+    ``rg_ours``: per seed, the time gap between the ReLU network and the GDLN of the
+    same implementation; ``rg_spread``: the seed spread of ``rg_ours``
+    (:func:`helpers.core.measures.seed_spread`).
+    """
+
+    name: str
+    seeds: int
+    gap: float
+    spread_theirs: float
+    spread_ours: float
+    rg_theirs: np.ndarray
+    rg_ours: np.ndarray
+    rg_spread: float
+    final_theirs: float
+    final_ours: float
+
+
+def compare(name: str, theirs: dict, ours: dict) -> Comparison:
+    """:class:`Comparison` of stored curves ``theirs`` and engine curves ``ours``
+    (``{'relu': (S, T), 'gdln': (S, T)}``, aligned, the same S and T)."""
+    for k in ("relu", "gdln"):
+        if np.shape(theirs[k]) != np.shape(ours[k]):
+            raise ValueError(
+                f"{name}.{k}: the authors' curves are {np.shape(theirs[k])}, ours "
+                f"{np.shape(ours[k])}; run as many seeds and epochs"
+            )
+    rg_t = pair_gaps(theirs["relu"], theirs["gdln"])
+    rg_o = pair_gaps(ours["relu"], ours["gdln"])
+    return Comparison(
+        name=name,
+        seeds=int(np.shape(theirs["relu"])[0]),
+        gap=float(np.median(cross_gaps(theirs["relu"], ours["relu"]))),
+        spread_theirs=spread(theirs["relu"]),
+        spread_ours=spread(ours["relu"]),
+        rg_theirs=rg_t,
+        rg_ours=rg_o,
+        rg_spread=seed_spread(rg_o),
+        final_theirs=float(np.median(np.asarray(theirs["relu"])[:, -1])),
+        final_ours=float(np.median(np.asarray(ours["relu"])[:, -1])),
+    )
