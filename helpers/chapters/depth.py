@@ -37,6 +37,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..book.chapter_data import profile
 from ..core.checks import check_epochs, check_positive
 from ..core.datasets import Dataset, context_gate, contextual_task
 from ..core.engine import (
@@ -151,9 +152,7 @@ def paper_profile_runs() -> dict[str, int]:
     GDLN (the runs of the paper's Fig. 6b), and ``"ours"``, this book's additions (the
     two
     other initialisations, the derived schedule, the one-way coupling)."""
-    from ..book.chapter_data import profile  # the chapter's data file: read, not copied
-
-    p = profile("paper", "depth")
+    p = profile("paper", "depth")  # the chapter's data file: read, not copied
     return {
         "paper": 2 * p["seeds"],
         "ours": 2 * p["init_seeds"] + p["derived_seeds"] + p["oneway_seeds"],

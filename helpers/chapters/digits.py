@@ -19,8 +19,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..core.algorithm1 import elbow_k, pattern_strings, sample_epochs, samples_from_run
+from ..core.algorithm1 import (
+    centroid_gdln,
+    cluster_gates,
+    elbow_k,
+    pattern_strings,
+    sample_epochs,
+    samples_from_run,
+)
 from ..core.datasets import Dataset
+from ..core.engine import Pathway, forward, gdln, train
+from ..core.linear import diagonalizability
+from ..core.measures import functional_census, gating_census, unit_weight
 
 __all__ = [
     "BLOCKS",
@@ -399,7 +409,6 @@ def final_outputs(run, X, cols=None) -> np.ndarray:
     training datapoints whose gates each column of ``X`` takes
     (:func:`held_out_columns`).
     """
-    from ..core.engine import forward
 
     net = run.net if cols is None else on_columns(run.net, cols)
     Ws = [W[:, -1] for W in run.records["weights"]]
@@ -450,8 +459,6 @@ def centroid_fit(
     has the same shapes and the engine compiles once.  The function the GDLN computes
     and
     learns is the core's; only the random draws of the readout weights differ."""
-    from ..core.algorithm1 import centroid_gdln, cluster_gates
-    from ..core.engine import Pathway, gdln, train
 
     relu = samples.run
     n = int(n_seeds)
@@ -503,7 +510,6 @@ def census_over_training(run, ds: Dataset, labels=None, tol: float = 0.05) -> di
     ``snap_change`` and, by weight, the share of units whose gate is a function of the
     context only, the image only, or both (:func:`gate_sources`;
     ``by_class``: the share whose gate follows class and context)."""
-    from ..core.measures import functional_census, gating_census, unit_weight
 
     G = run.records["gates"][0]
     W1, W2 = run.records["weights"]
@@ -544,7 +550,6 @@ def pathway_diagonalizability(net, ds: Dataset) -> dict:
     :func:`helpers.core.linear.diagonalizability` of the pathway's effective dataset
     (the
     inputs it sees, on the datapoints where it is on, against the targets there)."""
-    from ..core.linear import diagonalizability
 
     L = net.layers[0]
     out = {}

@@ -57,6 +57,12 @@ from ..core.linear import (
     mode_strength,
     modes,
 )
+from ..core.measures import (
+    context_patterns,
+    gating_census,
+    snap_to_contexts,
+    unit_weight,
+)
 from ..core.relns import STD_COMMON, STD_CONTEXT, WIDTH, common_fit
 
 __all__ = [
@@ -598,7 +604,6 @@ def census_by_contexts_on(
     context when active for at least ``threshold`` of its datapoints; weight
     ``|W2[:, j]| |W1[j, :]|``), binned by the number of contexts instead of by class.
     """
-    from ..core.measures import context_patterns, unit_weight
 
     w = unit_weight(W1, W2)
     if w.sum() <= 0:
@@ -630,7 +635,6 @@ def functional_by_contexts_on(
     their summed contribution over the sum of the ``C + 1`` norms), as
     :func:`helpers.core.measures.functional_census` does for its four classes.
     """
-    from ..core.measures import snap_to_contexts
 
     W1, W2, X = (np.asarray(a, float) for a in (W1, W2, X))
     contexts = np.asarray(contexts)
@@ -676,7 +680,6 @@ def unit_profile(
     ``context_rows`` of ``W1`` in those two sets of contexts (``context_weight_on``,
     ``context_weight_off``).
     """
-    from ..core.measures import context_patterns, unit_weight
 
     G = np.asarray(gates, float)
     W1 = np.asarray(W1, float)
@@ -776,7 +779,6 @@ def census_over_training(gates, W1s, W2s, ds: Dataset, threshold: float = 0.5) -
     ``"functional_by_k"`` ``(S, R, C+1)`` (the same through the function,
     :func:`functional_by_contexts_on`).
     """
-    from ..core.measures import gating_census
 
     C = ds.n_contexts
     S, R = np.shape(W1s)[:2]

@@ -61,10 +61,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..book.chapter_data import chapters_present
 from ..book.progress import report
 from ..book.records import Records
 from ..core import datasets, engine
 from ..core.checks import check_epochs, check_positive, check_positive_int, check_seeds
+from ..core.paper import DEPTH
 
 __all__ = [
     "BenchNetwork",
@@ -682,16 +684,13 @@ def chapter_times(
     return {"seconds": dict(seconds), "machine": machine}
 
 
-def depth_paper_training(bench: dict) -> dict | None:
+def depth_paper_training(bench: dict, runs: dict[str, int]) -> dict | None:
     """Where the depth chapter's paper-profile time goes (the Performance page): its
     training runs, split into the paper's own (ReLU network and GDLN, ``seeds`` each)
     and this book's additions (the other initialisations, the derived schedule, the
     one-way coupling), each priced at the benchmark's per-seed rate on the depth network
     at 8
     seeds.  ``None`` without a benchmark of the depth network."""
-    from ..core.paper import DEPTH
-    from .depth import paper_profile_runs
-
     d = bench.get("derived", {})
     try:
         rate = (
@@ -700,7 +699,6 @@ def depth_paper_training(bench: dict) -> dict | None:
         )
     except KeyError:
         return None
-    runs = paper_profile_runs()
     updates = int(DEPTH.epochs)
     return {
         "runs": runs,
@@ -850,7 +848,6 @@ def book_chapter_seconds(
     the
     chapters present in ``book/``, updated with ``own`` (e.g. the running page's own
     time); ``None`` seconds when nothing is recorded."""
-    from ..book.chapter_data import chapters_present
 
     present = chapters_present()
     times = chapter_times(path, profile)

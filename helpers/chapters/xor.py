@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import measures
-from ..core.xor_reln import GATES, LEARNING_FRACTION, _check_eps
+from ..core.xor_reln import GATES, LEARNING_FRACTION, check_eps
 
 __all__ = [
     "speed_ratio_window",
@@ -79,7 +79,7 @@ def crossover(eps, share, level: float = 0.5) -> float:
     """The margin at which ``share`` (e.g. the linear-gating share, one value per
     ``eps``)
     first rises through ``level``, by linear interpolation; ``nan`` if it never does."""
-    e = _check_eps(eps)
+    e = check_eps(eps)
     y = np.asarray(share, float)
     if e.ndim != 1 or e.shape != y.shape or e.size < 2 or np.any(np.diff(e) <= 0):
         raise ValueError("crossover needs increasing eps and one share per eps")

@@ -29,7 +29,7 @@ with ``a(t)`` the mode strength of Eq. 7 / Eqs. 18-19
 (:func:`helpers.core.linear.mode_strength`). Both losses are ``2 (1 - u(t))^2`` in the
 *normalised* strength ``u = a d / s``. With one ``a0`` per pathway (e.g.
 :func:`helpers.core.race.effective_a0` of an actual draw) the total loss is ``sum_p (n_p
-/ 2)(1 - a_p(t) d / s)^2`` (:func:`closed_form_loss`).
+/ 2)(1 - a_p(t) d / s)^2`` (:func:`xor_closed_form_loss`).
 
 Learning time (one definition for ReLU networks, simulated ReLNs and closed forms): the
 first epoch at which the summed loss is at most :data:`LEARNING_FRACTION` of its initial
@@ -52,8 +52,9 @@ __all__ = [
     "reln",
     "analytic_modes",
     "effective_modes",
-    "initial_mode_strength",
-    "closed_form_loss",
+    "xor_initial_strength",
+    "xor_closed_form_loss",
+    "check_eps",
     "closed_form_learning_time",
     "eps_star",
     "learning_time_crossover",
@@ -81,7 +82,7 @@ def _check_kind(kind: str) -> str:
     return kind
 
 
-def _check_eps(eps) -> np.ndarray:
+def check_eps(eps) -> np.ndarray:
     e = np.asarray(eps, float)
     if not np.all(np.isfinite(e)) or np.any(e < 0):
         raise ValueError(f"the margin eps must be finite and >= 0, got {eps}")
@@ -121,7 +122,7 @@ def analytic_modes(eps, kind: str):
     linear: ``s = 2 eps``, ``d = 2 eps^2``; XoR: ``s = sqrt(2 + eps^2)``, ``d = 2 +
     eps^2``. Broadcasts over ``eps``.
     """
-    e = _check_eps(eps)
+    e = check_eps(eps)
     if _check_kind(kind) == "linear":
         return 2.0 * e, 2.0 * e**2
     return np.sqrt(2.0 + e**2), 2.0 + e**2
@@ -144,13 +145,13 @@ def effective_modes(eps: float, kind: str) -> dict:
     return out
 
 
-def initial_mode_strength(kind: str, width: int = 128, init_std: float = 1e-3) -> float:
+def xor_initial_strength(kind: str, width: int = 128, init_std: float = 1e-3) -> float:
     """``a0`` of one pathway of the ``kind`` ReLN, derived from its width and init
     (:func:`helpers.core.linear.initial_mode_strength`; no fitted constant)."""
     return linear.initial_mode_strength(pathway_width(kind, width), init_std, init_std)
 
 
-def closed_form_loss(t, eps: float, kind: str, a0, lr: float) -> np.ndarray:
+def xor_closed_form_loss(t, eps: float, kind: str, a0, lr: float) -> np.ndarray:
     """Total summed loss of a ReLN in closed form: Eq. 22 (linear) or Eq. 23 (XoR).
 
     Pathway ``p`` sees ``n_p`` datapoints and has one mode whose strength ``a_p(t)``
@@ -205,7 +206,7 @@ def closed_form_learning_time(
     """
     if not 0 < fraction < 1:
         raise ValueError(f"fraction must lie in (0, 1), got {fraction}")
-    e = _check_eps(eps)
+    e = check_eps(eps)
     scalar = e.ndim == 0
     e = np.atleast_1d(e)
     s, d = analytic_modes(e, kind)

@@ -208,7 +208,9 @@ def test_depth_paper_training_prices_the_paper_runs_and_ours():
         "floor_seed_epochs_per_s": {"depth": 2000.0},
         "derived": {"fraction_of_floor": {"depth": {"8": 0.5}}},
     }
-    split = bm.depth_paper_training(bench)
+    from helpers.chapters.depth import paper_profile_runs
+
+    split = bm.depth_paper_training(bench, paper_profile_runs())
     assert split["runs"]["paper"] == 2 * p["seeds"] == 198
     assert (
         split["runs"]["ours"]
@@ -216,4 +218,4 @@ def test_depth_paper_training_prices_the_paper_runs_and_ours():
     )
     assert split["seed_epochs_per_s"] == 1000.0
     assert split["seconds"]["paper"] == pytest.approx(198 * split["updates"] / 1000.0)
-    assert bm.depth_paper_training({"derived": {}}) is None
+    assert bm.depth_paper_training({"derived": {}}, paper_profile_runs()) is None

@@ -73,7 +73,7 @@ def test_relu_network_switches_gating_with_the_margin():
             assert xch.gating_shares(G[s], W1[s], W2[s])[expect] > 0.9
         t_fast = min(
             xr.closed_form_learning_time(
-                eps, k, xr.initial_mode_strength(k, 128, std), LR
+                eps, k, xr.xor_initial_strength(k, 128, std), LR
             )
             for k in xr.KINDS
         )

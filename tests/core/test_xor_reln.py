@@ -67,7 +67,7 @@ def test_closed_form_loss_equals_mode_sum_and_gated_linear_theory(kind):
     of helpers.core.linear.closed_form_loss on each pathway's gated dataset."""
     eps, a0 = 0.6, 1e-4
     t = np.array([0.0, 100.0, 400.0, 800.0, 5000.0])
-    L = xr.closed_form_loss(t, eps, kind, a0, LR)
+    L = xr.xor_closed_form_loss(t, eps, kind, a0, LR)
     s, d = xr.analytic_modes(eps, kind)
     a = h.mode_strength(t, s, d, a0, LR)
     n = len(xr.GATES[kind])
@@ -99,17 +99,17 @@ def test_closed_form_loss_with_one_a0_per_pathway(kind):
         for g, a in zip(xr.GATES[kind].values(), a0)
     )
     np.testing.assert_allclose(
-        xr.closed_form_loss(t, eps, kind, a0, LR), ref, rtol=1e-9, atol=1e-12
+        xr.xor_closed_form_loss(t, eps, kind, a0, LR), ref, rtol=1e-9, atol=1e-12
     )
     np.testing.assert_allclose(
-        xr.closed_form_loss(t, eps, kind, dict(zip(names, a0)), LR),
+        xr.xor_closed_form_loss(t, eps, kind, dict(zip(names, a0)), LR),
         ref,
         rtol=1e-9,
         atol=1e-12,
     )
     np.testing.assert_allclose(
-        xr.closed_form_loss(t, eps, kind, [3e-4] * len(names), LR),
-        xr.closed_form_loss(t, eps, kind, 3e-4, LR),
+        xr.xor_closed_form_loss(t, eps, kind, [3e-4] * len(names), LR),
+        xr.xor_closed_form_loss(t, eps, kind, 3e-4, LR),
         rtol=1e-12,
         atol=1e-15,
     )
@@ -122,9 +122,9 @@ def test_closed_form_learning_time():
     for kind in xr.KINDS:
         for eps in (0.3, 0.9, 1.5):
             t = xr.closed_form_learning_time(eps, kind, a0, LR)
-            L = xr.closed_form_loss(np.array([0.0, t]), eps, kind, a0, LR)
+            L = xr.xor_closed_form_loss(np.array([0.0, t]), eps, kind, a0, LR)
             assert L[1] == pytest.approx(f * L[0], rel=1e-9)
-            curve = xr.closed_form_loss(np.arange(4001), eps, kind, a0, LR)
+            curve = xr.xor_closed_form_loss(np.arange(4001), eps, kind, a0, LR)
             assert xch.learning_times(curve[None])[0] == np.ceil(t)
         arr = xr.closed_form_learning_time(np.array([0.0, 0.3, 0.9]), kind, a0, LR)
         assert arr[1] == pytest.approx(xr.closed_form_learning_time(0.3, kind, a0, LR))
@@ -152,8 +152,8 @@ def test_learning_time_crossover_is_eps_star_for_the_relns_architecture():
     c_big = xr.learning_time_crossover(1e-3, 1e-3, LR)
     assert xr.eps_star() < c_small < c_big
     assert c_big == pytest.approx(0.940, abs=0.002)
-    a0l = xr.initial_mode_strength("linear", 128, 1e-3)
-    a0x = xr.initial_mode_strength("xor", 128, 1e-3)
+    a0l = xr.xor_initial_strength("linear", 128, 1e-3)
+    a0x = xr.xor_initial_strength("xor", 128, 1e-3)
     assert a0l == pytest.approx(2 * a0x) and a0l == pytest.approx(64 * 2e-6 / 4)
 
 
@@ -192,7 +192,7 @@ def test_simulated_relns_match_closed_forms():
             )
             t_sim = np.median(xch.learning_times(run.loss))
             t_cf = xr.closed_form_learning_time(
-                eps, kind, xr.initial_mode_strength(kind, 128, std), LR
+                eps, kind, xr.xor_initial_strength(kind, 128, std), LR
             )
             assert t_sim == pytest.approx(t_cf, rel=0.03), (eps, kind)
 
@@ -210,7 +210,7 @@ def test_closed_form_with_effective_a0_matches_simulation():
         a0 = effective_a0(net, h.init_params(net, 0), ds.X, ds.Y)
         assert list(a0) == list(xr.GATES[kind])
         assert (
-            curve_distance(run.loss[0], xr.closed_form_loss(t, eps, kind, a0, lr))
+            curve_distance(run.loss[0], xr.xor_closed_form_loss(t, eps, kind, a0, lr))
             < 0.02
         )
 
@@ -226,7 +226,7 @@ def test_effective_a0_matches_its_expectation():
         for v in effective_a0(net, h.init_params(net, s), ds.X, ds.Y).values()
     ]
     assert np.mean(vals) == pytest.approx(
-        xr.initial_mode_strength("xor", 128, 1e-3), rel=0.1
+        xr.xor_initial_strength("xor", 128, 1e-3), rel=0.1
     )
     # aligned, balanced weights W1_p = sqrt(a) v^T, W2_p = sqrt(a) u give exactly a
     W1, W2 = (np.zeros_like(W) for W in h.init_params(net, 0))
@@ -251,7 +251,7 @@ def test_bad_inputs_raise_clear_errors():
     with pytest.raises(ValueError, match="eps"):
         xr.analytic_modes(-0.1, "linear")
     with pytest.raises(ValueError, match="s = 0"):
-        xr.closed_form_loss([0, 1], 0.0, "linear", 1e-4, LR)
+        xr.xor_closed_form_loss([0, 1], 0.0, "linear", 1e-4, LR)
     with pytest.raises(ValueError, match="fraction"):
         xr.closed_form_learning_time(0.5, "xor", 1e-4, LR, fraction=1.5)
     with pytest.raises(ValueError, match="correlation"):
@@ -263,9 +263,9 @@ def test_bad_inputs_raise_clear_errors():
     with pytest.raises(ValueError, match="no learning-time crossover"):
         xr.learning_time_crossover(1e-6, 1e-6, LR, bracket=(1.0, 2.0))
     with pytest.raises(ValueError, match="one per pathway"):
-        xr.closed_form_loss([0, 1], 0.5, "xor", [1e-4, 1e-4], LR)
+        xr.xor_closed_form_loss([0, 1], 0.5, "xor", [1e-4, 1e-4], LR)
     with pytest.raises(ValueError, match="no value"):
-        xr.closed_form_loss([0, 1], 0.5, "linear", {"positive": 1e-4}, LR)
+        xr.xor_closed_form_loss([0, 1], 0.5, "linear", {"positive": 1e-4}, LR)
     net = xr.reln("linear", 8, 1e-3)
     ds = h.xor(0.5)
     with pytest.raises(ValueError, match="fixed gates"):
