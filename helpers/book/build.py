@@ -438,12 +438,10 @@ def _tree_from_run(run: Path) -> Path:
     return root
 
 
-def site(builder: str = "html", source: Path | None = None) -> Path:
-    """Build the static site with warnings as errors; returns the HTML folder."""
-    root = ROOT if source is None else _tree_from_run(Path(source))
-    _install_mathjax(root)
-    config = _site_config(root)
-    cmd = [
+def _jupyter_book(root: Path, builder: str, config: Path) -> list[str]:
+    """The Jupyter Book 1.x build command (warnings are errors) for the site and the
+    PDF's single page."""
+    return [
         sys.executable,
         "-c",
         "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
@@ -456,6 +454,14 @@ def site(builder: str = "html", source: Path | None = None) -> Path:
         "--warningiserror",
         "--keep-going",
     ]
+
+
+def site(builder: str = "html", source: Path | None = None) -> Path:
+    """Build the static site with warnings as errors; returns the HTML folder."""
+    root = ROOT if source is None else _tree_from_run(Path(source))
+    _install_mathjax(root)
+    config = _site_config(root)
+    cmd = _jupyter_book(root, builder, config)
     _progress("building the site: jupyter-book " + " ".join(cmd[3:]))
     env = {
         **os.environ,
@@ -491,19 +497,7 @@ def pdf(root: Path | None = None) -> Path | None:
         _progress("PDF skipped: Chromium is not installed (apt-get install chromium)")
         return None
     config = root / "_build" / "_config.site.yml"
-    cmd = [
-        sys.executable,
-        "-c",
-        "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
-        "build",
-        str(root),
-        "--builder",
-        "singlehtml",
-        "--config",
-        str(config),
-        "--warningiserror",
-        "--keep-going",
-    ]
+    cmd = _jupyter_book(root, "singlehtml", config)
     res = subprocess.run(
         cmd,
         cwd=root,

@@ -4,16 +4,12 @@ exactly the losses of one device, and a seed's losses do not depend on the seeds
 it.
 """
 
-import json
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 import helpers as h
 from helpers.core import devices
+from tests.conftest import run_on_two_cpu_devices
 
 SCRIPT = """
 import json, numpy as np, jax, helpers as h
@@ -33,16 +29,7 @@ print(json.dumps({"devices": len(jax.devices()),
 
 
 def test_the_sharded_path_on_two_cpu_devices_gives_the_single_device_losses():
-    env = {**os.environ, devices.DEVICES_VARIABLE: "2", "JAX_PLATFORMS": "cpu"}
-    out = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    res = json.loads(out.stdout.strip().splitlines()[-1])
+    res = run_on_two_cpu_devices(SCRIPT)
     assert res == {"devices": 2, "loss": True, "outputs": True, "gates": True}
 
 

@@ -1,16 +1,12 @@
 """The mini-batch trainer (helpers.core.minibatch): SGD and Adam for a bias-free ReLU
 network, on the engine's devices and recording scheme."""
 
-import json
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 import helpers as h
-from helpers.core import devices, minibatch
+from helpers.core import minibatch
+from tests.conftest import run_on_two_cpu_devices
 
 
 @pytest.fixture(scope="module")
@@ -168,14 +164,5 @@ print(json.dumps(res))
 def test_the_sharded_path_on_two_cpu_devices_gives_the_single_device_losses():
     """Three seeds on two CPU devices (one padded share): every seed's losses and
     weights are those of one device."""
-    env = {**os.environ, devices.DEVICES_VARIABLE: "2", "JAX_PLATFORMS": "cpu"}
-    out = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    res = json.loads(out.stdout.strip().splitlines()[-1])
+    res = run_on_two_cpu_devices(SCRIPT)
     assert res == {"devices": 2, "sgd": True, "adam": True}
