@@ -83,6 +83,9 @@ class Records:
         alternative=None,
         target=None,
         censored=False,
+        spread_interval=None,
+        epochs=None,
+        phase=None,
     ):
         """Add a record.
 
@@ -98,7 +101,14 @@ class Records:
         measure between seeds of the reference network (or the value's own seed
         spread), ``alternative`` the measure for the paper's alternative; ``censored``
         marks a time gap that is only a lower bound
-        (:class:`helpers.core.measures.Match`).
+        (:class:`helpers.core.measures.Match`); ``spread_interval`` is the spread's
+        90 % bootstrap interval over seeds (a Match carries its own), which can make a
+        verdict ``undecided`` ([rulebook-noise]).
+
+        A claim about a network's gating (``gating = true`` in its registry entry)
+        gives ``epochs``, ``{epoch: value}`` over training, and ``phase``, the epochs
+        ``[first, last]`` over which the paper's description applies
+        ([rulebook-phase]).
 
         Only a measured time (``timing=True``: seconds or ratios of seconds, which a
         re-execution need not reproduce) may go unregistered; the performance page's
@@ -107,6 +117,7 @@ class Records:
         """
         from . import rulebook
 
+        family = {}
         if hasattr(value, "record") and hasattr(value, "per_seed"):
             # a Match (helpers.core.measures): its value and the rulebook's fields,
             # each of which the call may override
@@ -115,6 +126,13 @@ class Records:
             spread = fields["spread"] if spread is None else spread
             alternative = fields["alternative"] if alternative is None else alternative
             censored = censored or fields["censored"]
+            if spread_interval is None:
+                spread_interval = fields.get("spread_interval")
+            family = {
+                k: getattr(value, k)
+                for k in ("spread_candidate", "candidates", "best")
+                if getattr(value, k, None) is not None
+            }
             value = value.value
         entry = rulebook.claim(self.chapter, name)
         item = {"value": _plain(value), "paper": _plain(paper)}
@@ -134,6 +152,8 @@ class Records:
                 _plain(spread),
                 _plain(alternative),
                 bool(censored),
+                _plain(spread_interval),
+                entry.get("decided_by"),
             )
             item.update(
                 {
@@ -149,6 +169,16 @@ class Records:
                     )
                 }
             )
+            for k in ("setup", "decided_by", "follows"):
+                if entry.get(k):
+                    item[k] = entry[k]
+            if spread_interval is not None:
+                item["spread_interval"] = _plain(spread_interval)
+            item.update({k: _plain(v) for k, v in family.items()})
+            if epochs is not None:
+                item["epochs"] = _plain(epochs)
+            if phase is not None:
+                item["phase"] = _plain(phase)
             item.update(
                 {
                     "criterion": criterion,

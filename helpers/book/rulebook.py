@@ -17,7 +17,7 @@ those fields and the record's numbers, never typed:
 * ``kind = "finding"`` (beyond the paper): ``finding``;
 * ``kind = "measured"`` (a plain measurement): ``measured``.
 
-The thresholds are the three constants below, set once for the book before any result;
+The thresholds are the constants below, set once for the book before any result;
 no record carries a tolerance of its own.
 """
 
@@ -34,9 +34,12 @@ __all__ = [
     "CRITERIA",
     "VERDICTS",
     "PAPER_VERDICTS",
+    "DECIDED_BY",
+    "NOISE_CRITERIA",
     "NOISE_MULTIPLE",
     "CLEARLY",
     "CHECK_GAP",
+    "PHASE_SNAP",
     "registry",
     "claim",
     "holds",
@@ -46,7 +49,20 @@ __all__ = [
 
 KINDS = ("paper", "check", "finding", "measured")
 PROVENANCES = ("paper", "authors' code", "derived here", "none")
-PAPER_VERDICTS = ("reproduced", "partly reproduced", "not reproduced", "not testable")
+PAPER_VERDICTS = (
+    "reproduced",
+    "partly reproduced",
+    "not reproduced",
+    "undecided",
+    "not testable",
+)
+#: Whose choice decides a verdict on the paper (each reason names it): the paper's
+#: claim under its own setup, a choice of the authors' code the paper does not state,
+#: or a construction of this book (a reconstruction, a measure, a stand-in).
+DECIDED_BY = ("the paper's claim", "the authors' code", "this book's construction")
+#: Criteria whose yardstick is a seed spread, so that the spread's own uncertainty
+#: (its bootstrap interval over seeds) can change the verdict.
+NOISE_CRITERIA = ("seed_noise", "near", "beyond_noise")
 VERDICTS = PAPER_VERDICTS + ("check", "check failed", "finding", "measured")
 
 #: "As close as another seed": a gap agrees when it is at most this multiple of the same
@@ -62,6 +78,11 @@ CLEARLY = 0.5
 #: descent lag the gradient flow by about ``lr s / 2`` per unit of ``s t``, a few
 #: percent : for the step sizes of the book.
 CHECK_GAP = 0.05
+#: The phase of training in which the paper's context-level description of a network's
+#: gating applies ([rulebook-phase]): snapping every unit to its nearest context-level
+#: gate (``helpers.core.measures.snap_to_contexts``) changes the output by at most this
+#: fraction of its norm.
+PHASE_SNAP = 0.1
 
 #: How a record's value is held against what it is compared with.
 CRITERIA = {
@@ -182,6 +203,10 @@ def _rule(criterion, value, compared, spread, alternative) -> str:
     return CRITERIA.get(criterion, "")
 
 
+def _outcome(ok) -> str:
+    return {True: "reproduced", "partly": "partly reproduced"}.get(ok, "not reproduced")
+
+
 def decide(
     kind: str,
     provenance: str,
@@ -191,33 +216,48 @@ def decide(
     spread=None,
     alternative=None,
     censored: bool = False,
+    interval=None,
+    decided_by: str | None = None,
 ) -> tuple[str, str]:
     """``(verdict, reason)`` for a record, by the rules of the module docstring.
 
     ``censored``: the value is a time gap that is only a lower bound (the candidate
     never reached, within the run, a loss level the reference reached).  Such a gap
     cannot show agreement: under ``seed_noise`` and ``gap`` it fails; under
-    ``beyond_noise`` it
-    holds only if the lower bound itself is beyond the noise."""
+    ``beyond_noise`` it holds only if the lower bound itself is beyond the noise.
+
+    ``interval``: the seed spread's 90 % bootstrap interval ([rulebook-noise]); a
+    verdict on the paper that differs at the interval's two ends is ``undecided``.
+    ``decided_by``: whose choice decides the verdict (one of :data:`DECIDED_BY`;
+    default the paper's claim), named in the reason of every verdict on the paper."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if provenance not in PROVENANCES:
         raise ValueError(f"provenance must be one of {PROVENANCES}, got {provenance!r}")
+    decided_by = decided_by or DECIDED_BY[0]
+    if decided_by not in DECIDED_BY:
+        raise ValueError(f"decided_by must be one of {DECIDED_BY}, got {decided_by!r}")
     if kind == "measured":
         return "measured", "a measurement; no claim is judged on it"
     if kind == "finding":
         return "finding", "a result beyond the paper"
-    ok = holds(criterion, value, compared, spread, alternative)
+
+    def judged(spread_):
+        ok_ = holds(criterion, value, compared, spread_, alternative)
+        if censored and criterion in ("seed_noise", "gap", "beyond_noise"):
+            if criterion == "beyond_noise":
+                ok_ = True if ok_ is True else None
+            elif ok_ is not None:
+                ok_ = False
+        return ok_
+
+    ok = judged(spread)
     rule = _rule(criterion, value, compared, spread, alternative)
     if censored and criterion in ("seed_noise", "gap", "beyond_noise"):
         rule += (
             " (a lower bound: the candidate never reaches a loss level the "
             "reference reaches)"
         )
-        if criterion == "beyond_noise":
-            ok = True if ok is True else None
-        elif ok is not None:
-            ok = False
     if kind == "check":
         if ok is None:
             return "check", "shown in the chapter (no numeric criterion)"
@@ -226,6 +266,7 @@ def decide(
             if ok is True
             else ("check failed", f"fails: {rule}")
         )
+    who = f" Decided by {decided_by}."
     if provenance != "paper":
         source = {
             "none": "the paper states no value to compare with",
@@ -239,14 +280,23 @@ def decide(
             "not testable",
             "the paper's value cannot be compared by a criterion here",
         )
+    if interval is not None and criterion in NOISE_CRITERIA:
+        lo, hi = (float(x) for x in interval)
+        ends = {_outcome(judged(lo)), _outcome(judged(hi)), _outcome(ok)}
+        rule += f" (spread's 90 % interval over seeds {lo:.3g}-{hi:.3g})"
+        if len(ends) > 1:
+            return "undecided", (
+                f"{rule}: the verdict changes within the spread's interval "
+                f"({' / '.join(sorted(ends))}); more seeds are needed.{who}"
+            )
     if ok is True:
-        return "reproduced", f"{rule}: holds"
+        return "reproduced", f"{rule}: holds.{who}"
     if ok == "partly":
         return "partly reproduced", (
             f"{rule}: outside the seed noise, but clearly nearer the "
-            "paper's candidate than its alternative"
+            f"paper's candidate than its strongest alternative.{who}"
         )
-    return "not reproduced", f"{rule}: fails"
+    return "not reproduced", f"{rule}: fails.{who}"
 
 
 def verdict(
@@ -274,4 +324,5 @@ def verdict(
         match.spread,
         match.alternative,
         bool(getattr(match, "censored", False)),
+        getattr(match, "spread_interval", None),
     )[0]

@@ -16,7 +16,10 @@ __all__ = [
     "time_gap",
     "Match",
     "match",
+    "BOOTSTRAP",
+    "bootstrap_interval",
     "seed_spread",
+    "seed_spread_interval",
     "censored",
     "curve_distance",
     "output_gap",
@@ -95,11 +98,17 @@ class Match:
     """How closely a candidate (a ReLN, a closed form) follows a reference network.
 
     ``value``: median over seeds of :func:`time_gap` (reference seed ``s`` against
-    candidate seed ``s``); ``spread``: median over pairs of reference seeds of the same
-    gap (how far apart two runs of the reference itself are); ``alternative``: the same
-    as ``value`` for the paper's alternative, when there is one; ``per_seed``: the gaps
-    behind ``value``; ``censored``: for some seed the candidate never reaches, within
-    the run, a loss level the reference reaches, so ``value`` is only a lower bound.
+    candidate seed ``s``); ``spread``: the yardstick of the rulebook
+    ([rulebook-noise]): the median over pairs of reference seeds of the same gap, or,
+    when the candidate is stochastic too, the larger of that and the candidate's own
+    (``spread_candidate``), so that noise on both sides is counted;
+    ``spread_interval``: a 90 % bootstrap interval of ``spread`` over seeds;
+    ``alternative``: the same as ``value`` for the paper's alternative, or for the
+    strongest competitor when a family of ``candidates`` was fitted ([rulebook-best]);
+    ``candidates``: each candidate's gap, by name (the paper's included); ``best``: the
+    name of the nearest; ``per_seed``: the gaps behind ``value``; ``censored``: for
+    some seed the candidate never reaches, within the run, a loss level the reference
+    reaches, so ``value`` is only a lower bound.
     """
 
     value: float
@@ -107,6 +116,10 @@ class Match:
     alternative: float | None
     per_seed: tuple
     censored: bool = False
+    spread_interval: tuple | None = None
+    spread_candidate: float | None = None
+    candidates: dict | None = None
+    best: str | None = None
 
     def record(self) -> dict:
         """Keyword arguments for ``Records.add`` (the rulebook's ``seed_noise``
@@ -116,7 +129,49 @@ class Match:
             "spread": self.spread,
             "alternative": self.alternative,
             "censored": self.censored,
+            "spread_interval": self.spread_interval,
         }
+
+
+#: Bootstrap of a seed spread ([rulebook-noise]): resamples and the interval's
+#: percentiles, fixed once for the book.
+BOOTSTRAP = {"resamples": 1000, "percentiles": (5.0, 95.0), "seed": 0}
+
+
+def _pair_median(D, idx) -> float | None:
+    """Median of ``D[a, b]`` over pairs of resampled seeds that are two different
+    seeds (a pair of one seed with itself says nothing about the spread)."""
+    vals = [D[a, b] for i, a in enumerate(idx) for b in idx[i + 1 :] if a != b]
+    return float(np.median(vals)) if vals else None
+
+
+def bootstrap_interval(*matrices) -> tuple[float, float]:
+    """90 % bootstrap interval over seeds of a seed spread ([rulebook-noise]).
+
+    Each argument is a symmetric matrix of a measure between two seeds of one side
+    (``D[a, b]``); the seeds of each side are resampled with replacement, the spread is
+    the median over pairs of distinct seeds, and with two sides the larger of the two,
+    as :func:`match` takes it."""
+    rng = np.random.default_rng(BOOTSTRAP["seed"])
+    Ds = [np.asarray(D, float) for D in matrices]
+    for D in Ds:
+        if D.ndim != 2 or D.shape[0] != D.shape[1] or D.shape[0] < 2:
+            raise ValueError("bootstrap_interval needs square matrices of >= 2 seeds")
+    draws = []
+    for _ in range(BOOTSTRAP["resamples"]):
+        meds = [_pair_median(D, rng.integers(0, len(D), len(D))) for D in Ds]
+        if all(m is not None for m in meds):
+            draws.append(max(meds))
+    lo, hi = np.percentile(draws, BOOTSTRAP["percentiles"])
+    return float(lo), float(hi)
+
+
+def _gap_matrix(R, levels) -> np.ndarray:
+    n = R.shape[0]
+    D = np.zeros((n, n))
+    for i, j in combinations(range(n), 2):
+        D[i, j] = D[j, i] = time_gap(R[i], R[j], levels)
+    return D
 
 
 def seed_spread(values) -> float:
@@ -128,17 +183,43 @@ def seed_spread(values) -> float:
     return float(np.median([abs(a - b) for a, b in combinations(v, 2)]))
 
 
-def match(reference, candidate, alternative=None, levels=LEVELS) -> Match:
+def seed_spread_interval(*values) -> tuple[float, float]:
+    """90 % bootstrap interval of :func:`seed_spread` over seeds ([rulebook-noise]);
+    with two arguments (the two compared sides, both stochastic), of the larger of
+    the two sides' spreads."""
+    mats = []
+    for v in values:
+        v = np.asarray(v, float).ravel()
+        if v.size < 2:
+            raise ValueError("seed_spread_interval needs at least 2 seeds per side")
+        mats.append(np.abs(v[:, None] - v[None, :]))
+    return bootstrap_interval(*mats)
+
+
+def match(
+    reference,
+    candidate,
+    alternative=None,
+    levels=LEVELS,
+    *,
+    competitors=None,
+    name="paper's candidate",
+) -> Match:
     """:class:`Match` of ``candidate`` curves to ``reference`` curves (``(seeds, T)``
-    each,
-    or one curve for a deterministic candidate), calibrated by the reference's own
-    seeds.
+    each, or one curve for a deterministic candidate), calibrated by the reference's
+    own seeds, and by the candidate's when it has several different curves (noise on
+    both sides, [rulebook-noise]).
+
+    ``competitors``: ``{name: curves}``, the family the candidate ``name`` is fitted
+    against ([rulebook-best]); the record's alternative is then the nearest of them.
     """
     R = np.atleast_2d(np.asarray(reference, float))
     if R.shape[0] < 2:
         raise ValueError(
             "match needs at least 2 reference seeds: their spread is the yardstick"
         )
+    if competitors is not None and alternative is not None:
+        raise ValueError("give the paper's alternative or competitors, not both")
 
     def gaps(other):
         O = np.atleast_2d(np.asarray(other, float))
@@ -151,19 +232,37 @@ def match(reference, candidate, alternative=None, levels=LEVELS) -> Match:
         return [time_gap(r, o, levels) for r, o in zip(R, O)]
 
     per = gaps(candidate)
-    pairs = [
-        time_gap(R[i], R[j], levels) for i, j in combinations(range(R.shape[0]), 2)
-    ]
-    alt = None if alternative is None else float(np.median(gaps(alternative)))
+    D_ref = _gap_matrix(R, levels)
+    spread = float(np.median(D_ref[np.triu_indices(len(R), 1)]))
     C = np.atleast_2d(np.asarray(candidate, float))
+    mats = [D_ref]
+    spread_c = None
+    if C.shape[0] >= 2 and not np.allclose(C, C[:1]):
+        D_c = _gap_matrix(C, levels)
+        spread_c = float(np.median(D_c[np.triu_indices(len(C), 1)]))
+        mats.append(D_c)
     C = np.repeat(C, R.shape[0], axis=0) if C.shape[0] == 1 else C
     cens = any(censored(r, c, levels) for r, c in zip(R, C))
+    family = best = None
+    if competitors is not None:
+        if not competitors:
+            raise ValueError("competitors: give at least one competing candidate")
+        family = {name: float(np.median(per))}
+        family.update({k: float(np.median(gaps(v))) for k, v in competitors.items()})
+        best = min(family, key=family.get)
+        alt = min(v for k, v in family.items() if k != name)
+    else:
+        alt = None if alternative is None else float(np.median(gaps(alternative)))
     return Match(
         float(np.median(per)),
-        float(np.median(pairs)),
+        max(spread, spread_c) if spread_c is not None else spread,
         alt,
         tuple(float(g) for g in per),
         cens,
+        bootstrap_interval(*mats),
+        spread_c,
+        family,
+        best,
     )
 
 

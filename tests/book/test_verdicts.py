@@ -2,6 +2,7 @@
 provenance of what it is compared with, and every stored verdict is the one the rulebook
 computes from the stored fields (helpers.book.rulebook)."""
 
+import numpy as np
 import pytest
 
 from helpers.book import rulebook
@@ -47,6 +48,8 @@ def test_each_verdict_is_the_rulebooks(ch, name, r):
         r.get("spread"),
         r.get("alternative"),
         r.get("censored", False),
+        r.get("spread_interval"),
+        r.get("decided_by"),
     )
     assert (r["verdict"], r["reason"]) == expected
 
@@ -104,3 +107,83 @@ def test_no_record_carries_a_tolerance_of_its_own():
     for ch, name, r in ROWS:
         assert "tolerance" not in r, f"{ch}.{name}: thresholds belong to the rulebook"
         assert r.get("criterion") in (None, *rulebook.CRITERIA), (ch, name)
+
+
+# The four rules of the second pass ([rulebook-noise], [rulebook-best],
+# [rulebook-phase], [rulebook-labels]), each enforced on the stored records.
+
+JUDGED = [
+    (ch, n, r)
+    for ch, n, r in ROWS
+    if r["kind"] == "paper"
+    and r["provenance"] == "paper"
+    and r.get("criterion") in rulebook.NOISE_CRITERIA
+]
+
+
+@pytest.mark.parametrize("ch,name,r", JUDGED, ids=[f"{c}.{n}" for c, n, _ in JUDGED])
+def test_a_noise_verdict_reports_its_spreads_uncertainty(ch, name, r):
+    lo, hi = r.get("spread_interval") or (None, None)
+    assert lo is not None and lo <= hi, f"{ch}.{name}: no bootstrap interval"
+
+
+def test_a_stochastic_candidate_gives_a_two_sample_spread():
+    for ch, entries in REGISTRY.items():
+        for name, e in entries.items():
+            if e.get("candidate") == "stochastic":
+                r = RECORDS[ch][name]
+                assert r.get("spread_candidate") is not None, (ch, name)
+                assert r["spread"] >= r["spread_candidate"], (ch, name)
+
+
+def test_a_follows_verdict_names_the_best_candidate():
+    for ch, entries in REGISTRY.items():
+        for name, e in entries.items():
+            if e.get("follows"):
+                r = RECORDS[ch][name]
+                family = r.get("candidates") or {}
+                assert len(family) >= 2 and e["follows"] in family, (ch, name)
+                assert r["best"] == min(family, key=family.get), (ch, name)
+
+
+def test_a_gating_claim_says_over_which_epochs_it_holds():
+    for ch, entries in REGISTRY.items():
+        for name, e in entries.items():
+            if e.get("gating"):
+                r = RECORDS[ch][name]
+                assert r.get("epochs"), (ch, name)
+                first, last = r["phase"]
+                assert first <= last, (ch, name)
+
+
+def test_every_verdict_on_the_paper_names_its_setup_and_who_decides():
+    for ch, entries in REGISTRY.items():
+        for name, e in entries.items():
+            if e["kind"] == "paper":
+                assert e.get("setup"), f"{ch}.{name}: which experiment's setup?"
+                assert e.get("decided_by", rulebook.DECIDED_BY[0]) in (
+                    rulebook.DECIDED_BY
+                ), (ch, name)
+
+
+def test_the_bootstrap_interval_can_make_a_verdict_undecided():
+    args = ("paper", "paper", "seed_noise", 0.07, None, 0.038, 1.2)
+    assert rulebook.decide(*args, interval=(0.03, 0.05))[0] == "reproduced"
+    v, reason = rulebook.decide(*args, interval=(0.02, 0.05))
+    assert v == "undecided" and "more seeds" in reason
+
+
+def test_the_strongest_competitor_is_the_alternative():
+    from helpers.core import measures
+
+    t = np.arange(200.0)
+    curve = lambda tau: np.exp(-t / tau)  # noqa: E731
+    ref = [curve(20.0), curve(21.0), curve(19.5)]
+    m = measures.match(
+        ref,
+        [curve(30.0)] * 3,
+        competitors={"near": [curve(22.0)] * 3, "far": [curve(60.0)] * 3},
+        name="paper's",
+    )
+    assert m.best == "near" and m.alternative == m.candidates["near"]
+    assert rulebook.verdict(m) == "not reproduced"
