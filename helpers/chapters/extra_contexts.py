@@ -88,6 +88,12 @@ __all__ = [
     "closed_form_for_stds",
     "closed_form_losses",
     "census_over_training",
+    "family_name",
+    "family_sets",
+    "class_share",
+    "competitor",
+    "smallest_rise",
+    "family_table",
 ]
 
 
@@ -812,3 +818,99 @@ def census_over_training(gates, W1s, W2s, ds: Dataset, threshold: float = 0.5) -
         ]
     )
     return {"census": census, "by_k": by_k, "functional_by_k": func}
+
+
+def family_name(ks, C: int) -> str:
+    """The name of the ReLN with the common pathway and every k-of-C context pathway
+    for each ``k`` in ``ks`` ([rulebook-best]): ``'4-of-5'``, ``'4+3-of-5'``."""
+    return "+".join(str(k) for k in sorted(set(ks), reverse=True)) + f"-of-{C}"
+
+
+def family_sets(C: int, by_k, extra=()) -> dict:
+    """The family of ReLNs the ReLU network is held against ([rulebook-best]):
+    ``{name: ks}`` for common + every k-of-C (``k = 1..C``), the mixture of the two
+    classes ``k < C`` that hold the most of the ReLU network's weight (``by_k``: its
+    census share by number of contexts on, ``k = 0..C``, :func:`census_by_contexts_on`),
+    and any mixtures in ``extra`` (e.g. ``[(2, 1)]``, the authors' 7 pathways at C = 3).
+    """
+    by_k = np.asarray(by_k, float)
+    if by_k.shape != (C + 1,):
+        raise ValueError(f"by_k must hold C + 1 = {C + 1} shares, got {by_k.shape}")
+    out = {family_name([k], C): (k,) for k in range(1, C + 1)}
+    if C > 2:
+        top = sorted(range(1, C), key=lambda k: -by_k[k])[:2]
+        out[family_name(top, C)] = tuple(sorted(top, reverse=True))
+    for ks in extra:
+        out[family_name(ks, C)] = tuple(sorted(set(ks), reverse=True))
+    return out
+
+
+def class_share(net, W1, W2, names) -> float:
+    """Share of a ReLN's weight (``|W2[:, j]| |W1[j, :]|`` summed over its units,
+    [conv-census]) in the pathways ``names``: for a ReLN, what the census of the ReLU
+    network measures in its units."""
+    w = unit_weight(np.asarray(W1, float), np.asarray(W2, float))
+    keep = sum(w[net.pathway_slice(n)].sum() for n in names if n in net.pathway_names())
+    return float(keep / w.sum())
+
+
+def competitor(match, name: str) -> str:
+    """The strongest competitor of the candidate ``name`` in a fitted family
+    (:func:`helpers.core.measures.match` with ``competitors``): the nearest other
+    member, whose gap is the record's alternative ([rulebook-best])."""
+    others = {k: v for k, v in (match.candidates or {}).items() if k != name}
+    if not others:
+        raise ValueError("competitor: the match has no other candidate")
+    return min(others, key=others.get)
+
+
+def smallest_rise(values: dict) -> dict:
+    """The smallest rise of a per-seed quantity from one setting to the next
+    (``values``: ``{C: per-seed values}`` in order), for a claim that it rises
+    ([rulebook-labels]: judged at its worst step) under ``beyond_noise``: the rise of
+    the medians, the larger of the two settings' seed spreads
+    (:func:`helpers.core.measures.seed_spread`) and that spread's 90 % bootstrap
+    interval (:func:`helpers.core.measures.seed_spread_interval`)."""
+    from ..core.measures import seed_spread, seed_spread_interval
+
+    keys = list(values)
+    if len(keys) < 2:
+        raise ValueError("smallest_rise needs at least two settings")
+    steps = [
+        (float(np.median(values[b]) - np.median(values[a])), a, b)
+        for a, b in zip(keys, keys[1:])
+    ]
+    rise, a, b = min(steps)
+    return {
+        "value": rise,
+        "spread": max(seed_spread(values[a]), seed_spread(values[b])),
+        "interval": seed_spread_interval(values[a], values[b]),
+        "step": f"{a} to {b}",
+    }
+
+
+def family_table(follows: dict, closed: dict, paper: dict, init: str) -> str:
+    """Markdown table of the family fits of the page *More contexts* ([rulebook-best]):
+    per C, every ReLN's time gap to the ReLU network (``follows[C]``, a
+    :class:`helpers.core.measures.Match` with ``candidates``), the paper's candidate
+    ``paper[C]`` in bold, the closed form's gap (``closed[C, init]``) and the seed
+    spread."""
+    rows = [
+        "| C | ReLN (common + k-of-C) | time gap to the ReLU network |",
+        "|---|---|---|",
+    ]
+    for C, m in follows.items():
+        for name, gap in sorted(m.candidates.items(), key=lambda kv: kv[1]):
+            label = f"**{name}** (paper's)" if name == paper[C] else name
+            best = " (nearest)" if name == m.best else ""
+            rows.append(f"| {C} | {label}{best} | {gap:.3f} |")
+        rows.append(
+            f"| {C} | closed form of common + {C - 1}-of-{C} | "
+            f"{closed[C, init].value:.3f} |"
+        )
+        lo, hi = m.spread_interval
+        rows.append(
+            f"| {C} | (seed spread: ReLU and ReLN seeds; 90 % interval) | "
+            f"{m.spread:.3f} ({lo:.3f}-{hi:.3f}) |"
+        )
+    return "\n".join(rows)

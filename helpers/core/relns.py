@@ -43,6 +43,7 @@ __all__ = [
     "context_pathways",
     "pathway_pattern",
     "context_reln",
+    "k_of_c_reln",
     "common_fit",
     "derived_stds",
     "with_stds",
@@ -140,6 +141,31 @@ def context_reln(
         if C == 2 and kind == "both":
             singles = []  # for C = 2 the single-context and C-1-of-C sets coincide
         pws += singles
+    return gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, pws, coupling=coupling)
+
+
+def k_of_c_reln(
+    ds: Dataset,
+    ks: Sequence[int],
+    coupling: str = "one-way",
+    width: int = WIDTH,
+    std_common: float = STD_COMMON,
+    std_context: float = STD_CONTEXT,
+) -> GatedNetwork:
+    """The common pathway plus every k-of-C context pathway for each ``k`` in ``ks``
+    (the family of ReLNs of [rulebook-best], pages *More contexts* and *More contexts
+    than five*): ``ks = [C - 1]`` is :func:`context_reln` ``"mixed"``, ``[1]`` is
+    ``"single"``, ``[C - 1, 1]`` at C = 3 is ``"both"`` (the authors' 7 pathways);
+    ``k = C`` adds a second all-context pathway that sees the items only."""
+    C = ds.n_contexts
+    ks = sorted({int(k) for k in ks}, reverse=True)
+    if not ks or not all(1 <= k <= C for k in ks):
+        raise ValueError(f"ks must be context counts in 1..{C}, got {ks}")
+    pws = [Pathway("common", width, None, None, (std_common, std_common), common=True)]
+    for k in ks:
+        pws += context_pathways(
+            ds, k, width, std_context, prefix="ctx" if k < C else "all"
+        )
     return gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, pws, coupling=coupling)
 
 

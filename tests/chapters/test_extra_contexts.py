@@ -285,3 +285,32 @@ def test_start_stds_and_the_closed_form_they_imply():
     np.testing.assert_allclose(L[2], cf.closed_form_for_stds(ds, t, 1e-3, matched).loss)
     with pytest.raises(ValueError, match="common pathway"):
         cf.closed_form_for_stds(ds, t, 1e-3, {"ctx12": 1e-5})
+
+
+def test_the_family_holds_every_k_and_the_census_mixture():
+    by_k = np.array([0.0, 0.01, 0.02, 0.45, 0.5, 0.02])  # C = 5: 4 and 3 lead
+    fam = cf.family_sets(5, by_k)
+    assert set(fam) == {"1-of-5", "2-of-5", "3-of-5", "4-of-5", "5-of-5", "4+3-of-5"}
+    assert fam["4+3-of-5"] == (4, 3)
+    fam3 = cf.family_sets(3, np.array([0, 0.01, 0.7, 0.29]), [(2, 1)])
+    assert "2+1-of-3" in fam3 and fam3["2+1-of-3"] == (2, 1)
+
+
+def test_k_of_c_reln_matches_the_named_relns():
+    from helpers.core import relns
+
+    ds = h.contextual_task(3)
+    assert (
+        relns.k_of_c_reln(ds, [2]).pathway_names()
+        == relns.context_reln(ds, "mixed").pathway_names()
+    )
+    assert len(relns.k_of_c_reln(ds, [2, 1]).pathway_names()) == 7
+    assert len(relns.k_of_c_reln(ds, [3]).pathway_names()) == 2
+
+
+def test_smallest_rise_is_the_worst_step():
+    out = cf.smallest_rise({3: [0.70, 0.72], 4: [0.74, 0.75], 5: [0.73, 0.76]})
+    assert out["step"] == "4 to 5" and out["value"] < 0.01
+    assert out["spread"] == pytest.approx(0.03)
+    lo, hi = out["interval"]
+    assert lo <= hi
