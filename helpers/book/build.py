@@ -152,6 +152,22 @@ def _unexecuted(name: str) -> Path:
     return path
 
 
+def _kernel_manager():
+    """The kernel manager papermill starts chapters with: the kernel talks over IPC
+    sockets (files readable by this user only) rather than unencrypted local TCP, which
+    ipykernel warns about on every start; TCP where IPC is not available (Windows)."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    if os.name == "nt":
+        return AsyncKernelManager
+    from traitlets import CaselessStrEnum
+
+    class IPCKernelManager(AsyncKernelManager):
+        transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+    return IPCKernelManager
+
+
 def execute(
     name: str,
     parameters_: dict | None = None,
@@ -205,6 +221,7 @@ def execute(
             str(out),
             parameters=params,
             kernel_name="python3",
+            kernel_manager_class=_kernel_manager(),
             cwd=str(BOOK),
             progress_bar=False,
             log_output=False,
@@ -408,10 +425,60 @@ def _site_config(root: Path) -> Path:
             "jupyterhub_url": "",
             "thebe": False,
         }
+    _page_furniture(config, root, url)
     path = root / "_build" / "_config.site.yml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
+
+
+def _version() -> str:
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
+def _commit(root: Path = ROOT) -> tuple[str, str]:
+    """The commit the site is built from, short, and its date (so that a rebuild of the
+    same commit gives the same pages)."""
+    out = subprocess.run(
+        ["git", "-C", str(root), "log", "-1", "--format=%h %cs"],
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return (out[0], out[1]) if len(out) == 2 else ("unknown", "unknown")
+
+
+def _page_furniture(config: dict, root: Path, url: str | None) -> None:
+    """What every page carries: the version and date in the footer, the issues button
+    (readers dispute verdicts there) where the repository is known, the bottom line of
+    the scorecard for the intro page (``{{ bottom_line }}``, from the records the site
+    shows), and, on a run's site, a banner on every page naming the run."""
+    from . import records
+
+    html = config.setdefault("html", {})
+    html["use_issues_button"] = bool(url) and bool(html.get("use_issues_button"))
+    commit, date = _commit()
+    html["extra_footer"] = (
+        f"<p>Version {_version()}, commit {commit} of {date}.</p>"
+        f"<p>{html.get('extra_footer') or ''}</p>"
+    )
+    recs = records.load_all(root / "book" / "results")
+    subs = config.setdefault("parse", {}).setdefault("myst_substitutions", {})
+    subs["bottom_line"] = records.bottom_line(recs)
+    manifest = root.parent / "manifest.json"
+    if root != ROOT and manifest.exists():
+        import html as html_
+
+        m = json.loads(manifest.read_text())
+        params = json.dumps(m.get("parameters") or {}, sort_keys=True)
+        html["announcement"] = html_.escape(
+            f"This site shows a run, not the committed book: profile "
+            f"{m.get('profile')}, parameters {params}, chapters "
+            f"{', '.join(m.get('chapters') or {})}, commit "
+            f"{(m.get('commit') or 'unknown')[:10]}, finished {m.get('finished')}."
+        )
+        subs["bottom_line"] = f"In this run: {subs['bottom_line']}"
 
 
 def _tree_from_run(run: Path) -> Path:
@@ -422,6 +489,10 @@ def _tree_from_run(run: Path) -> Path:
             f"{run} is not a run (no manifest.json); runs: "
             f"{sorted(p.name for p in RUNS.glob('*'))}"
         )
+    # the scorecard (and with it every count) from the run's records, whichever
+    # chapters the run executed
+    if "scorecard" in CHAPTERS:
+        execute("scorecard", {}, run=run)
     root = run / "site-src"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir()

@@ -6,10 +6,17 @@ claim's registry fields, the verdict and its reason, and a note (``"timing": tru
 marks a measured time, which re-execution need not reproduce); the scorecard page is
 built from these files, never typed by hand.
 
-Where the records go: ``book/results`` by default; the environment variable
-``HASTE_RESULTS_DIR`` names another folder (``python -m helpers.book`` sets it for runs
-with other parameters, and the test command for its re-execution), so that only a
-successful default build changes the committed records.
+Where the records go: the environment variable ``HASTE_RESULTS_DIR`` names the folder.
+Only the command line (``python -m helpers.book``, which sets it to a scratch copy and
+copies a successful default execution into ``book/results``) and the test command's
+re-execution set it.  Any other execution (Jupyter, papermill, Binder, Colab) writes to
+``_build/interactive/results`` (first filled with a copy of the committed records, so
+that a page reading other chapters' records finds them), says so once, and never
+touches ``book/results``.
+
+The scorecard page (``book/scorecard.md``), the chapters' closing tables
+(:func:`claims_table`) and the intro page's counts (:func:`bottom_line`, substituted
+when the site is built) are built here from the records.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -24,21 +32,45 @@ import numpy as np
 __all__ = [
     "RESULTS_DIR",
     "RESULTS_VARIABLE",
+    "INTERACTIVE_DIR",
     "results_dir",
     "Records",
     "load_all",
     "claims_table",
+    "counts",
+    "bottom_line",
+    "compared",
+    "scorecard",
+    "notes",
 ]
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "book" / "results"
 RESULTS_VARIABLE = "HASTE_RESULTS_DIR"
 
 
+INTERACTIVE_DIR = RESULTS_DIR.parents[1] / "_build" / "interactive" / "results"
+_ANNOUNCED: set = set()
+
+
 def results_dir() -> Path:
     """The folder records are written to and read from now (see the module
-    docstring)."""
+    docstring): ``HASTE_RESULTS_DIR`` where the command line or the test command set
+    it, else :data:`INTERACTIVE_DIR`, never the committed ``book/results``."""
     chosen = os.environ.get(RESULTS_VARIABLE)
-    return Path(chosen) if chosen else RESULTS_DIR
+    if chosen:
+        return Path(chosen)
+    d = INTERACTIVE_DIR
+    if d not in _ANNOUNCED:
+        d.mkdir(parents=True, exist_ok=True)
+        for p in RESULTS_DIR.glob("*.json"):  # the committed records, once
+            if not (d / p.name).exists():
+                shutil.copy2(p, d / p.name)
+        _ANNOUNCED.add(d)
+        print(
+            f"[book] records of this execution go to {d} (not book/results: only "
+            "`python -m helpers.book execute` with default parameters changes those)"
+        )
+    return d
 
 
 def _plain(v):
@@ -234,8 +266,11 @@ def load_all(directory: Path | str | None = None) -> dict[str, dict]:
 
 
 def _fmt(v) -> str:
+    """A value in words: numbers to 4 significant digits, a table of values inline."""
     if v is None:
         return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     if isinstance(v, float):
         return f"{v:.4g}"
     if isinstance(v, dict):
@@ -245,35 +280,318 @@ def _fmt(v) -> str:
     return str(v)
 
 
+def _cell(text) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+#: Beyond this many entries a table of values is summarised in a row and shown in full
+#: in the details.
+_INLINE = 3
+
+
+def _short(v) -> str:
+    """A value for a compact row: a table of values is summarised, never dumped."""
+    if isinstance(v, dict) and (
+        len(v) > _INLINE or any(isinstance(x, (dict, list)) for x in v.values())
+    ):
+        keys = list(v)
+        return f"{len(keys)} values ({keys[0]} … {keys[-1]}; in the details)"
+    if isinstance(v, list) and len(v) > 4:
+        return f"{len(v)} values (in the details)"
+    return _fmt(v)
+
+
+def value_table(v) -> str:
+    """A table of values (a record's dict) as a small Markdown table, or a list where a
+    nested table would be too wide for the column."""
+    if not isinstance(v, dict):
+        return _fmt(v)
+    nested = [x for x in v.values() if isinstance(x, dict)]
+    if not nested:
+        rows = ["| | value |", "|---|---|"]
+        rows += [f"| {_cell(k)} | {_cell(_fmt(x))} |" for k, x in v.items()]
+        return "\n".join(rows)
+    columns = list(dict.fromkeys(k for x in nested for k in x))
+    if len(columns) <= 4 and len(nested) == len(v):
+        rows = ["| | " + " | ".join(map(_cell, columns)) + " |"]
+        rows.append("|---" * (len(columns) + 1) + "|")
+        for k, x in v.items():
+            rows.append(
+                f"| {_cell(k)} | "
+                + " | ".join(_cell(_fmt(x.get(c))) for c in columns)
+                + " |"
+            )
+        return "\n".join(rows)
+    return "\n".join(f"* **{k}**: {_fmt(x)}" for k, x in v.items())
+
+
+#: The sphinx-design badge (its colour) of each verdict.
+BADGES = {
+    "reproduced": "success",
+    "partly reproduced": "warning",
+    "not reproduced": "danger",
+    "undecided": "info",
+    "not testable": "secondary",
+    "check": "success",
+    "check failed": "danger",
+    "finding": "primary",
+    "measured": "light",
+    "target met": "success",
+    "target missed": "danger",
+}
+
+
+def badge(verdict: str) -> str:
+    """A verdict as a coloured badge (MyST role of sphinx-design)."""
+    return f"{{bdg-{BADGES.get(verdict, 'secondary')}}}`{verdict}`"
+
+
+#: Criteria under which the compared value is a number the paper itself states; under
+#: any other criterion a record of provenance ``paper`` holds the book's own measurement
+#: of the other side of a relation the paper states in words ([rulebook-labels]).
+_PAPER_NUMBER = ("exact",)
+
+
+def compared(rec: dict) -> str:
+    """What a record is compared with, labelled with its provenance from the registry
+    ([rulebook-labels]: a number the book measured is never labelled "paper")."""
+    parts = []
+    provenance = rec.get("provenance") or "none"
+    if rec.get("paper") is not None:
+        value = _short(rec["paper"])
+        if provenance == "paper" and rec.get("criterion") not in _PAPER_NUMBER:
+            label = "measured here; the paper's relation"
+        elif provenance == "none":
+            label = "measured here"
+        else:
+            label = provenance
+        parts.append(f"{value} ({label})")
+    elif provenance == "paper" and rec.get("criterion"):
+        parts.append("the paper's words")
+    if rec.get("alternative") is not None:
+        parts.append(f"alternative {_short(rec['alternative'])} (measured here)")
+    if rec.get("best") is not None:
+        parts.append(f"best candidate: {_short(rec['best'])}")
+    return "; ".join(parts) or "—"
+
+
+def measured(rec: dict) -> str:
+    """The book's value with its seed spread (and the spread's interval)."""
+    text = _short(rec["value"])
+    if rec.get("spread") is not None:
+        text += f" (seed spread {_short(rec['spread'])}"
+        interval = rec.get("spread_interval")
+        if isinstance(interval, list) and len(interval) == 2:
+            text += f", 90 % interval {_fmt(interval[0])}–{_fmt(interval[1])}"
+        text += ")"
+    return text
+
+
+def _details(name: str, rec: dict, statement: str | None = None) -> list[str]:
+    """A record's details, as Markdown lines: the paper's words, the reason, the setup,
+    the candidates, and every table of values in full."""
+    title = f"**{_fmt(rec.get('claim') or name)}**"
+    out = [f"{title} (`{name}`)" if name else title, ""]
+    if statement:
+        out += [f"* The paper: {statement}"]
+    if rec.get("where"):
+        out += [f"* Where: {rec['where']}"]
+    if rec.get("quote"):
+        out += [f'* The paper\'s words: *"{rec["quote"]}"*']
+    if rec.get("reason"):
+        out += [f"* Verdict: {rec['verdict']}: {rec['reason']}"]
+    if rec.get("setup"):
+        out += [f"* Setup: {rec['setup']}"]
+    if rec.get("decided_by"):
+        out += [f"* Decided by: {rec['decided_by']}"]
+    if rec.get("spread_candidate") is not None:
+        out += [f"* The candidate's own seed spread: {_fmt(rec['spread_candidate'])}"]
+    if rec.get("phase") is not None:
+        out += [
+            f"* Phase (epochs where the paper's description applies): "
+            f"{_fmt(rec['phase'])}"
+        ]
+    if rec.get("measure"):
+        out += [f"* Measure: {rec['measure']}"]
+    for key, label in (
+        ("value", "This book"),
+        ("paper", "Compared with"),
+        ("alternative", "Alternative"),
+        ("candidates", "Candidates (gap to the reference)"),
+        ("epochs", "Over training"),
+    ):
+        v = rec.get(key)
+        if isinstance(v, dict) or (isinstance(v, list) and len(v) > 4):
+            out += ["", f"{label}:", "", value_table(v)]
+    out.append("")
+    return out
+
+
+def _dropdown(title: str, body: list[str]) -> list[str]:
+    return ["", f"::::{{dropdown}} {title}", *body, "::::", ""]
+
+
 def claims_table(rows) -> str:
     """A closing table as Markdown: rows of ``(claim, paper's statement, record)``.
 
-    ``record`` is an entry returned by :meth:`Records.add`; the table shows its value,
-    spread, what it is compared with and where that comes from, and the verdict with its
-    reason, so the table can only say what the code measured and the rulebook decided.
+    ``record`` is an entry returned by :meth:`Records.add`; the table shows, compactly,
+    the claim, the verdict as a badge, the book's value with its spread and what it is
+    compared with (labelled with its provenance); the paper's statement, the reason,
+    the setup and every table of values are in a dropdown below it, so the table can
+    only say what the code measured and the rulebook decided.
     """
     lines = [
-        "| claim | paper | this book | compared with | verdict |",
-        "|---|---|---|---|---|",
+        "| claim | verdict | this book | compared with |",
+        "|---|---|---|---|",
     ]
+    details = []
     for claim, paper, rec in rows:
-        this = _fmt(rec["value"])
-        if rec.get("spread") is not None:
-            this += f" (seed spread {_fmt(rec['spread'])})"
-        compared = "—"
-        if rec.get("paper") is not None:
-            compared = _fmt(rec["paper"])
-        if rec.get("alternative") is not None:
-            compared += f"; alternative {_fmt(rec['alternative'])}"
-        if rec.get("provenance") and rec["provenance"] != "none":
-            compared += f" ({rec['provenance']})"
-        verdict_ = rec["verdict"]
-        if rec.get("reason"):
-            verdict_ += f": {rec['reason']}"
-        cells = (claim, paper, this, compared, verdict_)
-        lines.append(
-            "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+        cells = (
+            _cell(claim),
+            badge(rec["verdict"]),
+            _cell(measured(rec)),
+            _cell(compared(rec)),
         )
-    lines.append("")
+        lines.append("| " + " | ".join(cells) + " |")
+        details += _details(rec.get("name", ""), {**rec, "claim": claim}, paper)
+    lines += _dropdown("The paper's words, reasons and setups", details)
     lines.append("Verdicts follow the book's {ref}`rulebook <rulebook>`.")
     return "\n".join(lines)
+
+
+#: The verdicts on the paper's claims in the order the bottom line gives them, and
+#: their short names there.
+_COUNTED = {
+    "reproduced": "reproduced",
+    "partly reproduced": "partly",
+    "not reproduced": "not",
+    "undecided": "undecided",
+    "not testable": "not testable",
+}
+
+
+def counts(records: dict) -> dict[str, int]:
+    """How many of the paper's claims got each verdict (``kind = "paper"``)."""
+    out = dict.fromkeys(_COUNTED, 0)
+    for recs in records.values():
+        for r in recs.values():
+            if r.get("kind") == "paper":
+                out[r["verdict"]] = out.get(r["verdict"], 0) + 1
+    return out
+
+
+def bottom_line(records: dict) -> str:
+    """The scorecard's bottom line in one sentence, from the records."""
+    c = counts(records)
+    parts = ", ".join(f"{c[v]} {short}" for v, short in _COUNTED.items())
+    return f"Of the paper's {sum(c.values())} claims: {parts}."
+
+
+#: The scorecard's groups, in the paper's order, then beyond the paper.
+GROUPS = (
+    "Section 2",
+    "Section 3",
+    "Section 4",
+    "Section 5",
+    "Section 6",
+    "Appendix B",
+    "Appendices C-E",
+    "Reviewers' questions",
+    "Real data",
+)
+_OTHER_KINDS = {
+    "check": "The book's consistency checks",
+    "finding": "Results beyond the paper",
+    "measured": "Measurements",
+}
+
+
+def _row(chapter: str, name: str, r: dict) -> str:
+    fig = f" · {{numref}}`{r['figure']}`" if r.get("figure") else ""
+    claim = f"{_cell(r['claim'])}<br>[{chapter}]({chapter}.ipynb){fig}"
+    return (
+        f"| {claim} | {badge(r['verdict'])} | {_cell(measured(r))} | "
+        f"{_cell(compared(r))} |"
+    )
+
+
+def scorecard(records: dict) -> str:
+    """The scorecard page's body as Markdown: the bottom line, one compact row per
+    claim of the paper grouped by the paper's sections, each group's details in a
+    dropdown; then the book's checks, findings, measurements and performance targets,
+    each in a dropdown of its own."""
+    claims = [
+        (ch, n, r)
+        for ch, recs in records.items()
+        for n, r in recs.items()
+        if r.get("kind")
+    ]
+    c = counts(records)
+    out = [f"**{bottom_line(records)}**", ""]
+    out += [" ".join(f"{badge(v)} {n}" for v, n in c.items()), ""]
+    header = ["| claim | verdict | this book | compared with |", "|---|---|---|---|"]
+    paper = [x for x in claims if x[2]["kind"] == "paper"]
+    groups = list(GROUPS) + sorted({r["group"] for _, _, r in paper} - set(GROUPS))
+    for group in groups:
+        rows = [x for x in paper if x[2]["group"] == group]
+        if not rows:
+            continue
+        out += ["", f"## {group}", "", *header]
+        out += [_row(*x) for x in rows]
+        details = []
+        for ch, n, r in rows:
+            details += _details(n, r)
+        out += _dropdown(
+            f"Details of {group}: the paper's words, reasons, setups", details
+        )
+    for kind, title in _OTHER_KINDS.items():
+        rows = [x for x in claims if x[2]["kind"] == kind]
+        if not rows:
+            continue
+        verdicts = ", ".join(
+            f"{n} {v}"
+            for v, n in sorted(
+                {
+                    v: sum(1 for x in rows if x[2]["verdict"] == v)
+                    for v in {x[2]["verdict"] for x in rows}
+                }.items()
+            )
+        )
+        body = [*header, *[_row(*x) for x in rows], ""]
+        for ch, n, r in rows:
+            body += _details(n, r)
+        out += ["", f"## {title}", "", f"{len(rows)} records: {verdicts}."]
+        out += _dropdown(f"{title}: every record", body)
+    targets = [
+        (ch, n, r)
+        for ch, recs in records.items()
+        for n, r in recs.items()
+        if r.get("target")
+    ]
+    if targets:
+        out += [
+            "",
+            "## The book's own targets",
+            "",
+            "| record | value | target | verdict |",
+            "|---|---|---|---|",
+        ]
+        for ch, n, r in targets:
+            out.append(
+                f"| [`{n}`]({ch}.ipynb) | {_cell(_short(r['value']))} | "
+                f"{r['target']} {_cell(_fmt(r['paper']))} | {badge(r['verdict'])} |"
+            )
+    return "\n".join(out)
+
+
+def notes(records: dict) -> str:
+    """What every record measures, chapter by chapter, in one dropdown."""
+    body = []
+    for chapter, recs in records.items():
+        body += [f"**{chapter}**", ""]
+        for name, r in sorted(recs.items()):
+            what = f"{r['measure']}. " if r.get("measure") else ""
+            body.append(f"- `{name}`: {what}{r.get('note') or ''}")
+        body.append("")
+    return "\n".join(_dropdown("Every record, chapter by chapter", body))

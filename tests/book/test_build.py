@@ -72,5 +72,57 @@ def test_a_run_with_other_parameters_leaves_the_book_alone_and_builds_a_site():
     assert (run / "results" / "background.json").exists()
     res = _book("site", "--from", str(run))
     assert res.returncode == 0, res.stderr[-3000:]
-    assert (run / "site-src" / "_build" / "html" / "book" / "background.html").exists()
+    html = run / "site-src" / "_build" / "html"
+    assert (html / "book" / "background.html").exists()
+    # every page says it is a run, and the scorecard was made from the run's records
+    for page in (html / "book").rglob("*.html"):
+        assert "This site shows a run" in page.read_text(), page
+    assert (run / "scorecard.ipynb").exists()
+    from helpers.book import records
+
+    line = records.bottom_line(records.load_all(run / "results"))
+    intro = (html / "book" / "pages" / "intro.html").read_text()
+    assert line in intro.replace("\u2019", "'")
     assert _book_state() == before
+
+
+def test_every_page_of_a_runs_site_names_the_run(tmp_path):
+    """A run's site: a banner on every page (profile, parameters, commit) and the
+    intro's counts from the run's records; the committed site has neither banner nor
+    other counts."""
+    from helpers.book import records
+
+    run = tmp_path / "default-abc"
+    (run / "site-src" / "book" / "results").mkdir(parents=True)
+    recs = {"xor": {"c": {"kind": "paper", "verdict": "undecided"}}}
+    (run / "site-src" / "book" / "results" / "xor.json").write_text(
+        json.dumps(recs["xor"])
+    )
+    (run / "manifest.json").write_text(
+        json.dumps(
+            {
+                "profile": "default",
+                "parameters": {"seeds": 3},
+                "chapters": {"xor": 1.0},
+                "commit": "0123456789abcdef",
+                "finished": "2026-11-24 12:00:00",
+            }
+        )
+    )
+    config = {"html": {"use_issues_button": True}}
+    build._page_furniture(config, run / "site-src", None)
+    banner = config["html"]["announcement"]
+    assert "a run" in banner and "default" in banner and "0123456789" in banner
+    assert "seeds" in banner
+    line = config["parse"]["myst_substitutions"]["bottom_line"]
+    assert records.bottom_line(recs) in line and "1 undecided" in line
+    assert config["html"]["use_issues_button"] is False  # no repository known
+    assert "Version" in config["html"]["extra_footer"]
+
+    committed = {"html": {"use_issues_button": True}}
+    build._page_furniture(committed, ROOT, "https://github.com/o/r")
+    assert "announcement" not in committed["html"]
+    assert committed["html"]["use_issues_button"] is True
+    assert committed["parse"]["myst_substitutions"]["bottom_line"] == (
+        records.bottom_line(records.load_all(records.RESULTS_DIR))
+    )

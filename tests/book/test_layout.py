@@ -138,3 +138,16 @@ def test_visible_code_cells_are_short():
     assert lengths
     median = float(np.median(lengths))
     assert median <= 20, f"median visible code cell: {median} non-blank lines"
+
+
+def test_intro_and_notes_never_speak_of_a_copy_of_the_paper():
+    """Readers have the paper: the book says which values the paper does not give, not
+    what a copy of it lost."""
+    for path in (
+        BOOK / "pages" / "intro.md",
+        BOOK / "rulebook.md",
+        HELPERS / "book" / "chapters" / "README.md",
+    ):
+        text = path.read_text().lower()
+        for words in ("our copy", "copy lost", "lost from", "lost its"):
+            assert words not in text, f"{path.name} says {words!r}"

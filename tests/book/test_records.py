@@ -86,3 +86,91 @@ def test_a_match_is_recorded_as_its_fields(tmp_path, registered):
     censored = Match(0.01, 0.1, None, (0.01,), censored=True)
     assert rulebook.verdict(censored) == "not reproduced"
     assert rulebook.verdict(m, criterion="near", compared=0.25) == "reproduced"
+
+
+def test_a_measured_number_is_never_labelled_paper():
+    """[rulebook-labels]: beside a compared value the scorecard prints its provenance;
+    "(paper)" only for a number the paper states (criterion ``exact``), never for the
+    book's own measurement of the other side of a relation the paper states in words."""
+    from helpers.book import records
+
+    relation = {"paper": 0.8, "provenance": "paper", "criterion": "near"}
+    assert "(paper)" not in records.compared(relation)
+    assert "measured here" in records.compared(relation)
+    stated = {"paper": 4, "provenance": "paper", "criterion": "exact"}
+    assert records.compared(stated) == "4 (paper)"
+    code = {"paper": 0.1, "provenance": "authors' code", "criterion": "near"}
+    assert records.compared(code) == "0.1 (authors' code)"
+    for chapter, recs in records.load_all(records.RESULTS_DIR).items():
+        for name, r in recs.items():
+            if "(paper)" in records.compared(r):
+                assert r.get("criterion") == "exact", f"{chapter}.{name}"
+
+
+def test_counts_and_the_bottom_line():
+    from helpers.book import records
+
+    recs = {
+        "a": {
+            "x": {"kind": "paper", "verdict": "reproduced"},
+            "y": {"kind": "paper", "verdict": "undecided"},
+            "z": {"kind": "check", "verdict": "check"},
+        },
+        "b": {"w": {"kind": "paper", "verdict": "not reproduced"}},
+    }
+    assert records.counts(recs)["reproduced"] == 1
+    assert records.bottom_line(recs) == (
+        "Of the paper's 3 claims: 1 reproduced, 0 partly, 1 not, 1 undecided, "
+        "0 not testable."
+    )
+
+
+def test_tables_of_values_are_summarised_in_a_row_and_tabulated_in_the_details():
+    from helpers.book import records
+
+    per_margin = {str(m): {"gap": 0.01 * m, "faster": "xor"} for m in range(8)}
+    assert records._short(per_margin) == "8 values (0 … 7; in the details)"
+    table = records.value_table(per_margin).splitlines()
+    assert table[0] == "| | gap | faster |" and len(table) == 2 + 8
+    flat = records.value_table({"a": 1.0, "b": 2.0}).splitlines()
+    assert flat[2] == "| a | 1 |"
+    assert records._short({"a": 1.0, "b": 2.0}) == "a: 1, b: 2"
+
+
+def test_the_scorecard_is_compact(tmp_path):
+    """One row per claim of the paper, with a badge; details in dropdowns; no value is
+    dumped into a row."""
+    from helpers.book import records
+
+    recs = records.load_all(records.RESULTS_DIR)
+    text = records.scorecard(recs)
+    assert text.startswith(f"**{records.bottom_line(recs)}**")
+    paper = sum(
+        1 for rs in recs.values() for r in rs.values() if r.get("kind") == "paper"
+    )
+    rows = [ln for ln in text.split("::::")[0::2] for ln in ln.splitlines()]
+    assert sum(1 for ln in rows if ln.startswith("| ") and "{bdg-" in ln) >= paper
+    for line in rows:
+        if line.startswith("| "):
+            assert len(line) < 1200, line[:200]
+
+
+def test_an_execution_outside_the_command_line_never_writes_book_results(
+    tmp_path, monkeypatch, capsys
+):
+    """Jupyter, papermill, Binder or Colab (no HASTE_RESULTS_DIR): the records go to a
+    folder of their own, said once, seeded with the committed records."""
+    from helpers.book import records
+
+    monkeypatch.delenv(records.RESULTS_VARIABLE, raising=False)
+    monkeypatch.setattr(records, "INTERACTIVE_DIR", tmp_path / "interactive")
+    monkeypatch.setattr(records, "_ANNOUNCED", set())
+    d = records.results_dir()
+    assert d == tmp_path / "interactive" and d != records.RESULTS_DIR
+    assert records.results_dir() == d
+    out = capsys.readouterr().out
+    assert out.count(str(d)) == 1 and "not book/results" in out
+    assert {p.name for p in d.glob("*.json")} == {
+        p.name for p in records.RESULTS_DIR.glob("*.json")
+    }
+    assert Records("demo").directory == d

@@ -118,6 +118,41 @@ def _book_pages():
     return [f"{d}.html" for d in _toc_docs()]
 
 
+#: Run in every page at each width: the tables and display equations that reach past
+#: the article's column, and any role, directive or substitution left as raw text.
+_LAYOUT = """() => {
+  const art = document.querySelector('article.bd-article');
+  const right = art.getBoundingClientRect().right;
+  const past = sel => [...art.querySelectorAll(sel)]
+    .filter(e => e.offsetParent !== null)
+    .map(e => Math.round(e.getBoundingClientRect().right - right))
+    .filter(x => x > 1);
+  const leaks = art.innerText.match(
+    /\\{[a-z][\\w:-]*\\}`|```\\{|:::+\\{|\\{\\{ *\\w+ *\\}\\}/g) || [];
+  return {height: document.documentElement.scrollHeight,
+          tables: past('table'),
+          equations: past('div.math, mjx-container[display="true"]'),
+          leaks: leaks.slice(0, 5)};
+}"""
+#: Widths a reader uses: a laptop and a phone.
+WIDTHS = {"laptop": (1280, 800), "phone": (390, 844)}
+
+
+def _layout(browser, site, page, width):
+    w, h = WIDTHS[width]
+    pg = browser.new_page(viewport={"width": w, "height": h})
+    pg.goto(f"{site}/{page}", wait_until="load")
+    if pg.evaluate("document.querySelectorAll('.math').length"):
+        pg.wait_for_function(
+            "window.MathJax && MathJax.startup && MathJax.startup.promise",
+            timeout=20000,
+        )
+        pg.evaluate("MathJax.startup.promise")
+    out = pg.evaluate(_LAYOUT)
+    pg.close()
+    return out, h
+
+
 def test_site_has_every_chapter(site):
     docs = _toc_docs()
     assert len(docs) >= 12
@@ -246,3 +281,36 @@ def test_figures_are_numbered_with_captions(browser, site):
     assert len(captions) >= 3
     assert all(c.strip().startswith("Fig.") for c in captions), captions
     pg.close()
+
+
+@pytest.mark.parametrize("width", sorted(WIDTHS))
+@pytest.mark.parametrize("page", _book_pages())
+def test_page_fits_its_column_and_leaks_no_markup(browser, site, page, width):
+    """No table and no display equation reaches past the column (a long equation
+    scrolls inside it), and no role, directive or substitution shows as raw text."""
+    out, _ = _layout(browser, site, page, width)
+    assert not out["leaks"], f"{page}: raw markup on the page: {out['leaks']}"
+    assert not out["tables"], f"{page} at {width}: tables overflow by {out['tables']}"
+    assert not out["equations"], (
+        f"{page} at {width}: equations overflow by {out['equations']}"
+    )
+
+
+def test_the_scorecard_is_under_twelve_screens(browser, site):
+    out, screen = _layout(browser, site, "book/scorecard.html", "laptop")
+    assert out["height"] < 12 * screen, (
+        f"{out['height']} px: {out['height'] / screen:.1f}"
+    )
+
+
+def test_every_page_names_its_version_and_date(browser, site):
+    import tomllib
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    for page in _book_pages():
+        text = (HTML / page).read_text()
+        assert re.search(
+            rf"Version {re.escape(version)}, commit \w+ of [\d-]+", text
+        ), page
+    intro = (HTML / _book_pages()[0]).read_text()
+    assert "inproceedings" in intro and "jarvis2025makehaste" in intro  # BibTeX
