@@ -49,6 +49,17 @@ __all__ = [
     "on_columns",
     "CentroidFit",
     "centroid_fit",
+    "live_samples",
+    "k_rule",
+    "affine_targets",
+    "whitened_pixels",
+    "random_attributes",
+    "control_run",
+    "control_summary",
+    "controls_table",
+    "relu_ahead",
+    "explain_controls",
+    "controls_record",
     "census_over_training",
     "pathway_diagonalizability",
     "final_outputs",
@@ -433,6 +444,7 @@ class CentroidFit:
     net: object
     run: object
     output_mse: float
+    output_mse_per_seed: tuple = ()
 
 
 def centroid_fit(
@@ -446,6 +458,7 @@ def centroid_fit(
     random_state: int = 0,
     n_init: int = 10,
     n_seeds: int = 1,
+    gdln_width: int | None = None,
 ) -> CentroidFit:
     """Algorithm 1 for one ``K`` (:mod:`helpers.core.algorithm1`): k-means of the
     sampled gates, the GDLN of the binarised centroids (widths by share, the ReLU
@@ -458,7 +471,12 @@ def centroid_fit(
     as one last pathway whose weights start (and so stay) at zero, so that every ``K``
     has the same shapes and the engine compiles once.  The function the GDLN computes
     and
-    learns is the core's; only the random draws of the readout weights differ."""
+    learns is the core's; only the random draws of the readout weights differ.
+
+    ``gdln_width``: the GDLN's units shared out by the clusters (default: the ReLU
+    network's width; with :func:`live_samples`, the live units' share of it); the
+    rest are inert.  ``output_mse_per_seed``: the error of each GDLN seed against the
+    ReLU seed it starts from."""
 
     relu = samples.run
     n = int(n_seeds)
@@ -467,11 +485,15 @@ def centroid_fit(
     idx = [relu.index(int(e)) for e in samples.epochs]
     O_relu = relu.records["outputs"][:n][:, idx]
     cl = cluster_gates(samples, K, random_state=random_state, n_init=n_init)
+    width = samples.width if gdln_width is None else int(gdln_width)
+    if not 1 <= width <= samples.width:
+        raise ValueError(f"gdln_width must lie in 1..{samples.width}, got {width}")
     net = centroid_gdln(
-        cl, ds.X.shape[0], ds.Y.shape[0], width=samples.width, init_std=init_std
+        cl, ds.X.shape[0], ds.Y.shape[0], width=width, init_std=init_std
     )
     if net is None:
-        return CentroidFit(int(K), cl, None, None, float(np.mean(O_relu**2)))
+        per = tuple(float(np.mean(o**2)) for o in O_relu)
+        return CentroidFit(int(K), cl, None, None, float(np.mean(O_relu**2)), per)
     spare = samples.width - net.sizes[1]
     if spare:
         # the units of centroids that are off everywhere, kept as one pathway whose
@@ -497,8 +519,39 @@ def centroid_fit(
         record_epochs=relu.record_epochs,
         record=("outputs", "weights"),
     )
-    mse = float(np.mean((O_relu - run.records["outputs"][:, idx]) ** 2))
-    return CentroidFit(int(K), cl, net, run, mse)
+    diff2 = (O_relu - run.records["outputs"][:, idx]) ** 2
+    per = tuple(float(np.mean(d)) for d in diff2)
+    return CentroidFit(int(K), cl, net, run, float(np.mean(diff2)), per)
+
+
+def live_samples(samples):
+    """Algorithm 1's samples without the dead rows (``book/digits.md``): the activity
+    rows of units off for every datapoint are dropped before k-means, so no cluster is
+    spent on them.  Returns the samples and the live share of all stacked rows."""
+    from dataclasses import replace as _replace
+
+    live = samples.patterns.any(axis=1)
+    share = float(samples.counts[live].sum() / samples.counts.sum())
+    out = _replace(
+        samples,
+        patterns=samples.patterns[live],
+        counts=samples.counts[live],
+        index=None,
+    )
+    return out, share
+
+
+def k_rule(ks, errors_per_seed, rule: str = "bend") -> dict:
+    """The elbow of Algorithm 1's error with its spread over GDLN seeds
+    (``book/digits.md``): ``errors_per_seed`` ``(K, seeds)``; ``k``: the rule
+    (:func:`~helpers.core.algorithm1.elbow_k`) on the median error over seeds;
+    ``per_seed``: the rule on each seed's own curve; ``interval``: their smallest and
+    largest (the K the rule can give from one seed to the next)."""
+    E = np.asarray(errors_per_seed, float)
+    ks = list(ks)
+    k = elbow_k(ks, np.median(E, axis=1), rule)
+    per = [int(elbow_k(ks, E[:, j], rule)) for j in range(E.shape[1])]
+    return {"k": int(k), "per_seed": per, "interval": (min(per), max(per))}
 
 
 def census_over_training(run, ds: Dataset, labels=None, tol: float = 0.05) -> dict:
@@ -561,4 +614,266 @@ def pathway_diagonalizability(net, ds: Dataset) -> dict:
             else np.flatnonzero(L.in_mask[sl][0])
         )
         out[name] = diagonalizability(ds.X[rows][:, gate], ds.Y[:, gate])
+    return out
+
+
+# -----------------------------------------------------------------------------
+# Controls that separate the causes (book/digits.md, "Where the description breaks")
+
+
+def _context_of_rows(ds: Dataset) -> np.ndarray:
+    """For each output row: the context its block lives in, or -1 for the common
+    block (rows named ``c<k>.<block>.<label>`` belong to context ``k - 1``)."""
+    return np.array(
+        [
+            int(f[1 : f.index(".")]) - 1 if f.startswith("c") and "." in f else -1
+            for f in ds.features
+        ]
+    )
+
+
+def affine_targets(ds: Dataset) -> Dataset:
+    """The task with every output block replaced by its least-squares affine fit from
+    the pixels: the common block by one fit over the images (the same function of the
+    image in every context), block ``k`` by a fit over context ``k``'s columns, zero
+    elsewhere.  A context-gated ReLN can then reach zero loss (:func:`affine_floor`
+    is 0 up to rounding): what is left between it and a ReLU network is not the
+    nonlinearity of the targets."""
+    items = [i for i, n in enumerate(ds.inputs) if not n.startswith("ctx")]
+    A = np.vstack([ds.X[items], np.ones(ds.P)])
+    rows = _context_of_rows(ds)
+    Y = np.zeros_like(ds.Y)
+    for c in sorted(set(rows)):
+        r = rows == c
+        cols = np.ones(ds.P, bool) if c < 0 else ds.contexts == c
+        W = np.linalg.lstsq(A[:, cols].T, ds.Y[r][:, cols].T, rcond=None)[0].T
+        Y[r] = (W @ A) * cols
+    return replace(ds, name=f"{ds.name}, affine targets", Y=Y)
+
+
+def whitened_pixels(ds: Dataset, tol: float = 1e-9) -> Dataset:
+    """The task with the pixels replaced by their PCA-whitened coordinates over the
+    images (centred, every principal direction with variance above ``tol`` times the
+    largest at the same variance, scaled so that the images' mean squared norm is 1, as
+    for the raw pixels): the inputs' covariance over images is a multiple of the
+    identity.  Context rows and targets are kept."""
+    items = [i for i, n in enumerate(ds.inputs) if not n.startswith("ctx")]
+    n = ds.P // ds.n_contexts
+    Xi = ds.X[items][:, :n]  # the images once (context-major columns)
+    mu = Xi.mean(axis=1, keepdims=True)
+    U, s, _ = np.linalg.svd(Xi - mu, full_matrices=False)
+    keep = s > tol * s[0]
+    Z = (U[:, keep].T @ (Xi - mu)) / s[keep][:, None]
+    Z *= 1.0 / np.sqrt(np.mean(np.sum(Z**2, axis=0)))
+    ctx = [i for i, nm in enumerate(ds.inputs) if nm.startswith("ctx")]
+    X = np.vstack([np.tile(Z, (1, ds.n_contexts)), ds.X[ctx]])
+    names = tuple([f"px{i}" for i in range(Z.shape[0])] + [ds.inputs[i] for i in ctx])
+    return replace(ds, name=f"{ds.name}, whitened pixels", X=X, inputs=names)
+
+
+def random_attributes(ds: Dataset, seed: int) -> Dataset:
+    """The task with each context's block replaced by a random binary attribute of the
+    image (one bit per image and context, ``np.random.default_rng(seed)``, as a
+    one-hot pair), so the context labels are independent of the class; the common
+    block (the class) is kept."""
+    C = ds.n_contexts
+    n = ds.P // C
+    rng = np.random.default_rng(int(seed))
+    bits = rng.integers(0, 2, size=(C, n))
+    common = ds.Y[_context_of_rows(ds) < 0]
+    blocks, features = (
+        [],
+        [f for f, c in zip(ds.features, _context_of_rows(ds)) if c < 0],
+    )
+    for k in range(C):
+        blk = np.zeros((2, ds.P))
+        blk[:, ds.contexts == k] = np.eye(2)[bits[k]].T
+        blocks.append(blk)
+        features += [f"c{k + 1}.random.{v}" for v in ("0", "1")]
+    return replace(
+        ds,
+        name=f"{ds.name}, random attributes",
+        Y=np.vstack([common, *blocks]),
+        features=tuple(features),
+    )
+
+
+def control_run(
+    ds: Dataset,
+    seeds,
+    *,
+    relu_width: int,
+    reln_width: int,
+    relu_std: float,
+    lr: float,
+    epochs: int,
+) -> dict:
+    """One control of ``book/digits.md``: the ReLU network (``relu_width`` units, std
+    ``relu_std``) and the common + 2-of-3 and common + single-context ReLNs
+    (``reln_width`` units per pathway, matched initialisation, one-way coupled,
+    [conv-context-reln]) trained on ``ds`` from ``seeds``.
+
+    Returns the time gaps of both ReLNs to the ReLU network (Matches, each with the
+    other as its alternative: noise on both sides and the spread's bootstrap interval,
+    [rulebook-noise]), the epochs at which each halves its loss (medians), the final
+    losses and the floor of any context-gated ReLN (:func:`affine_floor`) as fractions
+    of ``L0``, and the ReLU network's snap change at the end
+    (:func:`helpers.core.measures.functional_census`)."""
+    from ..core import relns
+    from ..core.engine import relu_network
+
+    seeds = list(seeds)
+    relu_net = relu_network((ds.X.shape[0], relu_width, ds.Y.shape[0]), relu_std)
+    relu = train(
+        relu_net,
+        ds.X,
+        ds.Y,
+        lr=lr,
+        epochs=epochs,
+        seeds=seeds,
+        record_epochs=[epochs],
+        record=("weights",),
+    )
+    L = {"relu": relu.loss}
+    for kind in ("mixed", "single"):
+        reln = relns.context_reln(ds, kind, "one-way", width=reln_width)
+        net, p0 = relns.start(
+            reln, "matched", seeds, relu_net=relu_net, relu_std=relu_std
+        )
+        L[kind] = train(
+            net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=seeds, params0=p0
+        ).loss
+    W1, W2 = relu.records["weights"]
+    snap = [
+        functional_census(W1[s, -1], W2[s, -1], ds.X, ds.contexts, ds.n_contexts)[
+            "snap_change"
+        ]
+        for s in range(len(seeds))
+    ]
+    return control_summary(L, ds, float(np.median(snap)))
+
+
+def control_summary(L: dict, ds: Dataset, snap_change: float) -> dict:
+    """The numbers :func:`control_run` returns, from the loss curves ``L`` (``relu``,
+    ``mixed``, ``single``: ``(seeds, T)`` each) on ``ds`` and the ReLU network's final
+    snap change: also used for the original task, whose runs the chapter has.  The
+    time gaps are taken over the loss levels above the floor (``levels``): below it
+    no context-gated ReLN can follow, and a gap there measures the floor, not the
+    race."""
+    from ..core.measures import LEVELS, level_times, match
+
+    L0 = 0.5 * float(np.sum(ds.Y**2))
+    med = lambda v: float(np.median(v))  # noqa: E731
+    floor = affine_floor(ds) / L0
+    above = tuple(f for f in LEVELS if f > floor) or LEVELS[:1]
+    return {
+        "mixed": match(L["relu"], L["mixed"], L["single"], levels=above),
+        "single": match(L["relu"], L["single"], L["mixed"], levels=above),
+        "levels": above,
+        "t50": {k: med([level_times(c, (0.5,))[0] for c in v]) for k, v in L.items()},
+        "final": {k: med(v[:, -1]) / L0 for k, v in L.items()},
+        "floor": floor,
+        "snap_change": float(snap_change),
+    }
+
+
+def controls_table(rows: dict) -> str:
+    """The controls of ``book/digits.md`` as a Markdown table: ``rows`` of
+    :func:`control_summary` by name."""
+    lines = [
+        "| task | floor / L0 | final loss / L0: ReLU, 2-of-3, single "
+        "| epoch of L0/2: ReLU, 2-of-3, single | levels | gap 2-of-3 | gap single "
+        "| seed spread [90 %] | snap change (ReLU, end) |",
+        "|" + "---|" * 9,
+    ]
+    for name, r in rows.items():
+        m, s = r["mixed"], r["single"]
+        lo, hi = m.spread_interval
+        fin = ", ".join(f"{r['final'][k]:.3f}" for k in ("relu", "mixed", "single"))
+        t50 = ", ".join(f"{r['t50'][k]:.0f}" for k in ("relu", "mixed", "single"))
+        lines.append(
+            f"| {name} | {r['floor']:.3f} | {fin} | {t50} "
+            f"| {', '.join(f'{f:g}' for f in r['levels'])} | {m.value:.3f} "
+            f"| {s.value:.3f} | {m.spread:.3f} [{lo:.3f}, {hi:.3f}] "
+            f"| {r['snap_change']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def relu_ahead(row: dict, multiple: float) -> bool:
+    """Whether the ReLU network is ahead of both ReLNs beyond the seed noise in one row
+    of :func:`control_summary`: its loss halves first, and the gap to the 2-of-3 ReLN
+    exceeds ``multiple`` times the top of the spread's 90 % bootstrap interval (the
+    answer cannot flip within the interval, [rulebook-noise])."""
+    t = row["t50"]
+    first = t["relu"] < min(t["mixed"], t["single"])
+    return bool(
+        first and row["mixed"].value > multiple * row["mixed"].spread_interval[1]
+    )
+
+
+def explain_controls(ahead: dict) -> str:
+    """What the controls of ``book/digits.md`` show, in words, from
+    :func:`relu_ahead` per control (``'the task'``, ``'affine targets'``,
+    ``'whitened pixels'``, ``'random context labels'``): each control removes one
+    candidate cause; the ReLU network still ahead means that cause is not needed."""
+    causes = {
+        "affine targets": "targets that are not affine in the pixels",
+        "whitened pixels": "correlated pixels with a common mean (whitening removes "
+        "both; the controls do not separate them)",
+        "random context labels": "context labels that are functions of the class",
+    }
+    needed = [c for k, c in causes.items() if k in ahead and not ahead[k]]
+    not_needed = [c for k, c in causes.items() if k in ahead and ahead[k]]
+    parts = []
+    if not ahead.get("the task", True):
+        return (
+            "on the task itself the ReLU network is not ahead of the ReLNs beyond the "
+            "seed noise, so the controls have no lead to explain."
+        )
+    if not_needed:
+        parts.append(
+            "the ReLU network stays ahead without "
+            + "; without ".join(not_needed)
+            + ", so the lead does not need "
+            + ("it" if len(not_needed) == 1 else "them")
+        )
+    if needed:
+        parts.append(
+            "removing " + "; removing ".join(needed) + " takes its lead away (it no "
+            "longer halves its loss first with a gap beyond the seed noise), so that "
+            "feature of the task is needed for the lead"
+        )
+    text = "; ".join(parts) + "."
+    if not needed:
+        text += (
+            " Each control leaves in place one thing the paper's tasks lack: the "
+            "inputs are points in a continuous space, where a unit's half-space can "
+            "pick out a group of images, so gates that depend on the image as well as "
+            "on the context are available. That these gates are what speed the ReLU "
+            "network up is a hypothesis the controls leave standing, not one they test."
+        )
+    return text
+
+
+def controls_record(controls: dict, ahead: dict) -> dict:
+    """The controls of ``book/digits.md`` as one record's value: per task, the two
+    ReLNs' time gaps over the levels above the floor, the seed spread with its 90 %
+    bootstrap interval, the halving epochs, final losses and floor (fractions of L0),
+    the snap change and :func:`relu_ahead`."""
+    out = {}
+    for k, r in controls.items():
+        m = r["mixed"]
+        out[k] = {
+            "gap_mixed": m.value,
+            "gap_single": r["single"].value,
+            "spread": m.spread,
+            "spread_interval": [float(v) for v in m.spread_interval],
+            "levels": [float(f) for f in r["levels"]],
+            "t50": dict(r["t50"]),
+            "final": dict(r["final"]),
+            "floor": r["floor"],
+            "snap_change": r["snap_change"],
+            "relu_ahead": bool(ahead[k]),
+        }
     return out

@@ -7,7 +7,9 @@ measures):
 * :func:`relu_starts`, :func:`reln_starts`, :func:`train_settings`: many settings that
   share a network shape (init scales, the ReLN's matched init per width, [conv-init])
   trained in one engine call; :func:`match_summary`: the match of every setting
-  (:func:`helpers.core.measures.match`, [conv-measures]); :func:`rank_needed`;
+  (:func:`helpers.core.measures.match`, [conv-measures]); :func:`width_row` and
+  :func:`width_table`: the width sweep's rows and table; :func:`sentence_table`;
+  :func:`rank_needed`;
 * :func:`adam_step_rule`: Adam's step from a gradient-descent run, for the mini-batch
   trainer :func:`helpers.core.minibatch.minibatch_train` (re-exported here with
   :func:`~helpers.core.minibatch.batch_orders` and
@@ -58,6 +60,9 @@ __all__ = [
     "reln_starts",
     "train_settings",
     "match_summary",
+    "width_row",
+    "width_table",
+    "sentence_table",
     "rank_needed",
     "OPTIMISERS",
     "MinibatchRun",
@@ -136,20 +141,102 @@ def match_summary(relu_loss, reln_loss, single_loss, multiple: float) -> dict:
     ``matches``: the gap is within ``multiple`` times the spread (the rulebook's
     ``seed_noise``); ``nearer``: the gap is below half the alternative's (the rulebook's
     "partly"); ``levels``: how many of :data:`helpers.core.measures.LEVELS` every ReLU
-    seed reaches within the run (the gap is measured on fewer levels when it is < 4)."""
+    seed reaches within the run (the gap is measured on fewer levels when it is < 4);
+    ``spread_interval``: the spread's 90 % bootstrap interval over seeds
+    ([rulebook-noise]); ``undecided``: ``matches`` would flip somewhere within it (the
+    value lies between ``multiple`` times its two ends); ``match``: the
+    :class:`~helpers.core.measures.Match` itself, for a record."""
     m = match(relu_loss, reln_loss, alternative=single_loss)
     reached = min(
         int(np.sum(np.isfinite(level_times(L)))) for L in np.atleast_2d(relu_loss)
     )
+    lo, hi = m.spread_interval
     return {
         "value": m.value,
         "spread": m.spread,
+        "spread_interval": (float(lo), float(hi)),
         "alternative": m.alternative,
         "matches": bool(m.value <= multiple * m.spread),
+        "undecided": bool(multiple * lo < m.value <= multiple * hi),
         "nearer": bool(m.alternative is not None and m.value < m.alternative / 2),
         "levels": reached,
         "per_seed": list(m.per_seed),
+        "match": m,
     }
+
+
+def width_row(st: dict, L, m: dict, fit_level: float, strategy_share: float) -> dict:
+    """One row of the width sweep (``book/reviewers.md``, section 1): the functional
+    shares of :func:`strategy` ``st`` and the final loss of curves ``L`` (medians over
+    seeds), the match ``m`` of :func:`match_summary`, and ``strategy``: the network
+    learned the task (loss below ``fit_level`` of its start) and its 2-of-3 units make
+    at least ``strategy_share`` of the non-common snapped output."""
+    L = np.atleast_2d(np.asarray(L, float))
+    med = lambda v: float(np.nanmedian(v))  # noqa: E731
+    loss_share = med(L[:, -1] / L[:, 0])
+    keys = (*STRATEGY_CLASSES, "snap_change", "mixed_of_context")
+    row = {c: med(st[c]) for c in keys}
+    row.update(
+        final_loss_share=loss_share,
+        strategy=bool(
+            loss_share <= fit_level and row["mixed_of_context"] >= strategy_share
+        ),
+        match_value=m["value"],
+        match_spread=m["spread"],
+        match_spread_interval=m["spread_interval"],
+        match_alternative=m["alternative"],
+        match_matches=m["matches"],
+        seeds=int(L.shape[0]),
+    )
+    return row
+
+
+def width_table(sweep: dict) -> str:
+    """The width sweep as a Markdown table (``book/reviewers.md``, Table 1):
+    ``sweep[rule][width]`` rows of :func:`width_row`; the last column is the match
+    relative to the one at the paper's width (700 units, or the rule's middle width
+    when 700 is not swept)."""
+    head = (
+        "| std rule | width | init std | final loss / L(0) | common | 2-of-3 | single "
+        "| 2-of-3 of non-common | snap change | match | seed spread [90 %] "
+        "| alternative | match / match at 700 |"
+    )
+    lines = [head, "|" + "---|" * 13]
+    for rule, rows in sweep.items():
+        ref = rows.get(700) or rows[sorted(rows)[len(rows) // 2]]
+        for w in sorted(rows):
+            r = rows[w]
+            lo, hi = r["match_spread_interval"]
+            lines.append(
+                f"| {rule} | {w} | {r['std']:.2e} | {r['final_loss_share']:.2g} "
+                f"| {r['common']:.2f} | {r['mixed']:.2f} | {r['single']:.2f} "
+                f"| {r['mixed_of_context']:.2f} | {r['snap_change']:.2f} "
+                f"| {r['match_value']:.3f} | {r['match_spread']:.3f} "
+                f"[{lo:.3f}, {hi:.3f}] | {r['match_alternative']:.3f} "
+                f"| {r['match_value'] / ref['match_value']:.2f} |"
+            )
+    return "\n".join(lines)
+
+
+def sentence_table(matches: dict, reference: str) -> str:
+    """Every setting's match (:func:`match_summary`) as a Markdown table
+    (``book/reviewers.md``, the authors' sentence scored), with the spread's 90 %
+    bootstrap interval and the gap relative to the ``reference`` setting's."""
+    ref = matches[reference]["value"]
+    lines = [
+        "| setting | match | seed spread [90 %] | match / spread | alternative "
+        "| match / match at the paper's setting | levels reached | within noise |",
+        "|" + "---|" * 8,
+    ]
+    for name, m in matches.items():
+        lo, hi = m["spread_interval"]
+        verdict = "undecided" if m["undecided"] else ("yes" if m["matches"] else "no")
+        lines.append(
+            f"| {name} | {m['value']:.3f} | {m['spread']:.3f} [{lo:.3f}, {hi:.3f}] "
+            f"| {m['value'] / m['spread']:.1f} | {m['alternative']:.3f} "
+            f"| {m['value'] / ref:.2f} | {m['levels']} | {verdict} |"
+        )
+    return "\n".join(lines)
 
 
 def rank_needed(ds: Dataset) -> dict:

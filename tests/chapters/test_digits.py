@@ -185,6 +185,17 @@ def test_gate_finding_end_to_end_on_a_small_digits_task(small):
     ]
     errors = [f.output_mse for f in fits]
     assert all(np.isfinite(e) and e > 0 for e in errors)
+    for f in fits:  # one error per GDLN seed, whose mean is the error
+        assert len(f.output_mse_per_seed) == 2
+        assert np.mean(f.output_mse_per_seed) == pytest.approx(f.output_mse)
+    live, share = ch.live_samples(samples)
+    assert live.patterns.any(axis=1).all() and 0 < share <= 1
+    assert live.n_samples == pytest.approx(share * samples.n_samples)
+    f = ch.centroid_fit(
+        live, ds, 2, lr=lr, epochs=epochs, init_std=std, n_init=2, gdln_width=10
+    )
+    if f.run is not None:  # the rest of the ReLU width stays inert
+        assert f.net.sizes[1] == width
     assert [f.K for f in fits] == [1, 2, 3]
     k = ch.elbow_k([1, 2, 3], errors)
     assert k == 2  # the only inner K
@@ -215,3 +226,66 @@ def test_gate_finding_end_to_end_on_a_small_digits_task(small):
     np.testing.assert_allclose(total, 1, atol=1e-6)
     kinds = sum(census[k] for k in ch.GATE_KINDS)
     np.testing.assert_allclose(kinds, 1, atol=1e-6)
+
+
+def test_k_rule_gives_the_range_over_seeds():
+    E = np.array([[8.0, 8.0, 8.0], [2.0, 4.0, 2.0], [1.5, 1.0, 1.5], [1.4, 0.9, 1.4]])
+    r = ch.k_rule([1, 2, 3, 4], E)
+    assert r["k"] == 2 and r["per_seed"] == [2, 3, 2] and r["interval"] == (2, 3)
+    assert ch.k_rule([1, 2, 3, 4], E, "within")["k"] == 2
+
+
+def test_affine_targets_bring_the_floor_to_zero(small):
+    ds = small.train
+    a = ch.affine_targets(ds)
+    assert a.Y.shape == ds.Y.shape and ch.affine_floor(a) < 1e-9 * np.sum(a.Y**2)
+    rows = [i for i, f in enumerate(ds.features) if f.startswith("c2.")]
+    assert not np.any(a.Y[rows][:, ds.contexts != 1])  # blocks stay in their context
+    common = a.Y[:10]
+    n = ds.P // 3
+    np.testing.assert_allclose(common[:, :n], common[:, n : 2 * n], atol=1e-12)
+
+
+def test_whitened_pixels_have_isotropic_covariance(small):
+    ds = small.train
+    w = ch.whitened_pixels(ds)
+    n = ds.P // 3
+    Z = w.X[: len(item_rows(w))][:, :n]
+    ev = np.linalg.eigvalsh(np.cov(Z))
+    np.testing.assert_allclose(ev, ev[-1], rtol=1e-8)
+    assert np.mean(np.sum(Z**2, axis=0)) == pytest.approx(1.0)
+    np.testing.assert_array_equal(w.X[-3:], ds.X[-3:])  # context rows kept
+
+
+def test_random_attributes_are_seeded_bits_in_their_context(small):
+    ds = small.train
+    r = ch.random_attributes(ds, 0)
+    assert r.Y.shape == (16, ds.P)
+    np.testing.assert_array_equal(r.Y[:10], ds.Y[:10])
+    for k in range(3):
+        blk = r.Y[10 + 2 * k : 12 + 2 * k]
+        np.testing.assert_array_equal(blk.sum(axis=0), ds.contexts == k)
+    np.testing.assert_array_equal(r.Y, ch.random_attributes(ds, 0).Y)
+    assert not np.array_equal(r.Y, ch.random_attributes(ds, 1).Y)
+
+
+def test_controls_and_their_reading(small):
+    ds = ch.affine_targets(small.train)
+    lr = ch.step_size(ds, 0.5)
+    row = ch.control_run(
+        ds, [0, 1], relu_width=8, reln_width=2, relu_std=0.1, lr=lr, epochs=600
+    )
+    assert row["floor"] < 1e-9 and row["levels"] == h.measures.LEVELS
+    assert set(row["t50"]) == {"relu", "mixed", "single"}
+    assert row["mixed"].spread_interval[0] <= row["mixed"].spread_interval[1]
+    assert isinstance(ch.relu_ahead(row, 2.0), bool)
+    rec = ch.controls_record({"affine targets": row}, {"affine targets": True})
+    assert rec["affine targets"]["relu_ahead"] is True
+    assert "| affine targets |" in ch.controls_table({"affine targets": row})
+    text = ch.explain_controls(
+        {"the task": True, "affine targets": True, "whitened pixels": False}
+    )
+    assert "without targets that are not affine" in text and "removing correlated" in (
+        text
+    )
+    assert "no lead" in ch.explain_controls({"the task": False})

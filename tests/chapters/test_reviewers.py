@@ -218,3 +218,50 @@ def test_starts_stack_settings_then_seeds(hrk):
     )
     assert q[0].shape[0] == 4 and reln.sizes == (11, 40, 60)
     assert np.std(q[1][2]) == pytest.approx(0.1, rel=0.15)
+
+
+def test_match_summary_carries_the_spreads_interval():
+    t = np.arange(3000)
+    L = np.vstack([np.exp(-t / (300.0 + 10 * k)) * 100 for k in range(4)])
+    m = rv.match_summary(L, L * 1.0, L[:1] * 2, multiple=2.0)
+    lo, hi = m["spread_interval"]
+    assert 0 < lo <= m["spread"] <= hi
+    assert not m["undecided"]  # a gap of 0 is within the noise at any spread
+    far = rv.match_summary(L, np.exp(-t / 600.0)[None] * 100, L[:1], multiple=2.0)
+    assert not far["matches"] and not far["undecided"]
+
+
+def _row(value, spread=0.01):
+    st = {k: np.array([0.25, 0.25]) for k in rv.STRATEGY_CLASSES}
+    st["snap_change"] = np.array([0.1, 0.1])
+    st["mixed_of_context"] = np.array([0.6, 0.6])
+    m = {
+        "value": value,
+        "spread": spread,
+        "spread_interval": (spread / 2, spread * 2),
+        "alternative": 0.5,
+        "matches": value <= 2 * spread,
+        "undecided": False,
+        "nearer": value < 0.25,
+        "levels": 4,
+    }
+    L = np.array([[10.0, 0.05], [10.0, 0.08]])
+    return rv.width_row(st, L, m, 0.01, 0.5), m
+
+
+def test_width_row_and_table():
+    row, _ = _row(0.2)
+    assert row["final_loss_share"] == pytest.approx(0.0065)
+    assert row["strategy"] and row["seeds"] == 2
+    sweep = {"fixed std": {}}
+    for w, v in ((16, 0.4), (700, 0.2)):
+        sweep["fixed std"][w] = {**_row(v)[0], "std": 1e-5}
+    text = rv.width_table(sweep)
+    assert text.count("\n") == 3 and "| 2.00 |" in text and "| 1.00 |" in text
+
+
+def test_sentence_table_is_relative_to_the_reference():
+    _, a = _row(0.2)
+    _, b = _row(0.1)
+    text = rv.sentence_table({"paper settings": a, "other": b}, "paper settings")
+    assert "| 0.50 |" in text and "| 1.00 |" in text
