@@ -39,6 +39,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import chapter_data, drift, parameters
+from . import pdf as pdf_module
 from .chapter_data import chapters_present
 from .progress import LOG_VARIABLE
 from .records import RESULTS_VARIABLE
@@ -479,89 +480,21 @@ def site(builder: str = "html", source: Path | None = None) -> Path:
     return html
 
 
-PDF_NAME = "make-haste-slowly.pdf"
-PDF_PAGE = "whole-book.html"  # the single-page build, printed to the PDF
+PDF_NAME = pdf_module.PDF_NAME
 
 
 def pdf(root: Path | None = None) -> Path | None:
     """The whole book as one PDF, ``<site>/make-haste-slowly.pdf``: Sphinx's single-page
-    build, typeset by the served MathJax and printed by Debian's Chromium (offline).
-    Skipped, with a message, where Chromium is missing."""
-    import functools
-    import http.server
-
+    build, rewritten for print and printed by Debian's Chromium (offline), by
+    :mod:`helpers.book.pdf`.  Skipped, with a message, where Chromium is missing."""
     root = root or ROOT
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    out = root / "_build" / "html" / PDF_NAME
-    if chromium is None:
-        _progress("PDF skipped: Chromium is not installed (apt-get install chromium)")
-        return None
     config = root / "_build" / "_config.site.yml"
-    cmd = _jupyter_book(root, "singlehtml", config)
-    res = subprocess.run(
-        cmd,
-        cwd=root,
+    return pdf_module.build(
+        root,
+        _jupyter_book(root, "singlehtml", config),
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
+        repository=repository_url(),
     )
-    if res.returncode:
-        raise SystemExit(f"single-page build for the PDF failed:\n{res.stdout[-3000:]}")
-    single = root / "_build" / "singlehtml"
-    # the single page is written under the root document's folder but links as if it
-    # stood at the top (_static/, _images/): put it there
-    import yaml
-
-    root_doc = yaml.safe_load((root / "_toc.yml").read_text())["root"]
-    shutil.copy2(single / f"{root_doc}.html", single / PDF_PAGE)
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(single))
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    from playwright.sync_api import sync_playwright
-
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=chromium,
-                args=["--headless", "--no-sandbox", "--disable-gpu"],
-            )
-            page = browser.new_page()
-            page.goto(
-                f"http://127.0.0.1:{server.server_address[1]}/{PDF_PAGE}",
-                wait_until="load",
-                timeout=120_000,
-            )
-            # Sphinx adds MathJax only to pages it sees math on, which the single page
-            # is not: load the served copy, then wait until it has typeset everything
-            if not page.evaluate("() => !!(window.MathJax && MathJax.startup)"):
-                page.add_script_tag(url="/_static/mathjax/tex-svg.js")
-            page.wait_for_function(
-                "() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                timeout=60_000,
-            )
-            page.evaluate("() => MathJax.startup.promise")
-            page.pdf(
-                path=str(out),
-                format="A4",
-                print_background=True,
-                margin={
-                    "top": "15mm",
-                    "bottom": "15mm",
-                    "left": "12mm",
-                    "right": "12mm",
-                },
-            )
-            browser.close()
-    finally:
-        server.shutdown()
-    _progress(f"PDF: {out} ({out.stat().st_size / 1e6:.1f} MB)")
-    return out
 
 
 def _parse_value(text: str):
