@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -59,6 +60,13 @@ PROFILES = chapter_data.profiles()
 #: The environment variable that names the repository (the publish workflow sets it);
 #: otherwise ``repository.url`` of ``_config.yml``.  With neither, no launch buttons.
 REPOSITORY_VARIABLE = "HASTE_REPOSITORY_URL"
+#: The branch that the publish workflow writes the executed notebooks to, with the
+#: repository in their Colab cell (:func:`colab_notebooks`); the site's Colab buttons
+#: open those, not the committed notebooks, whose cell holds ``REPOSITORY = None``.
+COLAB_BRANCH = "colab-notebooks"
+_COLAB_LINK = re.compile(
+    r"(https://colab\.research\.google\.com/github/[^/\"]+/[^/\"]+/blob/)[^/\"]+/"
+)
 _VOLATILE_CELL_KEYS = ("execution", "papermill")
 _PACKAGES = (
     "jax",
@@ -121,6 +129,41 @@ def repository_url() -> str | None:
     return url.rstrip("/") or None
 
 
+def _with_repository(cell_source: str, url: str) -> str:
+    return cell_source.replace("REPOSITORY = None", f"REPOSITORY = {url!r}")
+
+
+def colab_notebooks(dest: Path) -> list[Path]:
+    """The book's notebooks, written to ``dest/book/`` with the repository in their
+    Colab cell: what the publish workflow commits to :data:`COLAB_BRANCH`."""
+    url = repository_url()
+    if not url:
+        raise SystemExit(
+            f"no repository: set {REPOSITORY_VARIABLE} or repository.url in _config.yml"
+        )
+    out = []
+    (dest / "book").mkdir(parents=True, exist_ok=True)
+    for src in sorted(BOOK.glob("*.ipynb")):
+        nb = json.loads(src.read_text())
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                text = "".join(cell["source"])
+                cell["source"] = _with_repository(text, url).splitlines(keepends=True)
+        path = dest / "book" / src.name
+        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+        out.append(path)
+    return out
+
+
+def _point_colab_at_published_notebooks(html: Path) -> None:
+    """Every page's Colab button opens the notebook on :data:`COLAB_BRANCH`."""
+    for page in html.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = _COLAB_LINK.sub(rf"\g<1>{COLAB_BRANCH}/", text)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+
+
 def run_key(profile: str, overrides: dict) -> str | None:
     """Where a non-default run goes (``None`` for the default build)."""
     if profile == "default" and not overrides:
@@ -143,10 +186,8 @@ def _unexecuted(name: str) -> Path:
         nb.cells
     ):  # stable ids: jupytext draws random ones each time
         cell["id"] = f"{name}-{i}"
-        if cell.cell_type == "code" and "REPOSITORY = None" in cell.source and url:
-            cell.source = cell.source.replace(
-                "REPOSITORY = None", f"REPOSITORY = {url!r}"
-            )
+        if cell.cell_type == "code" and url:
+            cell.source = _with_repository(cell.source, url)
     SCRATCH.mkdir(parents=True, exist_ok=True)
     path = SCRATCH / f"{name}.ipynb"
     jupytext.write(nb, path)
@@ -475,6 +516,7 @@ def site(builder: str = "html", source: Path | None = None) -> Path:
         )
     html = root / "_build" / "html"
     if builder == "html":
+        _point_colab_at_published_notebooks(html)
         pdf(root)
     _progress(f"site: {html / 'index.html'}")
     return html
@@ -540,6 +582,8 @@ def main(argv=None) -> None:
     d.add_argument(
         "--against", default="HEAD", help="git revision of the committed records"
     )
+    n = sub.add_parser("colab-notebooks", help="the notebooks for Colab (workflow)")
+    n.add_argument("dest", help="folder to write book/<chapter>.ipynb into")
     from . import crosscheck  # the authors' scripts beside ours (never at build time)
 
     crosscheck.add_arguments(sub.add_parser("crosscheck"))
@@ -547,6 +591,11 @@ def main(argv=None) -> None:
 
     if args.cmd == "crosscheck":
         raise SystemExit(crosscheck.main(args))
+
+    if args.cmd == "colab-notebooks":
+        for path in colab_notebooks(Path(args.dest)):
+            _progress(f"for Colab: {path}")
+        return
 
     if args.cmd == "drift":
         drifts = drift.compare(drift.committed(args.against), drift.load(args.results))
