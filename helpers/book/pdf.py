@@ -102,8 +102,9 @@ div.highlight, div.cell_output, div.output, .pst-scrollable-table-container,
   max-width: 100% !important; }
 table { table-layout: auto !important; width: 100% !important; max-width: 100%;
   font-size: 8pt; }
-th, td { white-space: normal !important; overflow-wrap: anywhere; word-break: normal;
-  padding: 2px 4px !important; }
+th, td { white-space: normal !important; overflow-wrap: break-word;
+  word-break: normal; hyphens: auto; padding: 2px 4px !important; }
+td code, th code { overflow-wrap: anywhere; }
 tr { break-inside: avoid; }
 figure, div.figure, .cell_output img, div.output img, .sd-card { break-inside: avoid; }
 figcaption, .caption { break-before: avoid; }
@@ -235,6 +236,33 @@ def _serve(folder: Path):
     return server
 
 
+#: The printed column in CSS pixels: A4's 210 mm less the margins of 15 mm, at 96 dpi.
+PRINT_WIDTH = 680
+#: A table still wider than the column (long words or paths in its cells) gets fixed
+#: column widths, each column's share growing with its text and its longest word, and
+#: cells that break anywhere.
+FIT_TABLES_JS = """() => { for (const t of document.querySelectorAll('table')) {
+  if (t.getBoundingClientRect().width <= t.parentElement.clientWidth + 1) continue;
+  const n = Math.max(...[...t.rows].map(r => r.cells.length));
+  const text = Array(n).fill(0), word = Array(n).fill(1);
+  for (const r of t.rows) [...r.cells].forEach((c, i) => {
+    const s = c.innerText; text[i] += s.length;
+    for (const w of s.split(/\\s+/))
+      word[i] = Math.max(word[i], Math.min(w.length, 24));
+  });
+  const weight = text.map((x, i) => Math.max(Math.sqrt(x), word[i] / 2));
+  const total = weight.reduce((a, b) => a + b, 0);
+  t.querySelectorAll('colgroup').forEach(g => g.remove());
+  const group = document.createElement('colgroup');
+  for (const w of weight) {
+    const col = document.createElement('col');
+    col.style.width = Math.max(6, 100 * w / total).toFixed(1) + '%';
+    group.appendChild(col);
+  }
+  t.prepend(group);
+  t.style.tableLayout = 'fixed';
+  t.querySelectorAll('td, th').forEach(c => { c.style.overflowWrap = 'anywhere'; });
+} }"""
 HEADINGS_JS = """() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')]
   .filter(h => h.getClientRects().length)
   .map(h => h.innerText.replace(/\\s+/g, ' ').trim())"""
@@ -304,6 +332,8 @@ def print_pdf(folder: Path, page: str, out: Path, chromium: str) -> None:
             )
             tab.evaluate("() => MathJax.startup.promise")
             tab.emulate_media(media="print")
+            tab.set_viewport_size({"width": PRINT_WIDTH, "height": 1000})
+            tab.evaluate(FIT_TABLES_JS)
             headings = tab.evaluate(HEADINGS_JS)
             tab.pdf(
                 path=str(out),
