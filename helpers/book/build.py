@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import chapter_data, drift, parameters
+from . import pdf as pdf_module
 from .chapter_data import chapters_present
 from .progress import LOG_VARIABLE
 from .records import RESULTS_VARIABLE
@@ -58,6 +60,13 @@ PROFILES = chapter_data.profiles()
 #: The environment variable that names the repository (the publish workflow sets it);
 #: otherwise ``repository.url`` of ``_config.yml``.  With neither, no launch buttons.
 REPOSITORY_VARIABLE = "HASTE_REPOSITORY_URL"
+#: The branch that the publish workflow writes the executed notebooks to, with the
+#: repository in their Colab cell (:func:`colab_notebooks`); the site's Colab buttons
+#: open those, not the committed notebooks, whose cell holds ``REPOSITORY = None``.
+COLAB_BRANCH = "colab-notebooks"
+_COLAB_LINK = re.compile(
+    r"(https://colab\.research\.google\.com/github/[^/\"]+/[^/\"]+/blob/)[^/\"]+/"
+)
 _VOLATILE_CELL_KEYS = ("execution", "papermill")
 _PACKAGES = (
     "jax",
@@ -120,6 +129,41 @@ def repository_url() -> str | None:
     return url.rstrip("/") or None
 
 
+def _with_repository(cell_source: str, url: str) -> str:
+    return cell_source.replace("REPOSITORY = None", f"REPOSITORY = {url!r}")
+
+
+def colab_notebooks(dest: Path) -> list[Path]:
+    """The book's notebooks, written to ``dest/book/`` with the repository in their
+    Colab cell: what the publish workflow commits to :data:`COLAB_BRANCH`."""
+    url = repository_url()
+    if not url:
+        raise SystemExit(
+            f"no repository: set {REPOSITORY_VARIABLE} or repository.url in _config.yml"
+        )
+    out = []
+    (dest / "book").mkdir(parents=True, exist_ok=True)
+    for src in sorted(BOOK.glob("*.ipynb")):
+        nb = json.loads(src.read_text())
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                text = "".join(cell["source"])
+                cell["source"] = _with_repository(text, url).splitlines(keepends=True)
+        path = dest / "book" / src.name
+        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+        out.append(path)
+    return out
+
+
+def _point_colab_at_published_notebooks(html: Path) -> None:
+    """Every page's Colab button opens the notebook on :data:`COLAB_BRANCH`."""
+    for page in html.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = _COLAB_LINK.sub(rf"\g<1>{COLAB_BRANCH}/", text)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+
+
 def run_key(profile: str, overrides: dict) -> str | None:
     """Where a non-default run goes (``None`` for the default build)."""
     if profile == "default" and not overrides:
@@ -142,10 +186,8 @@ def _unexecuted(name: str) -> Path:
         nb.cells
     ):  # stable ids: jupytext draws random ones each time
         cell["id"] = f"{name}-{i}"
-        if cell.cell_type == "code" and "REPOSITORY = None" in cell.source and url:
-            cell.source = cell.source.replace(
-                "REPOSITORY = None", f"REPOSITORY = {url!r}"
-            )
+        if cell.cell_type == "code" and url:
+            cell.source = _with_repository(cell.source, url)
     SCRATCH.mkdir(parents=True, exist_ok=True)
     path = SCRATCH / f"{name}.ipynb"
     jupytext.write(nb, path)
@@ -545,94 +587,27 @@ def site(builder: str = "html", source: Path | None = None) -> Path:
         )
     html = root / "_build" / "html"
     if builder == "html":
+        _point_colab_at_published_notebooks(html)
         pdf(root)
     _progress(f"site: {html / 'index.html'}")
     return html
 
 
-PDF_NAME = "make-haste-slowly.pdf"
-PDF_PAGE = "whole-book.html"  # the single-page build, printed to the PDF
+PDF_NAME = pdf_module.PDF_NAME
 
 
 def pdf(root: Path | None = None) -> Path | None:
     """The whole book as one PDF, ``<site>/make-haste-slowly.pdf``: Sphinx's single-page
-    build, typeset by the served MathJax and printed by Debian's Chromium (offline).
-    Skipped, with a message, where Chromium is missing."""
-    import functools
-    import http.server
-
+    build, rewritten for print and printed by Debian's Chromium (offline), by
+    :mod:`helpers.book.pdf`.  Skipped, with a message, where Chromium is missing."""
     root = root or ROOT
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    out = root / "_build" / "html" / PDF_NAME
-    if chromium is None:
-        _progress("PDF skipped: Chromium is not installed (apt-get install chromium)")
-        return None
     config = root / "_build" / "_config.site.yml"
-    cmd = _jupyter_book(root, "singlehtml", config)
-    res = subprocess.run(
-        cmd,
-        cwd=root,
+    return pdf_module.build(
+        root,
+        _jupyter_book(root, "singlehtml", config),
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
+        repository=repository_url(),
     )
-    if res.returncode:
-        raise SystemExit(f"single-page build for the PDF failed:\n{res.stdout[-3000:]}")
-    single = root / "_build" / "singlehtml"
-    # the single page is written under the root document's folder but links as if it
-    # stood at the top (_static/, _images/): put it there
-    import yaml
-
-    root_doc = yaml.safe_load((root / "_toc.yml").read_text())["root"]
-    shutil.copy2(single / f"{root_doc}.html", single / PDF_PAGE)
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(single))
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    from playwright.sync_api import sync_playwright
-
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=chromium,
-                args=["--headless", "--no-sandbox", "--disable-gpu"],
-            )
-            page = browser.new_page()
-            page.goto(
-                f"http://127.0.0.1:{server.server_address[1]}/{PDF_PAGE}",
-                wait_until="load",
-                timeout=120_000,
-            )
-            # Sphinx adds MathJax only to pages it sees math on, which the single page
-            # is not: load the served copy, then wait until it has typeset everything
-            if not page.evaluate("() => !!(window.MathJax && MathJax.startup)"):
-                page.add_script_tag(url="/_static/mathjax/tex-svg.js")
-            page.wait_for_function(
-                "() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                timeout=60_000,
-            )
-            page.evaluate("() => MathJax.startup.promise")
-            page.pdf(
-                path=str(out),
-                format="A4",
-                print_background=True,
-                margin={
-                    "top": "15mm",
-                    "bottom": "15mm",
-                    "left": "12mm",
-                    "right": "12mm",
-                },
-            )
-            browser.close()
-    finally:
-        server.shutdown()
-    _progress(f"PDF: {out} ({out.stat().st_size / 1e6:.1f} MB)")
-    return out
 
 
 def _parse_value(text: str):
@@ -678,6 +653,8 @@ def main(argv=None) -> None:
     d.add_argument(
         "--against", default="HEAD", help="git revision of the committed records"
     )
+    n = sub.add_parser("colab-notebooks", help="the notebooks for Colab (workflow)")
+    n.add_argument("dest", help="folder to write book/<chapter>.ipynb into")
     from . import crosscheck  # the authors' scripts beside ours (never at build time)
 
     crosscheck.add_arguments(sub.add_parser("crosscheck"))
@@ -685,6 +662,11 @@ def main(argv=None) -> None:
 
     if args.cmd == "crosscheck":
         raise SystemExit(crosscheck.main(args))
+
+    if args.cmd == "colab-notebooks":
+        for path in colab_notebooks(Path(args.dest)):
+            _progress(f"for Colab: {path}")
+        return
 
     if args.cmd == "drift":
         drifts = drift.compare(drift.committed(args.against), drift.load(args.results))

@@ -1,0 +1,392 @@
+"""The whole book as one PDF to print and keep, ``<site>/make-haste-slowly.pdf``.
+
+Sphinx's single-page build of the book is turned into a print document and printed by
+Debian's Chromium (offline), through Playwright's ``page.pdf`` (the DevTools
+``Page.printToPDF``):
+
+- a title page (title, authors, version, date of the commit, repository) and a contents
+  page; every chapter starts on a new page with its title as a top-level heading, so the
+  PDF's outline (bookmarks) lists the chapters and, under each, its sections;
+- page numbers in the footer ("3 / 250");
+- links inside the book become in-document links; links to the site's own pages that the
+  PDF does not contain (search, index, downloads) are dropped, so no link points at the
+  temporary print server;
+- no interactive chrome: the header, sidebars, buttons, heading anchors and the
+  "Show code cell source" toggles are removed (the code they hide stays hidden, as on
+  the site); dropdowns print open;
+- code and wide tables wrap inside the page; figures are kept with their captions.
+
+``tests/book/test_pdf.py`` reads the PDF and checks all of this.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+PDF_NAME = "make-haste-slowly.pdf"
+PDF_PAGE = "whole-book.html"  # the single-page build, rewritten for print
+
+#: Text of the site's interactive chrome; none of it may appear in the PDF.
+UI_TEXT = (
+    "Show code cell",
+    "Hide code cell",
+    "Skip to main content",
+    "Back to top",
+    "Ctrl+K",
+    "Toggle navigation",
+    "Color mode",
+    "Fullscreen mode",
+    "Launch Binder",
+    "Download source file",
+    "Copy to clipboard",
+)
+
+#: Removed before printing: the theme's navigation, buttons and toggles.
+CHROME = (
+    "script[src*='pydata-sphinx-theme']",
+    ".skip-link",
+    ".bd-header",
+    ".bd-header-article",
+    ".header-article",
+    ".bd-sidebar-primary",
+    ".bd-sidebar-secondary",
+    ".bd-sidebar",
+    ".prev-next-area",
+    ".prev-next-footer",
+    ".bd-footer",
+    ".bd-footer-article",
+    ".bd-footer-content",
+    "#pst-back-to-top",
+    "#searchbox",
+    ".search-button__wrapper",
+    "#pst-search-dialog",
+    "a.headerlink",
+    "button",
+    ".copybtn",
+    "details.hide",  # a hidden cell's toggle and the code it hides
+    ".pst-primary-sidebar-modal",
+    ".pst-secondary-sidebar-modal",
+    "dialog",
+)
+
+PRINT_CSS = """
+@page { size: A4; margin: 16mm 15mm 18mm 15mm; }
+html, body { background: #fff !important; }
+body { font-size: 10.5pt; }
+.bd-page-width, .bd-main, .bd-content, .bd-article-container, .bd-article,
+.bd-container, .bd-container__inner { max-width: none !important;
+  width: auto !important; padding: 0 !important; margin: 0 !important;
+  display: block !important; }
+.pdf-title { break-after: page; text-align: center; padding-top: 55mm; }
+.pdf-title h1.pdf-book-title { font-size: 24pt; margin-bottom: 8mm; }
+.pdf-title p { font-size: 12pt; margin: 2mm 0; }
+.pdf-contents { break-after: page; }
+.pdf-contents ul { list-style: none; padding-left: 1.2em; }
+section.pdf-chapter { break-before: page; }
+.bd-main .bd-content .bd-article h1:first-of-type { display: block !important; }
+h1, h2, h3, h4, h5 { break-after: avoid; }
+.bd-main .bd-content table { break-inside: auto; }
+pre, pre * { white-space: pre-wrap !important; overflow-wrap: anywhere !important;
+  word-break: break-word; }
+pre { overflow: visible !important; max-height: none !important; font-size: 8pt;
+  break-inside: auto; }
+div.highlight, div.cell_output, div.output, .pst-scrollable-table-container,
+.table-wrapper, .docutils.container { overflow: visible !important;
+  max-width: 100% !important; }
+table { table-layout: auto !important; width: 100% !important; max-width: 100%;
+  font-size: 8pt; }
+th, td { white-space: normal !important; overflow-wrap: break-word;
+  word-break: normal; hyphens: auto; padding: 2px 4px !important; }
+td code, th code { overflow-wrap: anywhere; }
+tr { break-inside: avoid; }
+figure, div.figure, .cell_output img, div.output img, .sd-card { break-inside: avoid; }
+figcaption, .caption { break-before: avoid; }
+img { max-width: 100% !important; height: auto !important; }
+mjx-container[display="true"] { overflow: visible !important; max-width: 100%; }
+mjx-container[display="true"] > svg { max-width: 100% !important; height: auto; }
+details > summary { list-style: none; }
+details > summary::-webkit-details-marker { display: none; }
+a { color: inherit; text-decoration: none; }
+a[href^="#"] { color: #1a4f8a; }
+"""
+
+FOOTER = (
+    '<div style="font-size:8px;width:100%;text-align:center;color:#444;'
+    'font-family:sans-serif"><span class="pageNumber"></span> / '
+    '<span class="totalPages"></span></div>'
+)
+
+
+def _progress(msg: str) -> None:
+    print(f"[book] {msg}", file=sys.stderr, flush=True)
+
+
+def edition(root: Path) -> tuple[str, str]:
+    """The book's version (``helpers.__version__``) and the date of its commit (else
+    today's), for the title page."""
+    import time
+
+    from helpers import __version__
+
+    date = subprocess.run(
+        ["git", "-C", str(root), "log", "-1", "--format=%cs"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return __version__, date or time.strftime("%Y-%m-%d")
+
+
+def _level(tag) -> int:
+    return int(tag.name[1])
+
+
+def print_document(
+    html: str,
+    page: str,
+    *,
+    title: str,
+    author: str,
+    version: str,
+    date: str,
+    repository: str | None = None,
+) -> str:
+    """The single-page build ``html`` (served as ``page``, e.g.
+    ``book/pages/intro.html``) rewritten for print (see the module's docstring)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    for selector in CHROME:
+        for tag in soup.select(selector):
+            tag.decompose()
+    for details in soup.find_all("details"):  # dropdowns print open
+        details["open"] = ""
+
+    # chapters: each document after the first starts a page, its title a top heading
+    for anchor in soup.select('span[id^="document-"]'):
+        section = anchor.find_next_sibling("section")
+        heading = section.find(re.compile("^h[1-6]$")) if section else None
+        if heading is None:
+            continue
+        section["class"] = [*section.get("class", []), "pdf-chapter"]
+        shift = _level(heading) - 1
+        for h in section.find_all(re.compile("^h[1-6]$")):
+            h.name = "h1" if h is heading else f"h{max(2, min(6, _level(h) - shift))}"
+
+    # links: inside the book, to its anchors; to pages not in the PDF, none
+    here = page.rsplit("/", 1)[-1]
+    for a in soup.find_all("a", href=True):
+        href = a["href"]
+        if href.startswith("#") or re.match(r"^[a-z][a-z0-9+.-]*:", href):
+            if href.startswith(("http://127.", "http://localhost", "file:")):
+                a.unwrap()
+            continue
+        path, _, frag = href.partition("#")
+        if frag and (path == page or path.rsplit("/", 1)[-1] == here):
+            a["href"] = f"#{frag}"
+        else:
+            a.unwrap()
+
+    # the title page and contents replace the theme's print-only title and contents
+    old = soup.select_one("#jb-print-docs-body")
+    nav = old.select_one("nav") if old else None
+    front = BeautifulSoup(
+        '<div class="pdf-front"><div class="pdf-title">'
+        '<h1 class="pdf-book-title"></h1><p class="pdf-author"></p>'
+        '<p class="pdf-edition"></p><p class="pdf-repository"></p></div>'
+        '<div class="pdf-contents"><h1>Contents</h1></div></div>',
+        "html.parser",
+    )
+    front.select_one(".pdf-book-title").string = title
+    front.select_one(".pdf-author").string = author
+    front.select_one(".pdf-edition").string = f"Version {version}, {date}"
+    front.select_one(".pdf-repository").string = repository or ""
+    if nav is not None:
+        for cls in ("pst-show_toc_level", "nav", "section-nav"):
+            for ul in nav.select("ul"):
+                ul["class"] = [c for c in ul.get("class", []) if c != cls]
+        for caption in nav.select("[role=heading]"):  # not headings of the outline
+            del caption["role"], caption["aria-level"]
+        front.select_one(".pdf-contents").append(nav.extract())
+    article = soup.select_one("article.bd-article") or soup.body
+    if old is not None:
+        old.decompose()
+    article.insert(0, front)
+    style = soup.new_tag("style")
+    style.string = PRINT_CSS
+    soup.head.append(style)
+    return str(soup)
+
+
+def _serve(folder: Path):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+#: The printed column in CSS pixels: A4's 210 mm less the margins of 15 mm, at 96 dpi.
+PRINT_WIDTH = 680
+#: A table still wider than the column (long words or paths in its cells) gets fixed
+#: column widths, each column's share growing with its text and its longest word, and
+#: cells that break anywhere.
+FIT_TABLES_JS = """() => { for (const t of document.querySelectorAll('table')) {
+  if (t.getBoundingClientRect().width <= t.parentElement.clientWidth + 1) continue;
+  const n = Math.max(...[...t.rows].map(r => r.cells.length));
+  const text = Array(n).fill(0), word = Array(n).fill(1);
+  for (const r of t.rows) [...r.cells].forEach((c, i) => {
+    const s = c.innerText; text[i] += s.length;
+    for (const w of s.split(/\\s+/))
+      word[i] = Math.max(word[i], Math.min(w.length, 24));
+  });
+  const weight = text.map((x, i) => Math.max(Math.sqrt(x), word[i] / 2));
+  const total = weight.reduce((a, b) => a + b, 0);
+  t.querySelectorAll('colgroup').forEach(g => g.remove());
+  const group = document.createElement('colgroup');
+  for (const w of weight) {
+    const col = document.createElement('col');
+    col.style.width = Math.max(6, 100 * w / total).toFixed(1) + '%';
+    group.appendChild(col);
+  }
+  t.prepend(group);
+  t.style.tableLayout = 'fixed';
+  t.querySelectorAll('td, th').forEach(c => { c.style.overflowWrap = 'anywhere'; });
+} }"""
+HEADINGS_JS = """() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')]
+  .filter(h => h.getClientRects().length)
+  .map(h => h.innerText.replace(/\\s+/g, ' ').trim())"""
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def fix_outline(path: Path, headings: list[str]) -> None:
+    """Give the outline Chromium wrote the headings' own titles: Chromium joins a
+    heading's lines without a space and repeats a heading that moved to the next page
+    ("SummarySummary").  Entries are matched to headings in document order."""
+    from pypdf import PdfWriter
+    from pypdf.generic import NameObject, TextStringObject
+
+    writer = PdfWriter(clone_from=str(path))
+    outlines = writer.root_object.get("/Outlines")
+    if outlines is None:
+        return
+    cursor = 0
+
+    def visit(item):
+        nonlocal cursor
+        while item is not None:
+            item = item.get_object()
+            title = _squeeze(str(item.get("/Title", "")))
+            for j in range(cursor, min(cursor + 8, len(headings))):
+                head = _squeeze(headings[j])
+                if head and (title.startswith(head) or head.startswith(title)):
+                    item[NameObject("/Title")] = TextStringObject(headings[j])
+                    cursor = j + 1
+                    break
+            if "/First" in item:
+                visit(item["/First"])
+            item = item.get("/Next")
+
+    visit(outlines.get("/First"))
+    with open(path, "wb") as f:
+        writer.write(f)
+
+
+def print_pdf(folder: Path, page: str, out: Path, chromium: str) -> None:
+    """Print ``folder/page`` (served locally, MathJax typeset first) to ``out``."""
+    from playwright.sync_api import sync_playwright
+
+    server = _serve(folder)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=chromium,
+                args=["--headless", "--no-sandbox", "--disable-gpu"],
+            )
+            tab = browser.new_page()
+            tab.goto(
+                f"http://127.0.0.1:{server.server_address[1]}/{page}",
+                wait_until="load",
+                timeout=120_000,
+            )
+            # Sphinx adds MathJax only to pages it sees math on, which the single page
+            # is not: load the served copy, then wait until it has typeset everything
+            if not tab.evaluate("() => !!(window.MathJax && MathJax.startup)"):
+                tab.add_script_tag(url="/_static/mathjax/tex-svg.js")
+            tab.wait_for_function(
+                "() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                timeout=60_000,
+            )
+            tab.evaluate("() => MathJax.startup.promise")
+            tab.emulate_media(media="print")
+            tab.set_viewport_size({"width": PRINT_WIDTH, "height": 1000})
+            tab.evaluate(FIT_TABLES_JS)
+            headings = tab.evaluate(HEADINGS_JS)
+            tab.pdf(
+                path=str(out),
+                format="A4",
+                print_background=True,
+                prefer_css_page_size=True,
+                outline=True,
+                tagged=True,
+                display_header_footer=True,
+                header_template="<span></span>",
+                footer_template=FOOTER,
+            )
+            browser.close()
+    finally:
+        server.shutdown()
+    fix_outline(out, headings)
+
+
+def build(
+    root: Path, command: list[str], env: dict, repository: str | None = None
+) -> Path | None:
+    """Build the single page with ``command`` (Jupyter Book's ``singlehtml``
+    builder, run in ``root``), rewrite it for print and print it to
+    ``<root>/_build/html/make-haste-slowly.pdf``.  Skipped, with a message, where
+    Chromium is missing."""
+    import yaml
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        _progress("PDF skipped: Chromium is not installed (apt-get install chromium)")
+        return None
+    res = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
+    if res.returncode:
+        raise SystemExit(f"single-page build for the PDF failed:\n{res.stdout[-3000:]}")
+    single = root / "_build" / "singlehtml"
+    config = yaml.safe_load((root / "_config.yml").read_text())
+    root_doc = yaml.safe_load((root / "_toc.yml").read_text())["root"]
+    version, date = edition(root)
+    page = f"{root_doc}.html"
+    text = print_document(
+        (single / page).read_text(encoding="utf-8"),
+        page,
+        title=config.get("title", ""),
+        author=config.get("author", ""),
+        version=version,
+        date=date,
+        repository=repository,
+    )
+    # the single page is written under the root document's folder but links as if it
+    # stood at the top (_static/, _images/): put the print document there
+    (single / PDF_PAGE).write_text(text, encoding="utf-8")
+    out = root / "_build" / "html" / PDF_NAME
+    out.parent.mkdir(parents=True, exist_ok=True)
+    print_pdf(single, PDF_PAGE, out, chromium)
+    _progress(f"PDF: {out} ({out.stat().st_size / 1e6:.1f} MB)")
+    return out

@@ -1,0 +1,198 @@
+"""The PDF of the whole book (``_build/html/make-haste-slowly.pdf``), read back with
+pypdf: a title page with the version and date, an outline of every chapter with its
+sections, page numbers on every page, links that stay inside the document or go to a
+real address (never to the temporary print server), and none of the site's interactive
+chrome.  The PDF comes with the site build that the browser tests use (built once, when
+the site is older than the book's sources); the rewriting for print is checked on a
+small page without any build."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+import helpers
+from helpers.book import pdf as book_pdf
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+PDF = HTML / book_pdf.PDF_NAME
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _chapter_titles() -> list[str]:
+    """Each chapter's title, the first ``# `` heading of its page."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    titles = []
+    for f in files:
+        src = ROOT / (f.removesuffix(".ipynb") + ".md")
+        heading = re.search(r"^# (.+)$", src.read_text(), re.M)
+        titles.append(heading.group(1).strip())
+    return titles
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from pypdf import PdfReader
+
+    from tests.book.test_site import _site_is_stale
+
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed, and CI must build the PDF")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    if _site_is_stale():  # the browser tests would build it: one build serves both
+        from helpers.book.build import site
+
+        site()
+    elif (
+        not PDF.exists() or PDF.stat().st_mtime < (HTML / "index.html").stat().st_mtime
+    ):
+        from helpers.book.build import pdf
+
+        pdf()
+    return PdfReader(str(PDF))
+
+
+def _plain(text: str) -> str:
+    """``text`` with Sphinx's typographic quotes and dashes made plain."""
+    return text.translate(
+        str.maketrans("\u2018\u2019\u201c\u201d\u2013\u2014", "''\"\"--")
+    )
+
+
+def _outline(reader):
+    """``[(depth, title, page index)]`` in document order."""
+    out = []
+
+    def walk(items, depth):
+        for item in items:
+            if isinstance(item, list):
+                walk(item, depth + 1)
+            else:
+                out.append(
+                    (depth, item.title, reader.get_destination_page_number(item))
+                )
+
+    walk(reader.outline, 0)
+    return out
+
+
+@pytest.fixture(scope="module")
+def texts(reader):
+    return [page.extract_text() or "" for page in reader.pages]
+
+
+def test_the_title_page_names_the_book_its_version_and_date(texts):
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    first = " ".join(texts[0].split())
+    assert config["title"] in first
+    assert re.search(
+        rf"Version {re.escape(helpers.__version__)}, \d{{4}}-\d\d-\d\d", first
+    )
+
+
+def test_the_outline_has_every_chapter_with_its_sections(reader):
+    outline = _outline(reader)
+    top = [_plain(title) for depth, title, _ in outline if depth == 0]
+    for title in _chapter_titles():
+        assert _plain(title) in top, f"chapter {title!r} is not in the PDF's outline"
+    pages = [page for depth, _, page in outline if depth == 0]
+    assert pages == sorted(pages), "the chapters' bookmarks are out of order"
+    nested = [title for depth, title, _ in outline if depth == 1]
+    assert len(nested) >= 2 * len(_chapter_titles()), "sections missing from outline"
+    # titles are the headings' own (no words run together, no repeats)
+    assert "Summary" in nested and not any(t == t[: len(t) // 2] * 2 for t in nested)
+
+
+def test_every_page_is_numbered(texts):
+    n = len(texts)
+    missing = [i + 1 for i, t in enumerate(texts) if f"{i + 1} / {n}" not in t]
+    assert not missing, f"pages without their number: {missing[:10]}"
+
+
+def test_links_stay_in_the_document_or_go_to_a_real_address(reader):
+    names = set(reader.named_destinations)
+    internal, broken, local = 0, [], []
+    for i, page in enumerate(reader.pages):
+        for annot in page.get("/Annots") or []:
+            annot = annot.get_object()
+            action = annot.get("/A")
+            if action is not None and "/URI" in action:
+                uri = str(action["/URI"])
+                if re.match(r"^(https?://(127\.|localhost|0\.0\.0\.0)|file:)", uri):
+                    local.append((i + 1, uri))
+                continue
+            dest = annot.get("/Dest")
+            if dest is None and action is not None:
+                dest = action.get("/D")
+            if dest is None:
+                continue
+            internal += 1
+            if isinstance(dest, str) and dest not in names:
+                broken.append((i + 1, dest))
+    assert not local, f"links to a local server: {local[:5]}"
+    assert not broken, f"links to no destination: {broken[:5]}"
+    assert internal >= 100, f"only {internal} links inside the book"
+
+
+def test_no_page_shows_the_sites_chrome(texts):
+    found = [
+        (i + 1, ui) for i, t in enumerate(texts) for ui in book_pdf.UI_TEXT if ui in t
+    ]
+    assert not found, f"interactive text printed: {found[:10]}"
+
+
+# --- the rewriting for print, on a small page (no build) ---------------------------
+
+PAGE = """<html><head><title>t</title></head><body>
+<div class="bd-header"><button>Search</button></div>
+<div id="jb-print-docs-body"><h1>Book</h1><nav><p role="heading" aria-level="2"
+ class="caption">Chapters</p><ul class="nav section-nav"><li>
+ <a href="#document-book/xor">XoR</a></li></ul></nav></div>
+<article class="bd-article">
+<section id="intro"><h1>Intro<a class="headerlink" href="#intro">#</a></h1>
+<p><a href="book/pages/intro.html#xor-sec">to XoR</a> <a href="search.html">search</a>
+<a href="../../make-haste-slowly.pdf">pdf</a> <a href="https://example.org/x">out</a></p>
+</section>
+<span id="document-book/xor"></span><section id="xor-sec"><h3>XoR</h3>
+<section id="task"><h4>The task</h4>
+<details class="hide above-input"><summary>Show code cell source</summary>
+<pre>code</pre></details>
+<details class="sd-dropdown"><summary>Details</summary><p>inside</p></details>
+</section></section></article></body></html>"""
+
+
+def test_the_print_document_is_a_book():
+    from bs4 import BeautifulSoup
+
+    html = book_pdf.print_document(
+        PAGE,
+        "book/pages/intro.html",
+        title="A book",
+        author="Someone",
+        version="1.2.3",
+        date="2026-01-02",
+        repository="https://example.org/repo",
+    )
+    soup = BeautifulSoup(html, "html.parser")
+    text = soup.get_text(" ")
+    assert "Show code cell" not in text and "Search" not in text
+    assert "Version 1.2.3, 2026-01-02" in text and "A book" in text
+    chapter = soup.select_one("section.pdf-chapter")
+    assert chapter["id"] == "xor-sec" and chapter.h1.get_text() == "XoR"
+    assert chapter.find("h2").get_text() == "The task"
+    hrefs = [a["href"] for a in soup.find_all("a")]
+    assert "#xor-sec" in hrefs and "https://example.org/x" in hrefs
+    assert not any("search.html" in h or h.endswith(".pdf") for h in hrefs), hrefs
+    assert soup.select_one("details.sd-dropdown").has_attr("open")
+    assert not soup.select("[role=heading]"), (
+        "contents captions would enter the outline"
+    )
+    assert "@page" in soup.style.get_text()
