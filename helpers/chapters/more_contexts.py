@@ -11,8 +11,17 @@ import numpy as np
 
 from ..core.paper import EXTRA_CONTEXTS
 from ..core.relns import pathway_pattern
+from .extra_contexts import census_over_training, family_name, node_reuse_index
 
-__all__ = ["nearest_authors", "race_class_shares", "class_curve_table"]
+__all__ = [
+    "nearest_authors",
+    "race_class_shares",
+    "class_curve_table",
+    # shared with Section 5 (helpers.chapters.extra_contexts)
+    "census_over_training",
+    "family_name",
+    "node_reuse_index",
+]
 
 
 def nearest_authors(C: int, values=None, contexts=None):
