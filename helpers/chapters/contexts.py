@@ -31,11 +31,14 @@ from ..core.datasets import effective_dataset
 from ..core.engine import GatedNetwork, train
 from ..core.linear import closed_form_map
 from ..core.measures import (
+    bootstrap_interval,
     context_patterns,
     functional_census,
     gating_census,
     level_times,
+    match,
     output_gap,
+    snap_to_contexts,
     time_gap,
     unit_weight,
 )
@@ -78,6 +81,13 @@ __all__ = [
     "threshold_sensitivity",
     "functional_census_seeds",
     "pathway_output_share",
+    "class_output_share",
+    "STRATEGIES",
+    "SAME_STRATEGY",
+    "family_match",
+    "output_gap_spread",
+    "strict_context_census",
+    "ablate_class",
     "pathway_energy_share",
     "unit_class",
     "division_by_class",
@@ -186,19 +196,38 @@ def overlap_matrix(X, pathways: Sequence[PathwayModes]) -> np.ndarray:
 
 
 def constant_overlap_matrix(
-    X, pathways: Sequence[PathwayModes], value: float
+    X,
+    pathways: Sequence[PathwayModes],
+    value: float,
+    *,
+    pairs: Mapping[frozenset, float] | None = None,
+    top: float | None = None,
 ) -> np.ndarray:
-    """The overlap matrix of a race solver with one hand-set constant
-    ([conv-constants]).
+    """The overlap matrix of a race solver with hand-set constants ([conv-constants]).
 
     The diagonal keeps the data's input variances ``d_pa`` (:func:`overlap_matrix`);
     mode ``a`` of pathway ``p`` and mode ``a`` of every other pathway (same index, modes
-    ordered by singular value) are coupled by ``value``; everything else is 0.  This is
-    our reading of the authors' solver, which "hard-codes the overlaps between the
-    context pathways' singular vectors (about -0.45)".
+    ordered by singular value) are coupled by ``value``, or by ``pairs[frozenset({p,
+    q})]`` where given, and the two top modes by ``top`` where given; everything else is
+    0.  With ``value = -0.45`` alone this is the book's one-constant reading; with the
+    pairs and top value of ``3_context_diff/race.py`` (-0.45 for ctx12-ctx23, -0.465 for
+    the two pairs with ctx13, -0.49 on the top modes) it is the solver behind Fig. 4's
+    predicted curve (contexts chapter, "Predictions with no tuned constant").  In the
+    summed-loss units of the book the cross input variance of two 2-of-3 pathways is 1
+    (one shared context of one-hot items), so race.py's ``overlap x delta_de`` is the
+    overlap itself.
     """
     if not np.isfinite(value):
         raise ValueError(f"the overlap constant must be finite, got {value}")
+    pairs = dict(pairs or {})
+    names = {p.name for p in pathways}
+    for k, v in pairs.items():
+        if not (isinstance(k, frozenset) and len(k) == 2 and k <= names):
+            raise ValueError(
+                f"pairs: {k!r} is not a pair of pathways of {sorted(names)}"
+            )
+        if not np.isfinite(v):
+            raise ValueError(f"pairs: the overlap of {sorted(k)} must be finite")
     O = np.diag(np.diag(overlap_matrix(X, pathways)))
     sl, _ = _slices(pathways)
     for a, p in enumerate(pathways):
@@ -206,7 +235,10 @@ def constant_overlap_matrix(
             if a == b:
                 continue
             n = min(p.rank, q.rank)
-            O[sl[a].start + np.arange(n), sl[b].start + np.arange(n)] = value
+            v = pairs.get(frozenset((p.name, q.name)), value)
+            O[sl[a].start + np.arange(n), sl[b].start + np.arange(n)] = v
+            if top is not None:
+                O[sl[a].start, sl[b].start] = top
     return O
 
 
@@ -657,6 +689,38 @@ def train_relns(
     return runs, preds
 
 
+#: The family of candidate ReLNs of Section 4 ([rulebook-best]): the common pathway
+#: with k of the three context pathways on in k contexts, by the kind of
+#: :func:`helpers.core.relns.context_reln`.  k = 3 is the common pathway alone: a
+#: pathway on in every context is a second common pathway, which, trained one-way on
+#: the common pathway's residual, learns nothing the common one has not.  "both" is the
+#: mixture the census points to and the ReLN the authors ran (3_context_diff/gdln.py).
+STRATEGIES = {
+    "both": "7 pathways (Fig. 4a)",
+    "mixed": "common + 2-of-3",
+    "single": "common + single-context",
+    "common": "common alone (k = 3)",
+}
+#: The 7-pathway ReLN and the common + 2-of-3 ReLN are one strategy (the single-context
+#: pathways of the first stay idle, Proposition 4.2): neither is the other's competitor.
+SAME_STRATEGY = {"both": "mixed", "mixed": "both"}
+
+
+def family_match(reference, curves: Mapping, kind: str):
+    """:func:`helpers.core.measures.match` of the ReLN ``kind`` (a key of
+    :data:`STRATEGIES`) to the ``reference`` losses, with every other strategy of
+    ``curves`` (``{kind: (seeds, T)}``) as a competitor (contexts chapter,
+    ``gap_relu_reln`` and ``init_sensitivity``)."""
+    if kind not in curves:
+        raise ValueError(f"no curves for {kind!r}; have {list(curves)}")
+    rivals = {
+        STRATEGIES[k]: v
+        for k, v in curves.items()
+        if k != kind and k != SAME_STRATEGY.get(kind)
+    }
+    return match(reference, curves[kind], competitors=rivals, name=STRATEGIES[kind])
+
+
 def median_gap(A, B) -> float:
     """:func:`helpers.core.measures.time_gap` of ``A[s]`` against ``B[s]``, median over
     seeds ``s`` (``B`` may be one curve for every seed; [conv-measures])."""
@@ -696,6 +760,35 @@ def output_gaps_at(reference, candidates: Mapping, epochs: Sequence[int]) -> dic
     for name, run in candidates.items():
         out[name] = {e: output_gap(at(reference, e), at(run, e)) for e in epochs}
     return out
+
+
+def output_gap_spread(runs: Sequence, epochs: Sequence[int]) -> dict:
+    """The two-sample yardstick of the output gap ([rulebook-noise], [conv-output-gap]):
+    for each run (the reference and a stochastic candidate, each recording
+    ``outputs``), the matrix over its seeds ``(a, b)`` of the output gap of ``a`` to
+    ``b``, mean over ``epochs``; ``spread``: the larger of the sides' medians over
+    pairs, ``interval``: its 90 % bootstrap interval over seeds, ``sides``: each side's
+    median (contexts chapter, ``output_gap``)."""
+    mats = []
+    for run in runs:
+        outs = run.records["outputs"]
+        S = outs.shape[0]
+        D = np.zeros((S, S))
+        for a in range(S):
+            for b in range(a + 1, S):
+                D[a, b] = D[b, a] = np.mean(
+                    [
+                        output_gap([outs[a, run.index(e)]], [outs[b, run.index(e)]])[0]
+                        for e in epochs
+                    ]
+                )
+        mats.append(D)
+    sides = [float(np.median(D[np.triu_indices(len(D), 1)])) for D in mats]
+    return {
+        "spread": max(sides),
+        "interval": bootstrap_interval(*mats),
+        "sides": sides,
+    }
 
 
 def singular_values_over_training(run, pred, k: int) -> tuple[dict, dict, dict]:
@@ -839,6 +932,85 @@ def pathway_energy_share(W2, H, Yhat, pathways: Mapping, names) -> float:
             ]
         )
     )
+
+
+def class_output_share(W2, H, pathways: Mapping, classes: Mapping, name: str) -> float:
+    """Share of a ReLN's output produced by the class ``name`` of pathways, median over
+    seeds, measured as :func:`helpers.core.measures.functional_census` measures the
+    ReLU network's classes: the norm of the class's *summed* contribution over the sum
+    of the classes' norms (``W2`` ``(S, p, H)``, ``H`` ``(S, H, P)`` at one epoch;
+    ``pathways`` name -> slice of hidden units; ``classes`` class -> pathway names).
+    Used for the single-context ReLN's share, the alternative of
+    ``contexts.single_context_share`` (contexts chapter)."""
+    if name not in classes:
+        raise ValueError(f"no class {name!r}; have {list(classes)}")
+
+    def part(s, names):
+        return np.linalg.norm(
+            sum(W2[s][:, pathways[n]] @ H[s][pathways[n]] for n in names)
+        )
+
+    return float(
+        np.median(
+            [
+                part(s, classes[name]) / sum(part(s, v) for v in classes.values())
+                for s in range(len(W2))
+            ]
+        )
+    )
+
+
+def strict_context_census(gates, W1, W2, contexts, n_contexts: int) -> dict:
+    """The gating census counted strictly, at one record (contexts chapter, "The ReLU
+    network's own gating"): ``context_level``, the weight share of units whose gates
+    are all-or-none in every context (and on somewhere), the only units a ReLN's
+    context-level gates describe exactly; ``one_context_only``, the weight share of
+    units active, for any item, in exactly one context (the literal reading of "context
+    specific").  ``gates`` ``H x P``; weights as in the census ([conv-census])."""
+    G = np.asarray(gates, bool)
+    contexts = np.asarray(contexts)
+    w = unit_weight(W1, W2)
+    total = w.sum()
+    if total <= 0:
+        raise ValueError("strict_context_census: every unit has zero weight")
+    per = [G[:, contexts == c] for c in range(n_contexts)]
+    any_on = np.stack([g.any(axis=1) for g in per], axis=1)
+    all_or_none = np.all([g.all(axis=1) | ~g.any(axis=1) for g in per], axis=0)
+    level = all_or_none & any_on.any(axis=1)
+    one = any_on.sum(axis=1) == 1
+    return {
+        "context_level": float(w[level].sum() / total),
+        "one_context_only": float(w[one].sum() / total),
+    }
+
+
+def ablate_class(W1, W2, X, Y, contexts, n_contexts: int, cls: str = "single") -> dict:
+    """The summed loss of a one-hidden-layer ReLU network ``W2 relu(W1 X)`` before and
+    after removing the units of one class of the functional census (each unit snapped
+    to its nearest context-level gate, [conv-census]; ``cls``: ``common``, ``mixed``
+    or ``single``): what those units do (contexts chapter, ``single_context_share``)."""
+    W1, W2, X, Y = (np.asarray(a, float) for a in (W1, W2, X, Y))
+    pre = W1 @ X
+    G = snap_to_contexts(pre > 0, contexts, n_contexts)
+    on = np.stack(
+        [G[:, np.asarray(contexts) == c].max(axis=1) for c in range(n_contexts)], axis=1
+    )
+    k = on.sum(axis=1)
+    masks = {"common": k == n_contexts, "mixed": k == n_contexts - 1, "single": k == 1}
+    if cls not in masks:
+        raise ValueError(f"cls must be one of {list(masks)}, got {cls!r}")
+    keep = ~masks[cls]
+    loss = lambda m: (
+        0.5
+        * float(  # noqa: E731
+            np.sum((Y - W2[:, m] @ np.maximum(pre[m], 0)) ** 2)
+        )
+    )
+    return {
+        "loss": loss(np.ones_like(keep)),
+        "ablated": loss(keep),
+        "share_units": float(1 - keep.mean()),
+    }
 
 
 def unit_class(pattern: str, n_contexts: int) -> str:

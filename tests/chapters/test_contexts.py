@@ -326,3 +326,69 @@ def test_seed_reductions_of_the_page():
     sl = {"a": slice(0, 1), "b": slice(1, 2), "c": slice(2, 3)}
     assert ch.pathway_output_share(W2, H, sl, ["a", "b"]) == pytest.approx(2 / 3)
     assert ch.pathway_energy_share(W2, H, H, sl, ["a"]) == pytest.approx(1 / 3)
+
+
+def test_constant_overlap_matrix_with_race_py_pairs_and_top(hrk):
+    """race.py's solver: one overlap per pair of pathways, another on the top modes."""
+    ds, R = hrk
+    pm = ca.pathway_modes(context_reln(ds, "mixed"), ds.X, R)
+    pairs = {
+        frozenset(("ctx12", "ctx23")): -0.45,
+        frozenset(("ctx12", "ctx13")): -0.465,
+        frozenset(("ctx23", "ctx13")): -0.465,
+    }
+    O = ca.constant_overlap_matrix(ds.X, pm, -0.45, pairs=pairs, top=-0.49)
+    start = {p.name: k for k, p in zip(np.cumsum([0] + [p.rank for p in pm]), pm)}
+    assert O[start["ctx12"], start["ctx23"]] == -0.49
+    assert O[start["ctx12"] + 1, start["ctx13"] + 1] == -0.465
+    assert O[start["ctx12"] + 1, start["ctx23"] + 1] == -0.45
+    np.testing.assert_allclose(O, O.T)
+    with pytest.raises(ValueError, match="not a pair"):
+        ca.constant_overlap_matrix(ds.X, pm, -0.45, pairs={frozenset(("ctx1",)): 1.0})
+
+
+def test_strict_census_and_ablation_of_a_handmade_network():
+    """Units on in one context only, or all-or-none per context, by weight; removing the
+    single-context units removes exactly their output."""
+    contexts = np.repeat([0, 1, 2], 2)  # 6 datapoints, 2 per context
+    X = np.eye(6)
+    # unit 0: common; unit 1: context 0 only, all-or-none; unit 2: context 1, one item
+    W1 = np.array([[1.0] * 6, [1, 1, -1, -1, -1, -1], [-1, -1, 1, -1, -1, -1]])
+    W2 = np.array([[1.0, 2.0, 3.0]])
+    G = W1 @ X > 0
+    c = ca.strict_context_census(G, W1, W2, contexts, 3)
+    w = np.linalg.norm(W1, axis=1) * np.abs(W2[0])
+    np.testing.assert_allclose(c["one_context_only"], (w[1] + w[2]) / w.sum())
+    np.testing.assert_allclose(c["context_level"], (w[0] + w[1]) / w.sum())
+    Y = W2 @ np.maximum(W1 @ X, 0)
+    a = ca.ablate_class(W1, W2, X, Y, contexts, 3, "single")
+    assert a["loss"] == 0.0
+    # units 1 and 2 snap to single-context gates (unit 2: on for half of context 1)
+    gone = W2[:, 1:] @ np.maximum(W1[1:] @ X, 0)
+    np.testing.assert_allclose(a["ablated"], 0.5 * np.sum(gone**2))
+
+
+def test_class_output_share_uses_the_norm_of_the_summed_contribution():
+    """Two single pathways acting on disjoint datapoints: the class norm is the norm of
+    their sum, not the sum of their norms."""
+    W2 = np.ones((1, 1, 3))
+    H = np.array([[[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]])
+    pw = {"common": slice(0, 1), "a": slice(1, 2), "b": slice(2, 3)}
+    share = ca.class_output_share(
+        W2, H, pw, {"common": ["common"], "single": ["a", "b"]}, "single"
+    )
+    np.testing.assert_allclose(share, np.sqrt(2) / (1 + np.sqrt(2)))
+
+
+def test_family_match_leaves_out_the_same_strategy():
+    t = np.arange(300.0)
+    c = lambda tau: np.exp(-t / tau)  # noqa: E731
+    curves = {
+        "both": [c(21.0), c(21.5), c(20.5)],
+        "mixed": [c(21.2)] * 3,
+        "single": [c(40.0)] * 3,
+        "common": [c(80.0)] * 3,
+    }
+    m = ca.family_match([c(20.0), c(20.3), c(19.8)], curves, "both")
+    assert set(m.candidates) == {ca.STRATEGIES[k] for k in ("both", "single", "common")}
+    assert m.best == ca.STRATEGIES["both"] and m.spread_candidate is not None

@@ -102,3 +102,11 @@ def test_small_init_limit_recovers_the_intercept_with_an_interval():
         xch.small_init_limit([0.1, 0.1], np.ones((2, 3)))
     with pytest.raises(ValueError, match="one x per setting"):
         xch.small_init_limit(x, np.ones((4, 3)))
+
+
+def test_worst_case_decides_an_always_claim():
+    v = ["reproduced", "partly reproduced", "not reproduced", "not reproduced"]
+    assert xch.worst_case(v, [1.0, 5.0, 3.0, 4.0]) == 3
+    assert xch.worst_case(["reproduced", "undecided"], [9.0, 1.0]) == 1
+    with pytest.raises(ValueError):
+        xch.worst_case(["check"], [1.0])
