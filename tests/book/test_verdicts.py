@@ -167,7 +167,7 @@ def test_every_verdict_on_the_paper_names_its_setup_and_who_decides():
 
 
 def test_the_bootstrap_interval_can_make_a_verdict_undecided():
-    args = ("paper", "paper", "seed_noise", 0.07, None, 0.038, 1.2)
+    args = ("paper", "paper", "seed_noise", 0.05, None, 0.038, 1.2)
     assert rulebook.decide(*args, interval=(0.03, 0.05))[0] == "reproduced"
     v, reason = rulebook.decide(*args, interval=(0.02, 0.05))
     assert v == "undecided" and "more seeds" in reason
