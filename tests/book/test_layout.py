@@ -151,3 +151,17 @@ def test_intro_and_notes_never_speak_of_a_copy_of_the_paper():
         text = path.read_text().lower()
         for words in ("our copy", "copy lost", "lost from", "lost its"):
             assert words not in text, f"{path.name} says {words!r}"
+
+
+@pytest.mark.parametrize("src", CHAPTER_SOURCES, ids=lambda p: p.name)
+def test_papermill_parses_every_line_of_the_parameters_cell(src):
+    # papermill warns "Unable to parse line" on a line with more than one "=", on
+    # every execution: a warning a reader would have to learn to ignore
+    for meta, code in _code_cells(src):
+        if re.search(r"tags: \[[^\]]*\bparameters\b", meta):
+            bad = [
+                line
+                for line in code.split("\n")
+                if line.count("=") > 1 and not line.strip().startswith("#")
+            ]
+            assert not bad, f"{src.name}: {bad}"
