@@ -48,11 +48,13 @@ from ..core.engine import (
     train,
 )
 from ..core.measures import (
+    BOOTSTRAP,
     Match,
+    bootstrap_interval,
     censored,
     functional_census,
     gating_census,
-    match,
+    snap_to_contexts,
     stereotype_index,
     time_gap,
     unit_weight,
@@ -78,8 +80,15 @@ __all__ = [
     "linearised_first_layer",
     "FUNCTIONAL",
     "layer2_functional",
+    "network_snap_change",
+    "non_nested_share",
+    "training_phase",
+    "epoch_ranges",
     "match_runs",
     "log_scatter_ratio",
+    "scatter_bootstrap",
+    "subset_scatter_ratios",
+    "output_match",
     "DepthRuns",
     "simulate",
     "plateaus",
@@ -150,12 +159,11 @@ def paper_profile_runs() -> dict[str, int]:
     """The depth chapter's training runs under the ``paper`` profile (Depth chapter,
     closing cost estimate; Performance page): ``"paper"``, the ReLU network and the main
     GDLN (the runs of the paper's Fig. 6b), and ``"ours"``, this book's additions (the
-    two
-    other initialisations, the derived schedule, the one-way coupling)."""
+    two other initialisations, the derived schedule, the other coupling)."""
     p = profile("paper", "depth")  # the chapter's data file: read, not copied
     return {
         "paper": 2 * p["seeds"],
-        "ours": 2 * p["init_seeds"] + p["derived_seeds"] + p["oneway_seeds"],
+        "ours": 2 * p["init_seeds"] + p["derived_seeds"] + p["coupling_seeds"],
     }
 
 
@@ -182,7 +190,7 @@ def relu_depth(
 def depth_gdln(
     ds: Dataset | None = None,
     schedule: Schedule = HAND_SCHEDULE,
-    coupling: str = "full",
+    coupling: str = DEPTH.coupling,
     common_width: int = COMMON_WIDTH,
     group_width: int = GROUP_WIDTH,
     stds: dict | None = None,
@@ -197,8 +205,9 @@ def depth_gdln(
     reading the whole of layer 1 and writing the whole output.  Init stds
     ([conv-constants]): layer 1 5.75e-4, layer 2 5.5e-4, readout 5.5e-4 (common) and
     4e-3 (context groups).  ``schedule`` sets the switch-on epochs; ``coupling`` is the
-    engine's ('full': one loss on the summed output; 'one-way': the authors' training
-    [conv-context-reln] of the one-layer ReLNs).
+    engine's: 'one-way' (default, the authors' training in ``depth/gdln_off.py``, as
+    for the one-layer ReLNs [conv-context-reln]: the common pathway on its own loss,
+    the context pathways on its residual) or 'full' (one loss on the summed output).
     """
     ds = depth_task() if ds is None else ds
     if not isinstance(schedule, Schedule):
@@ -345,21 +354,237 @@ def layer2_functional(
     return out
 
 
+def network_snap_change(params, X, contexts, n_contexts: int) -> float:
+    """How much of a two-hidden-layer ReLU network's output its context-level
+    description misses ([rulebook-phase], [conv-census]; Depth chapter, the phase of
+    training): every unit of layer 1 is snapped to its nearest context-level gate
+    (:func:`helpers.core.measures.snap_to_contexts`), then every unit of layer 2 on the
+    snapped layer 1; returns ``||yhat_snapped - yhat|| / ||yhat||``."""
+    W1, W2, W3 = (np.asarray(W, float) for W in params)
+    X = np.asarray(X, float)
+    pre1 = W1 @ X
+    yhat = W3 @ np.maximum(W2 @ np.maximum(pre1, 0.0), 0.0)
+    h1 = snap_to_contexts(pre1 > 0, contexts, n_contexts) * pre1
+    pre2 = W2 @ h1
+    snapped = W3 @ (snap_to_contexts(pre2 > 0, contexts, n_contexts) * pre2)
+    nrm = np.linalg.norm(yhat)
+    return float(np.linalg.norm(snapped - yhat) / nrm) if nrm > 0 else float("nan")
+
+
+def non_nested_share(gates, W_in, W_out, items, contexts, n_contexts: int) -> float:
+    """Share of a hidden layer's weight (``|W_out[:, j]| |W_in[j, :]|``) in units whose
+    gating is *not nested* (Depth chapter, Lemma 4.1): for some two contexts, neither
+    context's set of active items contains the other's.  A unit whose pre-activation is
+    additive in item and context (``a_item + b_ctx``, any unit that sees a linear map of
+    the one-hot inputs) can only gate nested (its active items in each context are
+    those with ``a_item > -b_ctx``); the 2 x 2 pattern of Lemma 4.1 is the smallest
+    non-nested one.  ``gates`` ``(H, P)``."""
+    G = np.asarray(gates) > 0
+    items, contexts = np.asarray(items), np.asarray(contexts)
+    w = unit_weight(np.asarray(W_in, float), np.asarray(W_out, float))
+    total = float(w.sum())
+    if total <= 0:
+        return 0.0
+    ids = np.unique(items)
+    # on[j, c, i]: unit j active for item i in context c
+    on = np.zeros((G.shape[0], n_contexts, ids.size), bool)
+    for c in range(n_contexts):
+        for k, i in enumerate(ids):
+            cols = (contexts == c) & (items == i)
+            if cols.any():
+                on[:, c, k] = G[:, cols].any(axis=1)
+    bad = np.zeros(G.shape[0], bool)
+    for a, b in combinations(range(n_contexts), 2):
+        a_only = (on[:, a] & ~on[:, b]).any(axis=1)
+        b_only = (on[:, b] & ~on[:, a]).any(axis=1)
+        bad |= a_only & b_only
+    return float(w[bad].sum() / total)
+
+
+def training_phase(snap, grid, limit: float) -> tuple[int, int] | None:
+    """The phase of training in which a context-level description applies
+    ([rulebook-phase]; Depth chapter): the longest run of consecutive recorded epochs
+    ``grid`` at which ``snap`` (the output change when every unit is snapped to its
+    context-level gate, median over seeds) is at most ``limit``; ``(first, last)``
+    epochs, or None when no record qualifies."""
+    ok = np.asarray(snap, float) <= limit
+    grid = np.asarray(grid)
+    best, k = None, 0
+    while k < ok.size:
+        if ok[k]:
+            j = k
+            while j + 1 < ok.size and ok[j + 1]:
+                j += 1
+            if best is None or j - k > best[1] - best[0]:
+                best = (k, j)
+            k = j + 1
+        else:
+            k += 1
+    return None if best is None else (int(grid[best[0]]), int(grid[best[1]]))
+
+
+def epoch_ranges(grid, mask) -> str:
+    """The recorded epochs ``grid`` where ``mask`` holds, as text: runs of consecutive
+    records as ``first–last`` (Depth chapter: over which epochs a claim holds);
+    ``"none"`` when it holds nowhere."""
+    grid = np.asarray(grid)
+    mask = np.asarray(mask, bool)
+    if mask.shape != grid.shape:
+        raise ValueError(f"mask {mask.shape} and grid {grid.shape} differ in shape")
+    parts, k = [], 0
+    while k < mask.size:
+        if mask[k]:
+            j = k
+            while j + 1 < mask.size and mask[j + 1]:
+                j += 1
+            a, b = int(grid[k]), int(grid[j])
+            parts.append(f"{a}" if a == b else f"{a}–{b}")
+            k = j + 1
+        else:
+            k += 1
+    return ", ".join(parts) or "none"
+
+
 def match_runs(reference, candidate) -> Match:
-    """:func:`helpers.core.measures.match` for fewer candidate runs than reference runs:
-    candidate run ``s`` against reference run ``s`` (the first ``len(candidate)``), the
-    seed spread over every pair of reference runs ([conv-measures])."""
+    """:func:`helpers.core.measures.match` for fewer candidate runs than reference runs
+    ([conv-measures], [rulebook-noise]; Depth chapter): candidate run ``s`` against
+    reference run ``s`` (the first ``len(candidate)``); the spread is the median gap
+    over every pair of reference runs or, when the candidate runs differ from each
+    other (a GDLN from random weights), the larger of that and the candidate's own
+    (``spread_candidate``), with the bootstrap interval of that spread over seeds."""
     R = np.atleast_2d(np.asarray(reference, float))
     Cd = np.atleast_2d(np.asarray(candidate, float))
     if Cd.shape[0] > R.shape[0]:
         raise ValueError(
             f"{Cd.shape[0]} candidate runs but only {R.shape[0]} reference runs"
         )
-    spread = match(R, R).spread
+    if R.shape[0] < 2:
+        raise ValueError("match_runs needs at least 2 reference runs")
+
+    def gaps(A):
+        D = np.zeros((len(A), len(A)))
+        for i, j in combinations(range(len(A)), 2):
+            D[i, j] = D[j, i] = time_gap(A[i], A[j])
+        return D, float(np.median(D[np.triu_indices(len(A), 1)]))
+
+    D_r, spread = gaps(R)
+    mats, spread_c = [D_r], None
+    if Cd.shape[0] >= 2 and not np.allclose(Cd, Cd[:1]):
+        D_c, spread_c = gaps(Cd)
+        mats.append(D_c)
+        spread = max(spread, spread_c)
     per = [time_gap(r, c) for r, c in zip(R, Cd)]
     cens = any(censored(r, c) for r, c in zip(R, Cd))
     return Match(
-        float(np.median(per)), spread, None, tuple(float(g) for g in per), cens
+        float(np.median(per)),
+        spread,
+        None,
+        tuple(float(g) for g in per),
+        cens,
+        bootstrap_interval(*mats),
+        spread_c,
+    )
+
+
+#: Inner resamples of :func:`scatter_bootstrap` (the standard error of each outer
+#: resample); fixed once, like :data:`helpers.core.measures.BOOTSTRAP`.
+INNER_RESAMPLES = 200
+
+
+def _log_sd_ratio(A, B):
+    """ln(sd(A) / sd(B)) along the last axis (NaN where either sd is 0)."""
+    sa, sb = A.std(axis=-1, ddof=1), B.std(axis=-1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.log(sa / sb)
+    r[~np.isfinite(r)] = np.nan
+    return r
+
+
+def scatter_bootstrap(a, b) -> tuple[float, tuple[float, float]]:
+    """The seed noise of ``ln(sd(a) / sd(b))`` (:func:`log_scatter_ratio`) by
+    bootstrap ([rulebook-noise]; Depth chapter, variance profiles): ``(se, (lo,
+    hi))``, the standard deviation of the log ratio over resamples of the seeds of each
+    side (with replacement), and the 90 % interval of that standard error when it is
+    recomputed on resamples of the seeds (a bootstrap of the bootstrap,
+    :data:`INNER_RESAMPLES` inner resamples).  Resamples in which one side has no
+    scatter (every draw the same seed) are left out."""
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if a.size < 2 or b.size < 2:
+        return float("nan"), (float("nan"), float("nan"))
+    rng = np.random.default_rng(BOOTSTRAP["seed"])
+
+    def se(x, y, n):
+        # (m, ...) samples -> bootstrap se of the log ratio per leading index
+        ix = rng.integers(0, x.shape[-1], x.shape[:-1] + (n, x.shape[-1]))
+        iy = rng.integers(0, y.shape[-1], y.shape[:-1] + (n, y.shape[-1]))
+        xs = np.take_along_axis(x[..., None, :].repeat(n, -2), ix, -1)
+        ys = np.take_along_axis(y[..., None, :].repeat(n, -2), iy, -1)
+        return np.nanstd(_log_sd_ratio(xs, ys), axis=-1, ddof=1)
+
+    point = float(se(a, b, BOOTSTRAP["resamples"]))
+    m = BOOTSTRAP["resamples"]
+    outer_a = a[rng.integers(0, a.size, (m, a.size))]
+    outer_b = b[rng.integers(0, b.size, (m, b.size))]
+    keep = (outer_a.std(axis=1) > 0) & (outer_b.std(axis=1) > 0)
+    draws = se(outer_a[keep], outer_b[keep], INNER_RESAMPLES)
+    lo, hi = np.nanpercentile(draws, BOOTSTRAP["percentiles"])
+    return point, (float(lo), float(hi))
+
+
+def subset_scatter_ratios(a, b, k: int, draws: int = 1000, seed: int = 0):
+    """``(draws, 2)``: :func:`log_scatter_ratio` (log ratio, normal-theory error) of
+    random subsets of ``k`` runs of each side (without replacement; Depth chapter: how
+    often a verdict on ``k + k`` seeds comes out one way)."""
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if min(a.size, b.size) < k or k < 2:
+        raise ValueError(f"need at least k = {k} >= 2 finite values on each side")
+    rng = np.random.default_rng(seed)
+    out = [
+        log_scatter_ratio(
+            rng.choice(a, k, replace=False), rng.choice(b, k, replace=False)
+        )
+        for _ in range(int(draws))
+    ]
+    return np.asarray(out, float)
+
+
+def output_match(reference, candidate) -> Match:
+    """Relative output gaps (:func:`helpers.core.measures.output_gap`) of candidate
+    runs to reference runs, as a :class:`helpers.core.measures.Match` with noise on
+    both sides ([rulebook-noise]; Depth chapter, outputs at the plateaus): ``value``
+    the median gap over every pair of a reference and a candidate run; ``spread`` the
+    larger of the two sides' own median gaps over pairs of runs
+    (``spread_candidate``: the candidate's); ``spread_interval`` their bootstrap
+    interval over seeds.  ``None`` entries (runs without a record there) are
+    skipped."""
+    from ..core.measures import output_gap
+
+    R = [np.asarray(o, float) for o in reference if o is not None]
+    Cd = [np.asarray(o, float) for o in candidate if o is not None]
+    if len(R) < 2 or len(Cd) < 2:
+        raise ValueError("output_match needs at least 2 runs on each side")
+
+    def mat(A):
+        D = np.zeros((len(A), len(A)))
+        for i, j in combinations(range(len(A)), 2):
+            D[i, j] = D[j, i] = output_gap([A[i]], [A[j]])[0]
+        return D
+
+    cross = output_gap(R, Cd)
+    s_r = float(np.median(output_gap(R)))
+    s_c = float(np.median(output_gap(Cd)))
+    return Match(
+        float(np.median(cross)),
+        max(s_r, s_c),
+        None,
+        tuple(float(g) for g in cross),
+        False,
+        bootstrap_interval(mat(R), mat(Cd)),
+        s_c,
     )
 
 
@@ -394,7 +619,11 @@ class DepthRuns:
     the relative output change when layer 1 is made linear (ReLU nets; NaN otherwise);
     ``linear_l1_loss`` the loss of that linearised network; ``linear_l2_change`` the
     same for layer 2; ``functional2`` ``(S, R, 5)`` the functional census of layer 2
-    (:func:`layer2_functional`, order :data:`FUNCTIONAL`; ReLU nets, NaN otherwise).
+    (:func:`layer2_functional`, order :data:`FUNCTIONAL`; ReLU nets, NaN otherwise);
+    ``snap_all`` ``(S, R)`` the output change when both layers are snapped to
+    context-level gates (:func:`network_snap_change`) and ``non_nested`` ``(S, R, L)``
+    each layer's weight share in non-nested units (:func:`non_nested_share`; ReLU nets,
+    NaN otherwise).
     """
 
     name: str
@@ -414,6 +643,8 @@ class DepthRuns:
     linear_l1_loss: np.ndarray
     linear_l2_change: np.ndarray = None
     functional2: np.ndarray = None
+    snap_all: np.ndarray = None
+    non_nested: np.ndarray = None
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     extra: dict = field(default_factory=dict)
@@ -504,6 +735,8 @@ def simulate(
     lin_loss = np.full((S, R), np.nan)
     lin2_change = np.full((S, R), np.nan)
     func2 = np.full((S, R, len(FUNCTIONAL)), np.nan)
+    snap_all = np.full((S, R), np.nan)
+    non_nested = np.full((S, R, L), np.nan)
     if params0 is not None:
         params0 = [np.asarray(W, float) for W in params0]
         if any(W.shape[0] != S for W in params0):
@@ -575,6 +808,17 @@ def simulate(
                     f = layer2_functional(Ws, ds.X, ds.contexts, C)
                     func2[i, r] = [f[k] for k in FUNCTIONAL]
                     lin2_change[i, r] = f["linear_change"]
+                    snap_all[i, r] = network_snap_change(Ws, ds.X, ds.contexts, C)
+                if relu:
+                    for l in range(L):
+                        non_nested[i, r, l] = non_nested_share(
+                            run.records["gates"][l][j, r],
+                            Ws[l],
+                            Ws[l + 1],
+                            ds.items,
+                            ds.contexts,
+                            C,
+                        )
         del run
     return DepthRuns(
         name=name or net.kind,
@@ -594,6 +838,8 @@ def simulate(
         linear_l1_loss=lin_loss,
         linear_l2_change=lin2_change,
         functional2=func2,
+        snap_all=snap_all,
+        non_nested=non_nested,
         seconds=time.perf_counter() - t0,
         cpu_seconds=time.process_time() - c0,
     )

@@ -407,3 +407,86 @@ def test_simulate_params0_and_functional_census(ds):
         a.functional("double")
     with pytest.raises(ValueError, match="stacked"):
         depth.simulate(net, ds, [0, 1, 2], epochs=10, every=5, params0=p0)
+
+
+def test_the_depth_gdln_is_trained_as_the_authors_train_it(ds):
+    # depth/gdln_off.py: the common pathway on its own loss, the context pathways on
+    # its residual (one-way); the full coupling is the chapter's sensitivity
+    assert depth.depth_gdln(ds).coupling == "one-way"
+    assert depth.depth_gdln(ds, coupling="full").coupling == "full"
+    runs = depth.paper_profile_runs()
+    assert runs["paper"] == 198 and runs["ours"] > 0
+
+
+def test_non_nested_share_is_lemma_41s_pattern(ds):
+    P = ds.P
+    G = np.zeros((3, P), bool)
+    it, cx = ds.items, ds.contexts
+    G[0] = (it < 4) | ((cx == 1) & (it < 6))  # nested: items 0-3 in every context
+    G[1] = ((cx == 0) & (it == 0)) | ((cx == 1) & (it == 1))  # the 2 x 2 pattern
+    G[2] = cx == 2  # context-level
+    W_in, W_out = np.eye(3), np.diag([1.0, 3.0, 1.0])
+    share = depth.non_nested_share(G, W_in, W_out, it, cx, 3)
+    assert share == pytest.approx(3.0 / 5.0)
+    assert depth.non_nested_share(G[[0, 2]], W_in[:2], W_out[:, :2], it, cx, 3) == 0
+    # a unit with an additive pre-activation a_item + b_ctx can only gate nested
+    rng = np.random.default_rng(0)
+    pre = rng.normal(size=(50, 8))[:, it] + rng.normal(size=(50, 3))[:, cx]
+    w = np.ones((50, 1))
+    assert depth.non_nested_share(pre > 0, w, w.T, it, cx, 3) == 0
+
+
+def test_network_snap_change_and_the_phase(ds):
+    rng = np.random.default_rng(1)
+    # positive weights on non-negative inputs: every unit always on, nothing to snap
+    Ws = [np.abs(rng.normal(size=s)) for s in [(6, 11), (5, 6), (4, 5)]]
+    assert depth.network_snap_change(Ws, ds.X, ds.contexts, 3) == pytest.approx(0)
+    Ws = [rng.normal(size=s) for s in [(30, 11), (30, 30), (4, 30)]]
+    assert depth.network_snap_change(Ws, ds.X, ds.contexts, 3) > 0
+    grid = np.arange(0, 3500, 500)
+    snap = [0.5, 0.05, 0.02, 0.3, 0.01, 0.02, 0.03]
+    assert depth.training_phase(snap, grid, 0.1) == (2000, 3000)
+    assert depth.training_phase([0.5, 0.2], grid[:2], 0.1) is None
+    assert depth.epoch_ranges(grid, np.array(snap) <= 0.1) == "500–1000, 2000–3000"
+    assert depth.epoch_ranges(grid[:2], [False, False]) == "none"
+
+
+def test_noise_on_both_sides():
+    t = np.arange(2001)
+    ref = np.stack([100 * np.exp(-t / s) for s in (100.0, 110.0, 121.0)])
+    cand = np.stack([100 * np.exp(-t / s) for s in (100.0, 150.0, 225.0)])
+    m = depth.match_runs(ref, cand)  # the candidate scatters more than the reference
+    assert m.spread_candidate == pytest.approx(np.log(1.5), rel=1e-3)
+    assert (
+        m.spread == m.spread_candidate and m.spread_interval[0] <= m.spread_interval[1]
+    )
+    assert depth.match_runs(ref, ref[:1]).spread_candidate is None
+    rng = np.random.default_rng(2)
+    A = [np.ones((2, 3)) + 0.01 * rng.normal(size=(2, 3)) for _ in range(4)]
+    B = [np.ones((2, 3)) + 0.1 * rng.normal(size=(2, 3)) for _ in range(4)]
+    o = depth.output_match(A, B + [None])
+    assert o.spread == o.spread_candidate > 0.05  # the noisier side sets the yardstick
+    assert o.spread_interval[0] <= o.spread_interval[1]
+    with pytest.raises(ValueError, match="2 runs"):
+        depth.output_match(A[:1], B)
+
+
+def test_scatter_bootstrap_and_subsets():
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(0, 4, 12), rng.normal(0, 1, 12)
+    se, (lo, hi) = depth.scatter_bootstrap(a, b)
+    assert 0.15 < se < 0.6 and lo <= hi
+    assert depth.scatter_bootstrap(a, b) == (se, (lo, hi))  # deterministic
+    assert np.isnan(depth.scatter_bootstrap([1.0], b)[0])
+    sub = depth.subset_scatter_ratios(a, b, 4, draws=50)
+    assert sub.shape == (50, 2) and np.allclose(sub[:, 1], np.sqrt(1 / 3))
+    with pytest.raises(ValueError, match="k = 13"):
+        depth.subset_scatter_ratios(a, b, 13)
+
+
+def test_simulate_relu_records_the_phase_measures(ds):
+    net = depth.relu_depth(ds, width=12, std=0.3)
+    r = depth.simulate(net, ds, [0], epochs=10, every=5)
+    assert r.snap_all.shape == (1, 3) and np.all(r.snap_all >= 0)
+    assert r.non_nested.shape == (1, 3, 2)
+    assert np.all(r.non_nested[:, :, 0] == 0)  # layer 1 sees additive inputs

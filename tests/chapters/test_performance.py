@@ -214,7 +214,7 @@ def test_depth_paper_training_prices_the_paper_runs_and_ours():
     assert split["runs"]["paper"] == 2 * p["seeds"] == 198
     assert (
         split["runs"]["ours"]
-        == 2 * p["init_seeds"] + p["derived_seeds"] + p["oneway_seeds"]
+        == 2 * p["init_seeds"] + p["derived_seeds"] + p["coupling_seeds"]
     )
     assert split["seed_epochs_per_s"] == 1000.0
     assert split["seconds"]["paper"] == pytest.approx(198 * split["updates"] / 1000.0)
