@@ -186,6 +186,9 @@ class Records:
                 bool(censored),
                 _plain(spread_interval),
                 entry.get("decided_by"),
+                min(family["candidates"].values())
+                if family.get("candidates")
+                else None,
             )
             item.update(
                 {

@@ -218,6 +218,7 @@ def decide(
     censored: bool = False,
     interval=None,
     decided_by: str | None = None,
+    best=None,
 ) -> tuple[str, str]:
     """``(verdict, reason)`` for a record, by the rules of the module docstring.
 
@@ -229,7 +230,10 @@ def decide(
     ``interval``: the seed spread's 90 % bootstrap interval ([rulebook-noise]); a
     verdict on the paper that differs at the interval's two ends is ``undecided``.
     ``decided_by``: whose choice decides the verdict (one of :data:`DECIDED_BY`;
-    default the paper's claim), named in the reason of every verdict on the paper."""
+    default the paper's claim), named in the reason of every verdict on the paper.
+    ``best``: the smallest gap of a fitted family of candidates ([rulebook-best]); the
+    paper's candidate must be within noise of it (its gap at most ``best`` plus
+    ``NOISE_MULTIPLE`` x the spread), else the verdict is not reproduced."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if provenance not in PROVENANCES:
@@ -244,6 +248,13 @@ def decide(
 
     def judged(spread_):
         ok_ = holds(criterion, value, compared, spread_, alternative)
+        if (
+            ok_ is not None
+            and _number(best)
+            and _number(spread_)
+            and value - best > NOISE_MULTIPLE * spread_
+        ):
+            ok_ = False  # another candidate of the family is nearer beyond noise
         if censored and criterion in ("seed_noise", "gap", "beyond_noise"):
             if criterion == "beyond_noise":
                 ok_ = True if ok_ is True else None
@@ -253,6 +264,8 @@ def decide(
 
     ok = judged(spread)
     rule = _rule(criterion, value, compared, spread, alternative)
+    if _number(best) and best < value:
+        rule += f"; nearest candidate's gap {best:.3g}"
     if censored and criterion in ("seed_noise", "gap", "beyond_noise"):
         rule += (
             " (a lower bound: the candidate never reaches a loss level the "
@@ -325,4 +338,7 @@ def verdict(
         match.alternative,
         bool(getattr(match, "censored", False)),
         getattr(match, "spread_interval", None),
+        best=min(match.candidates.values())
+        if getattr(match, "candidates", None)
+        else None,
     )[0]

@@ -718,7 +718,14 @@ def family_match(reference, curves: Mapping, kind: str):
         for k, v in curves.items()
         if k != kind and k != SAME_STRATEGY.get(kind)
     }
-    return match(reference, curves[kind], competitors=rivals, name=STRATEGIES[kind])
+    alternative = STRATEGIES["single"] if kind != "single" else None
+    return match(
+        reference,
+        curves[kind],
+        competitors=rivals,
+        name=STRATEGIES[kind],
+        paper_alternative=alternative if alternative in rivals else None,
+    )
 
 
 def median_gap(A, B) -> float:

@@ -204,6 +204,7 @@ def match(
     *,
     competitors=None,
     name="paper's candidate",
+    paper_alternative=None,
 ) -> Match:
     """:class:`Match` of ``candidate`` curves to ``reference`` curves (``(seeds, T)``
     each, or one curve for a deterministic candidate), calibrated by the reference's
@@ -211,7 +212,9 @@ def match(
     both sides, [rulebook-noise]).
 
     ``competitors``: ``{name: curves}``, the family the candidate ``name`` is fitted
-    against ([rulebook-best]); the record's alternative is then the nearest of them.
+    against ([rulebook-best]); the record's alternative is then the competitor named
+    ``paper_alternative`` (the one the paper argues against), or, without one, the
+    nearest of them.
     """
     R = np.atleast_2d(np.asarray(reference, float))
     if R.shape[0] < 2:
@@ -250,7 +253,15 @@ def match(
         family = {name: float(np.median(per))}
         family.update({k: float(np.median(gaps(v))) for k, v in competitors.items()})
         best = min(family, key=family.get)
-        alt = min(v for k, v in family.items() if k != name)
+        if paper_alternative is None:
+            alt = min(v for k, v in family.items() if k != name)
+        elif paper_alternative in competitors:
+            alt = family[paper_alternative]
+        else:
+            raise ValueError(
+                f"paper_alternative {paper_alternative!r} is not one of the "
+                f"competitors {list(competitors)}"
+            )
     else:
         alt = None if alternative is None else float(np.median(gaps(alternative)))
     return Match(

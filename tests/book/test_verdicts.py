@@ -50,6 +50,7 @@ def test_each_verdict_is_the_rulebooks(ch, name, r):
         r.get("censored", False),
         r.get("spread_interval"),
         r.get("decided_by"),
+        min(r["candidates"].values()) if r.get("candidates") else None,
     )
     assert (r["verdict"], r["reason"]) == expected
 
@@ -187,3 +188,18 @@ def test_the_strongest_competitor_is_the_alternative():
     )
     assert m.best == "near" and m.alternative == m.candidates["near"]
     assert rulebook.verdict(m) == "not reproduced"
+    # judged against the paper's alternative, but a nearer rival beyond noise still
+    # decides
+    m = measures.match(
+        ref,
+        [curve(30.0)] * 3,
+        competitors={"near": [curve(22.0)] * 3, "far": [curve(60.0)] * 3},
+        name="paper's",
+        paper_alternative="far",
+    )
+    assert m.alternative == m.candidates["far"]
+    assert rulebook.verdict(m) == "not reproduced"
+    v, reason = rulebook.decide(
+        "paper", "paper", "seed_noise", 0.1, None, 0.03, 0.9, best=0.09
+    )
+    assert v == "partly reproduced" and "nearest candidate's gap 0.09" in reason
