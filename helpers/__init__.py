@@ -83,7 +83,7 @@ from .core.measures import (  # noqa: F401
 )
 from .core.relns import common_fit, context_pathways, context_reln  # noqa: F401
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 _LAZY = ("figures", "chapters", "book")
 
