@@ -186,7 +186,7 @@ class Records:
                 bool(censored),
                 _plain(spread_interval),
                 entry.get("decided_by"),
-                min(family["candidates"].values())
+                min(_plain(family["candidates"]).values())
                 if family.get("candidates")
                 else None,
             )
