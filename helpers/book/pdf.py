@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import logging
 import re
 import shutil
 import subprocess
@@ -274,33 +275,46 @@ def _squeeze(text: str) -> str:
 
 def fix_outline(path: Path, headings: list[str]) -> None:
     """Give the outline Chromium wrote the headings' own titles: Chromium joins a
-    heading's lines without a space and repeats a heading that moved to the next page
-    ("SummarySummary").  Entries are matched to headings in document order."""
+    heading's lines without a space, repeats a line that moved to the next page
+    ("SummarySummary") and drops typeset math.  Chromium writes one entry per visible
+    heading, in document order: where the counts agree, entry i takes heading i;
+    otherwise each entry takes the next heading (within a few) whose text it starts
+    with, or that starts with it."""
     from pypdf import PdfWriter
     from pypdf.generic import NameObject, TextStringObject
 
+    # Chromium's PDFs list fewer objects in their trailer than they hold, which pypdf
+    # reports on reading and repairs: not a reader's concern
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     writer = PdfWriter(clone_from=str(path))
     outlines = writer.root_object.get("/Outlines")
     if outlines is None:
         return
-    cursor = 0
+    items = []
 
-    def visit(item):
-        nonlocal cursor
+    def collect(item):
         while item is not None:
             item = item.get_object()
+            items.append(item)
+            if "/First" in item:
+                collect(item["/First"])
+            item = item.get("/Next")
+
+    collect(outlines.get("/First"))
+    if len(items) == len(headings):
+        pairs = list(zip(items, headings))
+    else:
+        pairs, cursor = [], 0
+        for item in items:
             title = _squeeze(str(item.get("/Title", "")))
             for j in range(cursor, min(cursor + 8, len(headings))):
                 head = _squeeze(headings[j])
                 if head and (title.startswith(head) or head.startswith(title)):
-                    item[NameObject("/Title")] = TextStringObject(headings[j])
+                    pairs.append((item, headings[j]))
                     cursor = j + 1
                     break
-            if "/First" in item:
-                visit(item["/First"])
-            item = item.get("/Next")
-
-    visit(outlines.get("/First"))
+    for item, heading in pairs:
+        item[NameObject("/Title")] = TextStringObject(heading)
     with open(path, "wb") as f:
         writer.write(f)
 

@@ -109,6 +109,9 @@ def test_the_outline_has_every_chapter_with_its_sections(reader):
     assert len(nested) >= 2 * len(_chapter_titles()), "sections missing from outline"
     # titles are the headings' own (no words run together, no repeats)
     assert "Summary" in nested and not any(t == t[: len(t) // 2] * 2 for t in nested)
+    squeezed = [re.sub(r"\s+", "", t) for _, t, _ in outline]
+    repeated = [t for t in squeezed if len(t) >= 24 and t[:12] in t[12:]]
+    assert not repeated, f"titles with a line repeated by the printer: {repeated}"
 
 
 def test_every_page_is_numbered(texts):
