@@ -165,3 +165,27 @@ def test_papermill_parses_every_line_of_the_parameters_cell(src):
                 if line.count("=") > 1 and not line.strip().startswith("#")
             ]
             assert not bad, f"{src.name}: {bad}"
+
+
+@pytest.mark.parametrize(
+    "nb", sorted(BOOK.glob("*.ipynb")), ids=lambda p: p.name.removesuffix(".ipynb")
+)
+def test_the_closing_section_shows_its_table(nb):
+    # a "## Summary" whose code ends on an assignment would print nothing: the
+    # page would close on a folded cell with no table under it
+    import json
+
+    cells = json.loads(nb.read_text())["cells"]
+    start = next(
+        (
+            i
+            for i, c in enumerate(cells)
+            if c["cell_type"] == "markdown"
+            and re.search(r"^## Summary", "".join(c["source"]), re.M)
+        ),
+        None,
+    )
+    if start is None:
+        pytest.skip("no Summary section")
+    shown = [c for c in cells[start:] if c["cell_type"] == "code" and c.get("outputs")]
+    assert shown, f"{nb.name}: the Summary section shows no output"
