@@ -25,6 +25,7 @@ import json
 import math
 import os
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -186,9 +187,7 @@ class Records:
                 bool(censored),
                 _plain(spread_interval),
                 entry.get("decided_by"),
-                min(_plain(family["candidates"]).values())
-                if family.get("candidates")
-                else None,
+                _plain(family.get("candidates")),
             )
             item.update(
                 {
@@ -552,15 +551,8 @@ def scorecard(records: dict) -> str:
         rows = [x for x in claims if x[2]["kind"] == kind]
         if not rows:
             continue
-        verdicts = ", ".join(
-            f"{n} {v}"
-            for v, n in sorted(
-                {
-                    v: sum(1 for x in rows if x[2]["verdict"] == v)
-                    for v in {x[2]["verdict"] for x in rows}
-                }.items()
-            )
-        )
+        tally = Counter(x[2]["verdict"] for x in rows)
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(tally.items()))
         body = [*header, *[_row(*x) for x in rows], ""]
         for ch, n, r in rows:
             body += _details(n, r)

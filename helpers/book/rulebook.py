@@ -218,7 +218,7 @@ def decide(
     censored: bool = False,
     interval=None,
     decided_by: str | None = None,
-    best=None,
+    candidates: dict | None = None,
 ) -> tuple[str, str]:
     """``(verdict, reason)`` for a record, by the rules of the module docstring.
 
@@ -231,9 +231,10 @@ def decide(
     verdict on the paper that differs at the interval's two ends is ``undecided``.
     ``decided_by``: whose choice decides the verdict (one of :data:`DECIDED_BY`;
     default the paper's claim), named in the reason of every verdict on the paper.
-    ``best``: the smallest gap of a fitted family of candidates ([rulebook-best]); the
-    paper's candidate must be within noise of it (its gap at most ``best`` plus
-    ``NOISE_MULTIPLE`` x the spread), else the verdict is not reproduced."""
+    ``candidates``: ``{name: gap}`` of a fitted family of candidates
+    ([rulebook-best]); the paper's candidate must be within noise of the smallest (its
+    gap at most that plus ``NOISE_MULTIPLE`` x the spread), else the verdict is not
+    reproduced."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if provenance not in PROVENANCES:
@@ -245,6 +246,8 @@ def decide(
         return "measured", "a measurement; no claim is judged on it"
     if kind == "finding":
         return "finding", "a result beyond the paper"
+    best = min(candidates.values()) if candidates else None
+    lower_bound = censored and criterion in ("seed_noise", "gap", "beyond_noise")
 
     def judged(spread_):
         ok_ = holds(criterion, value, compared, spread_, alternative)
@@ -255,7 +258,7 @@ def decide(
             and value - best > NOISE_MULTIPLE * spread_
         ):
             ok_ = False  # another candidate of the family is nearer beyond noise
-        if censored and criterion in ("seed_noise", "gap", "beyond_noise"):
+        if lower_bound:
             if criterion == "beyond_noise":
                 ok_ = True if ok_ is True else None
             elif ok_ is not None:
@@ -266,7 +269,7 @@ def decide(
     rule = _rule(criterion, value, compared, spread, alternative)
     if _number(best) and best < value:
         rule += f"; nearest candidate's gap {best:.3g}"
-    if censored and criterion in ("seed_noise", "gap", "beyond_noise"):
+    if lower_bound:
         rule += (
             " (a lower bound: the candidate never reaches a loss level the "
             "reference reaches)"
@@ -338,7 +341,5 @@ def verdict(
         match.alternative,
         bool(getattr(match, "censored", False)),
         getattr(match, "spread_interval", None),
-        best=min(match.candidates.values())
-        if getattr(match, "candidates", None)
-        else None,
+        candidates=getattr(match, "candidates", None),
     )[0]

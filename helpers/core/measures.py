@@ -236,13 +236,13 @@ def match(
 
     per = gaps(candidate)
     D_ref = _gap_matrix(R, levels)
-    spread = float(np.median(D_ref[np.triu_indices(len(R), 1)]))
+    spread = _pair_median(D_ref, range(len(R)))
     C = np.atleast_2d(np.asarray(candidate, float))
     mats = [D_ref]
     spread_c = None
     if C.shape[0] >= 2 and not np.allclose(C, C[:1]):
         D_c = _gap_matrix(C, levels)
-        spread_c = float(np.median(D_c[np.triu_indices(len(C), 1)]))
+        spread_c = _pair_median(D_c, range(len(C)))
         mats.append(D_c)
     C = np.repeat(C, R.shape[0], axis=0) if C.shape[0] == 1 else C
     cens = any(censored(r, c, levels) for r, c in zip(R, C))
