@@ -474,23 +474,6 @@ def _site_config(root: Path) -> Path:
     return path
 
 
-def _version() -> str:
-    import tomllib
-
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-
-
-def _commit(root: Path = ROOT) -> tuple[str, str]:
-    """The commit the site is built from, short, and its date (so that a rebuild of the
-    same commit gives the same pages)."""
-    out = subprocess.run(
-        ["git", "-C", str(root), "log", "-1", "--format=%h %cs"],
-        capture_output=True,
-        text=True,
-    ).stdout.split()
-    return (out[0], out[1]) if len(out) == 2 else ("unknown", "unknown")
-
-
 def _page_furniture(config: dict, root: Path, url: str | None) -> None:
     """What every page carries: the version and date in the footer, the issues button
     (readers dispute verdicts there) where the repository is known, the bottom line of
@@ -500,9 +483,9 @@ def _page_furniture(config: dict, root: Path, url: str | None) -> None:
 
     html = config.setdefault("html", {})
     html["use_issues_button"] = bool(url) and bool(html.get("use_issues_button"))
-    commit, date = _commit()
+    version, commit, date = pdf_module.edition(ROOT)
     html["extra_footer"] = (
-        f"<p>Version {_version()}, commit {commit} of {date}.</p>"
+        f"<p>Version {version}, commit {commit} of {date}.</p>"
         f"<p>{html.get('extra_footer') or ''}</p>"
     )
     recs = records.load_all(root / "book" / "results")

@@ -129,19 +129,22 @@ def _progress(msg: str) -> None:
     print(f"[book] {msg}", file=sys.stderr, flush=True)
 
 
-def edition(root: Path) -> tuple[str, str]:
-    """The book's version (``helpers.__version__``) and the date of its commit (else
-    today's), for the title page."""
+def edition(root: Path) -> tuple[str, str, str]:
+    """The book's version (``helpers.__version__``), the commit ``root`` is at (short)
+    and that commit's date, else ``unknown`` and today's date: the title page's, and
+    every page's footer (so that a rebuild of one commit gives the same pages)."""
     import time
 
     from helpers import __version__
 
-    date = subprocess.run(
-        ["git", "-C", str(root), "log", "-1", "--format=%cs"],
+    out = subprocess.run(
+        ["git", "-C", str(root), "log", "-1", "--format=%h %cs"],
         capture_output=True,
         text=True,
-    ).stdout.strip()
-    return __version__, date or time.strftime("%Y-%m-%d")
+    ).stdout.split()
+    if len(out) == 2:
+        return __version__, out[0], out[1]
+    return __version__, "unknown", time.strftime("%Y-%m-%d")
 
 
 def _level(tag) -> int:
@@ -385,7 +388,7 @@ def build(
     single = root / "_build" / "singlehtml"
     config = yaml.safe_load((root / "_config.yml").read_text())
     root_doc = yaml.safe_load((root / "_toc.yml").read_text())["root"]
-    version, date = edition(root)
+    version, _, date = edition(root)
     page = f"{root_doc}.html"
     text = print_document(
         (single / page).read_text(encoding="utf-8"),

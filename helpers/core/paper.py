@@ -29,7 +29,6 @@ __all__ = [
     "SOURCES",
     "INITS",
     "TABLE",
-    "INITS",
     "INIT_EXPERIMENTS",
     "authors_init",
 ]

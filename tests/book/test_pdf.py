@@ -8,9 +8,7 @@ small page without any build."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,7 +20,6 @@ from helpers.book import pdf as book_pdf
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
 PDF = HTML / book_pdf.PDF_NAME
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def _chapter_titles() -> list[str]:
@@ -41,12 +38,9 @@ def _chapter_titles() -> list[str]:
 def reader():
     from pypdf import PdfReader
 
-    from tests.book.test_site import _site_is_stale
+    from tests.book.test_site import _site_is_stale, need_chromium
 
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed, and CI must build the PDF")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+    need_chromium("build the PDF")
     if _site_is_stale():  # the browser tests would build it: one build serves both
         from helpers.book.build import site
 

@@ -59,12 +59,17 @@ def _site_is_stale() -> bool:
     return any(p.stat().st_mtime > built for p in sources if p.exists())
 
 
-@pytest.fixture(scope="module")
-def site():
+def need_chromium(what: str) -> None:
+    """Skip where Chromium is missing, except on CI, which must run ``what``."""
     if CHROMIUM is None:
         if os.environ.get("CI"):
-            pytest.fail("chromium is not installed, and CI must run the browser tests")
+            pytest.fail(f"chromium is not installed, and CI must {what}")
         pytest.skip("chromium is not installed (apt-get install chromium)")
+
+
+@pytest.fixture(scope="module")
+def site():
+    need_chromium("run the browser tests")
     if _site_is_stale():
         from helpers.book.build import site as build_site
 
