@@ -25,7 +25,12 @@
   each drop, and a switch-on schedule derived from the epochs at which the ReLU
   network's gating patterns appear); :func:`match_runs`, :func:`log_scatter_ratio`,
   :func:`plateau_outputs`: comparisons against the ReLU runs' own seed spread
-  ([conv-measures]; outputs by :func:`helpers.core.measures.output_gap`).
+  ([conv-measures]; outputs by :func:`helpers.core.measures.output_gap`);
+  :func:`output_match` and :func:`scatter_bootstrap`: the same with noise on both sides
+  and the spread's interval ([rulebook-noise]).
+* :func:`network_snap_change`, :func:`training_phase`: where in training the paper's
+  context-level description applies ([rulebook-phase]); :func:`non_nested_share`: the
+  layer-2 weight outside Lemma 4.1's nested patterns.
 """
 
 from __future__ import annotations

@@ -857,7 +857,8 @@ def class_share(net, W1, W2, names) -> float:
 def competitor(match, name: str) -> str:
     """The strongest competitor of the candidate ``name`` in a fitted family
     (:func:`helpers.core.measures.match` with ``competitors``): the nearest other
-    member, whose gap is the record's alternative ([rulebook-best])."""
+    member ([rulebook-best]).  The record's alternative is the paper's alternative
+    where the match names one (``paper_alternative``), else this member's gap."""
     others = {k: v for k, v in (match.candidates or {}).items() if k != name}
     if not others:
         raise ValueError("competitor: the match has no other candidate")
