@@ -9,14 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import race
+from ..core.measures import functional_census, seed_spread
 from ..core.paper import EXTRA_CONTEXTS
 from ..core.relns import pathway_pattern
 from .extra_contexts import census_over_training, family_name, node_reuse_index
 
 __all__ = [
     "nearest_authors",
+    "race_loss",
     "race_class_shares",
+    "family_for",
+    "tied_with_best",
+    "snap_changes",
     "class_curve_table",
+    "fit_table",
+    "reading",
     # shared with Section 5 (helpers.chapters.extra_contexts)
     "census_over_training",
     "family_name",
@@ -36,6 +44,23 @@ def nearest_authors(C: int, values=None, contexts=None):
         raise ValueError("one value per number of contexts")
     k = int(np.argmin([abs(int(C) - c) for c in contexts]))
     return values[k]
+
+
+def race_loss(net, ds, *, lr: float, epochs: int, step: int = 1, record: bool = False):
+    """The race reduction (:func:`helpers.core.race.predict`) of ``net`` on ``ds``
+    with one Euler step per ``step`` epochs (step ``step * lr``): the loss at every
+    epoch ``0..epochs`` (each step's loss held for its ``step`` epochs) and the
+    prediction, recorded at its end when ``record``.  ``step = 1`` is the race as the
+    book integrates it everywhere; the page *More contexts than five* takes
+    ``step = 2`` for its largest C (cost) and measures what that moves."""
+    step = int(step)
+    if step < 1:
+        raise ValueError(f"step must be a positive integer, got {step}")
+    n = -(-int(epochs) // step)
+    pred = race.predict(
+        net, ds.X, ds.Y, lr=lr * step, epochs=n, record_epochs=[n] if record else ()
+    )
+    return np.repeat(pred.loss, step)[: int(epochs) + 1], pred
 
 
 def race_class_shares(prediction, C: int) -> np.ndarray:
@@ -73,3 +98,122 @@ def class_curve_table(relu: dict, race: dict) -> str:
                 f"({shares[:, k].min():.3f}-{shares[:, k].max():.3f}) | {r} |"
             )
     return "\n".join(rows)
+
+
+def family_for(C: int, by_k, min_share: float) -> dict:
+    """The ReLNs the ReLU network's loss is held against at ``C`` contexts (page *More
+    contexts than five*): common + k-of-C for every class ``k`` holding at least
+    ``min_share`` of the ReLU network's weight (``by_k``: its census share by number of
+    contexts on, ``k = 0..C``), always with the paper's ``k = C - 1``, its alternative
+    ``k = 1`` and ``k = C``, and the mixture of the two context classes ``k < C`` with
+    the most weight ([rulebook-best]).  ``{name: ks}``."""
+    by_k = np.asarray(by_k, float)
+    if by_k.shape != (C + 1,):
+        raise ValueError(f"by_k must hold C + 1 = {C + 1} shares, got {by_k.shape}")
+    ks = {k for k in range(1, C + 1) if by_k[k] >= min_share} | {1, max(C - 1, 1), C}
+    out = {family_name([k], C): (k,) for k in sorted(ks)}
+    if C > 2:
+        top = sorted(range(1, C), key=lambda k: -by_k[k])[:2]
+        out[family_name(top, C)] = tuple(sorted(top, reverse=True))
+    return out
+
+
+def tied_with_best(match, spread: float) -> list[str]:
+    """The candidates of a fitted family (:func:`helpers.core.measures.match` with
+    ``competitors``) whose gap is within ``spread`` of the nearest one's: the members
+    the ReLU network's seed noise cannot tell apart from the best, nearest first."""
+    gaps = dict(match.candidates)
+    best = min(gaps.values())
+    return sorted((n for n, g in gaps.items() if g - best <= spread), key=gaps.get)
+
+
+def snap_changes(W1s, W2s, ds, threshold: float) -> np.ndarray:
+    """How much of each ReLU network's output its context-level description misses
+    (:func:`helpers.core.measures.functional_census`, ``snap_change``), per seed and
+    record: ``(S, R)``; the census by class describes the network only where it is
+    small ([rulebook-phase])."""
+    S, R = np.shape(W1s)[:2]
+    return np.array(
+        [
+            [
+                functional_census(
+                    W1s[s, r], W2s[s, r], ds.X, ds.contexts, ds.n_contexts, threshold
+                )["snap_change"]
+                for r in range(R)
+            ]
+            for s in range(S)
+        ]
+    )
+
+
+def fit_table(fits: dict, ties: dict) -> str:
+    """Markdown table of the family fits, one row per C: every candidate's time gap
+    to the ReLU network (the paper's (C-1)-of-C in bold), the nearest, the members
+    within the ReLU seed spread of it, and that spread."""
+    rows = [
+        "| C | time gap of each ReLN (common + ...) | nearest | tied within spread "
+        "| seed spread |",
+        "|---|---|---|---|---|",
+    ]
+    for C, m in fits.items():
+        paper = family_name([C - 1], C)
+        cells = ", ".join(
+            (f"**{n}** {g:.3f}" if n == paper else f"{n} {g:.3f}")
+            for n, g in sorted(m.candidates.items(), key=lambda x: x[1])
+        )
+        rows.append(
+            f"| {C} | {cells} | {m.best} | {', '.join(ties[C])} | {m.spread:.3f} |"
+        )
+    return "\n".join(rows)
+
+
+def reading(frac: dict, by_k: dict, ties: dict, race_shares: dict) -> str:
+    """The page's answer, generated from its records: per C the fraction of contexts
+    a ReLU unit serves (median and seed spread) against the pure (C-1)/C, the class
+    with the most weight, and whether the paper's (C-1)-of-C ReLN is among the
+    nearest ReLNs; then the direction of the fraction from the smallest to the largest
+    C, judged against the seed spreads."""
+    lines, meds, spreads = [], {}, {}
+    for C, F in frac.items():
+        final = np.asarray(F)[:, -1]
+        meds[C], spreads[C] = float(np.median(final)), seed_spread(final)
+        shares = np.median(np.asarray(by_k[C])[:, -1, 1:C], axis=0)
+        peak = int(np.argmax(shares)) + 1
+        paper = family_name([C - 1], C)
+        tie = ties.get(C)
+        fit = (
+            ""
+            if tie is None
+            else "; the paper's ReLN is "
+            + ("among the nearest" if paper in tie else "not among the nearest")
+            + f" ({', '.join(tie)})"
+        )
+        race_peak = ""
+        if C in race_shares:
+            k_race = int(np.argmax(race_shares[C][1:C])) + 1
+            race_peak = f"; the race's most weighted class: {k_race}-of-{C}"
+        lines.append(
+            f"- C = {C}: fraction {meds[C]:.3f} (seed spread {spreads[C]:.3f}; pure "
+            f"(C-1)/C = {(C - 1) / C:.3f}); most weight in {peak}-of-{C} units"
+            + race_peak
+            + fit
+            + "."
+        )
+    Cs = list(frac)
+    lo, hi = Cs[0], Cs[-1]
+    d = meds[hi] - meds[lo]
+    noise = max(spreads[lo], spreads[hi])
+    below = [C for C in Cs if (C - 1) / C - meds[C] > spreads[C]]
+    trend = (
+        "stays within the seed spread"
+        if abs(d) <= noise
+        else ("rises" if d > 0 else "falls")
+        + f" by {abs(d):.3f} (more than the seed spread {noise:.3f})"
+    )
+    head = (
+        f"From C = {lo} to C = {hi} the fraction of contexts a unit serves {trend}; it "
+        f"lies below the pure (C-1)/C by more than the seed spread at C = "
+        + (", ".join(str(C) for C in below) or "none")
+        + "."
+    )
+    return head + "\n\n" + "\n".join(lines)

@@ -26,3 +26,46 @@ def test_race_class_shares_sum_to_one_and_count_the_common_pathway_as_C():
 def test_class_curve_table_lists_each_C():
     txt = ch.class_curve_table({3: np.array([[0, 0.1, 0.6, 0.3]] * 2)}, {})
     assert "| 3 | 2/3" in txt
+
+
+def test_race_loss_with_one_step_is_the_race_and_a_coarse_step_holds_each_loss():
+    ds = h.contextual_task(3)
+    net = h.relns.k_of_c_reln(ds, [2], width=20)
+    exact = h.race.predict(net, ds.X, ds.Y, lr=0.01, epochs=40).loss
+    L1, _ = ch.race_loss(net, ds, lr=0.01, epochs=40)
+    np.testing.assert_array_equal(L1, exact)
+    L2, pred = ch.race_loss(net, ds, lr=0.01, epochs=41, step=2, record=True)
+    assert L2.shape == (42,) and L2[0] == L2[1] and L2[2] == L2[3]
+    assert pred.record_epochs.tolist() == [21]
+    with pytest.raises(ValueError, match="step"):
+        ch.race_loss(net, ds, lr=0.01, epochs=40, step=0)
+
+
+def test_the_family_holds_the_census_classes_the_paper_s_and_a_mixture():
+    by_k = np.array([0, 0, 0.005, 0.3, 0.6, 0.095])  # C = 5
+    fam = ch.family_for(5, by_k, 0.01)
+    assert set(fam) == {"1-of-5", "3-of-5", "4-of-5", "5-of-5", "4+3-of-5"}
+    assert set(ch.family_for(2, np.array([0, 0.5, 0.5]), 0.01)) == {"1-of-2", "2-of-2"}
+    with pytest.raises(ValueError, match="C \\+ 1"):
+        ch.family_for(5, by_k[:-1], 0.01)
+
+
+def test_ties_are_the_candidates_within_the_spread_of_the_nearest():
+    class M:
+        candidates = {"a": 0.10, "b": 0.12, "c": 0.20}
+
+    assert ch.tied_with_best(M, 0.03) == ["a", "b"]
+    assert ch.tied_with_best(M, 0.0) == ["a"]
+
+
+def test_the_reading_states_the_direction_against_the_seed_spread():
+    frac = {3: np.array([[0, 0.70], [0, 0.71]]), 5: np.array([[0, 0.60], [0, 0.61]])}
+    by_k = {
+        3: np.array([[[0, 0.1, 0.6, 0.3]]] * 2),
+        5: np.array([[[0, 0, 0.2, 0.5, 0.2, 0.1]]] * 2),
+    }
+    txt = ch.reading(frac, by_k, {5: ["3-of-5"]}, {})
+    assert txt.startswith(
+        "From C = 3 to C = 5 the fraction of contexts a unit serves falls"
+    )
+    assert "most weight in 3-of-5 units" in txt and "not among the nearest" in txt
