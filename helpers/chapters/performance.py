@@ -116,7 +116,10 @@ TARGETS = {
     "fraction_of_floor": (">=", 0.55),  # at 8 and 64 seeds, both networks
     "batching_efficiency": ("<=", 0.6),  # at 8 seeds, both networks
     "paper_depth_seconds": ("<=", 25 * 60),  # the depth chapter, paper profile, 2 cores
-    "book_total_seconds": ("<=", 600),  # every chapter, default parameters, 2 cores
+    # every chapter, default parameters, 2 cores: the project's budget of 15 minutes
+    # (our own plan of 10 minutes was dropped when the second pass of the verdicts
+    # raised the budget to afford the seeds the verdicts need)
+    "book_total_seconds": ("<=", 900),
 }
 
 # Seed-epochs per configuration and round of the full benchmark.
@@ -811,7 +814,7 @@ def records(
             "book_total_seconds",
             total,
             "book_total_seconds",
-            "sum of chapter_seconds; target <= 600 s on the 2-core machine"
+            "sum of chapter_seconds; target <= 900 s (15 minutes) on the 2-core machine"
             + (f"; incomplete: no time for {missing}" if missing else ""),
             "fig-performance-book",
         )
