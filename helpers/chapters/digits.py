@@ -891,20 +891,15 @@ def explain_controls(leads: dict, finals: dict | None = None) -> str:
     early_gone = [k for k in CAUSES if k in leads and not leads[k]["early"]]
     late_gone = [k for k in CAUSES if k in leads and not leads[k]["late"]]
     if early_gone:
-        text += (
-            "So the early lead is lost with "
-            + " and with ".join(early_gone)
-            + " (each control changes more than one thing, so this does not name a "
-            "single cause)"
-        )
+        text += "So the early lead is lost with " + " and with ".join(early_gone)
     else:
         text += "So no one control takes the early lead away"
     if late_gone:
         text += "; the late lead is lost with " + " and with ".join(late_gone) + "."
     else:
         text += (
-            "; the late lead survives every control, so none of the three features "
-            "it removes is needed for it."
+            "; the late lead survives every control, so none of the features the "
+            "controls remove is needed for it."
         )
     if early_kept and late_kept and not (early_gone or late_gone):
         text += (
