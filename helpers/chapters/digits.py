@@ -30,7 +30,12 @@ from ..core.algorithm1 import (
 from ..core.datasets import Dataset
 from ..core.engine import Pathway, forward, gdln, train
 from ..core.linear import diagonalizability
-from ..core.measures import functional_census, gating_census, unit_weight
+from ..core.measures import (
+    functional_census,
+    gating_census,
+    seed_spread_interval,
+    unit_weight,
+)
 
 __all__ = [
     "BLOCKS",
@@ -58,6 +63,8 @@ __all__ = [
     "control_summary",
     "controls_table",
     "relu_ahead",
+    "relu_ends_lower",
+    "CAUSES",
     "explain_controls",
     "controls_record",
     "census_over_training",
@@ -524,13 +531,17 @@ def centroid_fit(
     return CentroidFit(int(K), cl, net, run, float(np.mean(diff2)), per)
 
 
-def live_samples(samples):
+def live_samples(samples, tol: float = 0.0):
     """Algorithm 1's samples without the dead rows (``book/digits.md``): the activity
-    rows of units off for every datapoint are dropped before k-means, so no cluster is
-    spent on them.  Returns the samples and the live share of all stacked rows."""
+    rows of units on for at most a share ``tol`` of the datapoints (the tolerance at
+    which :func:`gate_sources` calls a gate "off"; ``tol = 0``: off for every
+    datapoint) are dropped before k-means, so no cluster is spent on them.  Returns
+    the samples and the live share of all stacked rows."""
     from dataclasses import replace as _replace
 
-    live = samples.patterns.any(axis=1)
+    if not 0 <= tol < 1:
+        raise ValueError(f"tol must lie in [0, 1), got {tol}")
+    live = samples.patterns.mean(axis=1) > tol
     share = float(samples.counts[live].sum() / samples.counts.sum())
     out = _replace(
         samples,
@@ -772,6 +783,7 @@ def control_summary(L: dict, ds: Dataset, snap_change: float) -> dict:
         "levels": above,
         "t50": {k: med([level_times(c, (0.5,))[0] for c in v]) for k, v in L.items()},
         "final": {k: med(v[:, -1]) / L0 for k, v in L.items()},
+        "final_per_seed": {k: [float(x) / L0 for x in v[:, -1]] for k, v in L.items()},
         "floor": floor,
         "snap_change": float(snap_change),
     }
@@ -813,40 +825,83 @@ def relu_ahead(row: dict, multiple: float) -> bool:
     )
 
 
-def explain_controls(ahead: dict) -> str:
-    """What the controls of ``book/digits.md`` show, in words, from
-    :func:`relu_ahead` per control (``'the task'``, ``'affine targets'``,
-    ``'whitened pixels'``, ``'random context labels'``): each control removes one
-    candidate cause; the ReLU network still ahead means that cause is not needed."""
-    causes = {
-        "affine targets": "targets that are not affine in the pixels",
-        "whitened pixels": "correlated pixels with a common mean (whitening removes "
-        "both; the controls do not separate them)",
-        "random context labels": "context labels that are functions of the class",
-    }
-    needed = [c for k, c in causes.items() if k in ahead and not ahead[k]]
-    not_needed = [c for k, c in causes.items() if k in ahead and ahead[k]]
-    parts = []
-    if not ahead.get("the task", True):
+def relu_ends_lower(row: dict, multiple: float) -> bool:
+    """The late lead in one row of :func:`control_summary`: the ReLU network's final
+    loss is below both ReLNs', and below the lower of the two by more than
+    ``multiple`` times the top of the 90 % bootstrap interval of the final losses'
+    seed spread (the ReLU network's and that ReLN's, noise on both sides,
+    [rulebook-noise])."""
+    f = row["final"]
+    nearer = min(("mixed", "single"), key=lambda k: f[k])
+    per = row["final_per_seed"]
+    hi = seed_spread_interval(per["relu"], per[nearer])[1]
+    return bool(f[nearer] - f["relu"] > multiple * hi)
+
+
+CAUSES = {
+    "affine targets": "targets that are not affine in the pixels",
+    "whitened pixels": "correlated pixels with a common mean (whitening removes both; "
+    "the controls do not separate them)",
+    "random context labels": "context labels that are functions of the class",
+}
+
+
+def explain_controls(leads: dict, finals: dict | None = None) -> str:
+    """What the controls of ``book/digits.md`` show, in words, per control and per
+    lead: ``leads[name] = {"early": bool, "late": bool}`` for ``'the task'``,
+    ``'affine targets'``, ``'whitened pixels'``, ``'random context labels'``
+    (:func:`relu_ahead`: the ReLU network halves its loss first beyond the noise;
+    :func:`relu_ends_lower`: it ends lower beyond the noise), ``finals[name]``: the
+    final losses (fractions of L0) of ``relu``, ``mixed`` and ``single``.  Each
+    control removes one candidate cause; each sentence says only which of the two
+    leads stays without it."""
+    task = leads.get("the task", {"early": True, "late": True})
+    if not (task["early"] or task["late"]):
         return (
             "on the task itself the ReLU network is not ahead of the ReLNs beyond the "
-            "seed noise, so the controls have no lead to explain."
+            "seed noise, at L0/2 or at the end, so the controls have no lead to "
+            "explain."
         )
-    if not_needed:
-        parts.append(
-            "the ReLU network stays ahead without "
-            + "; without ".join(not_needed)
-            + ", so the lead does not need "
-            + ("it" if len(not_needed) == 1 else "them")
+    parts = []
+    for k, cause in CAUSES.items():
+        if k not in leads:
+            continue
+        e, late = leads[k]["early"], leads[k]["late"]
+        early_txt = (
+            "still halves its loss first beyond the noise"
+            if e
+            else "no longer halves its loss first beyond the noise (the early lead, "
+            "at L0/2, goes)"
         )
-    if needed:
-        parts.append(
-            "removing " + "; removing ".join(needed) + " takes its lead away (it no "
-            "longer halves its loss first with a gap beyond the seed noise), so that "
-            "feature of the task is needed for the lead"
+        late_txt = (
+            "ends lower than both ReLNs beyond the noise"
+            if late
+            else ("no longer ends lower than both ReLNs beyond the noise")
         )
-    text = "; ".join(parts) + "."
-    if not needed:
+        if finals and k in finals:
+            f = finals[k]
+            late_txt += (
+                f" ({f['relu']:.3f} L0 against {f['mixed']:.3f} for the 2-of-3 and "
+                f"{f['single']:.3f} for the single-context ReLN)"
+            )
+        parts.append(f"without {cause}, the ReLU network {early_txt} and {late_txt}")
+    text = "; ".join(parts) + ". "
+    early_kept = [CAUSES[k] for k in CAUSES if k in leads and leads[k]["early"]]
+    late_kept = [CAUSES[k] for k in CAUSES if k in leads and leads[k]["late"]]
+    early_gone = [k for k in CAUSES if k in leads and not leads[k]["early"]]
+    late_gone = [k for k in CAUSES if k in leads and not leads[k]["late"]]
+    if early_gone:
+        text += "So the early lead is lost with " + " and with ".join(early_gone)
+    else:
+        text += "So no one control takes the early lead away"
+    if late_gone:
+        text += "; the late lead is lost with " + " and with ".join(late_gone) + "."
+    else:
+        text += (
+            "; the late lead survives every control, so none of the features the "
+            "controls remove is needed for it."
+        )
+    if early_kept and late_kept and not (early_gone or late_gone):
         text += (
             " Each control leaves in place one thing the paper's tasks lack: the "
             "inputs are points in a continuous space, where a unit's half-space can "
@@ -857,11 +912,13 @@ def explain_controls(ahead: dict) -> str:
     return text
 
 
-def controls_record(controls: dict, ahead: dict) -> dict:
+def controls_record(controls: dict, ahead: dict, late: dict | None = None) -> dict:
     """The controls of ``book/digits.md`` as one record's value: per task, the two
     ReLNs' time gaps over the levels above the floor, the seed spread with its 90 %
-    bootstrap interval, the halving epochs, final losses and floor (fractions of L0),
-    the snap change and :func:`relu_ahead`."""
+    bootstrap interval, the halving epochs, final losses (with the 90 % interval of
+    their seed spread, ReLU against the nearer ReLN) and floor (fractions of L0), the
+    snap change, :func:`relu_ahead` (the early lead) and :func:`relu_ends_lower` (the
+    late lead)."""
     out = {}
     for k, r in controls.items():
         m = r["mixed"]
@@ -877,4 +934,13 @@ def controls_record(controls: dict, ahead: dict) -> dict:
             "snap_change": r["snap_change"],
             "relu_ahead": bool(ahead[k]),
         }
+        if late is not None:
+            out[k]["relu_ends_lower"] = bool(late[k])
+        per = r.get("final_per_seed")
+        if per:
+            f = r["final"]
+            nearer = min(("mixed", "single"), key=lambda q: f[q])
+            out[k]["final_spread_interval"] = [
+                float(v) for v in seed_spread_interval(per["relu"], per[nearer])
+            ]
     return out

@@ -44,7 +44,13 @@ from ..core.checks import check_epochs, check_positive, check_positive_int
 from ..core.datasets import Dataset, effective_dataset
 from ..core.engine import GatedNetwork, Pathway, gdln, init_params, relu_network, train
 from ..core.linear import learning_time
-from ..core.measures import functional_census, level_times, match
+from ..core.measures import (
+    functional_census,
+    level_times,
+    match,
+    seed_spread,
+    seed_spread_interval,
+)
 from ..core.minibatch import (  # the page calls them as the chapter's (ch.)
     OPTIMISERS,
     MinibatchRun,
@@ -60,6 +66,8 @@ __all__ = [
     "reln_starts",
     "train_settings",
     "match_summary",
+    "nearer_than_half",
+    "match_fields",
     "width_row",
     "width_table",
     "sentence_table",
@@ -135,34 +143,98 @@ def train_settings(net: GatedNetwork, X, Y, params0, n_settings: int, **kw):
 
 def match_summary(relu_loss, reln_loss, single_loss, multiple: float) -> dict:
     """The match ([conv-measures], :func:`helpers.core.measures.match`): ReLU seeds
-    against the ReLN of the same seeds, calibrated by the ReLU seeds' spread, with the
-    single-context ReLN as the alternative (one curve, or one per seed).
+    against the ReLN of the same seeds, calibrated by the ReLU seeds' spread (and the
+    ReLN's, noise on both sides), with the single-context ReLN as the alternative (one
+    curve per seed: it starts from random weights too).
 
     ``matches``: the gap is within ``multiple`` times the spread (the rulebook's
-    ``seed_noise``); ``nearer``: the gap is below half the alternative's (the rulebook's
-    "partly"); ``levels``: how many of :data:`helpers.core.measures.LEVELS` every ReLU
-    seed reaches within the run (the gap is measured on fewer levels when it is < 4);
-    ``spread_interval``: the spread's 90 % bootstrap interval over seeds
+    ``seed_noise``); ``levels``: how many of :data:`helpers.core.measures.LEVELS` every
+    ReLU seed reaches within the run (the gap is measured on fewer levels when it is
+    < 4); ``spread_interval``: the spread's 90 % bootstrap interval over seeds
     ([rulebook-noise]); ``undecided``: ``matches`` would flip somewhere within it (the
     value lies between ``multiple`` times its two ends); ``match``: the
-    :class:`~helpers.core.measures.Match` itself, for a record."""
+    :class:`~helpers.core.measures.Match` itself, for a record.
+
+    ``nearer``: the rulebook's "clearly nearer than the alternative" (the gap below
+    half the alternative's), read with the noise of both comparisons
+    (:func:`nearer_than_half`): ``nearer_verdict`` is ``'below'``, ``'not below'`` or
+    ``'undecided'``, and ``nearer`` is True only for ``'below'``;
+    ``alternative_spread`` and ``alternative_spread_interval``: the two-sample spread
+    of the ReLU seeds against the alternative's own seeds."""
     m = match(relu_loss, reln_loss, alternative=single_loss)
     reached = min(
         int(np.sum(np.isfinite(level_times(L)))) for L in np.atleast_2d(relu_loss)
     )
     lo, hi = m.spread_interval
-    return {
+    out = {
         "value": m.value,
         "spread": m.spread,
         "spread_interval": (float(lo), float(hi)),
         "alternative": m.alternative,
         "matches": bool(m.value <= multiple * m.spread),
         "undecided": bool(multiple * lo < m.value <= multiple * hi),
-        "nearer": bool(m.alternative is not None and m.value < m.alternative / 2),
         "levels": reached,
         "per_seed": list(m.per_seed),
         "match": m,
     }
+    if single_loss is None:
+        out.update(nearer=False, nearer_verdict="no alternative")
+        return out
+    a = match(relu_loss, single_loss)
+    verdict = nearer_than_half(
+        m.value,
+        m.alternative,
+        (m.spread, *m.spread_interval),
+        (a.spread, *a.spread_interval),
+        multiple,
+    )
+    out.update(
+        nearer=verdict == "below",
+        nearer_verdict=verdict,
+        alternative_spread=float(a.spread),
+        alternative_spread_interval=tuple(float(v) for v in a.spread_interval),
+    )
+    return out
+
+
+def match_fields(m: dict) -> dict:
+    """The fields of a :func:`match_summary` that every sweep's record stores
+    (``book/reviewers.md``): the gap, its spread with the spread's 90 % interval, the
+    alternative's gap with its own spread, and :func:`nearer_than_half`'s answer."""
+    return {
+        "match_value": m["value"],
+        "match_spread": m["spread"],
+        "match_spread_interval": tuple(m["spread_interval"]),
+        "match_alternative": m["alternative"],
+        "match_alternative_spread": m.get("alternative_spread"),
+        "match_nearer": m.get("nearer_verdict"),
+    }
+
+
+def nearer_than_half(
+    value: float, alternative: float, spreads, alt_spreads, multiple: float
+) -> str:
+    """Is the gap ``value`` below half the alternative's gap, beyond the noise?
+    (``book/reviewers.md``; the rulebook's ``CLEARLY`` = 1/2 and ``NOISE_MULTIPLE``.)
+
+    The noise of the comparison is the larger of the two matches' spreads (the ReLU
+    seeds against the candidate's and against the alternative's: noise on both sides,
+    [rulebook-noise]); ``spreads`` and ``alt_spreads`` are ``(spread, low, high)``
+    with the 90 % bootstrap interval.  At each of the three (spread, interval ends)
+    the answer is ``'below'`` when ``alternative / 2 - value`` exceeds ``multiple``
+    times the noise, ``'not below'`` when ``value - alternative / 2`` does, and
+    within the noise otherwise; ``'undecided'`` unless all three give the same
+    answer beyond the noise (the chapter's seeds cannot decide it)."""
+    margin = 0.5 * float(alternative) - float(value)
+    answers = set()
+    for s, t in zip(spreads, alt_spreads):
+        noise = multiple * max(float(s), float(t))
+        answers.add(
+            "below" if margin > noise else "not below" if -margin > noise else "noise"
+        )
+    return (
+        answers.pop() if len(answers) == 1 and "noise" not in answers else ("undecided")
+    )
 
 
 def width_row(st: dict, L, m: dict, fit_level: float, strategy_share: float) -> dict:
@@ -181,13 +253,15 @@ def width_row(st: dict, L, m: dict, fit_level: float, strategy_share: float) -> 
         strategy=bool(
             loss_share <= fit_level and row["mixed_of_context"] >= strategy_share
         ),
-        match_value=m["value"],
-        match_spread=m["spread"],
-        match_spread_interval=m["spread_interval"],
-        match_alternative=m["alternative"],
+        **match_fields(m),
         match_matches=m["matches"],
         seeds=int(L.shape[0]),
     )
+    share = np.asarray(st["mixed_of_context"], float)
+    share = share[np.isfinite(share)]
+    if share.size >= 2:  # its seed spread, for the strategy's threshold
+        row["mixed_of_context_spread"] = seed_spread(share)
+        row["mixed_of_context_spread_interval"] = seed_spread_interval(share)
     return row
 
 
@@ -221,12 +295,15 @@ def width_table(sweep: dict) -> str:
 def sentence_table(matches: dict, reference: str) -> str:
     """Every setting's match (:func:`match_summary`) as a Markdown table
     (``book/reviewers.md``, the authors' sentence scored), with the spread's 90 %
-    bootstrap interval and the gap relative to the ``reference`` setting's."""
+    bootstrap interval, the gap relative to the ``reference`` setting's, and whether
+    the gap is below half the alternative's beyond the noise (:func:`nearer_than_half`;
+    "undecided" where the seeds cannot tell)."""
     ref = matches[reference]["value"]
     lines = [
         "| setting | match | seed spread [90 %] | match / spread | alternative "
-        "| match / match at the paper's setting | levels reached | within noise |",
-        "|" + "---|" * 8,
+        "| match / match at the paper's setting | levels reached | within noise "
+        "| below half the alternative |",
+        "|" + "---|" * 9,
     ]
     for name, m in matches.items():
         lo, hi = m["spread_interval"]
@@ -234,7 +311,8 @@ def sentence_table(matches: dict, reference: str) -> str:
         lines.append(
             f"| {name} | {m['value']:.3f} | {m['spread']:.3f} [{lo:.3f}, {hi:.3f}] "
             f"| {m['value'] / m['spread']:.1f} | {m['alternative']:.3f} "
-            f"| {m['value'] / ref:.2f} | {m['levels']} | {verdict} |"
+            f"| {m['value'] / ref:.2f} | {m['levels']} | {verdict} "
+            f"| {m.get('nearer_verdict', '—')} |"
         )
     return "\n".join(lines)
 

@@ -191,6 +191,11 @@ def test_gate_finding_end_to_end_on_a_small_digits_task(small):
     live, share = ch.live_samples(samples)
     assert live.patterns.any(axis=1).all() and 0 < share <= 1
     assert live.n_samples == pytest.approx(share * samples.n_samples)
+    # with a tolerance, rows on for at most that share of the datapoints go too
+    near, share_t = ch.live_samples(samples, 0.05)
+    assert (near.patterns.mean(axis=1) > 0.05).all() and share_t <= share
+    with pytest.raises(ValueError):
+        ch.live_samples(samples, 1.0)
     f = ch.centroid_fit(
         live, ds, 2, lr=lr, epochs=epochs, init_std=std, n_init=2, gdln_width=10
     )
@@ -282,10 +287,45 @@ def test_controls_and_their_reading(small):
     rec = ch.controls_record({"affine targets": row}, {"affine targets": True})
     assert rec["affine targets"]["relu_ahead"] is True
     assert "| affine targets |" in ch.controls_table({"affine targets": row})
-    text = ch.explain_controls(
-        {"the task": True, "affine targets": True, "whitened pixels": False}
+    assert isinstance(ch.relu_ends_lower(row, 2.0), bool)
+    rec = ch.controls_record(
+        {"affine targets": row}, {"affine targets": True}, {"affine targets": False}
     )
-    assert "without targets that are not affine" in text and "removing correlated" in (
+    assert rec["affine targets"]["relu_ends_lower"] is False
+    lo, hi = rec["affine targets"]["final_spread_interval"]
+    assert 0 <= lo <= hi
+    leads = {
+        "the task": {"early": True, "late": True},
+        "affine targets": {"early": True, "late": True},
+        "whitened pixels": {"early": False, "late": True},
+    }
+    finals = {"whitened pixels": {"relu": 0.012, "mixed": 0.116, "single": 0.2}}
+    text = ch.explain_controls(leads, finals)
+    # each control is read for both leads, and the late one survives whitening
+    assert "without targets that are not affine" in text
+    assert "no longer halves its loss first" in text and "0.012 L0" in text
+    assert "early lead is lost with whitened pixels" in text
+    assert "late lead survives every control" in text and "needed for the lead" not in (
         text
     )
-    assert "no lead" in ch.explain_controls({"the task": False})
+    gone = ch.explain_controls(
+        {**leads, "affine targets": {"early": True, "late": False}}
+    )
+    assert "late lead is lost with affine targets" in gone
+    none = {"the task": {"early": False, "late": False}}
+    assert "no lead" in ch.explain_controls(none)
+
+
+def test_relu_ends_lower_reads_the_final_losses_against_their_noise():
+    row = {
+        "final": {"relu": 0.01, "mixed": 0.1, "single": 0.2},
+        "final_per_seed": {
+            "relu": [0.01, 0.011, 0.009],
+            "mixed": [0.1, 0.11, 0.09],
+            "single": [0.2, 0.21, 0.19],
+        },
+    }
+    assert ch.relu_ends_lower(row, 2.0)
+    row["final"]["relu"] = 0.09  # within the noise of the nearer ReLN
+    row["final_per_seed"]["relu"] = [0.09, 0.05, 0.13]
+    assert not ch.relu_ends_lower(row, 2.0)

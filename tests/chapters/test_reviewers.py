@@ -265,3 +265,26 @@ def test_sentence_table_is_relative_to_the_reference():
     _, b = _row(0.1)
     text = rv.sentence_table({"paper settings": a, "other": b}, "paper settings")
     assert "| 0.50 |" in text and "| 1.00 |" in text
+
+
+def test_nearer_than_half_is_undecided_inside_the_noise():
+    # 0.1889 against half of 0.365 (0.1825): 0.006 apart, inside 2 x a 0.017 spread
+    s = (0.0169, 0.0122, 0.0227)
+    assert rv.nearer_than_half(0.1889, 0.365, s, s, 2.0) == "undecided"
+    assert rv.nearer_than_half(0.05, 0.365, s, s, 2.0) == "below"
+    assert rv.nearer_than_half(0.30, 0.365, s, s, 2.0) == "not below"
+    # the alternative's own, larger noise counts too (noise on both sides)
+    wide = (0.08, 0.07, 0.09)
+    assert rv.nearer_than_half(0.05, 0.365, s, wide, 2.0) == "undecided"
+
+
+def test_match_summary_with_an_alternative_per_seed():
+    t = np.arange(3000)
+    L = np.vstack([np.exp(-t / (300.0 + 10 * k)) * 100 for k in range(4)])
+    alt = np.vstack([np.exp(-t / (900.0 + 10 * k)) * 100 for k in range(4)])
+    m = rv.match_summary(L, L * 1.0, alt, multiple=2.0)
+    assert m["nearer_verdict"] == "below" and m["nearer"]
+    lo, hi = m["alternative_spread_interval"]
+    assert 0 < lo <= hi and m["alternative_spread"] > 0
+    f = rv.match_fields(m)
+    assert f["match_nearer"] == "below" and len(f["match_spread_interval"]) == 2
