@@ -8,6 +8,9 @@ significant digits), and each record that appeared or vanished.  Records marked
 
 ``python -m helpers.book drift`` compares a results folder with the committed one (git),
 and the test command runs the same comparison after nbval has re-executed the chapters.
+:func:`authors_runs` does the same for the stored runs of the authors' scripts
+(``book/authors_runs``, page *Against the authors' code*): a stored curve that changes
+is a drift.
 """
 
 from __future__ import annotations
@@ -18,7 +21,15 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["RTOL", "Drift", "compare", "committed", "load", "report"]
+__all__ = [
+    "RTOL",
+    "Drift",
+    "compare",
+    "committed",
+    "load",
+    "report",
+    "authors_runs",
+]
 
 #: Relative difference beyond which a re-executed number has drifted.  Values are stored
 #: to 6 significant digits, so 1e-5 lets only the last stored digit round the other way.
@@ -117,3 +128,45 @@ def report(drifts: list[Drift]) -> str:
     lines = [f"{len(drifts)} record field(s) drifted beyond relative {RTOL:g}:"]
     lines += [f"  {d}" for d in drifts]
     return "\n".join(lines)
+
+
+def authors_runs(rev: str = "HEAD", out=None) -> list[Drift]:
+    """Drifts of the stored runs of the authors' scripts: each file against the sha256
+    its manifest records (:func:`helpers.book.crosscheck.verify`), and each manifest
+    entry's sha256, seeds and shape against the manifest committed at ``rev``."""
+    from . import crosscheck
+
+    out = crosscheck.RUNS if out is None else Path(out)
+    drifts = [
+        Drift("authors_runs", p.partition(":")[0], "file", "as stored", p)
+        for p in crosscheck.verify(out)
+    ]
+    try:
+        rel = out.resolve().relative_to(ROOT)
+        text = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{rev}:{rel.as_posix()}/manifest.json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (ValueError, subprocess.CalledProcessError):
+        return drifts  # not under git here: only the files against their manifest
+    old = json.loads(text).get("experiments", {})
+    new = crosscheck.manifest(out).get("experiments", {})
+    for name in sorted(set(old) | set(new)):
+        a, b = old.get(name), new.get(name)
+        if a is None or b is None:
+            drifts.append(
+                Drift(
+                    "authors_runs",
+                    name,
+                    "record",
+                    "absent" if a is None else "present",
+                    "absent" if b is None else "present",
+                )
+            )
+            continue
+        for f in ("sha256", "seeds", "commit"):
+            if a.get(f) != b.get(f):
+                drifts.append(Drift("authors_runs", name, f, a.get(f), b.get(f)))
+    return drifts

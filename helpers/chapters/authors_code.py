@@ -27,7 +27,7 @@ import numpy as np
 from ..book import crosscheck
 from ..core.datasets import Dataset, context_gate, contextual_task
 from ..core.engine import GatedNetwork, Pathway, deep_gdln, gdln, relu_network, train
-from ..core.measures import seed_spread, time_gap
+from ..core.measures import bootstrap_interval, seed_spread, time_gap
 
 __all__ = [
     "Setup",
@@ -37,6 +37,8 @@ __all__ = [
     "pair_gaps",
     "cross_gaps",
     "spread",
+    "gap_matrix",
+    "subset_spreads",
     "Comparison",
     "compare",
     "run_ours",
@@ -232,6 +234,27 @@ def spread(A) -> float:
     )
 
 
+def gap_matrix(A) -> np.ndarray:
+    """The time gap between every two curves of ``A``, as a symmetric matrix (the input
+    of :func:`helpers.core.measures.bootstrap_interval`)."""
+    A = np.atleast_2d(A)
+    D = np.zeros((len(A), len(A)))
+    for i, j in combinations(range(len(A)), 2):
+        D[i, j] = D[j, i] = time_gap(A[i], A[j])
+    return D
+
+
+def subset_spreads(D, k: int) -> np.ndarray:
+    """The seed spread of every ``k`` of the curves behind the gap matrix ``D``: how
+    much a spread measured on ``k`` seeds scatters (page *Against the authors' code*,
+    the seed spreads of the two implementations)."""
+    D = np.asarray(D, float)
+    out = []
+    for sub in combinations(range(len(D)), k):
+        out.append(np.median([D[i, j] for i, j in combinations(sub, 2)]))
+    return np.array(out)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """One experiment, the authors' scripts against the engine.
@@ -241,8 +264,10 @@ class Comparison:
     ``spread_theirs`` /
     ``spread_ours``: each implementation's own seed spread; ``rg_theirs`` /
     ``rg_ours``: per seed, the time gap between the ReLU network and the GDLN of the
-    same implementation; ``rg_spread``: the seed spread of ``rg_ours``
-    (:func:`helpers.core.measures.seed_spread`).
+    same implementation; ``rg_spread`` / ``rg_spread_theirs``: the seed spread of
+    ``rg_ours`` / ``rg_theirs`` (:func:`helpers.core.measures.seed_spread`);
+    ``interval_theirs`` / ``interval_ours``: the 90 % bootstrap interval over seeds of
+    each ReLU seed spread (:func:`helpers.core.measures.bootstrap_interval`).
     """
 
     name: str
@@ -253,6 +278,9 @@ class Comparison:
     rg_theirs: np.ndarray
     rg_ours: np.ndarray
     rg_spread: float
+    rg_spread_theirs: float
+    interval_theirs: tuple
+    interval_ours: tuple
     final_theirs: float
     final_ours: float
 
@@ -277,6 +305,9 @@ def compare(name: str, theirs: dict, ours: dict) -> Comparison:
         rg_theirs=rg_t,
         rg_ours=rg_o,
         rg_spread=seed_spread(rg_o),
+        rg_spread_theirs=seed_spread(rg_t),
+        interval_theirs=bootstrap_interval(gap_matrix(theirs["relu"])),
+        interval_ours=bootstrap_interval(gap_matrix(ours["relu"])),
         final_theirs=float(np.median(np.asarray(theirs["relu"])[:, -1])),
         final_ours=float(np.median(np.asarray(ours["relu"])[:, -1])),
     )

@@ -29,6 +29,7 @@ from . import paper
 __all__ = [
     "EXPERIMENTS",
     "NOT_COMPARED",
+    "NONE_AFFECTED",
     "VERDICT_USES",
     "Experiment",
     "Row",
@@ -38,6 +39,7 @@ __all__ = [
     "same",
     "show",
     "cell_defaults",
+    "departures",
 ]
 
 LEDGER = Path(__file__).with_name("ledger.toml")
@@ -46,6 +48,8 @@ BOOK = Path(__file__).resolve().parents[2] / "book"
 #: Values that are never compared: no script sets it, the paper does not state it,
 #: nothing for the book to set.
 NOT_COMPARED = ("none", "not stated", "n/a")
+#: What a row's ``verdicts`` says when its setting moves no verdict.
+NONE_AFFECTED = "none affected"
 VERDICT_USES = ("authors", "paper", "book")
 FIELDS = ("authors", "script", "paper", "book", "verdict_uses", "why")
 
@@ -71,6 +75,9 @@ class Row:
     why: str
     book_source: object = None
     verdicts: tuple[str, ...] = ()
+    #: The ledger says ``verdicts = "none affected"``: the setting differs from the
+    #: authors' but no verdict depends on it.
+    none_affected: bool = False
 
     @property
     def scripts(self) -> tuple[tuple[str, str], ...]:
@@ -251,6 +258,12 @@ def load(path: Path | str | None = None) -> dict[str, Experiment]:
                     f"ledger.{key}.{setting}: verdict_uses must be one of "
                     f"{VERDICT_USES}, got {entry['verdict_uses']!r}"
                 )
+            verdicts = entry.get("verdicts", ())
+            if isinstance(verdicts, str) and verdicts != NONE_AFFECTED:
+                raise ValueError(
+                    f"ledger.{key}.{setting}: verdicts is a list of records or "
+                    f"{NONE_AFFECTED!r}, got {verdicts!r}"
+                )
             if (entry["authors"] == "none") != (entry["script"] == "none"):
                 raise ValueError(
                     f"ledger.{key}.{setting}: an authors' value needs its script, "
@@ -267,7 +280,8 @@ def load(path: Path | str | None = None) -> dict[str, Experiment]:
                     verdict_uses=entry["verdict_uses"],
                     why=entry["why"],
                     book_source=entry["book"],
-                    verdicts=tuple(entry.get("verdicts", ())),
+                    verdicts=() if isinstance(verdicts, str) else tuple(verdicts),
+                    none_affected=verdicts == NONE_AFFECTED,
                 )
             )
         out[key] = Experiment(key, title, summary, tuple(rows))
@@ -307,3 +321,65 @@ def show(v) -> str:
     if isinstance(v, str) and _QUOTIENT.match(v):
         return f"{v.replace(' ', '')} = {_number(v):.3g}"
     return str(v)
+
+
+_WHOSE = {"authors": "the authors'", "paper": "the paper's", "book": "the book's"}
+
+
+def _cite(r: Row) -> str:
+    return "; ".join(f"`{p}:{n}`" for p, n in r.scripts)
+
+
+def _affected(r: Row) -> str:
+    if r.verdicts:
+        return "verdicts that depend on it: " + ", ".join(f"`{v}`" for v in r.verdicts)
+    if r.none_affected:
+        return "none affected"
+    return "no verdict listed"
+
+
+def departures(key: str, led: dict | None = None) -> str:
+    """The prose of the ledger page for one experiment, generated from its rows (so it
+    cannot contradict the table): the settings where the book departs from the
+    authors' scripts, each with both values, whose value the verdicts use, why, and the
+    verdicts it affects; then the settings where the scripts depart from the paper's
+    text while the book follows the scripts."""
+    exp = (_cached() if led is None else led)[key]
+    differ = exp.authors_differ
+    if all(r.authors == "none" for r in exp.rows):
+        head = (
+            "No script of the authors sets any value of this experiment: every "
+            "setting below is the paper's or the book's."
+        )
+    elif not differ:
+        head = "The book uses every value the authors' scripts set."
+    else:
+        head = (
+            f"The book departs from the authors' scripts in {len(differ)} of "
+            f"{len(exp.rows)} settings:"
+        )
+    lines = [head, ""]
+    for r in differ:
+        lines.append(
+            f"* **{r.setting}**: the scripts {show(r.authors)} ({_cite(r)}), the book "
+            f"{show(r.book)}; the verdicts use {_WHOSE[r.verdict_uses]} value "
+            f"({r.why}); {_affected(r)}."
+        )
+    follows = [
+        r
+        for r in exp.rows
+        if r.authors_paper_differ and not r.authors_differ and r.paper_differs
+    ]
+    if follows:
+        lines += [
+            "",
+            f"Where the scripts depart from the paper's text, the book follows the "
+            f"scripts ({len(follows)} settings):",
+            "",
+        ]
+        for r in follows:
+            lines.append(
+                f"* **{r.setting}**: the scripts and the book {show(r.authors)} "
+                f"({_cite(r)}), the paper {show(r.paper)}; {_affected(r)}."
+            )
+    return "\n".join(lines)

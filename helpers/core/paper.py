@@ -6,7 +6,8 @@ renders :data:`TABLE` as its table of constants, so a value and where it comes f
 written in one place.  Each constant carries its source:
 
 * ``"paper"``: stated in the paper's text (Appendix H or the section itself);
-* ``"authors' code"``: a fact of the authors' public code that the paper does not state;
+* ``"authors' code"``: a fact of the authors' public code that the paper does not state
+  (its ``script``: the path and lines in their repository);
 * ``"reconstruction"``: no source gives it; our choice, labelled wherever it is used.
 """
 
@@ -49,6 +50,9 @@ class Constant:
     value: object
     source: str
     why: str = ""
+    #: ``"path:lines"`` in the authors' repository (``"a:1; b:2"`` for several) for a
+    #: constant whose source is the authors' code; empty otherwise.
+    script: str = ""
 
     def __post_init__(self):
         if self.source not in SOURCES:
@@ -102,7 +106,9 @@ def _load() -> dict[str, Section]:
         out[key] = Section(
             title,
             **{
-                n: Constant(_value(c["value"], n), c["source"], c["why"])
+                n: Constant(
+                    _value(c["value"], n), c["source"], c["why"], c.get("script", "")
+                )
                 for n, c in sec.items()
             },
         )

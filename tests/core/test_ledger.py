@@ -139,7 +139,9 @@ def test_differences_are_detected(led):
     assert not led["depth"].row("coupling").authors_differ
     assert not led["contexts"].row("reln_std_context").authors_differ
     assert led["contexts"].row("reln_std_context").paper_differs
-    assert "depth.gap_relu_gdln_stereotypes" not in led["depth"].verdicts_off_authors
+    # the GDLN's pathways are gated off before their switch-on, the scripts' are not
+    assert "depth.gap_relu_gdln_stereotypes" in led["depth"].verdicts_off_authors
+    assert not led["depth"].row("coupling").verdicts == ()
     assert all(r.authors_differ for r in ledger.differences("depth"))
     # never compared: no script, not stated, nothing to set
     assert not any(r.authors_differ for r in led["xor"].rows)
@@ -175,3 +177,104 @@ def test_a_malformed_ledger_is_refused(tmp_path):
 
 def test_the_paper_constants_still_load():
     assert paper.CONTEXTS.relu_width == 700 and len(paper.TABLE) > 20
+
+
+def test_every_row_that_differs_from_the_authors_names_its_verdicts(led):
+    """A departure from the authors' scripts says which verdicts it moves, or that it
+    moves none: never left unsaid."""
+    for exp in led.values():
+        for r in exp.authors_differ:
+            assert r.verdicts or r.none_affected, (exp.key, r.setting)
+            assert not (r.verdicts and r.none_affected), (exp.key, r.setting)
+
+
+def test_none_affected_is_the_only_word_for_verdicts(tmp_path):
+    entry = (
+        '{ authors = 1, script = "depth/relu.py:1", paper = 1, book = 2, '
+        'verdict_uses = "book", why = "w", verdicts = "VAL" }'
+    )
+    p = tmp_path / "l.toml"
+    p.write_text(
+        f'[ledger.x]\ntitle = "t"\ns = {entry.replace("VAL", "none affected")}\n'
+    )
+    (row,) = ledger.load(p)["x"].rows
+    assert row.none_affected and row.verdicts == ()
+    p.write_text(f'[ledger.x]\ntitle = "t"\ns = {entry.replace("VAL", "nothing")}\n')
+    with pytest.raises(ValueError, match="none affected"):
+        ledger.load(p)
+
+
+def test_the_page_prose_is_rendered_from_the_rows(led):
+    """The ledger page's text on differences is ``departures``: every differing row
+    appears in it with both values and its verdicts, and no other row does."""
+    for key, exp in led.items():
+        text = ledger.departures(key)
+        for r in exp.rows:
+            named = f"**{r.setting}**" in text
+            shown = r.authors_differ or (r.authors_paper_differ and r.paper_differs)
+            assert named == shown, (key, r.setting)
+            if r.authors_differ:
+                line = next(x for x in text.split("\n") if f"**{r.setting}**" in x)
+                assert ledger.show(r.authors) in line and ledger.show(r.book) in line
+                for v in r.verdicts:
+                    assert f"`{v}`" in line, (key, r.setting, v)
+    page = (ROOT / "book" / "ledger.md").read_text()
+    for key in led:
+        assert f'h.ledger.departures("{key}")' in page, key
+    # the prose between the tables types no value of the ledger: no glue of a value
+    assert "value(key, setting, column)" not in page
+
+
+def _scripts(s):
+    return [part.strip().partition(":")[0] for part in s.split(";") if part.strip()]
+
+
+def test_constants_from_the_authors_code_cite_a_script():
+    """Every constant of paper.toml whose source is the authors' code names the file
+    and lines of their repository that set it."""
+    for sec in (
+        paper.FOUNDATION,
+        paper.XOR,
+        paper.CONTEXTS,
+        paper.EXTRA_CONTEXTS,
+        paper.DEPTH,
+        paper.GATE_FINDING,
+    ):
+        for name, c in sec.constants.items():
+            if c.source != "authors' code":
+                assert not c.script, (sec.title, name)
+                continue
+            assert c.script, (sec.title, name)
+            for part in c.script.split(";"):
+                path, _, lines = part.strip().partition(":")
+                assert path in AUTHORS_FILES, (name, path)
+                assert lines and all(
+                    x.replace("-", "").isdigit() for x in lines.split(",")
+                ), (name, lines)
+
+
+def test_the_authors_column_agrees_with_the_constants_it_shares(led):
+    """Where a row's book value reads a constant of paper.toml that comes from the
+    authors' code, the row's authors value is that constant, and in the constant's own
+    experiment cites one of the same scripts: the authors' value is stated once in
+    substance."""
+    checked = 0
+    for exp in led.values():
+        for r in exp.rows:
+            src = r.book_source
+            if not (isinstance(src, str) and src.startswith("=paper:")):
+                continue
+            owner, _, name = src[len("=paper:") :].partition(".")
+            name, _, index = name.partition("[")
+            c = getattr(paper, owner).constants[name]
+            if c.source != "authors' code" or r.authors == "none":
+                continue  # gate_finding borrows Section 4's values, no script
+            value = c.value
+            if index:
+                value = value[int(index.rstrip("]"))]
+            assert ledger.same(r.authors, value), (exp.key, r.setting, r.authors, value)
+            if exp.key.startswith(owner.lower()):  # the constant's own experiment
+                shared = set(_scripts(r.script)) & set(_scripts(c.script))
+                assert shared, (exp.key, r.setting, r.script, c.script)
+            checked += 1
+    assert checked >= 12

@@ -1,0 +1,115 @@
+"""The page *Against the authors' code* (helpers.chapters.authors_code): its comparison
+code on the committed stored curves of the authors' scripts (book/authors_runs) gives
+the numbers of the committed records, and its restatement of the scripts' setups agrees
+with the ledger and with the one initialisation function."""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers.book import crosscheck
+from helpers.chapters import authors_code as ch
+from helpers.core import ledger
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDS = ROOT / "book" / "results" / "authors_code.json"
+#: the page's experiments and the ledger's name for each
+LEDGER_KEY = {
+    "section4": "contexts",
+    "contexts3": "extra_contexts_C3",
+    "contexts4": "extra_contexts_C4",
+    "contexts5": "extra_contexts_C5",
+    "depth": "depth",
+}
+
+
+@pytest.fixture(scope="module")
+def records():
+    if not RECORDS.exists():
+        pytest.skip("no committed records of authors_code")
+    return json.loads(RECORDS.read_text())
+
+
+@pytest.mark.parametrize("name", ch.EXPERIMENTS)
+def test_the_stored_curves_give_the_committed_numbers(name, records):
+    """Spread of the scripts' ReLU curves and the median ReLU-GDLN gap of the scripts,
+    recomputed from the stored curves (no training), equal the committed records: a
+    stored curve that changes fails here as a drift."""
+    assert crosscheck.verify(names=[name]) == []
+    theirs, seeds = ch.stored(name)
+    spread = ch.spread(theirs["relu"])
+    note = records[f"relu_{name}"]["note"]
+    m = re.search(r"seed spreads ([0-9.]+) \(scripts\)", note)
+    assert m, note
+    assert f"{spread:.4f}" == m.group(1), (name, spread, note)
+    gaps = ch.pair_gaps(theirs["relu"], theirs["gdln"])
+    committed = records[f"relu_gdln_{name}"]["paper"]
+    assert np.isclose(np.median(gaps), committed, rtol=1e-5), (name, gaps, committed)
+
+
+def test_section4_spread_and_gap_are_the_audited_values(records):
+    theirs, _ = ch.stored("section4")
+    assert round(ch.spread(theirs["relu"]), 4) == 0.0118
+    gaps = ch.pair_gaps(theirs["relu"], theirs["gdln"])
+    assert round(float(np.median(gaps)), 6) == 0.074213
+
+
+def _pathway_stds(net, layer=-1):
+    L = net.layers[layer]
+    return {
+        n: (float(L.in_std[sl][0]), sl.stop - sl.start, bool(L.common[sl][0]))
+        for n, sl in L.pathways
+    }
+
+
+@pytest.mark.parametrize("name", ["section4", "contexts3", "contexts4", "contexts5"])
+def test_the_authors_start_is_the_ledger_and_the_page_setup(name):
+    """Three statements of a script's ReLN start agree: the ``authors`` start of the
+    one initialisation function (paper.toml's [authors_init] table), the ledger's book
+    column, and this page's own setup."""
+    from helpers.core.relns import context_reln, start
+
+    key = LEDGER_KEY[name]
+    exp = ledger.experiment(key)
+    s = ch.setup(name)
+    C = s.ds.n_contexts
+    kind = "both" if C == 3 else "mixed"
+    reln = context_reln(s.ds, kind, width=int(exp.row("reln_width").book))
+    st = start(
+        reln, "authors", [0], experiment=key, relu_net=s.relu, contexts=s.ds.contexts
+    )
+    started = _pathway_stds(st.net)
+    page = _pathway_stds(s.gdln)
+    assert len(started) == len(page) == exp.row("reln_modules").book
+    book = {
+        True: ledger._number(exp.row("reln_std_common").book),
+        False: ledger._number(exp.row("reln_std_context").book),
+    }
+    for stds in (started, page):
+        assert sum(common for _, _, common in stds.values()) == 1
+        for p, (std, width, common) in stds.items():
+            assert width == exp.row("reln_width").book, (name, p)
+            assert np.isclose(std, book[common], rtol=1e-9), (name, p, std)
+    # the ReLU network: width and std
+    relu = s.relu.layers[0]
+    assert relu.width == exp.row("relu_width").book
+    assert np.allclose(relu.in_std, ledger._number(exp.row("relu_std").book))
+
+
+def test_the_depth_setup_is_the_ledger():
+    exp = ledger.experiment("depth")
+    s = ch.setup("depth")
+    assert np.allclose(s.relu.layers[0].in_std, exp.row("relu_std").book)
+    l1, l2 = s.gdln.layers
+    assert np.allclose(l1.in_std, exp.row("gdln_std_layer1").book)
+    assert np.allclose(l2.in_std, exp.row("gdln_std_layer2").book)
+    st = _pathway_stds(s.gdln)
+    out = {n: float(l2.out_std[sl][0]) for n, sl in l2.pathways}
+    for n, (_, _, common) in st.items():
+        row = "gdln_std_readout_common" if common else "gdln_std_readout_context"
+        assert np.isclose(out[n], exp.row(row).book), (n, out[n])
+    on = sorted({int(e) for e in l2.on_epoch})
+    assert on == list(exp.row("schedule").book)
