@@ -653,6 +653,7 @@ def main(argv=None) -> None:
 
     if args.cmd == "drift":
         drifts = drift.compare(drift.committed(args.against), drift.load(args.results))
+        drifts += drift.authors_runs(args.against)
         print(drift.report(drifts))
         raise SystemExit(1 if drifts else 0)
     run = None
