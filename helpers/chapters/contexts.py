@@ -738,13 +738,9 @@ def setup_clause(verdicts: Mapping, chosen: str, same=(), record="init_sensitivi
     if chosen not in verdicts:
         raise ValueError(f"no verdict under the chosen setup {chosen!r}")
     own = verdicts[chosen]
-    moved = [
-        f"under {c}: {v}" for c, v in verdicts.items() if c != chosen and v != own
-    ]
+    moved = [f"under {c}: {v}" for c, v in verdicts.items() if c != chosen and v != own]
     twins = [c for c in same if c != chosen]
-    tail = (
-        f" ({', '.join(twins)} starts exactly as {chosen} here)" if twins else ""
-    )
+    tail = f" ({', '.join(twins)} starts exactly as {chosen} here)" if twins else ""
     if not moved:
         return f"No other start changes the verdict ({record}){tail}."
     return f"Another start changes it: {'; '.join(moved)} ({record}){tail}."
