@@ -730,7 +730,7 @@ def family_match(reference, curves: Mapping, kind: str):
 
 
 def setup_clause(verdicts: Mapping, chosen: str, same=(), record="init_sensitivity"):
-    """The clause a verdict's note carries on the other setups (issue 21 section 2):
+    """The clause a verdict's note carries on the other setups ([rulebook-labels]):
     ``verdicts`` is ``{choice: verdict}`` under every initialisation ([conv-init]),
     ``chosen`` the setup the verdict is judged under, ``same`` the choices that start
     the networks exactly as ``chosen`` does (one setup under two names).  Pages
@@ -740,10 +740,10 @@ def setup_clause(verdicts: Mapping, chosen: str, same=(), record="init_sensitivi
     own = verdicts[chosen]
     moved = [f"under {c}: {v}" for c, v in verdicts.items() if c != chosen and v != own]
     twins = [c for c in same if c != chosen]
-    tail = f" ({', '.join(twins)} starts exactly as {chosen} here)" if twins else ""
+    where = record + "".join(f"; {c} starts exactly as {chosen} here" for c in twins)
     if not moved:
-        return f"No other start changes the verdict ({record}){tail}."
-    return f"Another start changes it: {'; '.join(moved)} ({record}){tail}."
+        return f"No other start changes the verdict ({where})."
+    return f"Another start changes it: {'; '.join(moved)} ({where})."
 
 
 def median_gap(A, B) -> float:
