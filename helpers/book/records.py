@@ -119,6 +119,7 @@ class Records:
         spread_interval=None,
         epochs=None,
         phase=None,
+        ratio_interval=None,
     ):
         """Add a record.
 
@@ -136,7 +137,10 @@ class Records:
         marks a time gap that is only a lower bound
         (:class:`helpers.core.measures.Match`); ``spread_interval`` is the spread's
         90 % bootstrap interval over seeds (a Match carries its own), which can make a
-        verdict ``undecided`` ([rulebook-noise]).
+        verdict ``undecided`` ([rulebook-noise]); ``ratio_interval``, under the
+        criterion ``smaller`` where value and compared value are medians over seeds,
+        is the 90 % bootstrap interval of their ratio
+        (:func:`helpers.core.measures.ratio_interval`), which can too.
 
         A claim about a network's gating (``gating = true`` in its registry entry)
         gives ``epochs``, ``{epoch: value}`` over training, and ``phase``, the epochs
@@ -188,6 +192,7 @@ class Records:
                 _plain(spread_interval),
                 entry.get("decided_by"),
                 _plain(family.get("candidates")),
+                _plain(ratio_interval),
             )
             item.update(
                 {
@@ -208,6 +213,8 @@ class Records:
                     item[k] = entry[k]
             if spread_interval is not None:
                 item["spread_interval"] = _plain(spread_interval)
+            if ratio_interval is not None:
+                item["ratio_interval"] = _plain(ratio_interval)
             item.update({k: _plain(v) for k, v in family.items()})
             if epochs is not None:
                 item["epochs"] = _plain(epochs)
@@ -374,7 +381,9 @@ def compared(rec: dict) -> str:
     if rec.get("alternative") is not None:
         parts.append(f"alternative {_short(rec['alternative'])} (measured here)")
     if rec.get("best") is not None:
-        parts.append(f"best candidate: {_short(rec['best'])}")
+        gap = (rec.get("candidates") or {}).get(rec["best"])
+        shown = f" ({_fmt(gap)})" if gap is not None else ""
+        parts.append(f"best candidate: {_short(rec['best'])}{shown}")
     return "; ".join(parts) or "—"
 
 
@@ -387,6 +396,9 @@ def measured(rec: dict) -> str:
         if isinstance(interval, list) and len(interval) == 2:
             text += f", 90 % interval {_fmt(interval[0])}–{_fmt(interval[1])}"
         text += ")"
+    ratio = rec.get("ratio_interval")
+    if isinstance(ratio, list) and len(ratio) == 2:
+        text += f" (ratio's 90 % interval over seeds {_fmt(ratio[0])}–{_fmt(ratio[1])})"
     return text
 
 
