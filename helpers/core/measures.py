@@ -109,9 +109,9 @@ class Match:
     ``paper_alternative``; only where the paper names none, the nearest rival), which
     decides "partly reproduced"; ``candidates``: each candidate's gap, by name (the
     paper's included); ``best``: the name of the nearest, which decides whether the
-    paper's candidate is followed at all ([rulebook-best]); ``per_seed``: the gaps behind ``value``; ``censored``: for
-    some seed the candidate never reaches, within the run, a loss level the reference
-    reaches, so ``value`` is only a lower bound.
+    paper's candidate is followed at all ([rulebook-best]); ``per_seed``: the gaps
+    behind ``value``; ``censored``: for some seed the candidate never reaches, within
+    the run, a loss level the reference reaches, so ``value`` is only a lower bound.
     """
 
     value: float
