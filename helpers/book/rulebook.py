@@ -313,7 +313,8 @@ def decide(
             )
     if ratio_interval is not None and criterion == "smaller" and _number(compared):
         lo, hi = (float(x) for x in ratio_interval)
-        ends = {_outcome(judged(r * compared)) for r in (lo, hi)} | {_outcome(ok)}
+        ends = {_outcome(holds(criterion, r * compared, compared)) for r in (lo, hi)}
+        ends.add(_outcome(ok))
         rule += (
             f" (ratio {value / compared:.3g}; its 90 % interval over seeds "
             f"{lo:.3g}-{hi:.3g})"
