@@ -529,8 +529,8 @@ def _noise(rec: dict) -> str:
         )
         iv = rec.get("spread_interval")
         if isinstance(iv, list) and len(iv) == 2:
-            nums += f", spread's interval {_fmt(iv[0])}–{_fmt(iv[1])}"
-    return f"{said} ({nums})" if nums else said
+            nums += f" (its interval {_fmt(iv[0])}–{_fmt(iv[1])})"
+    return f"{said}: {nums}" if nums else said
 
 
 def sections_4_5(records: dict) -> str:
@@ -561,7 +561,7 @@ def sections_4_5(records: dict) -> str:
         found = [(ch, n, r) for ch, n, r in found if r]
         if found:
             each = "; ".join(f"`{n}` {_noise(r)}" for _, n, r in found)
-            parts.append(f"{section}: {each}")
+            parts.append(f"{section}: {each}.")
     if parts:
         within = [
             r.get("verdict")
@@ -576,7 +576,7 @@ def sections_4_5(records: dict) -> str:
             "the seeds cannot decide, only where marked"
         )
         out.append(
-            f"{lead} ({'. '.join(parts)}); which network is ahead, level by level, "
+            f"{lead}. {' '.join(parts)} Which network is ahead, level by level, "
             "is on the pages of [Section 4](contexts.ipynb) and "
             "[Section 5](extra_contexts.ipynb)."
         )
