@@ -40,6 +40,7 @@ __all__ = [
     "claims_table",
     "counts",
     "bottom_line",
+    "sections_4_5",
     "compared",
     "scorecard",
     "notes",
@@ -119,6 +120,7 @@ class Records:
         spread_interval=None,
         epochs=None,
         phase=None,
+        ratio_interval=None,
     ):
         """Add a record.
 
@@ -136,7 +138,10 @@ class Records:
         marks a time gap that is only a lower bound
         (:class:`helpers.core.measures.Match`); ``spread_interval`` is the spread's
         90 % bootstrap interval over seeds (a Match carries its own), which can make a
-        verdict ``undecided`` ([rulebook-noise]).
+        verdict ``undecided`` ([rulebook-noise]); ``ratio_interval``, under the
+        criterion ``smaller`` where value and compared value are medians over seeds,
+        is the 90 % bootstrap interval of their ratio
+        (:func:`helpers.core.measures.ratio_interval`), which can too.
 
         A claim about a network's gating (``gating = true`` in its registry entry)
         gives ``epochs``, ``{epoch: value}`` over training, and ``phase``, the epochs
@@ -188,6 +193,7 @@ class Records:
                 _plain(spread_interval),
                 entry.get("decided_by"),
                 _plain(family.get("candidates")),
+                _plain(ratio_interval),
             )
             item.update(
                 {
@@ -208,6 +214,8 @@ class Records:
                     item[k] = entry[k]
             if spread_interval is not None:
                 item["spread_interval"] = _plain(spread_interval)
+            if ratio_interval is not None:
+                item["ratio_interval"] = _plain(ratio_interval)
             item.update({k: _plain(v) for k, v in family.items()})
             if epochs is not None:
                 item["epochs"] = _plain(epochs)
@@ -374,7 +382,9 @@ def compared(rec: dict) -> str:
     if rec.get("alternative") is not None:
         parts.append(f"alternative {_short(rec['alternative'])} (measured here)")
     if rec.get("best") is not None:
-        parts.append(f"best candidate: {_short(rec['best'])}")
+        gap = (rec.get("candidates") or {}).get(rec["best"])
+        shown = f" ({_fmt(gap)})" if gap is not None else ""
+        parts.append(f"best candidate: {_short(rec['best'])}{shown}")
     return "; ".join(parts) or "—"
 
 
@@ -387,6 +397,9 @@ def measured(rec: dict) -> str:
         if isinstance(interval, list) and len(interval) == 2:
             text += f", 90 % interval {_fmt(interval[0])}–{_fmt(interval[1])}"
         text += ")"
+    ratio = rec.get("ratio_interval")
+    if isinstance(ratio, list) and len(ratio) == 2:
+        text += f" (ratio's 90 % interval over seeds {_fmt(ratio[0])}–{_fmt(ratio[1])})"
     return text
 
 
@@ -490,6 +503,86 @@ def bottom_line(records: dict) -> str:
     return f"Of the paper's {sum(c.values())} claims: {parts}."
 
 
+#: The records behind the summary of Sections 4 and 5 under the bottom line:
+#: (chapter, record) of the ReLU-ReLN comparison that says "follows", by section.
+_FOLLOWS = {
+    "Section 4": [("contexts", "gap_relu_reln")],
+    "Section 5": [("extra_contexts", f"follows_reln_C{c}") for c in (3, 4, 5)],
+}
+#: How a "follows" verdict reads as "within the seed noise of the ReLU network".
+_WITHIN = {
+    "reproduced": "within",
+    "undecided": "undecided (the interval straddles the noise bound)",
+}
+
+
+def _noise(rec: dict) -> str:
+    """One follows record in words: within the seed noise or not, with its numbers."""
+    said = _WITHIN.get(rec.get("verdict"), "not within")
+    nums = ""
+    if rec.get("spread") is not None and isinstance(rec.get("value"), (int, float)):
+        from .rulebook import NOISE_MULTIPLE
+
+        nums = (
+            f"gap {_fmt(rec['value'])} against {NOISE_MULTIPLE:g} x seed spread "
+            f"{_fmt(rec['spread'])}"
+        )
+        iv = rec.get("spread_interval")
+        if isinstance(iv, list) and len(iv) == 2:
+            nums += f" (its interval {_fmt(iv[0])}–{_fmt(iv[1])})"
+    return f"{said}: {nums}" if nums else said
+
+
+def sections_4_5(records: dict) -> str:
+    """What a reader must be told about Sections 4 and 5, from the records (the
+    scorecard's summary under the bottom line; issue 22, section 5): how far
+    Assumption 2.1.1 holds for the Section 4 task, how much of the ReLU network's
+    weight gates all-or-none per context, and whether the paper's ReLN is ever within
+    the seed noise of the ReLU network in Sections 4 and 5.  A part whose record is
+    missing is left out."""
+    ctx = records.get("contexts", {})
+    out = []
+    off = ctx.get("assumption_211_offdiag", {}).get("value")
+    if isinstance(off, (int, float)):
+        out.append(
+            "Assumption 2.1.1 holds only approximately for the Section 4 task: "
+            rf"{100 * off:.1f} % of $V^\top \Sigma_x V$ is off its diagonal."
+        )
+    strict = ctx.get("single_context_strict", {}).get("value")
+    if isinstance(strict, dict) and "context_level" in strict:
+        out.append(
+            f"Only {100 * strict['context_level']:.1f} % of the Section 4 ReLU "
+            "network's weight sits in units whose gates are all-or-none per context: "
+            "its gating is context-level only as a coarse-graining."
+        )
+    parts = []
+    for section, names in _FOLLOWS.items():
+        found = [(ch, n, records.get(ch, {}).get(n)) for ch, n in names]
+        found = [(ch, n, r) for ch, n, r in found if r]
+        if found:
+            each = "; ".join(f"`{n}` {_noise(r)}" for _, n, r in found)
+            parts.append(f"{section}: {each}.")
+    if parts:
+        within = [
+            r.get("verdict")
+            for names in _FOLLOWS.values()
+            for ch, n in names
+            if (r := records.get(ch, {}).get(n))
+        ]
+        lead = (
+            "The paper's ReLN is never within the seed noise of the ReLU network"
+            if all(v not in _WITHIN for v in within)
+            else "The paper's ReLN is within the seed noise of the ReLU network, or "
+            "the seeds cannot decide, only where marked"
+        )
+        out.append(
+            f"{lead}. {' '.join(parts)} Which network is ahead, level by level, "
+            "is on the pages of [Section 4](contexts.ipynb) and "
+            "[Section 5](extra_contexts.ipynb)."
+        )
+    return " ".join(out)
+
+
 #: The scorecard's groups, in the paper's order, then beyond the paper.
 GROUPS = (
     "Section 2",
@@ -519,7 +612,8 @@ def _row(chapter: str, name: str, r: dict) -> str:
 
 
 def scorecard(records: dict) -> str:
-    """The scorecard page's body as Markdown: the bottom line, one compact row per
+    """The scorecard page's body as Markdown: the bottom line, the summary of
+    Sections 4 and 5 (:func:`sections_4_5`), one compact row per
     claim of the paper grouped by the paper's sections, each group's details in a
     dropdown; then the book's checks, findings, measurements and performance targets,
     each in a dropdown of its own."""
@@ -532,6 +626,9 @@ def scorecard(records: dict) -> str:
     c = counts(records)
     out = [f"**{bottom_line(records)}**", ""]
     out += [" ".join(f"{badge(v)} {n}" for v, n in c.items()), ""]
+    summary = sections_4_5(records)
+    if summary:
+        out += [summary, ""]
     header = ["| claim | verdict | this book | compared with |", "|---|---|---|---|"]
     paper = [x for x in claims if x[2]["kind"] == "paper"]
     groups = list(GROUPS) + sorted({r["group"] for _, _, r in paper} - set(GROUPS))

@@ -101,7 +101,8 @@ CRITERIA = {
     "beyond_noise": f"the value (a gap) exceeds {NOISE_MULTIPLE:g} x the seed spread: "
     "a clear deviation, as the claim predicts",
     "smaller": f"the value is at most {CLEARLY:g} x the compared value "
-    "(clearly smaller)",
+    "(clearly smaller); where both are measured once per seed, also at both ends of "
+    "the ratio's 90 % bootstrap interval over seeds, else undecided",
     "increasing": "the values (one per setting, in order) rise strictly",
 }
 
@@ -219,6 +220,7 @@ def decide(
     interval=None,
     decided_by: str | None = None,
     candidates: dict | None = None,
+    ratio_interval=None,
 ) -> tuple[str, str]:
     """``(verdict, reason)`` for a record, by the rules of the module docstring.
 
@@ -234,7 +236,11 @@ def decide(
     ``candidates``: ``{name: gap}`` of a fitted family of candidates
     ([rulebook-best]); the paper's candidate must be within noise of the smallest (its
     gap at most that plus ``NOISE_MULTIPLE`` x the spread), else the verdict is not
-    reproduced."""
+    reproduced; the alternative (``alternative``) is the one the paper argues against,
+    and decides only between partly and not reproduced.
+    ``ratio_interval``: under ``smaller``, the 90 % bootstrap interval over seeds of
+    ``value / compared`` where both are measured once per seed ([rulebook-noise]); a
+    verdict that differs at its two ends is ``undecided``."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if provenance not in PROVENANCES:
@@ -305,12 +311,27 @@ def decide(
                 f"{rule}: the verdict changes within the spread's interval "
                 f"({' / '.join(sorted(ends))}); more seeds are needed.{who}"
             )
+    if ratio_interval is not None and criterion == "smaller" and _number(compared):
+        lo, hi = (float(x) for x in ratio_interval)
+        ends = {_outcome(holds(criterion, r * compared, compared)) for r in (lo, hi)}
+        ends.add(_outcome(ok))
+        rule += (
+            f" (ratio {value / compared:.3g}; its 90 % interval over seeds "
+            f"{lo:.3g}-{hi:.3g})"
+            if compared
+            else f" (ratio's 90 % interval over seeds {lo:.3g}-{hi:.3g})"
+        )
+        if len(ends) > 1:
+            return "undecided", (
+                f"{rule}: the verdict changes within the ratio's interval "
+                f"({' / '.join(sorted(ends))}); more seeds are needed.{who}"
+            )
     if ok is True:
         return "reproduced", f"{rule}: holds.{who}"
     if ok == "partly":
         return "partly reproduced", (
             f"{rule}: outside the seed noise, but clearly nearer the "
-            f"paper's candidate than its strongest alternative.{who}"
+            f"paper's candidate than the alternative the paper argues against.{who}"
         )
     return "not reproduced", f"{rule}: fails.{who}"
 

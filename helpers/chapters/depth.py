@@ -30,7 +30,8 @@
   and the spread's interval ([rulebook-noise]).
 * :func:`network_snap_change`, :func:`training_phase`: where in training the paper's
   context-level description applies ([rulebook-phase]); :func:`non_nested_share`: the
-  layer-2 weight outside Lemma 4.1's nested patterns.
+  layer-2 weight outside Lemma 4.1's nested patterns; :func:`smaller_by_epoch`: the
+  rulebook's ``smaller`` verdict of a gating claim at every recorded epoch.
 """
 
 from __future__ import annotations
@@ -89,6 +90,8 @@ __all__ = [
     "non_nested_share",
     "training_phase",
     "epoch_ranges",
+    "smaller_by_epoch",
+    "verdicts_over_training",
     "match_runs",
     "log_scatter_ratio",
     "scatter_bootstrap",
@@ -1067,3 +1070,54 @@ def plateau_outputs(loss, grid, outputs, level: float, tol: float = 0.02) -> lis
     view.loss, view.grid = loss, grid
     idx = plateau_record(view, level, tol)
     return [np.asarray(outputs[s, k]) if k >= 0 else None for s, k in enumerate(idx)]
+
+
+def smaller_by_epoch(values, compared, grid) -> dict:
+    """The rulebook's ``smaller`` verdict on a gating claim at every recorded epoch
+    ([rulebook-phase]; Depth chapter: ``layer1_linear``, ``layer2_mixed``): the median
+    over seeds of ``values[:, k]`` against that of ``compared[:, k]`` (arrays ``(seeds,
+    records)``), with the ratio's bootstrap interval over seeds
+    (:func:`helpers.core.measures.ratio_interval`, [rulebook-noise]).  Returns
+    ``{epoch: verdict}``; ``"nothing to compare"`` where the compared side is 0 in most
+    resamples (no unit of that kind yet)."""
+    from ..book import rulebook
+    from ..core.measures import ratio_interval
+
+    V, C = np.asarray(values, float), np.asarray(compared, float)
+    out = {}
+    for k, e in enumerate(np.asarray(grid)):
+        ok = np.isfinite(V[:, k]) & np.isfinite(C[:, k])
+        v, c = V[ok, k], C[ok, k]
+        if ok.sum() < 2 or np.median(c) == 0:
+            out[int(e)] = "nothing to compare"
+            continue
+        try:
+            iv = ratio_interval(v, c)
+        except ValueError:
+            out[int(e)] = "nothing to compare"
+            continue
+        out[int(e)] = rulebook.decide(
+            "paper",
+            "paper",
+            "smaller",
+            float(np.median(v)),
+            float(np.median(c)),
+            ratio_interval=iv,
+        )[0]
+    return out
+
+
+def verdicts_over_training(by_epoch: dict, grid) -> str:
+    """``{epoch: verdict}`` of :func:`smaller_by_epoch` in words (Depth chapter): the
+    epochs where the claim holds, fails, is undecided, or has nothing to compare."""
+    grid = np.asarray(grid)
+
+    def at(v):
+        return epoch_ranges(grid, [by_epoch[int(e)] == v for e in grid])
+
+    text = f"holds at epochs {at('reproduced')}, fails at {at('not reproduced')}"
+    if "undecided" in by_epoch.values():
+        text += f", and the seeds cannot decide it at {at('undecided')}"
+    if "nothing to compare" in by_epoch.values():
+        text += f"; at {at('nothing to compare')} there is nothing to compare with"
+    return text

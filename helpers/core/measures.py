@@ -20,6 +20,7 @@ __all__ = [
     "bootstrap_interval",
     "seed_spread",
     "seed_spread_interval",
+    "ratio_interval",
     "censored",
     "curve_distance",
     "output_gap",
@@ -103,12 +104,14 @@ class Match:
     when the candidate is stochastic too, the larger of that and the candidate's own
     (``spread_candidate``), so that noise on both sides is counted;
     ``spread_interval``: a 90 % bootstrap interval of ``spread`` over seeds;
-    ``alternative``: the same as ``value`` for the paper's alternative, or for the
-    strongest competitor when a family of ``candidates`` was fitted ([rulebook-best]);
-    ``candidates``: each candidate's gap, by name (the paper's included); ``best``: the
-    name of the nearest; ``per_seed``: the gaps behind ``value``; ``censored``: for
-    some seed the candidate never reaches, within the run, a loss level the reference
-    reaches, so ``value`` is only a lower bound.
+    ``alternative``: the same as ``value`` for the alternative the paper argues
+    against (where a family of ``candidates`` was fitted, the member named
+    ``paper_alternative``; only where the paper names none, the nearest rival), which
+    decides "partly reproduced"; ``candidates``: each candidate's gap, by name (the
+    paper's included); ``best``: the name of the nearest, which decides whether the
+    paper's candidate is followed at all ([rulebook-best]); ``per_seed``: the gaps
+    behind ``value``; ``censored``: for some seed the candidate never reaches, within
+    the run, a loss level the reference reaches, so ``value`` is only a lower bound.
     """
 
     value: float
@@ -194,6 +197,33 @@ def seed_spread_interval(*values) -> tuple[float, float]:
             raise ValueError("seed_spread_interval needs at least 2 seeds per side")
         mats.append(np.abs(v[:, None] - v[None, :]))
     return bootstrap_interval(*mats)
+
+
+def ratio_interval(values, compared, paired: bool = True) -> tuple[float, float]:
+    """90 % bootstrap interval over seeds of ``median(values) / median(compared)``
+    ([rulebook-noise]), for the rulebook's ``smaller`` criterion when both sides are
+    measured once per seed (Depth chapter: ``layer1_linear``, ``layer2_mixed``;
+    Proofs chapter: ``singles_inactive``).  ``paired``: both sides come from the same
+    seeds (the same networks), which are resampled together; otherwise each side's
+    seeds are resampled on their own."""
+    v = np.asarray(values, float).ravel()
+    c = np.asarray(compared, float).ravel()
+    if v.size < 2 or c.size < 2:
+        raise ValueError("ratio_interval needs at least 2 seeds per side")
+    if paired and v.size != c.size:
+        raise ValueError("ratio_interval: paired sides need as many seeds each")
+    rng = np.random.default_rng(BOOTSTRAP["seed"])
+    draws = []
+    for _ in range(BOOTSTRAP["resamples"]):
+        i = rng.integers(0, v.size, v.size)
+        j = i if paired else rng.integers(0, c.size, c.size)
+        den = np.median(c[j])
+        if den != 0:
+            draws.append(np.median(v[i]) / den)
+    if len(draws) < BOOTSTRAP["resamples"] / 2:
+        raise ValueError("ratio_interval: the compared median is 0 in most resamples")
+    lo, hi = np.percentile(draws, BOOTSTRAP["percentiles"])
+    return float(lo), float(hi)
 
 
 def match(

@@ -145,6 +145,7 @@ def test_the_scorecard_is_compact(tmp_path):
     recs = records.load_all(records.RESULTS_DIR)
     text = records.scorecard(recs)
     assert text.startswith(f"**{records.bottom_line(recs)}**")
+    assert records.sections_4_5(recs) in text
     paper = sum(
         1 for rs in recs.values() for r in rs.values() if r.get("kind") == "paper"
     )
@@ -174,3 +175,44 @@ def test_an_execution_outside_the_command_line_never_writes_book_results(
         p.name for p in records.RESULTS_DIR.glob("*.json")
     }
     assert Records("demo").directory == d
+
+
+def test_the_scorecard_summarises_sections_4_and_5_from_the_records():
+    from helpers.book import records
+
+    follows = {
+        "kind": "paper",
+        "verdict": "partly reproduced",
+        "value": 0.07,
+        "spread": 0.017,
+        "spread_interval": [0.012, 0.023],
+    }
+    recs = {
+        "contexts": {
+            "assumption_211_offdiag": {"kind": "measured", "value": 0.044},
+            "single_context_strict": {
+                "kind": "measured",
+                "value": {"context_level": 0.03, "one_context_only": 0.003},
+            },
+            "gap_relu_reln": follows,
+        },
+        "extra_contexts": {
+            "follows_reln_C4": {**follows, "verdict": "undecided"},
+        },
+    }
+    text = records.sections_4_5(recs)
+    assert "4.4 %" in text and "3.0 %" in text
+    assert (
+        "`gap_relu_reln` not within" in text and "`follows_reln_C4` undecided" in text
+    )
+    assert "never within" not in text
+    recs["extra_contexts"]["follows_reln_C4"]["verdict"] = "not reproduced"
+    assert "never within" in records.sections_4_5(recs)
+    assert records.sections_4_5({}) == ""
+
+
+def test_the_best_candidate_is_shown_with_its_gap():
+    from helpers.book import records
+
+    rec = {"best": "3-of-5", "candidates": {"3-of-5": 0.058, "4-of-5": 0.1}}
+    assert "best candidate: 3-of-5 (0.058)" in records.compared(rec)

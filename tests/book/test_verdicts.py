@@ -51,6 +51,7 @@ def test_each_verdict_is_the_rulebooks(ch, name, r):
         r.get("spread_interval"),
         r.get("decided_by"),
         r.get("candidates"),
+        r.get("ratio_interval"),
     )
     assert (r["verdict"], r["reason"]) == expected
 
@@ -203,3 +204,75 @@ def test_the_strongest_competitor_is_the_alternative():
         "paper", "paper", "seed_noise", 0.1, None, 0.03, 0.9, candidates={"rival": 0.09}
     )
     assert v == "partly reproduced" and "nearest candidate's gap 0.09" in reason
+
+
+# A threshold verdict on medians over seeds ([rulebook-noise], `smaller`): the ratio's
+# bootstrap interval over seeds travels with the record and can leave it undecided.
+PER_SEED_SMALLER = [
+    (ch, n, r)
+    for ch, n, r in ROWS
+    if r["kind"] == "paper"
+    and r["provenance"] == "paper"
+    and r.get("criterion") == "smaller"
+    and "over seeds" in (r.get("measure") or "")
+]
+
+
+@pytest.mark.parametrize(
+    "ch,name,r", PER_SEED_SMALLER, ids=[f"{c}.{n}" for c, n, _ in PER_SEED_SMALLER]
+)
+def test_a_verdict_from_per_seed_values_carries_an_interval(ch, name, r):
+    lo, hi = r.get("ratio_interval") or (None, None)
+    assert lo is not None and lo <= hi, f"{ch}.{name}: no bootstrap interval"
+    assert "interval over seeds" in r["reason"], (ch, name)
+
+
+def test_the_per_seed_smaller_records_are_the_expected_ones():
+    names = {f"{c}.{n}" for c, n, _ in PER_SEED_SMALLER}
+    present = {f"{c}.{n}" for c, n, _ in ROWS}
+    for name in (
+        "depth.layer1_linear",
+        "depth.layer2_mixed",
+        "proofs.singles_inactive",
+    ):
+        if name in present:
+            assert name in names, name
+
+
+def test_the_ratios_interval_can_make_a_smaller_verdict_undecided():
+    args = ("paper", "paper", "smaller", 0.0234, 0.0503)
+    assert rulebook.decide(*args)[0] == "reproduced"
+    assert rulebook.decide(*args, ratio_interval=(0.3, 0.45))[0] == "reproduced"
+    v, reason = rulebook.decide(*args, ratio_interval=(0.3, 0.7))
+    assert v == "undecided" and "more seeds" in reason
+    assert rulebook.decide(*args, ratio_interval=(0.6, 0.7))[0] == "undecided"
+
+
+#: Claims of the paper whose words say the ReLU network "follows" a candidate but that
+#: fit no family of candidates, each with the reason ([rulebook-best]).
+FOLLOWS_WITHOUT_FAMILY = {
+    "gate_finding.gap_k4_relu": "Algorithm 1 identifies one network from the ReLU "
+    "network's centroids; the claim is that this network imitates it, not a choice "
+    "among ReLNs, so there is no family to fit",
+    "depth.gap_relu_gdln_stereotypes": "the paper and the authors' code give a "
+    "schedule and initial scales only for Fig. 6a's GDLN; a rival GDLN would be this "
+    "book's construction (its note says so), and the census records measure where "
+    "the ReLU "
+    "network departs from Fig. 6a's pathways",
+}
+
+
+def test_a_claim_that_says_follows_fits_a_family():
+    import re
+
+    for ch, entries in REGISTRY.items():
+        for name, e in entries.items():
+            if e["kind"] != "paper" or not re.search(r"\bfollows?\b", e["claim"]):
+                continue
+            key = f"{ch}.{name}"
+            if key in FOLLOWS_WITHOUT_FAMILY:
+                assert FOLLOWS_WITHOUT_FAMILY[key], key
+                continue
+            r = RECORDS[ch][name]
+            assert e.get("follows"), f"{key}: says 'follows' but names no candidate"
+            assert len(r.get("candidates") or {}) >= 2, f"{key}: no family fitted"

@@ -490,3 +490,25 @@ def test_simulate_relu_records_the_phase_measures(ds):
     assert r.snap_all.shape == (1, 3) and np.all(r.snap_all >= 0)
     assert r.non_nested.shape == (1, 3, 2)
     assert np.all(r.non_nested[:, :, 0] == 0)  # layer 1 sees additive inputs
+
+
+def test_smaller_by_epoch_reads_a_gating_claim_record_by_record():
+    rng = np.random.default_rng(0)
+    grid = [0, 500, 1000, 1500]
+    values = np.c_[
+        np.zeros(8),
+        rng.normal(0.1, 0.01, 8),
+        rng.normal(0.9, 0.01, 8),
+        rng.normal(0.5, 0.3, 8),
+    ]
+    compared = np.c_[np.zeros(8), np.ones((8, 3))]
+    v = depth.smaller_by_epoch(values, compared, grid)
+    assert v == {
+        0: "nothing to compare",
+        500: "reproduced",
+        1000: "not reproduced",
+        1500: "undecided",
+    }
+    text = depth.verdicts_over_training(v, grid)
+    assert text.startswith("holds at epochs 500, fails at 1000")
+    assert "cannot decide it at 1500" in text and "at 0 there is nothing" in text

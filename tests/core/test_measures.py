@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from helpers.core import measures
 from helpers.core.measures import (
     curve_distance,
     gating_census,
@@ -87,3 +88,17 @@ def test_output_gap_is_relative_to_the_reference_over_all_pairs():
     g = output_gap(A[:2], [3 * np.ones((2, 2))])
     assert g.tolist() == [2.0, 0.5]
     assert output_gap(A[:1]).size == 0
+
+
+def test_ratio_interval_brackets_the_ratio_of_medians():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(1.0, 0.1, 12), rng.normal(4.0, 0.2, 12)
+    lo, hi = measures.ratio_interval(a, b)
+    assert lo <= np.median(a) / np.median(b) <= hi and hi - lo < 0.2
+    assert measures.ratio_interval(a, b) == (lo, hi)  # a fixed seed: reproducible
+    lo2, hi2 = measures.ratio_interval(a, b[:6], paired=False)
+    assert lo2 <= hi2
+    with pytest.raises(ValueError):
+        measures.ratio_interval(a, b[:6])  # paired sides of unequal seeds
+    with pytest.raises(ValueError):
+        measures.ratio_interval(a, np.zeros(12))  # nothing to compare with
