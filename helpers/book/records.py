@@ -323,7 +323,8 @@ def value_table(v) -> str:
         rows += [f"| {_cell(k)} | {_cell(_fmt(x))} |" for k, x in v.items()]
         return "\n".join(rows)
     columns = list(dict.fromkeys(k for x in nested for k in x))
-    if len(columns) <= 4 and len(nested) == len(v):
+    deep = any(isinstance(y, (dict, list)) for x in nested for y in x.values())
+    if len(columns) <= 4 and len(nested) == len(v) and not deep:
         rows = ["| | " + " | ".join(map(_cell, columns)) + " |"]
         rows.append("|---" * (len(columns) + 1) + "|")
         for k, x in v.items():
@@ -333,7 +334,14 @@ def value_table(v) -> str:
                 + " |"
             )
         return "\n".join(rows)
-    return "\n".join(f"* **{k}**: {_fmt(x)}" for k, x in v.items())
+    lines = []
+    for k, x in v.items():
+        if isinstance(x, dict) and any(isinstance(y, dict) for y in x.values()):
+            lines.append(f"* **{k}**")
+            lines += [f"  * {k2}: {_fmt(y)}" for k2, y in x.items()]
+        else:
+            lines.append(f"* **{k}**: {_fmt(x)}")
+    return "\n".join(lines)
 
 
 #: The sphinx-design badge (its colour) of each verdict.

@@ -135,6 +135,11 @@ def test_tables_of_values_are_summarised_in_a_row_and_tabulated_in_the_details()
     flat = records.value_table({"a": 1.0, "b": 2.0}).splitlines()
     assert flat[2] == "| a | 1 |"
     assert records._short({"a": 1.0, "b": 2.0}) == "a: 1, b: 2"
+    # three levels: never a table whose cells are dumps of a dict, but a nested list
+    deep = {"rule a": {"48": {"common": 0.3, "share": 0.7}, "96": {"common": 0.2}}}
+    lines = records.value_table(deep).splitlines()
+    assert not any(line.startswith("|") for line in lines)
+    assert lines[0] == "* **rule a**" and lines[1].startswith("  * 48: ")
 
 
 def test_the_scorecard_is_compact(tmp_path):
