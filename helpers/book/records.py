@@ -657,11 +657,14 @@ def scorecard(records: dict) -> str:
         if not rows:
             continue
         tally = Counter(x[2]["verdict"] for x in rows)
-        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(tally.items()))
+        verdicts = ", ".join(
+            f"{n} {v}" if len(tally) > 1 else v for v, n in sorted(tally.items())
+        )
         body = [*header, *[_row(*x) for x in rows], ""]
         for ch, n, r in rows:
             body += _details(n, r)
-        out += ["", f"## {title}", "", f"{len(rows)} records: {verdicts}."]
+        lead = f"{len(rows)} records" + (", all " if len(tally) == 1 else ": ")
+        out += ["", f"## {title}", "", f"{lead}{verdicts}."]
         out += _dropdown(f"{title}: every record", body)
     targets = [
         (ch, n, r)
