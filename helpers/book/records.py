@@ -543,7 +543,7 @@ def _noise(rec: dict) -> str:
 
 def sections_4_5(records: dict) -> str:
     """What a reader must be told about Sections 4 and 5, from the records (the
-    scorecard's summary under the bottom line; issue 22, section 5): how far
+    scorecard's summary under the bottom line): how far
     Assumption 2.1.1 holds for the Section 4 task, how much of the ReLU network's
     weight gates all-or-none per context, and whether the paper's ReLN is ever within
     the seed noise of the ReLU network in Sections 4 and 5.  A part whose record is

@@ -169,7 +169,7 @@ def test_records_carry_the_targets(tmp_path):
 def test_records_flag_missed_targets_and_missing_chapters(tmp_path):
     rec = bm.records(
         _fake_bench(floor8=0.4, eff8=0.7),
-        {"background": 700.0},
+        {"background": 1000.0},
         chapters=["background", "xor"],
         directory=tmp_path,
     )
