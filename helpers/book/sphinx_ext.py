@@ -8,7 +8,10 @@
   ``extra_contexts.gap_reln_closed_form_C3``, a path) only after ``_``, ``/`` or a dot
   before a letter, by an HTML ``<wbr>``: the stylesheet (``book/_static/haste.css``)
   never breaks a word or a number anywhere else, so such a name would otherwise widen
-  its table cell or push a phone's page sideways.  Numbers (``7.14e-06``) never break.
+  its table cell or push a phone's page sideways;
+* keeps a word with a minus or hyphen before a digit (``7.1e-06``, ``(+-1,``,
+  ``2-of-3``) on one line (``<span class="haste-nowrap">``, styled in ``haste.css``):
+  browsers break after any hyphen, which cut ``7.1e-`` from ``06`` in tables.
 """
 
 from __future__ import annotations
@@ -49,6 +52,41 @@ def _split(text: str) -> list[str] | None:
     return [text[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
+#: A word that must not break after its hyphen: a hyphen or minus before a digit.
+_NUMBER = re.compile(r"-\d")
+_SPACE = re.compile(r"(\s+)")
+
+
+def _pieces(text: str) -> list[nodes.Node] | None:
+    """``text`` as nodes: numbers kept whole, long names with their breaks; None where
+    nothing changes."""
+    out: list[nodes.Node] = []
+    changed = False
+    plain = ""
+    for word in _SPACE.split(text):
+        if _NUMBER.search(word) and len(word) <= 24:
+            if plain:
+                out.append(nodes.Text(plain))
+                plain = ""
+            out.append(nodes.inline(word, word, classes=["haste-nowrap"]))
+            changed = True
+            continue
+        parts = _split(word)
+        if parts is None:
+            plain += word
+            continue
+        changed = True
+        for i, part in enumerate(parts):
+            if i:
+                out.append(nodes.Text(plain))
+                out.append(nodes.raw("", "<wbr>", format="html"))
+                plain = ""
+            plain += part
+    if plain:
+        out.append(nodes.Text(plain))
+    return out if changed else None
+
+
 def _break_long_words(app, doctree, docname):
     if app.builder.format != "html":
         return
@@ -56,15 +94,9 @@ def _break_long_words(app, doctree, docname):
         parent = text.parent
         if parent is None or any(isinstance(a, _KEEP) for a in _ancestors(parent)):
             continue
-        pieces = _split(str(text))
-        if pieces is None:
-            continue
-        new = []
-        for i, piece in enumerate(pieces):
-            if i:
-                new.append(nodes.raw("", "<wbr>", format="html"))
-            new.append(nodes.Text(piece))
-        parent.replace(text, new)
+        new = _pieces(str(text))
+        if new is not None:
+            parent.replace(text, [n for n in new if not isinstance(n, nodes.Text) or n])
 
 
 def _ancestors(node):

@@ -129,8 +129,8 @@ def _book_pages():
 #:   wider than the column may scroll only inside its own box);
 #: - ``tables``: tables that reach past the column outside a box that scrolls;
 #: - ``cells``: cells narrower than their longest word, and words (or numbers) broken
-#:   across lines inside a cell (a line may break at a space, after a hyphen, a dash, a
-#:   slash or an underscore, or after a dot before a letter);
+#:   across lines inside a cell (a line may break at a space, after a dash, a slash or
+#:   an underscore, or after a hyphen or a dot before a letter);
 #: - ``equations``: display equations that reach past the column, and ``wide``: those
 #:   wider than the column (they scroll inside it);
 #: - ``leaks``: a role, directive or substitution left as raw text anywhere outside
@@ -156,9 +156,11 @@ _LAYOUT = """() => {
     .filter(t => t.getBoundingClientRect().right > right + 1 && !scrolls(t))
     .map(t => Math.round(t.getBoundingClientRect().right - right));
   const cells = [];
-  // a word may break after a hyphen, a dash, a slash or an underscore, or after a dot
-  // before a letter (helpers.book.sphinx_ext marks those in long names); nowhere else
-  const token = /(?:[^\\s\\-/_\u2013\u2014.]|\\.(?![A-Za-z]))+[\\-/_\u2013\u2014.]*/g;
+  // a word may break after a dash, a slash or an underscore, or after a hyphen or a
+  // dot before a letter (helpers.book.sphinx_ext marks those in long names); nowhere
+  // else: never inside 7.1e-06
+  const token = new RegExp('(?:[^\\\\s/_\u2013\u2014.-]|[.-](?![A-Za-z]))+'
+    + '(?:[/_\u2013\u2014]|[.-](?=[A-Za-z]))*', 'g');
   for (const c of art.querySelectorAll('td, th')) {
     if (!shown(c)) continue;
     if (c.scrollWidth > c.clientWidth + 1) {
