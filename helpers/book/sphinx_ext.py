@@ -55,6 +55,7 @@ def _split(text: str) -> list[str] | None:
 #: A word that must not break after its hyphen: a hyphen or minus before a digit.
 _NUMBER = re.compile(r"-\d")
 _SPACE = re.compile(r"(\s+)")
+_DASH = re.compile(r"(?<=[\u2013\u2014])")
 
 
 def _pieces(text: str) -> list[nodes.Node] | None:
@@ -64,11 +65,16 @@ def _pieces(text: str) -> list[nodes.Node] | None:
     changed = False
     plain = ""
     for word in _SPACE.split(text):
-        if _NUMBER.search(word) and len(word) <= 24:
-            if plain:
-                out.append(nodes.Text(plain))
-                plain = ""
-            out.append(nodes.inline(word, word, classes=["haste-nowrap"]))
+        if _NUMBER.search(word) and len(word) <= 48:
+            # a range (1.2e-05–1.6e-05) may break after its dash
+            for part in _DASH.split(word):
+                if not _NUMBER.search(part):
+                    plain += part
+                    continue
+                if plain:
+                    out.append(nodes.Text(plain))
+                    plain = ""
+                out.append(nodes.inline(part, part, classes=["haste-nowrap"]))
             changed = True
             continue
         parts = _split(word)
