@@ -65,29 +65,27 @@ def _pieces(text: str) -> list[nodes.Node] | None:
     changed = False
     plain = ""
     for word in _SPACE.split(text):
-        if _NUMBER.search(word) and len(word) <= 48:
-            # a range (1.2e-05–1.6e-05) may break after its dash
-            for part in _DASH.split(word):
-                if not _NUMBER.search(part):
-                    plain += part
-                    continue
+        # a range (1.2e-05–1.6e-05) may break after its dash; a long word with a
+        # hyphen (a platform's name) breaks as any word does
+        for part in _DASH.split(word) if _NUMBER.search(word) else [word]:
+            if _NUMBER.search(part) and len(part) <= 24:
                 if plain:
                     out.append(nodes.Text(plain))
                     plain = ""
                 out.append(nodes.inline(part, part, classes=["haste-nowrap"]))
+                changed = True
+                continue
+            pieces = _split(part)
+            if pieces is None:
+                plain += part
+                continue
             changed = True
-            continue
-        parts = _split(word)
-        if parts is None:
-            plain += word
-            continue
-        changed = True
-        for i, part in enumerate(parts):
-            if i:
-                out.append(nodes.Text(plain))
-                out.append(nodes.raw("", "<wbr>", format="html"))
-                plain = ""
-            plain += part
+            for i, piece in enumerate(pieces):
+                if i:
+                    out.append(nodes.Text(plain))
+                    out.append(nodes.raw("", "<wbr>", format="html"))
+                    plain = ""
+                plain += piece
     if plain:
         out.append(nodes.Text(plain))
     return out if changed else None
