@@ -491,19 +491,30 @@ def _page_furniture(config: dict, root: Path, url: str | None) -> None:
     recs = records.load_all(root / "book" / "results")
     subs = config.setdefault("parse", {}).setdefault("myst_substitutions", {})
     subs["bottom_line"] = records.bottom_line(recs)
-    manifest = root.parent / "manifest.json"
-    if root != ROOT and manifest.exists():
+    banner = run_banner(root)
+    if banner:
         import html as html_
 
-        m = json.loads(manifest.read_text())
-        params = json.dumps(m.get("parameters") or {}, sort_keys=True)
-        html["announcement"] = html_.escape(
-            f"This site shows a run, not the committed book: profile "
-            f"{m.get('profile')}, parameters {params}, chapters "
-            f"{', '.join(m.get('chapters') or {})}, commit "
-            f"{(m.get('commit') or 'unknown')[:10]}, finished {m.get('finished')}."
-        )
+        html["announcement"] = html_.escape(banner)
         subs["bottom_line"] = f"In this run: {subs['bottom_line']}"
+
+
+def run_banner(root: Path) -> str | None:
+    """What a run's site and PDF say on every page (the site's banner, the PDF's title
+    page and footers): the run's profile, parameters, chapters, commit and time, from
+    the run's ``manifest.json`` beside ``root`` (``<run>/site-src``); None for the
+    committed book."""
+    manifest = root.parent / "manifest.json"
+    if root == ROOT or not manifest.exists():
+        return None
+    m = json.loads(manifest.read_text())
+    params = json.dumps(m.get("parameters") or {}, sort_keys=True)
+    return (
+        f"This site shows a run, not the committed book: profile "
+        f"{m.get('profile')}, parameters {params}, chapters "
+        f"{', '.join(m.get('chapters') or {})}, commit "
+        f"{(m.get('commit') or 'unknown')[:10]}, finished {m.get('finished')}."
+    )
 
 
 def _tree_from_run(run: Path) -> Path:
@@ -590,6 +601,7 @@ def pdf(root: Path | None = None) -> Path | None:
         _jupyter_book(root, "singlehtml", config),
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         repository=repository_url(),
+        run=run_banner(root),
     )
 
 

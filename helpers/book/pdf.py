@@ -7,14 +7,19 @@ Debian's Chromium (offline), through Playwright's ``page.pdf`` (the DevTools
 - a title page (title, authors, version, date of the commit, repository) and a contents
   page; every chapter starts on a new page with its title as a top-level heading, so the
   PDF's outline (bookmarks) lists the chapters and, under each, its sections;
-- page numbers in the footer ("3 / 250");
+- page numbers in the footer ("3 / 250"); the PDF of a run (``site --from <run>``)
+  says so on its title page and in every page's footer, with the banner the run's site
+  shows (:func:`helpers.book.build.run_banner`);
 - links inside the book become in-document links; links to the site's own pages that the
   PDF does not contain (search, index, downloads) are dropped, so no link points at the
   temporary print server;
 - no interactive chrome: the header, sidebars, buttons, heading anchors and the
   "Show code cell source" toggles are removed (the code they hide stays hidden, as on
   the site); dropdowns print open;
-- code and wide tables wrap inside the page; figures are kept with their captions.
+- code wraps inside the page; a table wider than the page is set in a smaller type
+  (down to 5 pt) and wraps at spaces (and after ``_``, ``/`` in long names) only; one
+  that still does not fit breaks its words (the build says how many); figures are kept
+  with their captions.
 
 ``tests/book/test_pdf.py`` reads the PDF and checks all of this.
 """
@@ -88,6 +93,8 @@ body { font-size: 10.5pt; }
 .pdf-title { break-after: page; text-align: center; padding-top: 55mm; }
 .pdf-title h1.pdf-book-title { font-size: 24pt; margin-bottom: 8mm; }
 .pdf-title p { font-size: 12pt; margin: 2mm 0; }
+.pdf-title p.pdf-run { font-size: 11pt; margin: 10mm 12mm 0; padding: 3mm;
+  border: 1px solid #a33; color: #a33; }
 .pdf-contents { break-after: page; }
 .pdf-contents ul { list-style: none; padding-left: 1.2em; }
 section.pdf-chapter { break-before: page; }
@@ -103,9 +110,9 @@ div.highlight, div.cell_output, div.output, .pst-scrollable-table-container,
   max-width: 100% !important; }
 table { table-layout: auto !important; width: 100% !important; max-width: 100%;
   font-size: 8pt; }
-th, td { white-space: normal !important; overflow-wrap: break-word;
-  word-break: normal; hyphens: auto; padding: 2px 4px !important; }
-td code, th code { overflow-wrap: anywhere; }
+th, td { white-space: normal !important; overflow-wrap: normal !important;
+  word-break: normal !important; hyphens: manual; padding: 2px 4px !important; }
+td code, th code { white-space: normal !important; overflow-wrap: normal !important; }
 tr { break-inside: avoid; }
 figure, div.figure, .cell_output img, div.output img, .sd-card { break-inside: avoid; }
 figcaption, .caption { break-before: avoid; }
@@ -120,9 +127,18 @@ a[href^="#"] { color: #1a4f8a; }
 
 FOOTER = (
     '<div style="font-size:8px;width:100%;text-align:center;color:#444;'
-    'font-family:sans-serif"><span class="pageNumber"></span> / '
+    'font-family:sans-serif">{note}<span class="pageNumber"></span> / '
     '<span class="totalPages"></span></div>'
 )
+#: A run's banner above the page number.
+FOOTER_NOTE = '<div style="font-size:6.5px;color:#a33;margin:0 12mm 1px">{}</div>'
+
+
+def footer(note: str | None = None) -> str:
+    """The page footer: the page number, under a run's banner where ``note`` is one."""
+    import html
+
+    return FOOTER.format(note=FOOTER_NOTE.format(html.escape(note)) if note else "")
 
 
 def _progress(msg: str) -> None:
@@ -160,9 +176,11 @@ def print_document(
     version: str,
     date: str,
     repository: str | None = None,
+    run: str | None = None,
 ) -> str:
     """The single-page build ``html`` (served as ``page``, e.g.
-    ``book/pages/intro.html``) rewritten for print (see the module's docstring)."""
+    ``book/pages/intro.html``) rewritten for print (see the module's docstring);
+    ``run``: the banner of a run's site, printed on the title page."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html, "html.parser")
@@ -203,7 +221,8 @@ def print_document(
     front = BeautifulSoup(
         '<div class="pdf-front"><div class="pdf-title">'
         '<h1 class="pdf-book-title"></h1><p class="pdf-author"></p>'
-        '<p class="pdf-edition"></p><p class="pdf-repository"></p></div>'
+        '<p class="pdf-edition"></p><p class="pdf-repository"></p>'
+        '<p class="pdf-run"></p></div>'
         '<div class="pdf-contents"><h1>Contents</h1></div></div>',
         "html.parser",
     )
@@ -211,6 +230,10 @@ def print_document(
     front.select_one(".pdf-author").string = author
     front.select_one(".pdf-edition").string = f"Version {version}, {date}"
     front.select_one(".pdf-repository").string = repository or ""
+    if run:
+        front.select_one(".pdf-run").string = run
+    else:
+        front.select_one(".pdf-run").decompose()
     if nav is not None:
         for cls in ("pst-show_toc_level", "nav", "section-nav"):
             for ul in nav.select("ul"):
@@ -242,11 +265,21 @@ def _serve(folder: Path):
 
 #: The printed column in CSS pixels: A4's 210 mm less the margins of 15 mm, at 96 dpi.
 PRINT_WIDTH = 680
-#: A table still wider than the column (long words or paths in its cells) gets fixed
-#: column widths, each column's share growing with its text and its longest word, and
-#: cells that break anywhere.
-FIT_TABLES_JS = """() => { for (const t of document.querySelectorAll('table')) {
-  if (t.getBoundingClientRect().width <= t.parentElement.clientWidth + 1) continue;
+#: A table wider than the column is set in a smaller type, step by step down to 5 pt,
+#: and breaks lines at spaces only (and where a long name has a ``<wbr>``); one still
+#: wider at 5 pt gets fixed column widths, each column's share growing with its text
+#: and its longest word, and cells that break anywhere.  Returns how many of each.
+FIT_TABLES_JS = """() => { const out = {smaller: 0, broken: 0};
+for (const t of document.querySelectorAll('table')) {
+  const fits = () => t.getBoundingClientRect().width
+    <= t.parentElement.clientWidth + 1;
+  if (fits()) continue;
+  for (const pt of [7, 6.5, 6, 5.5, 5]) {
+    t.style.fontSize = pt + 'pt';
+    if (fits()) break;
+  }
+  if (fits()) { out.smaller++; continue; }
+  out.broken++;
   const n = Math.max(...[...t.rows].map(r => r.cells.length));
   const text = Array(n).fill(0), word = Array(n).fill(1);
   for (const r of t.rows) [...r.cells].forEach((c, i) => {
@@ -265,8 +298,10 @@ FIT_TABLES_JS = """() => { for (const t of document.querySelectorAll('table')) {
   }
   t.prepend(group);
   t.style.tableLayout = 'fixed';
-  t.querySelectorAll('td, th').forEach(c => { c.style.overflowWrap = 'anywhere'; });
-} }"""
+  t.querySelectorAll('td, th').forEach(c => {
+    c.style.setProperty('overflow-wrap', 'anywhere', 'important'); });
+}
+return out; }"""
 HEADINGS_JS = """() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')]
   .filter(h => h.getClientRects().length)
   .map(h => h.innerText.replace(/\\s+/g, ' ').trim())"""
@@ -322,8 +357,11 @@ def fix_outline(path: Path, headings: list[str]) -> None:
         writer.write(f)
 
 
-def print_pdf(folder: Path, page: str, out: Path, chromium: str) -> None:
-    """Print ``folder/page`` (served locally, MathJax typeset first) to ``out``."""
+def print_pdf(
+    folder: Path, page: str, out: Path, chromium: str, run: str | None = None
+) -> None:
+    """Print ``folder/page`` (served locally, MathJax typeset first) to ``out``;
+    ``run``: a run's banner, printed in every page's footer."""
     from playwright.sync_api import sync_playwright
 
     server = _serve(folder)
@@ -350,7 +388,12 @@ def print_pdf(folder: Path, page: str, out: Path, chromium: str) -> None:
             tab.evaluate("() => MathJax.startup.promise")
             tab.emulate_media(media="print")
             tab.set_viewport_size({"width": PRINT_WIDTH, "height": 1000})
-            tab.evaluate(FIT_TABLES_JS)
+            fitted = tab.evaluate(FIT_TABLES_JS)
+            if fitted["smaller"] or fitted["broken"]:
+                _progress(
+                    f"PDF: {fitted['smaller']} wide tables in a smaller type, "
+                    f"{fitted['broken']} still too wide with words broken"
+                )
             headings = tab.evaluate(HEADINGS_JS)
             tab.pdf(
                 path=str(out),
@@ -361,7 +404,7 @@ def print_pdf(folder: Path, page: str, out: Path, chromium: str) -> None:
                 tagged=True,
                 display_header_footer=True,
                 header_template="<span></span>",
-                footer_template=FOOTER,
+                footer_template=footer(run),
             )
             browser.close()
     finally:
@@ -370,12 +413,16 @@ def print_pdf(folder: Path, page: str, out: Path, chromium: str) -> None:
 
 
 def build(
-    root: Path, command: list[str], env: dict, repository: str | None = None
+    root: Path,
+    command: list[str],
+    env: dict,
+    repository: str | None = None,
+    run: str | None = None,
 ) -> Path | None:
     """Build the single page with ``command`` (Jupyter Book's ``singlehtml``
     builder, run in ``root``), rewrite it for print and print it to
-    ``<root>/_build/html/make-haste-slowly.pdf``.  Skipped, with a message, where
-    Chromium is missing."""
+    ``<root>/_build/html/make-haste-slowly.pdf``; ``run``: a run's banner (title page
+    and footers).  Skipped, with a message, where Chromium is missing."""
     import yaml
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -398,12 +445,13 @@ def build(
         version=version,
         date=date,
         repository=repository,
+        run=run,
     )
     # the single page is written under the root document's folder but links as if it
     # stood at the top (_static/, _images/): put the print document there
     (single / PDF_PAGE).write_text(text, encoding="utf-8")
     out = root / "_build" / "html" / PDF_NAME
     out.parent.mkdir(parents=True, exist_ok=True)
-    print_pdf(single, PDF_PAGE, out, chromium)
+    print_pdf(single, PDF_PAGE, out, chromium, run=run)
     _progress(f"PDF: {out} ({out.stat().st_size / 1e6:.1f} MB)")
     return out

@@ -3,10 +3,110 @@
 * drops sphinx-thebe's scripts (Thebe loads its code from a CDN, which this book never
   does; the launch buttons cover running the notebooks) and any script added twice;
 * gives the theme an explicit default colour mode (pydata-sphinx-theme logs a console
-  error when none is set).
+  error when none is set);
+* lets a line break inside a long identifier (a record's name such as
+  ``extra_contexts.gap_reln_closed_form_C3``, a path) only after ``_``, ``/`` or a dot
+  before a letter, by an HTML ``<wbr>``: the stylesheet (``book/_static/haste.css``)
+  never breaks a word or a number anywhere else, so such a name would otherwise widen
+  its table cell or push a phone's page sideways;
+* keeps a word with a minus or hyphen before a digit (``7.1e-06``, ``(+-1,``,
+  ``2-of-3``) on one line (``<span class="haste-nowrap">``, styled in ``haste.css``):
+  browsers break after any hyphen, which cut ``7.1e-`` from ``06`` in tables.
 """
 
 from __future__ import annotations
+
+import re
+
+from docutils import nodes
+
+#: A long word with a place to break: letters, digits and ``_ . / -``, at least one
+#: ``_`` or ``/``, or a dot between letters.
+_LONG = re.compile(r"[A-Za-z0-9_./-]{14,}")
+#: Where such a word may break: after ``_`` or ``/``, or after a dot before a letter.
+_BREAK = re.compile(r"(?<=[_/])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9]\.)(?=[A-Za-z])")
+#: Nodes whose text is left alone: code blocks, math, raw markup and titles (which feed
+#: the contents and the PDF's outline).
+_KEEP = (
+    nodes.literal_block,
+    nodes.math,
+    nodes.math_block,
+    nodes.raw,
+    nodes.title,
+    nodes.comment,
+)
+
+
+def _split(text: str) -> list[str] | None:
+    """``text`` cut where a long word may break; None where it has no such place."""
+    cuts = sorted(
+        m.start() + c.start()
+        for m in _LONG.finditer(text)
+        if re.search(r"[_/]|[A-Za-z]\.[A-Za-z]", m.group())
+        for c in _BREAK.finditer(m.group())
+    )
+    cuts = [c for c in cuts if 0 < c < len(text)]
+    if not cuts:
+        return None
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+#: A word that must not break after its hyphen: a hyphen or minus before a digit.
+_NUMBER = re.compile(r"-\d")
+_SPACE = re.compile(r"(\s+)")
+_DASH = re.compile(r"(?<=[\u2013\u2014])")
+
+
+def _pieces(text: str) -> list[nodes.Node] | None:
+    """``text`` as nodes: numbers kept whole, long names with their breaks; None where
+    nothing changes."""
+    out: list[nodes.Node] = []
+    changed = False
+    plain = ""
+    for word in _SPACE.split(text):
+        # a range (1.2e-05–1.6e-05) may break after its dash; a long word with a
+        # hyphen (a platform's name) breaks as any word does
+        for part in _DASH.split(word) if _NUMBER.search(word) else [word]:
+            if _NUMBER.search(part) and len(part) <= 24:
+                if plain:
+                    out.append(nodes.Text(plain))
+                    plain = ""
+                out.append(nodes.inline(part, part, classes=["haste-nowrap"]))
+                changed = True
+                continue
+            pieces = _split(part)
+            if pieces is None:
+                plain += part
+                continue
+            changed = True
+            for i, piece in enumerate(pieces):
+                if i:
+                    out.append(nodes.Text(plain))
+                    out.append(nodes.raw("", "<wbr>", format="html"))
+                    plain = ""
+                plain += piece
+    if plain:
+        out.append(nodes.Text(plain))
+    return out if changed else None
+
+
+def _break_long_words(app, doctree, docname):
+    if app.builder.format != "html":
+        return
+    for text in list(doctree.findall(nodes.Text)):
+        parent = text.parent
+        if parent is None or any(isinstance(a, _KEEP) for a in _ancestors(parent)):
+            continue
+        new = _pieces(str(text))
+        if new is not None:
+            parent.replace(text, [n for n in new if not isinstance(n, nodes.Text) or n])
+
+
+def _ancestors(node):
+    while node is not None:
+        yield node
+        node = node.parent
 
 
 def _clean_page(app, pagename, templatename, context, doctree):
@@ -30,4 +130,5 @@ def _clean_page(app, pagename, templatename, context, doctree):
 
 def setup(app):
     app.connect("html-page-context", _clean_page, priority=900)
+    app.connect("doctree-resolved", _break_long_words)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

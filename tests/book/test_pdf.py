@@ -193,3 +193,83 @@ def test_the_print_document_is_a_book():
         "contents captions would enter the outline"
     )
     assert "@page" in soup.style.get_text()
+
+
+def test_a_runs_print_document_names_the_run_on_its_title_page():
+    from bs4 import BeautifulSoup
+
+    kw = dict(title="A book", author="Someone", version="1.2.3", date="2026-01-02")
+    plain = BeautifulSoup(
+        book_pdf.print_document(PAGE, "book/pages/intro.html", **kw), "html.parser"
+    )
+    assert not plain.select(".pdf-run")
+    soup = BeautifulSoup(
+        book_pdf.print_document(
+            PAGE, "book/pages/intro.html", run="This site shows a run: x", **kw
+        ),
+        "html.parser",
+    )
+    assert soup.select_one(".pdf-title .pdf-run").get_text() == (
+        "This site shows a run: x"
+    )
+
+
+@pytest.mark.browser
+def test_a_runs_pdf_says_so_on_its_title_page_and_every_footer(tmp_path):
+    """A run's PDF (``site --from <run>``) carries the run's banner, the one its site
+    shows (:func:`helpers.book.build.run_banner`), on the title page and in the footer
+    of every page: printed here from a small page of several pages, through the same
+    rewriting and printing as the book's PDF."""
+    import json
+    import shutil
+    import unicodedata
+
+    import mathjax
+    from pypdf import PdfReader
+
+    from helpers.book import build
+    from tests.book.test_site import CHROMIUM, need_chromium
+
+    need_chromium("print a run's PDF")
+    run = tmp_path / "run"
+    (run / "site-src").mkdir(parents=True)
+    (run / "manifest.json").write_text(
+        json.dumps(
+            {
+                "profile": "paper",
+                "parameters": {"seeds": 8},
+                "chapters": {"xor": 12.5},
+                "commit": "0123456789abcdef",
+                "finished": "2026-01-02 03:04:05",
+            }
+        )
+    )
+    banner = build.run_banner(run / "site-src")
+    assert banner is not None and build.run_banner(build.ROOT) is None
+    assert all(s in banner for s in ("profile paper", '"seeds": 8', "0123456789"))
+    long_page = PAGE.replace("<p>inside</p>", "<p>A paragraph of the book.</p>" * 150)
+    html = book_pdf.print_document(
+        long_page,
+        "book/pages/intro.html",
+        title="A book",
+        author="Someone",
+        version="1.2.3",
+        date="2026-01-02",
+        run=banner,
+    )
+    site = tmp_path / "site"
+    (site / "_static" / "mathjax").mkdir(parents=True)
+    src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js"
+    shutil.copy2(src, site / "_static" / "mathjax" / "tex-svg.js")
+    (site / "page.html").write_text(html, encoding="utf-8")
+    out = tmp_path / "run.pdf"
+    book_pdf.print_pdf(site, "page.html", out, CHROMIUM, run=banner)
+    texts = [  # NFKC: the printed title page sets "fi" as a ligature
+        re.sub(r"\s+", "", unicodedata.normalize("NFKC", p.extract_text() or ""))
+        for p in PdfReader(out).pages
+    ]
+    want = re.sub(r"\s+", "", banner)
+    assert len(texts) >= 3
+    assert texts[0].count(want) >= 2, "the title page does not name the run"
+    unmarked = [i + 1 for i, t in enumerate(texts) if want not in t]
+    assert not unmarked, f"pages whose footer does not name the run: {unmarked}"
