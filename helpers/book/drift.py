@@ -21,6 +21,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import crosscheck
+
 __all__ = [
     "RTOL",
     "Drift",
@@ -100,26 +102,22 @@ def load(directory) -> dict:
     }
 
 
+def _git(*args: str) -> str:
+    """The standard output of ``git args`` in the repository (raises on failure)."""
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
 def committed(rev: str = "HEAD", folder: str = "book/results") -> dict:
     """The records as committed at ``rev`` (read with git, the working tree
     untouched)."""
-    names = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{rev}:{folder}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    out = {}
-    for n in names:
-        if n.endswith(".json"):
-            text = subprocess.run(
-                ["git", "-C", str(ROOT), "show", f"{rev}:{folder}/{n}"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            out[n[:-5]] = json.loads(text)
-    return out
+    names = _git("ls-tree", "--name-only", f"{rev}:{folder}").split()
+    return {
+        n[:-5]: json.loads(_git("show", f"{rev}:{folder}/{n}"))
+        for n in names
+        if n.endswith(".json")
+    }
 
 
 def report(drifts: list[Drift]) -> str:
@@ -134,8 +132,6 @@ def authors_runs(rev: str = "HEAD", out=None) -> list[Drift]:
     """Drifts of the stored runs of the authors' scripts: each file against the sha256
     its manifest records (:func:`helpers.book.crosscheck.verify`), and each manifest
     entry's sha256, seeds and shape against the manifest committed at ``rev``."""
-    from . import crosscheck
-
     out = crosscheck.RUNS if out is None else Path(out)
     drifts = [
         Drift("authors_runs", p.partition(":")[0], "file", "as stored", p)
@@ -143,12 +139,7 @@ def authors_runs(rev: str = "HEAD", out=None) -> list[Drift]:
     ]
     try:
         rel = out.resolve().relative_to(ROOT)
-        text = subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{rev}:{rel.as_posix()}/manifest.json"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
+        text = _git("show", f"{rev}:{rel.as_posix()}/manifest.json")
     except (ValueError, subprocess.CalledProcessError):
         return drifts  # not under git here: only the files against their manifest
     old = json.loads(text).get("experiments", {})

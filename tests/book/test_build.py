@@ -34,6 +34,21 @@ def _book_state():
     return out, {p: p.stat().st_mtime_ns for p in files}
 
 
+def write_manifest(run, profile: str, parameters: dict, finished: str) -> None:
+    """A run's manifest as ``execute_all`` writes it (chapter xor, a fixed commit)."""
+    (run / "manifest.json").write_text(
+        json.dumps(
+            {
+                "profile": profile,
+                "parameters": parameters,
+                "chapters": {"xor": 1.0},
+                "commit": "0123456789abcdef",
+                "finished": finished,
+            }
+        )
+    )
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
@@ -98,17 +113,7 @@ def test_every_page_of_a_runs_site_names_the_run(tmp_path):
     (run / "site-src" / "book" / "results" / "xor.json").write_text(
         json.dumps(recs["xor"])
     )
-    (run / "manifest.json").write_text(
-        json.dumps(
-            {
-                "profile": "default",
-                "parameters": {"seeds": 3},
-                "chapters": {"xor": 1.0},
-                "commit": "0123456789abcdef",
-                "finished": "2026-11-24 12:00:00",
-            }
-        )
-    )
+    write_manifest(run, "default", {"seeds": 3}, "2026-11-24 12:00:00")
     config = {"html": {"use_issues_button": True}}
     build._page_furniture(config, run / "site-src", None)
     banner = config["html"]["announcement"]

@@ -220,7 +220,6 @@ def test_a_runs_pdf_says_so_on_its_title_page_and_every_footer(tmp_path):
     shows (:func:`helpers.book.build.run_banner`), on the title page and in the footer
     of every page: printed here from a small page of several pages, through the same
     rewriting and printing as the book's PDF."""
-    import json
     import shutil
     import unicodedata
 
@@ -228,22 +227,13 @@ def test_a_runs_pdf_says_so_on_its_title_page_and_every_footer(tmp_path):
     from pypdf import PdfReader
 
     from helpers.book import build
+    from tests.book.test_build import write_manifest
     from tests.book.test_site import CHROMIUM, need_chromium
 
     need_chromium("print a run's PDF")
     run = tmp_path / "run"
     (run / "site-src").mkdir(parents=True)
-    (run / "manifest.json").write_text(
-        json.dumps(
-            {
-                "profile": "paper",
-                "parameters": {"seeds": 8},
-                "chapters": {"xor": 12.5},
-                "commit": "0123456789abcdef",
-                "finished": "2026-01-02 03:04:05",
-            }
-        )
-    )
+    write_manifest(run, "paper", {"seeds": 8}, "2026-01-02 03:04:05")
     banner = build.run_banner(run / "site-src")
     assert banner is not None and build.run_banner(build.ROOT) is None
     assert all(s in banner for s in ("profile paper", '"seeds": 8', "0123456789"))
