@@ -24,6 +24,7 @@ no record carries a tolerance of its own.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from functools import lru_cache
 
 from . import chapter_data
@@ -45,6 +46,7 @@ __all__ = [
     "holds",
     "decide",
     "verdict",
+    "setup_clause",
 ]
 
 KINDS = ("paper", "check", "finding", "measured")
@@ -364,3 +366,20 @@ def verdict(
         getattr(match, "spread_interval", None),
         candidates=getattr(match, "candidates", None),
     )[0]
+
+
+def setup_clause(verdicts: Mapping, chosen: str, same=(), record="init_sensitivity"):
+    """The clause a verdict's note carries on the other setups ([rulebook-labels]):
+    ``verdicts`` is ``{choice: verdict}`` under every initialisation ([conv-init]),
+    ``chosen`` the setup the verdict is judged under, ``same`` the choices that start
+    the networks exactly as ``chosen`` does (one setup under two names).  Used in the
+    notes of pages *Contexts* and *More contexts* (``init_sensitivity``)."""
+    if chosen not in verdicts:
+        raise ValueError(f"no verdict under the chosen setup {chosen!r}")
+    own = verdicts[chosen]
+    moved = [f"under {c}: {v}" for c, v in verdicts.items() if c != chosen and v != own]
+    twins = [c for c in same if c != chosen]
+    where = record + "".join(f"; {c} starts exactly as {chosen} here" for c in twins)
+    if not moved:
+        return f"No other start changes the verdict ({where})."
+    return f"Another start changes it: {'; '.join(moved)} ({where})."

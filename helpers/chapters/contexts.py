@@ -85,7 +85,6 @@ __all__ = [
     "STRATEGIES",
     "SAME_STRATEGY",
     "family_match",
-    "setup_clause",
     "output_gap_spread",
     "strict_context_census",
     "ablate_class",
@@ -727,23 +726,6 @@ def family_match(reference, curves: Mapping, kind: str):
         name=STRATEGIES[kind],
         paper_alternative=alternative if alternative in rivals else None,
     )
-
-
-def setup_clause(verdicts: Mapping, chosen: str, same=(), record="init_sensitivity"):
-    """The clause a verdict's note carries on the other setups ([rulebook-labels]):
-    ``verdicts`` is ``{choice: verdict}`` under every initialisation ([conv-init]),
-    ``chosen`` the setup the verdict is judged under, ``same`` the choices that start
-    the networks exactly as ``chosen`` does (one setup under two names).  Pages
-    *Contexts* and *More contexts* (``init_sensitivity``)."""
-    if chosen not in verdicts:
-        raise ValueError(f"no verdict under the chosen setup {chosen!r}")
-    own = verdicts[chosen]
-    moved = [f"under {c}: {v}" for c, v in verdicts.items() if c != chosen and v != own]
-    twins = [c for c in same if c != chosen]
-    where = record + "".join(f"; {c} starts exactly as {chosen} here" for c in twins)
-    if not moved:
-        return f"No other start changes the verdict ({where})."
-    return f"Another start changes it: {'; '.join(moved)} ({where})."
 
 
 def median_gap(A, B) -> float:

@@ -64,10 +64,8 @@ from ..core.measures import (
     unit_weight,
 )
 from ..core.relns import STD_COMMON, STD_CONTEXT, WIDTH, common_fit
-from .contexts import setup_clause  # the same clause on the other starts as Section 4
 
 __all__ = [
-    "setup_clause",
     "block_coefficients",
     "block_structure",
     "residual_formula",

@@ -276,3 +276,15 @@ def test_a_claim_that_says_follows_fits_a_family():
             r = RECORDS[ch][name]
             assert e.get("follows"), f"{key}: says 'follows' but names no candidate"
             assert len(r.get("candidates") or {}) >= 2, f"{key}: no family fitted"
+
+
+def test_setup_clause_names_the_starts_that_change_the_verdict():
+    v = {"authors": "partly reproduced", "matched": "not reproduced", "derived": "x"}
+    text = rulebook.setup_clause(v, "authors")
+    assert "under matched: not reproduced" in text and "under derived: x" in text
+    same = {"authors": "a", "matched": "a", "derived": "a"}
+    text = rulebook.setup_clause(same, "authors", same=["authors", "matched"])
+    assert text.startswith("No other start changes the verdict")
+    assert "matched starts exactly as authors" in text
+    with pytest.raises(ValueError):
+        rulebook.setup_clause({"matched": "a"}, "authors")

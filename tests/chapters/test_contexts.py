@@ -392,15 +392,3 @@ def test_family_match_leaves_out_the_same_strategy():
     m = ca.family_match([c(20.0), c(20.3), c(19.8)], curves, "both")
     assert set(m.candidates) == {ca.STRATEGIES[k] for k in ("both", "single", "common")}
     assert m.best == ca.STRATEGIES["both"] and m.spread_candidate is not None
-
-
-def test_setup_clause_names_the_starts_that_change_the_verdict():
-    v = {"authors": "partly reproduced", "matched": "not reproduced", "derived": "x"}
-    text = ca.setup_clause(v, "authors")
-    assert "under matched: not reproduced" in text and "under derived: x" in text
-    same = {"authors": "a", "matched": "a", "derived": "a"}
-    text = ca.setup_clause(same, "authors", same=["authors", "matched"])
-    assert text.startswith("No other start changes the verdict")
-    assert "matched starts exactly as authors" in text
-    with pytest.raises(ValueError):
-        ca.setup_clause({"matched": "a"}, "authors")
