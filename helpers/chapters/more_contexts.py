@@ -46,21 +46,18 @@ def nearest_authors(C: int, values=None, contexts=None):
     return values[k]
 
 
-def race_loss(net, ds, *, lr: float, epochs: int, step: int = 1, record: bool = False):
-    """The race reduction (:func:`helpers.core.race.predict`) of ``net`` on ``ds``
-    with one Euler step per ``step`` epochs (step ``step * lr``): the loss at every
-    epoch ``0..epochs`` (each step's loss held for its ``step`` epochs) and the
-    prediction, recorded at its end when ``record``.  ``step = 1`` is the race as the
-    book integrates it everywhere; the page *More contexts than five* takes
-    ``step = 2`` for its largest C (cost) and measures what that moves."""
-    step = int(step)
-    if step < 1:
-        raise ValueError(f"step must be a positive integer, got {step}")
-    n = -(-int(epochs) // step)
+def race_loss(net, ds, *, lr: float, epochs: int, form: str = "factors",
+              record: bool = False):
+    """The race reduction (:func:`helpers.core.race.predict`) of ``net`` on ``ds`` in
+    the given ``form``: the loss at every epoch ``0..epochs`` and the prediction,
+    recorded at its end when ``record``.  The page *More contexts than five* takes the
+    factor form (no singular value decomposition: the C = 8 race has 254 pathways) and
+    measures what it moves against the matrix form the rest of the book integrates."""
     pred = race.predict(
-        net, ds.X, ds.Y, lr=lr * step, epochs=n, record_epochs=[n] if record else ()
+        net, ds.X, ds.Y, lr=lr, epochs=int(epochs), form=form,
+        record_epochs=[int(epochs)] if record else (),
     )
-    return np.repeat(pred.loss, step)[: int(epochs) + 1], pred
+    return pred.loss, pred
 
 
 def race_class_shares(prediction, C: int) -> np.ndarray:

@@ -104,52 +104,104 @@ def _initial_map(X, Y, pw: RacePathway, tol=1e-6):
     return pw.a0 * U[:, keep] @ Vt[keep]
 
 
-@partial(jax.jit, static_argnames=("one_way", "n_records"))
-def _integrate(W0, Xs, G, on, common, Y, lr, slots, *, one_way, n_records):
-    def outputs(W, t):
-        active = (t >= on).astype(Y.dtype)
-        return jnp.einsum("kpd,kdn->kpn", W, Xs) * (G * active[:, None])[:, None, :]
+def _balanced_factors(W0):
+    """``B (K, p, r)``, ``A (K, r, d)`` with ``B_k A_k = W0_k`` and ``B_k^T B_k =
+    A_k A_k^T`` (balanced), ``r`` the largest rank, narrower pathways padded with
+    zero columns (which stay zero under the flow)."""
+    svds = [np.linalg.svd(W, full_matrices=False) for W in W0]
+    ranks = [int(np.sum(s > 1e-6 * s.max())) for _, s, _ in svds]
+    r = max(ranks)
+    B = np.zeros((W0.shape[0], W0.shape[1], r))
+    A = np.zeros((W0.shape[0], r, W0.shape[2]))
+    for k, ((U, s, Vt), n) in enumerate(zip(svds, ranks)):
+        B[k, :, :n] = U[:, :n] * np.sqrt(s[:n])
+        A[k, :n] = np.sqrt(s[:n])[:, None] * Vt[:n]
+    return B, A
 
-    def sqrt_terms(W, E):
-        U, s, Vt = jnp.linalg.svd(W, full_matrices=False)
-        left = (U * s) @ (U.T @ E)
-        right = (E @ Vt.T) * s @ Vt
-        return left + right
+
+def _sqrt_terms(W, E):
+    """``(W W^T)^{1/2} E + E (W^T W)^{1/2}`` of one pathway (Eq. 5's right side)."""
+    U, s, Vt = jnp.linalg.svd(W, full_matrices=False)
+    return (U * s) @ (U.T @ E) + (E @ Vt.T) * s @ Vt
+
+
+@partial(jax.jit, static_argnames=("one_way", "factors", "n_records"))
+def _integrate(
+    state, X, masks, Gc, members, on, common, Y, lr, slots, *, one_way, factors,
+    n_records,
+):
+    """Euler steps of the race from ``state``: the maps ``W (K, p, d)``, or with
+    ``factors`` the pair ``(B (K, p, r), A (K, r, d))`` with ``W = B A``.
+
+    The gates are constant on groups of datapoints (``Gc (K, groups)``; ``members``:
+    each datapoint's group), so every group's summed map is formed once per step rather
+    than every pathway's output at every datapoint: the same sums in another order."""
+    onehot = jax.nn.one_hot(members, Gc.shape[1], dtype=Y.dtype)  # (n, groups)
+    ones = jnp.ones_like(common)
+    # row 0 sums every pathway (the output); row 1 the common ones (their target,
+    # one-way); `takes` says which residual each pathway learns from
+    sums = jnp.stack([ones, common]) if one_way else ones[None]
+    takes = jnp.stack([ones - common, common]) if one_way else ones[None]
+
+    def maps(state):
+        return state[0] @ state[1] if factors else state
 
     def step(carry, inp):
-        W, buf = carry
+        state, buf = carry
         t, slot = inp
-        outs = outputs(W, t)
-        yhat = outs.sum(0)
-        loss = 0.5 * jnp.sum((Y - yhat) ** 2)
-        if one_way:
-            yc = jnp.einsum("k,kpn->pn", common, outs)
-            target = jnp.where(
-                common[:, None, None] > 0, (Y - yc)[None], (Y - yhat)[None]
+        W = maps(state)
+        Ga = Gc * (t >= on).astype(Y.dtype)[:, None]  # switched-on pathways' gates
+        V = jnp.einsum("jk,kc,kpd->jcpd", sums, Ga, W * masks[:, None, :])
+        R = Y - jnp.einsum("jnpd,dn->jpn", V[:, members], X)  # residuals
+        loss = 0.5 * jnp.sum(R[0] ** 2)
+        S = jnp.einsum("jpn,dn,nc->jcpd", R, X, onehot)
+        E = jnp.einsum("jk,kc,jcpd->kpd", takes, Ga, S) * masks[:, None, :]
+        if factors:
+            B, A = state
+            new = (
+                B + lr * E @ jnp.swapaxes(A, 1, 2),
+                A + lr * jnp.swapaxes(B, 1, 2) @ E,
             )
         else:
-            target = jnp.broadcast_to(Y - yhat, outs.shape)
-        active = (t >= on).astype(Y.dtype)
-        E = jnp.einsum("kpn,kdn->kpd", target * G[:, None, :], Xs)
-        dW = jax.vmap(sqrt_terms)(W, E) * active[:, None, None]
+            new = W + lr * jax.vmap(_sqrt_terms)(W, E)
         buf = jax.lax.cond(slot >= 0, lambda b: b.at[slot].set(W), lambda b: b, buf)
-        return (W + lr * dW, buf), loss
+        return (new, buf), loss
 
+    W0 = maps(state)
     buf0 = jnp.zeros((n_records, *W0.shape), W0.dtype)
     ts = jnp.arange(slots.shape[0], dtype=jnp.int32)
-    (_, buf), loss = jax.lax.scan(step, (W0, buf0), (ts, slots))
+    (_, buf), loss = jax.lax.scan(step, (state, buf0), (ts, slots))
     return loss, buf
 
 
 def predict(
-    net: GatedNetwork, X, Y, *, lr: float, epochs: int, a0=None, record_epochs=()
+    net: GatedNetwork,
+    X,
+    Y,
+    *,
+    lr: float,
+    epochs: int,
+    a0=None,
+    record_epochs=(),
+    form: str = "matrix",
 ) -> Prediction:
     """Integrate the race reduction of a one-hidden-layer GDLN (fully or one-way
     coupled).
 
     ``a0``: ``None`` (derived from each pathway's width and init stds), one number, or a
     dict per pathway name.  Returns the summed loss at every epoch ``0..epochs``.
+
+    ``form``: ``'matrix'`` steps each map ``W_p`` by Eq. 5 (the book's race
+    everywhere); ``'factors'`` steps a balanced factorisation ``W_p = B_p A_p`` of the
+    aligned start (``B = a0^{1/2} U``, ``A = a0^{1/2} V^T``) by ``dB = E A^T``,
+    ``dA = B^T E``: gradient descent on the pathway's narrowest balanced two-layer
+    network, the same flow as Eq. 5 (balance is kept by the flow), with a step that
+    differs from the matrix form's by ``lr^2 E W^T E`` and no singular value
+    decomposition (the page *More contexts than five* takes it for its large races and
+    measures what it moves).
     """
+    if form not in ("matrix", "factors"):
+        raise ValueError(f"form must be 'matrix' or 'factors', got {form!r}")
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     lr = check_positive(lr, "lr")
     epochs = check_epochs(epochs)
@@ -161,20 +213,25 @@ def predict(
     slots[rec] = np.arange(rec.size)
     f32 = jnp.float32
     W0 = np.stack([_initial_map(X, Y, pw) for pw in pws])
-    Xs = np.stack([X * pw.mask[:, None] for pw in pws])
-    G = np.stack([pw.gate for pw in pws])
-    on = np.array([pw.on_epoch for pw in pws], np.int32)
-    common = np.array([pw.common for pw in pws], float)
+    gates, members = np.unique(
+        np.stack([pw.gate for pw in pws]), axis=1, return_inverse=True
+    )
+    state = jnp.asarray(W0, f32)
+    if form == "factors":
+        state = tuple(jnp.asarray(f, f32) for f in _balanced_factors(W0))
     loss, buf = _integrate(
-        jnp.asarray(W0, f32),
-        jnp.asarray(Xs, f32),
-        jnp.asarray(G, f32),
-        jnp.asarray(on),
-        jnp.asarray(common, f32),
+        state,
+        jnp.asarray(X, f32),
+        jnp.asarray(np.stack([pw.mask for pw in pws]), f32),
+        jnp.asarray(gates, f32),
+        jnp.asarray(members.reshape(-1), jnp.int32),
+        jnp.asarray(np.array([pw.on_epoch for pw in pws], np.int32)),
+        jnp.asarray(np.array([pw.common for pw in pws], float), f32),
         jnp.asarray(Y, f32),
         jnp.asarray(lr, f32),
         jnp.asarray(slots),
         one_way=net.coupling == "one-way",
+        factors=form == "factors",
         n_records=max(int(rec.size), 1),
     )
     loss = np.asarray(loss, np.float64)

@@ -28,17 +28,16 @@ def test_class_curve_table_lists_each_C():
     assert "| 3 | 2/3" in txt
 
 
-def test_race_loss_with_one_step_is_the_race_and_a_coarse_step_holds_each_loss():
+def test_race_loss_is_the_race_in_the_form_asked():
     ds = h.contextual_task(3)
     net = h.relns.k_of_c_reln(ds, [2], width=20)
-    exact = h.race.predict(net, ds.X, ds.Y, lr=0.01, epochs=40).loss
-    L1, _ = ch.race_loss(net, ds, lr=0.01, epochs=40)
-    np.testing.assert_array_equal(L1, exact)
-    L2, pred = ch.race_loss(net, ds, lr=0.01, epochs=41, step=2, record=True)
-    assert L2.shape == (42,) and L2[0] == L2[1] and L2[2] == L2[3]
-    assert pred.record_epochs.tolist() == [21]
-    with pytest.raises(ValueError, match="step"):
-        ch.race_loss(net, ds, lr=0.01, epochs=40, step=0)
+    for form in ("matrix", "factors"):
+        exact = h.race.predict(net, ds.X, ds.Y, lr=0.01, epochs=40, form=form).loss
+        L, pred = ch.race_loss(net, ds, lr=0.01, epochs=40, form=form, record=True)
+        np.testing.assert_array_equal(L, exact)
+        assert pred.record_epochs.tolist() == [40]
+    with pytest.raises(ValueError, match="form"):
+        ch.race_loss(net, ds, lr=0.01, epochs=40, form="svd")
 
 
 def test_the_family_holds_the_census_classes_the_paper_s_and_a_mixture():
