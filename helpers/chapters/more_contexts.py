@@ -46,15 +46,21 @@ def nearest_authors(C: int, values=None, contexts=None):
     return values[k]
 
 
-def race_loss(net, ds, *, lr: float, epochs: int, form: str = "factors",
-              record: bool = False):
+def race_loss(
+    net, ds, *, lr: float, epochs: int, form: str = "factors", record: bool = False
+):
     """The race reduction (:func:`helpers.core.race.predict`) of ``net`` on ``ds`` in
     the given ``form``: the loss at every epoch ``0..epochs`` and the prediction,
     recorded at its end when ``record``.  The page *More contexts than five* takes the
     factor form (no singular value decomposition: the C = 8 race has 254 pathways) and
     measures what it moves against the matrix form the rest of the book integrates."""
     pred = race.predict(
-        net, ds.X, ds.Y, lr=lr, epochs=int(epochs), form=form,
+        net,
+        ds.X,
+        ds.Y,
+        lr=lr,
+        epochs=int(epochs),
+        form=form,
         record_epochs=[int(epochs)] if record else (),
     )
     return pred.loss, pred

@@ -50,8 +50,10 @@ def test_the_factor_form_is_the_same_flow_as_the_matrix_form():
     assert curve_distance(mat.loss, fac.loss) < 0.01
     for name in mat.names:
         np.testing.assert_allclose(
-            np.linalg.norm(fac.maps[name][-1]), np.linalg.norm(mat.maps[name][-1]),
-            rtol=0.02, atol=1e-4,
+            np.linalg.norm(fac.maps[name][-1]),
+            np.linalg.norm(mat.maps[name][-1]),
+            rtol=0.02,
+            atol=1e-4,
         )
 
 
@@ -61,8 +63,10 @@ def test_the_factor_form_takes_gates_that_differ_at_every_datapoint():
     ds = h.hierarchy4()
     gates = [np.array(g, float) for g in ([1, 0, 1, 0], [1, 1, 0, 0], [0, 1, 1, 1])]
     net = h.gdln(
-        4, 7, 4, [h.Pathway(f"g{i}", 8, g, init_std=(1e-3, 1e-3)) for i, g in
-                  enumerate(gates)],
+        4,
+        7,
+        4,
+        [h.Pathway(f"g{i}", 8, g, init_std=(1e-3, 1e-3)) for i, g in enumerate(gates)],
     )
     mat = h.race.predict(net, ds.X, ds.Y, lr=0.005, epochs=2000)
     fac = h.race.predict(net, ds.X, ds.Y, lr=0.005, epochs=2000, form="factors")
