@@ -11,7 +11,9 @@ which, written in the singular-vector basis of each effective dataset, is the ra
 Eq. 6: every mode of every pathway is a 1-D network ``tau da/dt = 2 a (s - ...)``, the
 overlap terms ``u_p^T u_q v_q^T Sigma_x(q, p) v_p`` coupling the pathways.  We
 integrate this matrix form, so the overlaps come from the data rather than being set by
-hand, with one Euler step per epoch (step ``lr``), exactly like the simulations.
+hand, with one Euler step per epoch (step ``lr``), exactly like the simulations; or,
+with ``form="factors"``, as a balanced product ``W_p = B_p A_p`` whose factors take the
+steps (the same flow, no singular value decomposition: :func:`predict`).
 
 Initial condition: each pathway starts aligned with its own effective dataset,
 ``W_p(0) = a0_p U_p V_p^T``, with ``a0_p = width (std_in^2 + std_out^2) / 4`` derived
