@@ -96,6 +96,80 @@ def _plain(v):
     return v
 
 
+#: The keyword arguments ``Records.add`` took before the evidence carried them; a
+#: page not yet moved to :class:`helpers.core.measures.Evidence` may still pass them.
+_LEGACY = {
+    "paper": "compared",
+    "criterion": "criterion",
+    "spread": "spread",
+    "alternative": "alternative",
+    "censored": "censored",
+    "spread_interval": "spread_interval",
+    "epochs": "epochs",
+    "phase": "phase",
+    "ratio_interval": "ratio_interval",
+    "timing": "timing",
+    "target": "target",
+}
+
+
+def _evidence(evidence, legacy: dict):
+    """``evidence`` as :class:`helpers.core.measures.Evidence`, with the older keyword
+    arguments (``legacy``) applied over it."""
+    from ..core.measures import Evidence
+
+    unknown = sorted(set(legacy) - set(_LEGACY) - {"figure"})
+    if unknown:
+        raise TypeError(f"Records.add got unknown arguments {unknown}")
+    if isinstance(evidence, Evidence):
+        ev = evidence
+        if (
+            ev.criterion is None
+            and legacy.get("paper") is None
+            and ev.spread is not None
+        ):
+            ev = ev.but(criterion="seed_noise")  # a Match built by hand
+    else:
+        ev = Evidence(evidence)
+    changes = {
+        _LEGACY[k]: v
+        for k, v in legacy.items()
+        if k != "figure" and v is not None and not (k == "censored" and not v)
+    }
+    if changes.get("censored") is False:
+        changes.pop("censored")
+    return ev.but(**changes) if changes else ev
+
+
+_NUMERIC = (
+    "value",
+    "compared",
+    "spread",
+    "alternative",
+    "spread_interval",
+    "spread_candidate",
+    "candidates",
+    "ratio_interval",
+)
+
+
+def _rounded(ev):
+    """The evidence as it is stored (numbers to 6 significant digits), variants
+    included, so that a verdict decided again from the stored record is the same."""
+    ev = ev.but(**{k: _plain(getattr(ev, k)) for k in _NUMERIC})
+    if not ev.variants:
+        return ev
+    return ev.but(
+        variants={
+            c: {
+                s: _rounded(x) if hasattr(x, "but") else _plain(x)
+                for s, x in opts.items()
+            }
+            for c, opts in ev.variants.items()
+        }
+    )
+
+
 class Records:
     """Collects one chapter's records; :meth:`save` writes them (sorted, stable)."""
 
@@ -104,97 +178,35 @@ class Records:
         self.directory = Path(directory) if directory is not None else results_dir()
         self.items: dict[str, dict] = {}
 
-    def add(
-        self,
-        name,
-        value,
-        paper=None,
-        note="",
-        figure=None,
-        timing=False,
-        criterion=None,
-        spread=None,
-        alternative=None,
-        target=None,
-        censored=False,
-        spread_interval=None,
-        epochs=None,
-        phase=None,
-        ratio_interval=None,
-    ):
-        """Add a record.
+    def add(self, name: str, evidence, note: str = "", **legacy) -> dict:
+        """Add the record ``name`` ([rulebook-evidence]).
 
-        ``value`` is a number (or a table of numbers), or a
-        :class:`helpers.core.measures.Match`: then the record's value is the match's,
-        and its criterion (``seed_noise``), spread, alternative and censoring are the
-        match's unless given here.
+        Args:
+            name: the record's name, registered in the chapter's data file
+                (``helpers/book/chapters/<chapter>.toml``), which gives its claim in
+                words, provenance, kind, figure and the choices it rests on; only a
+                measured time (``evidence.timing``) may go unregistered.
+            evidence: a :class:`helpers.core.measures.Evidence`, or a bare value
+                (a measurement with no comparison).
+            note: what a reader must know to read the number.
 
-        A record is registered in the claims registry (:mod:`helpers.book.rulebook`): it
-        gets its claim in words, provenance and kind from there, and its verdict and
-        reason from :func:`helpers.book.rulebook.decide` by ``criterion`` (default:
-        ``exact`` when a compared value ``paper`` is given).  ``spread`` is the same
-        measure between seeds of the reference network (or the value's own seed
-        spread), ``alternative`` the measure for the paper's alternative; ``censored``
-        marks a time gap that is only a lower bound
-        (:class:`helpers.core.measures.Match`); ``spread_interval`` is the spread's
-        90 % bootstrap interval over seeds (a Match carries its own), which can make a
-        verdict ``undecided`` ([rulebook-noise]); ``ratio_interval``, under the
-        criterion ``smaller`` where value and compared value are medians over seeds,
-        is the 90 % bootstrap interval of their ratio
-        (:func:`helpers.core.measures.ratio_interval`), which can too.
-
-        A claim about a network's gating (``gating = true`` in its registry entry)
-        gives ``epochs``, ``{epoch: value}`` over training, and ``phase``, the epochs
-        ``[first, last]`` over which the paper's description applies
-        ([rulebook-phase]).
-
-        Only a measured time (``timing=True``: seconds or ratios of seconds, which a
-        re-execution need not reproduce) may go unregistered; the performance page's
-        targets are such records, ``target=("<=", 600)`` giving ``target met`` or
-        ``target missed``.
+        Returns:
+            The stored record: the evidence's fields, the claim's, and the verdict,
+            reason, ``variants`` and ``depends_on`` that
+            :func:`helpers.book.rulebook.decide` gives.
         """
         from . import rulebook
 
-        family = {}
-        if hasattr(value, "record") and hasattr(value, "per_seed"):
-            # a Match (helpers.core.measures): its value and the rulebook's fields,
-            # each of which the call may override
-            fields = value.record()
-            criterion = fields["criterion"] if criterion is None else criterion
-            spread = fields["spread"] if spread is None else spread
-            alternative = fields["alternative"] if alternative is None else alternative
-            censored = censored or fields["censored"]
-            if spread_interval is None:
-                spread_interval = fields.get("spread_interval")
-            family = {
-                k: getattr(value, k)
-                for k in ("spread_candidate", "candidates", "best")
-                if getattr(value, k, None) is not None
-            }
-            value = value.value
+        ev = _rounded(_evidence(evidence, legacy))
+        figure = legacy.get("figure")
         entry = rulebook.claim(self.chapter, name)
-        item = {"value": _plain(value), "paper": _plain(paper)}
+        item = {"value": _plain(ev.value), "paper": _plain(ev.compared)}
         if entry is not None:
-            if target is not None:
+            if ev.target is not None:
                 raise ValueError(
                     f"{self.chapter}.{name}: a registered claim has no target"
                 )
-            if criterion is None and paper is not None:
-                criterion = "exact"
-            v, reason = rulebook.decide(
-                entry["kind"],
-                entry["provenance"],
-                criterion,
-                item["value"],
-                item["paper"],
-                _plain(spread),
-                _plain(alternative),
-                bool(censored),
-                _plain(spread_interval),
-                entry.get("decided_by"),
-                _plain(family.get("candidates")),
-                _plain(ratio_interval),
-            )
+            d = rulebook.decide(entry, ev)
             item.update(
                 {
                     k: entry.get(k, "")
@@ -209,52 +221,62 @@ class Records:
                     )
                 }
             )
-            for k in ("setup", "decided_by", "follows"):
+            for k in ("setup", "decided_by", "follows", "part_of"):
                 if entry.get(k):
                     item[k] = entry[k]
-            if spread_interval is not None:
-                item["spread_interval"] = _plain(spread_interval)
-            if ratio_interval is not None:
-                item["ratio_interval"] = _plain(ratio_interval)
-            item.update({k: _plain(v) for k, v in family.items()})
-            if epochs is not None:
-                item["epochs"] = _plain(epochs)
-            if phase is not None:
-                item["phase"] = _plain(phase)
+            figure = figure or entry.get("figure")
+            for k in ("spread_interval", "ratio_interval"):
+                if getattr(ev, k) is not None:
+                    item[k] = _plain(getattr(ev, k))
+            for k in ("spread_candidate", "candidates", "best"):
+                if getattr(ev, k) is not None:
+                    item[k] = _plain(getattr(ev, k))
+            for k in ("epochs", "phase"):
+                if getattr(ev, k) is not None:
+                    item[k] = _plain(getattr(ev, k))
             item.update(
                 {
-                    "criterion": criterion,
-                    "spread": _plain(spread),
-                    "alternative": _plain(alternative),
-                    "reason": reason,
+                    "criterion": ev.rule,
+                    "spread": _plain(ev.spread),
+                    "alternative": _plain(ev.alternative),
+                    "reason": d.reason,
                 }
             )
-            if censored:
+            if d.variants or entry.get("kind") == "paper":
+                item["variants"] = _plain(d.variants)
+                item["depends_on"] = list(d.depends_on)
+            lag = ev.lag_percent()
+            if lag is not None:
+                item["lag_percent"] = _plain(lag)
+            if ev.censored:
                 item["censored"] = True
+            if ev.censored_reference:
+                item["censored_reference"] = True
+            v = d.verdict
         else:
-            if not timing:
+            if not ev.timing:
                 raise ValueError(
                     f"{self.chapter}.{name} is not registered: add it to "
                     f"helpers/book/chapters/{self.chapter}.toml"
                 )
             v = "measured"
-            if target is not None:
-                op, bound = target
+            if ev.target is not None:
+                op, bound = ev.target
                 if op not in ("<=", ">="):
                     raise ValueError(
-                        f"target must be ('<=' or '>=', bound), got {target!r}"
+                        f"target must be ('<=' or '>=', bound), got {ev.target!r}"
                     )
-                met = value <= bound if op == "<=" else value >= bound
+                met = ev.value <= bound if op == "<=" else ev.value >= bound
                 v = "target met" if met else "target missed"
                 item["paper"] = _plain(bound)
                 item["target"] = op
         item.update({"verdict": v, "note": note})
         self.items[name] = item
         if figure:
-            self.items[name]["figure"] = figure
-        if timing:
-            self.items[name]["timing"] = True
-        return self.items[name]
+            item["figure"] = figure
+        if ev.timing:
+            item["timing"] = True
+        return item
 
     def save(self) -> Path:
         self.directory.mkdir(parents=True, exist_ok=True)

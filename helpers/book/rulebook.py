@@ -24,9 +24,12 @@ no record carries a tolerance of its own.
 from __future__ import annotations
 
 import math
+from numbers import Real
 from collections.abc import Mapping
 from functools import lru_cache
+from typing import NamedTuple
 
+from ..core.measures import Evidence
 from . import chapter_data
 
 __all__ = [
@@ -44,7 +47,11 @@ __all__ = [
     "registry",
     "claim",
     "holds",
+    "CHOICES",
+    "Verdict",
     "decide",
+    "seed_variants",
+    "variants_clause",
     "verdict",
     "setup_clause",
 ]
@@ -85,6 +92,26 @@ CHECK_GAP = 0.05
 #: gate (``helpers.core.measures.snap_to_contexts``) changes the output by at most this
 #: fraction of its norm.
 PHASE_SNAP = 0.1
+
+#: The book's own choices a verdict on the paper can rest on ([rulebook-variants]):
+#: each ``kind = "paper"`` claim names those of its measure (``choices`` in its
+#: chapter's data file); its record carries the same measure under each other
+#: defensible setting of each (``variants``) and the choices under which the verdict
+#: differs from the primary setting's, the paper's figure's (``depends_on``).
+CHOICES = {
+    "width": "how wide the candidate and rival networks are (per pathway, or the "
+    "ReLU network's total shared out as Appendix F does)",
+    "init": "how the networks start (the initialisations of [conv-init])",
+    "input": "the scale of the context input (one-hot, or the authors' 1.1 and 1.35)",
+    "window": "the epochs or phase of training the claim is read in",
+    "seeds": "which seeds ran and how many (at the least, the yardstick at both ends "
+    "of its bootstrap interval over seeds)",
+    "threshold": "a cut of the book's measure (an on/off, snap or cluster cut)",
+    "definition": "two readings of the paper's words",
+    "baseline": "what the measure is held against (chance, another competitor)",
+    "coupling": "one-way or fully coupled ReLN pathways",
+    "levels": "the loss levels a time gap is read at",
+}
 
 #: How a record's value is held against what it is compared with.
 CRITERIA = {
@@ -127,7 +154,7 @@ def claim(chapter: str, name: str) -> dict | None:
 
 
 def _number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def holds(criterion: str | None, value, compared=None, spread=None, alternative=None):
@@ -210,7 +237,7 @@ def _outcome(ok) -> str:
     return {True: "reproduced", "partly": "partly reproduced"}.get(ok, "not reproduced")
 
 
-def decide(
+def _judge(
     kind: str,
     provenance: str,
     criterion: str | None,
@@ -223,6 +250,7 @@ def decide(
     decided_by: str | None = None,
     candidates: dict | None = None,
     ratio_interval=None,
+    censored_reference: bool = False,
 ) -> tuple[str, str]:
     """``(verdict, reason)`` for a record, by the rules of the module docstring.
 
@@ -255,7 +283,11 @@ def decide(
     if kind == "finding":
         return "finding", "a result beyond the paper"
     best = min(candidates.values()) if candidates else None
-    lower_bound = censored and criterion in ("seed_noise", "gap", "beyond_noise")
+    lower_bound = (censored or censored_reference) and criterion in (
+        "seed_noise",
+        "gap",
+        "beyond_noise",
+    )
 
     def judged(spread_):
         ok_ = holds(criterion, value, compared, spread_, alternative)
@@ -278,10 +310,21 @@ def decide(
     if _number(best) and best < value:
         rule += f"; nearest candidate's gap {best:.3g}"
     if lower_bound:
-        rule += (
-            " (a lower bound: the candidate never reaches a loss level the "
-            "reference reaches)"
+        side = " / ".join(
+            text
+            for flag, text in (
+                (
+                    censored,
+                    "the candidate never reaches a loss level the reference reaches",
+                ),
+                (
+                    censored_reference,
+                    "the reference never reaches a loss level the candidate reaches",
+                ),
+            )
+            if flag
         )
+        rule += f" (a lower bound: {side})"
     if kind == "check":
         if ok is None:
             return "check", "shown in the chapter (no numeric criterion)"
@@ -338,6 +381,162 @@ def decide(
     return "not reproduced", f"{rule}: fails.{who}"
 
 
+class Verdict(NamedTuple):
+    """What :func:`decide` returns: the verdict, its reason (the variants' clause
+    included), the verdict under each variant of the book's choices
+    (``{choice: [{"setting", "value", "verdict"}, ...]}``) and the choices under which
+    it differs from the primary setting's (``depends_on``)."""
+
+    verdict: str
+    reason: str
+    variants: dict
+    depends_on: list
+
+
+def _as_evidence(x) -> Evidence:
+    if isinstance(x, Evidence):
+        return x
+    if hasattr(x, "value") and hasattr(x, "spread"):  # anything with Match's fields
+        return Evidence(
+            x.value,
+            x.spread,
+            getattr(x, "alternative", None),
+            censored=bool(getattr(x, "censored", False)),
+            spread_interval=getattr(x, "spread_interval", None),
+            candidates=getattr(x, "candidates", None),
+            criterion=getattr(x, "criterion", None),
+        )
+    return Evidence(x)
+
+
+def _primary(claim: Mapping, ev: Evidence) -> tuple[str, str]:
+    return _judge(
+        claim["kind"],
+        claim["provenance"],
+        ev.rule,
+        ev.value,
+        ev.compared,
+        ev.spread,
+        ev.alternative,
+        ev.censored,
+        ev.spread_interval,
+        claim.get("decided_by"),
+        ev.candidates,
+        ev.ratio_interval,
+        ev.censored_reference,
+    )
+
+
+def _setting(ev: Evidence, x) -> Evidence:
+    """One variant's evidence: given whole, or a number that replaces the value (the
+    per-seed values, intervals and fitted family belong to the primary's value)."""
+    if isinstance(x, Evidence):
+        return x.but(variants=None)
+    return ev.but(
+        value=x,
+        per_seed=(),
+        candidates=None,
+        best=None,
+        ratio_interval=None,
+        variants=None,
+    )
+
+
+def seed_variants(ev: Evidence) -> dict:
+    """The ``seeds`` variants every noise verdict has without another run
+    ([rulebook-variants]): the yardstick at both ends of its 90 % bootstrap interval
+    over seeds (or, under ``smaller``, the ratio at both ends of its interval), the
+    verdicts other draws of as many seeds could give."""
+    g = lambda x: f"{x:.3g}"  # noqa: E731
+    out = {}
+    if ev.rule in NOISE_CRITERIA and ev.spread_interval is not None:
+        lo, hi = (float(x) for x in ev.spread_interval)
+        out[f"seed spread {g(lo)} (low end of its interval)"] = ev.but(
+            spread=lo, spread_interval=None, variants=None
+        )
+        out[f"seed spread {g(hi)} (high end)"] = ev.but(
+            spread=hi, spread_interval=None, variants=None
+        )
+    elif (
+        ev.rule == "smaller"
+        and ev.ratio_interval is not None
+        and _number(ev.compared)
+        and _number(ev.value)
+    ):
+        lo, hi = (float(x) for x in ev.ratio_interval)
+        for r, end in ((lo, "low end of its interval"), (hi, "high end")):
+            out[f"ratio {g(r)} ({end})"] = ev.but(
+                value=r * ev.compared, ratio_interval=None, variants=None
+            )
+    return out
+
+
+def variants_clause(variants: dict, primary: str) -> tuple[str, list]:
+    """The sentence a reason ends with, and ``depends_on``: the choices under some
+    setting of which the verdict differs from the primary setting's ``primary``."""
+    if not variants:
+        return "", []
+    depends = {
+        choice: [r for r in rows if r["verdict"] != primary]
+        for choice, rows in variants.items()
+    }
+    depends = {c: rows for c, rows in depends.items() if rows}
+    if not depends:
+        return f" Robust to {', '.join(variants)}.", []
+    parts = []
+    for c, rows in depends.items():
+        each = "; ".join(f"{r['setting']}: {r['verdict']}" for r in rows)
+        parts.append(f"{c} ({each})")
+    return f" Depends on {'; '.join(parts)}.", list(depends)
+
+
+def decide(claim: Mapping, evidence, *legacy, **legacy_fields) -> Verdict:
+    """The verdict on a claim, from its evidence ([rulebook-evidence]).
+
+    Args:
+        claim: the claim's registry entry (``kind``, ``provenance``, optionally
+            ``decided_by``), or a stored record, which carries the same fields.
+        evidence: a :class:`helpers.core.measures.Evidence` (or a bare value: a
+            measurement with no comparison).
+
+    Returns:
+        :class:`Verdict`: the primary setting's verdict and reason, each variant's
+        verdict, and the choices the verdict depends on; the reason ends with the
+        variants' clause.
+    """
+    if isinstance(claim, str):  # the positional form, until every page is moved
+        return _judge(claim, evidence, *legacy, **legacy_fields)
+    ev = _as_evidence(evidence)
+    v, reason = _primary(claim, ev)
+    settings = dict(ev.variants or {})
+    if claim["kind"] == "paper" and "seeds" not in settings:
+        auto = seed_variants(ev)
+        if auto:
+            settings["seeds"] = auto
+    unknown = sorted(set(settings) - set(CHOICES))
+    if unknown:
+        raise ValueError(
+            f"variants of unknown choices {unknown}; the rulebook has {list(CHOICES)}"
+        )
+    variants = {}
+    for choice, options in settings.items():
+        if not options:
+            raise ValueError(f"variants: the choice {choice!r} has no setting")
+        rows = []
+        for setting, x in options.items():
+            var = _setting(ev, x)
+            rows.append(
+                {
+                    "setting": str(setting),
+                    "value": var.value,
+                    "verdict": _primary(claim, var)[0],
+                }
+            )
+        variants[choice] = rows
+    clause, depends_on = variants_clause(variants, v)
+    return Verdict(v, reason + clause, variants, depends_on)
+
+
 def verdict(
     match,
     kind: str = "paper",
@@ -345,27 +544,19 @@ def verdict(
     criterion: str | None = None,
     compared=None,
 ) -> str:
-    """The verdict :func:`decide` gives a comparison held in ``match``: a
-    :class:`helpers.core.measures.Match`, or anything with its fields ``value``,
-    ``spread``, ``alternative`` and ``censored`` (an ``alternative`` of None is no
-    alternative).  ``criterion`` defaults to the match's own (``seed_noise``);
-    ``compared`` is the value it is held against, where the criterion takes one.
-
-    This is the verdict a record of that comparison would get, for the verdicts a page
-    shows per setting (per initialisation, per margin) without a record of each."""
-    fields = match.record() if hasattr(match, "record") else {}
-    return decide(
-        kind,
-        provenance,
-        criterion or fields.get("criterion", "seed_noise"),
-        match.value,
-        compared,
-        match.spread,
-        match.alternative,
-        bool(getattr(match, "censored", False)),
-        getattr(match, "spread_interval", None),
-        candidates=getattr(match, "candidates", None),
-    )[0]
+    """The verdict :func:`decide` gives one setting's evidence (a
+    :class:`helpers.core.measures.Evidence`, or anything with its fields ``value``,
+    ``spread``, ``alternative`` and ``censored``), for the verdicts a page shows per
+    setting (per initialisation, per margin) without a record of each.
+    ``criterion`` defaults to the evidence's own, else ``seed_noise``."""
+    ev = _as_evidence(match)
+    rule = criterion or ev.criterion or ("exact" if compared is not None else None)
+    ev = ev.but(
+        criterion=rule or "seed_noise",
+        compared=ev.compared if compared is None else compared,
+        variants=None,
+    )
+    return decide({"kind": kind, "provenance": provenance}, ev).verdict
 
 
 def setup_clause(verdicts: Mapping, chosen: str, same=(), record="init_sensitivity"):

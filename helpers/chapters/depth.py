@@ -491,6 +491,8 @@ def match_runs(reference, candidate) -> Match:
         cens,
         bootstrap_interval(*mats),
         spread_c,
+        criterion="seed_noise",
+        time_gap=True,
     )
 
 
@@ -593,6 +595,7 @@ def output_match(reference, candidate) -> Match:
         False,
         bootstrap_interval(mat(R), mat(Cd)),
         s_c,
+        criterion="seed_noise",
     )
 
 

@@ -5,7 +5,7 @@ censuses by weight and by function."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -14,6 +14,7 @@ __all__ = [
     "LEVELS",
     "level_times",
     "time_gap",
+    "Evidence",
     "Match",
     "match",
     "BOOTSTRAP",
@@ -95,45 +96,138 @@ def time_gap(La, Lb, levels=LEVELS) -> float:
 
 
 @dataclass(frozen=True)
-class Match:
-    """How closely a candidate (a ReLN, a closed form) follows a reference network.
+class Evidence:
+    """Everything a verdict needs, in one value ([rulebook-evidence]): what the book
+    measured, what it is held against, both sides' noise, and the same measure under
+    each variant of the book's own choices.  :func:`helpers.book.rulebook.decide`
+    turns a claim and its evidence into a verdict; ``Records.add(name, evidence)``
+    stores both.
 
-    ``value``: median over seeds of :func:`time_gap` (reference seed ``s`` against
-    candidate seed ``s``); ``spread``: the yardstick of the rulebook
-    ([rulebook-noise]): the median over pairs of reference seeds of the same gap, or,
-    when the candidate is stochastic too, the larger of that and the candidate's own
-    (``spread_candidate``), so that noise on both sides is counted;
-    ``spread_interval``: a 90 % bootstrap interval of ``spread`` over seeds;
-    ``alternative``: the same as ``value`` for the alternative the paper argues
-    against (where a family of ``candidates`` was fitted, the member named
-    ``paper_alternative``; only where the paper names none, the nearest rival), which
-    decides "partly reproduced"; ``candidates``: each candidate's gap, by name (the
-    paper's included); ``best``: the name of the nearest, which decides whether the
-    paper's candidate is followed at all ([rulebook-best]); ``per_seed``: the gaps
-    behind ``value``; ``censored``: for some seed the candidate never reaches, within
-    the run, a loss level the reference reaches, so ``value`` is only a lower bound.
+    Args:
+        value: the measure (a number, or a table of numbers for a record without a
+            verdict).  For a comparison of loss curves the median over seeds of
+            :func:`time_gap` (reference seed ``s`` against candidate seed ``s``).
+        spread: the yardstick of the noise criteria ([rulebook-noise]): the median
+            over pairs of reference seeds of the same measure, or the larger of that
+            and the candidate's own (``spread_candidate``) when the candidate is
+            stochastic too.
+        alternative: the same measure for the alternative the paper argues against
+            (where a family of ``candidates`` was fitted, the member named
+            ``paper_alternative``; only where the paper names none, the nearest
+            rival); it decides "partly reproduced".
+        per_seed: the per-seed values behind ``value``, shape ``(seeds,)``.
+        censored: the candidate side is censored: for some seed the candidate never
+            reaches, within the run, a loss level the reference reaches, so a time
+            gap is only a lower bound.
+        spread_interval: 90 % bootstrap interval of ``spread`` over seeds, ``(lo,
+            hi)``.
+        spread_candidate: the candidate's own seed spread, where it is stochastic.
+        candidates: ``{name: gap}`` of a fitted family, the paper's candidate
+            included ([rulebook-best]).
+        best: the name of the nearest candidate.
+        compared: the value the measure is held against (a record's ``paper``
+            field, whatever its provenance; the registry says where it comes from).
+        criterion: the rulebook's criterion (:data:`helpers.book.rulebook.CRITERIA`);
+            None: ``exact`` where ``compared`` is given, else no criterion.
+        censored_reference: the reference side is censored: for some seed the
+            reference never reaches a loss level the candidate reaches (the C = 3
+            ReLU network's 0.1 % level), so the gap is a lower bound there too.
+        ratio_interval: under ``smaller``, the 90 % bootstrap interval over seeds of
+            ``value / compared`` where both are measured once per seed.
+        epochs: ``{epoch: value}`` over training, for a claim about gating.
+        phase: ``(first, last)``, the epochs the claim is read in
+            ([rulebook-phase]).
+        variants: ``{choice: {setting: evidence or number}}``: the same measure
+            under each other defensible setting of one of the book's own choices
+            ([rulebook-variants]); a number replaces only ``value``.
+        timing: a measured time, which a re-execution need not reproduce.
+        target: ``("<=" or ">=", bound)`` of a measured time (the book's targets).
+        time_gap: ``value`` and ``per_seed`` are time gaps (:func:`time_gap`), which
+            the scorecard shows as a lag in percent (:meth:`lag_percent`).
     """
 
-    value: float
-    spread: float
-    alternative: float | None
-    per_seed: tuple
+    value: object
+    spread: float | None = None
+    alternative: float | None = None
+    per_seed: tuple = ()
     censored: bool = False
     spread_interval: tuple | None = None
     spread_candidate: float | None = None
     candidates: dict | None = None
     best: str | None = None
+    compared: object = None
+    criterion: str | None = None
+    censored_reference: bool = False
+    ratio_interval: tuple | None = None
+    epochs: dict | None = None
+    phase: tuple | None = None
+    variants: dict | None = None
+    timing: bool = False
+    target: tuple | None = None
+    time_gap: bool = False
+
+    def lag_percent(self) -> dict | None:
+        """A time gap as the lag a reader can picture: ``100 (e^gap - 1)`` percent at
+        the worst level, the median's and the range over seeds (None when the value
+        is not a time gap)."""
+        if not self.time_gap or not isinstance(self.value, (int, float)):
+            return None
+        pct = lambda g: 100.0 * float(np.expm1(g))  # noqa: E731
+        out = {"median": pct(self.value)}
+        if len(self.per_seed) >= 2:
+            out["range"] = [pct(min(self.per_seed)), pct(max(self.per_seed))]
+        return out
+
+    def but(self, **changes) -> "Evidence":
+        """A copy with ``changes`` (``dataclasses.replace``): the same evidence under
+        another criterion, compared value or set of variants."""
+        return replace(self, **changes)
+
+    def varied(self, choice: str, settings: dict) -> "Evidence":
+        """A copy with the variants of one more ``choice``: ``{setting: evidence or
+        number}`` (see ``variants``)."""
+        return replace(self, variants={**(self.variants or {}), choice: settings})
+
+    @property
+    def rule(self) -> str | None:
+        """The criterion in force: ``criterion``, else ``exact`` when a compared value
+        is given, else None."""
+        if self.criterion is not None:
+            return self.criterion
+        return "exact" if self.compared is not None else None
 
     def record(self) -> dict:
-        """Keyword arguments for ``Records.add`` (the rulebook's ``seed_noise``
-        test)."""
+        """The rulebook's fields of a comparison (``seed_noise`` by default)."""
         return {
-            "criterion": "seed_noise",
+            "criterion": self.criterion or "seed_noise",
             "spread": self.spread,
             "alternative": self.alternative,
             "censored": self.censored,
             "spread_interval": self.spread_interval,
         }
+
+    @classmethod
+    def from_record(cls, rec: dict) -> "Evidence":
+        """The evidence a stored record was decided on (its variants apart), so that
+        a test can decide it again from ``book/results``."""
+        fields = {
+            "value": rec.get("value"),
+            "compared": rec.get("paper"),
+            "criterion": rec.get("criterion"),
+            "spread": rec.get("spread"),
+            "alternative": rec.get("alternative"),
+            "censored": bool(rec.get("censored", False)),
+            "censored_reference": bool(rec.get("censored_reference", False)),
+            "spread_interval": rec.get("spread_interval"),
+            "candidates": rec.get("candidates"),
+            "best": rec.get("best"),
+            "ratio_interval": rec.get("ratio_interval"),
+        }
+        return cls(**fields)
+
+
+#: The name the comparisons of loss curves were first given: one type, two names.
+Match = Evidence
 
 
 #: Bootstrap of a seed spread ([rulebook-noise]): resamples and the interval's
@@ -276,6 +370,7 @@ def match(
         mats.append(D_c)
     C = np.repeat(C, R.shape[0], axis=0) if C.shape[0] == 1 else C
     cens = any(censored(r, c, levels) for r, c in zip(R, C))
+    cens_ref = any(censored(c, r, levels) for r, c in zip(R, C))
     family = best = None
     if competitors is not None:
         if not competitors:
@@ -304,6 +399,9 @@ def match(
         spread_c,
         family,
         best,
+        criterion="seed_noise",
+        censored_reference=cens_ref,
+        time_gap=True,
     )
 
 

@@ -29,6 +29,7 @@ def test_helpers_top_level_holds_only_the_layers():
 
 def test_every_chapter_module_is_named_as_its_chapter():
     modules = {p.stem for p in (HELPERS / "chapters").glob("*.py")} - {"__init__"}
+    modules |= {p.parent.name for p in (HELPERS / "chapters").glob("*/__init__.py")}
     for name in modules:
         assert (BOOK / f"{name}.md").exists(), (
             f"helpers/chapters/{name}.py has no chapter"
