@@ -83,7 +83,21 @@ from .core.measures import (  # noqa: F401
 )
 from .core.relns import common_fit, context_pathways, context_reln  # noqa: F401
 
-__version__ = "0.4.0"
+def _version() -> str:
+    """The installed package's version (``pyproject.toml``, the one place it is set)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("haste-book-helpers")
+    except PackageNotFoundError:  # a checkout on the path, not installed
+        import tomllib
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+        return tomllib.loads(pyproject.read_text())["project"]["version"]
+
+
+__version__ = _version()
 
 _LAZY = ("figures", "chapters", "book")
 

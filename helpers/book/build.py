@@ -479,7 +479,7 @@ def _page_furniture(config: dict, root: Path, url: str | None) -> None:
     (readers dispute verdicts there) where the repository is known, the bottom line of
     the scorecard for the intro page (``{{ bottom_line }}``, from the records the site
     shows), and, on a run's site, a banner on every page naming the run."""
-    from . import records
+    from . import records, scorecard
 
     html = config.setdefault("html", {})
     html["use_issues_button"] = bool(url) and bool(html.get("use_issues_button"))
@@ -490,7 +490,8 @@ def _page_furniture(config: dict, root: Path, url: str | None) -> None:
     )
     recs = records.load_all(root / "book" / "results")
     subs = config.setdefault("parse", {}).setdefault("myst_substitutions", {})
-    subs["bottom_line"] = records.bottom_line(recs)
+    subs["bottom_line"] = scorecard.bottom_line(recs)
+    subs["in_words"] = "\n\n".join(scorecard.in_words(recs))
     banner = run_banner(root)
     if banner:
         import html as html_
@@ -527,8 +528,9 @@ def _tree_from_run(run: Path) -> Path:
         )
     # the scorecard (and with it every count) from the run's records, whichever
     # chapters the run executed
-    if "scorecard" in CHAPTERS:
-        execute("scorecard", {}, run=run)
+    for page in ("scorecard", "records"):
+        if page in CHAPTERS:
+            execute(page, {}, run=run)
     root = run / "site-src"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir()

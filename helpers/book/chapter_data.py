@@ -8,6 +8,7 @@
 * ``[profiles.<profile>]``: the values a profile (``--profile paper``) sets;
 * ``[execution]``: ``after``, the chapters it must execute after, where the table of
   contents places them later;
+* ``[figures]``: the figure of each measured time (unregistered records), by name;
 * every other table: a claim, keyed by the name of the record it registers.
 
 The chapters themselves are the table of contents' (``_toc.yml``: the files
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 DATA = Path(__file__).with_name("chapters")
 #: The sections of a data file that are not claims.
-SECTIONS = ("parameters", "profiles", "execution")
+SECTIONS = ("parameters", "profiles", "execution", "figures")
 
 
 @lru_cache(maxsize=1)

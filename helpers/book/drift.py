@@ -36,7 +36,15 @@ __all__ = [
 #: Relative difference beyond which a re-executed number has drifted.  Values are stored
 #: to 6 significant digits, so 1e-5 lets only the last stored digit round the other way.
 RTOL = 1e-5
-FIELDS = ("value", "paper", "spread", "alternative", "verdict", "variants", "depends_on")
+FIELDS = (
+    "value",
+    "paper",
+    "spread",
+    "alternative",
+    "verdict",
+    "variants",
+    "depends_on",
+)
 ROOT = Path(__file__).resolve().parents[2]
 
 

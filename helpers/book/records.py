@@ -14,9 +14,9 @@ re-execution set it.  Any other execution (Jupyter, papermill, Binder, Colab) wr
 that a page reading other chapters' records finds them), says so once, and never
 touches ``book/results``.
 
-The scorecard page (``book/scorecard.md``), the chapters' closing tables
-(:func:`claims_table`) and the intro page's counts (:func:`bottom_line`, substituted
-when the site is built) are built here from the records.
+The chapters' closing tables (:func:`claims_table`) are built here from the records;
+the scorecard, its bottom line and the appendix of every record in
+:mod:`helpers.book.scorecard`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import json
 import math
 import os
 import shutil
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -38,11 +37,7 @@ __all__ = [
     "Records",
     "load_all",
     "claims_table",
-    "counts",
-    "bottom_line",
-    "sections_4_5",
     "compared",
-    "scorecard",
     "notes",
 ]
 
@@ -170,6 +165,12 @@ def _rounded(ev):
     )
 
 
+def _timing_figure(chapter: str, name: str) -> str | None:
+    from . import chapter_data
+
+    return chapter_data.data(chapter).get("figures", {}).get(name)
+
+
 class Records:
     """Collects one chapter's records; :meth:`save` writes them (sorted, stable)."""
 
@@ -198,8 +199,8 @@ class Records:
         from . import rulebook
 
         ev = _rounded(_evidence(evidence, legacy))
-        figure = legacy.get("figure")
         entry = rulebook.claim(self.chapter, name)
+        figure = legacy.get("figure") or _timing_figure(self.chapter, name)
         item = {"value": _plain(ev.value), "paper": _plain(ev.compared)}
         if entry is not None:
             if ev.target is not None:
@@ -221,7 +222,7 @@ class Records:
                     )
                 }
             )
-            for k in ("setup", "decided_by", "follows", "part_of"):
+            for k in ("short", "setup", "decided_by", "follows", "part_of"):
                 if entry.get(k):
                     item[k] = entry[k]
             figure = figure or entry.get("figure")
@@ -503,211 +504,6 @@ def claims_table(rows) -> str:
     lines += _dropdown("The paper's words, reasons and setups", details)
     lines.append("Verdicts follow the book's {ref}`rulebook <rulebook>`.")
     return "\n".join(lines)
-
-
-#: The verdicts on the paper's claims in the order the bottom line gives them, and
-#: their short names there.
-_COUNTED = {
-    "reproduced": "reproduced",
-    "partly reproduced": "partly",
-    "not reproduced": "not",
-    "undecided": "undecided",
-    "not testable": "not testable",
-}
-
-
-def counts(records: dict) -> dict[str, int]:
-    """How many of the paper's claims got each verdict (``kind = "paper"``)."""
-    out = dict.fromkeys(_COUNTED, 0)
-    for recs in records.values():
-        for r in recs.values():
-            if r.get("kind") == "paper":
-                out[r["verdict"]] = out.get(r["verdict"], 0) + 1
-    return out
-
-
-def bottom_line(records: dict) -> str:
-    """The scorecard's bottom line in one sentence, from the records."""
-    c = counts(records)
-    parts = ", ".join(f"{c[v]} {short}" for v, short in _COUNTED.items())
-    return f"Of the paper's {sum(c.values())} claims: {parts}."
-
-
-#: The records behind the summary of Sections 4 and 5 under the bottom line:
-#: (chapter, record) of the ReLU-ReLN comparison that says "follows", by section.
-_FOLLOWS = {
-    "Section 4": [("contexts", "gap_relu_reln")],
-    "Section 5": [("extra_contexts", f"follows_reln_C{c}") for c in (3, 4, 5)],
-}
-#: How a "follows" verdict reads as "within the seed noise of the ReLU network".
-_WITHIN = {
-    "reproduced": "within",
-    "undecided": "undecided (the interval straddles the noise bound)",
-}
-
-
-def _noise(rec: dict) -> str:
-    """One follows record in words: within the seed noise or not, with its numbers."""
-    said = _WITHIN.get(rec.get("verdict"), "not within")
-    nums = ""
-    if rec.get("spread") is not None and isinstance(rec.get("value"), (int, float)):
-        from .rulebook import NOISE_MULTIPLE
-
-        nums = (
-            f"gap {_fmt(rec['value'])} against {NOISE_MULTIPLE:g} x seed spread "
-            f"{_fmt(rec['spread'])}"
-        )
-        iv = rec.get("spread_interval")
-        if isinstance(iv, list) and len(iv) == 2:
-            nums += f" (its interval {_fmt(iv[0])}–{_fmt(iv[1])})"
-    return f"{said}: {nums}" if nums else said
-
-
-def sections_4_5(records: dict) -> str:
-    """What a reader must be told about Sections 4 and 5, from the records (the
-    scorecard's summary under the bottom line): how far
-    Assumption 2.1.1 holds for the Section 4 task, how much of the ReLU network's
-    weight gates all-or-none per context, and whether the paper's ReLN is ever within
-    the seed noise of the ReLU network in Sections 4 and 5.  A part whose record is
-    missing is left out."""
-    ctx = records.get("contexts", {})
-    out = []
-    off = ctx.get("assumption_211_offdiag", {}).get("value")
-    if isinstance(off, (int, float)):
-        out.append(
-            "Assumption 2.1.1 holds only approximately for the Section 4 task: "
-            rf"{100 * off:.1f} % of $V^\top \Sigma_x V$ is off its diagonal."
-        )
-    strict = ctx.get("single_context_strict", {}).get("value")
-    if isinstance(strict, dict) and "context_level" in strict:
-        out.append(
-            f"Only {100 * strict['context_level']:.1f} % of the Section 4 ReLU "
-            "network's weight sits in units whose gates are all-or-none per context: "
-            "its gating is context-level only as a coarse-graining."
-        )
-    parts = []
-    for section, names in _FOLLOWS.items():
-        found = [(ch, n, records.get(ch, {}).get(n)) for ch, n in names]
-        found = [(ch, n, r) for ch, n, r in found if r]
-        if found:
-            each = "; ".join(f"`{n}` {_noise(r)}" for _, n, r in found)
-            parts.append(f"{section}: {each}.")
-    if parts:
-        within = [
-            r.get("verdict")
-            for names in _FOLLOWS.values()
-            for ch, n in names
-            if (r := records.get(ch, {}).get(n))
-        ]
-        lead = (
-            "The paper's ReLN is never within the seed noise of the ReLU network"
-            if all(v not in _WITHIN for v in within)
-            else "The paper's ReLN is within the seed noise of the ReLU network, or "
-            "the seeds cannot decide, only where marked"
-        )
-        out.append(
-            f"{lead}. {' '.join(parts)} Which network is ahead, level by level, "
-            "is on the pages of [Section 4](contexts.ipynb) and "
-            "[Section 5](extra_contexts.ipynb)."
-        )
-    return " ".join(out)
-
-
-#: The scorecard's groups, in the paper's order, then beyond the paper.
-GROUPS = (
-    "Section 2",
-    "Section 3",
-    "Section 4",
-    "Section 5",
-    "Section 6",
-    "Appendix B",
-    "Appendices C-E",
-    "Reviewers' questions",
-    "Real data",
-)
-_OTHER_KINDS = {
-    "check": "The book's consistency checks",
-    "finding": "Results beyond the paper",
-    "measured": "Measurements",
-}
-
-
-def _row(chapter: str, name: str, r: dict) -> str:
-    fig = f" · {{numref}}`{r['figure']}`" if r.get("figure") else ""
-    claim = f"{_cell(r['claim'])}<br>[{chapter}]({chapter}.ipynb){fig}"
-    return (
-        f"| {claim} | {badge(r['verdict'])} | {_cell(measured(r))} | "
-        f"{_cell(compared(r))} |"
-    )
-
-
-def scorecard(records: dict) -> str:
-    """The scorecard page's body as Markdown: the bottom line, the summary of
-    Sections 4 and 5 (:func:`sections_4_5`), one compact row per
-    claim of the paper grouped by the paper's sections, each group's details in a
-    dropdown; then the book's checks, findings, measurements and performance targets,
-    each in a dropdown of its own."""
-    claims = [
-        (ch, n, r)
-        for ch, recs in records.items()
-        for n, r in recs.items()
-        if r.get("kind")
-    ]
-    c = counts(records)
-    out = [f"**{bottom_line(records)}**", ""]
-    out += [" ".join(f"{badge(v)} {n}" for v, n in c.items()), ""]
-    summary = sections_4_5(records)
-    if summary:
-        out += [summary, ""]
-    header = ["| claim | verdict | this book | compared with |", "|---|---|---|---|"]
-    paper = [x for x in claims if x[2]["kind"] == "paper"]
-    groups = list(GROUPS) + sorted({r["group"] for _, _, r in paper} - set(GROUPS))
-    for group in groups:
-        rows = [x for x in paper if x[2]["group"] == group]
-        if not rows:
-            continue
-        out += ["", f"## {group}", "", *header]
-        out += [_row(*x) for x in rows]
-        details = []
-        for ch, n, r in rows:
-            details += _details(n, r)
-        out += _dropdown(
-            f"Details of {group}: the paper's words, reasons, setups", details
-        )
-    for kind, title in _OTHER_KINDS.items():
-        rows = [x for x in claims if x[2]["kind"] == kind]
-        if not rows:
-            continue
-        tally = Counter(x[2]["verdict"] for x in rows)
-        verdicts = ", ".join(
-            f"{n} {v}" if len(tally) > 1 else v for v, n in sorted(tally.items())
-        )
-        body = [*header, *[_row(*x) for x in rows], ""]
-        for ch, n, r in rows:
-            body += _details(n, r)
-        lead = f"{len(rows)} records" + (", all " if len(tally) == 1 else ": ")
-        out += ["", f"## {title}", "", f"{lead}{verdicts}."]
-        out += _dropdown(f"{title}: every record", body)
-    targets = [
-        (ch, n, r)
-        for ch, recs in records.items()
-        for n, r in recs.items()
-        if r.get("target")
-    ]
-    if targets:
-        out += [
-            "",
-            "## The book's own targets",
-            "",
-            "| record | value | target | verdict |",
-            "|---|---|---|---|",
-        ]
-        for ch, n, r in targets:
-            out.append(
-                f"| [`{n}`]({ch}.ipynb) | {_cell(_short(r['value']))} | "
-                f"{r['target']} {_cell(_fmt(r['paper']))} | {badge(r['verdict'])} |"
-            )
-    return "\n".join(out)
 
 
 def notes(records: dict) -> str:

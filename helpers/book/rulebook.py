@@ -24,9 +24,9 @@ no record carries a tolerance of its own.
 from __future__ import annotations
 
 import math
-from numbers import Real
 from collections.abc import Mapping
 from functools import lru_cache
+from numbers import Real
 from typing import NamedTuple
 
 from ..core.measures import Evidence

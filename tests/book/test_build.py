@@ -93,9 +93,9 @@ def test_a_run_with_other_parameters_leaves_the_book_alone_and_builds_a_site():
     for page in (html / "book").rglob("*.html"):
         assert "This site shows a run" in page.read_text(), page
     assert (run / "scorecard.ipynb").exists()
-    from helpers.book import records
+    from helpers.book import records, scorecard
 
-    line = records.bottom_line(records.load_all(run / "results"))
+    line = scorecard.bottom_line(records.load_all(run / "results"))
     intro = (html / "book" / "pages" / "intro.html").read_text()
     assert line in intro.replace("\u2019", "'")
     assert _book_state() == before
@@ -105,7 +105,7 @@ def test_every_page_of_a_runs_site_names_the_run(tmp_path):
     """A run's site: a banner on every page (profile, parameters, commit) and the
     intro's counts from the run's records; the committed site has neither banner nor
     other counts."""
-    from helpers.book import records
+    from helpers.book import records, scorecard
 
     run = tmp_path / "default-abc"
     (run / "site-src" / "book" / "results").mkdir(parents=True)
@@ -120,7 +120,7 @@ def test_every_page_of_a_runs_site_names_the_run(tmp_path):
     assert "a run" in banner and "default" in banner and "0123456789" in banner
     assert "seeds" in banner
     line = config["parse"]["myst_substitutions"]["bottom_line"]
-    assert records.bottom_line(recs) in line and "1 undecided" in line
+    assert scorecard.bottom_line(recs) in line and "1 undecided" in line
     assert config["html"]["use_issues_button"] is False  # no repository known
     assert "Version" in config["html"]["extra_footer"]
 
@@ -129,5 +129,5 @@ def test_every_page_of_a_runs_site_names_the_run(tmp_path):
     assert "announcement" not in committed["html"]
     assert committed["html"]["use_issues_button"] is True
     assert committed["parse"]["myst_substitutions"]["bottom_line"] == (
-        records.bottom_line(records.load_all(records.RESULTS_DIR))
+        scorecard.bottom_line(records.load_all(records.RESULTS_DIR))
     )

@@ -129,8 +129,9 @@ def test_no_visible_cell_builds_a_table(src):
 
 
 def test_visible_code_cells_are_short():
-    """The science shows, the bookkeeping does not: the median visible code cell
-    across the book is at most 20 non-blank lines."""
+    """The science shows, in short cells of one idea each (QuantEcon's lectures show a
+    median of 8 lines): the median visible code cell across the book is at most 10
+    non-blank lines."""
     lengths = [
         sum(1 for line in code.split("\n") if line.strip())
         for src in CHAPTER_SOURCES
@@ -138,7 +139,74 @@ def test_visible_code_cells_are_short():
     ]
     assert lengths
     median = float(np.median(lengths))
-    assert median <= 20, f"median visible code cell: {median} non-blank lines"
+    assert median <= 10, f"median visible code cell: {median} non-blank lines"
+
+
+#: The most page code the book holds (non-blank, non-comment lines of the code cells
+#: of ``book/*.md``): records, glue and tables live in the chapters' report modules.
+PAGE_CODE = 5000
+
+
+def _page_code(path) -> int:
+    return sum(
+        1
+        for _, code in _code_cells(path)
+        for line in code.split("\n")
+        if line.strip() and not line.strip().startswith("#")
+    )
+
+
+def test_the_pages_hold_science_not_bookkeeping():
+    per_page = {src.name: _page_code(src) for src in CHAPTER_SOURCES}
+    total = sum(per_page.values())
+    assert total <= PAGE_CODE, (total, sorted(per_page.items(), key=lambda x: -x[1]))
+
+
+def _calls(tree, names):
+    import ast
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in names:
+                yield node
+
+
+@pytest.mark.parametrize(
+    "src",
+    [*CHAPTER_SOURCES, *sorted((HELPERS / "chapters").rglob("*.py"))],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_one_path_from_evidence_to_verdict(src):
+    """[rulebook-evidence]: a record is added with its name, its evidence and at most
+    a note, a verdict decided from a claim and its evidence: no call passes more."""
+    import ast
+
+    if src.suffix == ".md":
+        code = "\n".join(
+            "\n".join(
+                line
+                for line in c.split("\n")
+                if not line.lstrip().startswith(("%", "!"))
+            )
+            for _, c in _code_cells(src)
+        )
+    else:
+        code = src.read_text()
+    tree = ast.parse(code)
+    for call in _calls(tree, {"add", "decide"}):
+        receiver = ast.unparse(call.func.value)
+        if call.func.attr == "add" and not receiver.endswith("rec"):
+            continue
+        if (
+            call.func.attr == "decide"
+            and "rulebook" not in receiver
+            and receiver != "rb"
+        ):
+            continue
+        n = len(call.args) + len(call.keywords)
+        assert n <= 3, f"{src.name}: {ast.unparse(call)[:160]}"
+        if call.func.attr == "add":
+            assert all(k.arg == "note" for k in call.keywords), ast.unparse(call)[:160]
 
 
 def test_intro_and_notes_never_speak_of_a_copy_of_the_paper():

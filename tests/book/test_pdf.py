@@ -83,6 +83,7 @@ def texts(reader):
     return [page.extract_text() or "" for page in reader.pages]
 
 
+@pytest.mark.browser  # reads the PDF the site build prints
 def test_the_title_page_names_the_book_its_version_and_date(texts):
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     first = " ".join(texts[0].split())
@@ -92,6 +93,7 @@ def test_the_title_page_names_the_book_its_version_and_date(texts):
     )
 
 
+@pytest.mark.browser  # reads the PDF the site build prints
 def test_the_outline_has_every_chapter_with_its_sections(reader):
     outline = _outline(reader)
     top = [_plain(title) for depth, title, _ in outline if depth == 0]
@@ -108,12 +110,14 @@ def test_the_outline_has_every_chapter_with_its_sections(reader):
     assert not repeated, f"titles with a line repeated by the printer: {repeated}"
 
 
+@pytest.mark.browser  # reads the PDF the site build prints
 def test_every_page_is_numbered(texts):
     n = len(texts)
     missing = [i + 1 for i, t in enumerate(texts) if f"{i + 1} / {n}" not in t]
     assert not missing, f"pages without their number: {missing[:10]}"
 
 
+@pytest.mark.browser  # reads the PDF the site build prints
 def test_links_stay_in_the_document_or_go_to_a_real_address(reader):
     names = set(reader.named_destinations)
     internal, broken, local = 0, [], []
@@ -139,6 +143,7 @@ def test_links_stay_in_the_document_or_go_to_a_real_address(reader):
     assert internal >= 100, f"only {internal} links inside the book"
 
 
+@pytest.mark.browser  # reads the PDF the site build prints
 def test_no_page_shows_the_sites_chrome(texts):
     found = [
         (i + 1, ui) for i, t in enumerate(texts) for ui in book_pdf.UI_TEXT if ui in t

@@ -108,7 +108,7 @@ def test_a_measured_number_is_never_labelled_paper():
 
 
 def test_counts_and_the_bottom_line():
-    from helpers.book import records
+    from helpers.book import scorecard as records
 
     recs = {
         "a": {
@@ -122,6 +122,13 @@ def test_counts_and_the_bottom_line():
     assert records.bottom_line(recs) == (
         "Of the paper's 3 claims: 1 reproduced, 0 partly, 1 not, 1 undecided, "
         "0 not testable."
+    )
+    # a record that is part of another claim joins its row and is not counted again
+    recs["b"]["v"] = {"kind": "paper", "verdict": "reproduced", "part_of": "w"}
+    assert sum(records.counts(recs).values()) == 3
+    recs["b"]["w"]["depends_on"] = ["init"]
+    assert records.bottom_line(recs).endswith(
+        "; 1 of them depend on a choice of this book."
     )
 
 
@@ -143,22 +150,58 @@ def test_tables_of_values_are_summarised_in_a_row_and_tabulated_in_the_details()
 
 
 def test_the_scorecard_is_compact(tmp_path):
-    """One row per claim of the paper, with a badge; details in dropdowns; no value is
-    dumped into a row."""
-    from helpers.book import records
+    """One row per claim of the paper, with a badge, its mark and who decides it; the
+    details in dropdowns; no value is dumped into a row; no record name and no raw
+    yardstick in the words of the bottom line."""
+    from helpers.book import records, scorecard
 
     recs = records.load_all(records.RESULTS_DIR)
-    text = records.scorecard(recs)
-    assert text.startswith(f"**{records.bottom_line(recs)}**")
-    assert records.sections_4_5(recs) in text
-    paper = sum(
-        1 for rs in recs.values() for r in rs.values() if r.get("kind") == "paper"
-    )
+    text = scorecard.scorecard(recs)
+    assert text.startswith(f"**{scorecard.bottom_line(recs)}**")
+    claims = scorecard.claims(recs)
     rows = [ln for ln in text.split("::::")[0::2] for ln in ln.splitlines()]
-    assert sum(1 for ln in rows if ln.startswith("| ") and "{bdg-" in ln) >= paper
+    table_rows = [ln for ln in rows if ln.startswith("| ") and "{bdg-" in ln]
+    assert len(table_rows) >= len(claims)
     for line in rows:
         if line.startswith("| "):
-            assert len(line) < 1200, line[:200]
+            assert len(line) < 1400, line[:200]
+    names = {n for rs in recs.values() for n in rs}
+    for sentence in scorecard.in_words(recs):
+        assert not any(f"`{n}`" in sentence for n in names), sentence
+        assert "spread" not in sentence, sentence
+    assert "Legend" in text and "records-appendix" in text
+
+
+def test_a_row_names_what_decides_it_and_the_lag_in_percent():
+    from helpers.book import scorecard
+
+    rec = {
+        "criterion": "seed_noise",
+        "value": 0.068,
+        "spread": 0.017,
+        "spread_interval": [0.012, 0.023],
+        "lag_percent": {"median": 7.0, "range": [3.0, 9.5]},
+    }
+    text = scorecard.decides(rec)
+    assert text.startswith("time gap 0.068 against 2 x seed spread 0.017")
+    assert "7.0 % apart (3.0-9.5 % over seeds)" in text
+    ratio = {"criterion": "smaller", "value": 0.2, "paper": 0.5}
+    assert scorecard.decides({**ratio, "ratio_interval": [0.3, 0.5]}).startswith(
+        "ratio 0.4 against 0.5 (0.2 / 0.5), its interval 0.3-0.5"
+    )
+    robust = {
+        "verdict": "reproduced",
+        "variants": {"init": [{"verdict": "reproduced"}]},
+    }
+    assert scorecard.mark(robust) == "robust to init"
+    moved = {
+        "verdict": "reproduced",
+        "depends_on": ["init"],
+        "variants": {
+            "init": [{"setting": "derived", "value": 0.2, "verdict": "not reproduced"}]
+        },
+    }
+    assert scorecard.mark(moved) == "depends on init (derived: not reproduced)"
 
 
 def test_an_execution_outside_the_command_line_never_writes_book_results(
@@ -180,40 +223,6 @@ def test_an_execution_outside_the_command_line_never_writes_book_results(
         p.name for p in records.RESULTS_DIR.glob("*.json")
     }
     assert Records("demo").directory == d
-
-
-def test_the_scorecard_summarises_sections_4_and_5_from_the_records():
-    from helpers.book import records
-
-    follows = {
-        "kind": "paper",
-        "verdict": "partly reproduced",
-        "value": 0.07,
-        "spread": 0.017,
-        "spread_interval": [0.012, 0.023],
-    }
-    recs = {
-        "contexts": {
-            "assumption_211_offdiag": {"kind": "measured", "value": 0.044},
-            "single_context_strict": {
-                "kind": "measured",
-                "value": {"context_level": 0.03, "one_context_only": 0.003},
-            },
-            "gap_relu_reln": follows,
-        },
-        "extra_contexts": {
-            "follows_reln_C4": {**follows, "verdict": "undecided"},
-        },
-    }
-    text = records.sections_4_5(recs)
-    assert "4.4 %" in text and "3.0 %" in text
-    assert (
-        "`gap_relu_reln` not within" in text and "`follows_reln_C4` undecided" in text
-    )
-    assert "never within" not in text
-    recs["extra_contexts"]["follows_reln_C4"]["verdict"] = "not reproduced"
-    assert "never within" in records.sections_4_5(recs)
-    assert records.sections_4_5({}) == ""
 
 
 def test_the_best_candidate_is_shown_with_its_gap():

@@ -7,6 +7,7 @@ import pytest
 
 from helpers.book import rulebook
 from helpers.book.records import RESULTS_DIR, load_all
+from helpers.core.measures import Evidence
 
 RECORDS = load_all(RESULTS_DIR)
 REGISTRY = rulebook.registry()
@@ -38,22 +39,69 @@ def test_registry_entries_are_complete():
 
 @pytest.mark.parametrize("ch,name,r", ROWS, ids=[f"{c}.{n}" for c, n, _ in ROWS])
 def test_each_verdict_is_the_rulebooks(ch, name, r):
+    """The stored verdict and reason are what ``decide`` gives the stored evidence; the
+    reason ends with the clause of the stored variants, and ``depends_on`` lists the
+    choices under which a variant's verdict differs."""
     assert r["verdict"] in rulebook.VERDICTS
-    expected = rulebook.decide(
-        r["kind"],
-        r["provenance"],
-        r.get("criterion"),
-        r["value"],
-        r["paper"],
-        r.get("spread"),
-        r.get("alternative"),
-        r.get("censored", False),
-        r.get("spread_interval"),
-        r.get("decided_by"),
-        r.get("candidates"),
-        r.get("ratio_interval"),
+    primary = rulebook.decide(r, Evidence.from_record(r))
+    clause, depends = rulebook.variants_clause(r.get("variants") or {}, r["verdict"])
+    assert r["verdict"] == primary.verdict
+    assert r["reason"].startswith(primary.reason.split(" Robust to ")[0])
+    if r.get("variants") is not None:
+        assert r["reason"].endswith(clause), (r["reason"], clause)
+        assert r["depends_on"] == depends
+
+
+PAPER = [(ch, n, r) for ch, n, r in ROWS if r["kind"] == "paper"]
+
+
+@pytest.mark.parametrize("ch,name,r", PAPER, ids=[f"{c}.{n}" for c, n, _ in PAPER])
+def test_every_verdict_on_the_paper_is_varied_over_its_choices(ch, name, r):
+    """[rulebook-variants]: each claim names the book's choices its measure rests on,
+    and its record carries the measure and verdict under a setting of each."""
+    choices = REGISTRY[ch][name].get("choices")
+    assert choices, f"{ch}.{name}: no choices named in its data file"
+    assert set(choices) <= set(rulebook.CHOICES), (ch, name, choices)
+    variants = r.get("variants") or {}
+    assert set(choices) <= set(variants) <= set(choices) | {"seeds"}, (
+        ch,
+        name,
+        sorted(variants),
     )
-    assert (r["verdict"], r["reason"]) == expected
+    for choice, rows in variants.items():
+        assert rows and all({"setting", "value", "verdict"} <= set(x) for x in rows)
+    assert isinstance(r.get("depends_on"), list)
+
+
+def test_a_variant_that_flips_the_verdict_is_named():
+    claim = {"kind": "paper", "provenance": "paper"}
+    ev = Evidence(0.03, 0.02, 0.5, criterion="seed_noise")
+    d = rulebook.decide(claim, ev.varied("init", {"derived": 0.2, "authors": 0.01}))
+    assert d.verdict == "reproduced" and d.depends_on == ["init"]
+    assert d.variants["init"][0] == {
+        "setting": "derived",
+        "value": 0.2,
+        "verdict": "partly reproduced",
+    }
+    assert d.reason.endswith("Depends on init (derived: partly reproduced).")
+    robust = rulebook.decide(claim, ev.varied("init", {"authors": 0.01}))
+    assert robust.depends_on == [] and robust.reason.endswith("Robust to init.")
+    # the seeds variant comes with every noise verdict that has a spread interval
+    d = rulebook.decide(claim, ev.but(spread_interval=(0.01, 0.04)))
+    assert [x["verdict"] for x in d.variants["seeds"]] == [
+        "partly reproduced",
+        "reproduced",
+    ]
+    assert d.verdict == "undecided" and d.depends_on == ["seeds"]
+    with pytest.raises(ValueError, match="unknown choices"):
+        rulebook.decide(claim, ev.varied("colour", {"red": 0.1}))
+
+
+def test_a_censored_reference_is_a_lower_bound_too():
+    claim = {"kind": "paper", "provenance": "paper"}
+    ev = Evidence(0.01, 0.1, None, criterion="seed_noise", censored_reference=True)
+    d = rulebook.decide(claim, ev)
+    assert d.verdict == "not reproduced" and "the reference never reaches" in d.reason
 
 
 @pytest.mark.parametrize("ch,name,r", ROWS, ids=[f"{c}.{n}" for c, n, _ in ROWS])
@@ -67,42 +115,42 @@ def test_no_verdict_on_the_paper_without_the_papers_value(ch, name, r):
 
 def test_a_verdict_its_fields_cannot_justify_is_caught():
     # a stand-in of the book's own (0 for a distance) cannot make a verdict on the paper
-    v, _ = rulebook.decide("paper", "derived here", "exact", 0.16, 0.0)
+    v, _ = rulebook._judge("paper", "derived here", "exact", 0.16, 0.0)
     assert v == "not testable"
     # the seed-noise rule: within 2 x spread, clearly nearer than the alternative, or
     # not
     assert (
-        rulebook.decide("paper", "paper", "seed_noise", 0.07, None, 0.038, 1.2)[0]
+        rulebook._judge("paper", "paper", "seed_noise", 0.07, None, 0.038, 1.2)[0]
         == "reproduced"
     )
     assert (
-        rulebook.decide("paper", "paper", "seed_noise", 0.16, None, 0.038, 1.2)[0]
+        rulebook._judge("paper", "paper", "seed_noise", 0.16, None, 0.038, 1.2)[0]
         == "partly reproduced"
     )
     assert (
-        rulebook.decide("paper", "paper", "seed_noise", 0.9, None, 0.038, 1.2)[0]
+        rulebook._judge("paper", "paper", "seed_noise", 0.9, None, 0.038, 1.2)[0]
         == "not reproduced"
     )
     assert (
-        rulebook.decide("paper", "paper", "near", 0.89, 0.816, 0.027, 0.0)[0]
+        rulebook._judge("paper", "paper", "near", 0.89, 0.816, 0.027, 0.0)[0]
         == "partly reproduced"
     )
-    assert rulebook.decide("check", "derived here", "gap", 0.08)[0] == "check failed"
+    assert rulebook._judge("check", "derived here", "gap", 0.08)[0] == "check failed"
     # a gap that is only a lower bound cannot show agreement
     assert (
-        rulebook.decide(
+        rulebook._judge(
             "paper", "paper", "seed_noise", 0.05, None, 0.07, 1.0, censored=True
         )[0]
         == "not reproduced"
     )
     assert (
-        rulebook.decide(
+        rulebook._judge(
             "paper", "paper", "beyond_noise", 0.5, None, 0.07, censored=True
         )[0]
         == "reproduced"
     )
     with pytest.raises(ValueError, match="unknown criterion"):
-        rulebook.decide("paper", "paper", "within", 0.1, 0.0)
+        rulebook._judge("paper", "paper", "within", 0.1, 0.0)
 
 
 def test_no_record_carries_a_tolerance_of_its_own():
@@ -170,8 +218,8 @@ def test_every_verdict_on_the_paper_names_its_setup_and_who_decides():
 
 def test_the_bootstrap_interval_can_make_a_verdict_undecided():
     args = ("paper", "paper", "seed_noise", 0.05, None, 0.038, 1.2)
-    assert rulebook.decide(*args, interval=(0.03, 0.05))[0] == "reproduced"
-    v, reason = rulebook.decide(*args, interval=(0.02, 0.05))
+    assert rulebook._judge(*args, interval=(0.03, 0.05))[0] == "reproduced"
+    v, reason = rulebook._judge(*args, interval=(0.02, 0.05))
     assert v == "undecided" and "more seeds" in reason
 
 
@@ -200,7 +248,7 @@ def test_the_strongest_competitor_is_the_alternative():
     )
     assert m.alternative == m.candidates["far"]
     assert rulebook.verdict(m) == "not reproduced"
-    v, reason = rulebook.decide(
+    v, reason = rulebook._judge(
         "paper", "paper", "seed_noise", 0.1, None, 0.03, 0.9, candidates={"rival": 0.09}
     )
     assert v == "partly reproduced" and "nearest candidate's gap 0.09" in reason
@@ -241,11 +289,11 @@ def test_the_per_seed_smaller_records_are_the_expected_ones():
 
 def test_the_ratios_interval_can_make_a_smaller_verdict_undecided():
     args = ("paper", "paper", "smaller", 0.0234, 0.0503)
-    assert rulebook.decide(*args)[0] == "reproduced"
-    assert rulebook.decide(*args, ratio_interval=(0.3, 0.45))[0] == "reproduced"
-    v, reason = rulebook.decide(*args, ratio_interval=(0.3, 0.7))
+    assert rulebook._judge(*args)[0] == "reproduced"
+    assert rulebook._judge(*args, ratio_interval=(0.3, 0.45))[0] == "reproduced"
+    v, reason = rulebook._judge(*args, ratio_interval=(0.3, 0.7))
     assert v == "undecided" and "more seeds" in reason
-    assert rulebook.decide(*args, ratio_interval=(0.6, 0.7))[0] == "undecided"
+    assert rulebook._judge(*args, ratio_interval=(0.6, 0.7))[0] == "undecided"
 
 
 #: Claims of the paper whose words say the ReLU network "follows" a candidate but that

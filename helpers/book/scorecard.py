@@ -1,0 +1,402 @@
+"""The scorecard a reader scans, and the appendix of every record (pages *Scorecard*
+and *Every record*, ``book/scorecard.md`` and ``book/records.md``), built from the
+records the chapters wrote; nothing here is typed by hand.
+
+One row per claim of the paper: a record registered with ``part_of`` (the closed form
+of Section 5 beside the ReLN at the same C) joins its claim's row and is not counted
+again.  Each row names the claim, its verdict with a mark (robust to every choice of
+the book that was varied, or the choices it depends on), who decides it (the paper's
+claim, the authors' code, this book's construction), and the quantity that decides it
+with its numbers: a time gap also as the lag in percent a reader can picture.  The
+bottom line says per section of the paper, in words, what holds, what fails and whose
+problem that is, and what depends on a choice of the book.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tabulate import tabulate
+
+from . import rulebook
+from .records import _cell, _details, _dropdown, _fmt, _short, badge
+
+__all__ = [
+    "claims",
+    "counts",
+    "bottom_line",
+    "in_words",
+    "decides",
+    "mark",
+    "legend",
+    "choices_table",
+    "scorecard",
+    "appendix",
+]
+
+#: The verdicts on the paper's claims in the order the bottom line gives them, and
+#: their short names there.
+COUNTED = {
+    "reproduced": "reproduced",
+    "partly reproduced": "partly",
+    "not reproduced": "not",
+    "undecided": "undecided",
+    "not testable": "not testable",
+}
+#: The scorecard's groups, in the paper's order, then beyond the paper.
+GROUPS = (
+    "Section 2",
+    "Section 3",
+    "Section 4",
+    "Section 5",
+    "Section 6",
+    "Appendix B",
+    "Appendices C-E",
+    "Reviewers' questions",
+    "Real data",
+)
+#: Whose choice decides a verdict, as a row says it, and whose problem a failure is.
+WHO = {
+    "the paper's claim": ("the paper", "the paper's"),
+    "the authors' code": ("the authors' code", "the authors' code's"),
+    "this book's construction": ("this book", "the book's construction's"),
+}
+WHO_DEFAULT = rulebook.DECIDED_BY[0]
+OTHER_KINDS = {
+    "check": "The book's consistency checks",
+    "finding": "Results beyond the paper",
+    "measured": "Measurements",
+}
+
+
+def claims(records: dict) -> list[tuple[str, str, dict, list]]:
+    """The paper's claims, one per row: ``(chapter, name, record, parts)`` where
+    ``parts`` are the ``(name, record)`` registered ``part_of`` it."""
+    out = []
+    for ch, recs in records.items():
+        for name, r in recs.items():
+            if r.get("kind") != "paper" or r.get("part_of"):
+                continue
+            parts = [(n, p) for n, p in recs.items() if p.get("part_of") == name]
+            out.append((ch, name, r, parts))
+    return out
+
+
+def counts(records: dict) -> dict[str, int]:
+    """How many of the paper's claims got each verdict (one per claim)."""
+    out = dict.fromkeys(COUNTED, 0)
+    for _, _, r, _ in claims(records):
+        out[r["verdict"]] = out.get(r["verdict"], 0) + 1
+    return out
+
+
+def _label(r: dict) -> str:
+    return (r.get("short") or r.get("claim") or "").rstrip(".")
+
+
+def bottom_line(records: dict) -> str:
+    """The bottom line in one sentence: the verdicts of the paper's claims, and how
+    many depend on a choice of the book."""
+    c = counts(records)
+    parts = ", ".join(f"{c[v]} {short}" for v, short in COUNTED.items())
+    rows = claims(records)
+    dep = sum(1 for _, _, r, _ in rows if r.get("depends_on"))
+    tail = f"; {dep} of them depend on a choice of this book" if dep else ""
+    return f"Of the paper's {len(rows)} claims: {parts}{tail}."
+
+
+def _lag(r: dict) -> str:
+    lag = r.get("lag_percent")
+    if not isinstance(lag, dict):
+        return ""
+    text = f"{lag['median']:.1f} % apart"
+    if isinstance(lag.get("range"), list):
+        lo, hi = lag["range"]
+        text += f" ({lo:.1f}-{hi:.1f} % over seeds)"
+    return text
+
+
+def decides(r: dict) -> str:
+    """The quantity that decides a verdict, named, with its numbers: the time gap
+    (and its lag in percent) against the seed spread and the spread's interval, or a
+    ratio beside its own interval."""
+    crit = r.get("criterion")
+    value, spread = r.get("value"), r.get("spread")
+    num = rulebook._number
+    if crit in ("seed_noise", "beyond_noise") and num(value) and num(spread):
+        text = (
+            f"time gap {_fmt(value)} against {rulebook.NOISE_MULTIPLE:g} x seed "
+            f"spread {_fmt(spread)}"
+        )
+        iv = r.get("spread_interval")
+        if isinstance(iv, list) and len(iv) == 2:
+            text += f" (spread's interval {_fmt(iv[0])}-{_fmt(iv[1])})"
+        lag = _lag(r)
+        return f"{text}; {lag}" if lag else text
+    if crit == "near" and num(value) and num(spread) and num(r.get("paper")):
+        return (
+            f"{_fmt(value)} against {_fmt(r['paper'])}, within "
+            f"{rulebook.NOISE_MULTIPLE:g} x seed spread {_fmt(spread)}?"
+        )
+    if crit == "smaller" and num(value) and num(r.get("paper")) and r["paper"]:
+        text = (
+            f"ratio {_fmt(value / r['paper'])} against {rulebook.CLEARLY:g} "
+            f"({_fmt(value)} / {_fmt(r['paper'])})"
+        )
+        iv = r.get("ratio_interval")
+        if isinstance(iv, list) and len(iv) == 2:
+            text += f", its interval {_fmt(iv[0])}-{_fmt(iv[1])}"
+        return text
+    if crit == "gap" and num(value):
+        return f"time gap {_fmt(value)} against {rulebook.CHECK_GAP:g}"
+    if r.get("paper") is not None:
+        return f"{_short(value)} against {_short(r['paper'])}"
+    return _short(value)
+
+
+def mark(r: dict) -> str:
+    """Robust, or the choices the verdict depends on (and the verdict there)."""
+    variants = r.get("variants") or {}
+    if not variants:
+        return "not varied"
+    dep = r.get("depends_on") or []
+    if not dep:
+        return "robust to " + ", ".join(variants)
+    said = []
+    for choice in dep:
+        moved = [x for x in variants.get(choice, []) if x["verdict"] != r["verdict"]]
+        where = "; ".join(f"{x['setting']}: {x['verdict']}" for x in moved[:2])
+        more = f"; +{len(moved) - 2} more" if len(moved) > 2 else ""
+        said.append(f"{choice} ({where}{more})")
+    return "depends on " + "; ".join(said)
+
+
+def _who(r: dict) -> str:
+    return WHO.get(r.get("decided_by") or rulebook.DECIDED_BY[0], ("?", "?"))[0]
+
+
+def legend() -> str:
+    """What the badges and marks mean, in one paragraph."""
+    meaning = {
+        "reproduced": "within the seed noise, or the relation the paper states holds",
+        "partly reproduced": "outside the noise, but clearly nearer the paper's "
+        "candidate than the alternative it argues against",
+        "not reproduced": "neither",
+        "undecided": "the verdict changes within the bootstrap interval of the "
+        "yardstick: more seeds are needed",
+        "not testable": "the paper gives nothing to compare with",
+    }
+    items = [f"{badge(v)} {text}" for v, text in meaning.items()]
+    return (
+        "**Legend.** "
+        + "; ".join(items)
+        + ". *robust to ...*: the verdict is the same under every setting of the "
+        "book's own choices that was varied ({ref}`rulebook <rulebook-variants>`); "
+        "*depends on ...*: the choice, the setting and the verdict there. *Decided "
+        "by*: whose choice the verdict rests on: the paper's claim, the authors' code "
+        "(a choice the paper does not state) or this book (a reconstruction or "
+        "measure of its own)."
+    )
+
+
+def _names(rows) -> str:
+    labels = [_label(r) for _, _, r, _ in rows]
+    if len(labels) <= 1:
+        return "".join(labels)
+    return "; ".join(labels[:-1]) + "; and " + labels[-1]
+
+
+def in_words(records: dict) -> list[str]:
+    """The bottom line per section of the paper, in plain words: what holds, what
+    fails and whose problem that is, what the seeds cannot decide, what depends on a
+    choice of this book. No record names, no yardsticks."""
+    rows = claims(records)
+    groups = list(GROUPS) + sorted({r["group"] for _, _, r, _ in rows} - set(GROUPS))
+    out = []
+    for group in groups:
+        mine = [x for x in rows if x[2]["group"] == group]
+        if not mine:
+            continue
+        by = lambda *vs: [x for x in mine if x[2]["verdict"] in vs]  # noqa: E731
+        said = []
+        holds = by("reproduced")
+        if holds:
+            said.append(f"holds: {_names(holds)}")
+        partly = by("partly reproduced")
+        if partly:
+            said.append(
+                f"holds in part (nearer the paper's candidate than its "
+                f"alternative, beyond the seed noise): {_names(partly)}"
+            )
+        fails = by("not reproduced")
+        for who, (_, whose) in WHO.items():
+            mine_ = [x for x in fails if (x[2].get("decided_by") or WHO_DEFAULT) == who]
+            if mine_:
+                problem = {
+                    "the paper's claim": "the paper's problem",
+                    "the authors' code": "a choice of the authors' code",
+                    "this book's construction": "resting on this book's construction",
+                }[who]
+                said.append(f"fails ({problem}): {_names(mine_)}")
+        open_ = by("undecided")
+        if open_:
+            said.append(f"the seeds cannot decide: {_names(open_)}")
+        untestable = by("not testable")
+        if untestable:
+            said.append(f"not testable: {_names(untestable)}")
+        dep = [x for x in mine if x[2].get("depends_on")]
+        if dep:
+            chosen = sorted({c for x in dep for c in x[2]["depends_on"]})
+            said.append(
+                f"{len(dep)} of these {len(mine)} verdicts change with a choice of "
+                f"this book ({', '.join(chosen)}; the table says which)"
+            )
+        else:
+            said.append("no verdict here changes with a choice of this book")
+        head = f"**{group}** ({len(mine)} claim{'s' if len(mine) > 1 else ''})."
+        out.append(head + " " + ". ".join(s[0].upper() + s[1:] for s in said))
+    return [s + "." for s in out]
+
+
+def _row(ch: str, name: str, r: dict, parts: list) -> list[str]:
+    fig = f" · {{numref}}`{r['figure']}`" if r.get("figure") else ""
+    claim = f"{_cell(_label(r))}<br>[{ch}]({ch}.ipynb){fig}"
+    verdict = f"{badge(r['verdict'])}<br>{_cell(mark(r))}"
+    number = _cell(decides(r))
+    for pname, p in parts:
+        number += (
+            f"<br>also, {_cell(_label(p))}: {badge(p['verdict'])} ({_cell(decides(p))})"
+        )
+    return [claim, verdict, _who(r), number]
+
+
+HEADERS = ["claim", "verdict", "decided by", "what decides it"]
+
+
+def scorecard(records: dict) -> str:
+    """The scorecard page's body as Markdown: the bottom line and the legend, the
+    bottom line per section in words, then a table per section of the paper (one row
+    per claim) with the details in a dropdown; the book's checks, findings and
+    measurements are counted here and listed on the page *Every record*; the book's
+    own targets close the page."""
+    rows = claims(records)
+    c = counts(records)
+    out = [f"**{bottom_line(records)}**", ""]
+    out += [" ".join(f"{badge(v)} {n}" for v, n in c.items()), ""]
+    out += [legend(), "", "## In words", ""]
+    for sentence in in_words(records):
+        out += [sentence, ""]
+    groups = list(GROUPS) + sorted({r["group"] for _, _, r, _ in rows} - set(GROUPS))
+    for group in groups:
+        mine = [x for x in rows if x[2]["group"] == group]
+        if not mine:
+            continue
+        table = tabulate([_row(*x) for x in mine], HEADERS, tablefmt="github")
+        out += ["", f"## {group}", "", table]
+        details = []
+        for ch, n, r, parts in mine:
+            details += _details(n, r)
+            details += _variants(r)
+            for pn, p in parts:
+                details += _details(pn, p) + _variants(p)
+        out += _dropdown(
+            f"Details of {group}: the paper's words, reasons, variants", details
+        )
+    out += ["", "## The book's own records", ""]
+    for kind, title in OTHER_KINDS.items():
+        mine = [
+            r
+            for recs in records.values()
+            for r in recs.values()
+            if r.get("kind") == kind
+        ]
+        if mine:
+            tally = Counter(r["verdict"] for r in mine)
+            verdicts = ", ".join(f"{n} {v}" for v, n in sorted(tally.items()))
+            out.append(f"* {title}: {len(mine)} records ({verdicts}).")
+    out += [
+        "",
+        "Each is listed with its numbers and reason on the page "
+        "{ref}`Every record <records-appendix>`.",
+    ]
+    targets = [
+        (ch, n, r)
+        for ch, recs in records.items()
+        for n, r in recs.items()
+        if r.get("target")
+    ]
+    if targets:
+        table = tabulate(
+            [
+                [
+                    f"[`{n}`]({ch}.ipynb)",
+                    _cell(_short(r["value"])),
+                    f"{r['target']} {_cell(_fmt(r['paper']))}",
+                    badge(r["verdict"]),
+                ]
+                for ch, n, r in targets
+            ],
+            ["record", "value", "target", "verdict"],
+            tablefmt="github",
+        )
+        out += ["", "## The book's own targets", "", table]
+    return "\n".join(out)
+
+
+def _variants(r: dict) -> list[str]:
+    variants = r.get("variants") or {}
+    if not variants:
+        return []
+    lines = ["* Varied over the book's own choices:"]
+    for choice, rows in variants.items():
+        each = "; ".join(
+            f"{x['setting']}: {_fmt(x['value'])} ({x['verdict']})" for x in rows
+        )
+        lines.append(f"  * {choice}: {each}")
+    return lines + [""]
+
+
+def choices_table() -> str:
+    """The vocabulary of the book's own choices (:data:`rulebook.CHOICES`) as a table
+    (page *How verdicts are decided*)."""
+    return tabulate(
+        [[f"`{k}`", _cell(v)] for k, v in rulebook.CHOICES.items()],
+        ["choice", "what is varied"],
+        tablefmt="github",
+    )
+
+
+def appendix(records: dict) -> str:
+    """Every record, kind by kind (the paper's claims, the checks, the findings, the
+    measurements), each with its numbers, reason and variants, in dropdowns."""
+    out = []
+    kinds = {"paper": "The paper's claims", **OTHER_KINDS}
+    for kind, title in kinds.items():
+        mine = [
+            (ch, n, r)
+            for ch, recs in records.items()
+            for n, r in recs.items()
+            if r.get("kind") == kind
+        ]
+        if not mine:
+            continue
+        tally = Counter(r["verdict"] for _, _, r in mine)
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(tally.items()))
+        table = tabulate(
+            [
+                [
+                    f"{_cell(r.get('claim') or n)}<br>[{ch}]({ch}.ipynb)",
+                    badge(r["verdict"]),
+                    _cell(decides(r)),
+                ]
+                for ch, n, r in mine
+            ],
+            ["record", "verdict", "what decides it"],
+            tablefmt="github",
+        )
+        body = [table, ""]
+        for ch, n, r in mine:
+            body += _details(n, r) + _variants(r)
+        out += ["", f"## {title}", "", f"{len(mine)} records: {verdicts}."]
+        out += _dropdown(f"{title}: every record", body)
+    return "\n".join(out)
