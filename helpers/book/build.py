@@ -1,13 +1,15 @@
 """Execute the book's chapters with papermill and build the site with Jupyter Book 1.x.
 
-    python -m helpers.book build                   # execute every chapter, then the
-    site python -m helpers.book execute xor             # one chapter, default
-    parameters python -m helpers.book execute xor -p seeds 8  # other parameters: a run
-    of its own python -m helpers.book execute --profile paper depth
-    python -m helpers.book execute --profile paper --record-times   # and store its
-    times python -m helpers.book site                    # the site, from the committed
-    notebooks python -m helpers.book site --from _build/runs/<run>   # the site of a run
-    python -m helpers.book drift                   # records against the committed ones
+Commands, one a line (``python -m helpers.book <command> --help`` for each):
+
+    python -m helpers.book build                          # every chapter, then the site
+    python -m helpers.book execute xor                    # one chapter, default values
+    python -m helpers.book execute xor -p seeds 8         # other values: a run
+    python -m helpers.book execute --profile paper depth  # paper scale: a run
+    python -m helpers.book execute --profile paper --record-times  # and its times
+    python -m helpers.book site                           # the committed book's site
+    python -m helpers.book site --from _build/runs/<run>  # the site of a run
+    python -m helpers.book drift                          # records against committed
 
 The site build also prints the whole book to ``_build/html/make-haste-slowly.pdf``
 (Chromium, offline) where Chromium is installed.
@@ -620,9 +622,13 @@ def main(argv=None) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="<command>")
+    helps = {
+        "build": "execute every chapter (or those named), then build the site",
+        "execute": "execute chapters (default parameters update book/; others: a run)",
+    }
     for cmd in ("build", "execute"):
-        p = sub.add_parser(cmd)
+        p = sub.add_parser(cmd, help=helps[cmd])
         p.add_argument(
             "chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}"
         )
@@ -641,11 +647,11 @@ def main(argv=None) -> None:
             action="store_true",
             help=("store a profile's chapter times in book/stats/execution.json"),
         )
-    s = sub.add_parser("site")
+    s = sub.add_parser("site", help="build the site (and its PDF) of the book or a run")
     s.add_argument(
         "--from", dest="source", default=None, help="a run folder (_build/runs/...)"
     )
-    d = sub.add_parser("drift")
+    d = sub.add_parser("drift", help="compare records with the committed ones")
     d.add_argument("--results", default=str(BOOK / "results"), help="records to check")
     d.add_argument(
         "--against", default="HEAD", help="git revision of the committed records"
@@ -654,7 +660,9 @@ def main(argv=None) -> None:
     n.add_argument("dest", help="folder to write book/<chapter>.ipynb into")
     from . import crosscheck  # the authors' scripts beside ours (never at build time)
 
-    crosscheck.add_arguments(sub.add_parser("crosscheck"))
+    crosscheck.add_arguments(
+        sub.add_parser("crosscheck", help="run the authors' scripts from a local clone")
+    )
     args = ap.parse_args(argv)
 
     if args.cmd == "crosscheck":

@@ -118,12 +118,6 @@ def _evidence(evidence, legacy: dict):
         raise TypeError(f"Records.add got unknown arguments {unknown}")
     if isinstance(evidence, Evidence):
         ev = evidence
-        if (
-            ev.criterion is None
-            and legacy.get("paper") is None
-            and ev.spread is not None
-        ):
-            ev = ev.but(criterion="seed_noise")  # a Match built by hand
     else:
         ev = Evidence(evidence)
     changes = {
@@ -222,7 +216,7 @@ class Records:
                     )
                 }
             )
-            for k in ("short", "setup", "decided_by", "follows", "part_of"):
+            for k in ("setup", "decided_by", "follows", "part_of"):
                 if entry.get(k):
                     item[k] = entry[k]
             figure = figure or entry.get("figure")

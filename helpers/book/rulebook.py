@@ -210,6 +210,8 @@ def holds(criterion: str | None, value, compared=None, spread=None, alternative=
 def _rule(criterion, value, compared, spread, alternative) -> str:
     """The criterion with the record's numbers filled in, for the reason."""
     g = lambda x: f"{x:.3g}"  # noqa: E731
+    if criterion not in ("exact", "increasing") and not _number(value):
+        return CRITERIA.get(criterion, "")
     if criterion in ("seed_noise", "beyond_noise") and _number(spread):
         text = f"gap {g(value)} against {NOISE_MULTIPLE:g} x seed spread {g(spread)}"
         if criterion == "seed_noise" and _number(alternative):

@@ -71,15 +71,25 @@ OTHER_KINDS = {
 
 def claims(records: dict) -> list[tuple[str, str, dict, list]]:
     """The paper's claims, one per row: ``(chapter, name, record, parts)`` where
-    ``parts`` are the ``(name, record)`` registered ``part_of`` it."""
+    ``parts`` are the ``(name, record)`` registered ``part_of`` it.  Each record
+    carries its claim's ``short`` wording from the registry."""
     out = []
     for ch, recs in records.items():
         for name, r in recs.items():
             if r.get("kind") != "paper" or r.get("part_of"):
                 continue
-            parts = [(n, p) for n, p in recs.items() if p.get("part_of") == name]
-            out.append((ch, name, r, parts))
+            parts = [
+                (n, _short_of(ch, n, p))
+                for n, p in recs.items()
+                if p.get("part_of") == name
+            ]
+            out.append((ch, name, _short_of(ch, name, r), parts))
     return out
+
+
+def _short_of(chapter: str, name: str, r: dict) -> dict:
+    entry = rulebook.claim(chapter, name) or {}
+    return {**r, "short": entry["short"]} if entry.get("short") else r
 
 
 def counts(records: dict) -> dict[str, int]:

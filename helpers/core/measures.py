@@ -226,8 +226,12 @@ class Evidence:
         return cls(**fields)
 
 
-#: The name the comparisons of loss curves were first given: one type, two names.
-Match = Evidence
+@dataclass(frozen=True)
+class Match(Evidence):
+    """:class:`Evidence` of a comparison of loss curves (or outputs) against the seed
+    noise: the criterion ``seed_noise`` unless another is given."""
+
+    criterion: str | None = "seed_noise"
 
 
 #: Bootstrap of a seed spread ([rulebook-noise]): resamples and the interval's
