@@ -521,7 +521,7 @@ def decide(claim: Mapping, evidence, *legacy, **legacy_fields) -> Verdict:
             f"variants of unknown choices {unknown}; the rulebook has {list(CHOICES)}"
         )
     variants = {}
-    for choice, options in settings.items():
+    for choice, options in sorted(settings.items()):  # as the stored record sorts them
         if not options:
             raise ValueError(f"variants: the choice {choice!r} has no setting")
         rows = []
