@@ -83,6 +83,7 @@ from .core.measures import (  # noqa: F401
 )
 from .core.relns import common_fit, context_pathways, context_reln  # noqa: F401
 
+
 def _version() -> str:
     """The installed package's version (``pyproject.toml``, the one place it is set)."""
     from importlib.metadata import PackageNotFoundError, version

@@ -329,3 +329,22 @@ def test_relu_ends_lower_reads_the_final_losses_against_their_noise():
     row["final"]["relu"] = 0.09  # within the noise of the nearer ReLN
     row["final_per_seed"]["relu"] = [0.09, 0.05, 0.13]
     assert not ch.relu_ends_lower(row, 2.0)
+
+
+def test_check_parameters_names_the_value_it_refuses():
+    p = dict(
+        seeds=4,
+        trainings=3,
+        elbow_seeds=3,
+        k_max=8,
+        kappa=0.1,
+        test_fraction=0.2,
+        gate_tolerance=0.05,
+        epochs=3000,
+        sample_every=100,
+        show_ks=[3, 4],
+    )
+    ch.check_parameters(p)
+    for name, bad in [("trainings", 5), ("kappa", 1.0), ("show_ks", [9])]:
+        with pytest.raises(ValueError, match=name):
+            ch.check_parameters({**p, name: bad})

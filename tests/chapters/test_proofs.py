@@ -285,3 +285,38 @@ def test_residual_datasets_of_the_two_strategies_agree():
             inputs=range(8),
         )
         np.testing.assert_allclose(s1, -s2, atol=1e-12)
+
+
+# What the page computes with the module (moved off the page)
+
+
+def test_uniform_nested_and_the_witness():
+    rng = np.random.default_rng(0)
+    g = pr.uniform_nested(rng, 20, 8, 3)
+    assert g.shape == (20, 24) and pr.is_nested(g, 8, 3).all()
+    assert pr.witness_reproduces(g, 8, 3)
+    bad = np.zeros(24, int)
+    bad[[0, 9]] = 1  # (o0, c1) and (o1, c2) on: the combined pattern
+    with pytest.raises(ValueError, match="not nested"):
+        pr.witness_reproduces(bad, 8, 3)
+
+
+def test_edge_cases_and_strategy_datasets():
+    edge = pr.edge_cases()
+    lam = {k: (v[2], v[3]) for k, v in edge.items()}
+    assert lam["orthogonal to all, small: (0, 0, 1)"] == pytest.approx((4.0, 4.0))
+    assert lam["orthogonal to all, large: (0, 0, 3)"] == pytest.approx((4.0, 9.0))
+    _, gap = pr.strategy_datasets(h.contextual_task(3, ["hierarchy", "ring", "cross"]))
+    assert gap < 1e-9
+
+
+def test_crossing_interpolates_the_log_ratio():
+    times = {
+        (0.5, "linear", 0): 4.0,
+        (0.5, "xor", 0): 2.0,
+        (1.0, "linear", 0): 2.0,
+        (1.0, "xor", 0): 4.0,
+    }
+    assert pr.crossing(times, [0.5, 1.0], 0) == pytest.approx(0.75)
+    times[1.0, "linear", 0] = 5.0
+    assert np.isnan(pr.crossing(times, [0.5, 1.0], 0))

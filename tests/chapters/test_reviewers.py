@@ -288,3 +288,67 @@ def test_match_summary_with_an_alternative_per_seed():
     assert 0 < lo <= hi and m["alternative_spread"] > 0
     f = rv.match_fields(m)
     assert f["match_nearer"] == "below" and len(f["match_spread_interval"]) == 2
+
+
+# ---------------------------------------------------------------------------- the
+# page's rows (helpers.chapters.reviewers.sweeps)
+
+
+def _page_parameters(**changes):
+    ns = dict(
+        init_scale=0.005,
+        relu_width=700,
+        widths=[16, 700],
+        init_stds=[0.005 / 700, 0.2],
+        batch_sizes=[4],
+        strategy_share=0.5,
+        fit_level=0.01,
+        plateau_min=0.25,
+        gate_change_max=0.05,
+        common_done=0.9,
+        code_rho_pct=[0],
+        schedule_epochs=4000,
+        epochs=8000,
+        primed_units=100,
+        record_every=500,
+        reln_record_every=200,
+    )
+    return {**ns, **changes}
+
+
+def test_check_parameters_names_every_problem():
+    rv.check_parameters(_page_parameters())
+    with pytest.raises(ValueError, match="widths must contain.*batch_sizes"):
+        rv.check_parameters(_page_parameters(widths=[16], batch_sizes=[5]))
+    with pytest.raises(ValueError, match="record_every"):
+        rv.check_parameters(_page_parameters(record_every=300))
+
+
+def test_score_sentence_counts_each_setting_once():
+    def m(matches, nearer):
+        return {
+            "matches": matches,
+            "undecided": False,
+            "nearer": nearer == "below",
+            "nearer_verdict": nearer,
+            "levels": 4,
+        }
+
+    s = rv.score_sentence(
+        {"a": m(True, "below"), "b": m(False, "not below"), "c": m(False, "undecided")}
+    )
+    assert s["settings"] == 3 and s["within_seed_noise"] == 1
+    assert s["nearer_than_half_the_alternative"] == 1
+    assert s["not_nearer_than_half"] == 1 and s["nearer_undecided"] == 1
+    assert s["matching_settings"] == ["a"]
+
+
+def test_optimiser_row_reads_the_winner_among_context_classes():
+    st = {k: np.array([0.1, 0.2]) for k in ("common", "mixed", "other", "snap_change")}
+    st["single"] = np.array([0.5, 0.6])
+    L = np.array([[10.0, 1.0], [10.0, 2.0]])
+    m = {"value": 0.1, "spread": 0.05, "spread_interval": (0.04, 0.06)}
+    row = rv.optimiser_row(st, L, {**m, "alternative": 0.3}, 1e-3)
+    assert row["race_winner"] == "single"
+    assert row["final_loss_share"] == pytest.approx(0.15)
+    assert row["match_value"] == 0.1

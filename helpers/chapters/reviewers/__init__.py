@@ -7,9 +7,8 @@ measures):
 * :func:`relu_starts`, :func:`reln_starts`, :func:`train_settings`: many settings that
   share a network shape (init scales, the ReLN's matched init per width, [conv-init])
   trained in one engine call; :func:`match_summary`: the match of every setting
-  (:func:`helpers.core.measures.match`, [conv-measures]); :func:`width_row` and
-  :func:`width_table`: the width sweep's rows and table; :func:`sentence_table`;
-  :func:`rank_needed`;
+  (:func:`helpers.core.measures.match`, [conv-measures]); :func:`width_row`: the
+  width sweep's rows; :func:`rank_needed`;
 * :func:`adam_step_rule`: Adam's step from a gradient-descent run, for the mini-batch
   trainer :func:`helpers.core.minibatch.minibatch_train` (re-exported here with
   :func:`~helpers.core.minibatch.batch_orders` and
@@ -30,6 +29,10 @@ measures):
   ([conv-context-reln]); :func:`prediction_shares`: a race's functional shares;
 * :func:`primed_relu_weights`: a ReLU network's initial weights with blocks of units
   that start gated to one context (the intervention of the last section).
+
+The page's own pieces are in submodules, re-exported here: ``sweeps`` (the rows of
+each sweep, :func:`check_parameters`, :func:`score_sentence`), ``plots`` (one function
+per figure) and ``report`` (:func:`report`: the records, the glue and the tables).
 """
 
 from __future__ import annotations
@@ -39,27 +42,27 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core import relns
-from ..core.checks import check_epochs, check_positive, check_positive_int
-from ..core.datasets import Dataset, effective_dataset
-from ..core.engine import GatedNetwork, Pathway, gdln, init_params, relu_network, train
-from ..core.linear import learning_time
-from ..core.measures import (
+from ...core import relns
+from ...core.checks import check_epochs, check_positive, check_positive_int
+from ...core.datasets import Dataset, effective_dataset
+from ...core.engine import GatedNetwork, Pathway, gdln, init_params, relu_network, train
+from ...core.linear import learning_time
+from ...core.measures import (
     functional_census,
     level_times,
     match,
     seed_spread,
     seed_spread_interval,
 )
-from ..core.minibatch import (  # the page calls them as the chapter's (ch.)
+from ...core.minibatch import (  # the page calls them as the chapter's (ch.)
     OPTIMISERS,
     MinibatchRun,
     batch_orders,
     minibatch_train,
     stack_params,
 )
-from ..core.race import race_pathways
-from ..core.relns import common_fit
+from ...core.race import race_pathways
+from ...core.relns import common_fit
 
 __all__ = [
     "relu_starts",
@@ -69,8 +72,6 @@ __all__ = [
     "nearer_than_half",
     "match_fields",
     "width_row",
-    "width_table",
-    "sentence_table",
     "rank_needed",
     "OPTIMISERS",
     "MinibatchRun",
@@ -263,58 +264,6 @@ def width_row(st: dict, L, m: dict, fit_level: float, strategy_share: float) -> 
         row["mixed_of_context_spread"] = seed_spread(share)
         row["mixed_of_context_spread_interval"] = seed_spread_interval(share)
     return row
-
-
-def width_table(sweep: dict) -> str:
-    """The width sweep as a Markdown table (``book/reviewers.md``, Table 1):
-    ``sweep[rule][width]`` rows of :func:`width_row`; the last column is the match
-    relative to the one at the paper's width (700 units, or the rule's middle width
-    when 700 is not swept)."""
-    head = (
-        "| std rule | width | init std | final loss / L(0) | common | 2-of-3 | single "
-        "| 2-of-3 of non-common | snap change | match | seed spread [90 %] "
-        "| alternative | match / match at 700 |"
-    )
-    lines = [head, "|" + "---|" * 13]
-    for rule, rows in sweep.items():
-        ref = rows.get(700) or rows[sorted(rows)[len(rows) // 2]]
-        for w in sorted(rows):
-            r = rows[w]
-            lo, hi = r["match_spread_interval"]
-            lines.append(
-                f"| {rule} | {w} | {r['std']:.2e} | {r['final_loss_share']:.2g} "
-                f"| {r['common']:.2f} | {r['mixed']:.2f} | {r['single']:.2f} "
-                f"| {r['mixed_of_context']:.2f} | {r['snap_change']:.2f} "
-                f"| {r['match_value']:.3f} | {r['match_spread']:.3f} "
-                f"[{lo:.3f}, {hi:.3f}] | {r['match_alternative']:.3f} "
-                f"| {r['match_value'] / ref['match_value']:.2f} |"
-            )
-    return "\n".join(lines)
-
-
-def sentence_table(matches: dict, reference: str) -> str:
-    """Every setting's match (:func:`match_summary`) as a Markdown table
-    (``book/reviewers.md``, the authors' sentence scored), with the spread's 90 %
-    bootstrap interval, the gap relative to the ``reference`` setting's, and whether
-    the gap is below half the alternative's beyond the noise (:func:`nearer_than_half`;
-    "undecided" where the seeds cannot tell)."""
-    ref = matches[reference]["value"]
-    lines = [
-        "| setting | match | seed spread [90 %] | match / spread | alternative "
-        "| match / match at the paper's setting | levels reached | within noise "
-        "| below half the alternative |",
-        "|" + "---|" * 9,
-    ]
-    for name, m in matches.items():
-        lo, hi = m["spread_interval"]
-        verdict = "undecided" if m["undecided"] else ("yes" if m["matches"] else "no")
-        lines.append(
-            f"| {name} | {m['value']:.3f} | {m['spread']:.3f} [{lo:.3f}, {hi:.3f}] "
-            f"| {m['value'] / m['spread']:.1f} | {m['alternative']:.3f} "
-            f"| {m['value'] / ref:.2f} | {m['levels']} | {verdict} "
-            f"| {m.get('nearer_verdict', '—')} |"
-        )
-    return "\n".join(lines)
 
 
 def rank_needed(ds: Dataset) -> dict:
@@ -760,3 +709,65 @@ def primed_relu_weights(
         for k, row in enumerate(ctx_rows):
             W1[sl, row] = 3.0 * gain * std if k == c else -off
     return [W1, W2]
+
+
+# The page's rows, figures and records: after the science above, which they use.
+from .plots import (  # noqa: E402
+    COLORS,
+    plot_init_sweep,
+    plot_optimisers,
+    plot_paper_settings,
+    plot_separation,
+)
+from .report import (  # noqa: E402
+    Results,
+    data_markdown,
+    init_table,
+    intervention_table,
+    mode_markdown,
+    optimiser_table,
+    report,
+    sentence_table,
+    width_table,
+)
+from .sweeps import (  # noqa: E402
+    SHARES,
+    assumption_distance,
+    census,
+    check_parameters,
+    data_row,
+    init_row,
+    intervention_row,
+    optimiser_row,
+    score_sentence,
+    strategy_settings,
+    time_to_1pc,
+)
+
+__all__ += [
+    "COLORS",
+    "plot_init_sweep",
+    "plot_optimisers",
+    "plot_paper_settings",
+    "plot_separation",
+    "Results",
+    "report",
+    "width_table",
+    "init_table",
+    "optimiser_table",
+    "data_markdown",
+    "mode_markdown",
+    "intervention_table",
+    "sentence_table",
+    "SHARES",
+    "assumption_distance",
+    "census",
+    "check_parameters",
+    "data_row",
+    "init_row",
+    "intervention_row",
+    "optimiser_row",
+    "score_sentence",
+    "strategy_settings",
+    "time_to_1pc",
+]

@@ -24,7 +24,7 @@ from math import comb, factorial
 import numpy as np
 from scipy.optimize import linprog
 
-from ..core.datasets import Dataset
+from ...core.datasets import Dataset
 
 __all__ = [
     "item_context_input",
@@ -44,6 +44,20 @@ __all__ = [
     "task_interlacing_cases",
     "best_linear_loss",
     "context_learning_time",
+    "uniform_nested",
+    "witness_reproduces",
+    "unit_classes",
+    "single_norms",
+    "edge_cases",
+    "strategy_datasets",
+    "race_from_converged_common",
+    "xor_runs",
+    "crossing",
+    "modes_max_diff",
+    "report",
+    "results",
+    "tables",
+    "plots",
 ]
 
 LP_TOL = 1e-9  # a margin above this (with |w_k| <= 1) counts as strictly positive
@@ -551,3 +565,192 @@ def context_learning_time(L, plateau: float, fraction: float = 0.5) -> float:
         )
     hit = np.flatnonzero(L <= fraction * plateau)
     return float(hit[0]) if hit.size else float("inf")
+
+
+def single_norms(run, epoch_index: int = -1) -> np.ndarray:
+    """Frobenius norm of the 1-of-3 pathways' maps (the pathways named by one context)
+    at the recorded epoch ``epoch_index``, per seed (``singles_inactive``)."""
+    return np.array(
+        [
+            np.sqrt(
+                sum(
+                    np.sum(M[epoch_index] ** 2)
+                    for n, M in run.pathway_maps(s).items()
+                    if n != "common" and len(n) == 4
+                )
+            )
+            for s in range(run.loss.shape[0])
+        ]
+    )
+
+
+# --------------------------------------------------------------------------------------
+# What the page computes beyond the statements (samplers, censuses, controls)
+# --------------------------------------------------------------------------------------
+
+
+def uniform_nested(rng, k: int, n_items: int, n_contexts: int) -> np.ndarray:
+    """``k`` patterns drawn uniformly among the nested (implementable) ones: uniform
+    random patterns (each item's set of on-contexts uniform) kept when nested."""
+    n, C = int(n_items), int(n_contexts)
+    out = []
+    while len(out) < k:
+        rows = rng.integers(0, 2**C, size=(200_000, n))  # each item's on-contexts
+        bits = ((rows[:, :, None] >> np.arange(C)) & 1).astype(bool)  # (N, n, C)
+        g = bits.transpose(0, 2, 1).reshape(-1, n * C)  # context-major
+        out += list(g[is_nested(g, n, C)][: k - len(out)])
+    return np.array(out, int)
+
+
+def witness_reproduces(patterns, n_items: int, n_contexts: int) -> bool:
+    """Whether the weights of :func:`nested_witness` make a unit on exactly where each
+    (nested) pattern is on."""
+    n = int(n_items)
+    for g in np.atleast_2d(patterns):
+        w = nested_witness(g, n, n_contexts)
+        on = (np.add.outer(w[n:], w[:n]) > 0).reshape(-1)
+        if not np.array_equal(on, np.asarray(g).astype(bool)):
+            return False
+    return True
+
+
+CLASSES = ("constant", "context-only", "item-only", "both")
+
+
+def unit_classes(run, epochs, n_items: int = 8, n_contexts: int = 3):
+    """The census of a trained ReLU network's exact unit patterns (seed 0): share of
+    hidden weight by pattern class at each recorded epoch in ``epochs``, the number of
+    non-nested unit patterns over them, and the final gates and unit weights."""
+    from ...core.measures import unit_weight
+
+    shares, non_nested = {}, 0
+    for ep in epochs:
+        W1, W2 = run.weights_at(ep, 0)
+        G = run.records["gates"][0][0, run.index(ep)].astype(int)
+        w = unit_weight(W1, W2)
+        w = w / w.sum()
+        cl = pattern_class(G, n_items, n_contexts)
+        non_nested += int(np.sum(~is_nested(G, n_items, n_contexts)))
+        shares[ep] = {k: float(w[cl == k].sum()) for k in CLASSES}
+    last = max(epochs)
+    gates = run.records["gates"][0][0, run.index(last)].astype(int)
+    return shares, non_nested, gates, unit_weight(*run.weights_at(last, 0))
+
+
+def edge_cases() -> dict:
+    """Appendix E's orthogonal-datapoint edge case on four small datasets: ``{label:
+    (orthogonal to all others, overlap with v', lambda' without, lambda with)}``."""
+    base = np.array([[1.0, 1.0], [1.0, 1.0], [0.0, 0.0]])  # lambda_max = 4
+    cases = {
+        "orthogonal to all, small: (0, 0, 1)": (base, np.array([0.0, 0.0, 1.0])),
+        "orthogonal to all, large: (0, 0, 3)": (base, np.array([0.0, 0.0, 3.0])),
+        "not orthogonal to all, but to v': (0, 0, 1) added to {(1,1,0) x2, (0,0,1)}": (
+            np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
+            np.array([0.0, 0.0, 1.0]),
+        ),
+        "overlapping v': (1, 0, 0)": (base, np.array([1.0, 0.0, 0.0])),
+    }
+    out = {}
+    for label, (Xp, x) in cases.items():
+        lam, V = np.linalg.eigh(Xp @ Xp.T)
+        Xw = np.column_stack([Xp, x])
+        lam_with = np.linalg.eigvalsh(Xw @ Xw.T)[-1]
+        orth = bool(np.all(np.abs(Xp.T @ x) < 1e-12))
+        out[label] = (orth, abs(V[:, -1] @ x), lam[-1], lam_with)
+    return out
+
+
+def strategy_datasets(ds: Dataset):
+    """The effective datasets of a 1-of-3 and a 2-of-3 pathway (item inputs), on the
+    raw targets and on the residual the best linear map leaves: ``{(pathway,
+    targets): (top 4 singular values, top input eigenvalue, Sigma_yx)}`` and the
+    largest entry of the two residual correlations' sum (0: one is minus the
+    other)."""
+    from ...core.datasets import context_gate, effective_dataset
+
+    items = list(range(8))
+    R = ds.Y - ds.Y @ np.linalg.pinv(ds.X) @ ds.X
+    sv = {}
+    names = {"1-of-3 (on in context 1)": (0,), "2-of-3 (off in context 1)": (1, 2)}
+    for name, subset in names.items():
+        g = context_gate(ds, subset)
+        for target, T in [("raw targets Y", ds.Y), ("residual R", R)]:
+            syx, sx = effective_dataset(ds.X, T, g, inputs=items)
+            svals = np.linalg.svd(syx, compute_uv=False)[:4]
+            sv[name, target] = (svals, np.linalg.eigvalsh(sx)[-1], syx)
+    one, two = (sv[k, "residual R"][2] for k in names)
+    return sv, float(np.abs(one + two).max())
+
+
+def race_from_converged_common(ds: Dataset, coupling, lr, epochs) -> dict:
+    """The race restarted with the common pathway at the best linear map (a balanced
+    factorisation of ``Y X^+``), the context pathways from their random init (seed
+    0): the summed loss of the 1-of-3 ('single') and 2-of-3 ('mixed') ReLNs."""
+    from ...core.engine import init_params, train
+    from ...core.relns import context_reln
+
+    U, S, Vt = np.linalg.svd(ds.Y @ np.linalg.pinv(ds.X), full_matrices=False)
+    out = {}
+    for kind in ["single", "mixed"]:
+        net = context_reln(ds, kind, coupling=coupling)
+        W1, W2 = init_params(net, 0)
+        sl = net.pathway_slice("common")
+        W1[sl], W2[:, sl] = 0.0, 0.0
+        W1[sl.start : sl.start + S.size] = np.sqrt(S)[:, None] * Vt
+        W2[:, sl.start : sl.start + S.size] = U * np.sqrt(S)
+        run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=[0], params0=[W1, W2])
+        out[kind] = run.loss[0]
+    return out
+
+
+def xor_runs(eps_list, width, init_std, lr, epochs, seeds):
+    """Appendix C: both XoR ReLNs (``width`` units per pathway) simulated at each
+    margin, and the per-pathway closed form from each pathway's initial strength:
+    ``(simulated, closed_form, a0)``, keyed ``(eps, kind, seed)``."""
+    from ...core import race, xor_reln
+    from ...core.datasets import xor
+    from ...core.engine import init_params, train
+
+    t = np.arange(epochs + 1)
+    sim, cf, a0s = {}, {}, {}
+    for eps in eps_list:
+        d = xor(eps)
+        for kind in xor_reln.KINDS:
+            net = xor_reln.reln(kind, width * len(xor_reln.GATES[kind]), init_std)
+            run = train(net, d.X, d.Y, lr=lr, epochs=epochs, seeds=list(seeds))
+            for i, s in enumerate(seeds):
+                a0 = race.effective_a0(net, init_params(net, s), d.X, d.Y)
+                a0s[eps, kind, s] = a0
+                sim[eps, kind, s] = run.loss[i]
+                cf[eps, kind, s] = xor_reln.xor_closed_form_loss(t, eps, kind, a0, lr)
+    return sim, cf, a0s
+
+
+def crossing(times, eps_list, s) -> float:
+    """Margin where the two XoR ReLNs' halving times ``times[eps, kind, s]`` cross,
+    by linear interpolation of their log-ratio (nan when they do not)."""
+    g = np.array([np.log(times[e, "linear", s] / times[e, "xor", s]) for e in eps_list])
+    k = np.flatnonzero(np.sign(g[:-1]) != np.sign(g[1:]))
+    if not k.size:
+        return float("nan")
+    k = k[0]
+    e0, e1 = eps_list[k], eps_list[k + 1]
+    return float(e0 + (e1 - e0) * g[k] / (g[k] - g[k + 1]))
+
+
+def modes_max_diff(eps_list) -> float:
+    """Largest difference between the XoR ReLNs' effective modes computed from
+    ``xor(eps)`` and the closed forms (Eq. proofs-xor-modes), over ``eps_list``."""
+    from ...core import xor_reln
+
+    return max(
+        abs(float(x) - float(y))
+        for e in eps_list
+        for kind in xor_reln.KINDS
+        for s_, d_, _ in xor_reln.effective_modes(e, kind).values()
+        for x, y in zip((s_[0], d_[0]), xor_reln.analytic_modes(e, kind))
+    )
+
+
+from . import plots, tables  # noqa: E402
+from .report import report, results  # noqa: E402

@@ -24,10 +24,10 @@ from itertools import combinations
 
 import numpy as np
 
-from ..book import crosscheck
-from ..core.datasets import Dataset, context_gate, contextual_task
-from ..core.engine import GatedNetwork, Pathway, deep_gdln, gdln, relu_network, train
-from ..core.measures import bootstrap_interval, seed_spread, time_gap
+from ...book import crosscheck, progress
+from ...core.datasets import Dataset, context_gate, contextual_task
+from ...core.engine import GatedNetwork, Pathway, deep_gdln, gdln, relu_network, train
+from ...core.measures import bootstrap_interval, seed_spread, time_gap
 
 __all__ = [
     "Setup",
@@ -43,6 +43,16 @@ __all__ = [
     "compare",
     "run_ours",
     "stored",
+    "check_parameters",
+    "Run",
+    "run",
+    "conventions",
+    "SpreadCheck",
+    "spread_check",
+    "Results",
+    "report",
+    "spread_text",
+    "plot_losses",
 ]
 
 EXPERIMENTS = tuple(crosscheck.EXPERIMENTS)
@@ -311,3 +321,91 @@ def compare(name: str, theirs: dict, ours: dict) -> Comparison:
         final_theirs=float(np.median(np.asarray(theirs["relu"])[:, -1])),
         final_ours=float(np.median(np.asarray(ours["relu"])[:, -1])),
     )
+
+
+def check_parameters(experiments, spread_check: str) -> None:
+    """Refuse experiments the page does not know, and a ``spread_check`` that is not
+    among them (ValueError); the other parameters' rules are in the chapter's data
+    file."""
+    unknown = [e for e in experiments if e not in EXPERIMENTS]
+    if unknown:
+        raise ValueError(f"unknown experiments {unknown}; choose from {EXPERIMENTS}")
+    if spread_check not in experiments:
+        raise ValueError(f"spread_check {spread_check!r} is not among experiments")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One experiment on both implementations: the setup, the scripts' stored curves
+    (``theirs``) and the engine's (``ours``) on the same ``seeds``, and their
+    :class:`Comparison`."""
+
+    setup: Setup
+    theirs: dict
+    ours: dict
+    seeds: list
+    comparison: Comparison
+
+
+def run(name: str, seeds: int) -> Run:
+    """Experiment ``name``: the first ``seeds`` stored curves of the scripts and the
+    engine trained on as many seeds, compared (:func:`compare`)."""
+    s = setup(name)
+    theirs, seed_list = stored(name, seeds)
+    ours = run_ours(s, seed_list)
+    return Run(s, theirs, ours, seed_list, compare(name, theirs, ours))
+
+
+def conventions(runs: dict) -> dict:
+    """The conventions two implementations could part on, checked on ``runs``
+    (:class:`Run` by experiment): per experiment the ratio of the scripts' first
+    ReLU loss to the engine's (``first_ratio``) and to ``1/2 ||Y||^2``
+    (``target_ratio``), and the ReLU time gap without the one-epoch shift of
+    :func:`align` (``shift_gap``)."""
+    out = {}
+    for name, r in runs.items():
+        half_y2 = 0.5 * float(np.sum(r.setup.ds.Y**2))
+        t0, o0 = r.theirs["relu"][:, 0], r.ours["relu"][:, 0]
+        shifted = cross_gaps(r.theirs["relu"][:, 1:], r.ours["relu"][:, :-1])
+        out[name] = {
+            "first_ratio": float(np.median(t0) / np.median(o0)),
+            "target_ratio": float(np.median(t0) / half_y2),
+            "shift_gap": float(np.median(shifted)),
+        }
+    return out
+
+
+@dataclass(frozen=True)
+class SpreadCheck:
+    """The engine's ReLU seed spread of one experiment re-measured on more seeds:
+    ``seeds`` (the stored ones first), the spread over all (``all_spread``), that of
+    every ``k`` of them (``subsets``, ``k`` the stored seeds' number), and the time gap
+    of the scripts' runs to all the engine's (``cross_all``)."""
+
+    seeds: list
+    k: int
+    subsets: np.ndarray
+    all_spread: float
+    cross_all: float
+
+
+def spread_check(r: Run, spread_seeds: int) -> SpreadCheck:
+    """:class:`SpreadCheck` of the experiment ``r`` on ``spread_seeds`` engine seeds
+    (at least the stored ones)."""
+    more = list(r.seeds) + [s for s in range(1, 10 * spread_seeds) if s not in r.seeds]
+    more = more[: max(int(spread_seeds), len(r.seeds))]
+    progress.report(f"authors_code: {r.comparison.name}, {len(more)} engine seeds")
+    wide = run_ours(r.setup, more)["relu"]
+    D = gap_matrix(wide)
+    k = len(r.seeds)
+    return SpreadCheck(
+        seeds=more,
+        k=k,
+        subsets=subset_spreads(D, k),
+        all_spread=float(np.median(D[np.triu_indices(len(D), 1)])),
+        cross_all=float(np.median(cross_gaps(r.theirs["relu"], wide))),
+    )
+
+
+from .plots import plot_losses  # noqa: E402
+from .report import Results, report, spread_text  # noqa: E402

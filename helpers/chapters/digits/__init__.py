@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..core.algorithm1 import (
+from ...core.algorithm1 import (
     centroid_gdln,
     cluster_gates,
     elbow_k,
@@ -27,10 +27,10 @@ from ..core.algorithm1 import (
     sample_epochs,
     samples_from_run,
 )
-from ..core.datasets import Dataset
-from ..core.engine import Pathway, forward, gdln, train
-from ..core.linear import diagonalizability
-from ..core.measures import (
+from ...core.datasets import Dataset
+from ...core.engine import Pathway, forward, gdln, train
+from ...core.linear import diagonalizability
+from ...core.measures import (
     functional_census,
     gating_census,
     seed_spread_interval,
@@ -75,6 +75,21 @@ __all__ = [
     "samples_from_run",
     "elbow_k",
     "pattern_strings",
+    "check_parameters",
+    "step_size_check",
+    "GRID",
+    "gaps_by_level",
+    "Results",
+    "report",
+    "errors_table",
+    "k_table",
+    "gap_table",
+    "plot_task",
+    "plot_relu",
+    "plot_centroids",
+    "plot_elbow",
+    "plot_census",
+    "plot_relns",
 ]
 
 #: The context blocks: name -> (label of a class 0..9, names of the one-hot rows).
@@ -730,8 +745,8 @@ def control_run(
     losses and the floor of any context-gated ReLN (:func:`affine_floor`) as fractions
     of ``L0``, and the ReLU network's snap change at the end
     (:func:`helpers.core.measures.functional_census`)."""
-    from ..core import relns
-    from ..core.engine import relu_network
+    from ...core import relns
+    from ...core.engine import relu_network
 
     seeds = list(seeds)
     relu_net = relu_network((ds.X.shape[0], relu_width, ds.Y.shape[0]), relu_std)
@@ -771,7 +786,7 @@ def control_summary(L: dict, ds: Dataset, snap_change: float) -> dict:
     time gaps are taken over the loss levels above the floor (``levels``): below it
     no context-gated ReLN can follow, and a gap there measures the floor, not the
     race."""
-    from ..core.measures import LEVELS, level_times, match
+    from ...core.measures import LEVELS, level_times, match
 
     L0 = 0.5 * float(np.sum(ds.Y**2))
     med = lambda v: float(np.median(v))  # noqa: E731
@@ -944,3 +959,81 @@ def controls_record(controls: dict, ahead: dict, late: dict | None = None) -> di
                 float(v) for v in seed_spread_interval(per["relu"], per[nearer])
             ]
     return out
+
+
+# ------------------------------------------------------------------------ the page's
+
+
+def check_parameters(p: dict) -> None:
+    """Refuse parameter values of ``book/digits.md`` (``p``: the page's namespace) that
+    its data file's rules cannot say, naming each (ValueError)."""
+    seeds = p["seeds"]
+    for name, ok, what in [
+        ("trainings", p["trainings"] <= seeds, f"at most seeds = {seeds}"),
+        ("elbow_seeds", 2 <= p["elbow_seeds"] <= seeds, f"2 .. seeds = {seeds}"),
+        ("k_max", p["k_max"] >= 3, "at least 3 (the elbow needs a K on each side)"),
+        ("kappa", p["kappa"] < 1, "below 1 (beyond, gradient descent is unstable)"),
+        ("test_fraction", p["test_fraction"] < 1, "below 1"),
+        ("gate_tolerance", p["gate_tolerance"] < 0.5, "below 0.5"),
+        (
+            "epochs",
+            p["epochs"] >= 3 * p["sample_every"],
+            "at least 3 x sample_every",
+        ),
+        (
+            "show_ks",
+            all(1 <= k <= p["k_max"] for k in p["show_ks"]),
+            f"within 1..{p['k_max']}",
+        ),
+    ]:
+        if not ok:
+            raise ValueError(f"{name} must be {what}, got {p[name]!r}")
+
+
+def step_size_check(net, X, Y, lr: float, epochs: int, loss, seed: int = 0) -> dict:
+    """How much the step size moves the learning times: ``net`` trained from ``seed``
+    at half the step for twice the epochs and at twice the step for half the epochs;
+    per factor (0.5, 2.0), the largest ``|ln|`` ratio of its level times (in units of
+    the chosen step) to those of ``loss``, the same seed's curve at ``lr``."""
+    from ...core.measures import level_times
+
+    t_main = np.array([level_times(loss)])
+    out = {}
+    for f in (0.5, 2.0):
+        other = train(net, X, Y, lr=lr * f, epochs=int(epochs / f), seeds=[seed])
+        t_f = np.array([level_times(L) for L in other.loss]) * f
+        out[f] = float(np.nanmax(np.abs(np.log(t_f / t_main))))
+    return out
+
+
+#: The loss levels (fractions of L0) at which the chapter reads the gaps one at a time.
+GRID = (0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.2, 0.1)
+
+
+def gaps_by_level(relu_loss, losses: dict, L0: float, floor: float, grid=GRID):
+    """The time gap of the ReLU network's curves ``relu_loss`` to each ReLN's
+    (``losses``: ``mixed``, ``single``, ``derived``) at one level at a time, on the
+    levels of ``grid`` above the ``floor`` that every seed of every ReLN reaches:
+    ``{level: {"mixed", "single", "derived", "spread"}}`` (medians over seeds; the
+    spread is the ReLU network's own)."""
+    from ...core.measures import match
+
+    out = {}
+    for f in grid:
+        reach = all(np.all(L.min(axis=1) <= f * L0) for L in losses.values())
+        if f * L0 > floor and reach:
+            m = {k: match(relu_loss, L, levels=(f,)) for k, L in losses.items()}
+            out[f] = {k: m[k].value for k in ("mixed", "single", "derived")}
+            out[f]["spread"] = m["mixed"].spread
+    return out
+
+
+from .plots import (  # noqa: E402
+    plot_census,
+    plot_centroids,
+    plot_elbow,
+    plot_relns,
+    plot_relu,
+    plot_task,
+)
+from .report import Results, errors_table, gap_table, k_table, report  # noqa: E402

@@ -26,11 +26,13 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..core.checks import check_epochs, check_positive, check_xy
-from ..core.datasets import effective_dataset
-from ..core.engine import GatedNetwork, train
-from ..core.linear import closed_form_map
-from ..core.measures import (
+from ...book.rulebook import verdict
+from ...core.checks import check_epochs, check_positive, check_xy
+from ...core.datasets import effective_dataset
+from ...core.engine import GatedNetwork, train
+from ...core.linear import closed_form_map
+from ...core.measures import (
+    Evidence,
     bootstrap_interval,
     context_patterns,
     functional_census,
@@ -42,8 +44,8 @@ from ..core.measures import (
     time_gap,
     unit_weight,
 )
-from ..core.race import predict, race_pathways
-from ..core.relns import pathway_pattern
+from ...core.race import predict, race_pathways
+from ...core.relns import pathway_pattern
 
 __all__ = [
     "PathwayModes",
@@ -85,6 +87,8 @@ __all__ = [
     "STRATEGIES",
     "SAME_STRATEGY",
     "family_match",
+    "init_table",
+    "output_gap_match",
     "output_gap_spread",
     "strict_context_census",
     "ablate_class",
@@ -97,6 +101,13 @@ __all__ = [
     "head_start_strengths",
     "LadderRow",
     "ladder",
+    "plots",
+    "report",
+    "pathway_table",
+    "loss_table",
+    "threshold_table",
+    "overlap_table",
+    "ladder_table",
 ]
 
 
@@ -728,6 +739,31 @@ def family_match(reference, curves: Mapping, kind: str):
     )
 
 
+def init_table(sens: Mapping, reference) -> dict:
+    """Per initialisation of the ReLNs ([conv-init]), from ``sens`` (``{init:
+    {kind: family_match, "curves": {kind: (seeds, T)}}}``): the time gaps of each
+    strategy to the ``reference`` (the ReLU network's losses), the 7-pathway ReLN's
+    seed spread, and the verdict the rulebook gives under that start to the 7-pathway
+    and the 2-of-3 ReLN ("excellent agreement") and to the single-context ReLN
+    ("a clear deviation", ``beyond_noise``) (contexts chapter, ``init_sensitivity``).
+    """
+    return {
+        init: {
+            "gap_7_pathways": d["both"].value,
+            "gap_2_of_3": d["mixed"].value,
+            "gap_single_context": d["single"].value,
+            "gap_common_alone": d["common"].value,
+            "spread": d["both"].spread,
+            "verdict_7_pathways": verdict(d["both"]),
+            "verdict_2_of_3": verdict(d["mixed"]),
+            "verdict_single_context": verdict(
+                match(reference, d["curves"]["single"]), criterion="beyond_noise"
+            ),
+        }
+        for init, d in sens.items()
+    }
+
+
 def median_gap(A, B) -> float:
     """:func:`helpers.core.measures.time_gap` of ``A[s]`` against ``B[s]``, median over
     seeds ``s`` (``B`` may be one curve for every seed; [conv-measures])."""
@@ -796,6 +832,47 @@ def output_gap_spread(runs: Sequence, epochs: Sequence[int]) -> dict:
         "interval": bootstrap_interval(*mats),
         "sides": sides,
     }
+
+
+def output_gap_match(gaps: Mapping, spread: Mapping, by_epoch=None) -> Evidence:
+    """The evidence of "excellent agreement across all ... outputs" (contexts chapter,
+    ``output_gap``): the median output gap to the ReLN (``gaps``:
+    :func:`output_gaps_at` with candidates ``reln`` and ``single``), mean over the
+    epochs, against the two-sample spread of the same mean (``spread``:
+    :func:`output_gap_spread`); the alternative is the single-context ReLN.
+    ``by_epoch`` (``{epoch: output_gap_spread at that epoch}``) adds each epoch read
+    alone as a variant of the window."""
+    epochs = list(gaps["reln"])
+
+    def at(name, e):
+        return float(np.median(gaps[name][e]))
+
+    mean = {n: float(np.mean([at(n, e) for e in epochs])) for n in ("reln", "single")}
+    ev = Evidence(
+        mean["reln"],
+        spread["spread"],
+        mean["single"],
+        (mean["reln"],),
+        spread_interval=spread["interval"],
+        spread_candidate=spread["sides"][1],
+        criterion="seed_noise",
+    )
+    if not by_epoch:
+        return ev
+    return ev.varied(
+        "window",
+        {
+            f"epoch {e} alone": Evidence(
+                at("reln", e),
+                s["spread"],
+                at("single", e),
+                spread_interval=s["interval"],
+                spread_candidate=s["sides"][1],
+                criterion="seed_noise",
+            )
+            for e, s in by_epoch.items()
+        },
+    )
 
 
 def singular_values_over_training(run, pred, k: int) -> tuple[dict, dict, dict]:
@@ -1147,3 +1224,14 @@ def ladder(
             )
         )
     return rows
+
+
+from . import plots  # noqa: E402  (the figures use the functions above)
+from .report import (  # noqa: E402
+    ladder_table,
+    loss_table,
+    overlap_table,
+    pathway_table,
+    report,
+    threshold_table,
+)

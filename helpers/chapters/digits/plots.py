@@ -1,0 +1,238 @@
+"""The figures of the chapter *Real data* (``book/digits.md``), one function per
+figure; each returns the figure."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ... import figures
+from ...core.algorithm1 import pattern_strings
+
+C = 3
+
+
+def colors() -> dict:
+    """The chapter's colours: the book's palette and one for the GDLN of Algorithm 1."""
+    return {
+        "relu": figures.PALETTE["relu"],
+        "mixed": figures.PALETTE["mixed"],
+        "single": figures.PALETTE["single"],
+        "prediction": figures.PALETTE["prediction"],
+        "gdln": "#9467bd",
+        "common": figures.PALETTE["common"],
+    }
+
+
+def _med(v) -> float:
+    return float(np.median(v))
+
+
+def plot_task(task):
+    """The first training image of each class, its inputs and its targets in every
+    context (Figure ``fig-digits-task``)."""
+    X, Y = task.train.X, task.train.Y
+    n_train = task.train.P // C
+    first = [int(np.flatnonzero(task.labels_train == k)[0]) for k in range(10)]
+    cols = np.concatenate([c * n_train + np.array(first) for c in range(C)])
+    rows = task.rows()
+    fig = plt.figure(figsize=(10, 7.4))
+    gs = fig.add_gridspec(3, 10, height_ratios=[14, 67, 17 * 1.6], hspace=0.12)
+    for k, i in enumerate(first):
+        ax = fig.add_subplot(gs[0, k])
+        ax.imshow(X[:64, i].reshape(8, 8), cmap="Greys")
+        ax.set_title(str(k), fontsize=8)
+        ax.axis("off")
+    for r, (M, lab) in enumerate([(X[:, cols], "inputs X"), (Y[:, cols], "targets Y")]):
+        ax = fig.add_subplot(gs[r + 1, :])
+        ax.imshow(M, cmap="Greys", aspect="auto", vmin=0, vmax=M[:64].max())
+        for c in range(1, C):
+            ax.axvline(10 * c - 0.5, color=figures.PALETTE["reln"], lw=1)
+        ax.set_ylabel(lab)
+        ax.set_xticks([])
+        ax.grid(False)
+        if r == 0:
+            ax.axhline(63.5, color=figures.PALETTE["reln"], lw=0.8)
+            ax.set_yticks([32, 65], ["pixels", "ctx"])
+        else:
+            for b in list(rows)[1:]:
+                ax.axhline(rows[b].start - 0.5, color=figures.PALETTE["reln"], lw=0.8)
+            ax.set_yticks(
+                [(s.start + s.stop - 1) / 2 for s in rows.values()],
+                ["class", "parity", ">= 5", "mod 3"],
+                fontsize=8,
+            )
+            for c in range(C):
+                ax.text(
+                    10 * c + 4.5,
+                    17.3,
+                    f"context {c + 1}",
+                    ha="center",
+                    va="top",
+                    fontsize=8,
+                )
+    return fig
+
+
+def plot_relu(loss, L_linear: float, floor: float, width: int):
+    """The ReLU network's summed loss over training, with the best linear map and the
+    context-gated floor (Figure ``fig-digits-relu``)."""
+    col = colors()
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    figures.loss_curves(ax, loss, f"ReLU, {width} units", col["relu"])
+    ax.axhline(L_linear, color=col["common"], ls="--", lw=1, label="best linear map")
+    ax.axhline(floor, color=col["mixed"], ls=":", lw=1.2, label="context-gated floor")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_centroids(fits, show_ks, task, tol: float):
+    """Algorithm 1's clusterings with ``show_ks`` centroids over the training
+    datapoints, sorted by class within each context (Figure
+    ``fig-digits-centroids``)."""
+    from . import gate_sources
+
+    ds = task.train
+    n_train = ds.P // C
+    order = np.argsort(task.labels_train, kind="stable")
+    col_order = np.concatenate([c * n_train + order for c in range(C)])
+    class_edges = np.flatnonzero(np.diff(np.sort(task.labels_train))) + 1
+    fig, axes = plt.subplots(
+        len(show_ks),
+        1,
+        figsize=(10, 0.9 + 0.34 * sum(show_ks)),
+        gridspec_kw={"height_ratios": show_ks},
+    )
+    for ax, K in zip(np.atleast_1d(axes), show_ks):
+        cl = fits[K - 1].clustering
+        pats = pattern_strings(cl.binary, ds.contexts, C)
+        kinds = gate_sources(cl.binary, ds, task.labels_train, tol)["kind"]
+        ax.imshow(
+            cl.centroids[:, col_order],
+            cmap="Greys",
+            vmin=0,
+            vmax=1,
+            aspect="auto",
+            interpolation="nearest",
+        )
+        for c in range(C):
+            if c:
+                ax.axvline(c * n_train - 0.5, color=figures.PALETTE["reln"], lw=1.2)
+            for e in class_edges:
+                ax.axvline(c * n_train + e - 0.5, color="0.6", lw=0.4)
+        ax.set_yticks(
+            range(K),
+            [f"{p} {k} ({100 * w:.0f}%)" for p, k, w in zip(pats, kinds, cl.shares)],
+            fontsize=7,
+        )
+        ax.set_xticks([])
+        ax.grid(False)
+        ax.set_title(f"K = {K}", fontsize=9, loc="left")
+    plt.tight_layout()
+    return fig
+
+
+def plot_elbow(KS, errors, best_k: int, fits, relu_loss, floor: float, L0: float):
+    """The output error of the centroid GDLNs against K, the elbow ringed, and their
+    final losses against the ReLU network's (Figure ``fig-digits-elbow``)."""
+    col = colors()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+    axes[0].plot(KS, errors, "o-", color=col["gdln"])
+    axes[0].plot([best_k], [errors[best_k - 1]], "o", ms=12, mfc="none", mec="k")
+    axes[0].set_yscale("log")
+    axes[0].set_xlabel("K")
+    axes[0].set_ylabel("output MSE, ReLU vs GDLN")
+    final = [_med(f.run.loss[:, -1]) if f.run is not None else L0 for f in fits]
+    axes[1].plot(KS, final, "o-", color=col["gdln"], label="centroid GDLN")
+    axes[1].axhline(_med(relu_loss[:, -1]), color=col["relu"], label="ReLU network")
+    axes[1].axhline(floor, color=col["mixed"], ls=":", label="context-gated floor")
+    axes[1].set_yscale("log")
+    axes[1].set_xlabel("K")
+    axes[1].set_ylabel("final summed loss")
+    axes[1].legend(fontsize=8)
+    plt.tight_layout()
+    return fig
+
+
+def plot_census(census: dict, t_rec, early: int):
+    """The census by context and by what the gates are a function of, over training,
+    seeds faint and the median bold (Figure ``fig-digits-census``)."""
+    col = colors()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharex=True)
+    cc = {
+        "common": col["common"],
+        "mixed": col["mixed"],
+        "single": col["single"],
+        "other": "#17becf",
+        "context": col["mixed"],
+        "item": "#2ca02c",
+        "both": col["gdln"],
+        "by_class": "0.3",
+    }
+    panels = [
+        ("common", "mixed", "single", "other"),
+        ("context", "item", "both", "by_class"),
+    ]
+    for ax, keys in zip(axes, panels):
+        for k in keys:
+            ls = ":" if k == "by_class" else "-"
+            for curve in census[k]:
+                ax.plot(t_rec, curve, color=cc[k], alpha=0.2, lw=0.7, ls=ls)
+            lab = {"mixed": "2-of-3", "by_class": "class and context"}.get(k, k)
+            ax.plot(
+                t_rec, np.median(census[k], axis=0), color=cc[k], lw=2, ls=ls, label=lab
+            )
+        ax.axvline(early, color="0.6", lw=0.8)
+        ax.set_xlabel("epoch")
+        ax.set_ylim(0, 1)
+    axes[0].plot(
+        t_rec,
+        np.median(census["snap_change"], axis=0),
+        "k--",
+        lw=1.5,
+        label="snap change",
+    )
+    axes[0].set_ylabel("share of weight")
+    for ax in axes:
+        ax.legend(fontsize=7)
+    plt.tight_layout()
+    return fig
+
+
+def plot_relns(relu_loss, runs, preds, best, floor, L0, epochs, t_half):
+    """The ReLU network against the two ReLNs, their race predictions and the GDLN of
+    Algorithm 1 at the elbow ``best``, log scale and (right) up to twice the epoch
+    ``t_half`` where the ReLU loss has halved (Figure ``fig-digits-reln``)."""
+    col = colors()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
+    for ax, log in zip(axes, [True, False]):
+        figures.loss_curves(ax, relu_loss, "ReLU", col["relu"], log=log)
+        figures.loss_curves(
+            ax, runs["mixed"].loss, "common + 2-of-3", col["mixed"], log=log
+        )
+        figures.loss_curves(
+            ax, runs["single"].loss, "common + single-context", col["single"], log=log
+        )
+        figures.loss_curves(
+            ax, best.run.loss, f"Algorithm 1 GDLN, K = {best.K}", col["gdln"], log=log
+        )
+        ax.plot(
+            preds["mixed"].loss,
+            color=col["prediction"],
+            ls="--",
+            lw=1.3,
+            label="race prediction, 2-of-3",
+        )
+        ax.plot(
+            preds["single"].loss,
+            color=col["prediction"],
+            ls=":",
+            lw=1.3,
+            label="race prediction, single",
+        )
+        ax.axhline(floor, color=col["mixed"], ls=":", lw=1)
+    axes[0].legend(fontsize=7)
+    axes[1].set_xlim(0, min(epochs, 2 * int(t_half)))
+    axes[1].set_ylim(0, 1.05 * L0)
+    plt.tight_layout()
+    return fig

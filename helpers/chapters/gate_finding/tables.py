@@ -1,0 +1,237 @@
+"""The tables the page *Finding the gates* (``book/gate_finding.md``) shows where its
+computations are, as Markdown (each from what the page computed)."""
+
+from __future__ import annotations
+
+import numpy as np
+from tabulate import tabulate
+
+from ...core.measures import match
+from . import context_strings, item_dependent
+
+__all__ = [
+    "clusterings",
+    "elbow",
+    "optima",
+    "init",
+    "constructions",
+    "sensitivity",
+    "xor",
+    "xor_init",
+    "depth",
+    "depth_elbow",
+]
+
+
+def _md(rows, headers) -> str:
+    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+
+
+def _shares(cl) -> str:
+    return ", ".join(f"{w:.2f}" for w in cl.shares)
+
+
+def clusterings(by_k, ds) -> str:
+    """Each K's binarised centroids, shares and k-means objective."""
+    rows = [
+        (K, ", ".join(context_strings(p.clustering, ds)), _shares(p.clustering),
+         f"{p.clustering.inertia:.4g}")
+        for K, p in by_k.items()
+    ]  # fmt: skip
+    headers = [
+        "K",
+        "binarised centroids (context level)",
+        "shares",
+        "k-means objective",
+    ]
+    return _md(rows, headers)
+
+
+def elbow(Ks, errors, gaps, by_k, relu_curve) -> str:
+    """Fig. 9 in numbers: output error, time gap and loss of each K's GDLN."""
+    rows = [
+        (K, f"{errors[i]:.3g}", f"{gaps[K].value:.3f}",
+         f"{by_k[K].loss[0, 3000]:.3g} / {by_k[K].loss[0, -1]:.3g}")
+        for i, K in enumerate(Ks)
+    ]  # fmt: skip
+    rows.append(
+        ("ReLU", "", f"{gaps[Ks[0]].spread:.3f} (two trainings)",
+         f"{relu_curve[3000]:.3g} / {relu_curve[-1]:.3g}")
+    )  # fmt: skip
+    headers = [
+        "K",
+        "output MSE {eq}`gate_finding-error` (mean over seeds)",
+        "time gap to the ReLU network (median)",
+        "GDLN loss at 3000 / end (seed 0)",
+    ]
+    return _md(rows, headers)
+
+
+def optima(found: dict, n: int) -> str:
+    """The K = 3 optima of single-restart k-means (``ch.kmeans_optima``)."""
+    rows = [
+        (key, f"{inert:.6g}", f"{k} of {n}")
+        for key, (inert, k) in sorted(found.items(), key=lambda kv: kv[1][0])
+    ]
+    headers = [
+        "K = 3 centroids (context level)",
+        "lowest objective found",
+        "single restarts reaching it",
+    ]
+    return _md(rows, headers)
+
+
+def init(rows: dict, spread: float, relu_loss) -> str:
+    """The elbow's K = 4 GDLN under each start (``ch.init_rows``)."""
+    out = [
+        (c, f"{r['gap_k4']:.3f}", f"{r['gap_k3']:.3f}", f"{r['output_mse_k4']:.3g}",
+         f"{r['final_loss_k4']:.3g}", r["verdict"])
+        for c, r in rows.items()
+    ]  # fmt: skip
+    out.append(
+        ("*two ReLU trainings*", f"{spread:.3f}", "", "",
+         f"{np.median(relu_loss[:, -1]):.3g}", "")
+    )  # fmt: skip
+    headers = [
+        "K = 4 GDLN started by",
+        "time gap K = 4",
+        "time gap K = 3 (alternative)",
+        "output MSE K = 4",
+        "final loss K = 4 (median)",
+        "verdict",
+    ]
+    return _md(out, headers)
+
+
+def constructions(specs, built, gaps, matched, relu_loss, init_std) -> str:
+    """The K = 4 GDLN under each construction: ``specs`` ``(gates, widths, context
+    std, items only)``, ``built`` what ``gdln_error`` returned for each, ``gaps``
+    their time gaps, ``matched`` the elbow's K = 4 point started matched."""
+    m4 = matched
+    rows = [
+        ("K = 4 GDLN (matched)", "binarised", "by share", "1 x ReLU", "all inputs",
+         f"{m4.output_mse:.3g}", f"{match(relu_loss, m4.loss).value:.3f}",
+         f"{m4.loss[0, 3000]:.3g} / {m4.loss[0, -1]:.3g}")
+    ]  # fmt: skip
+    names = ["", "", "Section 4 ReLN"]
+    for name, (g, w, sv, io), (mse, _, L, _), gap in zip(names, specs, built, gaps):
+        rows.append(
+            (name, g, w, f"{sv / init_std:.0f} x ReLU",
+             "items" if io else "all inputs", f"{mse:.3g}", f"{gap:.3f}",
+             f"{L[0, 3000]:.3g} / {L[0, -1]:.3g}")
+        )  # fmt: skip
+    headers = [
+        "",
+        "gates",
+        "widths",
+        "context pathways' init",
+        "context pathways see",
+        "output MSE",
+        "time gap to the ReLU network",
+        "loss at 3000 / end (seed 0)",
+    ]
+    return _md(rows, headers)
+
+
+def sensitivity(rows) -> str:
+    """The K = 4 clustering under other seeds and samples
+    (``ch.clustering_sensitivity``)."""
+    out = [
+        (label, rs, ", ".join(p), ", ".join(f"{w:.2f}" for w in s))
+        for _, label, rs, p, s, _ in rows
+    ]
+    headers = ["samples used", "random_state", "K = 4 binarised centroids", "shares"]
+    return _md(out, headers)
+
+
+XOR_RELNS = {"0110,1001": "linear ReLN", "0001,0010,0100,1000": "XoR ReLN"}
+EPS_STAR = float(np.sqrt(2 / 3))
+
+
+def xor(results: dict) -> str:
+    """Algorithm 1's elbow and centroids on the XoR networks, per margin."""
+    rows = []
+    for eps in sorted(results):
+        r = results[eps]
+        key = ",".join(sorted(r["patterns"]))
+        rows.append(
+            (eps, "below" if eps < EPS_STAR else "above", r["k"], r["k_within"],
+             ", ".join(r["patterns"]), XOR_RELNS.get(key, "mixed"))
+        )  # fmt: skip
+    headers = [
+        "eps",
+        "side of eps*",
+        "elbow K* (bend)",
+        "K (within x2)",
+        "binarised centroids at K*",
+        "reads as",
+    ]
+    return _md(rows, headers)
+
+
+def _kept(smp) -> str:
+    G = smp.run.records["gates"][0]
+    return f"{np.mean(np.all(G[:, 0] == G[:, -1], axis=-1)):.2f}"
+
+
+def xor_init(small: dict, large: dict, std_small: float, std_large: float) -> str:
+    """Algorithm 1 on the XoR networks from a small and a large init."""
+    rows = []
+    for eps in large:
+        for r, std in ((small[eps], std_small), (large[eps], std_large)):
+            rows.append(
+                (eps, f"{std:.1e}", r["k"], ", ".join(r["patterns"]),
+                 _kept(r["samples"]))
+            )  # fmt: skip
+    headers = [
+        "eps",
+        "init std",
+        "elbow K*",
+        "binarised centroids at K*",
+        "units keeping their initial gating",
+    ]
+    return _md(rows, headers)
+
+
+def depth(clus_d1: dict, clus_d2: dict, ds) -> str:
+    """The depth network's clusterings, both layers."""
+    rows = [
+        (layer, K, ", ".join(context_strings(cl, ds)), _shares(cl),
+         item_dependent(cl, ds))
+        for layer, clus in ((1, clus_d1), (2, clus_d2))
+        for K, cl in clus.items()
+    ]  # fmt: skip
+    headers = [
+        "layer",
+        "K",
+        "binarised centroids (context level)",
+        "shares",
+        "item-dependent centroids",
+    ]
+    return _md(rows, headers)
+
+
+def depth_elbow(points, k_max: int, ds, samples) -> str:
+    """The depth elbow's sentence (``points``: its elbow points, or None when it was
+    not run)."""
+    from ...core.algorithm1 import elbow_k
+
+    if points is None:
+        return (
+            "**Depth elbow.** Not run with the default parameters: each K trains a "
+            "depth GDLN (about $10^{12}$ operations). Set `depth_elbow_k_max` (e.g. "
+            "7) to run it."
+        )
+    e = [p.output_mse for p in points]
+    k = elbow_k(range(1, k_max + 1), e)
+    return (
+        "**Depth elbow** (one GDLN training per K: a linear always-on first layer of "
+        "420 units and one second-layer pathway per binarised layer-2 centroid). "
+        f"Output MSE for K = 1..{k_max}: "
+        + ", ".join(f"{v:.3g}" for v in e)
+        + f"; the elbow rule picks K* = {k}, whose centroids are "
+        + ", ".join(context_strings(points[k - 1].clustering, ds))
+        + ". Final summed loss of these GDLNs: "
+        + ", ".join(f"{p.loss[0, -1]:.3g}" for p in points)
+        + f" (ReLU seed 0: {samples.run.loss[0, -1]:.3g})."
+    )

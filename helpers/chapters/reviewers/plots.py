@@ -1,0 +1,197 @@
+"""The figures of the page ``book/reviewers.md``, one function per figure (the page
+keeps each figure's caption and label; the drawing is here)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ...figures import PALETTE, loss_curves
+
+__all__ = [
+    "COLORS",
+    "plot_paper_settings",
+    "plot_init_sweep",
+    "plot_optimisers",
+    "plot_separation",
+]
+
+#: One colour per gating class and curve kind (the book's palette, and one for
+#: "other" units).
+COLORS = {
+    "relu": PALETTE["relu"],
+    "mixed": PALETTE["mixed"],
+    "single": PALETTE["single"],
+    "common": PALETTE["common"],
+    "other": "#9467bd",
+    "prediction": PALETTE["prediction"],
+}
+
+
+def _show():
+    plt.tight_layout()
+    plt.show()
+
+
+def plot_paper_settings(L_relu, L_mixed, L_single, census, weight_census, t_rec):
+    """Figure ``fig-reviewers-base``: the loss of the ReLU network and of the two ReLNs
+    (left), and the functional share of each gating class over training, median over
+    seeds, with the 2-of-3 share of the census by weight dotted (right).
+
+    Args:
+        L_relu, L_mixed, L_single: loss curves ``(seeds, T)``.
+        census: :func:`helpers.chapters.reviewers.census_over_training` of the ReLU
+            runs (``{class: (seeds, R)}``).
+        weight_census: the 2-of-3 share by weight, ``(seeds, R)``.
+        t_rec: the ``R`` recorded epochs.
+
+    Returns:
+        None (draws the figure).
+    """
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
+    loss_curves(a, L_relu, "ReLU", COLORS["relu"])
+    loss_curves(a, L_mixed, "ReLN common + 2-of-3 (matched)", COLORS["mixed"])
+    loss_curves(a, L_single, "ReLN common + single", COLORS["single"])
+    a.legend(fontsize=8)
+    for k in ("common", "mixed", "single", "other"):
+        b.plot(t_rec, np.nanmedian(census[k], axis=0), color=COLORS[k], label=k)
+    b.plot(
+        t_rec,
+        np.median(weight_census, axis=0),
+        color=COLORS["mixed"],
+        ls=":",
+        label="2-of-3 (by weight)",
+    )
+    b.set_xlabel("epoch")
+    b.set_ylabel("share of the snapped output")
+    b.legend(fontsize=8)
+    _show()
+
+
+def plot_init_sweep(order, stds, L_init, plateau_min, multiple):
+    """Figure ``fig-reviewers-init``: the loss over its own initial loss per initial
+    std (left), and per std the plateau share, the share of gates that moved and the
+    match over the seed spread (right, the last on a log axis).
+
+    Args:
+        order: the init sweep's rows sorted by ``std``.
+        stds: the stds in the order of ``L_init``'s settings.
+        L_init: loss curves ``(settings, seeds, T)``.
+        plateau_min: the plateau threshold (dashed).
+        multiple: the rulebook's noise multiple (dotted).
+
+    Returns:
+        None (draws the figure).
+    """
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
+    shades = plt.cm.viridis(np.linspace(0.85, 0.1, len(order)))
+    t_all = np.arange(np.shape(L_init)[-1])
+    for r, col in zip(order, shades):
+        k = stds.index(r["std"])
+        curve = np.median(L_init[k] / L_init[k][:, :1], axis=0)
+        a.plot(t_all, curve, color=col, label=f"std {r['std']:.1e}")
+    a.set_yscale("log")
+    a.set_xscale("symlog", linthresh=10)
+    a.set_xlim(0, t_all[-1])
+    a.set_xlabel("epoch")
+    a.set_ylabel("L(t) / L(0)")
+    a.legend(fontsize=7)
+    xs = [r["std"] for r in order]
+    b.plot(xs, [r["plateau_share"] for r in order], "o-", label="plateau share")
+    b.axhline(plateau_min, ls="--", color="0.5", lw=0.8)
+    b.plot(xs, [r["gate_change"] for r in order], "s-", label="gates moved")
+    b.set_xscale("log")
+    b.set_xlabel("initial std")
+    b2 = b.twinx()
+    ratio = [r["match_value"] / r["match_spread"] for r in order]
+    b2.plot(xs, ratio, "^-", color=COLORS["mixed"], label="match / spread")
+    b2.axhline(multiple, ls=":", color=COLORS["mixed"], lw=0.8)
+    b2.set_yscale("log")
+    b.legend(fontsize=8, loc="upper left")
+    b2.legend(fontsize=8, loc="upper right")
+    _show()
+
+
+def plot_optimisers(opt_runs, opt_census, L_reln, t_census):
+    """Figure ``fig-reviewers-optimisers``: the loss of every optimiser's run (median
+    over seeds) with the matched ReLN trained by gradient descent (left), and the
+    2-of-3 (solid) and single-context (dashed) functional shares over training (right).
+
+    Args:
+        opt_runs: ``{name: (loss (seeds, T), ...)}``.
+        opt_census: ``{name: census}`` at the epochs ``t_census``.
+        L_reln: the matched ReLN's loss curves.
+        t_census: the epochs of the censuses.
+
+    Returns:
+        None (draws the figure).
+    """
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
+    cols = plt.cm.tab10(np.arange(len(opt_runs)))
+    t_all = np.arange(np.shape(L_reln)[-1])
+    for (name, (L_o, *_)), col in zip(opt_runs.items(), cols):
+        a.plot(t_all, np.median(L_o, axis=0), color=col, label=name)
+        census = opt_census[name]
+        b.plot(t_census, np.nanmedian(census["mixed"], axis=0), color=col, label=name)
+        b.plot(t_census, np.nanmedian(census["single"], axis=0), color=col, ls="--")
+    a.plot(
+        t_all,
+        np.median(L_reln, axis=0),
+        color=COLORS["mixed"],
+        ls="--",
+        lw=1,
+        label="ReLN (GD)",
+    )
+    a.set_yscale("log")
+    a.set_xlabel("epoch")
+    a.set_ylabel("summed loss")
+    a.legend(fontsize=8)
+    b.set_xlabel("epoch")
+    b.set_ylabel("share of the snapped output")
+    b.legend(fontsize=8)
+    _show()
+
+
+def _phase_curves(maps, ctx_names):
+    Wc = np.asarray(maps["common"])
+    dist = np.linalg.norm(Wc - Wc[-1], axis=(1, 2)) / np.linalg.norm(Wc[-1])
+    norm = sum(np.linalg.norm(np.asarray(maps[n]), axis=(1, 2)) for n in ctx_names)
+    return dist, norm / norm[-1]
+
+
+def plot_separation(maps, race_maps, ctx_names, t_reln, t_common, L_reln, preds):
+    """Figure ``fig-reviewers-separation``: the common pathway's distance to its final
+    map and the context pathways' summed norm over its final value, simulated (median
+    over seeds) and one-way race (dashed), with the epoch where the common pathway has
+    finished (left); the simulated ReLN's loss against the races (right).
+
+    Args:
+        maps: per seed, the simulated ReLN's pathway maps ``{name: (R, p, d)}``.
+        race_maps: the one-way race's pathway maps.
+        ctx_names: the context pathways.
+        t_reln: the recorded epochs of the maps.
+        t_common: the epoch where the common pathway has finished.
+        L_reln: the simulated ReLN's loss curves.
+        preds: ``{name: race prediction}`` (each with ``loss``).
+
+    Returns:
+        None (draws the figure).
+    """
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
+    sim = np.array([_phase_curves(m, ctx_names) for m in maps])
+    race_c = _phase_curves(race_maps, ctx_names)
+    common, ctx = COLORS["common"], COLORS["mixed"]
+    med = np.median(sim, axis=0)
+    a.plot(t_reln, med[0], color=common, label="common: distance to final")
+    a.plot(t_reln, med[1], color=ctx, label="context: norm / final")
+    a.plot(t_reln, race_c[0], color=common, ls="--")
+    a.plot(t_reln, race_c[1], color=ctx, ls="--")
+    a.axvline(t_common, color="0.4", lw=0.8)
+    a.set_xlabel("epoch")
+    a.legend(fontsize=8)
+    loss_curves(b, L_reln, "ReLN (simulated)", COLORS["mixed"])
+    t_all = np.arange(np.shape(L_reln)[-1])
+    for (name, p), ls in zip(preds.items(), ["--", ":", "-."]):
+        b.plot(t_all, p.loss, color=COLORS["prediction"], ls=ls, label=name)
+    b.legend(fontsize=8)
+    _show()

@@ -1,0 +1,926 @@
+"""The records, the numbers in the prose (glue) and the tables of the page
+``book/reviewers.md``: the page computes, :func:`report` writes.
+
+The page builds its :class:`Results` from its own names in one line
+(``ch.Results.collect(globals())``); each field below is named as on the page."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from ...book.notebook import glue
+from ...book.records import claims_table
+from ...book.rulebook import NOISE_MULTIPLE, PHASE_SNAP
+from .sweeps import strategy_settings
+
+__all__ = [
+    "Results",
+    "report",
+    "width_table",
+    "init_table",
+    "optimiser_table",
+    "data_markdown",
+    "mode_markdown",
+    "intervention_table",
+    "sentence_table",
+]
+
+MULT = NOISE_MULTIPLE
+#: The match's fields every sweep's record keeps.
+MATCH = (
+    "match_value",
+    "match_spread",
+    "match_spread_interval",
+    "match_alternative",
+    "match_alternative_spread",
+    "match_nearer",
+)
+#: The fields the data comparison's records keep.
+DATA = (
+    "offdiag_common",
+    "offdiag_ctx23",
+    "mixed",
+    "single",
+    "snap_change",
+    "final_loss_share",
+    *MATCH,
+)
+#: How the page words the answer of :func:`nearer_than_half`.
+NEARER = {
+    "below": "below",
+    "not below": "not below",
+    "undecided": "not told apart from",
+}
+
+
+def _med(v) -> float:
+    return float(np.nanmedian(v))
+
+
+def _pick(d: Mapping, keys) -> dict:
+    return {k: d[k] for k in keys if k in d}
+
+
+@dataclass
+class Results:
+    """What the page computed, named as on the page (``book/reviewers.md``).
+
+    The parameters: ``seeds`` .. ``common_done`` (the parameters cell); then the task
+    (``L0``, ``L_linear``, ``need``), the paper's settings (``base_std``, ``stds``,
+    ``matches``: every setting's match, ``match_authors``, ``base_end``,
+    ``weight_census``), the sweeps' rows (``width_sweep``, ``min_width``,
+    ``init_sweep``, ``optimiser``, ``lr_adam``, ``data_table``), the separation, the
+    modes (``mode_order``, ``rows6``, ``t_iso``, ``t_sim``), node reuse
+    (``top_raw``, ``top_res``, ``race7``), the interventions and the sentence's
+    counts."""
+
+    seeds: int
+    epochs: int
+    relu_width: int
+    reln_width: int
+    widths: list
+    init_stds: list
+    batch_sizes: list
+    code_rho_pct: list
+    code_seed: int
+    label_noise: list
+    noise_seed: int
+    primed_units: int
+    primed_gains: list
+    primed_off: float
+    schedule_epochs: int
+    strategy_share: float
+    fit_level: float
+    plateau_min: float
+    gate_change_max: float
+    common_done: float
+    base_std: float
+    stds: list
+    L0: float
+    L_linear: float
+    need: dict
+    matches: dict
+    match_authors: dict
+    base_end: dict
+    weight_census: np.ndarray
+    width_sweep: dict
+    min_width: dict
+    init_sweep: dict
+    optimiser: dict
+    lr_adam: dict
+    data_table: dict
+    separation: dict
+    mode_order: dict
+    rows6: list
+    t_iso: np.ndarray
+    t_sim: np.ndarray
+    top_raw: dict
+    top_res: dict
+    race7: dict
+    intervention: dict
+    sentence: dict
+
+    @classmethod
+    def collect(cls, ns: Mapping) -> "Results":
+        """The results from the page's namespace (``globals()``).
+
+        Args:
+            ns: the page's names.
+
+        Returns:
+            :class:`Results`; ValueError names any field the page lacks.
+        """
+        missing = [f.name for f in fields(cls) if f.name not in ns]
+        if missing:
+            raise ValueError(f"the page has no {missing}")
+        return cls(**{f.name: ns[f.name] for f in fields(cls)})
+
+
+# --------------------------------------------------------------------------------------
+# Tables shown where their section is
+
+
+def width_table(sweep: dict) -> str:
+    """The width sweep as a Markdown table (``book/reviewers.md``, Table 1):
+    ``sweep[rule][width]`` rows of :func:`width_row`; the last column is the match
+    relative to the one at the paper's width (700 units, or the rule's middle width
+    when 700 is not swept)."""
+    head = (
+        "| std rule | width | init std | final loss / L(0) | common | 2-of-3 | single "
+        "| 2-of-3 of non-common | snap change | match | seed spread [90 %] "
+        "| alternative | match / match at 700 |"
+    )
+    lines = [head, "|" + "---|" * 13]
+    for rule, rows in sweep.items():
+        ref = rows.get(700) or rows[sorted(rows)[len(rows) // 2]]
+        for w in sorted(rows):
+            r = rows[w]
+            lo, hi = r["match_spread_interval"]
+            lines.append(
+                f"| {rule} | {w} | {r['std']:.2e} | {r['final_loss_share']:.2g} "
+                f"| {r['common']:.2f} | {r['mixed']:.2f} | {r['single']:.2f} "
+                f"| {r['mixed_of_context']:.2f} | {r['snap_change']:.2f} "
+                f"| {r['match_value']:.3f} | {r['match_spread']:.3f} "
+                f"[{lo:.3f}, {hi:.3f}] | {r['match_alternative']:.3f} "
+                f"| {r['match_value'] / ref['match_value']:.2f} |"
+            )
+    return "\n".join(lines)
+
+
+def init_table(init_sweep: dict) -> str:
+    """The init sweep as a Markdown table (section 2), rows by increasing std.
+
+    Args:
+        init_sweep: ``{key: row}`` of :func:`helpers.chapters.reviewers.init_row`.
+
+    Returns:
+        The table.
+    """
+    rows = [
+        "| init std | initial loss | plateau share | gates moved | 2-of-3 | single "
+        "| snap change | match | seed spread | alternative |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in sorted(init_sweep.values(), key=lambda r: r["std"]):
+        rows.append(
+            f"| {r['std']:.1e} | {r['initial_loss']:.1f} | {r['plateau_share']:.2f} "
+            f"| {r['gate_change']:.3f} | {r['mixed']:.2f} | {r['single']:.2f} "
+            f"| {r['snap_change']:.2f} | {r['match_value']:.3f} "
+            f"| {r['match_spread']:.3f} | {r['match_alternative']:.3f} |"
+        )
+    return "\n".join(rows)
+
+
+def optimiser_table(optimiser: dict) -> str:
+    """The optimisers as a Markdown table (section 3).
+
+    Args:
+        optimiser: ``{name: row}`` of
+            :func:`helpers.chapters.reviewers.optimiser_row`.
+
+    Returns:
+        The table.
+    """
+    rows = [
+        "| optimiser | step | race winner | 2-of-3 | single | common "
+        "| final loss / L(0) | match | seed spread | alternative |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in optimiser.items():
+        rows.append(
+            f"| {name} | {r['step']:.3g} | {r['race_winner']} | {r['mixed']:.2f} "
+            f"| {r['single']:.2f} | {r['common']:.2f} | {r['final_loss_share']:.2g} "
+            f"| {r['match_value']:.3f} | {r['match_spread']:.3f} "
+            f"| {r['match_alternative']:.3f} |"
+        )
+    return "\n".join(rows)
+
+
+def data_markdown(data_table: dict) -> str:
+    """The data comparison as a Markdown table (section 4).
+
+    Args:
+        data_table: ``{data: row}`` of :func:`helpers.chapters.reviewers.data_row`.
+
+    Returns:
+        The table.
+    """
+    rows = [
+        "| data | off-diagonal (common) | off-diagonal (2-of-3) | final loss / L(0) "
+        "| 2-of-3 | single | snap change | match | seed spread | alternative |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in data_table.items():
+        rows.append(
+            f"| {name} | {r['offdiag_common']:.3f} | {r['offdiag_ctx23']:.3f} "
+            f"| {r['final_loss_share']:.2g} | {r['mixed']:.2f} | {r['single']:.2f} "
+            f"| {r['snap_change']:.2f} | {r['match_value']:.3f} "
+            f"| {r['match_spread']:.3f} | {r['match_alternative']:.3f} |"
+        )
+    return "\n".join(rows)
+
+
+def mode_markdown(rows6, t_iso, t_race, t_sim) -> str:
+    """Every mode of the matched ReLN as a Markdown table (section 6).
+
+    Args:
+        rows6: :func:`helpers.chapters.reviewers.mode_table`'s rows.
+        t_iso, t_race, t_sim: each mode's half-way epoch by Eq. 7 alone, by the
+            race and in the simulation.
+
+    Returns:
+        The table.
+    """
+    lines = [
+        "| pathway | mode | s | d | s / d | a0 | half-way: Eq. 7 alone | race "
+        "| simulated |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r, a_, b_, c_ in zip(rows6, t_iso, t_race, t_sim):
+        lines.append(
+            f"| {r.pathway} | {r.index + 1} | {r.s:.3f} | {r.d:.2f} "
+            f"| {r.final:.3f} | {r.a0:.1e} | {a_:.0f} | {b_:.0f} | {c_:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def intervention_table(intervention: dict, base_end: dict, base_loss: float) -> str:
+    """The interventions as a Markdown table (section 7), after the paper's settings.
+
+    Args:
+        intervention: ``{name: row}`` of
+            :func:`helpers.chapters.reviewers.intervention_row`.
+        base_end: the strategy at the paper's settings (per seed).
+        base_loss: their final loss over ``L0`` (median over seeds).
+
+    Returns:
+        The table.
+    """
+    b = {c: _med(base_end[c]) for c in ("mixed", "single", "common")}
+    rows = [
+        "| intervention | 2-of-3 | single | common | race: 2-of-3 | race: single "
+        "| time to 1 % (x GD) | final loss / L(0) |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| none (the paper's settings) | {b['mixed']:.2f} | {b['single']:.2f} "
+        f"| {b['common']:.2f} | — | — | 1 | {base_loss:.2g} |",
+    ]
+    for name, r in intervention.items():
+        rows.append(
+            f"| {name} | {r['mixed']:.2f} | {r['single']:.2f} | {r['common']:.2f} "
+            f"| {r['race_mixed']:.2f} | {r['race_single']:.2f} "
+            f"| {r['time_to_1pc_over_gd']:.2f} | {r['final_loss_share']:.2g} |"
+        )
+    return "\n".join(rows)
+
+
+def sentence_table(matches: dict, reference: str) -> str:
+    """Every setting's match (:func:`match_summary`) as a Markdown table
+    (``book/reviewers.md``, the authors' sentence scored), with the spread's 90 %
+    bootstrap interval, the gap relative to the ``reference`` setting's, and whether
+    the gap is below half the alternative's beyond the noise (:func:`nearer_than_half`;
+    "undecided" where the seeds cannot tell)."""
+    ref = matches[reference]["value"]
+    lines = [
+        "| setting | match | seed spread [90 %] | match / spread | alternative "
+        "| match / match at the paper's setting | levels reached | within noise "
+        "| below half the alternative |",
+        "|" + "---|" * 9,
+    ]
+    for name, m in matches.items():
+        lo, hi = m["spread_interval"]
+        verdict = "undecided" if m["undecided"] else ("yes" if m["matches"] else "no")
+        lines.append(
+            f"| {name} | {m['value']:.3f} | {m['spread']:.3f} [{lo:.3f}, {hi:.3f}] "
+            f"| {m['value'] / m['spread']:.1f} | {m['alternative']:.3f} "
+            f"| {m['value'] / ref:.2f} | {m['levels']} | {verdict} "
+            f"| {m.get('nearer_verdict', '—')} |"
+        )
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------
+# The numbers in the prose, section by section
+
+
+def _glue_setup(r: Results) -> None:
+    glue("reviewers_L0", r.L0)
+    glue("reviewers_L_linear_share", 100 * r.L_linear / r.L0)
+    glue("reviewers_need_total", r.need["total"])
+    glue("reviewers_need_common", r.need["common"])
+    glue("reviewers_need_ctx", r.need["ctx12"])
+    glue("reviewers_mult", MULT)
+    glue("reviewers_seeds", int(r.seeds))
+    glue("reviewers_grid_widths", ", ".join(map(str, r.widths)))
+    glue("reviewers_grid_stds", ", ".join(f"{v:.1e}" for v in r.init_stds))
+    glue("reviewers_grid_batches", ", ".join(map(str, r.batch_sizes)))
+    glue("reviewers_grid_rhos", ", ".join(f"{x / 100:g}" for x in r.code_rho_pct))
+    glue("reviewers_grid_noise", ", ".join(f"{v:g}" for v in r.label_noise))
+    glue("reviewers_grid_gains", ", ".join(f"{v:g}" for v in r.primed_gains))
+    glue("reviewers_strategy_share", r.strategy_share)
+    glue("reviewers_fit_level", 100 * r.fit_level)
+    glue("reviewers_plateau_min", r.plateau_min)
+    glue("reviewers_gate_change_max", 100 * r.gate_change_max)
+    glue("reviewers_common_left", 100 * (1 - r.common_done))
+
+
+def _glue_base(r: Results) -> None:
+    mb = r.matches["paper settings"]
+    glue("reviewers_base_match", mb["value"])
+    glue("reviewers_base_spread", mb["spread"])
+    glue("reviewers_base_alt", mb["alternative"])
+    glue("reviewers_base_ratio", mb["value"] / mb["spread"])
+    glue("reviewers_base_interval", "[{:.3f}, {:.3f}]".format(*mb["spread_interval"]))
+    glue("reviewers_base_half_alt", mb["alternative"] / 2)
+    glue("reviewers_base_nearer", NEARER[mb["nearer_verdict"]])
+    glue("reviewers_base_alt_spread", mb["alternative_spread"])
+    glue("reviewers_base_margin", abs(mb["alternative"] / 2 - mb["value"]))
+    top = max(mb["spread_interval"][1], mb["alternative_spread_interval"][1])
+    glue("reviewers_base_noise", MULT * top)
+    for k in ("common", "mixed", "single", "other", "snap_change", "mixed_of_context"):
+        glue(f"reviewers_base_{k}", _med(r.base_end[k]))
+    glue("reviewers_base_weight_mixed", _med(r.weight_census[:, -1]))
+    glue("reviewers_authors_match", r.match_authors["value"])
+    glue("reviewers_authors_factor", mb["value"] / r.match_authors["value"])
+
+
+def _glue_widths(r: Results) -> None:
+    widths = r.widths
+    glue("reviewers_w_small", widths[0])
+    glue("reviewers_w_large", widths[-1])
+    glue("reviewers_w_paper", r.relu_width)
+    for tag, rule in (("std", "fixed std"), ("out", "fixed output scale")):
+        rows_r = r.width_sweep[rule]
+        mw = r.min_width[rule]
+        glue(f"reviewers_min_width_{tag}", mw or "none")
+        at = rows_r.get(mw, {})  # the share behind the answer, with its spread
+        nan = float("nan")
+        glue(f"reviewers_min_width_{tag}_share", at.get("mixed_of_context", nan))
+        glue(
+            f"reviewers_min_width_{tag}_spread", at.get("mixed_of_context_spread", nan)
+        )
+        small = rows_r[widths[0]]
+        glue(f"reviewers_w_{tag}_small_loss", 100 * small["final_loss_share"])
+        glue(f"reviewers_w_{tag}_small_snap", small["snap_change"])
+        on = [w for w in widths if rows_r[w]["strategy"]]
+        mixed_range = [rows_r[w]["mixed"] for w in on] or [nan]
+        glue(f"reviewers_w_{tag}_mixed_lo", min(mixed_range))
+        glue(f"reviewers_w_{tag}_mixed_hi", max(mixed_range))
+        best_w = min(widths, key=lambda w: rows_r[w]["match_value"])
+        glue(f"reviewers_w_{tag}_best", best_w)
+        glue(f"reviewers_w_{tag}_best_match", rows_r[best_w]["match_value"])
+        ref = rows_r[r.relu_width]["match_value"]
+        rel = [rows_r[w]["match_value"] / ref for w in widths]
+        glue(f"reviewers_w_{tag}_rel_lo", min(rel))
+        glue(f"reviewers_w_{tag}_rel_hi", max(rel))
+        glue(
+            f"reviewers_w_{tag}_noise", sum(rows_r[w]["match_matches"] for w in widths)
+        )
+    paper = r.width_sweep["fixed std"][r.relu_width]
+    glue("reviewers_w_paper_snap", paper["snap_change"])
+
+
+def _glue_init(r: Results) -> None:
+    order = sorted(r.init_sweep.values(), key=lambda x: x["std"])
+    no_plateau = [x["std"] for x in order if not x["plateau"]]
+    still = [x["std"] for x in order if not x["gating_moves"]]
+    glue("reviewers_base_std", r.base_std)
+    glue("reviewers_no_plateau", min(no_plateau) if no_plateau else "none")
+    glue("reviewers_still", min(still) if still else "none")
+    glue("reviewers_top_std", order[-1]["std"])
+    glue("reviewers_top_gate", 100 * order[-1]["gate_change"])
+    glue("reviewers_top_snap", order[-1]["snap_change"])
+    glue("reviewers_base_gate", 100 * order[0]["gate_change"])
+    plateau_stds = [x["std"] for x in order if x["plateau"]]
+    glue("reviewers_last_plateau", max(plateau_stds) if plateau_stds else float("nan"))
+    glue("reviewers_top_loss_factor", order[-1]["initial_loss"] / r.L0)
+    first = next((x["plateau_share"] for x in order if not x["plateau"]), float("nan"))
+    glue("reviewers_first_noplateau_share", first)
+    glue("reviewers_init_gaps", ", ".join(f"{x['match_value']:.2f}" for x in order))
+    glue("reviewers_init_stds", ", ".join(f"{x['std']:.1e}" for x in order))
+    glue("reviewers_n_describes", sum(x["reln_describes"] for x in order))
+    glue("reviewers_top_mixed", order[-1]["mixed"])
+    glue("reviewers_top_single", order[-1]["single"])
+
+
+def _glue_optimisers(r: Results) -> None:
+    opt = r.optimiser
+    for rule in r.lr_adam:
+        glue(f"reviewers_lr_adam_{rule}", r.lr_adam[rule])
+        oa = opt.get(f"Adam, {rule} rule", {})
+        for q in (
+            "single",
+            "mixed",
+            "common",
+            "match_value",
+            "match_spread",
+            "final_loss_share",
+            "snap_change",
+        ):
+            glue(f"reviewers_adam_{rule}_{q}", oa.get(q, float("nan")))
+    sgd = [opt[n] for n in opt if n.startswith("SGD")]
+    glue("reviewers_sgd_smallest", min(r.batch_sizes))
+    glue("reviewers_sgd_single_max", max([x["single"] for x in sgd] or [0]))
+    glue("reviewers_sgd_mixed_min", min([x["mixed"] for x in sgd] or [0]))
+    glue("reviewers_sgd_match_max", max([x["match_value"] for x in sgd] or [0]))
+    glue("reviewers_sgd_spread_max", max([x["match_spread"] for x in sgd] or [0]))
+    gd = opt["GD"]
+    glue("reviewers_gd_single", gd["single"])
+    glue("reviewers_gd_match", gd["match_value"])
+    glue("reviewers_gd_snap", gd["snap_change"])
+    glue("reviewers_sgd_batches", ", ".join(str(b) for b in r.batch_sizes))
+    glue("reviewers_sgd_singles", ", ".join(f"{x['single']:.2f}" for x in sgd))
+    glue("reviewers_sgd_matches", ", ".join(f"{x['match_value']:.3f}" for x in sgd))
+    mean = opt.get("Adam, mean rule", {}).get("final_loss_share", float("nan"))
+    glue("reviewers_adam_mean_loss", 100 * mean)
+
+
+def _glue_data(r: Results) -> None:
+    table = r.data_table
+    glue("reviewers_noise_sigma", r.label_noise[0] if r.label_noise else "none")
+    code_keys = [k for k in table if k.startswith("codes")]
+    noise_keys = [k for k in table if k.startswith("label")]
+    for tag, key in [
+        ("onehot", "one-hot (the paper)"),
+        ("code", (code_keys or [None])[0]),
+        ("noise", (noise_keys or [None])[0]),
+    ]:
+        for q in (
+            "offdiag_common",
+            "offdiag_ctx23",
+            "mixed",
+            "single",
+            "snap_change",
+            "match_value",
+            "match_spread",
+            "final_loss_share",
+        ):
+            glue(f"reviewers_{tag}_{q}", table[key][q] if key else float("nan"))
+    glue("reviewers_code_name", code_keys[0] if code_keys else "none")
+    code_row = table[code_keys[0]] if code_keys else None
+    code_learned = bool(code_row and code_row["final_loss_share"] <= r.fit_level)
+    glue("reviewers_code_learned", "has" if code_learned else "has not")
+    pct = 100 * code_row["final_loss_share"] if code_row else float("nan")
+    glue("reviewers_code_loss_pct", pct)
+    glue("reviewers_phase_snap", PHASE_SNAP)
+
+
+def _glue_separation(r: Results) -> None:
+    sep = r.separation
+    glue("reviewers_t_common", sep["t_common"])
+    glue("reviewers_ctx_at_sim", 100 * sep["context_at_t_common_sim"])
+    glue("reviewers_ctx_at_race", 100 * sep["context_at_t_common_race"])
+    races = ("one-way race", "fully coupled race", "separated race")
+    for i, name in enumerate(races):
+        glue(f"reviewers_pred{i}_reln", sep[name]["gap_to_reln"])
+        glue(f"reviewers_pred{i}_relu", sep[name]["gap_to_relu"])
+    ow = sep["one-way race"]
+    glue("reviewers_reln_spread", ow["reln_spread"])
+    glue("reviewers_gap_races", sep["gap_oneway_vs_full_race"])
+    within = ow["gap_to_reln"] <= MULT * ow["reln_spread"]
+    glue("reviewers_pred0_within", "within" if within else "outside")
+
+
+def _families(top: dict) -> tuple[float, float]:
+    """The mean top singular value of the 2-of-3 and of the single-context
+    pathways."""
+    mixed, single = ["ctx12", "ctx13", "ctx23"], ["ctx1", "ctx2", "ctx3"]
+    return tuple(float(np.mean([top[n] for n in g])) for g in (mixed, single))
+
+
+def _glue_modes(r: Results) -> None:
+    rows6, t_iso, t_sim = r.rows6, r.t_iso, r.t_sim
+    for k, v in r.mode_order.items():
+        glue(f"reviewers_order_{k}", v)
+    mix_raw, one_raw = _families(r.top_raw)
+    mix_res, one_res = _families(r.top_res)
+    glue("reviewers_top_common", r.top_raw["common"])
+    glue("reviewers_mix_raw", mix_raw)
+    glue("reviewers_one_raw", one_raw)
+    glue("reviewers_mix_res", mix_res)
+    glue("reviewers_one_res", one_res)
+    final = np.array([x.final for x in rows6])
+    big = int(np.argmax(final))
+    glue("reviewers_big_mode", f"{rows6[big].pathway} mode {rows6[big].index + 1}")
+    glue("reviewers_big_final", final[big])
+    glue("reviewers_big_tsim", t_sim[big])
+    first = int(np.nanargmin(t_sim))
+    glue(
+        "reviewers_first_mode", f"{rows6[first].pathway} mode {rows6[first].index + 1}"
+    )
+    glue("reviewers_first_final", final[first])
+    glue("reviewers_first_tsim", t_sim[first])
+    c0 = rows6[0]
+    glue("reviewers_c0_s", c0.s)
+    glue("reviewers_c0_d", c0.d)
+    glue("reviewers_c0_final", c0.final)
+    glue("reviewers_c0_tsim", t_sim[0])
+    glue("reviewers_big_rank", int(np.sum(t_sim < t_sim[big])) + 1)
+    glue("reviewers_big_s", rows6[big].s)
+    glue("reviewers_big_d", rows6[big].d)
+    ctx_top = next(i for i, x in enumerate(rows6) if x.pathway != "common")
+    glue("reviewers_ctx_top_name", rows6[ctx_top].pathway)
+    glue("reviewers_ctx_top_iso", t_iso[ctx_top])
+    glue("reviewers_ctx_top_sim", t_sim[ctx_top])
+    glue("reviewers_race1_single", r.race7[1.0]["single"])
+    glue("reviewers_race1_mixed", r.race7[1.0]["mixed"])
+    glue("reviewers_relu_single", _med(r.base_end["single"]))
+    glue("reviewers_relu_mixed", _med(r.base_end["mixed"]))
+
+
+def _glue_interventions(r: Results) -> None:
+    iv = r.intervention
+    glue("reviewers_primed_units", r.primed_units)
+    glue("reviewers_primed_off", r.primed_off)
+    glue("reviewers_schedule_epochs", r.schedule_epochs)
+    glue("reviewers_epochs", r.epochs)
+    qs = ("mixed", "single", "race_single", "race_mixed", "time_to_1pc_over_gd")
+    for i, row in enumerate(iv.values()):
+        for q in qs:
+            glue(f"reviewers_iv{i}_{q}", row[q])
+    rs = iv["schedule"]
+    glue("reviewers_sched_common_start", rs["common_at_switch"])
+    ahead = rs["race_single"] > rs["race_mixed"]
+    glue("reviewers_sched_race_order", "ahead" if ahead else "behind")
+    gains = [f"primed, gain {g:g}" for g in r.primed_gains]
+    glue("reviewers_gain_lo", r.primed_gains[0])
+    glue("reviewers_gain_hi", r.primed_gains[-1])
+    for tag, key in [("lo", gains[0]), ("hi", gains[-1]), ("sched", "schedule")]:
+        for q in qs:
+            glue(f"reviewers_{tag}_{q}", iv[key][q])
+
+
+def _glue_sentence(r: Results) -> None:
+    for k, v in r.sentence.items():
+        if not isinstance(v, list):
+            glue(f"reviewers_sentence_{k}", v)
+    matching = ", ".join(r.sentence["matching_settings"]) or "none"
+    glue("reviewers_sentence_matching", matching)
+    ref = r.matches["paper settings"]["value"]
+    rel_gaps = [m["value"] / ref for m in r.matches.values()]
+    glue("reviewers_rel_lo", min(rel_gaps))
+    glue("reviewers_rel_hi", max(rel_gaps))
+    other_widths = sum(len(rows) - 1 for rows in r.width_sweep.values())
+    glue("reviewers_n_widths", other_widths)
+    glue("reviewers_n_stds", len(r.stds) - 1)
+    glue("reviewers_n_opts", len(r.optimiser) - 1)
+    glue("reviewers_n_data", len(r.data_table) - 1)
+    winners = strategy_settings(
+        r.width_sweep, r.init_sweep, r.optimiser, r.data_table, r.relu_width
+    )
+    glue("reviewers_n_strategy_settings", len(winners))
+    glue(
+        "reviewers_all_mixed",
+        sum(x["mixed"] > max(x["single"], x.get("other", 0.0)) for x in winners),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# The records
+
+
+def _records(rec, r: Results) -> dict:
+    """Every record of the chapter, in the page's order; returns them by name."""
+    n_s = int(r.seeds)
+    mb, ma, s = r.matches["paper settings"], r.match_authors, r.sentence
+    table = r.data_table
+    code_keys = [k for k in table if k.startswith("codes")]
+    noise_keys = [k for k in table if k.startswith("label")]
+    out = {}
+    out["authors_sentence"] = rec.add(
+        "authors_sentence",
+        s,
+        f"the OpenReview reply scored on {s['settings']} settings: the matched "
+        f"common + 2-of-3 ReLN within {MULT:g} x the ReLU seed spread; {n_s} seeds "
+        "each",
+    )
+    out["paper_settings_match"] = rec.add(
+        "paper_settings_match",
+        mb["match"].but(criterion="seed_noise"),
+        f"time gap ReLU (700 units) vs matched common + 2-of-3 ReLN, median over "
+        f"{n_s} seeds; authors' initialisation: {ma['value']:.3f}",
+    )
+    out["authors_init_match"] = rec.add(
+        "authors_init_match",
+        ma["match"].but(criterion="seed_noise"),
+        "the same ReLN with the authors' stds (context pathways at 2 x the ReLU std)",
+    )
+    keys = ("common", "mixed", "single", "other", "snap_change", "mixed_of_context")
+    out["paper_settings_strategy"] = rec.add(
+        "paper_settings_strategy",
+        {c: _med(r.base_end[c]) for c in keys},
+        f"functional census at epoch {r.epochs}, median over {n_s} seeds",
+    )
+    out["rank_needed"] = rec.add(
+        "rank_needed", r.need, "hidden units each pathway needs (rank)"
+    )
+    width_keys = (
+        "std",
+        "common",
+        "mixed",
+        "single",
+        "mixed_of_context",
+        "mixed_of_context_spread",
+        "mixed_of_context_spread_interval",
+        "snap_change",
+        "final_loss_share",
+        "strategy",
+        *MATCH,
+        "seeds",
+    )
+    out["width_sweep"] = rec.add(
+        "width_sweep",
+        {
+            rule: {w: _pick(x, width_keys) for w, x in rows.items()}
+            for rule, rows in r.width_sweep.items()
+        },
+        f"fixed std {r.base_std:.3g}, and fixed output scale (W std^2 as at "
+        f"{r.relu_width} units); ReLN matched, {r.reln_width} units per pathway",
+    )
+    share_keys = (
+        "mixed_of_context",
+        "mixed_of_context_spread",
+        "mixed_of_context_spread_interval",
+        "final_loss_share",
+        "strategy",
+    )
+    out["min_width_for_strategy"] = rec.add(
+        "min_width_for_strategy",
+        {
+            rule: {
+                "width": r.min_width[rule] or "none",
+                "shares": {w: _pick(x, share_keys) for w, x in rows.items()},
+            }
+            for rule, rows in r.width_sweep.items()
+        },
+        f"smallest width of {r.widths} whose 2-of-3 units make >= "
+        f"{r.strategy_share} of the non-common snapped output, loss below "
+        f"{r.fit_level} L(0); per width the 2-of-3 share of the non-common output "
+        "(median), its seed spread and 90 % interval",
+    )
+    init_keys = (
+        "std",
+        "plateau_share",
+        "plateau",
+        "gate_change",
+        "gating_moves",
+        "mixed",
+        "single",
+        "snap_change",
+        *MATCH,
+        "reln_describes",
+    )
+    out["init_scale_sweep"] = rec.add(
+        "init_scale_sweep",
+        {k: _pick(v, init_keys) for k, v in r.init_sweep.items()},
+        f"{r.relu_width} units, {n_s} seeds per std",
+    )
+    opt_keys = (
+        "step",
+        "race_winner",
+        "mixed",
+        "single",
+        "common",
+        "final_loss_share",
+        *MATCH,
+    )
+    out["optimiser"] = rec.add(
+        "optimiser",
+        {k: _pick(v, opt_keys) for k, v in r.optimiser.items()},
+        "same initial weights; SGD at the same expected distance per epoch",
+    )
+    out["correlated_inputs"] = rec.add(
+        "correlated_inputs",
+        {k: _pick(table[k], DATA) for k in ["one-hot (the paper)", *code_keys]},
+        f"dense item codes in R^8 (seed {r.code_seed}); offdiag: distance from "
+        "Assumption 2.1.1",
+    )
+    out["label_noise"] = rec.add(
+        "label_noise",
+        {k: _pick(table[k], DATA) for k in noise_keys},
+        f"Gaussian noise on every target entry (seed {r.noise_seed})",
+    )
+    out["separation"] = rec.add(
+        "separation",
+        r.separation,
+        f"common pathway finished: within {1 - r.common_done:.0%} of its final map",
+    )
+    out["mode_order"] = rec.add(
+        "mode_order", r.mode_order, "rank agreement (Kendall) of mode half-way times"
+    )
+    mix_raw, one_raw = _families(r.top_raw)
+    mix_res, one_res = _families(r.top_res)
+    out["node_reuse"] = rec.add(
+        "node_reuse",
+        {
+            "top_s_raw": {
+                "common": r.top_raw["common"],
+                "2-of-3": mix_raw,
+                "single": one_raw,
+            },
+            "top_s_residual": {"2-of-3": mix_res, "single": one_res},
+            "race_single_share": r.race7[1.0]["single"],
+            "race_mixed_share": r.race7[1.0]["mixed"],
+            "relu_single_share": _med(r.base_end["single"]),
+            "relu_mixed_share": _med(r.base_end["mixed"]),
+        },
+        "top singular values of the effective datasets (Eq. 4); singles' functional "
+        "share in the 7-pathway race (gain 1) and in the ReLU network",
+    )
+    iv_keys = (
+        "mixed",
+        "single",
+        "common",
+        "race_mixed",
+        "race_single",
+        "time_to_1pc_over_gd",
+    )
+    out["intervention"] = rec.add(
+        "intervention",
+        {k: _pick(v, iv_keys) for k, v in r.intervention.items()},
+        f"{r.primed_units} primed units per context (off weight {r.primed_off}); "
+        f"schedule: {r.schedule_epochs} epochs on W* X first",
+    )
+    return out
+
+
+def _summary(recs: dict, r: Results) -> str:
+    """The closing table: one row per headline, each value a one-line digest of its
+    record (the record holds every number behind it)."""
+
+    def digest(x, text):
+        return {**x, "value": text, "spread": None}
+
+    def per(d, key, fmt):
+        return "; ".join(f"{k}: {format(v[key], fmt)}" for k, v in d.items())
+
+    width_flat = {
+        f"{w} ({rule})": x
+        for rule, rows in r.width_sweep.items()
+        for w, x in rows.items()
+        if w != r.relu_width
+    }
+    s, sep, table = r.sentence, r.separation, r.data_table
+    codes = {k: table[k] for k in recs["correlated_inputs"]["value"]}
+    noise = {k: table[k] for k in recs["label_noise"]["value"]}
+    min_w = "; ".join(f"{k}: {v}" for k, v in r.min_width.items())
+    rows = [
+        (
+            "Authors' reply: same hyper-parameters, matching dynamics",
+            "OpenReview",
+            digest(
+                recs["authors_sentence"],
+                f"within noise in {s['within_seed_noise']} of {s['settings']} settings",
+            ),
+        ),
+        (
+            "The match at the paper's settings (matched init)",
+            "—",
+            recs["paper_settings_match"],
+        ),
+        ("... with the authors' initialisation", "—", recs["authors_init_match"]),
+        (
+            "Smallest width with the 2-of-3 strategy",
+            "—",
+            digest(recs["min_width_for_strategy"], min_w),
+        ),
+        (
+            "Width sweep: 2-of-3 share",
+            "—",
+            digest(recs["width_sweep"], per(width_flat, "mixed", ".2f")),
+        ),
+        (
+            "Width sweep: match",
+            "—",
+            digest(recs["width_sweep"], per(width_flat, "match_value", ".3f")),
+        ),
+        (
+            "Init sweep: plateau share",
+            "—",
+            digest(recs["init_scale_sweep"], per(r.init_sweep, "plateau_share", ".2f")),
+        ),
+        (
+            "Init sweep: match",
+            "—",
+            digest(recs["init_scale_sweep"], per(r.init_sweep, "match_value", ".2f")),
+        ),
+        (
+            "SGD and Adam: race winner",
+            "—",
+            digest(recs["optimiser"], per(r.optimiser, "race_winner", "s")),
+        ),
+        (
+            "SGD and Adam: single-context share",
+            "—",
+            digest(recs["optimiser"], per(r.optimiser, "single", ".2f")),
+        ),
+        (
+            "Dense item codes: match",
+            "—",
+            digest(recs["correlated_inputs"], per(codes, "match_value", ".3f")),
+        ),
+        (
+            "Label noise: match",
+            "—",
+            digest(recs["label_noise"], per(noise, "match_value", ".3f")),
+        ),
+        (
+            "Context pathways grown when the common one has finished",
+            "—",
+            digest(
+                recs["separation"],
+                f"{sep['context_at_t_common_sim']:.2f} of their final norm",
+            ),
+        ),
+        (
+            "Mode order: matrix race against simulation",
+            "—",
+            digest(recs["mode_order"], f"{r.mode_order['race_vs_sim']:.2f} of pairs"),
+        ),
+        (
+            "Interventions: single-context share",
+            "—",
+            digest(recs["intervention"], per(r.intervention, "single", ".2f")),
+        ),
+    ]
+    return claims_table(rows)
+
+
+def _checks(r: Results) -> str:
+    """The lines the page prints for nbval (``nbval-check-output``)."""
+    s, mb = r.sentence, r.matches["paper settings"]
+    lines = [
+        f"settings within seed noise = {s['within_seed_noise']} of {s['settings']}",
+        f"paper settings match       = {mb['value']:.2f} (spread {mb['spread']:.3f})",
+        f"authors' init match        = {r.match_authors['value']:.2f}",
+        f"min width for the strategy = {r.min_width}",
+        f"2-of-3 share, paper        = {_med(r.base_end['mixed']):.2f}",
+    ]
+    for name, x in r.optimiser.items():
+        lines.append(
+            f"{name:26s} = winner {x['race_winner']}, single {x['single']:.2f}"
+        )
+    ctx = r.separation["context_at_t_common_sim"]
+    lines.append(f"context learned at t_common = {ctx:.2f}")
+    lines.append(f"race vs simulation order   = {r.mode_order['race_vs_sim']:.2f}")
+    for name, x in r.intervention.items():
+        lines.append(f"{name:26s} = single {x['single']:.2f}")
+    return "\n".join(lines)
+
+
+def report(rec, results: Results) -> dict:
+    """Write the chapter's records, glue every number the prose cites and build the
+    closing table.  Defined for the page book/reviewers.md.
+
+    Args:
+        rec: the chapter's :class:`helpers.book.records.Records` (``"reviewers"``).
+        results: what the page computed (:class:`Results`).
+
+    Returns:
+        ``{"records": {name: record}, "summary": the closing table (Markdown),
+        "checks": the lines the page prints for nbval, "path": the records' file}``.
+    """
+    r = results
+    for part in (
+        _glue_setup,
+        _glue_base,
+        _glue_widths,
+        _glue_init,
+        _glue_optimisers,
+        _glue_data,
+        _glue_separation,
+        _glue_modes,
+        _glue_interventions,
+        _glue_sentence,
+    ):
+        part(r)
+    recs = _records(rec, r)
+    path = rec.save()
+    return {
+        "records": recs,
+        "summary": _summary(recs, r),
+        "checks": _checks(r),
+        "path": path,
+    }

@@ -1,0 +1,292 @@
+"""The rows of the page's sweeps (``book/reviewers.md``): one function per sweep turns
+its runs into the medians over seeds that its table, its record and its prose use,
+and :func:`score_sentence` counts the answers over every setting."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ...core.linear import diagonalizability
+from ...core.measures import level_times
+from ...core.relns import common_fit
+from . import (
+    census_over_training,
+    gate_change,
+    match_fields,
+    plateau_share,
+    strategy,
+)
+
+__all__ = [
+    "check_parameters",
+    "census",
+    "SHARES",
+    "init_row",
+    "optimiser_row",
+    "assumption_distance",
+    "data_row",
+    "time_to_1pc",
+    "intervention_row",
+    "score_sentence",
+    "strategy_settings",
+]
+
+#: The functional shares each sweep's row keeps (medians over seeds).
+SHARES = ("common", "mixed", "single", "snap_change")
+
+
+def _med(v) -> float:
+    return float(np.nanmedian(v))
+
+
+def check_parameters(ns: Mapping) -> None:
+    """Check the page's parameters against each other (the rules a single
+    parameter's default cannot say); raises ValueError naming every problem.
+
+    Args:
+        ns: the page's namespace (its parameters cell's names).
+
+    Returns:
+        None.
+    """
+    base_std = ns["init_scale"] / ns["relu_width"]
+    widths, epochs = ns["widths"], ns["epochs"]
+    problems = []
+    if ns["relu_width"] not in widths:
+        problems.append(
+            f"widths must contain relu_width={ns['relu_width']}, got {widths}"
+        )
+    if any(w < 1 for w in widths):
+        problems.append(f"widths must be >= 1, got {widths}")
+    if not any(np.isclose(s, base_std, rtol=1e-9) for s in ns["init_stds"]):
+        problems.append(
+            f"init_stds must contain init_scale / relu_width = {base_std:.3g}, "
+            f"got {ns['init_stds']}"
+        )
+    if any(24 % b or b < 1 for b in ns["batch_sizes"]):
+        problems.append(
+            f"batch_sizes must divide the 24 datapoints, got {ns['batch_sizes']}"
+        )
+    for name in (
+        "strategy_share",
+        "fit_level",
+        "plateau_min",
+        "gate_change_max",
+        "common_done",
+    ):
+        if not 0 < ns[name] < 1:
+            problems.append(f"{name} must lie in (0, 1), got {ns[name]}")
+    if any(not 0 <= r < 100 for r in ns["code_rho_pct"]):
+        problems.append(f"code_rho_pct must lie in 0..99, got {ns['code_rho_pct']}")
+    if not 0 < ns["schedule_epochs"] < epochs:
+        problems.append(
+            f"schedule_epochs must lie in 1..{epochs - 1}, got {ns['schedule_epochs']}"
+        )
+    if 3 * ns["primed_units"] > ns["relu_width"]:
+        problems.append(
+            f"primed_units must be <= relu_width / 3, got {ns['primed_units']}"
+        )
+    if epochs % ns["record_every"] or epochs % ns["reln_record_every"]:
+        problems.append("record_every and reln_record_every must divide epochs")
+    if problems:
+        raise ValueError("; ".join(problems))
+
+
+def census(ds, W1, W2) -> dict:
+    """:func:`helpers.chapters.reviewers.census_over_training` on the task ``ds``'s
+    inputs and contexts.
+
+    Args:
+        ds: the task.
+        W1, W2: weights ``(seeds, R, H, d)`` and ``(seeds, R, p, H)``.
+
+    Returns:
+        ``{class: (seeds, R)}`` and ``snap_change``.
+    """
+    return census_over_training(W1, W2, ds.X, ds.contexts, ds.n_contexts)
+
+
+def init_row(
+    ds, std, L, W1, W2, G, m, *, plateau_min: float, gate_change_max: float
+) -> dict:
+    """One row of the init sweep (section 2 of the page): the plateau share, the
+    weighted share of gates flipped between the first and the last recorded epoch,
+    the functional shares at the last epoch and the match, medians over seeds.
+
+    Args:
+        ds: the task.
+        std: the initial std.
+        L: loss curves ``(seeds, T)``.
+        W1, W2, G: recorded weights and gates ``(seeds, R, ...)``.
+        m: the setting's :func:`helpers.chapters.reviewers.match_summary`.
+        plateau_min, gate_change_max: the page's thresholds.
+
+    Returns:
+        The row (``plateau`` and ``gating_moves`` read against the thresholds).
+    """
+    st = strategy(census(ds, W1[:, [-1]], W2[:, [-1]]))
+    moved = [gate_change(g[0], g[-1], w1[-1], w2[-1]) for g, w1, w2 in zip(G, W1, W2)]
+    plateau = _med(plateau_share(L))
+    return {
+        "std": std,
+        "plateau_share": plateau,
+        "plateau": bool(plateau >= plateau_min),
+        "gate_change": _med(moved),
+        "gating_moves": bool(_med(moved) > gate_change_max),
+        "initial_loss": _med(L[:, 0]),
+        **{c: _med(st[c]) for c in SHARES},
+        **match_fields(m),
+        "reln_describes": m["matches"],
+        "seeds": int(np.shape(L)[0]),
+    }
+
+
+def optimiser_row(st, L, m, step) -> dict:
+    """One row of the optimiser comparison (section 3 of the page).
+
+    Args:
+        st: :func:`helpers.chapters.reviewers.strategy` of the run's census.
+        L: loss curves ``(seeds, T)``.
+        m: the run's :func:`helpers.chapters.reviewers.match_summary`.
+        step: the optimiser's step.
+
+    Returns:
+        The row: step, the race's winner among the context classes (largest median
+        share), the functional shares, the final loss over the initial, the match.
+    """
+    winner = max(("mixed", "single", "other"), key=lambda c: _med(st[c]))
+    return {
+        "step": step,
+        "race_winner": winner,
+        **{c: _med(st[c]) for c in SHARES},
+        "final_loss_share": _med(L[:, -1] / L[:, 0]),
+        **match_fields(m),
+        "seeds": int(np.shape(L)[0]),
+    }
+
+
+def assumption_distance(dv) -> tuple[float, float]:
+    """How far a task is from Assumption 2.1.1: the off-diagonal mass of
+    ``V^T Sigma_x V`` (:func:`helpers.core.linear.diagonalizability`).
+
+    Args:
+        dv: the task.
+
+    Returns:
+        ``(common, ctx23)``: for the common pathway's dataset, and for pathway ctx23
+        on the common pathway's residual (items only, contexts 2 and 3).
+    """
+    _, R = common_fit(dv)
+    items = [i for i, n in enumerate(dv.inputs) if not n.startswith("ctx")]
+    on = dv.contexts != 0
+    return (
+        diagonalizability(dv.X, dv.Y)["offdiag"],
+        diagonalizability(dv.X[items][:, on], R[:, on])["offdiag"],
+    )
+
+
+def data_row(dv, st, m, final_loss_share: float) -> dict:
+    """One row of the data comparison (section 4 of the page).
+
+    Args:
+        dv: the task (one-hot, dense codes or noisy labels).
+        st: the strategy at the last epoch (medians or per-seed shares).
+        m: the run's :func:`helpers.chapters.reviewers.match_summary`.
+        final_loss_share: the final loss over the initial (median over seeds).
+
+    Returns:
+        The row: :func:`assumption_distance`, the shares, the match, the final loss.
+    """
+    return {
+        **dict(zip(("offdiag_common", "offdiag_ctx23"), assumption_distance(dv))),
+        **{c: _med(st[c]) for c in SHARES},
+        **match_fields(m),
+        "final_loss_share": final_loss_share,
+    }
+
+
+def time_to_1pc(L) -> np.ndarray:
+    """Per seed, the epoch at which the loss first reaches 1 % of its start
+    (interpolated, :func:`helpers.core.measures.level_times`).
+
+    Args:
+        L: loss curves ``(seeds, T)``.
+
+    Returns:
+        The epochs, ``(seeds,)``.
+    """
+    return np.array([level_times(c)[2] for c in L])
+
+
+def intervention_row(st, race: dict, t1, t1_base: float, L, L0: float, **extra):
+    """One row of the interventions (section 7 of the page).
+
+    Args:
+        st: the strategy at the last epoch.
+        race: the 7-pathway race's shares under the same intervention.
+        t1: per seed, the epoch at which the loss reaches 1 % of the initial loss.
+        t1_base: the same at the paper's settings (median over seeds).
+        L: loss curves ``(seeds, T)``.
+        L0: the task's initial loss at zero output.
+        extra: further fields of the row.
+
+    Returns:
+        The row.
+    """
+    return {
+        **{c: _med(st[c]) for c in SHARES},
+        "race_single": race["single"],
+        "race_mixed": race["mixed"],
+        "time_to_1pc_over_gd": _med(t1 / t1_base),
+        "final_loss_share": _med(L[:, -1] / L0),
+        **extra,
+    }
+
+
+def score_sentence(matches: dict) -> dict:
+    """The authors' sentence scored over every setting's match (section "Question 0,
+    scored").
+
+    Args:
+        matches: ``{setting: match_summary}``.
+
+    Returns:
+        The counts: settings, within the seed noise, undecided within the spread's
+        interval, below / not below half the alternative's gap beyond the noise or
+        undecided, the settings whose ReLU network reaches every loss level, and the
+        names of the settings within the noise.
+    """
+    ms = matches.values()
+    return {
+        "settings": len(matches),
+        "within_seed_noise": sum(m["matches"] for m in ms),
+        "undecided_within_interval": sum(m["undecided"] for m in ms),
+        "nearer_than_half_the_alternative": sum(m["nearer"] for m in ms),
+        "not_nearer_than_half": sum(m["nearer_verdict"] == "not below" for m in ms),
+        "nearer_undecided": sum(m["nearer_verdict"] == "undecided" for m in ms),
+        "reference_reaches_every_level": sum(m["levels"] == 4 for m in ms),
+        "matching_settings": [k for k, m in matches.items() if m["matches"]],
+    }
+
+
+def strategy_settings(width_sweep, init_sweep, optimiser, data_table, relu_width):
+    """The rows of every setting scored for the sentence, each once (the paper's
+    setting first), for the count of settings where 2-of-3 units win.
+
+    Returns:
+        A list of rows with ``mixed`` and ``single`` shares.
+    """
+    return (
+        [width_sweep["fixed std"][relu_width]]
+        + [
+            r
+            for rows in width_sweep.values()
+            for w, r in rows.items()
+            if w != relu_width
+        ]
+        + list(init_sweep.values())[1:]
+        + list(optimiser.values())[1:]
+        + list(data_table.values())[1:]
+    )

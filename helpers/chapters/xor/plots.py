@@ -1,0 +1,321 @@
+"""The figures of the XoR chapter (``book/xor.md``), drawn from what the page
+computed; each function draws one figure of the page into a new Matplotlib figure
+(shown when the cell ends)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import FancyBboxPatch
+
+from ...core import xor_reln
+from ...core.datasets import xor
+from ...figures import PALETTE, loss_curves
+
+__all__ = ["dataset", "relns", "losses", "learning_time", "gating", "sensitivity"]
+
+COLORS = {"relu": PALETTE["relu"], "linear": PALETTE["linear"], "xor": PALETTE["xor"]}
+LABELS = {"linear": "linear ReLN", "xor": "XoR ReLN"}
+
+
+def _label_color(y):
+    return PALETTE["reln"] if y > 0 else PALETTE["prediction"]
+
+
+def dataset(margins=(0.3, 1.2)):
+    """Fig. ``fig-xor-dataset``: the four points in 3-D at each margin of
+    ``margins``, with the plane ``x_3 = 0``."""
+    fig = plt.figure(figsize=(9, 3.8))
+    for k, e in enumerate(margins):
+        ds_ = xor(e)
+        ax = fig.add_subplot(1, len(margins), k + 1, projection="3d")
+        gx, gy = np.meshgrid([-1.3, 1.3], [-1.3, 1.3])
+        ax.plot_surface(gx, gy, 0 * gx, color="0.8", alpha=0.3)
+        for i in range(4):
+            x = ds_.X[:, i]
+            c = _label_color(ds_.Y[0, i])
+            ax.scatter(*x, color=c, s=60, depthshade=False)
+            ax.plot([x[0], x[0]], [x[1], x[1]], [0, x[2]], color=c, lw=0.8, ls=":")
+            ax.text(x[0] * 1.15, x[1] * 1.15, x[2] + 0.08, f"$x_{i + 1}$")
+        ax.set_xlabel("dim 1")
+        ax.set_ylabel("dim 2")
+        ax.set_zlabel("dim 3 (margin)")
+        ax.set_zlim(-1.3, 1.3)
+        ax.set_title(f"$\\epsilon$ = {e}")
+    plt.tight_layout()
+
+
+def _draw_reln(ax, kind, width, eps_label="\\epsilon"):
+    gates = xor_reln.GATES[kind]
+    ys = np.linspace(0.84, 0.3, len(gates))
+    y_lab = xor(0.5).Y[0]
+    box = dict(boxstyle="round,pad=0.02", fc="white", ec="k")
+    ym = 0.57
+    ax.add_patch(FancyBboxPatch((0.02, ym - 0.1), 0.12, 0.2, **box))
+    ax.text(0.08, ym, "$x$\n(3)", ha="center", va="center")
+    ax.add_patch(FancyBboxPatch((0.86, ym - 0.08), 0.12, 0.16, **box))
+    ax.text(0.92, ym, "$\\hat y$", ha="center", va="center")
+    s_txt = {
+        "linear": f"$s = 2{eps_label}$, $d = 2{eps_label}^2$",
+        "xor": f"$s = \\sqrt{{2 + {eps_label}^2}}$, $d = 2 + {eps_label}^2$",
+    }[kind]
+    hgt = 0.15
+    units = xor_reln.pathway_width(kind, width)
+    for (name, g), y in zip(gates.items(), ys):
+        ax.add_patch(FancyBboxPatch((0.3, y - hgt / 2), 0.4, hgt, **box))
+        ax.text(
+            0.5,
+            y + hgt / 4,
+            f"{name}: {units} units",
+            ha="center",
+            va="center",
+            fontsize=8,
+        )
+        for i in range(4):
+            c = "0.85" if not g[i] else _label_color(y_lab[i])
+            ax.add_patch(
+                plt.Rectangle(
+                    (0.37 + 0.07 * i, y - hgt / 2 + 0.015),
+                    0.055,
+                    hgt / 2 - 0.02,
+                    fc=c,
+                    ec="k",
+                    lw=0.5,
+                )
+            )
+            ax.text(
+                0.3975 + 0.07 * i,
+                y - hgt / 4 + 0.0,
+                f"$x_{i + 1}$",
+                ha="center",
+                va="center",
+                fontsize=6,
+            )
+        ax.annotate("", (0.3, y), (0.14, ym), arrowprops=dict(arrowstyle="->", lw=0.8))
+        ax.annotate("", (0.86, ym), (0.7, y), arrowprops=dict(arrowstyle="->", lw=0.8))
+    ax.text(0.5, 0.08, "every pathway: " + s_txt, ha="center", va="bottom", fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 0.95)
+    ax.axis("off")
+    ax.set_title(
+        {
+            "linear": "linear gating (paper Fig. 2b)",
+            "xor": "XoR gating (paper Fig. 2c)",
+        }[kind]
+    )
+
+
+def relns(width):
+    """Fig. ``fig-xor-relns``: the two candidate ReLNs, their pathways and gates."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for ax, kind in zip(axes, xor_reln.KINDS):
+        _draw_reln(ax, kind, width)
+    plt.tight_layout()
+
+
+def losses(main, eps_show, t_sim):
+    """Fig. ``fig-xor-loss``: ReLU networks, simulated ReLNs and closed forms of the
+    main sweep ``main`` at the margins ``eps_show`` (``t_sim``: the ReLNs' learning
+    times, which set each panel's range)."""
+    t_all = np.arange(main.epochs + 1)
+    fig, axes = plt.subplots(1, len(eps_show), figsize=(12, 3.4), sharey=True)
+    axes = np.atleast_1d(axes)
+    for ax, e in zip(axes, eps_show):
+        j = int(np.argmin(np.abs(main.eps - e)))
+        t_slow = max(np.median(t_sim[k][j]) for k in xor_reln.KINDS)
+        ax.set_xlim(0, min(main.epochs, 1.6 * t_slow))
+        loss_curves(ax, main.relu[j], "ReLU", COLORS["relu"], alpha_runs=0.3)
+        for k in xor_reln.KINDS:
+            loss_curves(
+                ax,
+                main.sim[k][j],
+                LABELS[k] + " (sim.)",
+                COLORS[k],
+                alpha_runs=0,
+                lw=1.5,
+            )
+            ax.plot(
+                t_all,
+                main.cf[k][j],
+                color=COLORS[k],
+                lw=1.5,
+                ls="--",
+                label=LABELS[k] + " (closed form)",
+            )
+        ax.set_yscale("log")
+        ax.set_ylim(1e-4, 4)
+        ax.set_title(f"$\\epsilon$ = {e:g}")
+        ax.set_xlabel("epoch")
+    axes[0].set_ylabel("summed loss")
+    handles, labels_ = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels_, loc="lower center", ncol=5, fontsize=8)
+    plt.tight_layout(rect=(0, 0.08, 1, 1))
+
+
+def learning_time(main, t_relu, t_sim, switch):
+    """Fig. ``fig-xor-learning-time``: learning time against the margin, ReLU
+    networks (median and range), simulated ReLNs and closed forms, with the crossover
+    and the ReLU switch (``switch``: ``eps_x``, ``q25``, ``q75``)."""
+    eps_grid, a0, lr = main.eps, main.a0, main.lr
+    eps_dense = np.linspace(0.15, eps_grid.max() + 0.05, 300)
+    fig, ax = plt.subplots(figsize=(6.8, 4))
+    for k in xor_reln.KINDS:
+        ax.plot(
+            eps_dense,
+            xor_reln.closed_form_learning_time(eps_dense, k, a0[k], lr),
+            color=COLORS[k],
+            lw=1.5,
+            label=LABELS[k] + " (closed form)",
+        )
+        ax.plot(
+            eps_grid,
+            np.median(t_sim[k], 1),
+            "o",
+            color=COLORS[k],
+            ms=5,
+            mfc="none",
+            label=LABELS[k] + " (sim.)",
+        )
+    med = np.median(t_relu, axis=1)
+    ax.errorbar(
+        eps_grid,
+        med,
+        yerr=[med - t_relu.min(1), t_relu.max(1) - med],
+        fmt="s",
+        color=COLORS["relu"],
+        ms=4,
+        capsize=2,
+        label="ReLU network",
+    )
+    eps_star = xor_reln.eps_star()
+    ax.axvline(
+        eps_star, color="0.5", ls="--", lw=1.2, label="$\\epsilon^* = \\sqrt{2/3}$"
+    )
+    ax.set_yscale("log")
+    ax.set_xlabel("margin $\\epsilon$")
+    ax.set_ylabel("learning time (epochs)")
+    ax.axvspan(
+        switch["q25"],
+        switch["q75"],
+        color="k",
+        alpha=0.12,
+        label="ReLU gating switch (IQR)",
+    )
+    ax.axvline(switch["eps_x"], color="k", lw=1)
+    ax.set_ylim(top=float(np.max(t_sim["linear"])) * 1.3)
+    ax.legend(fontsize=7, ncol=2)
+    plt.tight_layout()
+
+
+def gating(main, eps_show, switch):
+    """Fig. ``fig-xor-gating``: the final linear and XoR shares of every seed against
+    the margin, with the switch; the shares during training at ``eps_show``."""
+    final = main.shares[:, :, -1]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    for s in range(final.shape[1]):
+        for c, k in ((1, "linear"), (0, "xor")):
+            ax1.plot(
+                main.eps, final[:, s, c], color=COLORS[k], lw=1, alpha=0.6, marker="."
+            )
+    ax1.plot([], [], color=COLORS["linear"], label="linear gating")
+    ax1.plot([], [], color=COLORS["xor"], label="XoR gating")
+    ax1.axvline(xor_reln.eps_star(), color="0.5", ls="--", label="$\\epsilon^*$")
+    ax1.axvspan(switch["q25"], switch["q75"], color="k", alpha=0.12)
+    ax1.axvline(switch["eps_x"], color="k", lw=1.2, label="ReLU switch (median)")
+    ax1.axhline(0.5, color="0.7", lw=0.8)
+    ax1.set_xlabel("margin $\\epsilon$")
+    ax1.set_ylabel("share of hidden weight")
+    ax1.legend(fontsize=8)
+    t_rec = main.record_epochs
+    for e, ls in zip(eps_show, ["-", "--", "-.", ":"]):
+        j = int(np.argmin(np.abs(main.eps - e)))
+        med = np.median(main.shares[j], axis=0)
+        ax2.plot(t_rec, med[:, 1], color=COLORS["linear"], ls=ls, lw=1.3)
+        ax2.plot(t_rec, med[:, 0], color=COLORS["xor"], ls=ls, lw=1.3)
+        ax2.plot(t_rec, med[:, 2], color="0.5", ls=ls, lw=1.0)
+        ax2.plot([], [], color="k", ls=ls, label=f"$\\epsilon$ = {e:g}")
+    ax2.plot([], [], color="0.5", label="other gating")
+    ax2.set_xscale("symlog", linthresh=100)
+    ax2.set_xlabel("epoch")
+    ax2.set_ylabel("share of hidden weight")
+    ax2.set_xlim(0, main.epochs)
+    ax2.legend(fontsize=7)
+    plt.tight_layout()
+
+
+def sensitivity(sweep, fit, width, main_point, noise):
+    """Fig. ``fig-xor-sensitivity``: left, the switch of every sweep setting against
+    ``1/ln(1/u0*)`` with the fitted line and its limit (``fit``, of
+    :func:`helpers.chapters.xor.switch_fit`) and the main sweep (``main_point``:
+    ``(x, switch)``); right, each setting's time gap to the faster closed form against
+    ``noise`` (twice the main sweep's ReLU seed spread)."""
+    from . import inv_log
+
+    eps_inf, C_fit = fit["eps_inf"], fit["slope"]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    x_max = 0.2
+    xx = np.linspace(0, x_max, 50)
+    ax1.plot(
+        xx,
+        eps_inf + C_fit * xx,
+        color="0.3",
+        lw=1,
+        label=f"fit: {eps_inf:.3f} + {C_fit:.2f} / ln(1/$u_0^*$)",
+    )
+    ax1.axhline(xor_reln.eps_star(), color="0.5", ls="--", label="$\\epsilon^*$")
+    for d in sweep:
+        x = inv_log(d["u0"]) if d["u0"] < 1 else np.inf
+        if not np.isfinite(d["cross_med"]) or x > x_max:
+            continue
+        at_width = d["width"] == width
+        lo, hi = np.nanmin(d["cross"]), np.nanmax(d["cross"])
+        mk = "o" if at_width else ("s" if d["width"] < width else "D")
+        ax1.errorbar(
+            x,
+            d["cross_med"],
+            yerr=[[d["cross_med"] - lo], [hi - d["cross_med"]]],
+            fmt=mk,
+            color="C0" if at_width else "C1",
+            ms=5,
+            capsize=2,
+            label=None if at_width else f"width {d['width']}, σ = {d['std']:.1e}",
+        )
+        if at_width:
+            ax1.annotate(
+                f"σ={d['std']:.0e}",
+                (x, d["cross_med"]),
+                textcoords="offset points",
+                xytext=(6, -4),
+                fontsize=7,
+            )
+    ax1.plot(*main_point, "*", color="k", ms=10, label="main sweep")
+    ax1.errorbar(
+        0.003,
+        eps_inf,
+        yerr=[[eps_inf - fit["lo"]], [fit["hi"] - eps_inf]],
+        fmt="o",
+        color="k",
+        ms=3,
+        capsize=3,
+        lw=1.5,
+        label="limit (95 % interval over seeds)",
+    )
+    ax1.set_xlim(0, x_max)
+    ax1.set_xlabel("$1 / \\ln(1/u_0^*)$")
+    ax1.set_ylabel("ReLU switch $\\epsilon_\\times$")
+    ax1.legend(fontsize=7)
+    labels = [
+        f"σ={d['std']:.0e}" if d["width"] == width else f"H={d['width']}" for d in sweep
+    ]
+    ax2.bar(
+        range(len(sweep)),
+        [d["gap"] for d in sweep],
+        color=["C0" if d["width"] == width else "C1" for d in sweep],
+    )
+    ax2.axhline(
+        noise, color="0.5", ls="--", lw=1, label="2 x ReLU seed spread (main sweep)"
+    )
+    ax2.set_xticks(range(len(sweep)), labels, rotation=45, fontsize=8)
+    ax2.set_ylabel("time gap to the faster closed form")
+    ax2.legend(fontsize=8)
+    plt.tight_layout()

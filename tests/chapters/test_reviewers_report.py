@@ -1,0 +1,238 @@
+"""The reviewers' page's report (helpers.chapters.reviewers.report): every record, the
+glue the prose cites and the closing table, from a small synthetic results object."""
+
+import importlib
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import helpers as h
+from helpers.book import rulebook as rb
+from helpers.book.records import Records
+from helpers.chapters import reviewers as rv
+from helpers.core.measures import Evidence
+
+#: the module (the package re-exports its function ``report`` under the same name)
+report_module = importlib.import_module("helpers.chapters.reviewers.report")
+PAGE = Path(__file__).resolve().parents[2] / "book" / "reviewers.md"
+SEEDS = 4
+
+
+def _curves(rate, T=600, jitter=0.02):
+    t = np.arange(T)
+    return np.stack(
+        [10.0 * np.exp(-rate * (1 + jitter * s) * t) + 1e-6 for s in range(SEEDS)]
+    )
+
+
+def _strategy(mixed=0.5, single=0.15):
+    st = {
+        "common": np.full(SEEDS, 0.3),
+        "mixed": np.full(SEEDS, mixed) + 0.01 * np.arange(SEEDS),
+        "single": np.full(SEEDS, single),
+        "other": np.zeros(SEEDS),
+        "snap_change": np.full(SEEDS, 0.08),
+    }
+    st["mixed_of_context"] = st["mixed"] / (st["mixed"] + st["single"])
+    return st
+
+
+@pytest.fixture(scope="module")
+def results():
+    ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
+    relu = _curves(0.02)
+    m = rv.match_summary(relu, _curves(0.021), _curves(0.03), 2.0)
+    far = rv.match_summary(relu, _curves(0.012), _curves(0.03), 2.0)
+    st = _strategy()
+    widths, base_std = [16, 700], 0.005 / 700
+    width_sweep = {
+        rule: {
+            w: {**rv.width_row(st, relu, m if w == 700 else far, 0.01, 0.5), "std": sd}
+            for w in widths
+        }
+        for rule, sd in (("fixed std", base_std), ("fixed output scale", 1e-5))
+    }
+    matches = {"paper settings": m, "width 16 (fixed std)": far}
+    init_sweep = {}
+    for k, sd in enumerate([base_std, 0.2]):
+        init_sweep[f"{sd:.2e}"] = {
+            "std": sd,
+            "plateau_share": 0.8 - 0.7 * k,
+            "plateau": k == 0,
+            "gate_change": 0.2 - 0.1 * k,
+            "gating_moves": True,
+            "initial_loss": 10.0 + 50 * k,
+            **{c: float(np.median(st[c])) for c in rv.SHARES},
+            **rv.match_fields(m if k == 0 else far),
+            "reln_describes": False,
+            "seeds": SEEDS,
+        }
+    matches["init std 2.0e-01"] = far
+    optimiser = {
+        name: rv.optimiser_row(st, relu, m, 1e-3)
+        for name in ("GD", "SGD, batch 4", "Adam, mean rule", "Adam, largest rule")
+    }
+    matches.update({k: m for k in list(optimiser)[1:]})
+    data_table = {
+        "one-hot (the paper)": rv.data_row(ds, st, m, 1e-8),
+        "codes rho=0": rv.data_row(rv.correlated_task(ds, 0.0, 8, 0), st, far, 0.02),
+        "label noise 0.3": rv.data_row(rv.noisy_task(ds, 0.3, 0), st, m, 1e-9),
+    }
+    matches.update({"codes rho=0": far, "label noise 0.3": m})
+    race = {
+        "gap_to_reln": 0.01,
+        "reln_spread": 0.02,
+        "gap_to_relu": 0.19,
+    }
+    separation = {
+        "t_common": 1200,
+        "context_at_t_common_sim": 0.59,
+        "context_at_t_common_race": 0.6,
+        "gap_oneway_vs_full_race": 0.004,
+        "one-way race": race,
+        "fully coupled race": race,
+        "separated race": {**race, "gap_to_reln": 0.9},
+    }
+    rows6 = [
+        rv.ModeRow("common", 0, 20.0, 4.0, 1e-6, 300.0, "Y"),
+        rv.ModeRow("common", 1, 5.0, 1.0, 1e-6, 900.0, "Y"),
+        rv.ModeRow("ctx12", 0, 3.0, 1.0, 1e-6, 5000.0, "residual"),
+    ]
+    top = {"common": 20.0, "ctx12": 10.0, "ctx13": 10.0, "ctx23": 10.0}
+    top.update({"ctx1": 5.0, "ctx2": 5.0, "ctx3": 5.0})
+    race7 = {g: {"single": 0.03 * g, "mixed": 0.3} for g in (1.0, 30.0)}
+    t1 = np.full(SEEDS, 1000.0)
+    intervention = {
+        f"primed, gain {g:g}": rv.intervention_row(st, race7[g], t1, 900.0, relu, 10.0)
+        for g in (1.0, 30.0)
+    }
+    intervention["schedule"] = rv.intervention_row(
+        st, race7[1.0], t1 * 2, 900.0, relu, 10.0, common_at_switch=0.95
+    )
+    ns = dict(
+        seeds=SEEDS,
+        epochs=len(relu[0]) - 1,
+        relu_width=700,
+        reln_width=100,
+        widths=widths,
+        init_stds=[base_std, 0.2],
+        batch_sizes=[4],
+        code_rho_pct=[0],
+        code_seed=0,
+        label_noise=[0.3],
+        noise_seed=0,
+        primed_units=100,
+        primed_gains=[1.0, 30.0],
+        primed_off=1.0,
+        schedule_epochs=4000,
+        strategy_share=0.5,
+        fit_level=0.01,
+        plateau_min=0.25,
+        gate_change_max=0.05,
+        common_done=0.9,
+        base_std=base_std,
+        stds=[base_std, 0.2],
+        L0=10.0,
+        L_linear=2.0,
+        need={"common": 10, "ctx12": 7, "ctx13": 7, "ctx23": 7, "total": 31},
+        matches=matches,
+        match_authors=rv.match_summary(relu, _curves(0.0205), _curves(0.03), 2.0),
+        base_end=st,
+        weight_census=np.full((SEEDS, 3), 0.5),
+        width_sweep=width_sweep,
+        min_width={"fixed std": 700, "fixed output scale": None},
+        init_sweep=init_sweep,
+        optimiser=optimiser,
+        lr_adam={"mean": 1e-6, "largest": 1e-4},
+        data_table=data_table,
+        separation=separation,
+        mode_order={
+            "modes": 3,
+            "isolated_vs_sim": 0.88,
+            "race_vs_sim": 0.99,
+            "speed_s_vs_sim": 0.88,
+            "final_size_vs_sim": 0.87,
+        },
+        rows6=rows6,
+        t_iso=np.array([300.0, 900.0, 5000.0]),
+        t_sim=np.array([310.0, 1000.0, 1500.0]),
+        top_raw=top,
+        top_res={**top, "ctx1": 10.0},
+        race7=race7,
+        intervention=intervention,
+        sentence=rv.score_sentence(matches),
+    )
+    return rv.Results.collect(ns)
+
+
+@pytest.fixture(scope="module")
+def written(results, tmp_path_factory):
+    glued = {}
+    mp = pytest.MonkeyPatch()
+    mp.setattr(
+        report_module, "glue", lambda name, value: glued.__setitem__(name, value)
+    )
+    rec = Records("reviewers", directory=tmp_path_factory.mktemp("records"))
+    try:
+        out = rv.report(rec, results)
+    finally:
+        mp.undo()
+    return rec, out, glued
+
+
+def test_every_registered_record_is_written_with_the_rulebooks_verdict(written):
+    rec, out, _ = written
+    registry = rb.registry()["reviewers"]
+    assert set(rec.items) == set(registry)
+    assert out["path"].exists()
+    for name, r in rec.items.items():
+        entry = registry[name]
+        assert r["verdict"] == rb.decide(entry, Evidence.from_record(r)).verdict
+        assert (
+            r["verdict"]
+            == {"finding": "finding", "measured": "measured"}[entry["kind"]]
+        )
+        if entry["kind"] == "paper":  # none today; the rule for any to come
+            assert set(entry.get("choices", ())) <= set(r["variants"])
+            assert "depends_on" in r
+        assert r.get("figure") == entry.get("figure")
+
+
+def test_records_carry_the_numbers(written, results):
+    rec, _, _ = written
+    base = rec.items["paper_settings_match"]
+    mb = results.matches["paper settings"]
+    assert base["value"] == pytest.approx(mb["value"], rel=1e-5)
+    assert base["spread"] == pytest.approx(mb["spread"], rel=1e-5)
+    assert base["alternative"] == pytest.approx(mb["alternative"], rel=1e-5)
+    assert base["criterion"] == "seed_noise"
+    assert base["figure"] == "fig-reviewers-base"
+    assert rec.items["authors_sentence"]["value"]["settings"] == len(results.matches)
+    assert rec.items["node_reuse"]["value"]["top_s_raw"]["2-of-3"] == 10.0
+    assert set(rec.items["label_noise"]["value"]) == {"label noise 0.3"}
+
+
+def test_every_glue_the_prose_cites_is_written(written):
+    _, _, glued = written
+    cited = set(re.findall(r"\{glue:text\}`([A-Za-z0-9_]+)", PAGE.read_text()))
+    assert cited, "the page cites no glue?"
+    assert sorted(cited - set(glued)) == []
+    assert glued["reviewers_base_nearer"] in (
+        "below",
+        "not below",
+        "not told apart from",
+    )
+
+
+def test_closing_table_and_checks(written):
+    _, out, _ = written
+    assert out["summary"].startswith("| claim | verdict |")
+    assert out["summary"].count("\n| ") >= 15
+    assert out["checks"].startswith("settings within seed noise = ")
+
+
+def test_results_name_what_the_page_lacks():
+    with pytest.raises(ValueError, match="the page has no"):
+        rv.Results.collect({"seeds": 4})
