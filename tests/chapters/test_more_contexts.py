@@ -68,3 +68,11 @@ def test_the_reading_states_the_direction_against_the_seed_spread():
         "From C = 3 to C = 5 the fraction of contexts a unit serves falls"
     )
     assert "most weight in 3-of-5 units" in txt and "not among the nearest" in txt
+
+
+def test_a_reln_of_the_family_starts_matched_and_unpacks():
+    ds = h.contextual_task(3)
+    relu = h.relu_network((ds.X.shape[0], 20, ds.Y.shape[0]), 0.005 / 20)
+    net, params0 = ch.reln(ds, [2], relu, 10)
+    assert ch.reln(ds, [2], relu, 10)[0].pathway_names() == net.pathway_names()
+    assert "| 3 | 24 | 20 | 1 |" in ch.settings_table([3], {3: ds}, {3: 20}, {3: 1})

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import race
-from ..core.measures import functional_census, seed_spread
-from ..core.paper import EXTRA_CONTEXTS
-from ..core.relns import pathway_pattern
-from .extra_contexts import census_over_training, family_name, node_reuse_index
+from ...book import progress
+from ...core import race, relns
+from ...core.engine import relu_network, train
+from ...core.measures import functional_census, seed_spread, time_gap
+from ...core.paper import EXTRA_CONTEXTS
+from ...core.relns import pathway_pattern
+from ..extra_contexts import census_over_training, family_name, node_reuse_index
 
 __all__ = [
     "nearest_authors",
@@ -25,6 +27,14 @@ __all__ = [
     "class_curve_table",
     "fit_table",
     "reading",
+    "check_parameters",
+    "settings_table",
+    "train_relu",
+    "reln",
+    "form_move",
+    "plots",
+    "Results",
+    "report",
     # shared with Section 5 (helpers.chapters.extra_contexts)
     "census_over_training",
     "family_name",
@@ -220,3 +230,82 @@ def reading(frac: dict, by_k: dict, ties: dict, race_shares: dict) -> str:
         + "."
     )
     return head + "\n\n" + "\n".join(lines)
+
+
+def check_parameters(seeds: int, family_min_share: float) -> None:
+    """The page's own checks of its parameters (beyond the registry's)."""
+    if seeds < 2:
+        raise ValueError(f"seeds must be >= 2 for a spread, got {seeds}")
+    if not 0 <= family_min_share < 1:
+        raise ValueError(f"family_min_share must lie in [0, 1), got {family_min_share}")
+
+
+def settings_table(CS, DS, HIDDEN, CVAL) -> str:
+    """Markdown table of the task's settings per C: datapoints, ReLU width and the
+    on context input."""
+    return "| C | datapoints | ReLU width | context input |\n|---|---|---|---|\n" + (
+        "\n".join(f"| {C} | {DS[C].P} | {HIDDEN[C]} | {CVAL[C]:g} |" for C in CS)
+    )
+
+
+def train_relu(
+    ds,
+    hidden: int,
+    seeds,
+    *,
+    relu_std: float,
+    lr: float,
+    epochs: int,
+    record_epochs,
+    threshold: float,
+):
+    """The ReLU network of one C and its census over training: ``((net, loss),
+    census, snap change)``, the census of
+    :func:`helpers.chapters.extra_contexts.census_over_training` and the snap change
+    of :func:`snap_changes`, both ``(seeds, records, ...)``."""
+    C = ds.n_contexts
+    progress.report(f"C = {C}: the ReLU network ({len(list(seeds))} seeds)")
+    net = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
+    run = train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=lr,
+        epochs=epochs,
+        seeds=list(seeds),
+        record_epochs=record_epochs,
+        record=("weights", "gates"),
+    )
+    W1s, W2s = run.records["weights"]
+    census = census_over_training(run.records["gates"][0], W1s, W2s, ds, threshold)
+    return (net, run.loss), census, snap_changes(W1s, W2s, ds, threshold)
+
+
+def reln(ds, ks, relu, width: int):
+    """The ReLN of the common pathway and every k-of-C pathway for ``k`` in ``ks``,
+    every pathway started at the ReLU network's std (``"matched"``, seed 0, as the
+    authors' scripts for C = 4, 5 start theirs): ``(net, params0)``."""
+    net, params0 = relns.start(
+        relns.k_of_c_reln(ds, ks, width=width), "matched", [0], relu_net=relu
+    )
+    return net, params0
+
+
+def form_move(net, ds, shares, *, lr: float, epochs: int, form: str) -> dict:
+    """What the race's form moves at one C: the time gap between the all-pathway
+    race's losses in ``form`` and the other form, and the largest change of a class
+    share (``shares``: :func:`race_class_shares` in ``form``)."""
+    other = {"factors": "matrix", "matrix": "factors"}[form]
+    L1, _ = race_loss(net, ds, lr=lr, epochs=epochs, form=form)
+    L2, p2 = race_loss(net, ds, lr=lr, epochs=epochs, form=other, record=True)
+    return {
+        "C": ds.n_contexts,
+        "time gap": time_gap(L1, L2),
+        "largest class share change": float(
+            np.abs(race_class_shares(p2, ds.n_contexts) - shares).max()
+        ),
+    }
+
+
+from . import plots  # noqa: E402
+from .report import Results, report  # noqa: E402

@@ -48,22 +48,35 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..core.checks import check_positive
-from ..core.datasets import Dataset, effective_dataset
-from ..core.linear import (
+from ...book import progress
+from ...core import relns
+from ...core.checks import check_positive
+from ...core.datasets import Dataset, effective_dataset
+from ...core.engine import relu_network, train
+from ...core.linear import (
     Modes,
+    diagonalizability,
     initial_mode_strength,
     learning_time,
     mode_strength,
     modes,
 )
-from ..core.measures import (
+from ...core.measures import (
     context_patterns,
     gating_census,
+    match,
     snap_to_contexts,
+    time_gap,
     unit_weight,
 )
-from ..core.relns import STD_COMMON, STD_CONTEXT, WIDTH, common_fit
+from ...core.relns import (
+    INITS,
+    STD_COMMON,
+    STD_CONTEXT,
+    WIDTH,
+    common_fit,
+    context_reln,
+)
 
 __all__ = [
     "block_coefficients",
@@ -94,6 +107,24 @@ __all__ = [
     "competitor",
     "smallest_rise",
     "family_table",
+    "check_parameters",
+    "common_pathway",
+    "effective_check",
+    "start_stds",
+    "train_networks",
+    "relu_census",
+    "pathway_svals",
+    "train_family",
+    "drop_records",
+    "against_family",
+    "paired_gaps",
+    "same_start",
+    "halfway_epoch",
+    "threshold_census",
+    "plots",
+    "tables",
+    "Results",
+    "report",
 ]
 
 
@@ -872,7 +903,7 @@ def smallest_rise(values: dict) -> dict:
     the medians, the larger of the two settings' seed spreads
     (:func:`helpers.core.measures.seed_spread`) and that spread's 90 % bootstrap
     interval (:func:`helpers.core.measures.seed_spread_interval`)."""
-    from ..core.measures import seed_spread, seed_spread_interval
+    from ...core.measures import seed_spread, seed_spread_interval
 
     keys = list(values)
     if len(keys) < 2:
@@ -915,3 +946,275 @@ def family_table(follows: dict, closed: dict, paper: dict, init: str) -> str:
             f"{m.spread:.3f} ({lo:.3f}-{hi:.3f}) |"
         )
     return "\n".join(rows)
+
+
+def check_parameters(init, contexts, relu_hidden, seeds, context_values) -> None:
+    """The page's own checks of its parameters (beyond the registry's): the init is
+    one of :data:`helpers.core.relns.INITS`, one ReLU width and one positive context
+    input per number of contexts, and two seeds at least (the seed spread)."""
+    if init not in INITS:
+        raise ValueError(f"init must be one of {list(INITS)}, got {init!r}")
+    if len(contexts) != len(relu_hidden):
+        raise ValueError(
+            f"relu_hidden must give one width per number of contexts: {len(contexts)} "
+            f"contexts, {len(relu_hidden)} widths"
+        )
+    if seeds < 2:
+        raise ValueError(
+            f"seeds must be >= 2: the seed spread needs two runs, got {seeds}"
+        )
+    if len(context_values) != len(contexts) or min(context_values) <= 0:
+        raise ValueError(
+            f"context_values must give one positive value per number of contexts: "
+            f"{len(contexts)} contexts, got {context_values}"
+        )
+
+
+def common_pathway(ds: Dataset) -> dict:
+    """The common pathway's dataset ([conv-contextual]): its modes
+    (:func:`helpers.core.linear.modes`), Assumption 2.1.1's off-diagonal residual, the
+    largest error of :func:`residual_formula` against the least-squares residual, and
+    the loss that residual leaves."""
+    _, R = common_fit(ds)
+    return {
+        "modes": modes(ds.X, ds.Y),
+        "offdiag": diagonalizability(ds.X, ds.Y)["offdiag"],
+        "residual_error": float(np.abs(R - residual_formula(ds)).max()),
+        "residual_loss": float(0.5 * np.sum(R**2)),
+    }
+
+
+def effective_check(ds: Dataset) -> tuple:
+    """What the table of effective datasets compares with the derivation: pathway 0's
+    ``Sigma_x(0, 0)``, its overlap ``Sigma_x(1, 0)`` with pathway 1, the top output
+    singular vectors of pathways 0 and 1, and pathway 0's singular values."""
+    cm = context_modes(ds)
+    syx, sxx = context_effective_dataset(ds, 0)
+    _, sxq = context_effective_dataset(ds, 0, q=1)
+    U0 = np.linalg.svd(syx)[0][:, 0]
+    U1 = np.linalg.svd(context_effective_dataset(ds, 1)[0])[0][:, 0]
+    s_num = np.linalg.svd(syx, compute_uv=False)[: len(cm.s)]
+    return sxx, sxq, U0, U1, s_num
+
+
+def start_stds(ds: Dataset, hidden: int, seeds, *, relu_std: float, width: int):
+    """Each seed's initial std per pathway of the common + (C-1)-of-C ReLN under every
+    initialisation of [conv-init] (:meth:`helpers.core.relns.Start.stds`):
+    ``{init: [stds per seed]}``."""
+    C = ds.n_contexts
+    relu = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
+    reln = context_reln(ds, "mixed", width=width)
+    return {
+        choice: relns.start(
+            reln,
+            choice,
+            list(seeds),
+            experiment=f"extra_contexts_C{C}",
+            relu_net=relu,
+            X=ds.X,
+            contexts=ds.contexts,
+        ).stds()
+        for choice in INITS
+    }
+
+
+def train_networks(
+    ds: Dataset,
+    hidden: int,
+    seeds,
+    init: str,
+    *,
+    relu_std: float,
+    width: int,
+    lr: float,
+    epochs: int,
+    record_epochs,
+) -> dict:
+    """The runs of one C (Section 5, Fig. 5): the ReLU network (outputs, weights and
+    gates recorded), the common + (C-1)-of-C ReLN under every initialisation of
+    [conv-init] and the single-context ReLN (the paper's alternative) under ``init``,
+    all one-way coupled (outputs and weights recorded).  ``{"relu": run, (kind,
+    choice): run}``."""
+    C, seeds = ds.n_contexts, list(seeds)
+    relu = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
+    progress.report(f"C = {C}: the ReLU network ({len(seeds)} seeds)")
+    runs = {
+        "relu": train(
+            relu,
+            ds.X,
+            ds.Y,
+            lr=lr,
+            epochs=epochs,
+            seeds=seeds,
+            record_epochs=record_epochs,
+            record=("outputs", "weights", "gates"),
+        )
+    }
+    for kind, inits in (("mixed", INITS), ("single", [init])):
+        net0 = context_reln(ds, kind, coupling="one-way", width=width)
+        for choice in inits:
+            progress.report(f"C = {C}: the {kind} ReLN, {choice} initialisation")
+            net, p0 = relns.start(
+                net0,
+                choice,
+                seeds,
+                experiment=f"extra_contexts_C{C}",
+                relu_net=relu,
+                X=ds.X,
+                contexts=ds.contexts,
+            )
+            runs[kind, choice] = train(
+                net,
+                ds.X,
+                ds.Y,
+                lr=lr,
+                epochs=epochs,
+                seeds=seeds,
+                params0=p0,
+                record_epochs=record_epochs,
+                record=("outputs", "weights"),
+            )
+    return runs
+
+
+def relu_census(run, ds: Dataset, threshold: float) -> dict:
+    """:func:`census_over_training` of a ReLU run, with its final weights
+    (``"final"``: ``[W1, W2]`` per seed) and gates (``"final_gates"``)."""
+    W1s, W2s = run.records["weights"]
+    out = census_over_training(run.records["gates"][0], W1s, W2s, ds, threshold)
+    out["final"] = [W[:, -1] for W in (W1s, W2s)]
+    out["final_gates"] = run.records["gates"][0][:, -1]
+    return out
+
+
+def pathway_svals(run, C: int) -> tuple:
+    """Seed 0's singular values over training of the map of the context pathway off
+    in context 1 and of the common pathway's map: ``(name, sv, sv_common)``."""
+    maps = run.pathway_maps(0)
+    off1 = [n for n in maps if n != "common" and "1" not in n[len("ctx") :]][0]
+    return (
+        off1,
+        *(np.linalg.svd(maps[n], compute_uv=False) for n in (off1, "common")),
+    )
+
+
+def train_family(
+    ds: Dataset,
+    runs: dict,
+    by_k,
+    init: str,
+    seeds,
+    *,
+    relu_std: float,
+    width: int,
+    lr: float,
+    epochs: int,
+) -> tuple[dict, dict]:
+    """The family of ReLNs of [rulebook-best] (:func:`family_sets`; at C = 3 also the
+    authors' seven pathways, ``2+1-of-3``), each started by ``init`` and trained, the
+    (C-1)-of-C and single-context ReLNs taken from ``runs``: ``({name: loss (seeds,
+    T)}, {name: per-seed share of its weight in common and (C-1)-of-C pathways})``."""
+    C, seeds = ds.n_contexts, list(seeds)
+    relu = runs["relu"].net
+    sets = family_sets(C, by_k, [(2, 1)] if C == 3 else [])
+    reuse = {(C - 1,): ("mixed", init), (1,): ("single", init)}
+    losses, shares = {}, {}
+    for name, ks in sets.items():
+        if ks in reuse:
+            run = runs[reuse[ks]]
+        else:
+            progress.report(f"C = {C}: the ReLN {name}")
+            net, p0 = relns.start(
+                relns.k_of_c_reln(ds, ks, width=width),
+                init,
+                seeds,
+                experiment=f"extra_contexts_C{C}",
+                relu_net=relu,
+                X=ds.X,
+                contexts=ds.contexts,
+            )
+            run = train(
+                net,
+                ds.X,
+                ds.Y,
+                lr=lr,
+                epochs=epochs,
+                seeds=seeds,
+                params0=p0,
+                record_epochs=[epochs],
+                record=("weights",),
+            )
+        losses[name] = run.loss
+        W1f, W2f = (W[:, -1] for W in run.records["weights"])
+        keep = [  # the pathways the paper's ReLN has: common and (C-1)-of-C
+            n
+            for n in run.net.pathway_names()
+            if n == "common" or (n.startswith("ctx") and len(n) == 3 + C - 1)
+        ]
+        shares[name] = [
+            class_share(run.net, W1f[s], W2f[s], keep) for s in range(len(seeds))
+        ]
+    return losses, shares
+
+
+def drop_records(runs: dict) -> None:
+    """Free a C's recorded weights and gates once what later sections need of them is
+    computed (the census, the pathway maps, the family's shares)."""
+    for run in runs.values():
+        run.records.pop("weights", None)
+        run.records.pop("gates", None)
+
+
+def against_family(reference, candidate, name: str, rivals: dict, C: int):
+    """:func:`helpers.core.measures.match` of ``candidate`` (named ``name``) against
+    the ReLU network's loss ``reference``, held against the family ``rivals``, the
+    single-context ReLN ``1-of-C`` being the paper's alternative ([rulebook-best])."""
+    return match(
+        reference,
+        candidate,
+        name=name,
+        competitors=rivals,
+        paper_alternative=f"1-of-{C}",
+    )
+
+
+def paired_gaps(A, B) -> np.ndarray:
+    """:func:`helpers.core.measures.time_gap` of ``A[s]`` against ``B[s]`` per seed."""
+    return np.array([time_gap(a, b) for a, b in zip(A, B)])
+
+
+def same_start(runs: dict, init: str) -> list[str]:
+    """The initialisations that start the (C-1)-of-C ReLN exactly as ``init`` does
+    (their losses are identical): one setup under several names."""
+    ref = runs["mixed", init].loss
+    return [i for i in INITS if np.array_equal(runs["mixed", i].loss, ref)]
+
+
+def halfway_epoch(t, a, target) -> float:
+    """First (interpolated) epoch at which a mode strength reaches ``target``."""
+    a = np.asarray(a)
+    k = np.flatnonzero(a >= target)
+    if not k.size:
+        return np.inf
+    k = int(k[0])
+    if k == 0:
+        return float(t[0])
+    return float(t[k - 1] + (target - a[k - 1]) / (a[k] - a[k - 1]) * (t[k] - t[k - 1]))
+
+
+def threshold_census(census: dict, ds: Dataset, threshold: float) -> np.ndarray:
+    """The final census at another on/off ``threshold`` ([conv-census]), per seed:
+    ``(seeds, 2)``, the share of weight in common + (C-1)-of-C units and the number
+    of contexts a unit serves (:func:`contexts_per_unit`)."""
+    C = ds.n_contexts
+    (W1f, W2f), Gf = census["final"], census["final_gates"]
+    out = []
+    for s in range(len(Gf)):
+        c = gating_census(Gf[s], W1f[s], W2f[s], ds.contexts, C, threshold)
+        by_k = census_by_contexts_on(Gf[s], W1f[s], W2f[s], ds.contexts, C, threshold)
+        out.append((c["common"] + c["mixed"], contexts_per_unit(by_k)))
+    return np.array(out)
+
+
+from . import plots, tables  # noqa: E402
+from .report import Results, report  # noqa: E402
