@@ -512,3 +512,47 @@ def test_smaller_by_epoch_reads_a_gating_claim_record_by_record():
     text = depth.verdicts_over_training(v, grid)
     assert text.startswith("holds at epochs 500, fails at 1000")
     assert "cannot decide it at 1500" in text and "at 0 there is nothing" in text
+
+
+def test_the_reduction_stands_on_its_own(ds):
+    # simulate = train_seeds (training) + reduce_run (reduction), batch by batch
+    net = depth.relu_depth(ds, width=12, std=0.3)
+    grid = depth.record_grid(10, 5)
+    assert grid.tolist() == [0, 5, 10] and depth.record_grid(12, 5)[-1] == 12
+    run = depth.train_seeds(net, ds, [0, 1], grid, epochs=10, lr=1e-3)
+    red = depth.reduce_run(net, ds, run, thresholds=(0.5,))
+    assert red["mass"].shape == (2, 3, 2, 8) and red["outputs"].dtype == np.float32
+    assert red["final_shares"][0.5].shape == (2, 2, 4)
+    one = depth.reduce_record(
+        net,
+        ds,
+        [G[1, 2] for G in run.records["gates"]],
+        [W[1, 2] for W in run.records["weights"]],
+    )
+    for k in depth.REDUCED:
+        assert np.array_equal(red[k][1, 2], one[k], equal_nan=True), k
+    sim = depth.simulate(
+        net, ds, [0, 1], epochs=10, every=5, lr=1e-3, batch=1, thresholds=(0.5,)
+    )
+    assert np.array_equal(sim.loss, red["loss"])
+    assert np.array_equal(sim.mass[1], red["mass"][:, :, 1])
+    assert np.array_equal(sim.functional2, red["functional2"])
+    # positive weights on one-hot inputs: every unit on for every datapoint, so both
+    # layers are linear and already context-level, and nothing is non-nested
+    rng = np.random.default_rng(0)
+    Ws = [np.abs(rng.normal(0, 0.3, W.shape[2:])) for W in run.records["weights"]]
+    gates = [Ws[0] @ ds.X > 0, Ws[1] @ np.maximum(Ws[0] @ ds.X, 0) > 0]
+    r = depth.reduce_record(net, ds, gates, Ws)
+    assert np.allclose(r["always_on"], 1.0) and r["linear_l1_change"] == 0.0
+    assert r["linear_l2_change"] == 0.0 and r["snap_all"] == 0.0
+    assert np.all(r["non_nested"] == 0)
+    g_net, g_gates, g_weights = _gdln_state(ds)
+    gdln = depth.reduce_record(g_net, ds, g_gates, g_weights)
+    assert np.isnan(gdln["linear_l1_change"]) and np.isnan(gdln["functional2"]).all()
+
+
+def _gdln_state(ds):
+    net = depth.depth_gdln(ds, common_width=6, group_width=3)
+    run = depth.train_seeds(net, ds, [0], depth.record_grid(2, 1), epochs=2, lr=1e-3)
+    gates = [G[0, -1] for G in run.records["gates"]]
+    return net, gates, [W[0, -1] for W in run.records["weights"]]

@@ -9,10 +9,11 @@
   in its two contexts (the 2-of-3 pathways).  Every pathway is switched on by a
   :class:`Schedule` through :attr:`helpers.core.engine.Pathway.on_epoch`: nothing learns
   before ``start``, the common pathway learns alone until ``context``.
-* :func:`simulate`: many seeds through :func:`helpers.core.engine.train`, trained in
-  small batches and reduced at once to what the chapter needs (loss curves, outputs and
-  a per-layer gating census on a coarse grid of epochs), so memory stays small at the
-  paper's 99 seeds.
+* :func:`simulate`: many seeds trained in small batches (:func:`train_seeds`, through
+  :func:`helpers.core.engine.train`) and each batch reduced at once
+  (:func:`reduce_run`, one seed and record at a time by :func:`reduce_record`) to what
+  the chapter needs (loss curves, outputs and a per-layer gating census on a coarse
+  grid of epochs), so memory stays small at the paper's 99 seeds.
 * how the GDLN starts ([conv-init]) is :func:`helpers.core.relns.start` with
   ``experiment="depth"``: the authors' hand-set scales (the ``[authors_init.depth]``
   table of ``paper.toml``, the values of :data:`GDLN_STDS`), the ReLU network's std
@@ -31,7 +32,12 @@
 * :func:`network_snap_change`, :func:`training_phase`: where in training the paper's
   context-level description applies ([rulebook-phase]); :func:`non_nested_share`: the
   layer-2 weight outside Lemma 4.1's nested patterns; :func:`smaller_by_epoch`: the
-  rulebook's ``smaller`` verdict of a gating claim at every recorded epoch.
+  rulebook's ``smaller`` verdict of a gating claim at every recorded epoch;
+  :func:`init_comparison`, :func:`compare_plateaus`: the comparisons per
+  initialisation and per plateau.
+* :mod:`.report` (:func:`report`, :class:`Results`): the chapter's records, glue and
+  closing tables; :mod:`.tables` and :mod:`.plots`: the page's other tables and its
+  figures.
 """
 
 from __future__ import annotations
@@ -43,17 +49,17 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..book.chapter_data import profile
-from ..core.checks import check_epochs, check_positive
-from ..core.datasets import Dataset, context_gate, contextual_task
-from ..core.engine import (
+from ...book.chapter_data import profile
+from ...core.checks import check_epochs, check_positive
+from ...core.datasets import Dataset, context_gate, contextual_task
+from ...core.engine import (
     GatedNetwork,
     Pathway,
     deep_gdln,
     relu_network,
     train,
 )
-from ..core.measures import (
+from ...core.measures import (
     BOOTSTRAP,
     Match,
     bootstrap_interval,
@@ -65,7 +71,7 @@ from ..core.measures import (
     time_gap,
     unit_weight,
 )
-from ..core.paper import DEPTH
+from ...core.paper import DEPTH
 
 __all__ = [
     "paper_profile_runs",
@@ -98,6 +104,11 @@ __all__ = [
     "subset_scatter_ratios",
     "output_match",
     "DepthRuns",
+    "REDUCED",
+    "record_grid",
+    "train_seeds",
+    "reduce_record",
+    "reduce_run",
     "simulate",
     "plateaus",
     "plateau_levels",
@@ -107,6 +118,12 @@ __all__ = [
     "derive_schedule",
     "plateau_record",
     "plateau_outputs",
+    "init_comparison",
+    "compare_plateaus",
+    "Results",
+    "report",
+    "plots",
+    "tables",
 ]
 
 # The authors' depth networks (facts of their code; :data:`helpers.core.paper.DEPTH`).
@@ -571,7 +588,7 @@ def output_match(reference, candidate) -> Match:
     (``spread_candidate``: the candidate's); ``spread_interval`` their bootstrap
     interval over seeds.  ``None`` entries (runs without a record there) are
     skipped."""
-    from ..core.measures import output_gap
+    from ...core.measures import output_gap
 
     R = [np.asarray(o, float) for o in reference if o is not None]
     Cd = [np.asarray(o, float) for o in candidate if o is not None]
@@ -689,6 +706,153 @@ class DepthRuns:
         return self.functional2[:, :, FUNCTIONAL.index(key)]
 
 
+#: The per-record measures of :func:`reduce_record`, in the fields of
+#: :class:`DepthRuns` they fill.
+REDUCED = (
+    "mass",
+    "classes",
+    "total",
+    "always_on",
+    "item_dependent",
+    "linear_l1_change",
+    "linear_l1_loss",
+    "linear_l2_change",
+    "functional2",
+    "snap_all",
+    "non_nested",
+)
+
+
+def record_grid(epochs: int = EPOCHS, every: int = 500) -> np.ndarray:
+    """The epochs at which :func:`simulate` records gates, weights and outputs: every
+    ``every`` epochs from 0, and the last epoch."""
+    if int(every) <= 0:
+        raise ValueError(f"every must be positive, got every={every}")
+    grid = np.arange(0, int(epochs) + 1, int(every))
+    return grid if grid[-1] == epochs else np.append(grid, epochs)
+
+
+def train_seeds(net, ds, seeds, grid, *, epochs=EPOCHS, lr=LR, params0=None):
+    """One batch of seeds of ``net`` trained on ``ds`` by
+    :func:`helpers.core.engine.train`, its gates, weights and outputs recorded at the
+    epochs ``grid`` (the training half of :func:`simulate`)."""
+    return train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=lr,
+        epochs=epochs,
+        seeds=list(seeds),
+        record_epochs=grid,
+        record=("gates", "weights", "outputs"),
+        params0=params0,
+    )
+
+
+def _masked(net: GatedNetwork, weights) -> list:
+    Ws = list(weights)
+    if net.layers[0].in_mask is not None:
+        Ws[0] = Ws[0] * net.layers[0].in_mask
+    return Ws
+
+
+def reduce_record(net: GatedNetwork, ds: Dataset, gates, weights) -> dict:
+    """The chapter's measures of one seed at one record ([conv-census]): ``gates`` one
+    ``(H, P)`` array per hidden layer, ``weights`` the weight matrices.
+
+    Returns :data:`REDUCED`: per hidden layer the census by weight
+    (:func:`layer_census`, threshold 0.5; ``mass`` ``(L, 2^C)``, ``classes`` ``(L,
+    4)`` the weight of each class of :data:`CLASSES`, ``total``, ``always_on``,
+    ``item_dependent`` ``(L,)``); for a ReLU network the output change and the loss when
+    layer 1 is made linear, layer 2's functional census (:func:`layer2_functional`,
+    ``functional2`` in the order of :data:`FUNCTIONAL`, and ``linear_l2_change``), the
+    change when both layers are snapped (:func:`network_snap_change`) and each layer's
+    non-nested share (:func:`non_nested_share`); NaN where they do not apply."""
+    C, L = ds.n_contexts, net.depth
+    relu = net.kind == "relu"
+    Ws = _masked(net, weights)
+    cs = [layer_census(gates[l], Ws[l], Ws[l + 1], ds.contexts, C) for l in range(L)]
+    pats = _patterns(C)
+    nan = float("nan")
+    out = {
+        "mass": np.array([[c["mass"][p] for p in pats] for c in cs]),
+        "classes": np.array([[c[k] * c["total"] for k in CLASSES] for c in cs]),
+        "total": np.array([c["total"] for c in cs]),
+        "always_on": np.array([c["always_on"] for c in cs]),
+        "item_dependent": np.array([c["item_dependent"] for c in cs]),
+        "linear_l1_change": nan,
+        "linear_l1_loss": nan,
+        "linear_l2_change": nan,
+        "functional2": np.full(len(FUNCTIONAL), nan),
+        "snap_all": nan,
+        "non_nested": np.full(L, nan),
+    }
+    if relu and L >= 2:
+        y, y_lin = linearised_first_layer(Ws, ds.X)
+        nrm = np.linalg.norm(y)
+        out["linear_l1_change"] = np.linalg.norm(y - y_lin) / nrm if nrm > 0 else 0.0
+        out["linear_l1_loss"] = 0.5 * np.sum((ds.Y - y_lin) ** 2)
+    if relu and L == 2:
+        f = layer2_functional(Ws, ds.X, ds.contexts, C)
+        out["functional2"] = np.array([f[k] for k in FUNCTIONAL])
+        out["linear_l2_change"] = f["linear_change"]
+        out["snap_all"] = network_snap_change(Ws, ds.X, ds.contexts, C)
+    if relu:
+        out["non_nested"] = np.array(
+            [
+                non_nested_share(gates[l], Ws[l], Ws[l + 1], ds.items, ds.contexts, C)
+                for l in range(L)
+            ]
+        )
+    return out
+
+
+def reduce_run(net: GatedNetwork, ds: Dataset, run, thresholds=(0.25, 0.5, 0.75)):
+    """A trained batch of seeds (:func:`train_seeds`) reduced to what the chapter
+    keeps (the reduction half of :func:`simulate`): ``loss`` ``(B, epochs + 1)``,
+    ``outputs`` ``(B, R, p, P)`` (float32), every measure of :func:`reduce_record`
+    stacked to ``(B, R, ...)``, and ``final_shares`` ``{threshold: (B, L, 4)}``, the
+    census shares at the last record for each census threshold."""
+    gates, weights = run.records["gates"], run.records["weights"]
+    B, R = np.shape(run.records["outputs"])[:2]
+    per = [
+        [
+            reduce_record(net, ds, [G[j, r] for G in gates], [W[j, r] for W in weights])
+            for r in range(R)
+        ]
+        for j in range(B)
+    ]
+    out = {k: np.array([[x[k] for x in row] for row in per], float) for k in REDUCED}
+    out["loss"] = np.asarray(run.loss, float)
+    out["outputs"] = np.asarray(run.records["outputs"], np.float32)
+    last = [
+        (
+            [G[j, R - 1] for G in gates],
+            _masked(net, [W[j, R - 1] for W in weights]),
+        )
+        for j in range(B)
+    ]
+    out["final_shares"] = {
+        float(t): np.array(
+            [
+                [
+                    [
+                        layer_census(
+                            g[l], Ws[l], Ws[l + 1], ds.contexts, ds.n_contexts, t
+                        )[k]
+                        for k in CLASSES
+                    ]
+                    for l in range(net.depth)
+                ]
+                for g, Ws in last
+            ],
+            float,
+        )
+        for t in thresholds
+    }
+    return out
+
+
 def simulate(
     net: GatedNetwork,
     ds: Dataset,
@@ -703,19 +867,17 @@ def simulate(
     params0: Sequence[np.ndarray] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> DepthRuns:
-    """Train ``net`` from each seed with :func:`helpers.core.engine.train` and reduce
-    the run.
+    """Train ``net`` from each seed (:func:`train_seeds`) and reduce the runs
+    (:func:`reduce_run`), ``batch`` seeds at a time.
 
-    Seeds are trained ``batch`` at a time; after each batch the weights and gates
-    recorded every ``every`` epochs are reduced to the per-layer census
-    (:func:`layer_census`, threshold 0.5), and for a ReLU network to the functional
-    census of layer 2 (:func:`layer2_functional`) and the output changes when layer 1 or
-    layer 2 is made linear, then dropped, so memory does not grow with the number of
-    seeds beyond the loss curves and outputs.  The census shares at the last record are
-    also kept for every threshold in ``thresholds`` (sensitivity).  ``params0``: initial
-    weights stacked over ``seeds`` (:func:`helpers.core.relns.initial_weights`), e.g.
-    from :func:`helpers.core.relns.start`; by default the engine draws them from each
-    seed.
+    After each batch the weights and gates recorded every ``every`` epochs are reduced
+    to the per-layer census and, for a ReLU network, the functional census of layer 2
+    and the output changes when layer 1 or layer 2 is made linear, then dropped, so
+    memory does not grow with the number of seeds beyond the loss curves and outputs.
+    The census shares at the last record are also kept for every threshold in
+    ``thresholds`` (sensitivity).  ``params0``: initial weights stacked over ``seeds``
+    (:func:`helpers.core.relns.initial_weights`), e.g. from
+    :func:`helpers.core.relns.start`; by default the engine draws them from each seed.
     """
     epochs = check_epochs(epochs)
     lr = check_positive(lr, "lr")
@@ -726,28 +888,8 @@ def simulate(
         raise ValueError(
             f"every and batch must be positive, got every={every}, batch={batch}"
         )
-    grid = np.arange(0, epochs + 1, int(every))
-    if grid[-1] != epochs:
-        grid = np.append(grid, epochs)
-    C = ds.n_contexts
-    pats = _patterns(C)
-    L = net.depth
-    relu = net.kind == "relu"
-    S, R = len(seeds), grid.size
-    loss = np.empty((S, epochs + 1))
-    outputs = np.empty((S, R, net.sizes[-1], ds.P), np.float32)
-    mass = [np.zeros((S, R, len(pats))) for _ in range(L)]
-    classes = [np.zeros((S, R, len(CLASSES))) for _ in range(L)]
-    total = np.zeros((S, R, L))
-    always_on = np.zeros((S, R, L))
-    item_dep = np.zeros((S, R, L))
-    final_shares = {float(t): np.zeros((S, L, len(CLASSES))) for t in thresholds}
-    lin_change = np.full((S, R), np.nan)
-    lin_loss = np.full((S, R), np.nan)
-    lin2_change = np.full((S, R), np.nan)
-    func2 = np.full((S, R, len(FUNCTIONAL)), np.nan)
-    snap_all = np.full((S, R), np.nan)
-    non_nested = np.full((S, R, L), np.nan)
+    grid = record_grid(epochs, every)
+    S = len(seeds)
     if params0 is not None:
         params0 = [np.asarray(W, float) for W in params0]
         if any(W.shape[0] != S for W in params0):
@@ -755,6 +897,7 @@ def simulate(
                 f"params0 must be stacked over the {S} seeds (leading axis)"
             )
     t0, c0 = time.perf_counter(), time.process_time()
+    parts = []
     for b0 in range(0, S, int(batch)):
         chunk = seeds[b0 : b0 + int(batch)]
         if progress is not None:
@@ -765,92 +908,38 @@ def simulate(
                 f"({spent:.0f} s so far{left})"
             )
         p0 = None if params0 is None else [W[b0 : b0 + len(chunk)] for W in params0]
-        run = train(
-            net,
-            ds.X,
-            ds.Y,
-            lr=lr,
-            epochs=epochs,
-            seeds=chunk,
-            record_epochs=grid,
-            record=("gates", "weights", "outputs"),
-            params0=p0,
-        )
-        for j in range(len(chunk)):
-            i = b0 + j
-            loss[i] = run.loss[j]
-            outputs[i] = run.records["outputs"][j]
-            for r in range(R):
-                Ws = [W[j, r] for W in run.records["weights"]]
-                if net.layers[0].in_mask is not None:
-                    Ws[0] = Ws[0] * net.layers[0].in_mask
-                for l in range(L):
-                    c = layer_census(
-                        run.records["gates"][l][j, r], Ws[l], Ws[l + 1], ds.contexts, C
-                    )
-                    mass[l][i, r] = [c["mass"][p] for p in pats]
-                    classes[l][i, r] = [c[k] * c["total"] for k in CLASSES]
-                    total[i, r, l] = c["total"]
-                    always_on[i, r, l] = c["always_on"]
-                    item_dep[i, r, l] = c["item_dependent"]
-                    if r == R - 1:
-                        for thr in final_shares:
-                            cc = (
-                                c
-                                if thr == 0.5
-                                else layer_census(
-                                    run.records["gates"][l][j, r],
-                                    Ws[l],
-                                    Ws[l + 1],
-                                    ds.contexts,
-                                    C,
-                                    threshold=thr,
-                                )
-                            )
-                            final_shares[thr][i, l] = [cc[k] for k in CLASSES]
-                if relu and L >= 2:
-                    out, out_lin = linearised_first_layer(Ws, ds.X)
-                    nrm = np.linalg.norm(out)
-                    lin_change[i, r] = (
-                        np.linalg.norm(out - out_lin) / nrm if nrm > 0 else 0.0
-                    )
-                    lin_loss[i, r] = 0.5 * np.sum((ds.Y - out_lin) ** 2)
-                if relu and L == 2:
-                    f = layer2_functional(Ws, ds.X, ds.contexts, C)
-                    func2[i, r] = [f[k] for k in FUNCTIONAL]
-                    lin2_change[i, r] = f["linear_change"]
-                    snap_all[i, r] = network_snap_change(Ws, ds.X, ds.contexts, C)
-                if relu:
-                    for l in range(L):
-                        non_nested[i, r, l] = non_nested_share(
-                            run.records["gates"][l][j, r],
-                            Ws[l],
-                            Ws[l + 1],
-                            ds.items,
-                            ds.contexts,
-                            C,
-                        )
+        run = train_seeds(net, ds, chunk, grid, epochs=epochs, lr=lr, params0=p0)
+        parts.append(reduce_run(net, ds, run, thresholds))
         del run
+    cat = {
+        k: np.concatenate([p[k] for p in parts])
+        for k in parts[0]
+        if k != "final_shares"
+    }
+    per_layer = lambda a: [np.ascontiguousarray(a[:, :, l]) for l in range(net.depth)]  # noqa: E731
     return DepthRuns(
         name=name or net.kind,
         net=net,
         seeds=seeds,
-        loss=loss,
+        loss=cat["loss"],
         grid=grid,
-        outputs=outputs,
-        patterns=pats,
-        mass=mass,
-        classes=classes,
-        total=total,
-        always_on=always_on,
-        item_dependent=item_dep,
-        final_shares=final_shares,
-        linear_l1_change=lin_change,
-        linear_l1_loss=lin_loss,
-        linear_l2_change=lin2_change,
-        functional2=func2,
-        snap_all=snap_all,
-        non_nested=non_nested,
+        outputs=cat["outputs"],
+        patterns=_patterns(ds.n_contexts),
+        mass=per_layer(cat["mass"]),
+        classes=per_layer(cat["classes"]),
+        total=cat["total"],
+        always_on=cat["always_on"],
+        item_dependent=cat["item_dependent"],
+        final_shares={
+            t: np.concatenate([p["final_shares"][t] for p in parts])
+            for t in parts[0]["final_shares"]
+        },
+        linear_l1_change=cat["linear_l1_change"],
+        linear_l1_loss=cat["linear_l1_loss"],
+        linear_l2_change=cat["linear_l2_change"],
+        functional2=cat["functional2"],
+        snap_all=cat["snap_all"],
+        non_nested=cat["non_nested"],
         seconds=time.perf_counter() - t0,
         cpu_seconds=time.process_time() - c0,
     )
@@ -1083,8 +1172,8 @@ def smaller_by_epoch(values, compared, grid) -> dict:
     (:func:`helpers.core.measures.ratio_interval`, [rulebook-noise]).  Returns
     ``{epoch: verdict}``; ``"nothing to compare"`` where the compared side is 0 in most
     resamples (no unit of that kind yet)."""
-    from ..book import rulebook
-    from ..core.measures import ratio_interval
+    from ...book import rulebook
+    from ...core.measures import Evidence, ratio_interval
 
     V, C = np.asarray(values, float), np.asarray(compared, float)
     out = {}
@@ -1099,14 +1188,14 @@ def smaller_by_epoch(values, compared, grid) -> dict:
         except ValueError:
             out[int(e)] = "nothing to compare"
             continue
-        out[int(e)] = rulebook.decide(
-            "paper",
-            "paper",
-            "smaller",
-            float(np.median(v)),
-            float(np.median(c)),
-            ratio_interval=iv,
-        )[0]
+        out[int(e)] = rulebook.verdict(
+            Evidence(
+                float(np.median(v)),
+                compared=float(np.median(c)),
+                criterion="smaller",
+                ratio_interval=iv,
+            )
+        )
     return out
 
 
@@ -1124,3 +1213,93 @@ def verdicts_over_training(by_epoch: dict, grid) -> str:
     if "nothing to compare" in by_epoch.values():
         text += f"; at {at('nothing to compare')} there is nothing to compare with"
     return text
+
+
+def init_comparison(relu_loss, init_loss: dict, reference: int) -> tuple[dict, dict]:
+    """The ReLU-GDLN comparison under each initialisation of the GDLN ([conv-init];
+    Depth chapter, "The initialisation decides whether the GDLN makes the last drop").
+
+    Args:
+        relu_loss: the ReLU runs' loss curves ``(S, T)``.
+        init_loss: ``{init: loss curves}`` of the GDLN under each initialisation.
+        reference: the index of the ReLU stereotype.
+
+    Returns:
+        ``(rows, evidence)``: per initialisation the row of the page's table (the
+        record ``init_sensitivity``: time gaps of the stereotypes and of seed ``s``
+        against seed ``s``, the final loss, the runs reaching 10 % of the initial loss,
+        whether a gap is a lower bound, the rulebook's verdict on the median gap), and
+        the evidence on the stereotypes' gap under that initialisation
+        (:func:`match_runs`'s spread and interval, the stereotypes' gap as the value).
+    """
+    from ...book import rulebook
+    from ...core.measures import level_times
+
+    R = np.asarray(relu_loss, float)
+    t_relu = np.array([level_times(x) for x in R])
+    rows, evidence = {}, {}
+    for choice, L in init_loss.items():
+        m_i = match_runs(R, L)
+        k = stereotype_index(L)
+        stereo_i = time_gap(R[reference], L[k])
+        t_c = np.array([level_times(x) for x in L])
+        bound = np.isfinite(t_relu[: len(L)]) & np.isnan(t_c)
+        rows[choice] = {
+            "seeds": len(L),
+            "gap_stereotypes": stereo_i,
+            "gap_runs": m_i.value,
+            "final_loss": float(np.nanmedian(L[:, -1])),
+            "reach_10pc": f"{int(np.isfinite(t_c[:, 1]).sum())} of {len(L)}",
+            # a level the ReLU partner reaches and the GDLN run does not: the gap is
+            # a lower bound (the level counts at the run's end)
+            "gap_is_lower_bound": bool(bound.any()),
+            "verdict_runs": rulebook.verdict(m_i),
+        }
+        evidence[choice] = m_i.but(
+            value=stereo_i,
+            per_seed=(stereo_i,),
+            censored=censored(R[reference], L[k]),
+        )
+    return rows, evidence
+
+
+def compare_plateaus(relu: DepthRuns, gdln: DepthRuns, levels, shared, i_r, i_g):
+    """The outputs of the ReLU and GDLN runs in the middle of each plateau (Depth
+    chapter, "Outputs at the plateaus"; :func:`plateau_outputs`).
+
+    Args:
+        relu, gdln: the runs of both networks (recorded on the same grid).
+        levels: the plateau levels compared; ``shared``: per level, whether the GDLN
+            runs stop there too.
+        i_r, i_g: the indices of the ReLU and GDLN stereotypes.
+
+    Returns:
+        ``(gaps, matches, steps, shown)``: per level ``(level, shared, ReLU-GDLN,
+        ReLU-ReLU, GDLN-GDLN)`` (medians over pairs of
+        :func:`helpers.core.measures.output_gap`);
+        ``{level: Match}`` of :func:`output_match` (noise on both sides) on the shared
+        plateaus where both networks have two runs; and per level the ReLU
+        stereotype's output change since the previous plateau (NaN for the first);
+        per level ``(level, ReLU stereotype's output, GDLN stereotype's output)``.
+    """
+    from ...core.measures import output_gap
+
+    med = lambda v: float(np.nanmedian(v))  # noqa: E731
+    gaps, matches, steps, shown, prev = [], {}, [], [], None
+    for lv, sh in zip(levels, shared):
+        Or = plateau_outputs(relu.loss, relu.grid, relu.outputs, lv)
+        Og = plateau_outputs(gdln.loss, gdln.grid, gdln.outputs, lv)
+        cross, within = output_gap(Or, Og), output_gap(Or)
+        within_g = output_gap(Og)
+        step = output_gap([Or[i_r]], [prev])
+        gaps.append((lv, sh, med(cross), med(within), med(within_g)))
+        if sh and min(sum(o is not None for o in O_) for O_ in (Or, Og)) >= 2:
+            matches[lv] = output_match(Or, Og)  # noise on both sides
+        steps.append(med(step) if step.size else float("nan"))
+        shown.append((lv, Or[i_r], Og[i_g]))
+        prev = Or[i_r]
+    return gaps, matches, steps, shown
+
+
+from . import plots, tables  # noqa: E402
+from .report import Results, report  # noqa: E402
