@@ -475,11 +475,12 @@ def seed_variants(ev: Evidence) -> dict:
 
 def variants_clause(variants: dict, primary: str) -> tuple[str, list]:
     """The sentence a reason ends with, and ``depends_on``: the choices under some
-    setting of which the verdict differs from the primary setting's ``primary``."""
+    setting of which the verdict differs from the primary setting's ``primary`` (a
+    setting under which the claim is not testable gives no other verdict)."""
     if not variants:
         return "", []
-    depends = {
-        choice: [r for r in rows if r["verdict"] != primary]
+    depends = {  # a setting that cannot test the claim gives no other verdict
+        choice: [r for r in rows if r["verdict"] not in (primary, "not testable")]
         for choice, rows in variants.items()
     }
     depends = {c: rows for c, rows in depends.items() if rows}

@@ -145,8 +145,8 @@ def decides(r: dict) -> str:
         return f"{text}; {lag}" if lag else text
     if crit == "near" and num(value) and num(spread) and num(r.get("paper")):
         return (
-            f"{_fmt(value)} against {_fmt(r['paper'])}, within "
-            f"{rulebook.NOISE_MULTIPLE:g} x seed spread {_fmt(spread)}?"
+            f"|{_fmt(value)} - {_fmt(r['paper'])}| = {_fmt(abs(value - r['paper']))} "
+            f"against {rulebook.NOISE_MULTIPLE:g} x seed spread {_fmt(spread)}"
         )
     if crit == "smaller" and num(value) and num(r.get("paper")) and r["paper"]:
         text = (
@@ -174,7 +174,11 @@ def mark(r: dict) -> str:
         return "robust to " + ", ".join(variants)
     said = []
     for choice in dep:
-        moved = [x for x in variants.get(choice, []) if x["verdict"] != r["verdict"]]
+        moved = [
+            x
+            for x in variants.get(choice, [])
+            if x["verdict"] not in (r["verdict"], "not testable")
+        ]
         where = "; ".join(f"{x['setting']}: {x['verdict']}" for x in moved[:2])
         more = f"; +{len(moved) - 2} more" if len(moved) > 2 else ""
         said.append(f"{choice} ({where}{more})")

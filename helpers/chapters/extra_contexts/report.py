@@ -463,9 +463,19 @@ def _records(rec, r: Results, SENS: dict, REUSE: dict, RISE: dict) -> dict:
         for k, x in RISE.items()
         if k != "primary"
     )
+    rise_ev = _rise_evidence(rise).varied(
+        "threshold",
+        {
+            f"on/off threshold {k:g}": _rise_evidence(x)
+            for k, x in RISE.items()
+            if k not in ("primary", "function")
+        },
+    )
     R["reuse"] = rec.add(
         "node_reuse_contexts_per_unit",
-        _rise_evidence(rise),
+        rise_ev.varied(
+            "definition", {"through the function": _rise_evidence(RISE["function"])}
+        ),
         "the smallest rise, from one C to the next, of the fraction of the C "
         "contexts a ReLU unit is on in (weighted mean over units, weight "
         f"|W2[:, j]| |W1[j, :]|, last epoch, median over {n_s} seeds): fractions "
