@@ -510,3 +510,8 @@ def notes(records: dict) -> str:
             body.append(f"- `{name}`: {what}{r.get('note') or ''}")
         body.append("")
     return "\n".join(_dropdown("Every record, chapter by chapter", body))
+
+
+# What the scorecard (helpers.book.scorecard) formats with: the same helpers by their
+# public names.
+fmt, cell, short, details, dropdown = _fmt, _cell, _short, _details, _dropdown

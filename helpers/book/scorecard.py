@@ -19,7 +19,12 @@ from collections import Counter
 from tabulate import tabulate
 
 from . import rulebook
-from .records import _cell, _details, _dropdown, _fmt, _short, badge
+from .records import badge
+from .records import cell as _cell
+from .records import details as _details
+from .records import dropdown as _dropdown
+from .records import fmt as _fmt
+from .records import short as _short
 
 __all__ = [
     "claims",
@@ -225,10 +230,12 @@ def in_words(records: dict) -> list[str]:
     fails and whose problem that is, what the seeds cannot decide, what depends on a
     choice of this book. No record names, no yardsticks."""
     rows = claims(records)
-    groups = list(GROUPS) + sorted({r["group"] for _, _, r, _ in rows} - set(GROUPS))
+    groups = list(GROUPS) + sorted(
+        {r.get("group") or "Other" for _, _, r, _ in rows} - set(GROUPS)
+    )
     out = []
     for group in groups:
-        mine = [x for x in rows if x[2]["group"] == group]
+        mine = [x for x in rows if (x[2].get("group") or "Other") == group]
         if not mine:
             continue
         by = lambda *vs: [x for x in mine if x[2]["verdict"] in vs]  # noqa: E731
@@ -300,9 +307,11 @@ def scorecard(records: dict) -> str:
     out += [legend(), "", "## In words", ""]
     for sentence in in_words(records):
         out += [sentence, ""]
-    groups = list(GROUPS) + sorted({r["group"] for _, _, r, _ in rows} - set(GROUPS))
+    groups = list(GROUPS) + sorted(
+        {r.get("group") or "Other" for _, _, r, _ in rows} - set(GROUPS)
+    )
     for group in groups:
-        mine = [x for x in rows if x[2]["group"] == group]
+        mine = [x for x in rows if (x[2].get("group") or "Other") == group]
         if not mine:
             continue
         table = tabulate([_row(*x) for x in mine], HEADERS, tablefmt="github")
