@@ -127,7 +127,7 @@ def _lag(r: dict) -> str:
     text = f"{lag['median']:.1f} % apart"
     if isinstance(lag.get("range"), list):
         lo, hi = lag["range"]
-        text += f" ({lo:.1f}-{hi:.1f} % over seeds)"
+        text += f" ({lo:.1f} to {hi:.1f} % over seeds)"
     return text
 
 
@@ -138,15 +138,13 @@ def decides(r: dict) -> str:
     crit = r.get("criterion")
     value, spread = r.get("value"), r.get("spread")
     num = rulebook._number
+    _fmt = _g
     if crit in ("seed_noise", "beyond_noise") and num(value) and num(spread):
         text = (
             f"time gap {_fmt(value)} against {rulebook.NOISE_MULTIPLE:g} x seed "
             f"spread {_fmt(spread)}"
         )
-        iv = r.get("spread_interval")
-        if isinstance(iv, list) and len(iv) == 2:
-            text += f" (spread's interval {_fmt(iv[0])}-{_fmt(iv[1])})"
-        lag = _lag(r)
+        lag = _lag(r)  # the spread's interval is in the details (and seeds' variants)
         return f"{text}; {lag}" if lag else text
     if crit == "near" and num(value) and num(spread) and num(r.get("paper")):
         return (
@@ -160,13 +158,18 @@ def decides(r: dict) -> str:
         )
         iv = r.get("ratio_interval")
         if isinstance(iv, list) and len(iv) == 2:
-            text += f", its interval {_fmt(iv[0])}-{_fmt(iv[1])}"
+            text += f", its interval {_fmt(iv[0])} to {_fmt(iv[1])}"
         return text
     if crit == "gap" and num(value):
         return f"time gap {_fmt(value)} against {rulebook.CHECK_GAP:g}"
     if r.get("paper") is not None:
         return f"{_short(value)} against {_short(r['paper'])}"
     return _short(value)
+
+
+def _g(x) -> str:
+    """A number to 3 significant digits (the rulebook's reasons use the same)."""
+    return f"{x:.3g}" if rulebook._number(x) else _short(x)
 
 
 def mark(r: dict) -> str:
@@ -184,8 +187,8 @@ def mark(r: dict) -> str:
             for x in variants.get(choice, [])
             if x["verdict"] not in (r["verdict"], "not testable")
         ]
-        where = "; ".join(f"{x['setting']}: {x['verdict']}" for x in moved[:2])
-        more = f"; +{len(moved) - 2} more" if len(moved) > 2 else ""
+        where = "; ".join(f"{x['setting']}: {x['verdict']}" for x in moved[:1])
+        more = f"; +{len(moved) - 1} more" if len(moved) > 1 else ""
         said.append(f"{choice} ({where}{more})")
     return "depends on " + "; ".join(said)
 
@@ -245,10 +248,7 @@ def in_words(records: dict) -> list[str]:
             said.append(f"holds: {_names(holds)}")
         partly = by("partly reproduced")
         if partly:
-            said.append(
-                f"holds in part (nearer the paper's candidate than its "
-                f"alternative, beyond the seed noise): {_names(partly)}"
-            )
+            said.append(f"holds in part: {_names(partly)}")
         fails = by("not reproduced")
         for who, (_, whose) in WHO.items():
             mine_ = [x for x in fails if (x[2].get("decided_by") or WHO_DEFAULT) == who]
@@ -269,11 +269,11 @@ def in_words(records: dict) -> list[str]:
         if dep:
             chosen = sorted({c for x in dep for c in x[2]["depends_on"]})
             said.append(
-                f"{len(dep)} of these {len(mine)} verdicts change with a choice of "
-                f"this book ({', '.join(chosen)}; the table says which)"
+                f"{len(dep)} of {len(mine)} change with a choice of this book "
+                f"({', '.join(chosen)})"
             )
         else:
-            said.append("no verdict here changes with a choice of this book")
+            said.append("none changes with a choice of this book")
         head = f"**{group}** ({len(mine)} claim{'s' if len(mine) > 1 else ''})."
         out.append(head + " " + ". ".join(s[0].upper() + s[1:] for s in said))
     return [s + "." for s in out]
@@ -282,16 +282,16 @@ def in_words(records: dict) -> list[str]:
 def _row(ch: str, name: str, r: dict, parts: list) -> list[str]:
     fig = f" · {{numref}}`{r['figure']}`" if r.get("figure") else ""
     claim = f"{_cell(_label(r))}<br>[{ch}]({ch}.ipynb){fig}"
-    verdict = f"{badge(r['verdict'])}<br>{_cell(mark(r))}"
+    verdict = f"{badge(r['verdict'])}<br>{_cell(mark(r))}; decided by {_who(r)}"
     number = _cell(decides(r))
     for pname, p in parts:
         number += (
             f"<br>also, {_cell(_label(p))}: {badge(p['verdict'])} ({_cell(decides(p))})"
         )
-    return [claim, verdict, _who(r), number]
+    return [claim, verdict, number]
 
 
-HEADERS = ["claim", "verdict", "decided by", "what decides it"]
+HEADERS = ["claim", "verdict", "what decides it"]
 
 
 def scorecard(records: dict) -> str:
@@ -301,10 +301,8 @@ def scorecard(records: dict) -> str:
     measurements are counted here and listed on the page *Every record*; the book's
     own targets close the page."""
     rows = claims(records)
-    c = counts(records)
     out = [f"**{bottom_line(records)}**", ""]
-    out += [" ".join(f"{badge(v)} {n}" for v, n in c.items()), ""]
-    out += [legend(), "", "## In words", ""]
+
     for sentence in in_words(records):
         out += [sentence, ""]
     groups = list(GROUPS) + sorted(
@@ -325,44 +323,7 @@ def scorecard(records: dict) -> str:
         out += _dropdown(
             f"Details of {group}: the paper's words, reasons, variants", details
         )
-    out += ["", "## The book's own records", ""]
-    for kind, title in OTHER_KINDS.items():
-        mine = [
-            r
-            for recs in records.values()
-            for r in recs.values()
-            if r.get("kind") == kind
-        ]
-        if mine:
-            tally = Counter(r["verdict"] for r in mine)
-            verdicts = ", ".join(f"{n} {v}" for v, n in sorted(tally.items()))
-            out.append(f"* {title}: {len(mine)} records ({verdicts}).")
-    out += [
-        "",
-        "Each is listed with its numbers and reason on the page "
-        "{ref}`Every record <records-appendix>`.",
-    ]
-    targets = [
-        (ch, n, r)
-        for ch, recs in records.items()
-        for n, r in recs.items()
-        if r.get("target")
-    ]
-    if targets:
-        table = tabulate(
-            [
-                [
-                    f"[`{n}`]({ch}.ipynb)",
-                    _cell(_short(r["value"])),
-                    f"{r['target']} {_cell(_fmt(r['paper']))}",
-                    badge(r["verdict"]),
-                ]
-                for ch, n, r in targets
-            ],
-            ["record", "value", "target", "verdict"],
-            tablefmt="github",
-        )
-        out += ["", "## The book's own targets", "", table]
+    out += _dropdown("Legend: the badges, the marks, who decides", [legend()])
     return "\n".join(out)
 
 
@@ -422,4 +383,25 @@ def appendix(records: dict) -> str:
             body += _details(n, r) + _variants(r)
         out += ["", f"## {title}", "", f"{len(mine)} records: {verdicts}."]
         out += _dropdown(f"{title}: every record", body)
+    targets = [
+        (ch, n, r)
+        for ch, recs in records.items()
+        for n, r in recs.items()
+        if r.get("target")
+    ]
+    if targets:
+        table = tabulate(
+            [
+                [
+                    f"[`{n}`]({ch}.ipynb)",
+                    _cell(_short(r["value"])),
+                    f"{r['target']} {_cell(_fmt(r['paper']))}",
+                    badge(r["verdict"]),
+                ]
+                for ch, n, r in targets
+            ],
+            ["record", "value", "target", "verdict"],
+            tablefmt="github",
+        )
+        out += ["", "## The book's own targets", "", table]
     return "\n".join(out)
