@@ -29,6 +29,8 @@ from functools import lru_cache
 from numbers import Real
 from typing import NamedTuple
 
+import numpy as np
+
 from ..core.measures import Evidence
 from . import chapter_data
 
@@ -44,6 +46,9 @@ __all__ = [
     "CLEARLY",
     "CHECK_GAP",
     "PHASE_SNAP",
+    "BOUND_TOLERANCE",
+    "STRUCTURE_RULE",
+    "structure_window",
     "registry",
     "claim",
     "holds",
@@ -92,6 +97,23 @@ CHECK_GAP = 0.05
 #: gate (``helpers.core.measures.snap_to_contexts``) changes the output by at most this
 #: fraction of its norm.
 PHASE_SNAP = 0.1
+#: A share that cannot pass a bound (a share of weight held against 1) is judged
+#: one-sided: the seed spread shrinks towards a bound, so it is no yardstick there.
+#: The shortfall agrees when it is at most this fraction, the same fraction of a
+#: network a context-level description may miss and still apply ([rulebook-phase]).
+BOUND_TOLERANCE = PHASE_SNAP
+#: Where a claim about a structure is read ([rulebook-structure], rule 5): where that
+#: structure exists, not merely where nothing contradicts it.  A network's context
+#: gating exists where its loss is below the common-only level, the least loss of its
+#: common pathway alone (the best linear map of the inputs): no network without
+#: context gating gets there.  The other windows (rule 3's phase included) are the
+#: claim's ``window`` variants.
+STRUCTURE_RULE = (
+    "a claim about a structure is read where that structure exists: context gating "
+    "at the records where the loss is below the common-only level (the best linear "
+    "map's loss), outputs beyond the map every network learns first at the plateaus "
+    "below the rank-one map's loss"
+)
 
 #: The book's own choices a verdict on the paper can rest on ([rulebook-variants]):
 #: each ``kind = "paper"`` claim names those of its measure (``choices`` in its
@@ -111,6 +133,7 @@ CHOICES = {
     "baseline": "what the measure is held against (chance, another competitor)",
     "coupling": "one-way or fully coupled ReLN pathways",
     "levels": "the loss levels a time gap is read at",
+    "restarts": "how many random starts an optimiser (k-means) takes the best of",
 }
 
 #: How a record's value is held against what it is compared with.
@@ -127,6 +150,10 @@ CRITERIA = {
     "near": f"|value - compared| is at most {NOISE_MULTIPLE:g} x the value's seed "
     f"spread: reproduced; else at most {CLEARLY:g} x |value - alternative|: partly "
     "reproduced; else not reproduced",
+    "near_bound": f"the value is a share that cannot pass the compared bound: its "
+    f"shortfall |value - compared| is at most {BOUND_TOLERANCE:g}: reproduced "
+    f"(one-sided; the seed spread shrinks at a bound); else at most {CLEARLY:g} x "
+    "|value - alternative|: partly reproduced; else not reproduced",
     "beyond_noise": f"the value (a gap) exceeds {NOISE_MULTIPLE:g} x the seed spread: "
     "a clear deviation, as the claim predicts",
     "smaller": f"the value is at most {CLEARLY:g} x the compared value "
@@ -151,6 +178,24 @@ def registry() -> dict:
 def claim(chapter: str, name: str) -> dict | None:
     """The registry entry of a record, or None when the record is not registered."""
     return _registry().get(chapter, {}).get(name)
+
+
+def structure_window(loss, level) -> np.ndarray:
+    """Rule 5 ([rulebook-structure], :data:`STRUCTURE_RULE`): the records at which a
+    structure exists, where the loss is below ``level``, the least loss without it
+    (for context gating the common-only level).  Used by the page ``book/depth.md``.
+
+    Args:
+        loss: the loss at each record, any shape (e.g. ``(seeds, records)``).
+        level: the least loss a network without the structure reaches.
+
+    Returns:
+        a boolean array of ``loss``'s shape: True where the structure exists.
+    """
+    if not _number(level):
+        raise ValueError(f"level must be a finite number, got {level!r}")
+    loss = np.asarray(loss, float)
+    return np.isfinite(loss) & (loss < float(level))
 
 
 def _number(x):
@@ -192,11 +237,12 @@ def holds(criterion: str | None, value, compared=None, spread=None, alternative=
             if _number(alternative) and value <= CLEARLY * alternative
             else False
         )
-    if criterion == "near":
-        if not (_number(value) and _number(compared) and _number(spread)):
+    if criterion in ("near", "near_bound"):
+        bound = criterion == "near_bound"
+        if not (_number(value) and _number(compared) and (bound or _number(spread))):
             return None
         d = abs(value - compared)
-        if d <= NOISE_MULTIPLE * spread:
+        if d <= (BOUND_TOLERANCE if bound else NOISE_MULTIPLE * spread):
             return True
         if _number(alternative) and d <= CLEARLY * abs(value - alternative):
             return "partly"
@@ -221,6 +267,15 @@ def _rule(criterion, value, compared, spread, alternative) -> str:
         text = (
             f"|{g(value)} - {g(compared)}| = {g(abs(value - compared))} against "
             f"{NOISE_MULTIPLE:g} x seed spread {g(spread)}"
+        )
+        if _number(alternative):
+            text += f"; alternative {g(alternative)}"
+        return text
+    if criterion == "near_bound" and _number(compared):
+        text = (
+            f"shortfall |{g(value)} - {g(compared)}| = {g(abs(value - compared))} "
+            f"against {BOUND_TOLERANCE:g} (one-sided: a share cannot pass "
+            f"{g(compared)})"
         )
         if _number(alternative):
             text += f"; alternative {g(alternative)}"
@@ -447,8 +502,9 @@ def _setting(ev: Evidence, x) -> Evidence:
 def seed_variants(ev: Evidence) -> dict:
     """The ``seeds`` variants every noise verdict has without another run
     ([rulebook-variants]): the yardstick at both ends of its 90 % bootstrap interval
-    over seeds (or, under ``smaller``, the ratio at both ends of its interval), the
-    verdicts other draws of as many seeds could give."""
+    over seeds (or, under ``smaller``, the ratio at both ends of its interval; under
+    ``near_bound``, the value, as a ratio to the bound), the verdicts other draws of
+    as many seeds could give."""
     g = lambda x: f"{x:.3g}"  # noqa: E731
     out = {}
     if ev.rule in NOISE_CRITERIA and ev.spread_interval is not None:
@@ -460,14 +516,16 @@ def seed_variants(ev: Evidence) -> dict:
             spread=hi, spread_interval=None, variants=None
         )
     elif (
-        ev.rule == "smaller"
+        ev.rule in ("smaller", "near_bound")
         and ev.ratio_interval is not None
         and _number(ev.compared)
         and _number(ev.value)
     ):
         lo, hi = (float(x) for x in ev.ratio_interval)
+        what = "ratio" if ev.rule == "smaller" else "median over seeds"
         for r, end in ((lo, "low end of its interval"), (hi, "high end")):
-            out[f"ratio {g(r)} ({end})"] = ev.but(
+            x = r if ev.rule == "smaller" else r * ev.compared
+            out[f"{what} {g(x)} ({end})"] = ev.but(
                 value=r * ev.compared, ratio_interval=None, variants=None
             )
     return out

@@ -21,6 +21,7 @@ __all__ = [
     "bootstrap_interval",
     "seed_spread",
     "seed_spread_interval",
+    "share_at_bound",
     "ratio_interval",
     "censored",
     "curve_distance",
@@ -322,6 +323,33 @@ def ratio_interval(values, compared, paired: bool = True) -> tuple[float, float]
         raise ValueError("ratio_interval: the compared median is 0 in most resamples")
     lo, hi = np.percentile(draws, BOOTSTRAP["percentiles"])
     return float(lo), float(hi)
+
+
+def share_at_bound(per_seed, alternative=None, bound: float = 1.0) -> "Evidence":
+    """Evidence of a share measured once per seed held against ``bound``, a value it
+    cannot pass (the rulebook's one-sided ``near_bound``): the median, the seed spread
+    and its interval, and the interval of the median (as a ratio to the bound).
+
+    Defined for the pages book/extra_contexts.md and book/depth.md.
+
+    Args:
+        per_seed: the share per seed, ``(seeds,)``, at least 2.
+        alternative: the same share in the paper's alternative, or None.
+        bound: the bound (1 for a share of the whole).
+
+    Returns:
+        an :class:`Evidence` under ``near_bound``.
+    """
+    x = np.asarray(per_seed, float).ravel()
+    return Evidence(
+        float(np.median(x)),
+        compared=float(bound),
+        criterion="near_bound",
+        spread=seed_spread(x),
+        spread_interval=seed_spread_interval(x),
+        ratio_interval=ratio_interval(x, np.full_like(x, bound)),
+        alternative=alternative,
+    )
 
 
 def match(

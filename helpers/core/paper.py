@@ -29,18 +29,25 @@ __all__ = [
     "GATE_FINDING",
     "SOURCES",
     "INITS",
+    "WIDTH_RULES",
     "TABLE",
     "INIT_EXPERIMENTS",
     "authors_init",
 ]
 
 SOURCES = ("paper", "authors' code", "reconstruction")
-INITS = ("authors", "matched", "derived")
 
 #: How a ReLN or GDLN starts ([conv-init]; :func:`helpers.core.relns.start`): the
 #: authors' values (per experiment, :func:`authors_init`), every weight at the ReLU
 #: network's std, or stds derived from the ReLU network's gates at initialisation.
 INITS = ("authors", "matched", "derived")
+
+#: How wide each member of a family of rival ReLNs is ([rulebook-best]): ``"total"``
+#: shares the ReLU network's hidden units out equally over the member's pathways, the
+#: rule of Appendix F ("the same number of total hidden neurons as the ReLU network"),
+#: which every script of the authors obeys; ``"per_pathway"`` gives every pathway the
+#: paper's 100 units, so a member grows with its pathway count.
+WIDTH_RULES = ("total", "per_pathway")
 
 
 @dataclass(frozen=True)
