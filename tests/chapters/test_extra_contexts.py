@@ -314,3 +314,31 @@ def test_smallest_rise_is_the_worst_step():
     assert out["spread"] == pytest.approx(0.03)
     lo, hi = out["interval"]
     assert lo <= hi
+
+
+def test_appendix_f_shares_the_relu_width_out_and_keeps_the_paper_s_relns():
+    # the authors' ReLNs: 7, 5 and 6 pathways of 100 units against 700, 500, 600
+    for C, ks, total in ((3, (2, 1), 700), (4, (3,), 500), (5, (4,), 600)):
+        assert cf.member_width(ks, C, total, 100) == 100
+    assert cf.pathway_count((3,), 5) == 11
+    assert cf.member_width((3,), 5, 600, 100) == 55  # 54.5 rounds half up
+    assert cf.member_width((4, 3), 5, 600, 100) == 38
+    assert cf.member_width((3,), 5, 600, 100, rule="per_pathway") == 100
+    with pytest.raises(ValueError, match="width rule must be one of"):
+        cf.member_width((3,), 5, 600, 100, rule="equal")
+
+
+def test_the_family_under_both_width_rules_reuses_equal_members():
+    ds, seeds = h.contextual_task(3), [0, 1]
+    kw = dict(relu_std=0.014, width=2, lr=0.05, epochs=30)
+    runs = cf.train_networks(ds, 14, seeds, "matched", record_epochs=[30], **kw)
+    by_k = np.array([0.0, 0.1, 0.6, 0.3])
+    first = cf.train_family(ds, runs, by_k, "matched", seeds, **kw)
+    losses, shares, widths = first
+    assert widths["2+1-of-3"] == 2 and widths["3-of-3"] == 7  # 14 units over 7 and 2
+    again = cf.train_family(
+        ds, runs, by_k, "matched", seeds, rule="per_pathway", known=first, **kw
+    )
+    assert again[2]["3-of-3"] == 2
+    assert again[0]["2+1-of-3"] is losses["2+1-of-3"]  # as wide: taken, not retrained
+    assert not np.array_equal(again[0]["3-of-3"], losses["3-of-3"])

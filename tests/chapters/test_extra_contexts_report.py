@@ -47,6 +47,7 @@ def _results() -> ch.Results:
         for C in CS
     }
     SIM, FAM, CF_INIT, M, M_RELN, CHECK, FOLLOWS = {}, {}, {}, {}, {}, {}, {}
+    FOLLOWS_WIDE, M_WIDE = {}, {}
     PAPER = {C: "2+1-of-3" if C == 3 else f"{C - 1}-of-{C}" for C in CS}
     for C in CS:
         SIM[C] = {"relu": _run(_curves(rng, 1.0))}
@@ -67,6 +68,18 @@ def _results() -> ch.Results:
             C,
         )
         rivals = {n: L for n, L in FAM[C].items() if n != f"{C - 1}-of-{C}"}
+        # the same family with every pathway as wide as the paper's: wider rivals,
+        # one of them faster than the ReLU network
+        wide = {n: L for n, L in FAM[C].items()}
+        wide[f"{C - 2}-of-{C}"] = _curves(rng, 1.02)
+        FOLLOWS_WIDE[C] = ch.against_family(
+            relu,
+            wide[PAPER[C]],
+            PAPER[C],
+            {n: L for n, L in wide.items() if n != PAPER[C]},
+            C,
+        )
+        wide_rivals = {n: L for n, L in wide.items() if n != f"{C - 1}-of-{C}"}
         for i in INITS:
             CF_INIT[C, i] = _curves(rng, 1.25)
             M[C, i] = ch.against_family(
@@ -75,6 +88,9 @@ def _results() -> ch.Results:
             reln = SIM[C]["mixed", i].loss
             M_RELN[C, i] = ch.against_family(relu, reln, f"{C - 1}-of-{C}", rivals, C)
             CHECK[C, i] = ch.paired_gaps(reln, CF_INIT[C, i])
+            M_WIDE[C, i] = ch.against_family(
+                relu, CF_INIT[C, i], f"closed form ({C - 1}-of-{C})", wide_rivals, C
+            )
     R, S = len(T_REC), len(SEEDS)
     MODES = {
         C: {
@@ -124,6 +140,18 @@ def _results() -> ch.Results:
         M_RELN=M_RELN,
         CHECK=CHECK,
         FOLLOWS=FOLLOWS,
+        FAM=FAM,
+        FOLLOWS_WIDE=FOLLOWS_WIDE,
+        M_WIDE=M_WIDE,
+        ONEHOT={
+            C: {
+                "share": 0.8 + 0.05 * rng.random(S),
+                "per_unit": C * (0.7 - 0.02 * C + 0.01 * rng.random(S)),
+                "by_k": rng.dirichlet(np.ones(C + 1), S),
+            }
+            for C in (4, 5)
+        },
+        reln_width=10,
         PAPER_RELN=PAPER,
         SAME_START={3: [INIT], 4: [INIT, "matched"], 5: [INIT, "matched"]},
         MODES=MODES,
@@ -182,7 +210,38 @@ def test_every_paper_record_carries_the_variants_of_its_choices(written):
 
 def test_every_glue_the_prose_cites_is_glued(written):
     out, glued, _ = written
-    cited = set(re.findall(r"\{glue:text\}`(\w+)", PAGE.read_text()))
+    cited = set(re.findall(r"\{glue:(?:text|md)\}`(\w+)", PAGE.read_text()))
+    cited.discard("extra_contexts_answer")  # glued by Records.save in the notebook
     assert cited <= set(glued), sorted(cited - set(glued))
     assert "| claim | verdict |" in out["summary"]
     assert out["check"].startswith("C = 3: gap_reln_closed_form")
+
+
+def test_width_and_input_are_variants_and_a_share_is_judged_one_sided(written):
+    out, glued, stored = written
+    follows = stored["follows_reln_C5"]["variants"]["width"]
+    assert [v["setting"] for v in follows] == [
+        "10 units per pathway (the rivals wider than the ReLU network)"
+    ]
+    share = stored["share_mixed_selective_C5"]
+    assert share["criterion"] == "near_bound"
+    assert [v["setting"] for v in share["variants"]["input"]] == ["one-hot contexts"]
+    assert "input" not in stored["share_mixed_selective_C3"]["variants"]
+    reuse = stored["node_reuse_contexts_per_unit"]["variants"]["input"]
+    assert reuse[0]["setting"] == "one-hot contexts"
+    # the one-hot fraction falls by construction here: the reading says so
+    assert "falls on one-hot contexts" in glued["ec_onehot_reading"]
+    assert glued["ec_width_reading"].startswith("With 10 units in every pathway")
+    assert (
+        "Final losses (median over seeds): ReLU network"
+        in (stored["follows_reln_C3"]["note"])
+    )
+
+
+def test_a_share_short_of_its_bound_by_less_than_the_tolerance_is_reproduced():
+    claim = rulebook.registry()["extra_contexts"]["share_mixed_selective_C3"]
+    x = np.array([0.995, 0.993, 0.997, 0.996])
+    ev = h.measures.share_at_bound(x, 0.3)
+    assert rulebook.decide(claim, ev).verdict == "reproduced"
+    far = h.measures.share_at_bound(x - 0.2, 0.3)
+    assert rulebook.decide(claim, far).verdict == "partly reproduced"

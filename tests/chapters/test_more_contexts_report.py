@@ -27,14 +27,18 @@ def _curves(rng, rate, n=len(SEEDS)):
 def _results() -> ch.Results:
     rng = np.random.default_rng(0)
     S, R = len(SEEDS), 5
-    FIT, TIES = {}, {}
+    FIT, TIES, FIT_OTHER = {}, {}, {}
     for C in CS:
         paper = ch.family_name([C - 1], C)
         rivals = {ch.family_name([k], C): _curves(rng, 0.5, 1) for k in (1, C)}
-        FIT[C] = match(
-            _curves(rng, 1.0), _curves(rng, 1.1, 1), name=paper, competitors=rivals
-        )
+        relu = _curves(rng, 1.0)
+        FIT[C] = match(relu, _curves(rng, 1.1, 1), name=paper, competitors=rivals)
         TIES[C] = ch.tied_with_best(FIT[C], FIT[C].spread)
+        # with wider rivals, one of them beats the paper's ReLN at C = 6
+        wide = dict(
+            rivals, **{ch.family_name([1], C): _curves(rng, 1.0 if C == 6 else 0.5, 1)}
+        )
+        FIT_OTHER[C] = match(relu, _curves(rng, 1.1, 1), name=paper, competitors=wide)
     BY_K = {C: rng.dirichlet(np.ones(C + 1), (S, R)) for C in CS}
     return ch.Results(
         CS=CS,
@@ -52,6 +56,14 @@ def _results() -> ch.Results:
         FIT=FIT,
         TIES=TIES,
         SIM_GAP={6: 0.01},
+        HIDDEN={2: 70, 3: 70, 6: 60},
+        reln_width=10,
+        width_rule="total",
+        OTHER="per_pathway",
+        RACE_OTHER={C: rng.dirichlet(np.ones(C + 1)) for C in CS},
+        FIT_OTHER=FIT_OTHER,
+        TIES_OTHER={C: ch.tied_with_best(m, m.spread) for C, m in FIT_OTHER.items()},
+        ONEHOT={6: {"per_unit": 6 * (0.6 + 0.01 * rng.random(S))}},
     )
 
 
@@ -72,6 +84,11 @@ def test_every_record_and_glue_is_written(tmp_path, monkeypatch):
     assert cited <= set(glued), sorted(cited - set(glued))
     assert out["reading"].startswith("**Reading.** From C = 2 to C = 6")
     assert "| claim | verdict |" in out["summary"]
+    assert "**Width.** The nearest ReLNs change with the width" in out["reading"]
+    assert "C = 6: nearest 5-of-6 ('total') against 1-of-6" in out["reading"]
+    assert "**Input.** On one-hot contexts" in out["reading"]
+    assert "per_pathway" in stored["best_reln"]["value"]["C6"]
+    assert "one-hot contexts" in stored["fraction_served"]["value"]["C6"]
 
 
 def test_without_the_form_check_and_the_trained_reln_two_records_go(

@@ -44,6 +44,7 @@ each choice implies.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import comb
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -69,6 +70,7 @@ from ...core.measures import (
     time_gap,
     unit_weight,
 )
+from ...core.paper import WIDTH_RULES
 from ...core.relns import (
     INITS,
     STD_COMMON,
@@ -114,7 +116,11 @@ __all__ = [
     "train_networks",
     "relu_census",
     "pathway_svals",
+    "WIDTH_RULES",
+    "pathway_count",
+    "member_width",
     "train_family",
+    "onehot_census",
     "drop_records",
     "against_family",
     "paired_gaps",
@@ -921,29 +927,37 @@ def smallest_rise(values: dict) -> dict:
     }
 
 
-def family_table(follows: dict, closed: dict, paper: dict, init: str) -> str:
+def family_table(
+    follows: dict, closed: dict, paper: dict, init: str, wide: dict | None = None
+) -> str:
     """Markdown table of the family fits of the page *More contexts* ([rulebook-best]):
     per C, every ReLN's time gap to the ReLU network (``follows[C]``, a
-    :class:`helpers.core.measures.Match` with ``candidates``), the paper's candidate
-    ``paper[C]`` in bold, the closed form's gap (``closed[C, init]``) and the seed
-    spread."""
+    :class:`helpers.core.measures.Match` with ``candidates``; every member as wide as
+    the ReLU network, Appendix F), and in a second column the same with every pathway
+    as wide as the paper's (``wide[C]``), the paper's candidate ``paper[C]`` in bold,
+    the closed form's gap (``closed[C, init]``) and the seed spread."""
+    wide = wide or {}
     rows = [
-        "| C | ReLN (common + k-of-C) | time gap to the ReLU network |",
-        "|---|---|---|",
+        "| C | ReLN (common + k-of-C) | time gap, as wide as the ReLU network "
+        "(App. F) | time gap, every pathway as wide as the paper's |",
+        "|---|---|---|---|",
     ]
     for C, m in follows.items():
+        other = wide.get(C)
         for name, gap in sorted(m.candidates.items(), key=lambda kv: kv[1]):
             label = f"**{name}** (paper's)" if name == paper[C] else name
             best = " (nearest)" if name == m.best else ""
-            rows.append(f"| {C} | {label}{best} | {gap:.3f} |")
+            w = "" if other is None else f"{other.candidates[name]:.3f}"
+            w += " (nearest)" if other is not None and name == other.best else ""
+            rows.append(f"| {C} | {label} | {gap:.3f}{best} | {w} |")
         rows.append(
             f"| {C} | closed form of common + {C - 1}-of-{C} | "
-            f"{closed[C, init].value:.3f} |"
+            f"{closed[C, init].value:.3f} | |"
         )
         lo, hi = m.spread_interval
         rows.append(
             f"| {C} | (seed spread: ReLU and ReLN seeds; 90 % interval) | "
-            f"{m.spread:.3f} ({lo:.3f}-{hi:.3f}) |"
+            f"{m.spread:.3f} ({lo:.3f}-{hi:.3f}) | |"
         )
     return "\n".join(rows)
 
@@ -1098,6 +1112,35 @@ def pathway_svals(run, C: int) -> tuple:
     )
 
 
+def pathway_count(ks, C: int) -> int:
+    """Pathways of the common + k-of-C ReLN for the ``k`` in ``ks``: the common one and
+    ``C choose k`` per ``k``."""
+    return 1 + sum(comb(C, int(k)) for k in set(ks))
+
+
+def member_width(ks, C: int, total: int, per_pathway: int, rule: str = "total") -> int:
+    """Units per pathway of a member of the family under ``rule`` (:data:`WIDTH_RULES`):
+    ``total / pathways`` rounded half up (at least 1), or ``per_pathway``.
+
+    Defined for the pages book/extra_contexts.md and book/more_contexts.md.
+
+    Args:
+        ks: the context counts of the member's context pathways.
+        C: the number of contexts.
+        total: the ReLU network's hidden units.
+        per_pathway: the units per pathway under ``"per_pathway"``.
+        rule: one of :data:`WIDTH_RULES`.
+
+    Returns:
+        the units per pathway (int).
+    """
+    if rule not in WIDTH_RULES:
+        raise ValueError(f"width rule must be one of {WIDTH_RULES}, got {rule!r}")
+    if rule == "per_pathway":
+        return int(per_pathway)
+    return max(1, int(np.floor(total / pathway_count(ks, C) + 0.5)))
+
+
 def train_family(
     ds: Dataset,
     runs: dict,
@@ -1109,23 +1152,40 @@ def train_family(
     width: int,
     lr: float,
     epochs: int,
-) -> tuple[dict, dict]:
+    rule: str = "total",
+    known: tuple | None = None,
+) -> tuple[dict, dict, dict]:
     """The family of ReLNs of [rulebook-best] (:func:`family_sets`; at C = 3 also the
-    authors' seven pathways, ``2+1-of-3``), each started by ``init`` and trained, the
-    (C-1)-of-C and single-context ReLNs taken from ``runs``: ``({name: loss (seeds,
-    T)}, {name: per-seed share of its weight in common and (C-1)-of-C pathways})``."""
+    authors' seven pathways, ``2+1-of-3``), each as wide as ``rule`` makes it
+    (:func:`member_width`: the ReLU network's total width shared out, Appendix F, or
+    ``width`` units per pathway), started by ``init`` and trained.  A member as wide as
+    the (C-1)-of-C or single-context ReLN of ``runs`` (``width`` per pathway) is taken
+    from ``runs``, one as wide as in ``known`` (what another call returned: the family
+    under the other rule) from there.
+
+    Defined for the page book/extra_contexts.md.
+
+    Returns:
+        ``({name: loss (seeds, T)}, {name: per-seed share of its weight in common and
+        (C-1)-of-C pathways}, {name: units per pathway})``.
+    """
     C, seeds = ds.n_contexts, list(seeds)
     relu = runs["relu"].net
+    total = relu.layers[0].width
     sets = family_sets(C, by_k, [(2, 1)] if C == 3 else [])
     reuse = {(C - 1,): ("mixed", init), (1,): ("single", init)}
-    losses, shares = {}, {}
+    losses, shares, widths = {}, {}, {}
     for name, ks in sets.items():
-        if ks in reuse:
+        w = widths[name] = member_width(ks, C, total, width, rule)
+        if known and known[2].get(name) == w:
+            losses[name], shares[name] = known[0][name], known[1][name]
+            continue
+        if ks in reuse and w == width:
             run = runs[reuse[ks]]
         else:
-            progress.report(f"C = {C}: the ReLN {name}")
+            progress.report(f"C = {C}: the ReLN {name}, {w} units per pathway")
             net, p0 = relns.start(
-                relns.k_of_c_reln(ds, ks, width=width),
+                relns.k_of_c_reln(ds, ks, width=w),
                 init,
                 seeds,
                 experiment=f"extra_contexts_C{C}",
@@ -1154,7 +1214,53 @@ def train_family(
         shares[name] = [
             class_share(run.net, W1f[s], W2f[s], keep) for s in range(len(seeds))
         ]
-    return losses, shares
+    return losses, shares, widths
+
+
+def onehot_census(
+    C: int,
+    hidden: int,
+    seeds,
+    *,
+    relu_std: float,
+    lr: float,
+    epochs: int,
+    threshold: float,
+) -> dict:
+    """The ReLU network's final census on the task with a one-hot context input (the
+    setup the paper states; the authors' data scale it to 1.1 and 1.35 at C = 4, 5):
+    per seed, the share of weight in common + (C-1)-of-C units, the contexts a unit
+    serves and the share by number of contexts on.
+
+    Defined for the page book/extra_contexts.md.
+
+    Returns:
+        ``{"share": (seeds,), "per_unit": (seeds,), "by_k": (seeds, C + 1)}``.
+    """
+    from ...core.datasets import contextual_task
+
+    ds = contextual_task(C, context_value=1.0)
+    relu = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
+    progress.report(f"C = {C}: the ReLU network on one-hot contexts")
+    run = train(
+        relu,
+        ds.X,
+        ds.Y,
+        lr=lr,
+        epochs=epochs,
+        seeds=list(seeds),
+        record_epochs=[epochs],
+        record=("weights", "gates"),
+    )
+    (W1, W2), G = (W[:, -1] for W in run.records["weights"]), run.records["gates"][0]
+    out = {"share": [], "per_unit": [], "by_k": []}
+    for s in range(len(list(seeds))):
+        c = gating_census(G[s, -1], W1[s], W2[s], ds.contexts, C, threshold)
+        by_k = census_by_contexts_on(G[s, -1], W1[s], W2[s], ds.contexts, C, threshold)
+        out["share"].append(c["common"] + c["mixed"])
+        out["per_unit"].append(contexts_per_unit(by_k))
+        out["by_k"].append(by_k)
+    return {k: np.array(v) for k, v in out.items()}
 
 
 def drop_records(runs: dict) -> None:

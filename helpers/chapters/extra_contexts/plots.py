@@ -94,36 +94,39 @@ def modes(CS, CM, MODES, CF, t_rec, t_all) -> None:
 
 def losses(CS, SIM, CF, init, t_all) -> None:
     """Fig. 5, bottom: the summed losses of the ReLU network, the ReLNs and the closed
-    form with and without the head start."""
+    form with and without the head start; top row on linear axes, as the authors'
+    ``diff_context_num/replot.py`` draws them, bottom row on log axes."""
     from ...figures import loss_curves
 
     plt, palette = _plt(), _palette()
-    fig, axes = plt.subplots(1, len(CS), figsize=(4.2 * len(CS), 3.6), squeeze=False)
-    for ax, C in zip(axes[0], CS):
-        loss_curves(ax, SIM[C]["relu"].loss, "ReLU", palette["relu"])
-        loss_curves(ax, SIM[C]["mixed", init].loss, "ReLN", palette["reln"])
-        loss_curves(
-            ax, SIM[C]["single", init].loss, "single-context ReLN", palette["single"]
-        )
-        for meth, ls, lab in (
-            ("head_start", "--", "closed form"),
-            ("none", ":", "no head start"),
-        ):
-            ax.plot(
-                t_all,
-                CF[C][meth].loss,
-                color=palette["closed_form"],
-                ls=ls,
-                lw=1.4,
-                label=lab,
-            )
-        ax.set_ylim(
-            max(1e-4, 1e-6 * CF[C]["head_start"].loss[0]),
-            2 * CF[C]["head_start"].loss[0],
-        )
-        ax.set_title(f"C = {C}")
+    fig, axes = plt.subplots(
+        2, len(CS), figsize=(4.2 * len(CS), 6.8), squeeze=False, sharex=True
+    )
+    for row, log in ((0, False), (1, True)):
+        for ax, C in zip(axes[row], CS):
+            _loss_panel(ax, SIM[C], CF[C], init, t_all, log, loss_curves, palette)
+            ax.set_title(f"C = {C}" + (" (log axis)" if log else ""))
     axes[0, 0].legend(fontsize=8)
     plt.tight_layout()
+
+
+def _loss_panel(ax, sim, cf, init, t_all, log, loss_curves, palette) -> None:
+    """One C's panel of :func:`losses`."""
+    loss_curves(ax, sim["relu"].loss, "ReLU", palette["relu"], log=log)
+    loss_curves(ax, sim["mixed", init].loss, "ReLN", palette["reln"], log=log)
+    loss_curves(
+        ax, sim["single", init].loss, "single-context ReLN", palette["single"], log=log
+    )
+    for meth, ls, lab in (("head_start", "--", "closed form"), ("none", ":", "")):
+        lab = lab or "no head start"
+        ax.plot(
+            t_all, cf[meth].loss, color=palette["closed_form"], ls=ls, lw=1.4, label=lab
+        )
+    top = cf["head_start"].loss[0]
+    if log:
+        ax.set_ylim(max(1e-4, 1e-6 * top), 2 * top)
+    else:
+        ax.set_ylim(0, 1.05 * top)
 
 
 def svals(CS, SV, CM, CF, t_rec, t_all) -> None:

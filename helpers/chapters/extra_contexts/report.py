@@ -16,8 +16,7 @@ from ...core.measures import (
     Evidence,
     curve_distance,
     level_times,
-    seed_spread,
-    seed_spread_interval,
+    share_at_bound,
 )
 
 __all__ = ["Results", "report"]
@@ -44,6 +43,11 @@ class Results:
     M_RELN: dict
     CHECK: dict
     FOLLOWS: dict
+    FAM: dict
+    FOLLOWS_WIDE: dict
+    M_WIDE: dict
+    ONEHOT: dict
+    reln_width: int
     PAPER_RELN: dict
     SAME_START: dict
     MODES: dict
@@ -246,6 +250,36 @@ def _family_glue(r: Results) -> None:
         glue(f"ec_follow_verdict_{C}", verdict(F))
     if 3 in r.CS:
         glue("ec_follow_text_3", r.FOLLOWS[3].candidates["2-of-3"])
+    parts, moved = [], []
+    widest = max(
+        _units(n, C, r.reln_width) for C in r.CS for n in r.FOLLOWS_WIDE[C].candidates
+    )
+    for C in r.CS:
+        F, W = r.FOLLOWS[C], r.FOLLOWS_WIDE[C]
+        v, vw = verdict(F), verdict(W)
+        parts.append(
+            f"C = {C}: nearest member {W.best} ({W.candidates[W.best]:.3f}; as wide "
+            f"as the ReLU network: {F.best}, {F.candidates[F.best]:.3f}), the paper's "
+            f"ReLN {vw}"
+        )
+        if v != vw:
+            moved.append(f"C = {C} ({v} -> {vw})")
+    glue(
+        "ec_width_reading",
+        f"With {r.reln_width} units in every pathway instead (a rival then grows with "
+        "its pathway count, up to "
+        f"{widest}"
+        " units against the ReLU network's "
+        + ", ".join(str(r.HIDDEN[C]) for C in r.CS)
+        + "): "
+        + "; ".join(parts)
+        + ". "
+        + (
+            "The verdict depends on the width convention at " + ", ".join(moved) + "."
+            if moved
+            else "No verdict depends on the width convention."
+        ),
+    )
 
 
 def _reuse(r: Results) -> dict:
@@ -272,7 +306,51 @@ def smallest_rises(r: Results) -> dict:
     out["function"] = smallest_rise(
         {C: r.PER_UNIT[C, "function"][:, -1] / C for C in r.CS}
     )
+    out["onehot"] = smallest_rise({C: _onehot_per_unit(r, C) / C for C in r.CS})
     return out
+
+
+def _onehot_per_unit(r: Results, C: int) -> np.ndarray:
+    """Contexts per unit on one-hot contexts, per seed (the primary run where the
+    authors' input is one-hot already)."""
+    if C in r.ONEHOT:
+        return r.ONEHOT[C]["per_unit"]
+    return r.PER_UNIT[C, "weight"][:, -1]
+
+
+def _rise_verdict(rise: dict) -> str:
+    return verdict(_rise_evidence(rise), criterion="beyond_noise")
+
+
+def _onehot_glue(r: Results, RISE: dict) -> None:
+    """Glue of the paragraph on one-hot contexts (the ``input`` variant)."""
+    if not r.ONEHOT:
+        glue("ec_onehot_reading", "Every context input here is one-hot already.")
+        return
+    parts = []
+    for C in r.CS:
+        prim = _med(r.SHARE[C][:, -1]), _med(r.PER_UNIT[C, "weight"][:, -1]) / C
+        one = (
+            (_med(r.ONEHOT[C]["share"]), _med(r.ONEHOT[C]["per_unit"]) / C)
+            if C in r.ONEHOT
+            else prim
+        )
+        parts.append(
+            f"C = {C}: share in common + {C - 1}-of-{C} units {prim[0]:.3f} -> "
+            f"{one[0]:.3f}, fraction of contexts served {prim[1]:.3f} -> {one[1]:.3f}"
+        )
+    rise, rise1 = RISE["primary"], RISE["onehot"]
+    moves = "rises" if rise1["value"] > 0 else "falls"
+    glue(
+        "ec_onehot_reading",
+        "On one-hot contexts (the authors' input -> one-hot, median over "
+        f"{len(r.SEEDS)} seeds): " + "; ".join(parts) + ". The fraction's smallest "
+        f"step {moves} on one-hot contexts ({rise1['value']:+.4f}, C = "
+        f"{rise1['step']}; with the authors' input {rise['value']:+.4f}, C = "
+        f"{rise['step']}); by the rulebook's test of a rise (beyond the seed noise at "
+        f"every step) that is {_rise_verdict(rise1)} on one-hot contexts against "
+        f"{_rise_verdict(rise)} with the authors' input.",
+    )
 
 
 def _census_glue(r: Results, REUSE: dict, RISE: dict) -> None:
@@ -336,6 +414,31 @@ def _setting(choice: str, init: str, twins) -> str:
     return f"{choice} (starts as {init} here)" if choice in twins else choice
 
 
+def _units(name: str, C: int, per_pathway: int) -> int:
+    """Hidden units of the family member ``name`` (``'4+3-of-5'``) at
+    ``per_pathway`` units in every pathway."""
+    from . import pathway_count
+
+    ks = [int(k) for k in name.split("-of-")[0].split("+")]
+    return per_pathway * pathway_count(ks, C)
+
+
+def _final_losses(r: Results, C: int) -> str:
+    """The final losses of the ReLU network and the paper's ReLN (medians over
+    seeds) and their ratio: how far apart the two end, beside a time gap that a
+    level one of them never reaches makes a lower bound."""
+    a = _med(r.SIM[C]["relu"].loss[:, -1])
+    b = _med(r.FAM[C][r.PAPER_RELN[C]][:, -1])
+    return (
+        f"Final losses (median over seeds): ReLU network {a:.3g}, ReLN {b:.3g}, "
+        f"ratio {a / b:.3g}."
+    )
+
+
+def _wide(r: Results) -> str:
+    return f"{r.reln_width} units per pathway (the rivals wider than the ReLU network)"
+
+
 def _rise_evidence(rise: dict) -> Evidence:
     return Evidence(
         rise["value"],
@@ -372,9 +475,9 @@ def _records(rec, r: Results, SENS: dict, REUSE: dict, RISE: dict) -> dict:
         cf_alt = competitor(r.M[C, init], f"closed form ({C - 1}-of-{C})")
         R["relu", C] = rec.add(
             f"gap_relu_closed_form_C{C}",
-            r.M[C, init].varied(
-                "init", {_setting(i, init, twins): r.M[C, i] for i in others}
-            ),
+            r.M[C, init]
+            .varied("init", {_setting(i, init, twins): r.M[C, i] for i in others})
+            .varied("width", {_wide(r): r.M_WIDE[C, init]}),
             "time gap, ReLU network "
             f"{r.DS[C].X.shape[0]}-{r.HIDDEN[C]}-{r.DS[C].Y.shape[0]} "
             f"vs the closed form of the common + {C - 1}-of-{C} ReLN started by the "
@@ -385,15 +488,21 @@ def _records(rec, r: Results, SENS: dict, REUSE: dict, RISE: dict) -> dict:
         stand_in = " (the text's common + 2-of-3 ReLN)" if C == 3 else ""
         R["follows", C] = rec.add(
             f"follows_reln_C{C}",
-            r.FOLLOWS[C].varied(
+            r.FOLLOWS[C]
+            .varied(
                 "init",
                 {_setting(i, init, twins) + stand_in: r.M_RELN[C, i] for i in others},
-            ),
+            )
+            .varied("width", {_wide(r): r.FOLLOWS_WIDE[C]}),
             f"time gap, ReLU network vs the simulated ReLN {r.PAPER_RELN[C]} ({init} "
             f"init, one-way), median over {n_s} seeds; spread: the larger of two ReLU "
             "seeds' and two ReLN seeds' gaps; alternative: the single-context ReLN "
-            f"1-of-{C}, the paper's; nearest other member of the family: "
-            f"{competitor(r.FOLLOWS[C], r.PAPER_RELN[C])}; every member: candidates."
+            f"1-of-{C}, the paper's; nearest other member of the family (each as wide "
+            "as the ReLU network, Appendix F): "
+            f"{competitor(r.FOLLOWS[C], r.PAPER_RELN[C])}; every member: candidates; "
+            f"with {r.reln_width} units per pathway instead, nearest other member "
+            f"{competitor(r.FOLLOWS_WIDE[C], r.PAPER_RELN[C])}. "
+            + _final_losses(r, C)
             + (
                 " The text's ReLN (common + 2-of-3, the closed form's): "
                 f"{r.FOLLOWS[C].candidates['2-of-3']:.3f}."
@@ -412,23 +521,17 @@ def _records(rec, r: Results, SENS: dict, REUSE: dict, RISE: dict) -> dict:
         )
         alt_name = f"1-of-{C}"  # the paper's alternative: no (C-1)-of-C pathway at all
         final = r.SHARE[C][:, -1]
-        share = Evidence(
-            _med(final),
-            compared=1.0,
-            criterion="near",
-            spread=seed_spread(final),
-            spread_interval=seed_spread_interval(final),
-            alternative=_med(r.FAM_SHARE[C][alt_name]),
-        )
+        share = share_at_bound(final, _med(r.FAM_SHARE[C][alt_name]))
+        if C in r.ONEHOT:  # the authors' input is one-hot already at C = 3
+            onehot = share_at_bound(r.ONEHOT[C]["share"], share.alternative)
+            share = share.varied("input", {"one-hot contexts": onehot})
         R["share", C] = rec.add(
             f"share_mixed_selective_C{C}",
             share.varied(
                 "threshold",
                 {
-                    f"on = active for >= {thr:g} of its items": share.but(
-                        value=_med(per_c[C][:, 0]),
-                        spread=seed_spread(per_c[C][:, 0]),
-                        spread_interval=seed_spread_interval(per_c[C][:, 0]),
+                    f"on = active for >= {thr:g} of its items": share_at_bound(
+                        per_c[C][:, 0], share.alternative
                     )
                     for thr, per_c in r.THRESH.items()
                     if thr != r.census_threshold
@@ -437,7 +540,8 @@ def _records(rec, r: Results, SENS: dict, REUSE: dict, RISE: dict) -> dict:
             "final ReLU weight share (|W2[:, j]| |W1[j, :]|) in common + "
             f"{C - 1}-of-{C} units; on in a context when active for >= "
             f"{r.census_threshold:g} of its items; median over {n_s} seeds; compared: "
-            "1, the paper's ReLN has no other pathway; alternative: the same share in "
+            "1, the paper's ReLN has no other pathway (a bound a share cannot pass: "
+            "judged one-sided); alternative: the same share in "
             f"the trained single-context ReLN {alt_name} (common + single-context "
             "pathways, the strategy the paper argues against; its share is its common "
             "pathway's).",
@@ -461,15 +565,19 @@ def _records(rec, r: Results, SENS: dict, REUSE: dict, RISE: dict) -> dict:
         f"{x['value']:+.4f} against 2 x {x['spread']:.4f} "
         f"({verdict(_rise_evidence(x), criterion='beyond_noise')})"
         for k, x in RISE.items()
-        if k != "primary"
+        if k not in ("primary", "onehot")
     )
-    rise_ev = _rise_evidence(rise).varied(
-        "threshold",
-        {
-            f"on/off threshold {k:g}": _rise_evidence(x)
-            for k, x in RISE.items()
-            if k not in ("primary", "function")
-        },
+    rise_ev = (
+        _rise_evidence(rise)
+        .varied(
+            "threshold",
+            {
+                f"on/off threshold {k:g}": _rise_evidence(x)
+                for k, x in RISE.items()
+                if k not in ("primary", "function", "onehot")
+            },
+        )
+        .varied("input", {"one-hot contexts": _rise_evidence(RISE["onehot"])})
     )
     R["reuse"] = rec.add(
         "node_reuse_contexts_per_unit",
@@ -483,7 +591,11 @@ def _records(rec, r: Results, SENS: dict, REUSE: dict, RISE: dict) -> dict:
         + "; contexts per unit "
         + ", ".join(f"{k} {v:.2f}" for k, v in REUSE["weight"].items())
         + f"; the smallest rise is from C = {rise['step']}; spread: the larger of "
-        "the two C's seed spreads of the fraction. The same rise " + others + ".",
+        "the two C's seed spreads of the fraction. The same rise " + others + ". "
+        "Confound: the ReLU network sees the context input, which the authors' data "
+        "scale to 1.1 and 1.35 at C = 4, 5; on one-hot contexts (the paper's setup) "
+        f"the smallest step is {RISE['onehot']['value']:+.4f} (C = "
+        f"{RISE['onehot']['step']}).",
     )
     R["fraction"] = rec.add(
         "node_reuse_fraction",
@@ -513,6 +625,15 @@ def _records(rec, r: Results, SENS: dict, REUSE: dict, RISE: dict) -> dict:
             {
                 "weight_share": _med(r.BY_K[5][:, -1, 3]),
                 "function_share": _med(r.FUNC_K[5][:, -1, 3]),
+                **(
+                    {
+                        "weight_share_onehot": _med(r.ONEHOT[5]["by_k"][:, 3]),
+                        "weight_share_4_of_5_onehot": _med(r.ONEHOT[5]["by_k"][:, 4]),
+                        "weight_share_4_of_5": _med(r.BY_K[5][:, -1, 4]),
+                    }
+                    if 5 in r.ONEHOT
+                    else {}
+                ),
                 **{
                     k: _med([p[k] for p in r.PROFILE[5]])
                     for k in r.PROFILE[5][0]
@@ -520,7 +641,8 @@ def _records(rec, r: Results, SENS: dict, REUSE: dict, RISE: dict) -> dict:
                 },
             },
             "ReLU units on in 3 of the 5 contexts at the last epoch (median over "
-            "seeds): their share of the weight and of the snapped output, the mean "
+            "seeds): their share of the weight and of the snapped output (and on "
+            "one-hot contexts, with the 4-of-5 units' share beside it), the mean "
             "number of a context's 8 items they are active for in their 3 contexts "
             "(active_on) and in the other 2 (active_off), and their mean weight from "
             "those contexts' inputs.",
@@ -663,6 +785,7 @@ def report(rec, results: Results) -> dict:
     _init_glue(r, SENS)
     _family_glue(r)
     _census_glue(r, REUSE, RISE)
+    _onehot_glue(r, RISE)
     R = _records(rec, r, SENS, REUSE, RISE)
     _verdict_glue(r, R)
     rec.save()

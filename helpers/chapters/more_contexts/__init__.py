@@ -12,10 +12,16 @@ import numpy as np
 from ...book import progress
 from ...core import race, relns
 from ...core.engine import relu_network, train
-from ...core.measures import functional_census, seed_spread, time_gap
-from ...core.paper import EXTRA_CONTEXTS
+from ...core.measures import functional_census, match, seed_spread, time_gap
+from ...core.paper import EXTRA_CONTEXTS, WIDTH_RULES
 from ...core.relns import pathway_pattern
-from ..extra_contexts import census_over_training, family_name, node_reuse_index
+from ..extra_contexts import (
+    census_over_training,
+    family_name,
+    member_width,
+    node_reuse_index,
+    onehot_census,
+)
 
 __all__ = [
     "nearest_authors",
@@ -32,6 +38,9 @@ __all__ = [
     "train_relu",
     "reln",
     "form_move",
+    "other_rule",
+    "race_census",
+    "family_fit",
     "plots",
     "Results",
     "report",
@@ -39,6 +48,8 @@ __all__ = [
     "census_over_training",
     "family_name",
     "node_reuse_index",
+    "member_width",
+    "onehot_census",
 ]
 
 
@@ -305,6 +316,67 @@ def form_move(net, ds, shares, *, lr: float, epochs: int, form: str) -> dict:
             np.abs(race_class_shares(p2, ds.n_contexts) - shares).max()
         ),
     }
+
+
+def other_rule(rule: str) -> str:
+    """The width rule of :data:`helpers.core.paper.WIDTH_RULES` that is not ``rule``
+    (the page's variant)."""
+    if rule not in WIDTH_RULES:
+        raise ValueError(f"width_rule must be one of {WIDTH_RULES}, got {rule!r}")
+    return [w for w in WIDTH_RULES if w != rule][0]
+
+
+def race_census(
+    ds, relu, hidden: int, per_pathway: int, rule: str, *, lr, epochs, form
+) -> np.ndarray:
+    """The race reduction's census of the ReLN holding every context pathway (each
+    set of k contexts, ``k = 1..C-1``), its pathways as wide as ``rule`` makes them
+    (:func:`helpers.chapters.extra_contexts.member_width`: the ReLU network's
+    ``hidden`` units shared out, or ``per_pathway`` each): the share of its final
+    output maps by class, :func:`race_class_shares`.
+
+    Defined for the page book/more_contexts.md.
+
+    Returns:
+        ``(C + 1,)`` shares by number of contexts on.
+    """
+    C = ds.n_contexts
+    ks = range(1, C)
+    w = member_width(ks, C, hidden, per_pathway, rule)
+    progress.report(f"C = {C}: the race of every pathway, {w} units per pathway")
+    net, _ = reln(ds, ks, relu, w)
+    _, pred = race_loss(net, ds, lr=lr, epochs=epochs, form=form, record=True)
+    return race_class_shares(pred, C)
+
+
+def family_fit(
+    ds, family: dict, relu_run, hidden: int, per_pathway: int, rule: str, **race_kw
+):
+    """The ReLU network's loss (``relu_run``: ``(net, loss)``) held against the race
+    reduction of every ReLN of ``family`` (``{name: ks}``, :func:`family_for`), each
+    as wide as ``rule`` makes it ([rulebook-best]): a
+    :class:`helpers.core.measures.Match` of the paper's (C-1)-of-C with the others
+    as competitors.
+
+    Defined for the page book/more_contexts.md.
+    """
+    C = ds.n_contexts
+    relu, loss = relu_run
+    losses = {
+        name: race_loss(
+            reln(ds, ks, relu, member_width(ks, C, hidden, per_pathway, rule))[0],
+            ds,
+            **race_kw,
+        )[0]
+        for name, ks in family.items()
+    }
+    paper = family_name([C - 1], C)
+    return match(
+        loss,
+        losses[paper],
+        name=paper,
+        competitors={n: L for n, L in losses.items() if n != paper},
+    )
 
 
 from . import plots  # noqa: E402

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from itertools import combinations
 
 import numpy as np
 
@@ -34,6 +35,14 @@ class Results:
     FIT: dict
     TIES: dict
     SIM_GAP: dict
+    HIDDEN: dict
+    reln_width: int
+    width_rule: str
+    OTHER: str
+    RACE_OTHER: dict
+    FIT_OTHER: dict
+    TIES_OTHER: dict
+    ONEHOT: dict
 
     @classmethod
     def collect(cls, namespace: dict) -> "Results":
@@ -47,7 +56,17 @@ def _med(x) -> float:
 
 
 def _glue(r: Results) -> None:
+    from . import family_name
+
     other = {"factors": "matrix", "matrix": "factors"}[r.race_form]
+    C = max(r.CS)
+    k = max(C - 2, 1)
+    units = r.reln_width * (1 + len(list(combinations(range(C), k))))
+    glue(
+        "mc_width_example",
+        f"at C = {C} the {family_name([k], C)} ReLN has {units} units "
+        f"against the ReLU network's {r.HIDDEN[C]}",
+    )
     glue("mc_check_C", str(r.form_check_C))
     glue("mc_sim_from", str(r.sim_check_from))
     glue("mc_min_share", f"{r.family_min_share:.0%}")
@@ -103,25 +122,35 @@ def _records(rec, r: Results) -> dict:
                     "median": _med(FRAC[C][:, -1]),
                     "seed spread": spr(FRAC[C][:, -1]),
                     "(C-1)/C": (C - 1) / C,
+                    "one-hot contexts": _med(_onehot_fraction(r, C)),
                 }
                 for C in CS
             },
             spread=max(spr(FRAC[C][:, -1]) for C in CS),
         ),
         "weighted fraction of the C contexts a ReLU unit is on in, last epoch, "
-        "median over seeds; a pure (C-1)-of-C code gives (C-1)/C",
+        "median over seeds; a pure (C-1)-of-C code gives (C-1)/C; 'one-hot "
+        "contexts': the same for the ReLU network trained with a one-hot context "
+        "input (the paper's setup; the authors' data scale it to 1.1 and 1.35, this "
+        "page from C = 4 on)",
     )
+    other_peak = {C: int(np.argmax(r.RACE_OTHER[C][1:C])) + 1 for C in r.RACE_OTHER}
     R["race"] = rec.add(
         "race_census",
         {
-            f"C{C}": {f"k{k}": float(v[k]) for k in range(1, C + 1)}
+            f"C{C}": {
+                **{f"k{k}": float(v[k]) for k in range(1, C + 1)},
+                r.OTHER: {f"k{k}": float(r.RACE_OTHER[C][k]) for k in range(1, C + 1)},
+            }
             for C, v in r.RACE.items()
         },
         "share of the race reduction's final output maps by class (ReLN of every "
-        "context pathway, one-way, every pathway at the ReLU std), integrated in the "
-        f"{r.race_form} form; agreement of the most "
-        "weighted context class with the ReLU network's: "
-        + ", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.RACE),
+        "context pathway, one-way, every pathway at the ReLU std, "
+        f"{_rule_words(r.width_rule)}), integrated in the {r.race_form} form; "
+        "agreement of the most weighted context class with the ReLU network's: "
+        + ", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.RACE)
+        + f"; with {_rule_words(r.OTHER)} (under '{r.OTHER}'): "
+        + ", ".join(f"C{C} {other_peak[C] == peak[C]}" for C in r.RACE_OTHER),
     )
     if r.FORM_MOVE is not None:
         other = {"factors": "matrix", "matrix": "factors"}[r.race_form]
@@ -140,14 +169,81 @@ def _records(rec, r: Results) -> dict:
             f"vs its race in the {r.race_form} form, largest over C: "
             + ", ".join(f"C{C} {g:.4f}" for C, g in r.SIM_GAP.items()),
         )
+    moved = [C for C in r.FIT if r.FIT[C].best != r.FIT_OTHER[C].best]
     R["fit"] = rec.add(
         "best_reln",
-        {f"C{C}": {**m.candidates, "seed spread": m.spread} for C, m in r.FIT.items()},
+        {
+            f"C{C}": {
+                **m.candidates,
+                "seed spread": m.spread,
+                r.OTHER: dict(r.FIT_OTHER[C].candidates),
+            }
+            for C, m in r.FIT.items()
+        },
         "time gap, ReLU network vs the race reduction of each ReLN (median over "
-        "seeds); nearest and those within the seed spread of it: "
-        + "; ".join(f"C{C} {', '.join(r.TIES[C])}" for C in r.FIT),
+        f"seeds), every member {_rule_words(r.width_rule)}; nearest and those within "
+        "the seed spread of it: "
+        + "; ".join(f"C{C} {', '.join(r.TIES[C])}" for C in r.FIT)
+        + f". With {_rule_words(r.OTHER)} (under '{r.OTHER}'): "
+        + "; ".join(f"C{C} {', '.join(r.TIES_OTHER[C])}" for C in r.FIT_OTHER)
+        + ". The nearest member depends on the width convention at "
+        + (", ".join(f"C = {C}" for C in moved) or "no C")
+        + ".",
     )
     return R
+
+
+def _rule_words(rule: str) -> str:
+    return {
+        "total": "as wide as the ReLU network (its units shared out, Appendix F)",
+        "per_pathway": "the paper's 100 units in every pathway",
+    }[rule]
+
+
+def _onehot_fraction(r: Results, C: int) -> np.ndarray:
+    """The fraction of contexts a unit serves on one-hot contexts, per seed (the
+    page's own run where its input is one-hot already)."""
+    if C in r.ONEHOT:
+        return r.ONEHOT[C]["per_unit"] / C
+    return r.FRAC[C][:, -1]
+
+
+def _variants_reading(r: Results) -> str:
+    """The page's reading of its two variants: the width rule and one-hot input."""
+    from . import family_name
+
+    lines = []
+    for C in r.FIT:
+        paper = family_name([C - 1], C)
+        a, b = r.TIES[C], r.TIES_OTHER[C]
+        if a != b:
+            where = "among" if paper in a else "not among"
+            lines.append(
+                f"C = {C}: nearest {', '.join(a)} ('{r.width_rule}') against "
+                f"{', '.join(b)} ('{r.OTHER}'); the paper's {paper} is {where} the "
+                f"nearest under '{r.width_rule}'"
+            )
+    width = (
+        "**Width.** The nearest ReLNs change with the width convention at "
+        + "; ".join(lines)
+        + "."
+        if lines
+        else "**Width.** The nearest ReLNs are the same under both width conventions."
+    )
+    frac = {C: (_med(r.FRAC[C][:, -1]), _med(_onehot_fraction(r, C))) for C in r.CS}
+    Cs = list(frac)
+    d1 = frac[Cs[-1]][1] - frac[Cs[0]][1]
+    onehot = (
+        "**Input.** On one-hot contexts the fraction of contexts a unit serves is "
+        + ", ".join(
+            f"{v[1]:.3f} (C = {C}; {v[0]:.3f} with the input above)"
+            for C, v in frac.items()
+        )
+        + f"; from C = {Cs[0]} to {Cs[-1]} it "
+        + ("rises" if d1 > 0 else "falls")
+        + f" by {abs(d1):.3f}."
+    )
+    return width + "\n\n" + onehot
 
 
 def _summary(R: dict) -> str:
@@ -190,6 +286,9 @@ def report(rec, results: Results) -> dict:
     rec.save()
     return {
         "records": R,
-        "reading": "**Reading.** " + reading(r.FRAC, r.BY_K, r.TIES, r.RACE),
+        "reading": "**Reading.** "
+        + reading(r.FRAC, r.BY_K, r.TIES, r.RACE)
+        + "\n\n"
+        + _variants_reading(r),
         "summary": _summary(R),
     }
