@@ -368,6 +368,52 @@ def test_strict_census_and_ablation_of_a_handmade_network():
     np.testing.assert_allclose(a["ablated"], 0.5 * np.sum(gone**2))
 
 
+def test_ablation_control_removes_equal_weight_of_the_pool():
+    """Random 2-of-3 units of (nearly) the single-context units' weight, seeded."""
+    contexts = np.repeat([0, 1, 2], 2)
+    X = np.eye(6)
+    # unit 0: single-context (context 0); units 1-4: on in contexts 0 and 1 (2-of-3)
+    W1 = np.array([[1.0, 1, -1, -1, -1, -1]] + [[1.0, 1, 1, 1, -1, -1]] * 4) * np.array(
+        [[2.0], [1.0], [1.0], [1.0], [1.0]]
+    )
+    W2 = np.ones((1, 5))
+    Y = W2 @ np.maximum(W1 @ X, 0)
+    w = np.linalg.norm(W1, axis=1)
+    c = ca.ablation_control(W1, W2, X, Y, contexts, 3, draws=7, seed=3)
+    assert c["enough"] and c["ablated_draws"].shape == (7,)
+    # the single unit weighs as much as two 2-of-3 units: two go, whatever the draw
+    assert c["weight_ratio"] == pytest.approx(2 * w[1] / w[0])
+    assert c["share_units"] == pytest.approx(2 / 5)
+    gone = 2 * np.maximum(W1[1] @ X, 0)  # two of the identical 2-of-3 units
+    np.testing.assert_allclose(c["ablated_draws"], 0.5 * np.sum(gone**2))
+    again = ca.ablation_control(W1, W2, X, Y, contexts, 3, draws=7, seed=3)
+    np.testing.assert_array_equal(again["ablated_draws"], c["ablated_draws"])
+    with pytest.raises(ValueError, match="draws"):
+        ca.ablation_control(W1, W2, X, Y, contexts, 3, draws=0, seed=0)
+    with pytest.raises(ValueError, match="seed"):
+        ca.ablation_control(W1, W2, X, Y, contexts, 3, draws=1, seed=-1)
+    with pytest.raises(ValueError, match="pool must differ"):
+        ca.ablation_control(W1, W2, X, Y, contexts, 3, draws=1, seed=0, pool="single")
+
+
+def test_authors_common_race_pairs_modes_by_rank():
+    """Where the modes of Sigma_yx and Sigma_x come in the same order the common race
+    tends to W* and its residual is Y - W* X; otherwise each singular value is divided
+    by the eigenvalue of Sigma_x of the same rank, as race.py does."""
+    X = np.diag([3.0, 2.0, 1.0])
+    Y = np.array([[3.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    maps, resid = ca.authors_common_race(X, Y, 1e-3, lr=0.05, epochs=400)
+    assert maps.shape == (401, 2, 3)
+    W_star = Y @ np.linalg.pinv(X)
+    np.testing.assert_allclose(maps[-1], W_star, atol=1e-6)
+    np.testing.assert_allclose(resid, Y - W_star @ X, atol=1e-12)
+    X2 = np.diag([1.0, 2.0, 3.0])  # s = 3, 2 on inputs 1, 2; eigenvalues 9, 4, 1
+    maps2, _ = ca.authors_common_race(X2, Y, 1e-3, lr=0.02, epochs=2000)
+    np.testing.assert_allclose(maps2[-1][:, :2], np.diag([3 / 9, 2 / 4]), atol=1e-6)
+    with pytest.raises(ValueError, match="a0"):
+        ca.authors_common_race(X, Y, 0.0, lr=0.05, epochs=10)
+
+
 def test_class_output_share_uses_the_norm_of_the_summed_contribution():
     """Two single pathways acting on disjoint datapoints: the class norm is the norm of
     their sum, not the sum of their norms."""

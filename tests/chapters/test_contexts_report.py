@@ -15,6 +15,7 @@ import pytest
 from helpers.book import rulebook
 from helpers.book.records import Records
 from helpers.chapters import contexts as ch
+from helpers.chapters.contexts.report import ablation_reading, ablation_summary
 from helpers.core import measures
 from helpers.core.measures import Evidence, match
 from helpers.core.relns import INITS
@@ -163,6 +164,16 @@ def _results():
         ablation=[
             {"loss": 0.01, "ablated": 3.0 + s, "share_units": 0.1} for s in range(S)
         ],
+        control=[
+            {
+                "ablated": 1.0 + s,
+                "ablated_draws": np.array([0.5, 1.0 + s, 2.0 + s]),
+                "weight_ratio": 1.01,
+                "share_units": 0.08,
+                "enough": True,
+            }
+            for s in range(S)
+        ],
         ratio_final=np.array([0.09, 0.08, 0.1, 0.085]),
         ratio_pred=np.array([0.5, 0.1]),
         single_norm=[1e-3, 0.4],
@@ -183,6 +194,8 @@ def _results():
         sim_m=family["mixed"],
         g_authors=0.15,
         reln_spread=0.01,
+        star_row=ladder[-3],
+        g_race_star=0.03,
     )
 
 
@@ -247,6 +260,42 @@ def test_the_numbers_are_the_results(written):
     assert inits == set(INITS) - {"authors"}
     assert "ReLU loss follows the 7-pathway ReLN" in tables["summary"]
     assert tables["headline"].startswith("gap_relu_reln")
+
+
+def test_both_readings_and_the_ablation_control_are_recorded(written):
+    results, _, saved, glued = written
+    share = saved["single_context_share"]
+    (literal,) = share["variants"]["definition"]
+    one = np.median([d["one_context_only"] for d in results.strict])
+    assert literal["value"] == pytest.approx(one, rel=1e-5)
+    assert f"{one:.3g}" in literal["setting"] and f"{one:.3g}" in share["note"]
+    assert f"{share['value']:.3g}" in share["note"]
+    ab = saved["single_context_ablation"]["value"]
+    assert ab["control_median"] == pytest.approx(2.5)
+    ratios = [3 / 1, 4 / 2, 5 / 3, 6 / 4]
+    assert ab["ratio_median"] == pytest.approx(np.median(ratios), rel=1e-5)
+    assert ab["seeds_above_median"] == 4 and ab["seeds_above_every_draw"] == 4
+    assert "more than every one of the 3 random sets" in glued["contexts_ctl_reading"]
+
+
+def test_ablation_reading_follows_the_numbers():
+    base = dict(draws=5, seeds=4, ratio_min=0.5, ratio_max=0.9, ratio_median=0.7)
+    low = ablation_reading(
+        {**base, "seeds_above_median": 0, "seeds_above_every_draw": 0}
+    )
+    assert "less than the median random set in each of the 4 seeds" in low
+    assert "matter less" in low
+    mixed = ablation_reading(
+        {
+            **base,
+            "ratio_median": 1.2,
+            "seeds_above_median": 2,
+            "seeds_above_every_draw": 0,
+        }
+    )
+    assert "in 2 of the 4 seeds" in mixed and "matter more" in mixed
+    with pytest.raises(ValueError, match="one entry per seed"):
+        ablation_summary([{"loss": 1, "ablated": 1, "share_units": 0.1}], [])
 
 
 def test_every_glue_name_the_page_cites_is_glued(written):

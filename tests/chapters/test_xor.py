@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import helpers as h
+from helpers.book.rulebook import NOISE_MULTIPLE
 from helpers.chapters import xor as xch
 from helpers.core import xor_reln as xr
 
@@ -110,3 +111,63 @@ def test_worst_case_decides_an_always_claim():
     assert xch.worst_case(["reproduced", "undecided"], [9.0, 1.0]) == 1
     with pytest.raises(ValueError):
         xch.worst_case(["check"], [1.0])
+
+
+def _two_relns(rates, seeds=3, T=400):
+    """A main sweep of two ReLNs with the given (linear, xor) decay rates per
+    margin, identical over seeds apart from a small jitter."""
+    from types import SimpleNamespace
+
+    t = np.arange(T)
+
+    def curves(rate):
+        return np.stack([np.exp(-rate * (1 + 0.01 * s) * t) for s in range(seeds)])
+
+    sim = {
+        "linear": np.stack([curves(a) for a, _ in rates]),
+        "xor": np.stack([curves(b) for _, b in rates]),
+    }
+    return SimpleNamespace(eps=np.linspace(0.5, 1.0, len(rates)), sim=sim)
+
+
+def test_reln_separation_and_which_margins_can_decide():
+    main = _two_relns([(0.02, 0.03), (0.025, 0.025), (0.03, 0.02)])
+    faster = ["xor", "xor", "linear"]
+    sep = xch.reln_separation(main, faster)
+    assert sep[1] == pytest.approx(0.0, abs=1e-12)  # a tie: the same curves
+    assert sep[0] == pytest.approx(np.log(1.5), rel=0.02) and sep[2] == sep[0]
+    follow = [h.measures.Evidence(0.01, spread=0.01)] * 3
+    decides = xch.can_decide(follow, sep)
+    assert decides.tolist() == [True, False, True]
+    # the yardstick is the rulebook's NOISE_MULTIPLE x the margin's seed spread
+    wide = [h.measures.Evidence(0.01, spread=sep[0] / NOISE_MULTIPLE)] * 3
+    assert not xch.can_decide(wide, sep).any()
+    with pytest.raises(ValueError, match="faster"):
+        xch.reln_separation(main, ["xor", "relu", "linear"])
+    with pytest.raises(ValueError, match="faster"):
+        xch.reln_separation(main, ["xor"])
+    with pytest.raises(ValueError, match="separation"):
+        xch.can_decide(follow, sep[:2])
+    with pytest.raises(ValueError, match="separation"):
+        xch.can_decide(follow, [0.1, -0.1, np.nan])
+
+
+def test_learning_time_figure_marks_the_near_ties():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from types import SimpleNamespace
+
+    import matplotlib.pyplot as plt
+
+    eps = np.array([0.5, 0.8, 1.1])
+    a0 = {k: xr.xor_initial_strength(k, 128, 1e-4) for k in xr.KINDS}
+    main = SimpleNamespace(eps=eps, a0=a0, lr=LR)
+    t = np.array([[100.0, 110.0], [90.0, 95.0], [80.0, 85.0]])
+    t_sim = {"linear": t * 1.2, "xor": t * 1.1}
+    switch = {"eps_x": 0.9, "q25": 0.85, "q75": 0.95}
+    xch.plots.learning_time(main, t, t_sim, switch, ties=eps[[1]])
+    ax = plt.gcf().axes[0]
+    crosses = [ln for ln in ax.lines if ln.get_label().startswith("ReLNs within")]
+    assert len(crosses) == 1 and list(crosses[0].get_xdata()) == [0.8]
+    plt.close("all")

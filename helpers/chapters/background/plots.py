@@ -6,10 +6,155 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from ...figures import PALETTE
 
-__all__ = ["svd", "closed_form", "node_reuse"]
+__all__ = ["gdln_schematic", "SCHEMATIC_GATES", "svd", "closed_form", "node_reuse"]
+
+#: The gates the schematic draws by default, ``(pathways, datapoints)``: one pathway
+#: on for every datapoint, two on for half of them each.
+SCHEMATIC_GATES = ((1, 1, 1, 1), (1, 1, 0, 0), (0, 0, 1, 1))
+
+
+def _check_gates(gates) -> np.ndarray:
+    G = np.asarray(gates)
+    if G.ndim != 2 or not 1 <= G.shape[0] <= 6 or not 1 <= G.shape[1] <= 12:
+        raise ValueError(
+            "gates must be a (pathways x datapoints) table with 1-6 pathways and "
+            f"1-12 datapoints, got shape {G.shape}"
+        )
+    if not np.isin(G, (0, 1)).all():
+        raise ValueError("gates must hold only 0 (off) and 1 (on)")
+    return G.astype(int)
+
+
+def gdln_schematic(gates=SCHEMATIC_GATES):
+    r"""The GDLN notation as a drawing: the page's counterpart of the paper's Fig. 1.
+
+    Defined for the page book/background.md (section *Gated deep linear networks*).
+    Left: input node :math:`x`, one hidden node per pathway :math:`p` with its gate
+    :math:`g_p(x)`, output node :math:`y`, each pathway's edges :math:`W_1^{(p)}`,
+    :math:`W_2^{(p)}` (the :math:`W_e` of Eq. ``bg-gdln``) and the output
+    :math:`\hat y(x) = \sum_p g_p(x) W_2^{(p)} W_1^{(p)} x`.  Right: the gates as a
+    table, on (1) or off (0) for each pathway and datapoint :math:`x^i`, which is
+    what the effective datasets (Eq. ``bg-effective``) sum over.  No data: nothing is
+    computed.
+
+    Args:
+        gates: ``(pathways, datapoints)`` of 0 and 1 (1-6 pathways, 1-12
+            datapoints); default :data:`SCHEMATIC_GATES`.
+
+    Returns:
+        The Matplotlib figure.
+    """
+    G = _check_gates(gates)
+    n_p, n_i = G.shape
+    colors = plt.cm.tab10(np.arange(n_p) % 10)
+    fig, (ax, axg) = plt.subplots(
+        1, 2, figsize=(10.5, 4.2), gridspec_kw={"width_ratios": [1.6, 1]}
+    )
+
+    def node(x, y, w, h, units, fc, vertical=True):
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - w / 2, y - h / 2),
+                w,
+                h,
+                boxstyle="round,pad=0.01",
+                fc=fc,
+                ec="0.3",
+                lw=0.9,
+            )
+        )
+        pos = np.linspace(-0.3, 0.3, units)
+        cx, cy = (x + 0 * pos, y + pos * h) if vertical else (x + pos * w, y + 0 * pos)
+        ax.plot(cx, cy, "o", ms=6, mfc="w", mec="0.3", mew=0.8)
+
+    def edge(p0, p1, color):
+        ax.add_patch(
+            FancyArrowPatch(
+                p0, p1, arrowstyle="-|>", mutation_scale=9, color=color, lw=1.3,
+                shrinkA=0, shrinkB=0,
+            )
+        )  # fmt: skip
+
+    def along(p0, p1, t):
+        return p0[0] + t * (p1[0] - p0[0]), p0[1] + t * (p1[1] - p0[1])
+
+    x_in, x_h, x_out, y_mid = 0.07, 0.55, 0.93, 0.5
+    node(x_in, y_mid, 0.06, 0.34, 3, "0.92")
+    node(x_out, y_mid, 0.06, 0.22, 2, "0.92")
+    ax.text(x_in, y_mid + 0.21, "input $x$", ha="center", fontsize=10)
+    ax.text(x_out, y_mid + 0.15, "output $y$", ha="center", fontsize=10)
+    ys = np.linspace(0.9, 0.1, n_p) if n_p > 1 else np.array([y_mid])
+    h_node = min(0.1, 0.5 / n_p)
+    for p, (y, c) in enumerate(zip(ys, colors)):
+        k = p + 1
+        node(x_h, y, 0.13, h_node, 3, (*c[:3], 0.25), vertical=False)
+        ax.text(x_h, y + h_node / 2 + 0.015, f"pathway $p = {k}$", ha="center",
+                va="bottom", fontsize=8, color=c)  # fmt: skip
+        a, b = (x_in + 0.03, y_mid), (x_h - 0.065, y)
+        edge(a, b, c)
+        lx, ly = along(a, b, 0.4)
+        ax.text(lx, ly + 0.02, f"$W_1^{{({k})}}$", ha="center", va="bottom",
+                fontsize=9, color=c)  # fmt: skip
+        # the gate: a switch on the pathway, on or off for each datapoint
+        gx, gy = along(a, b, 0.8)
+        ax.plot(gx, gy, "o", ms=15, mfc="w", mec=c, mew=1.6, zorder=3)
+        ax.text(gx, gy, "$g$", ha="center", va="center", fontsize=8, zorder=4)
+        ax.text(gx, gy - 0.045, f"$g_{{{k}}}(x)$", ha="center", va="top",
+                fontsize=8)  # fmt: skip
+        a, b = (x_h + 0.065, y), (x_out - 0.03, y_mid)
+        edge(a, b, c)
+        lx, ly = along(a, b, 0.5)
+        ax.text(lx, ly + 0.02, f"$W_2^{{({k})}}$", ha="center", va="bottom",
+                fontsize=9, color=c)  # fmt: skip
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.axis("off")
+    ax.set_title("a GDLN: gated pathways through the layers", fontsize=10)
+    ax.text(
+        0.5,
+        -0.08,
+        r"$\hat y(x) = \sum_p\, g_p(x)\, W_2^{(p)} W_1^{(p)}\, x,\quad "
+        r"g_p(x) \in \{0, 1\}$",
+        transform=ax.transAxes,
+        ha="center",
+        va="top",
+        fontsize=10,
+    )
+
+    table = np.ones((n_p, n_i, 4))
+    for p in range(n_p):
+        table[p, G[p] == 1] = (*colors[p][:3], 0.6)
+    axg.imshow(table, aspect="equal")
+    for p in range(n_p):
+        for i in range(n_i):
+            axg.text(i, p, str(G[p, i]), ha="center", va="center", fontsize=9)
+    for v in np.arange(n_i + 1) - 0.5:
+        axg.axvline(v, color="0.4", lw=0.6)
+    for v in np.arange(n_p + 1) - 0.5:
+        axg.axhline(v, color="0.4", lw=0.6)
+    axg.grid(False)
+    axg.set_xticks(range(n_i), [f"$x^{{{i + 1}}}$" for i in range(n_i)])
+    axg.set_yticks(range(n_p), [f"$p = {p + 1}$" for p in range(n_p)])
+    axg.tick_params(length=0)
+    for side in axg.spines.values():
+        side.set_visible(False)
+    axg.set_xlabel("datapoint $x^i$")
+    axg.set_title("gates $g_p(x^i)$: 1 on, 0 off", fontsize=10)
+    axg.text(
+        0.5,
+        -0.3,
+        r"effective dataset: $\Sigma_{yx}(p) = \sum_i g_p(x^i)\, y^i x^{i\top}$",
+        transform=axg.transAxes,
+        ha="center",
+        va="top",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    return fig
 
 
 def svd(ds, modes):

@@ -55,6 +55,7 @@ __all__ = [
     "partner_overlaps",
     "ModeRace",
     "mode_race",
+    "authors_common_race",
     "mode_projections",
     "equivalent_initial_strength",
     "log_gap",
@@ -92,6 +93,7 @@ __all__ = [
     "output_gap_spread",
     "strict_context_census",
     "ablate_class",
+    "ablation_control",
     "pathway_energy_share",
     "unit_class",
     "division_by_class",
@@ -306,6 +308,7 @@ def mode_race(
     a0_common: float,
     lr: float,
     epochs: int,
+    common_map=None,
 ) -> ModeRace:
     """Integrate the neural race reduction (Eq. 6) mode by mode, as in Appendix F.
 
@@ -320,7 +323,8 @@ def mode_race(
     one Euler step of size ``lr`` per epoch, like the simulations.  ``a0`` is one number
     or one per mode.  The loss is ``1/2 ||Y - W_c X - sum_p g_p W_p X_p||^2`` at every
     epoch; ``fixed_point_loss`` is the context part's loss at ``a = O^-1 s`` on
-    ``target``.
+    ``target``.  ``common_map`` ``(epochs + 1, p, d)``, where given, replaces Eq. 7's
+    common pathway (``a0_common`` is then unused): :func:`authors_common_race`.
     """
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     _, Tg = check_xy(X, np.asarray(target, float))
@@ -344,7 +348,15 @@ def mode_race(
         a = a + lr * 2.0 * a * (s - O @ a)
     if not np.all(np.isfinite(A)):
         raise ValueError("the mode race diverged; lower lr")
-    Wc = closed_form_map(np.arange(epochs + 1), X, Y, a0_common, lr)
+    if common_map is None:
+        Wc = closed_form_map(np.arange(epochs + 1), X, Y, a0_common, lr)
+    else:
+        Wc = np.asarray(common_map, float)
+        if Wc.shape != (epochs + 1, Y.shape[0], X.shape[0]):
+            raise ValueError(
+                f"common_map must be {(epochs + 1, Y.shape[0], X.shape[0])}, got "
+                f"{Wc.shape}"
+            )
     loss = np.empty(epochs + 1)
     for start in range(0, epochs + 1, 2000):
         stop = min(start + 2000, epochs + 1)
@@ -353,6 +365,46 @@ def mode_race(
     a_star = np.linalg.lstsq(O, s, rcond=None)[0]
     fp = 0.5 * float(np.sum((Tg - np.einsum("k,kon->on", a_star, M)) ** 2))
     return ModeRace(loss=loss, a=A, common_map=Wc, fixed_point_loss=fp)
+
+
+def authors_common_race(X, Y, a0: float, *, lr: float, epochs: int):
+    """The common pathway as the authors' ``3_context_diff/race.py`` integrates it, and
+    the residual its context pathways learn.
+
+    Defined for the page book/contexts.md (the curve Fig. 4a printed).  Each mode of
+    ``Sigma_yx = U diag(s) V^T`` grows by one Euler step of Eq. 6 per epoch, ``b += lr
+    2 b (s - d b)``, with ``d`` the eigenvalue of ``Sigma_x`` of the same rank (the two
+    sorted independently, as race.py pairs them; where Assumption 2.1.1 fails this is
+    not ``v^T Sigma_x v``), so the map tends to ``U diag(s / d) V^T`` rather than the
+    least-squares ``W*``.
+
+    Args:
+        X, Y: inputs ``(d, P)`` and targets ``(p, P)`` (summed-loss units).
+        a0: every mode's initial strength (> 0).
+        lr: the step size; epochs: the number of steps.
+
+    Returns:
+        ``(maps, residual)``: the common map at every epoch ``(epochs + 1, p, d)`` and
+        ``Y - U diag(s / d) V^T X``, race.py's target for the context pathways.
+    """
+    X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
+    lr = check_positive(lr, "lr")
+    epochs = check_epochs(epochs)
+    if not (np.isfinite(a0) and a0 > 0):
+        raise ValueError(f"a0 must be finite and > 0, got {a0}")
+    U, s, Vt = np.linalg.svd(Y @ X.T, full_matrices=False)
+    d = np.linalg.eigvalsh(X @ X.T)[::-1][: s.size]
+    keep = (s > 1e-9 * s.max()) & (d > 1e-9 * d.max())
+    U, s, Vt, d = U[:, keep], s[keep], Vt[keep], d[keep]
+    b = np.full(s.shape, float(a0))
+    B = np.empty((epochs + 1, s.size))
+    for t in range(epochs + 1):
+        B[t] = b
+        b = b + lr * 2.0 * b * (s - d * b)
+    if not np.all(np.isfinite(B)):
+        raise ValueError("the common race diverged; lower lr")
+    maps = np.einsum("pa,ta,ad->tpd", U, B, Vt)
+    return maps, Y - (U * (s / d)) @ Vt @ X
 
 
 def mode_projections(maps, modes: PathwayModes) -> np.ndarray:
@@ -1068,12 +1120,10 @@ def strict_context_census(gates, W1, W2, contexts, n_contexts: int) -> dict:
     }
 
 
-def ablate_class(W1, W2, X, Y, contexts, n_contexts: int, cls: str = "single") -> dict:
-    """The summed loss of a one-hidden-layer ReLU network ``W2 relu(W1 X)`` before and
-    after removing the units of one class of the functional census (each unit snapped
-    to its nearest context-level gate, [conv-census]; ``cls``: ``common``, ``mixed``
-    or ``single``): what those units do (contexts chapter, ``single_context_share``)."""
-    W1, W2, X, Y = (np.asarray(a, float) for a in (W1, W2, X, Y))
+def _snapped_classes(W1, X, contexts, n_contexts: int):
+    """The pre-activations ``W1 X`` and each unit's class of the functional census
+    (every unit snapped to its nearest context-level gate, [conv-census]):
+    ``{"common", "mixed", "single"}`` -> boolean mask over units."""
     pre = W1 @ X
     G = snap_to_contexts(pre > 0, contexts, n_contexts)
     on = np.stack(
@@ -1081,19 +1131,116 @@ def ablate_class(W1, W2, X, Y, contexts, n_contexts: int, cls: str = "single") -
     )
     k = on.sum(axis=1)
     masks = {"common": k == n_contexts, "mixed": k == n_contexts - 1, "single": k == 1}
+    return pre, masks
+
+
+def _loss_keeping(W2, pre, Y, keep) -> float:
+    """The summed loss of ``W2 relu(pre)`` with only the units ``keep``."""
+    return 0.5 * float(np.sum((Y - W2[:, keep] @ np.maximum(pre[keep], 0)) ** 2))
+
+
+def ablate_class(W1, W2, X, Y, contexts, n_contexts: int, cls: str = "single") -> dict:
+    """The summed loss of a one-hidden-layer ReLU network before and after removing the
+    units of one class of the functional census.
+
+    Defined for the page book/contexts.md (``single_context_ablation``).
+
+    Args:
+        W1, W2: the network's weights, ``(H, d)`` and ``(p, H)``; the network is
+            ``W2 relu(W1 X)``.
+        X, Y: inputs ``(d, P)`` and targets ``(p, P)``.
+        contexts: the context of each datapoint, ``(P,)``.
+        n_contexts: the number of contexts.
+        cls: the class removed, ``common``, ``mixed`` (on in C-1 of C) or ``single``,
+            after every unit is snapped to its nearest context-level gate
+            ([conv-census]).
+
+    Returns:
+        ``{"loss": the summed loss, "ablated": the same without the class,
+        "share_units": the fraction of units removed}``.
+    """
+    W1, W2, X, Y = (np.asarray(a, float) for a in (W1, W2, X, Y))
+    pre, masks = _snapped_classes(W1, X, contexts, n_contexts)
     if cls not in masks:
         raise ValueError(f"cls must be one of {list(masks)}, got {cls!r}")
     keep = ~masks[cls]
-    loss = lambda m: (
-        0.5
-        * float(  # noqa: E731
-            np.sum((Y - W2[:, m] @ np.maximum(pre[m], 0)) ** 2)
-        )
-    )
     return {
-        "loss": loss(np.ones_like(keep)),
-        "ablated": loss(keep),
+        "loss": _loss_keeping(W2, pre, Y, np.ones_like(keep)),
+        "ablated": _loss_keeping(W2, pre, Y, keep),
         "share_units": float(1 - keep.mean()),
+    }
+
+
+def ablation_control(
+    W1,
+    W2,
+    X,
+    Y,
+    contexts,
+    n_contexts: int,
+    *,
+    draws: int,
+    seed: int,
+    cls: str = "single",
+    pool: str = "mixed",
+) -> dict:
+    """The control of :func:`ablate_class`: remove random units of another class that
+    carry as much weight as the class removed there.
+
+    Defined for the page book/contexts.md (``single_context_ablation``). Each draw
+    orders the units of ``pool`` at random and removes the shortest run of them from
+    the start whose summed weight ``|W2[:, j]| |W1[j, :]|`` ([conv-census]) comes
+    nearest to that of the class ``cls`` (one unit fewer where that is nearer).
+
+    Args:
+        W1, W2, X, Y, contexts, n_contexts: as for :func:`ablate_class`.
+        draws: how many random sets are drawn (at least 1).
+        seed: the seed of the draws (``numpy.random.default_rng(seed)``).
+        cls: the class whose removal is controlled for (``single`` by default).
+        pool: the class the random units come from (``mixed``: on in C-1 of C).
+
+    Returns:
+        ``{"ablated": the summed loss without the random units, median over draws,
+        "ablated_draws": (draws,) losses, "weight_ratio": the removed weight over
+        ``cls``'s weight, median over draws, "share_units": the fraction of units
+        removed, median over draws, "enough": whether ``pool`` holds at least as much
+        weight as ``cls``}``.
+    """
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)):
+        raise ValueError(f"draws must be an integer >= 1, got {draws!r}")
+    if draws < 1:
+        raise ValueError(f"draws must be an integer >= 1, got {draws}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    W1, W2, X, Y = (np.asarray(a, float) for a in (W1, W2, X, Y))
+    pre, masks = _snapped_classes(W1, X, contexts, n_contexts)
+    for name, c in (("cls", cls), ("pool", pool)):
+        if c not in masks:
+            raise ValueError(f"{name} must be one of {list(masks)}, got {c!r}")
+    if cls == pool:
+        raise ValueError(f"pool must differ from cls, both are {cls!r}")
+    w = unit_weight(W1, W2)
+    target = float(w[masks[cls]].sum())
+    if target <= 0:
+        raise ValueError(f"ablation_control: the class {cls!r} has no weight")
+    units = np.flatnonzero(masks[pool])
+    rng = np.random.default_rng(int(seed))
+    losses, ratios, shares = [], [], []
+    for _ in range(int(draws)):
+        order = rng.permutation(units)
+        total = np.concatenate([[0.0], np.cumsum(w[order])])
+        n = int(np.argmin(np.abs(total - target)))
+        keep = np.ones(w.shape[0], bool)
+        keep[order[:n]] = False
+        losses.append(_loss_keeping(W2, pre, Y, keep))
+        ratios.append(total[n] / target)
+        shares.append(n / w.shape[0])
+    return {
+        "ablated": float(np.median(losses)),
+        "ablated_draws": np.array(losses),
+        "weight_ratio": float(np.median(ratios)),
+        "share_units": float(np.median(shares)),
+        "enough": bool(w[units].sum() >= target),
     }
 
 
@@ -1193,26 +1340,45 @@ class LadderRow:
 
 
 def ladder(
-    sim, X, Y, R_star, modes, variants, *, lr, epochs, matrix_race=None
+    sim, X, Y, R_star, modes, variants, *, lr, epochs, known=(), matrix_race=None
 ) -> list[LadderRow]:
-    """The mode race (:func:`mode_race`) under each of ``variants`` (``(label,
-    overlaps, a0, a0_common)``), each held against the simulated losses ``sim``
-    (:func:`median_gap`), and last the matrix race ``matrix_race`` (a loss curve),
-    whose fixed point is zero loss."""
-    rows = []
-    for label, O, a0x, a0c in variants:
-        mr = mode_race(
-            X, Y, R_star, modes, O, a0=a0x, a0_common=a0c, lr=lr, epochs=epochs
+    """Every prediction of the common + 2-of-3 ReLN's loss against its simulation.
+
+    Defined for the page book/contexts.md ("Predictions with no tuned constant").
+
+    Args:
+        sim: the simulated losses, seeds x T.
+        X, Y, R_star, modes: the task, the common pathway's converged residual and the
+            context pathways' modes on it (:func:`mode_race`).
+        variants: ``(label, overlaps, a0, a0_common)`` each: the mode race under it.
+        lr, epochs: the step size and the number of epochs.
+        known: ``(label, ModeRace)`` each: races integrated elsewhere (race.py's, on
+            its own residual), placed after the variants.
+        matrix_race: a loss curve, placed last; its fixed point is zero loss.
+
+    Returns:
+        One :class:`LadderRow` per prediction, each held against ``sim`` by
+        :func:`median_gap`.
+    """
+    races = [
+        (
+            label,
+            mode_race(
+                X, Y, R_star, modes, O, a0=a0x, a0_common=a0c, lr=lr, epochs=epochs
+            ),
         )
-        rows.append(
-            LadderRow(
-                label,
-                median_gap(sim, mr.loss),
-                float(mr.loss[-1]),
-                mr.fixed_point_loss,
-                mr.loss,
-            )
+        for label, O, a0x, a0c in variants
+    ]
+    rows = [
+        LadderRow(
+            label,
+            median_gap(sim, mr.loss),
+            float(mr.loss[-1]),
+            mr.fixed_point_loss,
+            mr.loss,
         )
+        for label, mr in [*races, *known]
+    ]
     if matrix_race is not None:
         rows.append(
             LadderRow(

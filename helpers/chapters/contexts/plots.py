@@ -36,6 +36,7 @@ COLORS = {
     "mixed": "#8c564b",
     "single": figures.PALETTE["single"],
     "prediction": figures.PALETTE["prediction"],
+    "race_py": "#2ca02c",  # the authors' race.py, green dashed as in their replot.py
     "common": figures.PALETTE["common"],
 }
 #: The census's classes of units: colour and label.
@@ -92,8 +93,19 @@ def task(ds, C):
     plt.show()
 
 
-def losses(relu, runs, preds, L0):
-    """fig-contexts-loss: Fig. 4a with seeds, linear and log scale."""
+def losses(relu, runs, preds, race_py, L0):
+    """fig-contexts-loss: the paper's Fig. 4a with seeds, linear and log scale.
+
+    Defined for the page book/contexts.md.
+
+    Args:
+        relu: the ReLU network's run (``.loss``, seeds x T).
+        runs: the ReLNs' runs by ``kind/coupling`` (:data:`RELN_RECORDS`).
+        preds: this book's race predictions by the same keys (``.loss``, T).
+        race_py: the loss of the authors' ``3_context_diff/race.py`` race, the curve
+            the paper printed (T,).
+        L0: the initial loss (the log panel's top).
+    """
     t_all = np.arange(relu.loss.shape[1])
     curves = [
         (relu.loss, "ReLU, 700 units", "relu"),
@@ -102,18 +114,16 @@ def losses(relu, runs, preds, L0):
         (runs["mixed/one-way"].loss, "common + 2-of-3", "mixed"),
         (runs["single/one-way"].loss, "common + single-context", "single"),
     ]
+    dashed = [
+        (race_py, "authors' race.py", COLORS["race_py"]),
+        (preds["both/one-way"].loss, "this book's race", COLORS["prediction"]),
+    ]
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
     for ax, log in zip(axes, [False, True]):
         for L, label, col in curves:
             figures.loss_curves(ax, L, label, COLORS[col], log=log)
-        ax.plot(
-            t_all,
-            preds["both/one-way"].loss,
-            color=COLORS["prediction"],
-            ls="--",
-            lw=1.5,
-            label="race prediction",
-        )
+        for L, label, col in dashed:
+            ax.plot(t_all, L, color=col, ls="--", lw=1.5, label=label)
     axes[0].legend(fontsize=8)
     axes[1].set_ylim(1e-2, 2 * L0)
     plt.tight_layout()

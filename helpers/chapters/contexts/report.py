@@ -25,6 +25,8 @@ __all__ = [
     "threshold_table",
     "overlap_table",
     "ladder_table",
+    "ablation_summary",
+    "ablation_reading",
 ]
 
 
@@ -154,14 +156,11 @@ def evidence(r) -> dict:
         phase=tuple(r.phase),
     )
     one_only = [d["one_context_only"] for d in r.strict]
-    share = share.varied(
-        "definition",
-        {
-            "active in one context only (the literal reading; last epoch)": _share(
-                one_only, r.singles_alt
-            )
-        },
+    literal = (
+        "the literal reading, weight in units active in one context only "
+        f"({med(one_only):.3g}, last epoch)"
     )
+    share = share.varied("definition", {literal: _share(one_only, r.singles_alt)})
     share = share.varied(
         "window",
         {
@@ -332,6 +331,95 @@ def _glue_gating(r):
     glue("contexts_abl_min", min(d["ablated"] for d in ab))
     glue("contexts_abl_max", max(d["ablated"] for d in ab))
     glue("contexts_abl_units", 100 * med([d["share_units"] for d in ab]))
+    ctl = ablation_summary(r.ablation, r.control)
+    glue("contexts_ctl_min", ctl["control_min"])
+    glue("contexts_ctl_max", ctl["control_max"])
+    glue("contexts_ctl_units", 100 * ctl["control_share_of_units"])
+    glue("contexts_ctl_reading", ablation_reading(ctl))
+
+
+def ablation_summary(ablation, control) -> dict:
+    """The record ``single_context_ablation``: the loss without the single-context
+    units and without the control's random equal-weight 2-of-3 units, over seeds.
+
+    Defined for the page book/contexts.md.
+
+    Args:
+        ablation: per seed, :func:`helpers.chapters.contexts.ablate_class`'s dict.
+        control: per seed, :func:`helpers.chapters.contexts.ablation_control`'s dict
+            (the same seeds, in the same order).
+
+    Returns:
+        Medians, minima and maxima over seeds; ``ratio_*``: the loss without the
+        single-context units over the control's (median over its draws), per seed;
+        ``seeds_above_median`` / ``seeds_above_every_draw``: in how many seeds the
+        single-context units' removal costs more than the control's median draw /
+        than every draw; ``draws`` per seed and ``seeds``.
+    """
+    if len(ablation) != len(control) or not ablation:
+        raise ValueError(
+            f"ablation and control need one entry per seed each, got {len(ablation)} "
+            f"and {len(control)}"
+        )
+    single = np.array([d["ablated"] for d in ablation], float)
+    ctl = np.array([d["ablated"] for d in control], float)
+    top = np.array([np.max(d["ablated_draws"]) for d in control], float)
+    ratio = single / ctl
+    return {
+        "loss": med([d["loss"] for d in ablation]),
+        "ablated_median": med(single),
+        "ablated_min": float(single.min()),
+        "ablated_max": float(single.max()),
+        "share_of_units": med([d["share_units"] for d in ablation]),
+        "control_median": med(ctl),
+        "control_min": float(ctl.min()),
+        "control_max": float(ctl.max()),
+        "control_weight_ratio": med([d["weight_ratio"] for d in control]),
+        "control_share_of_units": med([d["share_units"] for d in control]),
+        "ratio_median": med(ratio),
+        "ratio_min": float(ratio.min()),
+        "ratio_max": float(ratio.max()),
+        "seeds_above_median": int(np.sum(single > ctl)),
+        "seeds_above_every_draw": int(np.sum(single > top)),
+        "draws": int(len(control[0]["ablated_draws"])),
+        "seeds": int(len(single)),
+    }
+
+
+def ablation_reading(ctl: dict) -> str:
+    """The sentence the page prints on the ablation and its control, from
+    :func:`ablation_summary`'s numbers (no threshold: it says which removal costs more,
+    by how much and in how many seeds).
+
+    Defined for the page book/contexts.md.
+
+    Args:
+        ctl: :func:`ablation_summary`'s dict.
+
+    Returns:
+        One sentence.
+    """
+    S, n = ctl["seeds"], ctl["draws"]
+    above, every = ctl["seeds_above_median"], ctl["seeds_above_every_draw"]
+    lo, hi = ctl["ratio_min"], ctl["ratio_max"]
+    times = f"{ctl['ratio_median']:.2g} times (from {lo:.2g} to {hi:.2g} over seeds)"
+    if every == S:
+        where = f"more than every one of the {n} random sets, in each of the {S} seeds"
+    elif above == S:
+        where = (
+            f"more than the median random set in each of the {S} seeds (more than "
+            f"every one of the {n} sets in {every})"
+        )
+    elif above == 0:
+        where = f"less than the median random set in each of the {S} seeds"
+    else:
+        where = f"more than the median random set in {above} of the {S} seeds"
+    verb = "more" if ctl["ratio_median"] > 1 else "less"
+    return (
+        f"Removing the single-context units costs {times} the control's loss, "
+        f"{where}: per unit of weight, the single-context units matter {verb} than "
+        "the 2-of-3 units."
+    )
 
 
 def _glue_race(r):
@@ -384,8 +472,12 @@ def _glue_ladder(r):
     rows, race_row = r.ladder, r.race_row
     glue("contexts_ladder_init", rows[0].gap)
     glue("contexts_ladder_init45", rows[1].gap)
-    glue("contexts_ladder_best_authors", min(x.gap for x in rows[4:-2]))
-    glue("contexts_ladder_best_authors45", min(x.gap for x in rows[5:-2:2]))
+    # rows 4-7: the authors' a0 band, derived overlaps and -0.45 in turn
+    glue("contexts_ladder_best_authors", min(x.gap for x in rows[4:8]))
+    glue("contexts_ladder_best_authors45", min(x.gap for x in rows[5:8:2]))
+    glue("contexts_race_final", race_row.final_loss)
+    glue("contexts_race_star_final", r.star_row.final_loss)
+    glue("contexts_race_star_gap", r.g_race_star)
     glue("contexts_race_gap", r.m_race.value)
     glue("contexts_race_gap_mixed", race_row.gap)
     glue("contexts_race_gap_relu", r.g_race_relu)
@@ -466,14 +558,20 @@ def _records(rec, r) -> dict:
         "verdict: from the epoch given the measure prefers the paper's alternative at "
         "every recorded epoch, so it cannot single out the paper's candidate.",
     )
+    one_only = med([d["one_context_only"] for d in r.strict])
     out["single_context_share"] = rec.add(
         "single_context_share",
         ev["single_context_share"],
-        "share of the ReLU network's output produced by single-context units once "
-        "every unit is snapped to its nearest context-level gate, at the last epoch of "
-        f"the phase (snap change <= {rulebook.PHASE_SNAP:g}), median over seeds; "
-        "alternative: the single-context pathways' share of the single-context ReLN's "
-        "output, by the same norm (the class's summed contribution).",
+        "two readings of 'context specific'. Through the function (the value): share "
+        "of the ReLU network's output produced by single-context units once every unit "
+        "is snapped to its nearest context-level gate (item-dependent units count by "
+        "the context where they are on for most items), at the last epoch of the "
+        f"phase (snap change <= {rulebook.PHASE_SNAP:g}), median over seeds: "
+        f"{ev['single_context_share'].value:.3g}. Literally (the definition variant): "
+        "weight share of units active, for any item, in one context only, last "
+        f"epoch, median over seeds: {one_only:.3g}. Alternative: the single-context "
+        "pathways' share of the single-context ReLN's output, by the same norm (the "
+        "class's summed contribution).",
     )
     out["single_context_strict"] = rec.add(
         "single_context_strict",
@@ -485,19 +583,16 @@ def _records(rec, r) -> dict:
         "context only (for any item), and units whose gates are all-or-none per "
         "context.",
     )
-    ab = r.ablation
+    ctl = ablation_summary(r.ablation, r.control)
     out["single_context_ablation"] = rec.add(
         "single_context_ablation",
-        {
-            "loss": med([d["loss"] for d in ab]),
-            "ablated_median": med([d["ablated"] for d in ab]),
-            "ablated_min": min(d["ablated"] for d in ab),
-            "ablated_max": max(d["ablated"] for d in ab),
-            "share_of_units": med([d["share_units"] for d in ab]),
-        },
-        "summed loss of the ReLU network at the last epoch, and with its "
-        "single-context units (functional census) removed; medians, min and max over "
-        "seeds.",
+        ctl,
+        "summed loss of the ReLU network at the last epoch, with its single-context "
+        "units (functional census) removed, and, the control, with random 2-of-3 units "
+        "of the same total weight |W2[:, j]| |W1[j, :]| removed "
+        f"({ctl['draws']} sets per seed, seeded by the seed; removed weight "
+        f"{ctl['control_weight_ratio']:.3f} of the single-context units'); medians, "
+        "min and max over seeds. " + ablation_reading(ctl),
     )
     out["assumption_211_offdiag"] = rec.add(
         "assumption_211_offdiag",
@@ -522,7 +617,8 @@ def _records(rec, r) -> dict:
         "gap_authors_prediction",
         r.m_race,
         "time gap simulated 7-pathway ReLN (as in Fig. 4a) vs this book's "
-        "reconstruction of the per-mode race of 3_context_diff/race.py with its "
+        "implementation of the per-mode race of 3_context_diff/race.py (its common "
+        "pathway, modes paired by rank, and the residual it leaves) with its "
         f"constants (overlaps {PAPER.race_overlaps}, top {PAPER.race_overlap_top}, a0 "
         f"{PAPER.race_a0_context:g} / common {PAPER.race_a0_common:g}); against the "
         f"common + 2-of-3 ReLN {r.race_row.gap:.3f}, against the ReLU network "
@@ -652,12 +748,14 @@ def report(rec, results) -> dict:
             (``sims``, ``mds_explained``, ``cka_gap``, ``cka_by_epoch``,
             ``single_closer_from``); the gating (``census``, ``single_by_ctx``,
             ``peak_common``, ``split_epoch``, ``div``, ``fc``, ``singles_alt``,
-            ``phase``, ``r_last``, ``strict``, ``ablation``); the race
+            ``phase``, ``r_last``, ``strict``, ``ablation``, ``control``); the race
             (``ratio_final``, ``ratio_pred``, ``single_norm``, ``out_single_share``,
             ``resid``); the constants (``a0_common``, ``a0_context``, ``a0_hs_pred``,
             ``a0_hs_sim``, ``a0_eq``, ``top_H``, ``top_vals``, ``partner_all``) and the
             ladder of predictions (``ladder``, ``race_row``, ``m_race``,
-            ``g_race_relu``, ``sim_m``, ``g_authors``, ``reln_spread``).
+            ``g_race_relu``, ``sim_m``, ``g_authors``, ``reln_spread``; ``star_row``
+            and ``g_race_star``: race.py's constants on the book's common pathway and
+            residual, and its time gap to race.py's own race).
 
     Returns:
         ``{"summary": the closing table (Markdown), "headline": the lines the page's
@@ -676,6 +774,9 @@ def report(rec, results) -> dict:
     ):
         part(results)
     out = _records(rec, results)
+    literal = out["single_context_share"]["variants"]["definition"][0]
+    glue("contexts_literal_verdict", literal["verdict"])
+    glue("contexts_share_verdict", out["single_context_share"]["verdict"])
     rec.save()
     summary = claims_table([(claim, words, out[n]) for n, claim, words in SUMMARY])
     return {"summary": summary, "headline": _headline(results, out), "records": out}

@@ -28,6 +28,8 @@ __all__ = [
     "crossover",
     "small_init_limit",
     "worst_case",
+    "reln_separation",
+    "can_decide",
     "train_margins",
     "closed_form_gaps",
     "sensitivity_sweep",
@@ -176,6 +178,66 @@ def worst_case(verdicts, severity) -> int:
         raise ValueError(f"not verdicts on the paper: {sorted(unknown)}")
     rank = [(_VERDICT_ORDER.index(v), -x) for v, x in zip(verdicts, severity)]
     return min(range(len(rank)), key=rank.__getitem__)
+
+
+def reln_separation(main, faster) -> np.ndarray:
+    """How far apart the two simulated ReLNs are at each margin: the time gap
+    (:func:`helpers.core.measures.time_gap`) between the faster and the slower ReLN,
+    seed against seed (both start from seed ``s``'s weights), median over seeds.
+
+    Defined for the page book/xor.md (``learning_time_follows_faster``).
+
+    Args:
+        main: the main sweep, :func:`train_margins`.
+        faster: per margin, the faster ReLN's kind (``"linear"`` or ``"xor"``).
+
+    Returns:
+        ``(margins,)``: the time gap between the two ReLNs at each margin.
+    """
+    faster = [str(k) for k in faster]
+    if len(faster) != len(main.eps) or set(faster) - set(KINDS):
+        raise ValueError(
+            f"faster must name one of {KINDS} per margin ({len(main.eps)}), got "
+            f"{faster}"
+        )
+    out = []
+    for j, k in enumerate(faster):
+        other = KINDS[1 - KINDS.index(k)]
+        pairs = zip(main.sim[k][j], main.sim[other][j])
+        out.append(float(np.median([measures.time_gap(a, b) for a, b in pairs])))
+    return np.asarray(out)
+
+
+def can_decide(follow, separation) -> np.ndarray:
+    """Which margins can decide "the ReLU network follows *the faster* ReLN": those
+    where the two ReLNs are further apart than the claim's yardstick,
+    ``NOISE_MULTIPLE`` x the seed spread of that margin
+    (:data:`helpers.book.rulebook.NOISE_MULTIPLE`; rulebook rule 4: a measure that
+    cannot single out the paper's candidate gives no verdict).  At a margin where they
+    are within it, "the faster one" is itself within the seed noise.
+
+    Defined for the page book/xor.md (``learning_time_follows_faster``).
+
+    Args:
+        follow: per margin, the :class:`helpers.core.measures.Evidence` of the ReLU
+            network against the faster ReLN (its ``spread`` is the yardstick).
+        separation: per margin, the time gap between the two ReLNs
+            (:func:`reln_separation`).
+
+    Returns:
+        ``(margins,)`` booleans: True where the margin can decide the claim.
+    """
+    from ...book.rulebook import NOISE_MULTIPLE
+
+    sep = np.asarray(separation, float)
+    if sep.shape != (len(follow),):
+        raise ValueError(
+            f"separation needs one value per margin ({len(follow)}), got {sep.shape}"
+        )
+    if not np.all(np.isfinite(sep)) or np.any(sep < 0):
+        raise ValueError("separation must be finite time gaps >= 0")
+    spreads = np.array([m.spread for m in follow], float)
+    return sep > NOISE_MULTIPLE * spreads
 
 
 #: The gating classes of :func:`gating_classes`, in the order of the shares' last axis.

@@ -152,10 +152,12 @@ def losses(main, eps_show, t_sim):
     plt.tight_layout(rect=(0, 0.08, 1, 1))
 
 
-def learning_time(main, t_relu, t_sim, switch):
+def learning_time(main, t_relu, t_sim, switch, ties=()):
     """Fig. ``fig-xor-learning-time``: learning time against the margin, ReLU
     networks (median and range), simulated ReLNs and closed forms, with the crossover
-    and the ReLU switch (``switch``: ``eps_x``, ``q25``, ``q75``)."""
+    and the ReLU switch (``switch``: ``eps_x``, ``q25``, ``q75``); ``ties``: the
+    margins where the two ReLNs are within the seed noise of each other (they cannot
+    decide "follows the faster ReLN"), marked by a red cross on the axis."""
     eps_grid, a0, lr = main.eps, main.a0, main.lr
     eps_dense = np.linspace(0.15, eps_grid.max() + 0.05, 300)
     fig, ax = plt.subplots(figsize=(6.8, 4))
@@ -203,6 +205,18 @@ def learning_time(main, t_relu, t_sim, switch):
     )
     ax.axvline(switch["eps_x"], color="k", lw=1)
     ax.set_ylim(top=float(np.max(t_sim["linear"])) * 1.3)
+    if len(ties):
+        ax.plot(
+            np.asarray(ties, float),
+            np.zeros(len(ties)),
+            "x",
+            color="tab:red",
+            ms=8,
+            mew=2,
+            clip_on=False,
+            transform=ax.get_xaxis_transform(),
+            label="ReLNs within the noise (not counted)",
+        )
     ax.legend(fontsize=7, ncol=2)
     plt.tight_layout()
 

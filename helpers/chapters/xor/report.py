@@ -34,6 +34,11 @@ class Results:
         follow: per margin, the :class:`helpers.core.measures.Evidence` of the ReLU
             network against the faster simulated ReLN (the slower as alternative).
         faster: per margin, the faster ReLN's kind.
+        separation: per margin, the time gap between the two ReLNs
+            (:func:`helpers.chapters.xor.reln_separation`).
+        decides: per margin, whether it can decide the claim
+            (:func:`helpers.chapters.xor.can_decide`): the two ReLNs are further
+            apart than ``NOISE_MULTIPLE`` x the seed spread.
         switch: :func:`helpers.chapters.xor.switch_stats` of the main sweep.
         sweep: :func:`helpers.chapters.xor.sensitivity_sweep`.
         fit: :func:`helpers.chapters.xor.switch_fit`.
@@ -48,6 +53,8 @@ class Results:
     cf_gap: dict
     follow: list
     faster: np.ndarray
+    separation: np.ndarray
+    decides: np.ndarray
     switch: dict
     sweep: list
     fit: dict
@@ -87,10 +94,109 @@ def _switch_evidence(cross, eps_star):
     )
 
 
+def _pct(gap) -> float:
+    """A time gap as a lag in percent, ``100 (e^gap - 1)``."""
+    return 100.0 * float(np.expm1(gap))
+
+
+def _plain_text(text: str) -> str:
+    """A page's sentence as a record's note writes it (no Greek, no ×)."""
+    return text.replace("ε", "eps").replace("×", "x")
+
+
+def _tie_text(e, d) -> str:
+    """A near-tie margin in words, and whether the call is close: whether the margin
+    would count at the low end of the spread's 90 % interval over seeds."""
+    nm = rulebook.NOISE_MULTIPLE
+    text = (
+        f"ε = {e} (the ReLNs {d['reln_gap']:.4f} apart, within {nm:g} × the seed "
+        f"spread, {nm * d['spread']:.4f}"
+    )
+    lo = (d.get("spread_interval") or (None,))[0]
+    if lo is not None and d["reln_gap"] > nm * lo:
+        text += (
+            f"; a close call: at the low end of the spread's 90 % interval over seeds "
+            f"({nm:g} × {lo:.4f} = {nm * lo:.4f}) it would count"
+        )
+    return text + ")"
+
+
+def _review_text(e, d, ties) -> str:
+    """What the page says of the review that asked for the near-ties to be set
+    aside, from the numbers of the margin the old reading is decided at."""
+    if not ties:
+        return (
+            "A review asked for margins where the two ReLNs are within the seed noise "
+            "of each other to be set aside; with these runs there is none."
+        )
+    if d["decides"]:
+        return (
+            "A review asked for margins where the two ReLNs are within the seed noise "
+            f"of each other to be set aside; here they are {', '.join(ties)}, but the "
+            "old reading is decided elsewhere."
+        )
+    return (
+        f"A review found the old reading decided at ε = {e}, next to the crossover, "
+        "where 'the faster one' hardly exists; we confirm it: the two ReLNs are "
+        f"{d['reln_gap']:.3f} apart there ({_pct(d['reln_gap']):.1f} % in time), "
+        f"within {rulebook.NOISE_MULTIPLE:g} × the seed spread "
+        f"({rulebook.NOISE_MULTIPLE * d['spread']:.4f}). Two of its details were "
+        "wrong. The distance it gave between the two ReLNs at that margin is the "
+        f"alternative's gap, the ReLU network against the slower ReLN "
+        f"({d['alternative']:.3f}), not the ReLNs' distance from each other. And "
+        "the alternative's gap does not tend to 0 at the crossover: the ReLU network "
+        "is faster than both ReLNs there, so its gap to the slower one tends to its "
+        f"gap to the faster one ({d['alternative']:.3f} against {d['gap']:.3f} at "
+        f"ε = {e}); 'partly reproduced', which needs the first at least "
+        f"{1 / rulebook.CLEARLY:g} × the second, is out of reach there all the same."
+    )
+
+
+def _margins_table(per_margin) -> str:
+    """The page's table of the claim margin by margin, near-ties marked."""
+    nm = f"{rulebook.NOISE_MULTIPLE:g}"
+    rows = [
+        [
+            e,
+            d["faster"],
+            f"{d['reln_gap']:.3f}",
+            f"{rulebook.NOISE_MULTIPLE * d['spread']:.3f}",
+            f"{d['gap']:.3f} ({d['lag_percent']:.1f} %)",
+            f"{d['alternative']:.3f}",
+            d["verdict"],
+            "yes" if d["decides"] else "no: the ReLNs are within the noise",
+        ]
+        for e, d in per_margin.items()
+    ]
+    headers = [
+        "ε",
+        "faster ReLN",
+        "the two ReLNs apart (time gap)",
+        f"{nm} × seed spread",
+        "ReLU vs the faster (lag)",
+        "ReLU vs the slower",
+        "verdict at this margin",
+        "counted",
+    ]
+    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+
+
 def _follow(r: Results, rec):
-    """The records of "the ReLU network follows the faster ReLN", and their glue."""
+    """The records of "the ReLU network follows the faster ReLN", their glue and the
+    page's table of margins.
+
+    "Always" is judged margin by margin, the worst margin deciding (rulebook rule 4),
+    over the margins that can decide it (``r.decides``): where the two ReLNs are
+    within ``NOISE_MULTIPLE`` x the seed spread of each other there is no "faster
+    one", and the margin is shown, marked and not counted.  The old reading, every
+    margin deciding, is a ``definition`` variant."""
+    from . import worst_case
+
     main, follow = r.main, r.follow
     eps_grid, n_eps = main.eps, len(main.eps)
+    decides = np.asarray(r.decides, bool)
+    if decides.shape != (n_eps,) or np.shape(r.separation) != (n_eps,):
+        raise ValueError(f"decides and separation need one value per margin ({n_eps})")
     follow_summary = {
         key: float(np.median([getattr(m, key) for m in follow]))
         for key in ("value", "spread", "alternative")
@@ -99,24 +205,33 @@ def _follow(r: Results, rec):
         f"{e:g}": {
             "faster": str(r.faster[j]),
             "gap": m.value,
+            "lag_percent": _pct(m.value),
             "spread": m.spread,
             "alternative": m.alternative,
+            "spread_interval": m.spread_interval,
+            "reln_gap": float(r.separation[j]),
+            "decides": bool(decides[j]),
             "verdict": rulebook.verdict(m),
         }
         for j, (e, m) in enumerate(zip(eps_grid, follow))
     }
-    counts = {}
-    for d in per_margin.values():
-        counts[d["verdict"]] = counts.get(d["verdict"], 0) + 1
-    from . import worst_case
-
-    # "always": judged margin by margin, the worst margin decides (rulebook-labels)
-    j_worst = worst_case(
-        [d["verdict"] for d in per_margin.values()],
-        [m.value / m.spread for m in follow],
+    keys = list(per_margin)
+    verdicts = [d["verdict"] for d in per_margin.values()]
+    severity = [m.value / m.spread for m in follow]
+    j_all = worst_case(verdicts, severity)  # the old reading: every margin decides
+    idx = np.flatnonzero(decides)
+    j_worst = (
+        int(idx[worst_case([verdicts[k] for k in idx], [severity[k] for k in idx])])
+        if idx.size
+        else None
     )
-    n_hold = counts.get("reproduced", 0)
-    glue_counts = ", ".join(f"{v} at {n}" for v, n in sorted(counts.items()))
+    counts = {}
+    for k in idx:
+        counts[verdicts[k]] = counts.get(verdicts[k], 0) + 1
+    n_hold, n_dec = counts.get("reproduced", 0), int(idx.size)
+    glue_counts = ", ".join(f"{v} at {n}" for v, n in sorted(counts.items())) or "none"
+    ties = [_tie_text(e, d) for e, d in per_margin.items() if not d["decides"]]
+    j_max = int(np.argmax([m.value for m in follow]))
     follow_cf = np.median(
         [
             np.median(
@@ -125,24 +240,38 @@ def _follow(r: Results, rec):
             for j in range(n_eps)
         ]
     )
-    glue("xor_follow_worst_eps", float(eps_grid[j_worst]))
-    glue("xor_follow_worst_verdict", per_margin[f"{eps_grid[j_worst]:g}"]["verdict"])
+    all_verdict = verdicts[j_all]
+    glue("xor_follow_worst_eps", float(eps_grid[j_worst]) if idx.size else np.nan)
+    glue(
+        "xor_follow_worst_verdict",
+        verdicts[j_worst] if idx.size else "no margin can decide",
+    )
     glue("xor_follow_n_hold", n_hold)
+    glue("xor_follow_n_decide", n_dec)
     glue("xor_follow", follow_summary["value"])
     glue("xor_follow_spread", follow_summary["spread"])
     glue("xor_follow_alt", follow_summary["alternative"])
     glue("xor_follow_cf", float(follow_cf))
     glue("xor_follow_counts", glue_counts)
+    glue(
+        "xor_follow_ties",
+        "; ".join(ties) if ties else "none: at every margin one ReLN is the faster",
+    )
+    glue("xor_follow_n_ties", len(ties))
+    glue("xor_follow_all_eps", float(eps_grid[j_all]))
+    glue("xor_follow_all_verdict", all_verdict)
+    glue("xor_follow_review", _review_text(keys[j_all], per_margin[keys[j_all]], ties))
     outside = {
         v: [
             f"{e} (gap {d['gap']:.3f}, seed spread {d['spread']:.3f}, slower ReLN "
             f"{d['alternative']:.3f})"
             for e, d in per_margin.items()
-            if d["verdict"] == v
+            if d["verdict"] == v and d["decides"]
         ]
         for v in ("undecided", "partly reproduced", "not reproduced")
     }
-    glue("xor_follow_max_pct", 100 * (np.exp(max(m.value for m in follow)) - 1))
+    glue("xor_follow_max_pct", _pct(follow[j_max].value))
+    glue("xor_follow_max_pct_eps", float(eps_grid[j_max]))
     glue(
         "xor_follow_outside",
         " ".join(
@@ -150,39 +279,66 @@ def _follow(r: Results, rec):
             for v, m in outside.items()
             if m
         )
-        or "Every margin is within the seed noise.",
+        or "Every counted margin is within the seed noise.",
     )
-    # which margins decide "always": each other margin alone, and a typical margin
+    # which margins decide "always": every margin (the old reading), each other
+    # margin alone, and a typical margin
     reading = {
-        f"ε = {e:g} decides": m
-        for j, (e, m) in enumerate(zip(eps_grid, follow))
-        if j != j_worst
+        f"every margin decides, near-ties included (the worst, ε = {keys[j_all]})": (
+            follow[j_all]
+        )
     }
+    for j, m in enumerate(follow):
+        if j not in (j_worst, j_all):
+            tie = "" if decides[j] else " (the ReLNs within the noise)"
+            reading[f"ε = {keys[j]} decides{tie}"] = m
     reading["a typical margin decides (medians over margins)"] = Evidence(
         follow_summary["value"],
         spread=follow_summary["spread"],
         alternative=follow_summary["alternative"],
         criterion="seed_noise",
     )
+    primary = (
+        follow[j_worst]
+        if idx.size
+        else Evidence(None, criterion="seed_noise", time_gap=True)
+    )
+    decided_at = (
+        f"the worst of them decides, eps = {keys[j_worst]}: time gap ReLU network vs "
+        f"the faster simulated ReLN (median over {main.seeds} seeds) against the "
+        "two-sample seed spread, the slower ReLN as alternative"
+        if idx.size
+        else "no margin can decide"
+    )
     r_f = rec.add(
         "learning_time_follows_faster",
-        follow[j_worst].varied("definition", reading),
-        note=f"'always': the worst of {n_eps} margins decides, eps = "
-        f"{eps_grid[j_worst]:g}: time gap ReLU network vs the faster simulated ReLN "
-        f"(median over {main.seeds} seeds) against the two-sample seed spread, the "
-        f"slower ReLN as alternative; {n_hold} of {n_eps} margins are within the seed "
-        f"noise ({glue_counts}); medians over margins: gap "
-        f"{follow_summary['value']:.3f}, spread {follow_summary['spread']:.3f}. Margin "
-        "by margin: follows_faster_per_margin.",
+        primary.varied("definition", reading),
+        note=f"'always': judged at the {n_dec} of {n_eps} margins where the two "
+        f"simulated ReLNs are more than {rulebook.NOISE_MULTIPLE:g} x the seed spread "
+        "apart (time gap between them, median over seeds); "
+        f"{decided_at}. Near-ties, shown and not counted: "
+        f"{_plain_text('; '.join(ties)) if ties else 'none'}. {n_hold} of "
+        f"{n_dec} counted margins are within the seed noise ({glue_counts}). Largest "
+        f"lag behind the faster ReLN over all {n_eps} margins: "
+        f"{_pct(follow[j_max].value):.1f} % in time (eps = {keys[j_max]}). Every "
+        f"margin deciding (the old reading, a definition variant): eps = "
+        f"{keys[j_all]}, {all_verdict}. Medians over margins: gap "
+        f"{follow_summary['value']:.3f}, spread {follow_summary['spread']:.3f}. "
+        "Margin by margin: follows_faster_per_margin.",
     )
     r_fm = rec.add(
         "follows_faster_per_margin",
         per_margin,
         note="per margin: which simulated ReLN is faster, the time gap of the ReLU "
-        "network to it and to the slower one, the gap between two ReLU seeds, and the "
-        "rulebook's verdict at that margin alone.",
+        "network to it (and as a lag in percent) and to the slower one, the gap "
+        "between two ReLU seeds, the time gap between the two ReLNs, whether the "
+        f"margin can decide the claim (the ReLNs more than "
+        f"{rulebook.NOISE_MULTIPLE:g} x the seed spread apart), and the rulebook's "
+        "verdict at that margin alone.",
     )
-    return r_f, r_fm, follow_summary, eps_grid[j_worst], n_hold
+    worst_eps = eps_grid[j_worst] if idx.size else np.nan
+    table = _margins_table(per_margin)
+    return r_f, r_fm, follow_summary, worst_eps, n_hold, n_dec, table
 
 
 def _switch(r: Results, rec):
@@ -352,7 +508,8 @@ def report(rec, results: Results) -> dict:
         ``{"sweep": Markdown table of the sensitivity sweep, "summary": the closing
         table, "noise": twice the main sweep's median ReLU seed spread (the
         sensitivity figure's line), "headline": the records' values and verdicts in
-        five lines}``; the records are saved.
+        five lines, "margins": Markdown table of "follows the faster ReLN" margin by
+        margin, the near-ties marked}``; the records are saved.
     """
     r, main = results, results.main
     eps_grid, lr, n_eps = main.eps, main.lr, len(main.eps)
@@ -416,7 +573,7 @@ def report(rec, results: Results) -> dict:
         f"(median over {main.seeds} seeds); the simulation is the slower at "
         f"{n_slower} of {2 * n_eps} comparisons (Euler steps).",
     )
-    r_f, r_fm, follow_summary, worst_eps, n_hold = _follow(r, rec)
+    r_f, r_fm, follow_summary, worst_eps, n_hold, n_dec, margins = _follow(r, rec)
     r_x = _switch(r, rec)
     r_inf, sweep_table = _sweep(r, rec)
     glue("xor_verdict_x", r_x["verdict"])
@@ -427,8 +584,9 @@ def report(rec, results: Results) -> dict:
             f"eps_star (from the data)       = {eps_star_data:.4f} "
             f"({r_star['verdict']})",
             f"gap_closed_form_reln           = {cf_gap_max:.2f} ({r_cf['verdict']})",
-            f"learning_time_follows_faster   = {r_f['value']:.2f} at eps "
-            f"{worst_eps:g}, {n_hold} of {n_eps} margins hold ({r_f['verdict']})",
+            "learning_time_follows_faster   = "
+            + (f"{r_f['value']:.2f} at eps {worst_eps:g}, " if n_dec else "")
+            + f"{n_hold} of {n_dec} counted margins hold ({r_f['verdict']})",
             f"eps_crossover_relu             = {r.switch['eps_x']:.2f} "
             f"({r_x['verdict']})",
             f"small-init limit               = {r.fit['eps_inf']:.2f}",
@@ -449,7 +607,8 @@ def report(rec, results: Results) -> dict:
             ),
             (
                 "The ReLU network always matches the faster ReLN (paper Fig. 2d, "
-                "2e), judged at the worst margin",
+                "2e), judged at the worst margin where one ReLN is faster beyond "
+                "the seed noise",
                 "one of these ReLNs always closely matches ... the faster one",
                 r_f,
             ),
@@ -474,4 +633,5 @@ def report(rec, results: Results) -> dict:
         "summary": summary,
         "noise": noise,
         "headline": headline,
+        "margins": margins,
     }
