@@ -1,0 +1,128 @@
+"""The figures of the page *Where the lag comes from* (``book/lag.md``); matplotlib
+loads on first use."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.measures import LEVELS
+
+__all__ = ["ladder", "frozen", "gates"]
+
+
+def _pct(x):
+    return 100.0 * np.expm1(np.asarray(x, float))
+
+
+def _levels_reached(lags) -> list[int]:
+    """The levels every seed of every network reaches."""
+    return [
+        i for i in range(len(LEVELS)) if all(not np.isnan(v[:, i]).any() for v in lags)
+    ]
+
+
+def _med_range(v, axis):
+    """Median and range over seeds (``axis``); nan where a seed misses the level."""
+    v = np.asarray(v, float)
+    bad = np.isnan(v).any(axis=axis)
+    filled = np.where(np.isnan(v), 0.0, v)
+    med = np.where(bad, np.nan, np.median(filled, axis=axis))
+    lo = np.where(bad, med, filled.min(axis=axis))
+    hi = np.where(bad, med, filled.max(axis=axis))
+    return med, [np.nan_to_num(med - lo), np.nan_to_num(hi - med)]
+
+
+def ladder(relu_loss, losses: dict, lags: dict, labels: dict, spread: float) -> None:
+    """Left: median loss of the ReLU network and of each rung (log scale). Right: each
+    rung's signed lag behind the ReLU network per level (median over seeds; bars: the
+    range over seeds), with the seed spread as a band.
+
+    Defined for the page book/lag.md."""
+    import matplotlib.pyplot as plt
+
+    names = list(losses)
+    colors = plt.cm.plasma(np.linspace(0.05, 0.85, len(names)))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.2))
+    a1.semilogy(np.median(relu_loss, axis=0), color="k", lw=2, label="ReLU network")
+    for c, n in zip(colors, names):
+        a1.semilogy(np.median(losses[n], axis=0), color=c, lw=1.3, label=labels[n])
+    a1.set_xlabel("epoch")
+    a1.set_ylabel("summed loss (median over seeds)")
+    a1.legend(fontsize=7)
+    keep = _levels_reached([lags[names[-1]]])  # the levels the ReLN reaches
+    x = np.arange(len(keep))
+    w = 0.8 / len(names)
+    for j, (c, n) in enumerate(zip(colors, names)):
+        med, err = _med_range(_pct(lags[n][:, keep]), axis=0)
+        xs = x + (j - (len(names) - 1) / 2) * w
+        a2.bar(xs, np.nan_to_num(med), w, color=c, label=labels[n])
+        a2.errorbar(xs, med, yerr=err, fmt="none", ecolor="0.3", lw=0.8)
+    s = _pct(spread)
+    a2.axhspan(-s, s, color="0.85", zorder=0, label="seed spread")
+    a2.axhline(0, color="k", lw=0.8)
+    a2.set_xticks(x, [f"{100 * LEVELS[i]:g} % of L(0)" for i in keep])
+    a2.set_ylabel("lag behind the ReLU network (%)")
+    plt.tight_layout()
+
+
+def frozen(freeze_epochs, lags: dict, spread: float) -> None:
+    """Signed lag behind the ReLU network against the freeze epoch, one panel per
+    level: its own gates frozen (solid), snapped to contexts (dashed), the ReLN
+    (red line) and the seed spread (band); dots: median over seeds, bars: range.
+
+    Defined for the page book/lag.md."""
+    import matplotlib.pyplot as plt
+
+    E = list(freeze_epochs)
+    series = {
+        k: [lags[f"{k}@{e}"] for e in E] for k in ("frozen", "snapped")
+    }  # (S, levels) per epoch
+    keep = _levels_reached([lags["reln"]])  # the levels the ReLN reaches
+    fig, axes = plt.subplots(
+        1, len(keep), figsize=(3.6 * len(keep), 3.6), squeeze=False
+    )
+    s = _pct(spread)
+    x = np.arange(len(E))
+    for ax, i in zip(axes[0], keep):
+        for k, ls, col in (("frozen", "-", "C0"), ("snapped", "--", "C2")):
+            med, err = _med_range(np.array([_pct(L[:, i]) for L in series[k]]), axis=1)
+            ax.errorbar(
+                x, med, yerr=err, ls=ls, color=col, marker="o", capsize=2,
+                label=f"own gates, {k}",
+            )  # fmt: skip
+        ax.axhline(np.median(_pct(lags["reln"][:, i])), color="C3", label="ReLN")
+        ax.axhspan(-s, s, color="0.85", zorder=0, label="seed spread")
+        ax.axhline(0, color="k", lw=0.8)
+        ax.set_xticks(x, [str(e) for e in E])
+        ax.set_title(f"{100 * LEVELS[i]:g} % of L(0)")
+        ax.set_xlabel("epoch the gates are frozen at")
+    axes[0][0].set_ylabel("lag behind the ReLU network (%)")
+    axes[0][-1].legend(fontsize=7)
+    plt.tight_layout()
+
+
+def gates(t_rec, move: dict, freeze_epochs) -> None:
+    """How the ReLU network's gates move over training: item-dependent weight, gates
+    off the context pattern, gates still to change (median over seeds, band: range),
+    with the freeze epochs dotted.
+
+    Defined for the page book/lag.md."""
+    import matplotlib.pyplot as plt
+
+    labels = {
+        "item_dependent": "weight in units gated item by item within a context",
+        "off_pattern": "gates off the unit's context pattern (weighted)",
+        "to_final": "gates that differ from the final ones (weighted)",
+    }
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    for (k, lab), col in zip(labels.items(), ("C0", "C1", "C2")):
+        v = np.asarray(move[k])
+        ax.plot(t_rec, np.median(v, axis=0), color=col, label=lab)
+        ax.fill_between(t_rec, v.min(0), v.max(0), color=col, alpha=0.2, lw=0)
+    for e in freeze_epochs:
+        ax.axvline(e, color="0.5", ls=":", lw=0.8)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("share")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=7)
+    plt.tight_layout()
