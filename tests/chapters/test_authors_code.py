@@ -113,3 +113,33 @@ def test_the_depth_setup_is_the_ledger():
         assert np.isclose(out[n], exp.row(row).book), (n, out[n])
     on = sorted({int(e) for e in l2.on_epoch})
     assert on == list(exp.row("schedule").book)
+
+
+def test_scripts_relu_init_is_the_scripts_draw():
+    """The draw of ``init_random_params_relu`` (np.random.seed, then one
+    np.random.normal matrix per layer, inputs first), restated."""
+    np.random.seed(3)
+    want = [np.random.normal(0.0, 0.01, (n, m)) for m, n in [(11, 20), (20, 6)]]
+    got = ch.scripts_relu_init((11, 20, 6), 0.01, 3)
+    assert [W.shape for W in got] == [(20, 11), (6, 20)]
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+    for bad, match in (((11,), "sizes"), ((11, 0, 6), "sizes")):
+        with pytest.raises(ValueError, match=match):
+            ch.scripts_relu_init(bad, 0.01, 3)
+    with pytest.raises(ValueError, match="std"):
+        ch.scripts_relu_init((11, 20, 6), -1.0, 3)
+    with pytest.raises(ValueError, match="seed"):
+        ch.scripts_relu_init((11, 20, 6), 0.01, -3)
+
+
+def test_the_engine_from_the_scripts_weights_is_the_script_bit_for_bit():
+    """Section 4's ReLU network, from the script's weights of stored seed 1: the
+    engine's first 150 losses equal the script's stored ones exactly."""
+    from helpers.core.engine import train
+
+    s = ch.setup("section4")
+    runs = crosscheck.load("section4")
+    seed = runs.seeds[0]
+    W0 = ch.scripts_relu_init(s.relu.sizes, 0.005 / 700, seed)
+    run = train(s.relu, s.ds.X, s.ds.Y, lr=s.lr, epochs=150, seeds=[seed], params0=W0)
+    assert np.array_equal(ch.align(run.loss)[0], runs.curves["relu"][0, :150])

@@ -23,7 +23,24 @@ def results():
         runs[name] = ch.Run(
             ch.setup(name), theirs, ours, seeds, ch.compare(name, theirs, ours)
         )
-    return ch.Results(runs, ch.conventions(runs), crosscheck.manifest())
+    return ch.Results(
+        runs, ch.conventions(runs), crosscheck.manifest(), _same_start_stand_in()
+    )
+
+
+def _same_start_stand_in():
+    """Run for run without training: the engine's side is the scripts' curve, equal for
+    a third of the run and then off by a relative error that grows from 1e-6 by
+    a factor 10 every sixth of the run (so it passes SAME_START_TOL)."""
+    out = {}
+    for name in ch.EXPERIMENTS:
+        theirs, seeds = ch.stored(name, 2)
+        A = theirs["relu"]
+        T = A.shape[1]
+        t = np.arange(T)
+        err = np.where(t < T // 3, 0.0, 1e-6 * 10.0 ** ((t - T // 3) / (T / 6)))
+        out[name] = ch.compare_same_start(name, seeds, A, A * (1 + err))
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +60,32 @@ def test_the_verdicts_are_the_rulebooks(written):
     for name, r in stored.items():
         again = rulebook.decide(r, Evidence.from_record(r))
         assert r["verdict"] == again.verdict, name
-        assert r["figure"] == "fig-authors-code-loss", name
-        assert isinstance(r["value"], float) and r["spread"] > 0, name
+        assert isinstance(r["value"], float), name
+        if name.startswith("same_start_"):
+            assert r["figure"] == "fig-authors-code-same-start", name
+            assert r["criterion"] == "gap", name
+        else:
+            assert r["figure"] == "fig-authors-code-loss", name
+            assert r["spread"] > 0, name
+
+
+def test_the_same_start_records_are_the_runs(results, written):
+    _, tables, stored = written
+    for name, r in results.same_start.items():
+        rec = stored[f"same_start_{name}"]
+        assert rec["value"] == pytest.approx(max(r.gaps), rel=1e-5)
+        assert rec["verdict"] == "check"
+        T = r.epochs
+        assert list(r.identical) == [T // 3] * len(r.seeds)
+        assert (
+            f"equal bit for bit for the first {T // 3}, {T // 3} epochs"
+            in (rec["note"])
+        )
+        assert results.title(name) in tables["same_start"]
+    text = tables["same_start_text"]
+    assert text.startswith(f"**{len(results.same_start)} of")
+    assert "**The depth network, against a review.**" in text
+    assert "longer than the review's 3000" in text
 
 
 def test_the_numbers_are_the_comparisons(results, written):
@@ -64,7 +105,15 @@ def test_the_numbers_are_the_comparisons(results, written):
 
 def test_the_tables_and_the_spread_paragraph(results, written):
     rec, tables, _ = written
-    assert set(tables) == {"runs", "conventions", "headline", "claims", "closing"}
+    assert set(tables) == {
+        "runs",
+        "conventions",
+        "headline",
+        "claims",
+        "closing",
+        "same_start",
+        "same_start_text",
+    }
     assert tables["closing"].startswith(f"**{len(rec.items)} of {len(rec.items)}")
     for name in results.runs:
         assert results.title(name) in tables["headline"]
@@ -83,3 +132,27 @@ def test_check_parameters_refuses_unknown_experiments():
         ch.check_parameters(["section7"], "section7")
     with pytest.raises(ValueError, match="spread_check"):
         ch.check_parameters(["section4"], "depth")
+
+
+def test_compare_same_start_finds_where_the_runs_part():
+    A = np.linspace(10.0, 1.0, 100)[None]
+    B = A.copy()
+    B[0, 40:] *= 1 + 1e-7  # rounding: below the tolerance
+    B[0, 70:] *= 1 + 1e-3  # beyond it
+    r = ch.compare_same_start("x", [7], A, B)
+    assert r.identical.tolist() == [40] and r.part.tolist() == [70]
+    assert r.part_loss[0] == A[0, 70]
+    same = ch.compare_same_start("x", [7], A, A)
+    assert same.part.tolist() == [100] and np.isnan(same.part_loss[0])
+    assert same.gaps.tolist() == [0.0]
+    with pytest.raises(ValueError, match="must match"):
+        ch.compare_same_start("x", [7, 8], A, B)
+
+
+def test_same_start_seeds_checks_its_parameters():
+    n = ch.same_start_seeds(["section4", "depth"], 4, 2)
+    assert n == {"section4": 4, "depth": 2}
+    with pytest.raises(ValueError, match="same_start_depth_seeds"):
+        ch.same_start_seeds(["depth"], 4, 0)
+    with pytest.raises(ValueError, match="same_start_seeds"):
+        ch.same_start_seeds(["depth"], 2.5, 2)

@@ -556,3 +556,74 @@ def _gdln_state(ds):
     run = depth.train_seeds(net, ds, [0], depth.record_grid(2, 1), epochs=2, lr=1e-3)
     gates = [G[0, -1] for G in run.records["gates"]]
     return net, gates, [W[0, -1] for W in run.records["weights"]]
+
+
+def test_rule5_reads_a_claim_where_its_structure_exists():
+    from helpers.book import rulebook
+
+    loss = np.array([[96.0, 66.0, 20.0, 10.0], [96.0, 66.0, 66.0, np.nan]])
+    w = rulebook.structure_window(loss, 17.0)
+    assert w.tolist() == [[False, False, False, True], [False] * 4]
+    with pytest.raises(ValueError, match="level"):
+        rulebook.structure_window(loss, float("nan"))
+    v = np.array([[1.0, 2.0, 3.0, 4.0], [1.0, 1.0, 1.0, 1.0]])
+    m = depth.window_mean(v, w)
+    assert m[0] == 4.0 and np.isnan(m[1])
+    assert depth.window_mean(v, np.ones(4, bool)).tolist() == [2.5, 1.0]
+
+
+def test_pooling_with_a_stored_run_and_the_rounding_floor():
+    a, b = np.zeros((2, 5)), np.ones((3, 5))
+    pool = depth.pool_seeds([0, 1], {"relu": a}, [1, 2, 3], {"relu": b})
+    assert pool["seeds"] == [0, 1, 2, 3] and pool["relu"].shape == (4, 5)
+    short = depth.pool_seeds([0, 1], {"relu": a}, [2], {"relu": np.ones((1, 9))})
+    assert short["seeds"] == [0, 1] and short["added"] == []
+    with pytest.raises(ValueError, match="differ"):
+        depth.pool_seeds([0], {"relu": a}, [2], {"gdln": b})
+    t = np.arange(3001.0)
+    curve = lambda t0: 96 - 96 / (1 + np.exp(-(t - t0) / 30))  # noqa: E731
+    L = np.stack([curve(1000), curve(2000)])
+    stored = {"seeds": np.array([1]), "float32": L[1:], "float64": L[1:, ::1] * 0}
+    stored["float64"] = np.stack([curve(2100)])
+    runs = depth.same_start(L, [0, 1], stored)
+    assert list(runs) == ["engine, float32", "plain, float32", "plain, float64"]
+    fl = depth.rounding_floor(runs, np.array([96.0, 0.0]))
+    assert fl["diff"]["plain, float32"][0, 0] == 0
+    assert fl["diff"]["plain, float64"][0, 0] == pytest.approx(100, abs=2)
+    with pytest.raises(ValueError, match="no seed"):
+        depth.same_start(L, [5], stored)
+
+
+def test_stored_runs_are_checked_against_their_manifest(tmp_path):
+    import json
+
+    from helpers.chapters.depth import stored
+
+    np.savez_compressed(tmp_path / "scatter.npz", seeds=np.arange(2))
+    import hashlib
+
+    digest = hashlib.sha256((tmp_path / "scatter.npz").read_bytes()).hexdigest()
+    entry = {"file": "scatter.npz", "sha256": digest, "command": "c", "seeds": [0, 1]}
+    (tmp_path / "manifest.json").write_text(json.dumps({"scatter": entry}))
+    arrays, got = stored.load("scatter", tmp_path)
+    assert arrays["seeds"].tolist() == [0, 1] and got["command"] == "c"
+    (tmp_path / "scatter.npz").write_bytes(b"changed")
+    with pytest.raises(ValueError, match="sha256"):
+        stored.load("scatter", tmp_path)
+    with pytest.raises(ValueError, match="kind"):
+        stored.load("other", tmp_path)
+    with pytest.raises(ValueError, match="seeds"):
+        stored.scatter(1)
+
+
+def test_plain_descent_follows_the_engine_in_float32(ds):
+    from helpers.chapters.depth import stored
+
+    net = depth.relu_depth(ds)
+    W = [np.asarray(w, np.float32) for w in init_params(net, 0)]
+    ours = stored.plain_descent(W, ds.X, ds.Y, depth.LR, 20, np.float32)
+    engine = train(net, ds.X, ds.Y, lr=depth.LR, epochs=20, seeds=[0], record=())
+    assert ours.shape == (21,)
+    np.testing.assert_allclose(ours, engine.loss[0], rtol=1e-5)
+    with pytest.raises(ValueError, match="dtype"):
+        stored.plain_descent(W, ds.X, ds.Y, depth.LR, 20, np.int32)

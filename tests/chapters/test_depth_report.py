@@ -129,6 +129,30 @@ def _results():
     gaps_out, m_out, _, _ = ch.compare_plateaus(relu, gh, plat, shared, i_r, i_g)
     cand = [g for g in gaps_out if g[0] in m_out and m_out[g[0]].spread > 0]
     L_ow = gh.loss[:1] * 1.01
+    # the stored runs: 8 + 8 seeds of the same kind, and a rounding floor
+    big_r = _runs(rng, "ReLU", 8, T, every, 300).loss
+    big_g = _runs(rng, "GDLN", 8, T, every, 60).loss
+    lv_big = np.r_[ch.plateau_levels(big_r), 0.0]
+    pool = ch.pool_seeds(
+        range(S),
+        {"relu": relu.loss, "gdln": gh.loss},
+        np.arange(6, 14),
+        {"relu": big_r, "gdln": big_g},
+    )
+    assert pool["seeds"] == list(range(14)) and pool["added"] == list(range(6, 14))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ch, "INNER_RESAMPLES", 10)
+        var24 = ch.drop_scatter(pool["relu"], pool["gdln"], lv_big)
+    names24 = [f"{a:.0f} → {b:.0f}" for a, b in zip(lv_big[:-1], lv_big[1:])]
+    shift = np.zeros_like(big_r[:2])
+    shift[:, 7000:] = -0.5
+    stored_rd = {"seeds": np.arange(2), "float32": relu.loss[:2] + 0 * shift}
+    stored_rd["float64"] = relu.loss[:2] + shift
+    floor = ch.rounding_floor(ch.same_start(relu.loss, range(S), stored_rd), lv_big)
+    assert np.nanmax(np.abs(floor["diff"]["plain, float32"])) == 0
+    entry = {"seeds": list(range(8)), "command": "cmd", "seconds": 60.0}
+    entry.update(machine="test")
+    exists = relu.loss[:, relu.grid] < L_rank[-1]
     return ch.Results(
         SEEDS=list(range(S)),
         init="authors",
@@ -167,7 +191,15 @@ def _results():
         scatter_bs=scatter_bs,
         k_var=k_var,
         sub=ch.subset_scatter_ratios(*pairs[k_var], 4, draws=100),
+        var24=var24,
+        lv_big=lv_big,
+        names24=names24,
+        big_entry=entry,
+        pool=pool,
+        floor=floor,
+        rd_entry={"seeds": [0, 1], "command": "cmd"},
         phase=phase,
+        exists=exists,
         m_derived=ch.match_runs(relu.loss, gd.loss),
         m_hand_same=ch.match_runs(relu.loss, gh.loss[:2]),
         gap_stereo_derived=0.02,
@@ -207,8 +239,19 @@ def test_report_writes_every_record_with_its_verdict_and_variants(results, tmp_p
     # the numbers: the stereotypes' gap, the worst drop's log ratio, the phase
     m = results.m_stereo
     assert saved["gap_relu_gdln_stereotypes"]["value"] == pytest.approx(m.value, 1e-5)
-    v = results.scatter[results.k_var][0]
+    v24 = results.var24
+    v = v24["scatter"][v24["k"]][0]
     assert saved["variance_profile"]["value"] == pytest.approx(v, 1e-5)
+    # rule 5: the gating claims are read where context gating exists
+    x = ch.window_mean(results.relu.linear_l1_change, results.exists)
+    assert saved["layer1_linear"]["value"] == pytest.approx(np.nanmedian(x), 1e-5)
+    # against chance: layer 2's ratio at initialisation, the baseline a variant
+    mixed = saved["layer2_mixed"]
+    assert {"baseline", "window", "seeds"} <= set(mixed["variants"])
+    f = results.relu.functional
+    chance = np.median(f("single")[:, 0] / f("mixed")[:, 0])
+    assert mixed["paper"] == pytest.approx(chance, 1e-5)
+    assert saved["layer1_always_on"]["criterion"] == "near_bound"
     assert saved["layer1_always_on"]["phase"] == list(results.phase)
     # the closing table and the headline text come back for the page
     assert "| claim | verdict |" in out["summary"]

@@ -343,8 +343,17 @@ def test_check_parameters_names_the_value_it_refuses():
         epochs=3000,
         sample_every=100,
         show_ks=[3, 4],
+        reln_levels=[0.7, 0.5, 0.3],
+        floor_margin=2.0,
     )
     ch.check_parameters(p)
-    for name, bad in [("trainings", 5), ("kappa", 1.0), ("show_ks", [9])]:
+    for name, bad in [
+        ("trainings", 5),
+        ("kappa", 1.0),
+        ("show_ks", [9]),
+        ("reln_levels", [0.7, 0.5]),
+        ("reln_levels", [0.7, 0.5, 1.3]),
+        ("floor_margin", 0.5),
+    ]:
         with pytest.raises(ValueError, match=name):
             ch.check_parameters({**p, name: bad})

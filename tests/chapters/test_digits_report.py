@@ -40,6 +40,9 @@ def _tiny():
         elbow_seeds=2,
         kmeans_n_init=2,
         gate_tolerance=0.05,
+        shuffle_seed=0,
+        reln_levels=[0.7, 0.5, 0.3],
+        floor_margin=2.0,
     )
     med = lambda v: float(np.median(v))  # noqa: E731
     task = ch.digits_task(p["images_per_class"], p["test_fraction"], p["split_seed"])
@@ -106,7 +109,8 @@ def _tiny():
     )  # fmt: skip
     runs["derived"] = runs["mixed"]
     L = {k: r.loss for k, r in runs.items()}
-    above = tuple(f for f in h.measures.LEVELS if f * L0 > floor) or (0.5,)
+    above = ch.timing_levels(p["reln_levels"], floor / L0, p["floor_margin"])
+    shuffled = np.random.default_rng(0).permutation(ds.contexts)
     match = h.measures.match
     by_level = ch.gaps_by_level(relu.loss, L, L0, floor, grid=(0.9,))
     if not by_level:  # too short a run to reach the level
@@ -149,6 +153,12 @@ def _tiny():
             "t_half": t_half,
             "early": early,
             "census_at": census_at,
+            "census_init": {
+                k: med(census[k][:, relu.index(0)]) for k in report_module.CLASSES
+            },
+            "census_shuffled": ch.census_shuffled(relu, ds, (early, epochs), shuffled),
+            "best_classes": ch.cluster_classes(best.clustering, ds.contexts, 3),
+            "best_classes_shuffled": ch.cluster_classes(best.clustering, shuffled, 3),
             "runs": runs,
             "preds": preds,
             "p0_d": p0_d,
@@ -218,6 +228,10 @@ def test_the_numbers_are_the_pages(written):
         results.floor / results.L0, rel=1e-5
     )
     assert stored["best_k"]["value"]["bend rule"]["k"] == results.best_k
+    census = stored["census_context_level"]["value"]
+    assert "epoch 0 (initialisation)" in census
+    assert f"shuffled contexts, epoch {results.epochs}" in census
+    assert stored["census_context_level"]["note"].startswith("single / 2-of-3 weight")
     assert stored["test_error_relu"]["spread"] == pytest.approx(
         float(np.ptp(results.err_test["error"])), rel=1e-5
     )
@@ -230,3 +244,28 @@ def test_every_number_the_prose_cites_is_glued(written):
     assert set(tables) == {"controls", "summary", "printed"}
     assert tables["printed"].startswith("best_k")
     assert "| affine targets |" in tables["controls"]
+
+
+def test_the_prose_follows_the_records(written):
+    results, _, _, glued = written
+    c = results.best_classes
+    words = glued["digits_alg1_words"]
+    assert f"single-context {c['single']:.2f}" in words
+    assert ("outweigh" in words) or ("weigh the same" in words)
+    assert "initialisation" in glued["digits_census_words"]
+    assert glued["digits_whitened_words"].startswith("With whitened pixels")
+    assert glued["digits_n_above"] == len(results.above)
+
+
+def test_timing_levels_and_the_chance_controls_check_their_input():
+    assert ch.timing_levels([0.3, 0.7, 0.5, 0.1], 0.1157, 2.0) == (0.7, 0.5, 0.3)
+    assert ch.timing_levels([0.5, 0.1], 0.4, 2.0) == (0.5,)
+    with pytest.raises(ValueError, match="levels must be fractions"):
+        ch.timing_levels([1.5], 0.1, 2.0)
+    with pytest.raises(ValueError, match="margin must be"):
+        ch.timing_levels([0.5], 0.1, 0.5)
+    assert ch.compare_to_chance(0.2, {"a": 0.5, "b": 0.6}) == "below"
+    assert ch.compare_to_chance(0.55, {"a": 0.5, "b": 0.6}) == "within"
+    ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
+    with pytest.raises(ValueError, match="permutation"):
+        ch.census_shuffled(None, ds, [0], np.zeros(ds.P, int))

@@ -93,10 +93,17 @@ def results():
         elbow_seeds=2,
         kmeans_n_init=100,
         kmeans_n_init_check=10,
+        kmeans_restarts_check=[1, 10],
         kmeans_single_inits=3,
-        cl3_few=_clustering(ds, 3),
-        pt3_few=SimpleNamespace(output_mse=2e-3),
-        best_k_few=3,
+        by_restarts={
+            n: {
+                "errors": list(errors * f),
+                "best_k": k,
+                "retrained": [3],
+                "k3": _clustering(ds, 3),
+            }
+            for n, f, k in ((1, 1.5, 3), (10, 1.2, 4))
+        },
         init="matched",
         start_pts=start_pts,
         m_k4=m_k4,
@@ -131,6 +138,13 @@ def test_report_writes_every_record_as_the_rulebook_decides(results, tmp_path):
     assert items["k4_patterns"]["verdict"] == "reproduced"
     assert items["best_k"]["value"] == results.best_k
     assert set(items["elbow_errors"]["value"]) == {str(K) for K in results.KS}
+    restarts = {
+        row["setting"]: row["value"] for row in items["best_k"]["variants"]["restarts"]
+    }
+    assert restarts == {
+        "1 k-means restart instead of 100": 3,
+        "10 k-means restarts instead of 100": 4,
+    }
     seeds = {row["setting"] for row in items["best_k"]["variants"]["seeds"]}
     assert seeds == {"GDLN seed 0 alone", "GDLN seed 1 alone"}
     assert "In short" in tables["closing"] and "best_k" in tables["headline"]
@@ -147,6 +161,17 @@ def test_the_pages_tables(results):
     assert "item-dependent" in ch.tables.depth(r.clus_d1, r.clus_d2, r.ds)
     assert "Not run" in ch.tables.depth_elbow(None, 0, r.ds, r.samples)
     assert "final epoch only" in ch.tables.sensitivity(r.sens)
+    t = ch.tables.restarts(
+        r.by_restarts, 100, r.best_k, r.errors, r.KS, r.by_k[3].clustering, r.ds
+    )
+    assert "(the page's elbow)" in t and t.count("\n") == 4
+
+
+def test_the_restarts_variant_checks_its_count(results):
+    r = results
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match="n_init must be an integer"):
+            ch.elbow_restarts(r.samples, r.ds.X, r.ds.Y, r.by_k, bad, 0)
 
 
 def test_the_page_reads_the_clusterings(results):

@@ -53,7 +53,10 @@ def results():
     halving = {k: h.learning_time_from_curve(L, 0.5) for k, L in xor_sim.items()}
     full = ch.enumerate_patterns(4, 2)
     shares = {k: 0.25 for k in ch.CLASSES}
+    w_witness = np.array([1.0, -1.0, 2.0, 0.0])
     return SimpleNamespace(
+        w_witness=w_witness,
+        g_witness=(w_witness @ X22 > 0).astype(int),
         patterns22=patterns22,
         lp22=[ch.unit_pattern_lp(X22, g) for g in patterns22],
         strict22=ch.lp_feasible_patterns(X22, patterns22, strict_off=True),
@@ -136,6 +139,10 @@ def test_report_writes_every_record_as_the_rulebook_decides(results, tmp_path):
     assert items["implementable_patterns_full"]["value"] == (
         full["both"] - full["single_datapoint"]
     )
+    note = items["implementable_patterns_full"]["note"]
+    assert note.startswith("False as written")
+    assert "on at (o1, c1), (o2, c1), (o1, c2), off at (o2, c2)" in note
+    assert "not a single-datapoint one" in note
     assert items["interlacing_violations"]["verdict"] == "check"
     assert items["orthant_violations"]["verdict"] == "check"
     assert items["race_winner"]["value"] == "mixed"

@@ -341,6 +341,19 @@ def test_score_sentence_counts_each_setting_once():
     assert s["nearer_than_half_the_alternative"] == 1
     assert s["not_nearer_than_half"] == 1 and s["nearer_undecided"] == 1
     assert s["matching_settings"] == ["a"]
+    s = rv.score_sentence({"a": m(True, "below"), "b": m(False, "below")}, {"a": False})
+    assert s["settings"] == 1 and s["all_settings"] == 2
+    assert s["excluded_no_strategy"] == ["a"] and s["within_seed_noise"] == 0
+
+
+def test_structure_by_setting_reads_the_strategy_where_it_is_given():
+    width = {"fixed std": {700: {"strategy": True}, 16: {"strategy": False}}}
+    row = {"common": 0.5, "mixed": 0.3, "single": 0.2, "std": 0.2}
+    out = rv.structure_by_setting(
+        width, {"0.2": row}, {"GD": {**row, "mixed": 0.1}}, {}, 700, 0.5
+    )
+    assert out["paper settings"] and not out["width 16 (fixed std)"]
+    assert out["init std 2.0e-01"] and not out["GD"]
 
 
 def test_optimiser_row_reads_the_winner_among_context_classes():
@@ -352,3 +365,5 @@ def test_optimiser_row_reads_the_winner_among_context_classes():
     assert row["race_winner"] == "single"
     assert row["final_loss_share"] == pytest.approx(0.15)
     assert row["match_value"] == 0.1
+    row = rv.optimiser_row(st, L, {**m, "alternative": 0.3}, 1e-3, comparable=False)
+    assert row["match_value"] is None and "another time axis" in row["match_nearer"]

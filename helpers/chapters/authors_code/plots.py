@@ -53,3 +53,44 @@ def plot_losses(runs: dict, titles: dict):
     axes.flat[0].legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def plot_same_start(same: dict, titles: dict, tol: float):
+    """Run for run: per experiment of ``same``
+    (:class:`helpers.chapters.authors_code.SameStart` by name), the engine's loss minus
+    the script's at every epoch, as ``|difference| / script's loss`` on a log scale, one
+    line per seed (epochs where the two are equal bit for bit leave a gap), the
+    tolerance ``tol`` dashed, and the epoch each seed parts marked; one panel per
+    experiment titled from ``titles``; Figure ``fig-authors-code-same-start``.
+
+    Defined for the page book/authors_code.md.
+
+    Returns:
+        The figure.
+    """
+    n = len(same)
+    cols = min(n, 3)
+    rows = int(np.ceil(n / cols))
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False
+    )
+    colors = plt.get_cmap("viridis")
+    for ax, (name, r) in zip(axes.flat, same.items()):
+        rel = r.relative()
+        t = np.arange(r.epochs)
+        for i, seed in enumerate(r.seeds):
+            c = colors(i / max(len(r.seeds) - 1, 1) * 0.85)
+            shown = np.where(rel[i] > 0, rel[i], np.nan)
+            ax.plot(t, shown, color=c, lw=0.6, label=f"seed {seed}")
+            if r.part[i] < r.epochs:
+                ax.plot(r.part[i], rel[i, r.part[i]], "o", color=c, ms=4)
+        ax.axhline(tol, color="k", ls="--", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_title(titles[name], fontsize=10)
+        ax.set_xlabel("epoch")
+        ax.set_ylabel("|engine - script| / script's loss")
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig

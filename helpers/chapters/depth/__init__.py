@@ -120,6 +120,13 @@ __all__ = [
     "plateau_outputs",
     "init_comparison",
     "compare_plateaus",
+    "window_mean",
+    "context_weight_window",
+    "drop_scatter",
+    "rounding_floor",
+    "pool_seeds",
+    "same_start",
+    "stored",
     "Results",
     "report",
     "plots",
@@ -1301,5 +1308,163 @@ def compare_plateaus(relu: DepthRuns, gdln: DepthRuns, levels, shared, i_r, i_g)
     return gaps, matches, steps, shown
 
 
-from . import plots, tables  # noqa: E402
+def window_mean(values, window) -> np.ndarray:
+    """Per seed, the mean of ``values`` ``(seeds, records)`` over the records where
+    ``window`` (same shape, boolean) holds; NaN for a seed with no record there
+    (Depth chapter: a gating claim read where its structure exists,
+    [rulebook-structure],
+    and in its other windows).
+
+    Args:
+        values: ``(seeds, records)``.
+        window: boolean ``(seeds, records)``, or ``(records,)`` for every seed.
+
+    Returns:
+        ``(seeds,)`` means.
+    """
+    V = np.asarray(values, float)
+    W = np.broadcast_to(np.asarray(window, bool), V.shape)
+    n = W.sum(axis=1)
+    tot = np.where(W, V, 0.0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, tot / np.maximum(n, 1), np.nan)
+
+
+def context_weight_window(runs: "DepthRuns") -> np.ndarray:
+    """``(seeds, records)``: where the weight of layer 2's context classes (every unit
+    not on in all contexts: 2-of-3, single-context, other) is above its value at
+    initialisation (Depth chapter: the window variant "the context classes' weight
+    above its initial value", [rulebook-structure])."""
+    m = sum(runs.class_mass(1, c) for c in ("mixed", "single", "other"))
+    return m > m[:, :1]
+
+
+def drop_scatter(relu_loss, gdln_loss, levels_all) -> dict:
+    """The variance profile of two sets of runs (Depth chapter, "The timing of each
+    drop"; :func:`drop_epochs`, :func:`log_scatter_ratio`, :func:`scatter_bootstrap`).
+
+    Args:
+        relu_loss, gdln_loss: loss curves ``(seeds, epochs + 1)`` of each network.
+        levels_all: the plateau levels and 0 (the drops between consecutive levels).
+
+    Returns:
+        ``{"drops": {"relu", "hand"}: (seeds, drops) epochs, "sd": the same sds,
+        "scatter": [(ln ratio, normal-theory error)], "scatter_bs": [(bootstrap
+        error, its interval)], "z": |ln ratio| / error per drop, "k": the worst
+        drop}``.
+    """
+    levels_all = np.asarray(levels_all, float)
+    drops = {
+        "relu": drop_epochs(relu_loss, levels_all),
+        "hand": drop_epochs(gdln_loss, levels_all),
+    }
+    n = levels_all.size - 1
+    pairs = [(drops["relu"][:, k], drops["hand"][:, k]) for k in range(n)]
+    scatter = [log_scatter_ratio(a, b) for a, b in pairs]
+    scatter_bs = [scatter_bootstrap(a, b) for a, b in pairs]
+    z = np.array([abs(v) / e for (v, _), (e, _) in zip(scatter, scatter_bs)])
+    sd = {k: np.nanstd(v, axis=0, ddof=1) for k, v in drops.items()}
+    return {
+        "drops": drops,
+        "sd": sd,
+        "pairs": pairs,
+        "scatter": scatter,
+        "scatter_bs": scatter_bs,
+        "z": z,
+        "k": int(np.nanargmax(z)),
+    }
+
+
+def rounding_floor(curves: dict, levels_all) -> dict:
+    """How far rounding alone moves each drop (Depth chapter, the rounding floor): the
+    drop epochs (:func:`drop_epochs`) of runs from the same initial weights that differ
+    only in the order and precision of their sums.
+
+    Args:
+        curves: ``{name: (seeds, epochs + 1)}``, the same seeds in every entry; the
+            first entry is the reference (the engine's float32 runs).
+        levels_all: the plateau levels and 0.
+
+    Returns:
+        ``{"drops": {name: (seeds, drops)}, "diff": {name: (seeds, drops)} epochs
+        against the reference, "max": {name: per drop max |diff|}, "sd": per drop
+        the standard deviation rounding alone adds to one run, the root mean square
+        difference over every other entry and seed over sqrt 2}``.
+    """
+    names = list(curves)
+    if len(names) < 2:
+        raise ValueError("rounding_floor needs a reference and at least one other run")
+    drops = {k: drop_epochs(v, levels_all) for k, v in curves.items()}
+    ref = drops[names[0]]
+    diff = {k: drops[k] - ref for k in names[1:]}
+    allx = np.concatenate([diff[k] for k in names[1:]])
+    with np.errstate(invalid="ignore"):
+        sd = np.sqrt(np.nanmean(allx**2, axis=0) / 2)
+    return {
+        "drops": drops,
+        "diff": diff,
+        "max": {k: np.nanmax(np.abs(d), axis=0) for k, d in diff.items()},
+        "sd": sd,
+    }
+
+
+def pool_seeds(seeds, curves, stored_seeds, stored_curves) -> dict:
+    """This execution's runs pooled with a stored run's (Depth chapter, the variance
+    profile on 24 + 24 seeds; :mod:`.stored`): the stored seeds this execution did not
+    train are added, when their curves are as long as this execution's.
+
+    Args:
+        seeds: this execution's seeds; curves: ``{name: (seeds, T)}`` loss curves.
+        stored_seeds: the stored run's seeds; stored_curves: ``{name: (n, T')}``.
+
+    Returns:
+        ``{"seeds": the pooled seeds, name: pooled curves, "added": the stored seeds
+        added}``.
+    """
+    seeds = [int(x) for x in seeds]
+    if set(curves) != set(stored_curves):
+        raise ValueError(
+            f"curves {sorted(curves)} and stored_curves {sorted(stored_curves)} differ"
+        )
+    T = {np.shape(v)[-1] for v in curves.values()}
+    T_s = {np.shape(v)[-1] for v in stored_curves.values()}
+    new = [k for k, x in enumerate(stored_seeds) if int(x) not in seeds]
+    if T != T_s:
+        new = []  # other epochs (a test run): this execution's seeds alone
+    out = {
+        k: np.concatenate([np.asarray(v, float), np.asarray(stored_curves[k])[new]])
+        if new
+        else np.asarray(v, float)
+        for k, v in curves.items()
+    }
+    out["added"] = [int(stored_seeds[k]) for k in new]
+    out["seeds"] = seeds + out["added"]
+    return out
+
+
+def same_start(engine_loss, seeds, stored: dict) -> dict:
+    """The curves :func:`rounding_floor` compares (Depth chapter): the engine's runs of
+    the stored rounding run's seeds (from this execution) and the stored float32 and
+    float64 runs from the same initial weights, cut to the seeds and epochs both have.
+
+    Args:
+        engine_loss: this execution's ReLU curves ``(S, T)``; seeds: their seeds.
+        stored: the stored run (:func:`.stored.load` ``("rounding")``).
+
+    Returns:
+        ``{"engine, float32": ..., "plain, float32": ..., "plain, float64": ...}``.
+    """
+    seeds = [int(x) for x in seeds]
+    keep = [k for k, x in enumerate(stored["seeds"]) if int(x) in seeds]
+    if len(keep) < 1:
+        raise ValueError("no seed of the stored rounding run ran in this execution")
+    rows = [seeds.index(int(stored["seeds"][k])) for k in keep]
+    T = min(np.shape(engine_loss)[-1], stored["float32"].shape[-1])
+    out = {"engine, float32": np.asarray(engine_loss, float)[rows, :T]}
+    for k in ("float32", "float64"):
+        out[f"plain, {k}"] = np.asarray(stored[k], float)[keep, :T]
+    return out
+
+
+from . import plots, stored, tables  # noqa: E402
 from .report import Results, report  # noqa: E402

@@ -18,6 +18,8 @@ __all__ = [
     "derived",
     "outputs",
     "sharper_steps",
+    "profile",
+    "rounding",
 ]
 
 #: How each initialisation of the GDLN ([conv-init]) is named on the page.
@@ -228,3 +230,55 @@ def sharper_steps(names, durations, shared) -> str:
             "steps in two."
         )
     return txt
+
+
+def profile(names, var24) -> str:
+    """Per drop of a stored run (:func:`helpers.chapters.depth.drop_scatter`): each
+    network's sd of the drop epoch, their ratio, its log with the bootstrap error, and
+    the rulebook's verdict on "the same scatter" at that drop.
+
+    Args:
+        names: the drops' names (``"66 → 30"``).
+        var24: what :func:`helpers.chapters.depth.drop_scatter` returned.
+
+    Returns:
+        the table as Markdown.
+    """
+    from ...book import rulebook
+    from ...core.measures import Evidence
+
+    rows = [
+        "| drop | sd ReLU | sd GDLN | ratio | ln ratio ± bootstrap error | same? |",
+        "|---|---|---|---|---|---|",
+    ]
+    for k, name in enumerate(names):
+        (v, _), (e, iv) = var24["scatter"][k], var24["scatter_bs"][k]
+        ev = Evidence(v, spread=e, compared=0.0, criterion="near", spread_interval=iv)
+        rows.append(
+            f"| {name} | {var24['sd']['relu'][k]:.0f} | {var24['sd']['hand'][k]:.0f} "
+            f"| {np.exp(v):.2f} | {v:+.2f} ± {e:.2f} | {rulebook.verdict(ev)} |"
+        )
+    return "\n".join(rows)
+
+
+def rounding(names, floor) -> str:
+    """The rounding floor (:func:`helpers.chapters.depth.rounding_floor`): per drop,
+    how far each run from the same initial weights lands from the reference, per
+    seed, and the standard deviation rounding alone adds to one run.
+
+    Args:
+        names: the drops' names.
+        floor: what :func:`helpers.chapters.depth.rounding_floor` returned.
+
+    Returns:
+        the table as Markdown.
+    """
+    others = list(floor["diff"])
+    head = " | ".join(f"{k}: epochs against the reference, per seed" for k in others)
+    rows = [f"| drop | {head} | sd from rounding |", "|---" * (len(others) + 2) + "|"]
+    for k, name in enumerate(names):
+        cells = " | ".join(
+            ", ".join(f"{d:+.0f}" for d in floor["diff"][o][:, k]) for o in others
+        )
+        rows.append(f"| {name} | {cells} | {floor['sd'][k]:.0f} |")
+    return "\n".join(rows)

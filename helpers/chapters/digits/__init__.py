@@ -68,6 +68,10 @@ __all__ = [
     "explain_controls",
     "controls_record",
     "census_over_training",
+    "census_shuffled",
+    "cluster_classes",
+    "timing_levels",
+    "compare_to_chance",
     "pathway_diagonalizability",
     "final_outputs",
     # Algorithm 1 from the core, re-exported so that the chapter reads ch.sample_epochs
@@ -624,6 +628,106 @@ def census_over_training(run, ds: Dataset, labels=None, tol: float = 0.05) -> di
     return out
 
 
+def census_shuffled(run, ds: Dataset, epochs, contexts) -> dict:
+    """The census of the trained ReLU network read with the contexts shuffled over the
+    datapoints: the chance control of the census (Defined for the page
+    book/digits.md).
+
+    Args:
+        run: the ReLU run, with ``gates`` and ``weights`` recorded at ``epochs``.
+        ds: the training task (its input, for the snap change).
+        epochs: the record epochs to read.
+        contexts: the shuffled context of each datapoint (a permutation of
+            ``ds.contexts``: as many datapoints per context); the gates and weights
+            are the network's.
+
+    Returns:
+        ``{epoch: {common, mixed, single, other, item_dependent, snap_change}}``,
+        medians over the run's seeds.
+    """
+    shuffled = np.asarray(contexts)
+    if sorted(shuffled.tolist()) != sorted(np.asarray(ds.contexts).tolist()):
+        raise ValueError("contexts must be a permutation of ds.contexts")
+    G = run.records["gates"][0]
+    W1, W2 = run.records["weights"]
+    C = ds.n_contexts
+    out = {}
+    for e in epochs:
+        i = run.index(int(e))
+        rows = []
+        for s in range(G.shape[0]):
+            cen = gating_census(G[s, i], W1[s, i], W2[s, i], shuffled, C)
+            cen["snap_change"] = functional_census(
+                W1[s, i], W2[s, i], ds.X, shuffled, C
+            )["snap_change"]
+            rows.append(cen)
+        keys = ("common", "mixed", "single", "other", "item_dependent", "snap_change")
+        out[int(e)] = {k: float(np.median([c[k] for c in rows])) for k in keys}
+    return out
+
+
+def cluster_classes(clustering, contexts, n_contexts: int) -> dict:
+    """Algorithm 1's clusters by census class (Defined for the page book/digits.md).
+
+    Args:
+        clustering: a :class:`helpers.core.algorithm1.Clustering`.
+        contexts: the context of each datapoint (shuffle them for the chance
+            reading).
+        n_contexts: C.
+
+    Returns:
+        ``{common, mixed, single, other}``: the share of the sampled rows in clusters
+        whose binarised centroid, read at the level of contexts, is on in every
+        context, in C - 1, in one, or otherwise.
+    """
+    C = int(n_contexts)
+    pats = pattern_strings(clustering.binary, np.asarray(contexts), C)
+    out = {"common": 0.0, "mixed": 0.0, "single": 0.0, "other": 0.0}
+    for p, w in zip(pats, clustering.shares):
+        k = p.count("1")
+        cls = (
+            "common"
+            if k == C
+            else "mixed"
+            if k == C - 1 and C > 2
+            else "single"
+            if k == 1
+            else "other"
+        )
+        out[cls] += float(w)
+    return out
+
+
+def timing_levels(levels, floor_frac: float, margin: float) -> tuple:
+    """The loss levels the ReLNs are timed at (Defined for the page book/digits.md).
+
+    Args:
+        levels: candidate fractions of L0, each in (0, 1).
+        floor_frac: the floor of any context-gated ReLN over L0.
+        margin: a level is kept when it is at least ``margin`` times the floor (a
+            ReLN nears its floor only slowly, so a level just above it times the
+            floor, not the race), ``margin >= 1``.
+
+    Returns:
+        The kept levels, highest first (at least the highest level, so that a time
+        gap exists).
+    """
+    lv = sorted({float(f) for f in levels}, reverse=True)
+    if not lv or not all(0 < f < 1 for f in lv):
+        raise ValueError(f"levels must be fractions in (0, 1), got {levels!r}")
+    if not margin >= 1:
+        raise ValueError(f"margin must be >= 1, got {margin!r}")
+    return tuple(f for f in lv if f >= margin * floor_frac) or (lv[0],)
+
+
+def compare_to_chance(value: float, baselines: dict) -> str:
+    """``'below'``, ``'above'`` or ``'within'`` the range of chance ``baselines``
+    (``{name: value}``) (Defined for the page book/digits.md): a ratio the network
+    has is read against what chance gives, not a constant."""
+    lo, hi = min(baselines.values()), max(baselines.values())
+    return "below" if value < lo else "above" if value > hi else "within"
+
+
 def pathway_diagonalizability(net, ds: Dataset) -> dict:
     """Assumption 2.1.1 for every pathway of a one-hidden-layer GDLN: the core's
     :func:`helpers.core.linear.diagonalizability` of the pathway's effective dataset
@@ -733,6 +837,8 @@ def control_run(
     relu_std: float,
     lr: float,
     epochs: int,
+    levels=None,
+    margin: float = 1.0,
 ) -> dict:
     """One control of ``book/digits.md``: the ReLU network (``relu_width`` units, std
     ``relu_std``) and the common + 2-of-3 and common + single-context ReLNs
@@ -776,22 +882,25 @@ def control_run(
         ]
         for s in range(len(seeds))
     ]
-    return control_summary(L, ds, float(np.median(snap)))
+    return control_summary(L, ds, float(np.median(snap)), levels, margin)
 
 
-def control_summary(L: dict, ds: Dataset, snap_change: float) -> dict:
+def control_summary(
+    L: dict, ds: Dataset, snap_change: float, levels=None, margin: float = 1.0
+) -> dict:
     """The numbers :func:`control_run` returns, from the loss curves ``L`` (``relu``,
     ``mixed``, ``single``: ``(seeds, T)`` each) on ``ds`` and the ReLU network's final
     snap change: also used for the original task, whose runs the chapter has.  The
-    time gaps are taken over the loss levels above the floor (``levels``): below it
-    no context-gated ReLN can follow, and a gap there measures the floor, not the
+    time gaps are taken over the loss ``levels`` (default: the book's) that lie at
+    least ``margin`` times above the floor (:func:`timing_levels`): below it no
+    context-gated ReLN can follow, and a gap there measures the floor, not the
     race."""
     from ...core.measures import LEVELS, level_times, match
 
     L0 = 0.5 * float(np.sum(ds.Y**2))
     med = lambda v: float(np.median(v))  # noqa: E731
     floor = affine_floor(ds) / L0
-    above = tuple(f for f in LEVELS if f > floor) or LEVELS[:1]
+    above = timing_levels(LEVELS if levels is None else levels, floor, margin)
     return {
         "mixed": match(L["relu"], L["mixed"], L["single"], levels=above),
         "single": match(L["relu"], L["single"], L["mixed"], levels=above),
@@ -975,6 +1084,12 @@ def check_parameters(p: dict) -> None:
         ("kappa", p["kappa"] < 1, "below 1 (beyond, gradient descent is unstable)"),
         ("test_fraction", p["test_fraction"] < 1, "below 1"),
         ("gate_tolerance", p["gate_tolerance"] < 0.5, "below 0.5"),
+        (
+            "reln_levels",
+            len(p["reln_levels"]) >= 3 and all(0 < f < 1 for f in p["reln_levels"]),
+            "at least three fractions of L0 in (0, 1)",
+        ),
+        ("floor_margin", p["floor_margin"] >= 1, "at least 1"),
         (
             "epochs",
             p["epochs"] >= 3 * p["sample_every"],

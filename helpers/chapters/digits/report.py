@@ -44,6 +44,9 @@ class Results:
     elbow_seeds: int
     kmeans_n_init: int
     gate_tolerance: float
+    shuffle_seed: int
+    reln_levels: list
+    floor_margin: float
     # the task
     task: object
     L0: float
@@ -71,11 +74,15 @@ class Results:
     best_src: dict
     kinds_all: list
     err_gdln: dict
+    best_classes: dict
+    best_classes_shuffled: dict
     # the census
     census: dict
     t_half: float
     early: int
     census_at: dict
+    census_init: dict
+    census_shuffled: dict
     # the ReLNs
     runs: dict
     preds: dict
@@ -361,6 +368,214 @@ def _glue_census(r: Results) -> None:
     glue("digits_snap_at_floor", _med(snap_at_floor) if snap_at_floor else float("nan"))
 
 
+def _ratio(c: dict) -> float:
+    """Single-context weight over 2-of-3 weight (inf when there is no 2-of-3)."""
+    return c["single"] / c["mixed"] if c["mixed"] > 0 else float("inf")
+
+
+def _chance(r: Results) -> dict:
+    """The census's single / 2-of-3 ratio early and at the end, beside chance: the
+    network at initialisation and the trained one with the contexts shuffled."""
+    early, final = r.census_at[f"epoch {r.early}"], r.census_at[f"epoch {r.epochs}"]
+    sh_e, sh_f = r.census_shuffled[r.early], r.census_shuffled[r.epochs]
+    return {
+        "early": _ratio(early),
+        "final": _ratio(final),
+        "init": _ratio(r.census_init),
+        "shuffled_early": _ratio(sh_e),
+        "shuffled_final": _ratio(sh_f),
+    }
+
+
+def _census_chance_words(r: Results) -> tuple[str, str]:
+    """The census against chance: a sentence of numbers, and what they say."""
+    from . import compare_to_chance
+
+    q = _chance(r)
+    at = r.census_at
+    e, f = at[f"epoch {r.early}"], at[f"epoch {r.epochs}"]
+    i, se, sf = r.census_init, r.census_shuffled[r.early], r.census_shuffled[r.epochs]
+
+    def cms(c):
+        return (
+            f"common {c['common']:.2f}, 2-of-3 {c['mixed']:.2f}, single-context "
+            f"{c['single']:.2f} (single / 2-of-3 = {_ratio(c):.2f})"
+        )
+
+    numbers = (
+        f"when the loss has halved (epoch {r.early}) the census reads {cms(e)}; at "
+        f"initialisation {cms(i)}; with the contexts shuffled {cms(se)}. At the end "
+        f"(epoch {r.epochs}): {cms(f)}; shuffled {cms(sf)}."
+    )
+    base_e = {"initialisation": q["init"], "shuffled": q["shuffled_early"]}
+    base_f = {"initialisation": q["init"], "shuffled": q["shuffled_final"]}
+    where_e = compare_to_chance(q["early"], base_e)
+    where_f = compare_to_chance(q["final"], base_f)
+    early_text = {
+        "below": "early in learning the network holds less single-context weight per "
+        "unit of 2-of-3 weight than chance gives, the direction the paper describes",
+        "within": "early in learning the balance of single-context and 2-of-3 weight "
+        "is within what chance gives",
+        "above": "early in learning the network holds more single-context weight per "
+        "unit of 2-of-3 weight than chance gives, against the paper's description",
+    }[where_e]
+    lead = "single-context" if f["single"] > f["mixed"] else "2-of-3"
+    words = (
+        f"{early_text} ({q['early']:.2f} against {q['init']:.2f} at initialisation "
+        f"and {q['shuffled_early']:.2f} with shuffled contexts). By the end "
+        f"{lead} units hold more of the weight ({f['single']:.2f} single-context "
+        f"against {f['mixed']:.2f} 2-of-3, ratio {q['final']:.2f}, {where_f} the "
+        "range chance gives)."
+    )
+    return numbers, words
+
+
+def _cluster_words(r: Results) -> str:
+    """Algorithm 1's clusters at the elbow by class, and read with shuffled
+    contexts."""
+    c, sh = r.best_classes, r.best_classes_shuffled
+
+    def shares(x):
+        return (
+            f"common {x['common']:.2f}, 2-of-3 {x['mixed']:.2f}, single-context "
+            f"{x['single']:.2f}, other {x['other']:.2f}"
+        )
+
+    if c["single"] > c["mixed"]:
+        verdict = (
+            "single-context clusters outweigh the 2-of-3 ones, the opposite of "
+            "Section 4's structure"
+        )
+    elif c["mixed"] > c["single"]:
+        verdict = "2-of-3 clusters outweigh the single-context ones, as in Section 4"
+    else:
+        verdict = "single-context and 2-of-3 clusters weigh the same"
+    return (
+        f"By share of the sampled rows its clusters are {shares(c)}: {verdict} (with "
+        f"the contexts shuffled over the datapoints the same centroids read "
+        f"{shares(sh)})."
+    )
+
+
+def _whitened_words(r: Results) -> str:
+    """Whether whitening leaves the two ReLNs distinguishable."""
+    w = r.controls["whitened pixels"]
+    a, b = w["mixed"].value, w["single"].value
+    sp = w["mixed"].spread
+    lv = ", ".join(f"{f:g}" for f in w["levels"])
+    if abs(a - b) <= sp:
+        return (
+            f"With whitened pixels the two ReLNs cannot be told apart: their gaps to "
+            f"the ReLU network, {a:.3f} (2-of-3) and {b:.3f} (single-context) over the "
+            f"levels {lv}, differ by {abs(a - b):.3f}, less than the seed spread "
+            f"{sp:.3f}; whitening erases the difference between the paper's ReLN and "
+            "its alternative on this task."
+        )
+    nearer = "2-of-3" if a < b else "single-context"
+    return (
+        f"With whitened pixels the two ReLNs stay apart: their gaps, {a:.3f} (2-of-3) "
+        f"and {b:.3f} (single-context) over the levels {lv}, differ by "
+        f"{abs(a - b):.3f}, more than the seed spread {sp:.3f}; the {nearer} ReLN is "
+        "the nearer."
+    )
+
+
+def _per_level(r: Results) -> dict:
+    """The two ReLNs' time gaps to the ReLU network at each timing level alone (the
+    levels some seed of the ReLU network reaches)."""
+    out = {}
+    for f in r.above:
+        try:
+            m = {
+                k: match(r.relu.loss, r.runs[k].loss, levels=(f,))
+                for k in ("mixed", "single")
+            }
+        except ValueError:  # a level no ReLU seed (or no ReLN) reaches
+            continue
+        out[f] = {k: v.value for k, v in m.items()} | {"spread": m["mixed"].spread}
+    return out
+
+
+def _glue_chance(r: Results) -> None:
+    numbers, words = _census_chance_words(r)
+    glue("digits_chance_table", numbers)
+    glue("digits_census_words", words[0].upper() + words[1:])
+    alg1 = _cluster_words(r)
+    glue("digits_alg1_words", alg1)
+    glue("digits_whitened_words", _whitened_words(r))
+    glue("digits_floor_margin", r.floor_margin)
+    glue("digits_n_above", len(r.above))
+    lv = _per_level(r)
+    nearer = [f for f, g in lv.items() if g["mixed"] < g["single"]]
+    apart = [f for f, g in lv.items() if g["single"] - g["mixed"] > NM * g["spread"]]
+    glue(
+        "digits_levels_words",
+        f"the 2-of-3 ReLN is the nearer at {len(nearer)} of the {len(lv)} levels "
+        + "("
+        + "; ".join(
+            f"{f:g}: {g['mixed']:.3f} against {g['single']:.3f}" for f, g in lv.items()
+        )
+        + f"), and nearer by more than {NM:g} x the seed spread at {len(apart)}",
+    )
+    faster = _t50(r, "mixed") < _t50(r, "single")
+    glue(
+        "digits_prop42_words",
+        "as Proposition 4.2 predicts" if faster else "against Proposition 4.2",
+    )
+    better = r.m_reln_above.value < r.m_single_above.value
+    glue(
+        "digits_nearer_words", "nearer to it than" if better else "no nearer to it than"
+    )
+    glue(
+        "digits_better_words",
+        "the paper's common + 2-of-3 ReLN is the nearer of the two candidates"
+        if better
+        else "the paper's common + 2-of-3 ReLN is not the nearer of the two candidates",
+    )
+    q = _chance(r)
+    from . import compare_to_chance
+
+    where = compare_to_chance(
+        q["early"], {"init": q["init"], "shuffled": q["shuffled_early"]}
+    )
+    c = r.best_classes
+    if where == "below" and c["mixed"] > c["single"]:
+        lead = "Yes, early in learning, and beyond chance."
+    elif where == "below":
+        lead = "Partly: early in learning the census leans to 2-of-3 beyond chance, "
+        lead += "but Algorithm 1's clusters do not."
+    else:
+        lead = "Not beyond chance."
+    e = r.census_at[f"epoch {r.early}"]
+    glue(
+        "digits_conclusion_words",
+        f"{lead} When the loss has halved {e['common'] + e['mixed']:.2f} of the ReLU "
+        f"network's weight is in always-on and 2-of-3 units and {e['single']:.2f} in "
+        "single-context ones (Section 4 reports none): a single / 2-of-3 ratio of "
+        f"{q['early']:.2f}, against {q['init']:.2f} at initialisation and "
+        f"{q['shuffled_early']:.2f} with the contexts shuffled. At the end the ratio "
+        f"is {q['final']:.2f}, and at K* = {r.best_k} Algorithm 1 puts "
+        f"{c['single']:.2f} of the rows in single-context clusters against "
+        f"{c['mixed']:.2f} in 2-of-3 ones.",
+    )
+    m = r.m_reln_above.value < r.m_single_above.value
+    glue(
+        "digits_reviewers_words",
+        f"Algorithm 1 finds an always-on cluster ({c['common']:.2f} of the rows) and "
+        f"clusters on in some contexts only, {c['single']:.2f} single-context against "
+        f"{c['mixed']:.2f} 2-of-3 at K* = {r.best_k}; in the census {words} Of the two "
+        "ReLNs the paper's 2-of-3 one is "
+        + ("the nearer" if m else "not the nearer")
+        + f" to the ReLU network over the {len(r.above)} levels above the floor "
+        f"({r.m_reln_above.value:.3f} against {r.m_single_above.value:.3f}), with a "
+        "race reduction that predicts it. " + _whitened_words(r),
+    )
+
+
+def _t50(r: Results, kind: str) -> float:
+    return _med([level_times(L, (0.5,))[0] for L in r.runs[kind].loss])
+
+
 #: The census's classes, as the page reads them.
 CLASSES = ("common", "mixed", "single", "other", "item_dependent", "snap_change")
 
@@ -529,6 +744,10 @@ def _records(rec, r: Results, ahead: dict, late: dict) -> dict:
         "binarised centroids at the elbow as context-level on/off strings (on in a "
         "context when on for at least half its images); shares "
         + ", ".join(f"{w:.2f}" for w in r.best.clustering.shares)
+        + "; by class "
+        + ", ".join(f"{k} {v:.2f}" for k, v in r.best_classes.items())
+        + "; read with the contexts shuffled over the datapoints "
+        + ", ".join(f"{k} {v:.2f}" for k, v in r.best_classes_shuffled.items())
         + ".",
     )
     out["k_patterns_gate_on"] = rec.add(
@@ -550,10 +769,20 @@ def _records(rec, r: Results, ahead: dict, late: dict) -> dict:
         )
         for t, i in (("early", i_early), ("final", -1))
     }
+    q = _chance(r)
+    chance = {
+        "epoch 0 (initialisation)": r.census_init,
+        **{f"shuffled contexts, epoch {e}": c for e, c in r.census_shuffled.items()},
+    }
     out["census_context_level"] = rec.add(
         "census_context_level",
-        r.census_at,
-        "gating census by weight (conv-census) and the functional census's snap "
+        {**r.census_at, **chance},
+        "single / 2-of-3 weight: early "
+        f"{q['early']:.3f}, final {q['final']:.3f}; chance: at initialisation "
+        f"{q['init']:.3f}, contexts shuffled over the datapoints (seed "
+        f"{r.shuffle_seed}) {q['shuffled_early']:.3f} early and "
+        f"{q['shuffled_final']:.3f} at the end. "
+        "Gating census by weight (conv-census) and the functional census's snap "
         f"change, median over {n_seeds} seeds, at the record epoch nearest the loss's "
         f"half-time ({r.early}) and at the end ({r.epochs}); weight in units gating on "
         f"the context only / image only / both: early {shares['early']}, final "
@@ -575,12 +804,20 @@ def _records(rec, r: Results, ahead: dict, late: dict) -> dict:
     out["reln_vs_relu_above_floor"] = rec.add(
         "reln_vs_relu_above_floor",
         r.m_reln_above,
-        f"as reln_vs_relu over the levels above the ReLN floor only ({r.above}).",
+        f"as reln_vs_relu over the levels at least {r.floor_margin:g} x the ReLN floor "
+        f"({r.above}; candidates {tuple(r.reln_levels)}); per level "
+        + "; ".join(
+            f"{f:g}: {g['mixed']:.4f} (single {g['single']:.4f}, spread "
+            f"{g['spread']:.4f})"
+            for f, g in _per_level(r).items()
+        )
+        + ".",
     )
     out["singles_vs_relu_above_floor"] = rec.add(
         "singles_vs_relu_above_floor",
         r.m_single_above,
-        f"as singles_vs_relu over the levels above the ReLN floor only ({r.above}).",
+        f"as singles_vs_relu over the levels at least {r.floor_margin:g} x the ReLN "
+        f"floor ({r.above}).",
     )
     out["gap_by_level"] = rec.add(
         "gap_by_level",
@@ -646,7 +883,8 @@ def _records(rec, r: Results, ahead: dict, late: dict) -> dict:
         controls_record(r.controls, ahead, late),
         f"ReLU ({r.relu_width} units) vs the two ReLNs ({r.reln_width} units per "
         f"pathway, matched) on the task and three controls, {n_seeds} seeds; gaps "
-        "over the levels above each task's floor; relu_ahead (the early lead): halves "
+        f"over the levels of {tuple(r.reln_levels)} at least {r.floor_margin:g} x "
+        "each task's floor; relu_ahead (the early lead): halves "
         f"first and the 2-of-3 gap is beyond {NM:g} x the top of the spread's "
         "interval; relu_ends_lower (the late lead): final loss below both ReLNs' by "
         f"more than {NM:g} x the top of the final losses' spread interval.",
@@ -798,6 +1036,7 @@ def report(rec, results: Results) -> dict:
     _glue_relns(r)
     ahead, late = _leads(r)
     _glue_controls(r, ahead, late)
+    _glue_chance(r)
     recs = _records(rec, r, ahead, late)
     rec.save()
     return {

@@ -54,6 +54,7 @@ __all__ = [
     "item_dependent",
     "errors_by_seed",
     "kmeans_optima",
+    "elbow_restarts",
     "init_rows",
     "paper_gdln",
     "clustering_sensitivity",
@@ -117,6 +118,48 @@ def kmeans_optima(samples: GateSamples, K: int, random_states, ds: Dataset) -> d
         best = optima.get(key, (np.inf, 0))
         optima[key] = (min(best[0], cl.inertia), best[1] + 1)
     return optima
+
+
+def elbow_restarts(samples, X, Y, by_k: dict, n_init: int, random_state: int, **gd):
+    """Fig. 9's elbow again with every ``K`` clustered from ``n_init`` k-means restarts
+    (Defined for the page book/gate_finding.md: the ``restarts`` variant of
+    ``best_k``).
+
+    Args:
+        samples: the sampled gates (:func:`sample_gates`).
+        X, Y: the task's input and target.
+        by_k: ``{K: ElbowPoint}`` of the page's own elbow (its restarts).
+        n_init: k-means restarts, at least 1.
+        random_state: k-means' seed.
+        **gd: the arguments of :func:`elbow` that build and train the GDLNs.
+
+    Returns:
+        ``{"errors": [...], "best_k": K*, "retrained": [K, ...], "k3": Clustering}``:
+        the seed-averaged output error per ``K`` (a GDLN is trained again only where
+        the binarised centroids differ from the page's; the others keep its error),
+        the bend rule's elbow, the ``K`` retrained, and the ``K = 3`` clustering.
+    """
+    if isinstance(n_init, bool) or not isinstance(n_init, (int, np.integer)):
+        raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
+    if n_init < 1:
+        raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
+    Ks = sorted(by_k)
+    errors, retrained, k3 = [], [], None
+    for K in Ks:
+        cl = cluster_gates(samples, K, random_state=random_state, n_init=int(n_init))
+        k3 = cl if K == 3 else k3
+        if np.array_equal(cl.binary, by_k[K].clustering.binary):
+            errors.append(float(by_k[K].output_mse))
+            continue
+        pt = elbow(samples, X, Y, [K], clusterings={K: cl}, **gd)[0]
+        errors.append(float(pt.output_mse))
+        retrained.append(int(K))
+    return {
+        "errors": errors,
+        "best_k": elbow_k(Ks, errors),
+        "retrained": retrained,
+        "k3": k3,
+    }
 
 
 def init_rows(matches: dict, points: dict) -> dict:

@@ -13,6 +13,7 @@ __all__ = [
     "clusterings",
     "elbow",
     "optima",
+    "restarts",
     "init",
     "constructions",
     "sensitivity",
@@ -77,6 +78,37 @@ def optima(found: dict, n: int) -> str:
         "K = 3 centroids (context level)",
         "lowest objective found",
         "single restarts reaching it",
+    ]
+    return _md(rows, headers)
+
+
+def restarts(by_restarts: dict, n_init: int, best_k: int, errors, Ks, cl3, ds) -> str:
+    """The elbow under each k-means restart count (``ch.elbow_restarts``), beside the
+    page's own (``n_init`` restarts, ``best_k``, ``errors``, K = 3 clustering
+    ``cl3``)."""
+    Ks = list(Ks)
+
+    def row(n, k, e, retrained, cl):
+        lo = int(np.argmin(e))
+        cents = ", ".join(sorted(context_strings(cl, ds), reverse=True))
+        return (
+            f"{n}", cents, f"{e[Ks.index(3)]:.3g}", f"{e[Ks.index(4)]:.3g}",
+            f"{Ks[lo]} ({e[lo]:.3g})", retrained, f"{k}",
+        )  # fmt: skip
+
+    rows = [row(n_init, best_k, list(errors), "(the page's elbow)", cl3)]
+    for n, r in sorted(by_restarts.items()):
+        if n != n_init:
+            done = ", ".join(str(K) for K in r["retrained"]) or "none"
+            rows.append(row(n, r["best_k"], r["errors"], done, r["k3"]))
+    headers = [
+        "k-means restarts",
+        "K = 3 centroids",
+        "error K = 3",
+        "error K = 4",
+        "lowest error at K",
+        "K retrained",
+        "elbow K*",
     ]
     return _md(rows, headers)
 

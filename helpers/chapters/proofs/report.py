@@ -18,7 +18,7 @@ __all__ = ["FIELDS", "results", "report"]
 #: What :func:`report` reads of the page's results (the page's variable names).
 FIELDS = (
     # Lemma 4.1
-    "patterns22", "lp22", "strict22", "certs22",
+    "w_witness", "g_witness", "patterns22", "lp22", "strict22", "certs22",
     "full", "n_contexts", "counts_by_C", "lp33", "nested33",
     "sample", "lp_sample_feasible", "crit_sample", "witness_ok",
     # the trained ReLU network's units
@@ -44,7 +44,29 @@ def results(namespace) -> SimpleNamespace:
     return SimpleNamespace(**{k: namespace[k] for k in FIELDS})
 
 
+def _witness(r) -> str:
+    """The 2 x 2 counterexample in words: the unit's weights and where it is on."""
+    w = np.asarray(r.w_witness, float)
+    g = np.asarray(r.g_witness).astype(int)
+    names = [f"(o{i + 1}, c{c + 1})" for c in range(2) for i in range(2)]
+    on = ", ".join(n for n, x in zip(names, g) if x)
+    off = ", ".join(n for n, x in zip(names, g) if not x) or "nowhere"
+    cls = pattern_class(g, 2, 2)
+    single = int(g.sum()) == 1
+    kind = (
+        "a pattern of item and context together, not a single-datapoint one"
+        if cls == "both" and not single
+        else f"NOT a counterexample (class {cls}, single datapoint: {single})"
+    )
+    return (
+        f"w_item = ({w[0]:g}, {w[1]:g}), w_ctx = ({w[2]:g}, {w[3]:g}): on at {on}, "
+        f"off at {off}; {kind}"
+    )
+
+
 def _lemma(rec, r) -> dict:
+    witness22 = _witness(r)
+    glue("proofs_witness22_text", witness22)
     feasible = np.array([x["feasible"] for x in r.lp22])
     classes = pattern_class(r.patterns22, 2, 2)
     n_bad = int((~feasible).sum())
@@ -89,7 +111,9 @@ def _lemma(rec, r) -> dict:
     out["r_full"] = rec.add(
         "implementable_patterns_full",
         ev,
-        "implementable patterns that depend on the item and the context, other than "
+        "False as written, by one unit on Appendix D's own 2 items x 2 contexts "
+        f"(counterexample: {witness22}). The count: implementable patterns that "
+        "depend on the item and the context, other than "
         f"the single-datapoint edge case (split: {split}); the lemma allows none. "
         f"Brute force over all 2^{8 * r.n_contexts} on/off patterns of one bias-free "
         f"ReLU unit on 8 items x {r.n_contexts} contexts: implementable = nested "

@@ -741,6 +741,7 @@ from .sweeps import (  # noqa: E402
     optimiser_row,
     score_sentence,
     strategy_settings,
+    structure_by_setting,
     time_to_1pc,
 )
 
@@ -769,5 +770,6 @@ __all__ += [
     "optimiser_row",
     "score_sentence",
     "strategy_settings",
+    "structure_by_setting",
     "time_to_1pc",
 ]

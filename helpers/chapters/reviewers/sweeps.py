@@ -31,6 +31,7 @@ __all__ = [
     "intervention_row",
     "score_sentence",
     "strategy_settings",
+    "structure_by_setting",
 ]
 
 #: The functional shares each sweep's row keeps (medians over seeds).
@@ -143,7 +144,7 @@ def init_row(
     }
 
 
-def optimiser_row(st, L, m, step) -> dict:
+def optimiser_row(st, L, m, step, comparable: bool = True) -> dict:
     """One row of the optimiser comparison (section 3 of the page).
 
     Args:
@@ -151,18 +152,26 @@ def optimiser_row(st, L, m, step) -> dict:
         L: loss curves ``(seeds, T)``.
         m: the run's :func:`helpers.chapters.reviewers.match_summary`.
         step: the optimiser's step.
+        comparable: whether the optimiser's epochs are gradient descent's time, so
+            that a time gap to the gradient-descent ReLN means something (False for
+            Adam, whose step is normalised per weight: its match fields are then
+            None and ``match_nearer`` says why).
 
     Returns:
         The row: step, the race's winner among the context classes (largest median
         share), the functional shares, the final loss over the initial, the match.
     """
     winner = max(("mixed", "single", "other"), key=lambda c: _med(st[c]))
+    fields = match_fields(m)
+    if not comparable:
+        fields = dict.fromkeys(fields)
+        fields["match_nearer"] = "not compared: another time axis"
     return {
         "step": step,
         "race_winner": winner,
         **{c: _med(st[c]) for c in SHARES},
         "final_loss_share": _med(L[:, -1] / L[:, 0]),
-        **match_fields(m),
+        **fields,
         "seeds": int(np.shape(L)[0]),
     }
 
@@ -245,21 +254,32 @@ def intervention_row(st, race: dict, t1, t1_base: float, L, L0: float, **extra):
     }
 
 
-def score_sentence(matches: dict) -> dict:
+def score_sentence(matches: dict, structure: Mapping | None = None) -> dict:
     """The authors' sentence scored over every setting's match (section "Question 0,
-    scored").
+    scored"), on the settings where the structure it is about exists.
 
     Args:
         matches: ``{setting: match_summary}``.
+        structure: ``{setting: bool}`` (:func:`structure_by_setting`): whether the
+            ReLU network uses the 2-of-3 strategy there; a setting without it is left
+            out of the counts (the ReLN of 2-of-3 pathways cannot describe a network
+            that does not use them) and named.  Missing settings count as True.
 
     Returns:
-        The counts: settings, within the seed noise, undecided within the spread's
-        interval, below / not below half the alternative's gap beyond the noise or
-        undecided, the settings whose ReLU network reaches every loss level, and the
-        names of the settings within the noise.
+        The counts over the scored settings: settings, within the seed noise,
+        undecided within the spread's interval, below / not below half the
+        alternative's gap beyond the noise or undecided, the settings whose ReLU
+        network reaches every loss level, and the names of the settings within the
+        noise; ``all_settings`` and ``excluded_no_strategy`` (names) beside them.
     """
+    structure = structure or {}
+    kept = {k: m for k, m in matches.items() if structure.get(k, True)}
+    excluded = [k for k in matches if k not in kept]
+    matches = kept
     ms = matches.values()
     return {
+        "all_settings": len(kept) + len(excluded),
+        "excluded_no_strategy": excluded,
         "settings": len(matches),
         "within_seed_noise": sum(m["matches"] for m in ms),
         "undecided_within_interval": sum(m["undecided"] for m in ms),
@@ -290,3 +310,37 @@ def strategy_settings(width_sweep, init_sweep, optimiser, data_table, relu_width
         + list(optimiser.values())[1:]
         + list(data_table.values())[1:]
     )
+
+
+def structure_by_setting(
+    width_sweep, init_sweep, optimiser, data_table, relu_width, strategy_share
+) -> dict:
+    """Whether the ReLU network uses the 2-of-3 strategy in each setting the sentence
+    is scored on (Defined for the page book/reviewers.md, "Question 0, scored").
+
+    Args:
+        width_sweep: ``{rule: {width: row}}`` (rows carry ``strategy``: the network
+            learned the task and 2-of-3 units make at least ``strategy_share`` of
+            the non-common snapped output).
+        init_sweep, optimiser, data_table: ``{name: row}`` with functional shares.
+        relu_width: the paper's width (the row of "paper settings").
+        strategy_share: the page's threshold, read on the other rows as 2-of-3 units'
+            share of the output that common units do not make.
+
+    Returns:
+        ``{setting name as in the page's matches: bool}``.
+    """
+
+    def has(row):
+        if "strategy" in row:
+            return bool(row["strategy"])
+        rest = 1.0 - row["common"]
+        return bool(rest > 0 and row["mixed"] / rest >= strategy_share)
+
+    out = {"paper settings": has(width_sweep["fixed std"][relu_width])}
+    for rule, rows in width_sweep.items():
+        out.update({f"width {w} ({rule})": has(r) for w, r in rows.items()})
+    out.update({f"init std {r['std']:.1e}": has(r) for r in init_sweep.values()})
+    out.update({k: has(r) for k, r in optimiser.items()})
+    out.update({k: has(r) for k, r in data_table.items()})
+    return out
