@@ -31,6 +31,7 @@ import importlib
 from .book import progress, records  # noqa: F401
 from .book.notebook import glue  # noqa: F401
 from .core import (
+    algorithm1,
     checks,
     datasets,
     devices,

@@ -12,6 +12,7 @@
 * :mod:`helpers.book.pytest_plugin`: the test command's scratch records and drift check;
 * :mod:`helpers.book.records`: each chapter's headline numbers in ``book/results/``;
 * :mod:`helpers.book.scorecard`: the scorecard, its bottom line, every record;
+* :mod:`helpers.book.researchers`: the paper's figures in the book, the downloads;
 * :mod:`helpers.book.notebook`: ``glue`` for the chapters' prose;
 * :mod:`helpers.book.progress`: progress of long runs, kept out of the pages;
 * :mod:`helpers.book.sphinx_ext`: keeps the built site offline and its console clean.
@@ -20,7 +21,7 @@ Importing this package is cheap: papermill and Jupyter Book load only when a com
 needs them.
 """
 
-from . import chapter_data, parameters, rulebook, scorecard  # noqa: F401
+from . import chapter_data, parameters, researchers, rulebook, scorecard  # noqa: F401
 from .chapter_data import chapters_present  # noqa: F401
 
 

@@ -10,6 +10,7 @@ Commands, one a line (``python -m helpers.book <command> --help`` for each):
     python -m helpers.book site                           # the committed book's site
     python -m helpers.book site --from _build/runs/<run>  # the site of a run
     python -m helpers.book drift                          # records against committed
+    python -m helpers.book notebook xor                   # a copy to run in JupyterLab
 
 The site build also prints the whole book to ``_build/html/make-haste-slowly.pdf``
 (Chromium, offline) where Chromium is installed.
@@ -155,6 +156,36 @@ def colab_notebooks(dest: Path) -> list[Path]:
         path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
         out.append(path)
     return out
+
+
+#: Where ``python -m helpers.book notebook`` writes a chapter's working copy: beside
+#: the interactive records, never in ``book/``.
+NOTEBOOKS = ROOT / "_build" / "interactive" / "notebooks"
+
+
+def notebook_copy(name: str, dest: Path | None = None) -> Path:
+    """A working copy of the executed chapter ``name`` for JupyterLab (or any notebook
+    editor), written to ``dest`` (default :data:`NOTEBOOKS`): the committed
+    ``book/<name>.ipynb`` without its jupytext pairing, so that saving it (autosave
+    included) writes that one file and never the committed ``.ipynb`` or ``.md``.  Its
+    records go to ``_build/interactive/results`` as every interactive execution's do.
+
+    Returns:
+        the copy's path.
+    """
+    src = BOOK / f"{name}.ipynb"
+    if not src.exists():
+        raise SystemExit(
+            f"no chapter {name!r}: book/{name}.ipynb does not exist "
+            f"(chapters: {chapters_present()})"
+        )
+    nb = json.loads(src.read_text())
+    nb.get("metadata", {}).pop("jupytext", None)  # unpaired: no .md beside it
+    dest = Path(dest or NOTEBOOKS)
+    dest.mkdir(parents=True, exist_ok=True)
+    path = dest / src.name
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    return path
 
 
 def _point_colab_at_published_notebooks(html: Path) -> None:
@@ -530,7 +561,7 @@ def _tree_from_run(run: Path) -> Path:
         )
     # the scorecard (and with it every count) from the run's records, whichever
     # chapters the run executed
-    for page in ("scorecard", "records"):
+    for page in ("scorecard", "records", "researchers"):
         if page in CHAPTERS:
             execute(page, {}, run=run)
     root = run / "site-src"
@@ -656,6 +687,11 @@ def main(argv=None) -> None:
     d.add_argument(
         "--against", default="HEAD", help="git revision of the committed records"
     )
+    nb = sub.add_parser(
+        "notebook",
+        help="an unpaired working copy of a chapter for JupyterLab (never book/)",
+    )
+    nb.add_argument("chapter", help=f"the chapter: {CHAPTERS}")
     n = sub.add_parser("colab-notebooks", help="the notebooks for Colab (workflow)")
     n.add_argument("dest", help="folder to write book/<chapter>.ipynb into")
     from . import crosscheck  # the authors' scripts beside ours (never at build time)
@@ -667,6 +703,11 @@ def main(argv=None) -> None:
 
     if args.cmd == "crosscheck":
         raise SystemExit(crosscheck.main(args))
+
+    if args.cmd == "notebook":
+        path = notebook_copy(args.chapter)
+        print(f"{path.relative_to(ROOT)}  (open it: .venv/bin/jupyter lab {path})")
+        return
 
     if args.cmd == "colab-notebooks":
         for path in colab_notebooks(Path(args.dest)):

@@ -111,11 +111,46 @@ def check(chapter: str, values: dict) -> None:
         )
     rules_ = rules(chapter)
     for name, value in values.items():
-        wrong = _problem(name, value, defaults[name], rules_.get(name, {}))
+        rule = rules_.get(name, {})
+        wrong = _problem(name, value, defaults[name], rule)
+        if not wrong and "at_most" in rule:
+            wrong = _beyond(value, rule["at_most"], values, defaults)
+        if not wrong and "multiple_of" in rule:
+            wrong = _off_grid(value, rule["multiple_of"], values, defaults)
         if wrong:
             raise ValueError(
                 f"{name} must be {wrong}, got {value!r} (chapter {chapter!r})"
             )
+    for name, rule in rules_.items():  # a bound another parameter's new value moved
+        if name not in values and "at_most" in rule and rule["at_most"] in values:
+            wrong = _beyond(defaults[name], rule["at_most"], values, defaults)
+            if wrong:
+                raise ValueError(
+                    f"{name} must be {wrong}, but its default is {defaults[name]!r}: "
+                    f"give {name} too (chapter {chapter!r})"
+                )
+
+
+def _off_grid(value, other: str, values: dict, defaults: dict) -> str | None:
+    """The rule ``multiple_of``: an integer (or every integer of a list) a multiple of
+    the parameter ``other`` (e.g. epochs shown among the epochs recorded)."""
+    step = values.get(other, defaults[other])
+    xs = value if isinstance(value, (list, tuple)) else [value]
+    if all(_is_int(x) and x % step == 0 for x in xs):
+        return None
+    each = " (each)" if isinstance(value, (list, tuple)) else ""
+    return f"a multiple of {other} = {step!r}{each}, an epoch that is recorded"
+
+
+def _beyond(value, other: str, values: dict, defaults: dict) -> str | None:
+    """The rule ``at_most``: a number (or every number of a list) at most the value of
+    the parameter ``other`` (e.g. epochs shown at most the epochs trained)."""
+    bound = values.get(other, defaults[other])
+    xs = value if isinstance(value, (list, tuple)) else [value]
+    if all(_is_real(x) and x <= bound for x in xs):
+        return None
+    each = " (each)" if isinstance(value, (list, tuple)) else ""
+    return f"at most {other} = {bound!r}{each}"
 
 
 def check_namespace(chapter: str, namespace: dict) -> None:

@@ -36,6 +36,8 @@ import sys
 import threading
 from pathlib import Path
 
+from .records import PRINT_OMIT
+
 PDF_NAME = "make-haste-slowly.pdf"
 PDF_PAGE = "whole-book.html"  # the single-page build, rewritten for print
 
@@ -146,21 +148,24 @@ def _progress(msg: str) -> None:
 
 
 def edition(root: Path) -> tuple[str, str, str]:
-    """The book's version (``helpers.__version__``), the commit ``root`` is at (short)
-    and that commit's date, else ``unknown`` and today's date: the title page's, and
-    every page's footer (so that a rebuild of one commit gives the same pages)."""
-    import time
+    """The book's version (``helpers.__version__``), the commit ``root`` is at (short,
+    else ``unknown``) and the release date of ``CITATION.cff``: the title page's and
+    every page's footer, the same version and date a citation gives (so that a rebuild
+    of one commit gives the same pages)."""
+    import re
 
     from helpers import __version__
 
     out = subprocess.run(
-        ["git", "-C", str(root), "log", "-1", "--format=%h %cs"],
+        ["git", "-C", str(root), "log", "-1", "--format=%h"],
         capture_output=True,
         text=True,
     ).stdout.split()
-    if len(out) == 2:
-        return __version__, out[0], out[1]
-    return __version__, "unknown", time.strftime("%Y-%m-%d")
+    cff = (Path(root) / "CITATION.cff").read_text()
+    date = re.search(r'^date-released:\s*"?([0-9-]+)"?', cff, re.M)
+    if not date:
+        raise ValueError("CITATION.cff has no date-released")
+    return __version__, out[0] if out else "unknown", date.group(1)
 
 
 def _level(tag) -> int:
@@ -187,6 +192,14 @@ def print_document(
     for selector in CHROME:
         for tag in soup.select(selector):
             tag.decompose()
+    for details in soup.select(f"details.{PRINT_OMIT}"):  # long appendices: a line
+        summary = details.find("summary")
+        note = soup.new_tag("p")
+        note.string = (
+            f"{summary.get_text(' ', strip=True) if summary else 'This appendix'}: "
+            "on the site, and in the records' JSON (page For researchers)."
+        )
+        details.replace_with(note)
     for details in soup.find_all("details"):  # dropdowns print open
         details["open"] = ""
 

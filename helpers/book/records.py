@@ -25,6 +25,7 @@ import json
 import math
 import os
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -274,16 +275,73 @@ class Records:
         return item
 
     def save(self) -> Path:
+        """Write the records; inside a notebook, also glue the chapter's answer
+        (:meth:`answer`) as ``<chapter>_answer``, the box its page opens with."""
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{self.chapter}.json"
         path.write_text(json.dumps(self.items, indent=2, sort_keys=True) + "\n")
+        if _in_notebook():
+            from IPython.display import Markdown
+
+            from .notebook import glue
+
+            glue(f"{self.chapter}_answer", Markdown(self.answer()))
         return path
+
+    def answer(self) -> str:
+        """The chapter's answer in a few lines of Markdown: each claim of the paper it
+        scores with its verdict, who decides it and the choices it depends on (one
+        line per claim, a closed form joined to its claim), then how many checks and
+        findings it holds."""
+        from . import rulebook
+
+        lines = []
+        for name, r in self.items.items():
+            if r.get("kind") != "paper" or r.get("part_of"):
+                continue
+            entry = rulebook.claim(self.chapter, name) or {}
+            who = _WHO.get(r.get("decided_by") or rulebook.DECIDED_BY[0], "")
+            dep = r.get("depends_on") or []
+            tail = f"; depends on {', '.join(dep)}" if dep else ""
+            lines.append(
+                f"- {entry.get('short') or r.get('claim') or name}: "
+                f"{badge(r['verdict'])} (decided by {who}{tail})"
+            )
+        kinds = Counter(r.get("kind") for r in self.items.values())
+        words = {"check": ("check", "checks"), "finding": ("finding", "findings")}
+        rest = ", ".join(
+            f"{kinds[k]} {one if kinds[k] == 1 else many}"
+            for k, (one, many) in words.items()
+            if kinds[k]
+        )
+        if not lines:
+            return f"No claim of the paper is scored here; {rest or 'no record'}."
+        tail = f"\n\nBeside them, the book's own {rest}." if rest else ""
+        return "\n".join(lines) + tail
 
     def table(self):
         """The records as rows (name, value, compared value, verdict) for display."""
         return [
             (k, r["value"], r["paper"], r["verdict"]) for k, r in self.items.items()
         ]
+
+
+#: Who decides a verdict, in the answer box's words.
+_WHO = {
+    "the paper's claim": "the paper",
+    "the authors' code": "the authors' code",
+    "this book's construction": "this book",
+}
+
+
+def _in_notebook() -> bool:
+    """Whether this runs in a notebook's kernel (where glue has somewhere to go)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
 def load_all(directory: Path | str | None = None) -> dict[str, dict]:
@@ -468,8 +526,15 @@ def _details(name: str, rec: dict, statement: str | None = None) -> list[str]:
     return out
 
 
-def _dropdown(title: str, body: list[str]) -> list[str]:
-    return ["", f"::::{{dropdown}} {title}", *body, "::::", ""]
+#: The class of a dropdown the PDF prints closed, as a line that names it
+#: (:mod:`helpers.book.pdf`): the long appendices the site and the records' JSON carry.
+PRINT_OMIT = "print-omit"
+
+
+def _dropdown(title: str, body: list[str], print_omit: bool = False) -> list[str]:
+    """A MyST dropdown; ``print_omit``: the PDF prints its title alone."""
+    opts = [f":class-container: {PRINT_OMIT}"] if print_omit else []
+    return ["", f"::::{{dropdown}} {title}", *opts, *body, "::::", ""]
 
 
 def claims_table(rows) -> str:

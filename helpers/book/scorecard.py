@@ -151,6 +151,11 @@ def decides(r: dict) -> str:
             f"|{_fmt(value)} - {_fmt(r['paper'])}| = {_fmt(abs(value - r['paper']))} "
             f"against {rulebook.NOISE_MULTIPLE:g} x seed spread {_fmt(spread)}"
         )
+    if crit == "near_bound" and num(value) and num(r.get("paper")):
+        return (
+            f"shortfall {_fmt(abs(value - r['paper']))} of {_fmt(value)} from the "
+            f"bound {_fmt(r['paper'])} against {rulebook.BOUND_TOLERANCE:g} (one-sided)"
+        )
     if crit == "smaller" and num(value) and num(r.get("paper")) and r["paper"]:
         text = (
             f"ratio {_fmt(value / r['paper'])} against {rulebook.CLEARLY:g} "
@@ -382,7 +387,7 @@ def appendix(records: dict) -> str:
         for ch, n, r in mine:
             body += _details(n, r) + _variants(r)
         out += ["", f"## {title}", "", f"{len(mine)} records: {verdicts}."]
-        out += _dropdown(f"{title}: every record", body)
+        out += _dropdown(f"{title}: every record", body, print_omit=True)
     targets = [
         (ch, n, r)
         for ch, recs in records.items()

@@ -2,6 +2,7 @@
 any work, and runs with other parameters go to a folder of their own."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +64,20 @@ def test_bad_parameters_are_refused_before_any_work(args, message):
     assert res.returncode != 0 and message in res.stderr, res.stderr[-2000:]
     assert "executing" not in res.stderr
     assert _book_state() == before
+
+
+@pytest.mark.parametrize(
+    "chapter, values, message",
+    [
+        ("contexts", {"show_epochs": [1000, 4001]}, "a multiple of record_every = 250"),
+        ("contexts", {"show_epochs": [1000, 9000]}, "at most epochs = 8000 (each)"),
+        ("contexts", {"epochs": 1}, "show_epochs must be at most epochs = 1 (each)"),
+        ("extra_contexts", {"epochs": 50}, "record_every must be at most epochs"),
+    ],
+)
+def test_parameters_bound_by_another_are_refused_by_name(chapter, values, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parameters.check(chapter, values)
 
 
 def test_every_chapter_declares_valid_defaults():
@@ -131,3 +146,37 @@ def test_every_page_of_a_runs_site_names_the_run(tmp_path):
     assert committed["parse"]["myst_substitutions"]["bottom_line"] == (
         scorecard.bottom_line(records.load_all(records.RESULTS_DIR))
     )
+
+
+def _book_bytes(name):
+    return {p: p.read_bytes() for p in build.BOOK.glob(f"{name}.*")}
+
+
+@pytest.mark.slow
+def test_a_notebook_run_and_saved_as_jupyterlab_does_leaves_the_book_alone(tmp_path):
+    """The README's route: ``python -m helpers.book notebook <chapter>`` writes an
+    unpaired copy; executing it in its own folder (as a JupyterLab kernel does) and
+    saving it the way jupytext's contents manager saves (every paired format) writes
+    that copy alone, never ``book/``."""
+    import jupytext
+    import nbformat
+    from jupytext.paired_paths import paired_paths
+    from nbclient import NotebookClient
+
+    before = _book_bytes("background")
+    path = build.notebook_copy("background", tmp_path)
+    nb = nbformat.read(path, as_version=4)
+    assert "jupytext" not in nb.metadata  # unpaired
+    NotebookClient(
+        nb, timeout=600, resources={"metadata": {"path": tmp_path}}
+    ).execute()
+    formats = nb.metadata.get("jupytext", {}).get("formats", "ipynb")
+    for alt, fmt in paired_paths(str(path), "ipynb", formats):
+        jupytext.write(nb, alt, fmt=fmt)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["background.ipynb"]
+    assert _book_bytes("background") == before  # book/background.ipynb and .md
+
+
+def test_the_notebook_command_refuses_an_unknown_chapter(tmp_path):
+    with pytest.raises(SystemExit, match="no chapter 'xorr'"):
+        build.notebook_copy("xorr", tmp_path)

@@ -59,7 +59,9 @@ def test_rules_name_declared_parameters(chapter):
     declared = parameters.declared(chapter)
     assert set(rules) <= set(declared), sorted(set(rules) - set(declared))
     for name, rule in rules.items():
-        assert set(rule) <= {"min", "choices"}, (name, rule)
+        assert set(rule) <= {"min", "choices", "at_most", "multiple_of"}, (name, rule)
+        for other in (rule.get("at_most"), rule.get("multiple_of")):
+            assert other is None or other in declared, (name, other)
         if "choices" in rule:
             assert declared[name] in rule["choices"], (name, declared[name])
 

@@ -168,6 +168,8 @@ PAGE = """<html><head><title>t</title></head><body>
 <details class="hide above-input"><summary>Show code cell source</summary>
 <pre>code</pre></details>
 <details class="sd-dropdown"><summary>Details</summary><p>inside</p></details>
+<details class="sd-dropdown print-omit"><summary>Every record</summary><p>long</p>
+</details>
 </section></section></article></body></html>"""
 
 
@@ -194,6 +196,8 @@ def test_the_print_document_is_a_book():
     assert "#xor-sec" in hrefs and "https://example.org/x" in hrefs
     assert not any("search.html" in h or h.endswith(".pdf") for h in hrefs), hrefs
     assert soup.select_one("details.sd-dropdown").has_attr("open")
+    assert "long" not in text  # a print-omit dropdown prints as a line naming it
+    assert "Every record: on the site, and in the records' JSON" in text
     assert not soup.select("[role=heading]"), (
         "contents captions would enter the outline"
     )

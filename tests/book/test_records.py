@@ -230,3 +230,24 @@ def test_the_best_candidate_is_shown_with_its_gap():
 
     rec = {"best": "3-of-5", "candidates": {"3-of-5": 0.058, "4-of-5": 0.1}}
     assert "best candidate: 3-of-5 (0.058)" in records.compared(rec)
+
+
+def test_a_chapter_s_answer_lists_its_claims_verdicts_and_who_decides(tmp_path):
+    import json
+    from pathlib import Path
+
+    from helpers.book.records import Records
+
+    book = Path(__file__).resolve().parents[2] / "book" / "results"
+    rec = Records("extra_contexts", directory=tmp_path)
+    rec.items = json.loads((book / "extra_contexts.json").read_text())
+    text = rec.answer()
+    claims = [
+        r for r in rec.items.values() if r["kind"] == "paper" and not r.get("part_of")
+    ]
+    assert text.count("\n- ") + 1 == len(claims)  # one line per claim, parts joined
+    assert "(decided by " in text and "{bdg-" in text
+    assert "Beside them, the book's own" in text
+    empty = Records("lag", directory=tmp_path)
+    empty.items = {"x": {"kind": "finding"}}
+    assert empty.answer() == ("No claim of the paper is scored here; 1 finding.")

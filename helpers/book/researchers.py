@@ -1,0 +1,139 @@
+"""The page *For researchers* (``book/researchers.md``): the index of the paper's
+figures with the book's counterparts and the claims read off each, and the downloads
+(every chapter's records).
+
+The paper's figures are listed once, in ``paper_figures.toml`` beside this module; a
+claim belongs to a paper figure when its book figure (the registry's ``figure``) is
+one of that figure's counterparts, or its ``where`` names the figure with its panel
+(``Fig. 4a``; ``Figs. 4b, 5``; ``Fig. 2d-e``).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from . import rulebook, scorecard
+
+__all__ = [
+    "FIGURES",
+    "figures_named",
+    "figure_claims",
+    "figure_index",
+    "downloads",
+    "citation",
+]
+
+#: ``{paper figure: {"what", "counterparts"}}`` in the paper's order.
+FIGURES = tomllib.loads((Path(__file__).parent / "paper_figures.toml").read_text())
+
+_FIG = re.compile(r"Figs?\.\s*((?:\d+[a-e]?(?:-[a-e])?(?:,\s*)?)+)")
+
+
+def figures_named(where: str) -> set[str]:
+    """The paper figures a ``where`` names with their panel: ``"Section 3, Fig. 2d-e"``
+    gives ``{"2d", "2e"}``, ``"Figs. 4b, 5"`` gives ``{"4b", "5"}``; a bare number names
+    the figure only where the paper's figure has no panels (``Fig. 5``, not ``Fig. 4``).
+    """
+    out = set()
+    for group in _FIG.findall(where or ""):
+        for item in re.split(r",\s*", group.strip(", ")):
+            m = re.fullmatch(r"(\d+)([a-e]?)(?:-([a-e]))?", item)
+            if not m:
+                continue
+            num, a, b = m.groups()
+            if not a:
+                if num in FIGURES:
+                    out.add(num)
+                continue
+            for letter in map(chr, range(ord(a), ord(b or a) + 1)):
+                out.add(num + letter)
+    return out & set(FIGURES)
+
+
+def figure_claims(records: dict) -> dict[str, list[tuple[str, str, dict]]]:
+    """``{paper figure: [(chapter, record name, record), ...]}``: the paper's claims
+    (one per claim, as the scorecard counts them) read off each figure."""
+    out = {f: [] for f in FIGURES}
+    for ch, name, r, _ in scorecard.claims(records):
+        entry = rulebook.claim(ch, name) or {}
+        figs = figures_named(entry.get("where", ""))
+        figs |= {
+            f for f, e in FIGURES.items() if entry.get("figure") in e["counterparts"]
+        }
+        for f in sorted(figs, key=list(FIGURES).index):
+            out[f].append((ch, name, r))
+    return out
+
+
+def figure_index(records: dict) -> str:
+    """Markdown table, one row per paper figure: what it shows, the book's
+    counterparts (numbered references) and the claims read off it with their verdict
+    and who decides it.
+
+    Args:
+        records: every chapter's records (:func:`helpers.book.records.load_all`).
+
+    Returns:
+        the table as Markdown.
+    """
+    by_fig = figure_claims(records)
+    rows = [
+        "| paper | what it shows | the book's counterpart | claims: verdict (decided "
+        "by) |",
+        "|---|---|---|---|",
+    ]
+    for fig, entry in FIGURES.items():
+        book = ", ".join(f"{{numref}}`{lab}`" for lab in entry["counterparts"])
+        claims = "; ".join(
+            f"{r.get('short') or name}: **{r['verdict']}** "
+            f"({scorecard.WHO[r.get('decided_by') or scorecard.WHO_DEFAULT][0]})"
+            for _, name, r in by_fig[fig]
+        )
+        rows.append(f"| Fig. {fig} | {entry['what']} | {book} | {claims or '—'} |")
+    return "\n".join(rows)
+
+
+def downloads(records: dict) -> str:
+    """Markdown list of the records' downloads: each chapter's records as JSON, as the
+    site serves them (``{download}`` roles, relative to ``book/``)."""
+    return "\n".join(
+        f"- {{download}}`{ch}.json <results/{ch}.json>`: "
+        f"{sum(1 for r in recs.values() if r.get('kind') == 'paper')} claims of the "
+        f"paper, {len(recs)} records in all"
+        for ch, recs in records.items()
+    )
+
+
+def citation(root: Path | None = None) -> str:
+    """How to cite this release: the version and date of ``CITATION.cff`` (the
+    footer's and the PDF's too), the tag that names it, and a BibTeX entry.
+
+    Defined for the page book/researchers.md.
+    """
+    import re
+
+    root = Path(root) if root else Path(__file__).resolve().parents[2]
+    cff = (root / "CITATION.cff").read_text()
+
+    def field(name):
+        m = re.search(rf'^{name}:\s*"?([^"\n]+)"?', cff, re.M)
+        return m.group(1).strip() if m else ""
+
+    version, date, title = field("version"), field("date-released"), field("title")
+    return (
+        f"This is release **{version}** of {date} (git tag `v{version}`; the "
+        "CHANGELOG lists every release and its tag). `CITATION.cff` in the "
+        "repository holds the same version and date, as do every page's footer and "
+        "the PDF's title page. BibTeX:\n\n"
+        "```bibtex\n"
+        f"@software{{haste_book_{version.replace('.', '_')},\n"
+        f"  title   = {{{{{title}}}}},\n"
+        "  author  = {{The haste-book developers}},\n"
+        f"  version = {{{version}}},\n"
+        f"  year    = {{{date[:4]}}},\n"
+        f"  date    = {{{date}}},\n"
+        "  note    = {Companion to Jarvis, Klein, Rosman and Saxe, ICLR 2025}\n"
+        "}\n```"
+    )

@@ -1,0 +1,61 @@
+"""The page For researchers (helpers.book.researchers): the paper-figure index, the
+downloads and the citation."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+import helpers as h
+from helpers.book import researchers
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    "where, named",
+    [
+        ("Section 3, Fig. 2d-e", {"2d", "2e"}),
+        ("Appendix A (Eq. 7); Figs. 4b, 5; OpenReview", {"4b", "5"}),
+        ("Section 4, Fig. 4a (output panels)", {"4a"}),
+        ("Appendix E, proof of Proposition 4.2, Fig. 4", set()),  # panels: by label
+        ("Section 5, Fig. 5 (C = 4)", {"5"}),
+        ("Lemma 4.1", set()),
+    ],
+)
+def test_a_where_names_the_paper_figures_it_cites(where, named):
+    assert researchers.figures_named(where) == named
+
+
+def test_every_counterpart_is_a_figure_of_the_book():
+    labels = set()
+    for page in (ROOT / "book").glob("*.md"):
+        labels |= set(re.findall(r"name: (fig-[\w-]+)", page.read_text()))
+    for fig, entry in researchers.FIGURES.items():
+        missing = set(entry["counterparts"]) - labels
+        assert not missing, (fig, missing)
+
+
+def test_the_index_has_a_row_per_paper_figure_and_every_claim_of_a_figure():
+    records = h.records.load_all(ROOT / "book" / "results")
+    table = researchers.figure_index(records)
+    for fig in ("1", "2a", "2e", "4a", "4c", "5", "6b", "9"):
+        assert f"| Fig. {fig} |" in table
+    by_fig = researchers.figure_claims(records)
+    assert any(name == "gap_relu_reln" for _, name, _ in by_fig["4a"])
+    assert all(r["kind"] == "paper" for rows in by_fig.values() for *_, r in rows)
+
+
+def test_every_chapter_s_records_can_be_downloaded():
+    records = h.records.load_all(ROOT / "book" / "results")
+    text = researchers.downloads(records)
+    for ch in records:
+        assert f"{{download}}`{ch}.json <results/{ch}.json>`" in text
+
+
+def test_the_citation_gives_the_installed_version_and_the_cff_date():
+    text = researchers.citation(ROOT)
+    cff = (ROOT / "CITATION.cff").read_text()
+    date = re.search(r'^date-released: "?([0-9-]+)', cff, re.M).group(1)
+    assert f"release **{h.__version__}** of {date}" in text
+    assert f"git tag `v{h.__version__}`" in text
