@@ -147,13 +147,25 @@ def _progress(msg: str) -> None:
     print(f"[book] {msg}", file=sys.stderr, flush=True)
 
 
+def release(root: Path) -> dict[str, str]:
+    """The release ``CITATION.cff`` names: its ``version``, ``date-released`` and
+    ``title`` (the footer, the PDF's title page and the page *For researchers* cite
+    the same)."""
+    cff = (Path(root) / "CITATION.cff").read_text()
+    out = {}
+    for name in ("version", "date-released", "title"):
+        m = re.search(rf'^{name}:\s*"?([^"\n]+)"?', cff, re.M)
+        if not m:
+            raise ValueError(f"CITATION.cff has no {name}")
+        out[name] = m.group(1).strip()
+    return out
+
+
 def edition(root: Path) -> tuple[str, str, str]:
     """The book's version (``helpers.__version__``), the commit ``root`` is at (short,
-    else ``unknown``) and the release date of ``CITATION.cff``: the title page's and
-    every page's footer, the same version and date a citation gives (so that a rebuild
-    of one commit gives the same pages)."""
-    import re
-
+    else ``unknown``) and the release date of ``CITATION.cff`` (:func:`release`): the
+    title page's and every page's footer, the same version and date a citation gives
+    (so that a rebuild of one commit gives the same pages)."""
     from helpers import __version__
 
     out = subprocess.run(
@@ -161,11 +173,7 @@ def edition(root: Path) -> tuple[str, str, str]:
         capture_output=True,
         text=True,
     ).stdout.split()
-    cff = (Path(root) / "CITATION.cff").read_text()
-    date = re.search(r'^date-released:\s*"?([0-9-]+)"?', cff, re.M)
-    if not date:
-        raise ValueError("CITATION.cff has no date-released")
-    return __version__, out[0] if out else "unknown", date.group(1)
+    return __version__, out[0] if out else "unknown", release(root)["date-released"]
 
 
 def _level(tag) -> int:

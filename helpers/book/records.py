@@ -294,13 +294,14 @@ class Records:
         line per claim, a closed form joined to its claim), then how many checks and
         findings it holds."""
         from . import rulebook
+        from .scorecard import WHO
 
         lines = []
         for name, r in self.items.items():
             if r.get("kind") != "paper" or r.get("part_of"):
                 continue
             entry = rulebook.claim(self.chapter, name) or {}
-            who = _WHO.get(r.get("decided_by") or rulebook.DECIDED_BY[0], "")
+            who = WHO[r.get("decided_by") or rulebook.DECIDED_BY[0]][0]
             dep = r.get("depends_on") or []
             tail = f"; depends on {', '.join(dep)}" if dep else ""
             lines.append(
@@ -324,14 +325,6 @@ class Records:
         return [
             (k, r["value"], r["paper"], r["verdict"]) for k, r in self.items.items()
         ]
-
-
-#: Who decides a verdict, in the answer box's words.
-_WHO = {
-    "the paper's claim": "the paper",
-    "the authors' code": "the authors' code",
-    "this book's construction": "this book",
-}
 
 
 def _in_notebook() -> bool:

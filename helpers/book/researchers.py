@@ -112,16 +112,11 @@ def citation(root: Path | None = None) -> str:
 
     Defined for the page book/researchers.md.
     """
-    import re
+    from .pdf import release
 
     root = Path(root) if root else Path(__file__).resolve().parents[2]
-    cff = (root / "CITATION.cff").read_text()
-
-    def field(name):
-        m = re.search(rf'^{name}:\s*"?([^"\n]+)"?', cff, re.M)
-        return m.group(1).strip() if m else ""
-
-    version, date, title = field("version"), field("date-released"), field("title")
+    cff = release(root)
+    version, date, title = cff["version"], cff["date-released"], cff["title"]
     return (
         f"This is release **{version}** of {date} (git tag `v{version}`; the "
         "CHANGELOG lists every release and its tag). `CITATION.cff` in the "
