@@ -567,7 +567,7 @@ def _tree_from_run(run: Path) -> Path:
     root = run / "site-src"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir()
-    for name in ("_config.yml", "_toc.yml"):
+    for name in ("_config.yml", "_toc.yml", "CITATION.cff"):  # the footer's release
         shutil.copy2(ROOT / name, root / name)
     shutil.copytree(
         BOOK, root / "book", ignore=shutil.ignore_patterns("*.md", "results")
