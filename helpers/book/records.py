@@ -567,7 +567,9 @@ def notes(records: dict) -> str:
             what = f"{r['measure']}. " if r.get("measure") else ""
             body.append(f"- `{name}`: {what}{r.get('note') or ''}")
         body.append("")
-    return "\n".join(_dropdown("Every record, chapter by chapter", body))
+    return "\n".join(
+        _dropdown("Every record, chapter by chapter", body, print_omit=True)
+    )
 
 
 # What the scorecard (helpers.book.scorecard) formats with: the same helpers by their

@@ -120,21 +120,22 @@ def bottom_line(records: dict) -> str:
     return f"Of the paper's {len(rows)} claims: {parts}{tail}."
 
 
-def _lag(r: dict) -> str:
+def _lag(r: dict, brief: bool = False) -> str:
     lag = r.get("lag_percent")
     if not isinstance(lag, dict):
         return ""
     text = f"{lag['median']:.1f} % apart"
-    if isinstance(lag.get("range"), list):
+    if isinstance(lag.get("range"), list) and not brief:
         lo, hi = lag["range"]
         text += f" ({lo:.1f} to {hi:.1f} % over seeds)"
     return text
 
 
-def decides(r: dict) -> str:
+def decides(r: dict, brief: bool = False) -> str:
     """The quantity that decides a verdict, named, with its numbers: the time gap
     (and its lag in percent) against the seed spread and the spread's interval, or a
-    ratio beside its own interval."""
+    ratio beside its own interval; ``brief``: the lag without its range over seeds
+    (the scorecard's table)."""
     crit = r.get("criterion")
     value, spread = r.get("value"), r.get("spread")
     num = rulebook._number
@@ -144,7 +145,9 @@ def decides(r: dict) -> str:
             f"time gap {_fmt(value)} against {rulebook.NOISE_MULTIPLE:g} x seed "
             f"spread {_fmt(spread)}"
         )
-        lag = _lag(r)  # the spread's interval is in the details (and seeds' variants)
+        lag = _lag(
+            r, brief
+        )  # the spread's interval is in the details (and seeds' variants)
         return f"{text}; {lag}" if lag else text
     if crit == "near" and num(value) and num(spread) and num(r.get("paper")):
         return (
@@ -177,14 +180,18 @@ def _g(x) -> str:
     return f"{x:.3g}" if rulebook._number(x) else _short(x)
 
 
-def mark(r: dict) -> str:
-    """Robust, or the choices the verdict depends on (and the verdict there)."""
+def mark(r: dict, brief: bool = False) -> str:
+    """Robust, or the choices the verdict depends on (and the verdict there);
+    ``brief``: the choices' names alone (the scorecard's table; the settings and their
+    verdicts are in its details)."""
     variants = r.get("variants") or {}
     if not variants:
         return "not varied"
     dep = r.get("depends_on") or []
     if not dep:
         return "robust to " + ", ".join(variants)
+    if brief:
+        return "depends on " + ", ".join(dep)
     said = []
     for choice in dep:
         moved = [
@@ -287,11 +294,12 @@ def in_words(records: dict) -> list[str]:
 def _row(ch: str, name: str, r: dict, parts: list) -> list[str]:
     fig = f" · {{numref}}`{r['figure']}`" if r.get("figure") else ""
     claim = f"{_cell(_label(r))}<br>[{ch}]({ch}.ipynb){fig}"
-    verdict = f"{badge(r['verdict'])}<br>{_cell(mark(r))}; decided by {_who(r)}"
-    number = _cell(decides(r))
+    verdict = f"{badge(r['verdict'])}<br>{_cell(mark(r, True))}; decided by {_who(r)}"
+    number = _cell(decides(r, True))
     for pname, p in parts:
         number += (
-            f"<br>also, {_cell(_label(p))}: {badge(p['verdict'])} ({_cell(decides(p))})"
+            f"<br>also, {_cell(_label(p))}: {badge(p['verdict'])} "
+            f"({_cell(decides(p, True))})"
         )
     return [claim, verdict, number]
 
@@ -326,7 +334,9 @@ def scorecard(records: dict) -> str:
             for pn, p in parts:
                 details += _details(pn, p) + _variants(p)
         out += _dropdown(
-            f"Details of {group}: the paper's words, reasons, variants", details
+            f"Details of {group}: the paper's words, reasons, variants",
+            details,
+            print_omit=True,  # the PDF prints the table; the details are online
         )
     out += _dropdown("Legend: the badges, the marks, who decides", [legend()])
     return "\n".join(out)

@@ -11,14 +11,25 @@
   its table cell or push a phone's page sideways;
 * keeps a word with a minus or hyphen before a digit (``7.1e-06``, ``(+-1,``,
   ``2-of-3``) on one line (``<span class="haste-nowrap">``, styled in ``haste.css``):
-  browsers break after any hyphen, which cut ``7.1e-`` from ``06`` in tables.
+  browsers break after any hyphen, which cut ``7.1e-`` from ``06`` in tables;
+* adds the directive ``verdict``: under a figure, a claim's verdict badge, what decides
+  it and the choices it depends on, one line, read from the chapter's records
+  (``book/results/<chapter>.json`` of the site being built, so a run's site shows the
+  run's verdicts)::
+
+      ```{verdict} gap_relu_reln
+      ```
 """
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 from docutils import nodes
+from docutils.parsers.rst import Directive
+from docutils.statemachine import StringList
 
 #: A long word with a place to break: letters, digits and ``_ . / -``, at least one
 #: ``_`` or ``/``, or a dot between letters.
@@ -128,7 +139,52 @@ def _clean_page(app, pagename, templatename, context, doctree):
         context["default_mode"] = "light"
 
 
+def verdict_line(chapter: str, name: str, records: dict) -> str:
+    """The MyST line the directive ``verdict`` renders: the badge, the claim in short,
+    what decides it and robust-or-depends (:mod:`helpers.book.scorecard`).
+
+    Raises:
+        KeyError: ``name`` is no record of ``chapter``, or no claim of the paper.
+    """
+    from . import scorecard
+    from .records import badge
+
+    recs = records.get(chapter) or {}
+    if name not in recs:
+        raise KeyError(f"verdict: {chapter} has no record {name!r}")
+    rec = recs[name]
+    if rec.get("kind") != "paper":
+        raise KeyError(f"verdict: {chapter}.{name} is a {rec.get('kind')}, no claim")
+    r = scorecard._short_of(chapter, name, rec)
+    return (
+        f"{badge(r['verdict'])} **{scorecard._label(r)}**: {scorecard.decides(r)}; "
+        f"{scorecard.mark(r)}; decided by {scorecard._who(r)}."
+    )
+
+
+class VerdictDirective(Directive):
+    """``{verdict} <record>``: the claim's verdict line (:func:`verdict_line`)."""
+
+    required_arguments = 1
+    has_content = False
+
+    def run(self):
+        env = self.state.document.settings.env
+        chapter = Path(env.docname).name
+        path = Path(env.srcdir) / "book" / "results" / f"{chapter}.json"
+        env.note_dependency(str(path))
+        records = {chapter: json.loads(path.read_text())} if path.exists() else {}
+        try:
+            line = verdict_line(chapter, self.arguments[0], records)
+        except KeyError as err:
+            raise self.error(str(err.args[0])) from None
+        box = nodes.container(classes=["haste-verdict"])
+        self.state.nested_parse(StringList([line]), self.content_offset, box)
+        return [box]
+
+
 def setup(app):
+    app.add_directive("verdict", VerdictDirective)
     app.connect("html-page-context", _clean_page, priority=900)
     app.connect("doctree-resolved", _break_long_words)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

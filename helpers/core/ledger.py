@@ -184,7 +184,7 @@ def cell_defaults(chapter: str) -> dict:
     if not src.exists():
         raise KeyError(f"no chapter {chapter!r} (no {src})")
     m = re.search(
-        r"```\{code-cell\} ipython3\n:tags: \[parameters\]\n(.*?)\n```",
+        r"```\{code-cell\} ipython3\n:tags: \[parameters[^\]]*\]\n(.*?)\n```",
         src.read_text(),
         re.S,
     )

@@ -259,3 +259,38 @@ def test_the_closing_section_shows_its_table(nb):
         pytest.skip("no Summary section")
     shown = [c for c in cells[start:] if c["cell_type"] == "code" and c.get("outputs")]
     assert shown, f"{nb.name}: the Summary section shows no output"
+
+
+def _visible_paragraphs(text: str) -> list[str]:
+    """The paragraphs a reader sees without opening anything: outside code cells and
+    outside dropdowns (colon fences nest: a note inside a dropdown stays hidden)."""
+    text = re.sub(r"```\{code-cell\}.*?\n```", "", text, flags=re.S)
+    out, stack, lines = [], [], []
+    for line in text.split("\n"):
+        opened = re.match(r"^:{3,}\{([\w-]+)\}", line)
+        if opened:
+            stack.append(opened.group(1))
+            continue
+        if stack and re.match(r"^:{3,}\s*$", line):
+            stack.pop()
+            continue
+        if "dropdown" in stack:
+            continue
+        if line.strip():
+            lines.append(line)
+        elif lines:
+            out.append("\n".join(lines))
+            lines = []
+    return out + (["\n".join(lines)] if lines else [])
+
+
+@pytest.mark.parametrize("src", CHAPTER_SOURCES, ids=lambda p: p.name)
+def test_no_visible_paragraph_carries_more_than_eight_values(src):
+    """A reader follows the argument: a paragraph shows at most 8 measured values (glued
+    numbers); the rest sit in a dropdown beside it."""
+    crowded = [
+        p[:80]
+        for p in _visible_paragraphs(src.read_text())
+        if len(re.findall(r"\{glue(?::text|:md)?\}`", p)) > 8
+    ]
+    assert not crowded, f"{src.name}: paragraphs with more than 8 values: {crowded}"

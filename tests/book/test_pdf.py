@@ -95,7 +95,11 @@ def test_the_title_page_names_the_book_its_version_and_date(texts):
 
 @pytest.mark.browser  # reads the PDF the site build prints
 def test_the_outline_has_every_chapter_with_its_sections(reader):
-    outline = _outline(reader)
+    # a numbered chapter's or section's title carries its number ("4.2. Loss")
+    outline = [
+        (depth, re.sub(r"^\d+(\.\d+)*\.\s+", "", title), page)
+        for depth, title, page in _outline(reader)
+    ]
     top = [_plain(title) for depth, title, _ in outline if depth == 0]
     for title in _chapter_titles():
         assert _plain(title) in top, f"chapter {title!r} is not in the PDF's outline"
@@ -108,6 +112,25 @@ def test_the_outline_has_every_chapter_with_its_sections(reader):
     squeezed = [re.sub(r"\s+", "", t) for _, t, _ in outline]
     repeated = [t for t in squeezed if len(t) >= 24 and t[:12] in t[12:]]
     assert not repeated, f"titles with a line repeated by the printer: {repeated}"
+
+
+@pytest.mark.browser  # reads the PDF the site build prints
+def test_the_pdf_is_under_250_pages_with_no_near_empty_page(reader, texts):
+    """The every-record appendices and the scorecard's details print as a line each
+    (they are on the site and in the records' JSON); no page inside a chapter is
+    nearly empty (under 300 characters and no figure) except a chapter's last."""
+    n = len(texts)
+    assert n < 250, f"{n} pages"
+    starts = {page for depth, _, page in _outline(reader) if depth == 0}
+    empty = [
+        i + 1
+        for i, (page, text) in enumerate(zip(reader.pages, texts))
+        if i + 1 < n
+        and i + 1 not in starts
+        and len(text.replace(f"{i + 1} / {n}", "").strip()) < 300
+        and not page.images
+    ]
+    assert not empty, f"near-empty pages inside a chapter: {empty}"
 
 
 @pytest.mark.browser  # reads the PDF the site build prints

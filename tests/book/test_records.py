@@ -1,12 +1,15 @@
 """Records: what a chapter writes, and that only the rulebook decides a verdict."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from helpers.book import rulebook
 from helpers.book.records import Records, claims_table
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -202,6 +205,27 @@ def test_a_row_names_what_decides_it_and_the_lag_in_percent():
         },
     }
     assert scorecard.mark(moved) == "depends on init (derived: not reproduced)"
+    assert scorecard.mark(moved, brief=True) == "depends on init"
+    assert scorecard.decides(rec, brief=True).endswith("; 7.0 % apart")
+
+
+def test_a_verdict_line_under_a_figure_reads_the_chapters_records():
+    """The directive ``verdict`` (helpers.book.sphinx_ext) renders one claim's badge,
+    what decides it and whether it is robust; an unknown record or a record that is
+    no claim of the paper is an error naming it."""
+    from helpers.book import records
+    from helpers.book.sphinx_ext import verdict_line
+
+    recs = records.load_all(ROOT / "book" / "results")
+    line = verdict_line("contexts", "gap_relu_singles", recs)
+    rec = recs["contexts"]["gap_relu_singles"]
+    assert line.startswith(records.badge(rec["verdict"]) + " **")
+    assert "time gap" in line and line.endswith(".")
+    with pytest.raises(KeyError, match="no record 'nothing'"):
+        verdict_line("contexts", "nothing", recs)
+    check = next(n for n, r in recs["xor"].items() if r.get("kind") == "check")
+    with pytest.raises(KeyError, match="no claim"):
+        verdict_line("xor", check, recs)
 
 
 def test_an_execution_outside_the_command_line_never_writes_book_results(

@@ -207,7 +207,17 @@ _LAYOUT = """() => {
 WIDTHS = {"laptop": (1280, 800), "phone": (390, 844)}
 
 
+_LAYOUTS: dict = {}
+
+
 def _layout(browser, site, page, width):
+    """The page's layout (:data:`_LAYOUT`) at a width, measured once a session."""
+    if (page, width) not in _LAYOUTS:
+        _LAYOUTS[page, width] = _measure(browser, site, page, width)
+    return _LAYOUTS[page, width]
+
+
+def _measure(browser, site, page, width):
     w, h = WIDTHS[width]
     pg = browser.new_page(viewport={"width": w, "height": h})
     pg.goto(f"{site}/{page}", wait_until="load")
@@ -380,6 +390,45 @@ def test_page_fits_its_column_and_leaks_no_markup(browser, site, page, width):
         assert not out["wide"], (
             f"{page} at {width}: equations wider than the column: {out['wide']}"
         )
+
+
+#: The parts of ``_toc.yml`` that hold the chapters (the paper's, and beyond it).
+CHAPTER_PARTS = ("Chapters", "Beyond the paper")
+
+
+def _chapter_pages() -> list[str]:
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [
+        f"{c['file']}.html".replace(".ipynb.html", ".html")
+        for part in toc["parts"]
+        if part["caption"] in CHAPTER_PARTS
+        for c in part["chapters"]
+    ]
+
+
+@pytest.mark.parametrize("page", _chapter_pages())
+def test_chapter_is_at_most_fifteen_screens(browser, site, page):
+    """A chapter opens with its answer and follows the paper's figures; sweeps, tables
+    and bookkeeping sit in dropdowns: at 1280 x 800 with every dropdown closed, no
+    chapter is longer than 15 screens."""
+    out, screen = _layout(browser, site, page, "laptop")
+    assert out["height"] <= 15 * screen, f"{page}: {out['height'] / screen:.1f} screens"
+
+
+def test_book_figures_are_numbered_per_chapter(site):
+    """A book figure is "Fig. <chapter>.<n>", so that none reads as the paper's own
+    (the paper's are named in each counterpart's caption)."""
+    bare = {}
+    for page in _book_pages():
+        numbers = re.findall(
+            r'caption-number">Fig\. ([\d.]+)', (HTML / page).read_text()
+        )
+        plain = [n for n in numbers if "." not in n.strip(".")]
+        if plain:
+            bare[page] = plain
+    assert not bare, f"figures numbered without their chapter: {bare}"
 
 
 def test_the_scorecard_is_under_twelve_screens(browser, site):

@@ -156,8 +156,9 @@ def _closing(res: Results, recs: dict) -> str:
     shift = max(abs(conv[n]["shift_gap"] - comp[n].gap) for n in comp)
     text = [
         f"**{len(recs) - len(failed)} of {len(recs)} checks hold.** "
-        f"The first recorded losses of the scripts and the engine agree to "
-        f"{first:.1e} (relative) in every experiment, and equal 1/2 ‖Y‖² to "
+        "The first recorded losses of the scripts and the engine agree "
+        + (f"to {first:.1e} (relative)" if first else "exactly")
+        + " in every experiment, and equal 1/2 ‖Y‖² to "
         f"{target:.1e}: the same targets and the same summed loss. Without the "
         f"one-epoch shift the ReLU gaps move by at most {shift:.1e}: the recording "
         f"offset is far below the seed noise. The largest ReLU gap relative to the "

@@ -55,6 +55,22 @@ def level_name(f: float) -> str:
     return f"{100 * f:g} %"
 
 
+def signed(v: float) -> str:
+    """A change in percent with its sign, never ``-0.0 %``: two significant digits
+    below 0.05 %.  Defined for the page book/lag.md."""
+    if v and abs(v) < 0.05:
+        return f"{v:+.2g} %"
+    return f"{v:+.1f} %"
+
+
+def share(x: float) -> str:
+    """A share in whole percent, never ``0 %`` for a share that is not zero.  Defined
+    for the page book/lag.md."""
+    if x and abs(x) < 0.005:
+        return f"{100 * x:.2g} %"
+    return f"{x:.0%}"
+
+
 def pct(log_lag) -> float | None:
     """A log lag as percent.
 
@@ -109,7 +125,7 @@ def _records(rec, r: Results) -> dict:
         f"median over {len(r.SEEDS)} seeds, with the two-sample seed spread; signed "
         "lag at each level (median over seeds): "
         + ", ".join(
-            f"{k[7:]} {v:+.1f} %"
+            f"{k[7:]} {signed(v)}"
             for k, v in _lags_dict(r.LAGS["reln"]).items()
             if v is not None
         ),
@@ -171,7 +187,7 @@ def _records(rec, r: Results) -> dict:
 
 def _sentence_levels(lag) -> str:
     parts = [
-        f"{v:+.1f} % at {level_name(f)}"
+        f"{signed(v)} at {level_name(f)}"
         for f, v in zip(LEVELS, _med_lag(lag))
         if v is not None
     ]
@@ -202,7 +218,7 @@ def _frozen_reading(r: Results, key: str, what: str) -> str:
     )
     text = (
         f"With {what}, the network runs {sign} the ReLU network at the first level "
-        f"({', '.join(f'{v:+.1f} %' for v in first if v is not None)} for freeze "
+        f"({', '.join(f'{signed(v)}' for v in first if v is not None)} for freeze "
         f"epochs {', '.join(map(str, E))}; time gaps "
         f"{', '.join(f'{g:.3f}' for g in gaps)}). "
     )
@@ -244,7 +260,7 @@ def _ladder_reading(r: Results) -> tuple[str, str]:
     from . import STEPS
 
     def say(d):
-        return "; ".join(f"{STEPS[k]} ({d[k]:+.1f} %)" for k in sorted(d, key=d.get))
+        return "; ".join(f"{STEPS[k]} ({signed(d[k])})" for k in sorted(d, key=d.get))
 
     first = (
         f"Step by step, at the {level_name(LEVELS[i0])} level, what slows the network "
@@ -257,7 +273,7 @@ def _ladder_reading(r: Results) -> tuple[str, str]:
         big = max(steps, key=lambda k: steps[k][late])
         rest = (
             f"At the {level_name(LEVELS[late])} level the step that slows it most is "
-            f"{STEPS[big]} ({steps[big][late]:+.1f} %). "
+            f"{STEPS[big]} ({signed(steps[big][late])}). "
         )
     return first, rest
 
@@ -293,8 +309,8 @@ def _short(r: Results) -> str:
         down = min(steps, key=lambda k: steps[k][i])
         text += (
             f"At the {level_name(LEVELS[i])} level the lag is "
-            f"made by {STEPS[up]} ({steps[up][i]:+.1f} %), against "
-            f"{STEPS[down]} ({steps[down][i]:+.1f} %). "
+            f"made by {STEPS[up]} ({signed(steps[up][i])}), against "
+            f"{STEPS[down]} ({signed(steps[down][i])}). "
         )
     return text
 
@@ -323,9 +339,9 @@ def reading(r: Results) -> dict:
     low = int(np.argmin(item))
     gates = (
         "The ReLU network's gating is item by item within a context for "
-        f"{item[0]:.0%} of its weight at epoch {r.t_rec[0]}, for {item[low]:.0%} at "
-        f"epoch {r.t_rec[low]} (the units that carry the weight are on in whole "
-        f"contexts), and for {item[-1]:.0%} at the end, when "
+        f"{share(item[0])} of its weight at epoch {r.t_rec[0]}, for "
+        f"{share(item[low])} at epoch {r.t_rec[low]} (the units that carry the "
+        f"weight are on in whole contexts), and for {share(item[-1])} at the end, when "
         f"{np.median(M['off_pattern'][:, -1]):.1%} of its weighted gates sit off "
         "their unit's context pattern. "
     )
