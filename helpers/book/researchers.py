@@ -1,6 +1,6 @@
 """The page *For researchers* (``book/researchers.md``): the index of the paper's
 figures with the book's counterparts and the claims read off each, and the downloads
-(every chapter's records).
+(every chapter's records, and the stored loss curves).
 
 The paper's figures are listed once, in ``paper_figures.toml`` beside this module; a
 claim belongs to a paper figure when its book figure (the registry's ``figure``) is
@@ -10,6 +10,7 @@ one of that figure's counterparts, or its ``where`` names the figure with its pa
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -22,6 +23,8 @@ __all__ = [
     "figure_claims",
     "figure_index",
     "downloads",
+    "STORED_RUNS",
+    "stored_runs",
     "citation",
 ]
 
@@ -104,6 +107,46 @@ def downloads(records: dict) -> str:
         f"paper, {len(recs)} records in all"
         for ch, recs in records.items()
     )
+
+
+#: The folders under ``book/`` that hold loss curves measured once by a command (too
+#: long for the default book) and read by a chapter: ``{folder: whose runs}``.
+STORED_RUNS = {
+    "authors_runs": "the authors' scripts",
+    "depth_runs": "the depth chapter's stored runs",
+}
+
+
+def stored_runs(root: Path | None = None) -> str:
+    """Markdown list of the stored loss curves to download: each file with whose runs
+    they are, its arrays of loss per epoch (seeds x epochs, from its folder's
+    ``manifest.json``) and the command that made it.
+
+    Defined for the page book/researchers.md.
+
+    Args:
+        root: the repository (default: this one); the files are under ``root/book``.
+
+    Returns:
+        One list item per stored file, ``{download}`` roles relative to ``book/``.
+    """
+    root = Path(root) if root else Path(__file__).resolve().parents[2]
+    rows = []
+    for folder, whose in STORED_RUNS.items():
+        manifest = json.loads((root / "book" / folder / "manifest.json").read_text())
+        for name, run in manifest.get("experiments", manifest).items():
+            shapes = run.get("shapes") or {
+                k: v["shape"] for k, v in (run.get("scripts") or {}).items()
+            }
+            curves = {k: v for k, v in shapes.items() if len(v) == 2}
+            seeds, epochs = next(iter(curves.values()))
+            rows.append(
+                f"- {{download}}`{run['file']} <{folder}/{run['file']}>`: "
+                f"{run.get('title', name)}, {whose}; "
+                f"{' and '.join(f'`{k}`' for k in curves)} loss per epoch, "
+                f"{seeds} seeds x {epochs} epochs; made by `{run['command']}`"
+            )
+    return "\n".join(rows)
 
 
 def citation(root: Path | None = None) -> str:

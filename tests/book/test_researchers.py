@@ -59,3 +59,15 @@ def test_the_citation_gives_the_installed_version_and_the_cff_date():
     date = re.search(r'^date-released: "?([0-9-]+)', cff, re.M).group(1)
     assert f"release **{h.__version__}** of {date}" in text
     assert f"git tag `v{h.__version__}`" in text
+
+
+def test_every_stored_run_can_be_downloaded_with_its_command():
+    text = researchers.stored_runs()
+    for folder in researchers.STORED_RUNS:
+        for f in (ROOT / "book" / folder).glob("*.npz"):
+            assert f"{{download}}`{f.name} <{folder}/{f.name}>`" in text
+    rows = text.splitlines()
+    assert all(
+        "made by `python -m helpers." in r or "JAX_ENABLE_X64" in r for r in rows
+    )
+    assert all(re.search(r"\d+ seeds x \d+ epochs", r) for r in rows)
