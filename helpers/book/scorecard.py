@@ -304,6 +304,27 @@ def _row(ch: str, name: str, r: dict, parts: list) -> list[str]:
     return [claim, verdict, number]
 
 
+def verdict_line(chapter: str, name: str, records: dict) -> str:
+    """The MyST line the directive ``verdict`` (:mod:`helpers.book.sphinx_ext`) renders
+    under a figure: the badge, the claim in short, what decides it, robust or depends,
+    and who decides.
+
+    Raises:
+        KeyError: ``name`` is no record of ``chapter``, or no claim of the paper.
+    """
+    recs = records.get(chapter) or {}
+    if name not in recs:
+        raise KeyError(f"verdict: {chapter} has no record {name!r}")
+    rec = recs[name]
+    if rec.get("kind") != "paper":
+        raise KeyError(f"verdict: {chapter}.{name} is a {rec.get('kind')}, no claim")
+    r = _short_of(chapter, name, rec)
+    return (
+        f"{badge(r['verdict'])} **{_label(r)}**: {decides(r)}; "
+        f"{mark(r)}; decided by {_who(r)}."
+    )
+
+
 HEADERS = ["claim", "verdict", "what decides it"]
 
 

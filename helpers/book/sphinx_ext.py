@@ -139,43 +139,23 @@ def _clean_page(app, pagename, templatename, context, doctree):
         context["default_mode"] = "light"
 
 
-def verdict_line(chapter: str, name: str, records: dict) -> str:
-    """The MyST line the directive ``verdict`` renders: the badge, the claim in short,
-    what decides it and robust-or-depends (:mod:`helpers.book.scorecard`).
-
-    Raises:
-        KeyError: ``name`` is no record of ``chapter``, or no claim of the paper.
-    """
-    from . import scorecard
-    from .records import badge
-
-    recs = records.get(chapter) or {}
-    if name not in recs:
-        raise KeyError(f"verdict: {chapter} has no record {name!r}")
-    rec = recs[name]
-    if rec.get("kind") != "paper":
-        raise KeyError(f"verdict: {chapter}.{name} is a {rec.get('kind')}, no claim")
-    r = scorecard._short_of(chapter, name, rec)
-    return (
-        f"{badge(r['verdict'])} **{scorecard._label(r)}**: {scorecard.decides(r)}; "
-        f"{scorecard.mark(r)}; decided by {scorecard._who(r)}."
-    )
-
-
 class VerdictDirective(Directive):
-    """``{verdict} <record>``: the claim's verdict line (:func:`verdict_line`)."""
+    """``{verdict} <record>``: the claim's verdict line
+    (:func:`helpers.book.scorecard.verdict_line`)."""
 
     required_arguments = 1
     has_content = False
 
     def run(self):
+        from . import scorecard
+
         env = self.state.document.settings.env
         chapter = Path(env.docname).name
         path = Path(env.srcdir) / "book" / "results" / f"{chapter}.json"
         env.note_dependency(str(path))
         records = {chapter: json.loads(path.read_text())} if path.exists() else {}
         try:
-            line = verdict_line(chapter, self.arguments[0], records)
+            line = scorecard.verdict_line(chapter, self.arguments[0], records)
         except KeyError as err:
             raise self.error(str(err.args[0])) from None
         box = nodes.container(classes=["haste-verdict"])

@@ -214,7 +214,7 @@ def test_a_verdict_line_under_a_figure_reads_the_chapters_records():
     what decides it and whether it is robust; an unknown record or a record that is
     no claim of the paper is an error naming it."""
     from helpers.book import records
-    from helpers.book.sphinx_ext import verdict_line
+    from helpers.book.scorecard import verdict_line
 
     recs = records.load_all(ROOT / "book" / "results")
     line = verdict_line("contexts", "gap_relu_singles", recs)
