@@ -145,9 +145,8 @@ def decides(r: dict, brief: bool = False) -> str:
             f"time gap {_fmt(value)} against {rulebook.NOISE_MULTIPLE:g} x seed "
             f"spread {_fmt(spread)}"
         )
-        lag = _lag(
-            r, brief
-        )  # the spread's interval is in the details (and seeds' variants)
+        # the spread's interval is in the details (and in the seeds' variants)
+        lag = _lag(r, brief)
         return f"{text}; {lag}" if lag else text
     if crit == "near" and num(value) and num(spread) and num(r.get("paper")):
         return (
