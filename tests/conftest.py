@@ -1,5 +1,7 @@
 import os
 
+import pytest
+
 # Tests run on the CPU with deterministic settings, whatever the machine has.
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
@@ -23,3 +25,12 @@ def run_on_two_cpu_devices(script: str) -> dict:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(autouse=True)
+def _no_rounding_rule_on_made_up_results(request, monkeypatch):
+    """The unit tests' records come from small made-up results, which the stored
+    executions of the book (``book/rounding``) say nothing about: the rounding rule
+    is off there, except in a test marked ``rounding_rule``."""
+    if request.node.get_closest_marker("rounding_rule") is None:
+        monkeypatch.setenv("HASTE_ROUNDING", "off")

@@ -9,6 +9,8 @@
 * :mod:`helpers.book.parameters`: each chapter's parameters, checked before any work;
 * :mod:`helpers.book.rulebook`: how verdicts are decided, from the claims;
 * :mod:`helpers.book.drift`: re-executed records against the committed ones;
+* :mod:`helpers.book.rounding`: each record's rounding floor, from the book executed
+  on other instruction sets (``book/rounding/``), and the rule for verdicts it flips;
 * :mod:`helpers.book.pytest_plugin`: the test command's scratch records and drift check;
 * :mod:`helpers.book.records`: each chapter's headline numbers in ``book/results/``;
 * :mod:`helpers.book.scorecard`: the scorecard, its bottom line, every record;
@@ -21,7 +23,14 @@ Importing this package is cheap: papermill and Jupyter Book load only when a com
 needs them.
 """
 
-from . import chapter_data, parameters, researchers, rulebook, scorecard  # noqa: F401
+from . import (  # noqa: F401
+    chapter_data,
+    parameters,
+    researchers,
+    rounding,
+    rulebook,
+    scorecard,
+)
 from .chapter_data import chapters_present  # noqa: F401
 
 

@@ -10,6 +10,8 @@ Commands, one a line (``python -m helpers.book <command> --help`` for each):
     python -m helpers.book site                           # the committed book's site
     python -m helpers.book site --from _build/runs/<run>  # the site of a run
     python -m helpers.book drift                          # records against committed
+    python -m helpers.book execute --isa SSE4_2           # another CPU's bits: a run
+    python -m helpers.book rounding measure RUN [RUN ...] # each record's rounding floor
     python -m helpers.book notebook xor                   # a copy to run in JupyterLab
 
 The site build also prints the whole book to ``_build/html/make-haste-slowly.pdf``
@@ -42,7 +44,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from . import chapter_data, drift, parameters
+from . import chapter_data, drift, parameters, rounding
 from . import pdf as pdf_module
 from .chapter_data import chapters_present
 from .progress import LOG_VARIABLE
@@ -340,6 +342,7 @@ def _record_times(times: dict[str, float], profile: str = "default") -> None:
 def _machine() -> dict:
     return {
         "cpus": os.cpu_count(),
+        "cpu": rounding.cpu_model(),
         "platform": platform.platform(),
         "python": platform.python_version(),
     }
@@ -377,6 +380,8 @@ def _manifest(run: Path, profile: str, overrides: dict, times: dict) -> None:
         "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
         "commit": commit,
         "machine": _machine(),
+        "xla_flags": os.environ.get(rounding.ISA_VARIABLE),
+        "command": " ".join(sys.argv[1:]) if sys.argv[1:] else None,
         "versions": versions,
     }
     (run / "manifest.json").write_text(
@@ -389,14 +394,23 @@ def execute_all(
     profile: str = "default",
     overrides: dict | None = None,
     record_times: bool = False,
+    isa: str | None = None,
 ):
     """Execute ``names`` with ``profile`` and ``overrides``; the run folder or None.
+
+    ``isa``: XLA generates the CPU code of that instruction set
+    (:func:`helpers.book.rounding.isa_flags`): another machine's float32 rounding,
+    always a run of its own (``<profile>-isa-<ISA>``), never ``book/``.
 
     ``record_times``: a profile's run (no overrides) also stores its chapters' times in
     ``book/stats/execution.json`` once every chapter has succeeded (the Performance page
     reports them); the run's notebooks and records stay in the run's folder."""
     overrides = dict(overrides or {})
-    if record_times and (overrides or profile == "default"):
+    try:
+        flags = rounding.isa_flags(isa)
+    except ValueError as exc:
+        raise SystemExit(f"refused before any work: {exc}") from None
+    if record_times and (overrides or profile == "default" or isa):
         raise SystemExit(
             "refused before any work: --record-times stores a profile's times "
             "and takes a --profile other than default and no -p "
@@ -425,6 +439,11 @@ def execute_all(
             raise SystemExit(f"refused before any work: {exc}") from None
         plan[n] = params
     key = run_key(profile, overrides)
+    if isa:
+        key = f"{key or profile}-isa-{isa}"
+        os.environ[rounding.ISA_VARIABLE] = " ".join(
+            x for x in (os.environ.get(rounding.ISA_VARIABLE), flags) if x
+        )  # inherited by each chapter's kernel
     run = None
     if key is not None:
         run = RUNS / key
@@ -674,6 +693,13 @@ def main(argv=None) -> None:
             help="a chapter parameter (VALUE read as JSON)",
         )
         p.add_argument(
+            "--isa",
+            choices=rounding.ISAS,
+            default=None,
+            help="limit XLA's CPU code to this instruction set (another machine's "
+            "rounding): a run of its own",
+        )
+        p.add_argument(
             "--record-times",
             action="store_true",
             help=("store a profile's chapter times in book/stats/execution.json"),
@@ -694,6 +720,18 @@ def main(argv=None) -> None:
     nb.add_argument("chapter", help=f"the chapter: {CHAPTERS}")
     n = sub.add_parser("colab-notebooks", help="the notebooks for Colab (workflow)")
     n.add_argument("dest", help="folder to write book/<chapter>.ipynb into")
+    r = sub.add_parser(
+        "rounding",
+        help="store the rounding floor of every record from runs (book/rounding/)",
+    )
+    r.add_argument("action", choices=["measure"])
+    r.add_argument("runs", nargs="+", help="run folders (_build/runs/...)")
+    r.add_argument(
+        "--stale",
+        nargs="*",
+        default=[],
+        help="chapters whose committed records other code made (left out of them)",
+    )
     from . import crosscheck  # the authors' scripts beside ours (never at build time)
 
     crosscheck.add_arguments(
@@ -714,6 +752,15 @@ def main(argv=None) -> None:
             _progress(f"for Colab: {path}")
         return
 
+    if args.cmd == "rounding":
+        runs = {}
+        for folder in args.runs:
+            m = json.loads((Path(folder) / "manifest.json").read_text())
+            plat = m.get("machine", {}).get("platform", "?")
+            runs[rounding.machine_label(plat, m.get("xla_flags"))] = Path(folder)
+        print(rounding.store(runs, stale=tuple(args.stale)))
+        return
+
     if args.cmd == "drift":
         drifts = drift.compare(drift.committed(args.against), drift.load(args.results))
         drifts += drift.authors_runs(args.against)
@@ -727,6 +774,7 @@ def main(argv=None) -> None:
             args.profile,
             overrides,
             record_times=args.record_times,
+            isa=args.isa,
         )
     if args.cmd == "build":
         site(source=run)

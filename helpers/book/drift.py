@@ -1,9 +1,13 @@
 """Drift: does a re-execution reproduce the committed records?
 
 Every record's value is computed from seeded runs, so re-executing a chapter on the same
-machine must give the same numbers.  :func:`compare` lists each record whose value,
-compared value, spread, alternative or verdict moved beyond :data:`RTOL` (records keep 6
-significant digits), and each record that appeared or vanished.  Records marked
+machine gives the same numbers, and on another machine numbers that move no further
+than float32 rounding moves them (:mod:`helpers.book.rounding`).  :func:`compare` lists
+each record whose value, compared value, spread, alternative or variants moved beyond
+:data:`helpers.book.rulebook.ROUNDING_MULTIPLE` times the record's rounding floor (a
+number that did not move under rounding: beyond :data:`RTOL`, since records keep 6
+significant digits), each verdict or text that changed (unless it took both forms under
+rounding), and each record that appeared or vanished.  Records marked
 ``"timing": true`` (seconds, speed-ups) are exempt: a clock is not seeded.
 
 ``python -m helpers.book drift`` compares a results folder with the committed one (git),
@@ -21,7 +25,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import crosscheck
+from . import crosscheck, rounding, rulebook
 
 __all__ = [
     "RTOL",
@@ -33,8 +37,10 @@ __all__ = [
     "authors_runs",
 ]
 
-#: Relative difference beyond which a re-executed number has drifted.  Values are stored
-#: to 6 significant digits, so 1e-5 lets only the last stored digit round the other way.
+#: Relative difference beyond which a re-executed number that does not move under
+#: rounding has drifted.  Values are stored to 6 significant digits, so 1e-5 lets only
+#: the last stored digit round the other way.  A number that moves under rounding
+#: (:mod:`helpers.book.rounding`) drifts beyond ``ROUNDING_MULTIPLE`` times its floor.
 RTOL = 1e-5
 FIELDS = (
     "value",
@@ -63,15 +69,35 @@ class Drift:
         )
 
 
-def _same(a, b) -> bool:
+def _same(a, b, path: str = "", tol=None, seen=None) -> bool:
+    """Whether ``b`` reproduces ``a``: each number within :data:`RTOL` or within
+    :data:`helpers.book.rulebook.ROUNDING_MULTIPLE` times how far it moved under
+    rounding (``tol``, by path), each text equal or both among the forms it took under
+    rounding (``seen``)."""
+    tol, seen = tol or {}, seen or {}
+    if path.endswith("depends_on") and isinstance(a, list) and isinstance(b, list):
+        if ("rounding" in a) != ("rounding" in b):
+            return False
+        a = [c for c in a if c != "rounding"]
+        b = [c for c in b if c != "rounding"]
+        return a == b or (a in seen.get(path, []) and b in seen.get(path, []))
+    if path in seen and a in seen[path] and b in seen[path]:
+        return True
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(
+            _same(a[k], b[k], f"{path}/{k}", tol, seen) for k in a
+        )
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(
+            _same(x, y, f"{path}/{i}", tol, seen) for i, (x, y) in enumerate(zip(a, b))
+        )
     if isinstance(a, bool) or isinstance(b, bool):
         return a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return math.isclose(a, b, rel_tol=RTOL, abs_tol=0.0) or a == b
+        if math.isclose(a, b, rel_tol=RTOL, abs_tol=0.0) or a == b:
+            return True
+        floor = tol.get(path, 0.0)
+        return floor > 0 and abs(a - b) <= rulebook.ROUNDING_MULTIPLE * floor
     return a == b
 
 
@@ -96,8 +122,10 @@ def compare(old: dict, new: dict, chapters=None) -> list[Drift]:
                 continue
             if ra.get("timing") or rb.get("timing"):
                 continue
+            tol = rounding.tolerance(ch, name)
+            seen = rounding.seen(ch, name)
             for f in FIELDS:
-                if not _same(ra.get(f), rb.get(f)):
+                if not _same(ra.get(f), rb.get(f), f, tol, seen):
                     out.append(Drift(ch, name, f, ra.get(f), rb.get(f)))
     return out
 
@@ -131,7 +159,11 @@ def committed(rev: str = "HEAD", folder: str = "book/results") -> dict:
 def report(drifts: list[Drift]) -> str:
     if not drifts:
         return "no record drifted"
-    lines = [f"{len(drifts)} record field(s) drifted beyond relative {RTOL:g}:"]
+    lines = [
+        f"{len(drifts)} record field(s) drifted beyond "
+        f"{rulebook.ROUNDING_MULTIPLE:g} x their rounding floor (relative {RTOL:g} "
+        "where rounding does not move them):"
+    ]
     lines += [f"  {d}" for d in drifts]
     return "\n".join(lines)
 

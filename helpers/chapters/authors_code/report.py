@@ -304,6 +304,28 @@ def same_start_text(res: Results, recs: dict, tol: float) -> str:
         )
     else:
         text.append(".")
+    flipped = [
+        n
+        for n in same
+        if "rounding" in (recs[f"same_start_{n}"].get("depends_on") or [])
+    ]
+    text.append(
+        "\n\n**On any machine.** The scripts' curves were stored on one machine "
+        "(`book/authors_runs/manifest.json`); the engine re-runs here. What holds on "
+        "any machine is that the engine is the scripts' computation: equal bit for "
+        "bit until float32 rounding parts two runs of one program on two CPUs (the "
+        f"epoch count above, {ident.min()}–{ident.max()} on this execution's "
+        "machine, is that machine's), then apart by rounding alone. "
+        + (
+            f"{len(flipped)} of the {len(same)} checks turn on rounding "
+            f"({', '.join(flipped)}: undecided, {{ref}}`rulebook "
+            "<rulebook-rounding>`): they hold on one machine and fail on another, so "
+            "the evidence does not decide them."
+            if flipped
+            else "No check turns on rounding over the stored executions "
+            "({ref}`rulebook <rulebook-rounding>`)."
+        )
+    )
     if "depth" in same:
         text.append("\n\n" + _depth_reading(same["depth"]))
     return "".join(text)

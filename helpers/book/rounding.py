@@ -1,0 +1,458 @@
+"""The rounding floor: how far each record moves when nothing but float32 rounding
+changes (page *How verdicts are decided*, [rulebook-rounding]).
+
+The book's numbers come from seeded float32 training, so the same code gives other bits
+on another CPU: XLA compiles other instructions (with or without fused multiply-adds,
+other vector widths, so sums in another order), and a long chaotic training run carries
+a last-bit difference into the fourth digit or further.  One machine can stand in for
+another: ``XLA_FLAGS=--xla_cpu_max_isa=SSE4_2`` makes XLA generate the code of an older
+CPU.  The book is executed in full on several such settings (a *stored run*:
+``book/rounding/``, each execution's records, its machine and flags, and the command),
+and :func:`measure` turns those executions into a floor per record:
+
+* ``rounding``: the largest move of the record's value over the executions, as a
+  fraction of the value's size (0 where it did not move);
+* ``tolerance``: per number of the record (value, spread, alternative, variants...),
+  how far it moved (max - min), the yardstick :mod:`helpers.book.drift` holds a
+  re-execution against (times :data:`helpers.book.rulebook.ROUNDING_MULTIPLE`);
+* ``seen``: the texts (verdicts, choices a verdict depends on) that differed between
+  the executions, each with every form it took;
+* ``verdicts``: the record's verdict in each execution.
+
+A verdict that differs between the executions is not decided by the evidence
+(:func:`apply`, used by :meth:`helpers.book.records.Records.add`): it is
+``undecided``, ``rounding`` joins the choices it depends on, and its variants show the
+verdict of each execution.
+
+Commands (``python -m helpers.book rounding --help``)::
+
+    python -m helpers.book execute --isa SSE4_2            # the book on an older ISA
+    python -m helpers.book rounding measure RUN [RUN ...]  # store book/rounding/
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import subprocess
+import time
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = [
+    "DIR",
+    "FLOORS",
+    "ISA_VARIABLE",
+    "isa_flags",
+    "other_isa",
+    "cpu_model",
+    "measure",
+    "store",
+    "floors",
+    "entry",
+    "apply",
+    "tolerance",
+    "seen",
+    "raw_verdict",
+    "summary",
+    "machine_label",
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+DIR = ROOT / "book" / "rounding"
+FLOORS = DIR / "floors.json"
+#: The environment variable XLA reads its flags from (set before JAX starts).
+ISA_VARIABLE = "XLA_FLAGS"
+#: ``off`` switches the rounding rule off (:func:`apply`): the unit tests decide small
+#: made-up results, which the stored executions say nothing about.
+RULE_VARIABLE = "HASTE_ROUNDING"
+#: The instruction sets an execution may be limited to (XLA's names).
+ISAS = ("SSE4_2", "AVX", "AVX2", "AVX512")
+#: The fields of a record the floor is measured on (those drift compares).
+FIELDS = (
+    "value",
+    "paper",
+    "spread",
+    "alternative",
+    "verdict",
+    "variants",
+    "depends_on",
+)
+
+
+def isa_flags(isa: str | None) -> str | None:
+    """``XLA_FLAGS`` that limit XLA's CPU code to ``isa`` (None: the machine's own).
+
+    Raises:
+        ValueError: ``isa`` is not one of :data:`ISAS`.
+    """
+    if isa is None:
+        return None
+    if isa not in ISAS:
+        raise ValueError(f"isa must be one of {list(ISAS)}, got {isa!r}")
+    return f"--xla_cpu_max_isa={isa}"
+
+
+def other_isa(env: dict | None = None) -> str:
+    """An instruction set whose float32 code differs from this process's: SSE4_2 (no
+    fused multiply-add, 128-bit vectors), or AVX2 where the environment already limits
+    XLA to SSE4_2."""
+    flags = (env if env is not None else os.environ).get(ISA_VARIABLE) or ""
+    return "AVX2" if "max_isa=SSE4_2" in flags or "max_isa=AVX " in flags else "SSE4_2"
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``), or the platform's processor."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _walk(values: list, path: str, tol: dict, seen: dict) -> None:
+    """Walk one field over the executions (``values``, one per execution) in parallel:
+    a number that moved adds its range to ``tol``; anything else that differs (a text,
+    a structure of another shape) adds the forms it took to ``seen``."""
+    if all(_number(v) for v in values):
+        finite = [float(v) for v in values if math.isfinite(float(v))]
+        if len(finite) < len(values):
+            if len({repr(v) for v in values}) > 1:
+                seen[path] = _forms(values)
+            return
+        spread = max(finite) - min(finite)
+        if spread > 0:
+            tol[path] = float(f"{spread:.3g}")
+        return
+    if all(isinstance(v, dict) for v in values) and all(
+        v.keys() == values[0].keys() for v in values
+    ):
+        for k in values[0]:
+            _walk([v[k] for v in values], f"{path}/{k}", tol, seen)
+        return
+    if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1:
+        if path.endswith("depends_on"):
+            if len({json.dumps(v) for v in values}) > 1:
+                seen[path] = _forms(values)
+            return
+        for i in range(len(values[0])):
+            _walk([v[i] for v in values], f"{path}/{i}", tol, seen)
+        return
+    if len({json.dumps(v, sort_keys=True) for v in values}) > 1:
+        seen[path] = _forms(values)
+
+
+def _forms(values: list) -> list:
+    out = []
+    for v in values:
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def _leaves(v) -> list[float]:
+    if _number(v):
+        return [float(v)] if math.isfinite(float(v)) else []
+    if isinstance(v, dict):
+        return [x for y in v.values() for x in _leaves(y)]
+    if isinstance(v, list):
+        return [x for y in v for x in _leaves(y)]
+    return []
+
+
+def _relative(values: list) -> float:
+    """The largest move of a value over the executions, as a fraction of its size
+    (the largest magnitude among its numbers): 0 where nothing moved."""
+    tol: dict = {}
+    _walk(values, "", tol, {})
+    size = max((abs(x) for v in values for x in _leaves(v)), default=0.0)
+    if not tol:
+        return 0.0
+    if size == 0:
+        return math.inf
+    return float(f"{max(tol.values()) / size:.3g}")
+
+
+def machine_label(platform_: str, xla_flags: str | None = None) -> str:
+    """A short name of an execution: the machine's kernel release (the platform string
+    without the OS and architecture) and the instruction set XLA was limited to."""
+    short = platform_.removeprefix("Linux-").split("-x86_64")[0].split("-aarch64")[0]
+    isa = (xla_flags or "").partition("max_isa=")[2].split()[0:1]
+    return f"{short}, {isa[0]}" if isa else short
+
+
+def raw_verdict(rec: dict) -> str:
+    """The verdict the evidence gave before the rounding rule (:func:`apply`)."""
+    return rec.get("raw_verdict", rec.get("verdict"))
+
+
+def _raw(rec: dict) -> dict:
+    """A record's compared fields as its execution gave them, before :func:`apply`."""
+    out = {f: rec.get(f) for f in FIELDS}
+    out["verdict"] = raw_verdict(rec)
+    if isinstance(out["variants"], dict):
+        out["variants"] = {k: v for k, v in out["variants"].items() if k != "rounding"}
+    if isinstance(out["depends_on"], list):
+        out["depends_on"] = [c for c in out["depends_on"] if c != "rounding"]
+    return out
+
+
+def measure(runs: dict[str, dict]) -> dict:
+    """The floors of every record present in every execution.
+
+    Args:
+        runs: ``{label: {chapter: {record: {...}}}}``, one collection of records per
+            execution of the same code (the committed book's among them); a chapter
+            an execution lacks (executed by other code) is measured on the others.
+
+    Returns:
+        ``{chapter: {record: {"rounding", "tolerance", "seen", "verdicts",
+        "values"}}}``; records marked ``"timing"`` (clocks) are left out.
+    """
+    if len(runs) < 2:
+        raise ValueError(f"runs: a floor needs at least 2 executions, got {len(runs)}")
+    labels = list(runs)
+    out: dict = {}
+    names = {(ch, n) for recs in runs.values() for ch in recs for n in recs[ch]}
+    for ch, name in sorted(names):
+        have = [lb for lb in labels if name in runs[lb].get(ch, {})]
+        recs = [runs[lb][ch][name] for lb in have]
+        if len(recs) < 2 or any(r.get("timing") for r in recs):
+            continue
+        raw = [_raw(r) for r in recs]
+        tol: dict = {}
+        seen: dict = {}
+        for f in FIELDS:
+            _walk([r[f] for r in raw], f, tol, seen)
+        values = [r["value"] for r in raw]
+        out.setdefault(ch, {})[name] = {
+            "rounding": _relative(values),
+            "tolerance": tol,
+            "seen": seen,
+            "verdicts": {lb: r["verdict"] for lb, r in zip(have, raw)},
+            "values": {lb: v for lb, v in zip(have, values) if _number(v)},
+        }
+    return out
+
+
+def store(
+    runs: dict[str, Path], committed: str | None = "HEAD", stale: tuple = ()
+) -> Path:
+    """Measure the floors from run folders (and the committed records at git revision
+    ``committed``, labelled by the machine in ``book/stats/execution.json``) and store
+    them with each execution's records in :data:`DIR`.
+
+    Args:
+        runs: ``{label: run folder}`` (``_build/runs/...``, each with ``results/`` and
+            ``manifest.json``).
+        committed: the revision of the committed records to include, or None.
+        stale: chapters whose committed records other code made (left out of the
+            committed execution: their floor comes from the runs).
+
+    Returns:
+        the path of ``floors.json``.
+    """
+    from . import drift
+
+    collections: dict = {}
+    executions: dict = {}
+    if committed:
+        stats = json.loads(drift._git("show", f"{committed}:book/stats/execution.json"))
+        machine = stats.get("machine", {})
+        label = f"{machine_label(machine.get('platform', '?'))} (committed)"
+        collections[label] = {
+            ch: recs
+            for ch, recs in drift.committed(committed).items()
+            if ch not in stale
+        }
+        executions[label] = {
+            "what": f"the committed records at {_commit(committed)}"
+            + (f" (not {', '.join(stale)}: other code)" if stale else ""),
+            "machine": machine,
+            "xla_flags": None,
+        }
+    for label, folder in runs.items():
+        folder = Path(folder)
+        manifest = json.loads((folder / "manifest.json").read_text())
+        collections[label] = drift.load(folder / "results")
+        executions[label] = {
+            "what": f"python -m helpers.book {manifest.get('command') or 'execute'}",
+            "machine": manifest.get("machine"),
+            "xla_flags": manifest.get("xla_flags"),
+            "commit": manifest.get("commit"),
+            "note": manifest.get("note"),
+            "seconds": round(sum(manifest.get("chapters", {}).values()), 1),
+        }
+    DIR.mkdir(parents=True, exist_ok=True)
+    for label, recs in collections.items():
+        slug = "".join(c if c.isalnum() else "-" for c in label).strip("-")
+        (DIR / f"records-{slug}.json").write_text(
+            json.dumps(recs, sort_keys=True, separators=(",", ":")) + "\n"
+        )
+        executions[label]["records"] = f"records-{slug}.json"
+    data = {
+        "about": "the rounding floor of every record: python -m helpers.book "
+        "rounding measure (helpers/book/rounding.py)",
+        "date": time.strftime("%Y-%m-%d"),
+        "commit": _commit(),
+        "executions": executions,
+        "records": measure(collections),
+    }
+    FLOORS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    floors.cache_clear()
+    return FLOORS
+
+
+def _commit(rev: str = "HEAD") -> str | None:
+    out = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", rev],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return out or None
+
+
+@lru_cache(maxsize=1)
+def floors() -> dict:
+    """The stored floors (``book/rounding/floors.json``), or an empty set."""
+    if not FLOORS.exists():
+        return {"executions": {}, "records": {}}
+    return json.loads(FLOORS.read_text())
+
+
+def entry(chapter: str, name: str) -> dict | None:
+    """The stored floor of one record, or None where it was not measured."""
+    return floors()["records"].get(chapter, {}).get(name)
+
+
+def tolerance(chapter: str, name: str) -> dict:
+    """``{path: how far that number moved under rounding}`` for one record."""
+    e = entry(chapter, name)
+    return dict(e["tolerance"]) if e else {}
+
+
+def seen(chapter: str, name: str) -> dict:
+    """``{path: [every form it took]}`` of one record's texts that moved."""
+    e = entry(chapter, name)
+    return dict(e["seen"]) if e else {}
+
+
+def _setting(label: str) -> str:
+    """An execution as a variant's setting: its label and, for the committed
+    book's, what it is."""
+    return f"executed on {label}"
+
+
+def apply(
+    chapter: str, name: str, verdict: str, reason: str, variants: dict, depends_on: list
+) -> tuple[str, str, dict, list, dict]:
+    """The rounding rule ([rulebook-rounding]) on one decided record.
+
+    Args:
+        chapter, name: the record.
+        verdict, reason, variants, depends_on: as :func:`helpers.book.rulebook.decide`
+            gave them.
+
+    Returns:
+        ``(verdict, reason, variants, depends_on, extra)``: unchanged where every
+        stored execution (and this one) gave the same verdict; else ``undecided``,
+        its reason naming each execution's verdict, ``rounding`` among the choices it
+        depends on and as a variant; ``extra`` holds the fields the record gains
+        (``rounding``, and ``raw_verdict`` where the rule changed the verdict).
+    """
+    e = entry(chapter, name)
+    if e is None or os.environ.get(RULE_VARIABLE) == "off":
+        return verdict, reason, variants, depends_on, {}
+    extra = {"rounding": e["rounding"]}
+    stored = e["verdicts"]
+    if len(set(stored.values()) | {verdict}) == 1:
+        return verdict, reason, variants, depends_on, extra
+    rows = [
+        {
+            "setting": _setting(label),
+            "value": e["values"].get(label),
+            "verdict": v,
+        }
+        for label, v in stored.items()
+    ]
+    said = "; ".join(f"{v} on {label}" for label, v in stored.items())
+    here = "" if verdict in stored.values() else f"; {verdict} in this execution"
+    reason = (
+        f"float32 rounding decides it, not the evidence ({said}{here}). "
+        f"This execution: {verdict}, because {reason}"
+    )
+    variants = dict(sorted({**(variants or {}), "rounding": rows}.items()))
+    depends_on = sorted(set(depends_on or []) | {"rounding"})
+    extra["raw_verdict"] = verdict
+    return "undecided", reason, variants, depends_on, extra
+
+
+def summary(records: dict, most: int = 8) -> str:
+    """The rulebook page's account of the floors ([rulebook-rounding]), in Markdown:
+    the stored executions, the records that move most, and the verdicts that turn on
+    rounding.
+
+    Args:
+        records: ``{chapter: {record: {...}}}`` (the records the page shows).
+        most: how many of the most moved records to list.
+    """
+    from tabulate import tabulate
+
+    data = floors()
+    if not data["executions"]:
+        return "No rounding floor is stored (`book/rounding/floors.json`)."
+    rows = [
+        (
+            label,
+            e.get("xla_flags") or "its own",
+            (e.get("machine") or {}).get("cpu", ""),
+            e.get("seconds", ""),
+        )
+        for label, e in data["executions"].items()
+    ]
+    out = [
+        tabulate(rows, ["execution", "XLA_FLAGS", "CPU", "seconds"], tablefmt="github"),
+        "",
+        f"Stored by `python -m helpers.book rounding measure` on {data['date']} "
+        f"(commit {data.get('commit')}); each execution by "
+        "`python -m helpers.book execute --isa <ISA>` (a run).",
+        "",
+    ]
+    floors_ = [
+        (f"{ch}.{name}", e["rounding"])
+        for ch, recs in data["records"].items()
+        for name, e in recs.items()
+    ]
+    moved = sorted((x for x in floors_ if x[1] > 0), key=lambda x: -x[1])
+    out.append(
+        f"Of {len(floors_)} records, {len(moved)} move under rounding; the most:"
+    )
+    out += [
+        "",
+        tabulate(
+            [(f"`{n}`", f"{100 * r:.3g} %") for n, r in moved[:most]],
+            ["record", "rounding"],
+            tablefmt="github",
+        ),
+        "",
+    ]
+    turned = []
+    for ch, recs in records.items():
+        for name, r in recs.items():
+            if "rounding" in (r.get("depends_on") or []):
+                said = "; ".join(x["verdict"] for x in r["variants"]["rounding"])
+                turned.append(f"`{ch}.{name}` ({said})")
+    out.append(
+        "Verdicts that turn on rounding (undecided): " + ", ".join(turned) + "."
+        if turned
+        else "No verdict turns on rounding."
+    )
+    return "\n".join(out)
