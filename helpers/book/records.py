@@ -37,6 +37,7 @@ __all__ = [
     "results_dir",
     "Records",
     "load_all",
+    "check",
     "claims_table",
     "compared",
     "notes",
@@ -191,7 +192,7 @@ class Records:
             reason, ``variants`` and ``depends_on`` that
             :func:`helpers.book.rulebook.decide` gives.
         """
-        from . import rulebook
+        from . import rounding, rulebook
 
         ev = _rounded(_evidence(evidence, legacy))
         entry = rulebook.claim(self.chapter, name)
@@ -203,6 +204,9 @@ class Records:
                     f"{self.chapter}.{name}: a registered claim has no target"
                 )
             d = rulebook.decide(entry, ev)
+            verdict, reason, variants, depends_on, extra = rounding.apply(
+                self.chapter, name, *d
+            )
             item.update(
                 {
                     k: entry.get(k, "")
@@ -235,12 +239,17 @@ class Records:
                     "criterion": ev.rule,
                     "spread": _plain(ev.spread),
                     "alternative": _plain(ev.alternative),
-                    "reason": d.reason,
+                    "reason": reason,
+                    **extra,
                 }
             )
-            if d.variants or entry.get("kind") == "paper":
-                item["variants"] = _plain(d.variants)
-                item["depends_on"] = list(d.depends_on)
+            if variants or entry.get("kind") == "paper":
+                item["variants"] = _plain(variants)
+                item["depends_on"] = list(depends_on)
+            if entry.get("kind") in ("paper", "check") and rulebook.marginal(
+                ev.rule, ev.value, ev.compared, ev.spread, ev.alternative
+            ):
+                item["marginal"] = True
             lag = ev.lag_percent()
             if lag is not None:
                 item["lag_percent"] = _plain(lag)
@@ -248,7 +257,7 @@ class Records:
                 item["censored"] = True
             if ev.censored_reference:
                 item["censored_reference"] = True
-            v = d.verdict
+            v = verdict
         else:
             if not ev.timing:
                 raise ValueError(
@@ -335,6 +344,32 @@ def _in_notebook() -> bool:
         return False
     shell = get_ipython()
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def check(chapter: str, directory: Path | str | None = None) -> str:
+    """What a chapter's nbval-checked cell prints: what holds on any machine
+    ([rulebook-rounding]).  One line per record: its verdict, and its value (4
+    significant digits) only where float32 rounding did not move it over the stored
+    executions (:mod:`helpers.book.rounding`); a measured time is left out.
+
+    Args:
+        chapter: the chapter whose saved records to read.
+        directory: where they are (default: :func:`results_dir`).
+    """
+    from . import rounding
+
+    d = Path(directory) if directory is not None else results_dir()
+    items = json.loads((d / f"{chapter}.json").read_text())
+    width = max((len(n) for n in items), default=0)
+    lines = []
+    for name, r in items.items():
+        if r.get("timing"):
+            continue
+        e = rounding.entry(chapter, name)
+        still = e is not None and e["rounding"] == 0 and not e["seen"]
+        shown = f" = {_short(r['value'])}" if still else ""
+        lines.append(f"{name:{width}s}  {r['verdict']}{shown}")
+    return "\n".join(lines)
 
 
 def load_all(directory: Path | str | None = None) -> dict[str, dict]:
@@ -473,6 +508,8 @@ def measured(rec: dict) -> str:
         if isinstance(interval, list) and len(interval) == 2:
             text += f", 90 % interval {_fmt(interval[0])}–{_fmt(interval[1])}"
         text += ")"
+    if rec.get("rounding"):
+        text += f" (rounding floor {100 * rec['rounding']:.2g} %)"
     ratio = rec.get("ratio_interval")
     if isinstance(ratio, list) and len(ratio) == 2:
         text += f" (ratio's 90 % interval over seeds {_fmt(ratio[0])}–{_fmt(ratio[1])})"
@@ -547,7 +584,7 @@ def claims_table(rows) -> str:
     for claim, paper, rec in rows:
         cells = (
             _cell(claim),
-            badge(rec["verdict"]),
+            badge(rec["verdict"]) + (" marginal" if rec.get("marginal") else ""),
             _cell(measured(rec)),
             _cell(compared(rec)),
         )

@@ -47,6 +47,10 @@ __all__ = [
     "CHECK_GAP",
     "PHASE_SNAP",
     "BOUND_TOLERANCE",
+    "ROUNDING_MULTIPLE",
+    "MARGINAL",
+    "thresholds",
+    "marginal",
     "STRUCTURE_RULE",
     "structure_window",
     "registry",
@@ -58,6 +62,9 @@ __all__ = [
     "seed_variants",
     "variants_clause",
     "verdict",
+    "worse_end",
+    "worst_case",
+    "WORST_FIRST",
     "setup_clause",
 ]
 
@@ -115,6 +122,14 @@ STRUCTURE_RULE = (
     "below the rank-one map's loss"
 )
 
+#: A re-executed number that moves under float32 rounding has drifted when it moves
+#: beyond this multiple of its rounding floor, the range it took over the stored
+#: executions of the book on other instruction sets and CPUs ([rulebook-rounding]):
+#: the range of three executions underestimates how far a fourth machine lands (the
+#: expected range of three normal draws is 1.7 standard deviations, while two machines
+#: differ by up to 4 in one record of a hundred), hence 3.
+ROUNDING_MULTIPLE = 3.0
+
 #: The book's own choices a verdict on the paper can rest on ([rulebook-variants]):
 #: each ``kind = "paper"`` claim names those of its measure (``choices`` in its
 #: chapter's data file); its record carries the same measure under each other
@@ -134,6 +149,10 @@ CHOICES = {
     "coupling": "one-way or fully coupled ReLN pathways",
     "levels": "the loss levels a time gap is read at",
     "restarts": "how many random starts an optimiser (k-means) takes the best of",
+    "construction": "how a stand-in network is built from the ReLU network (the "
+    "paper's construction of its ReLN, or the book's own)",
+    "rounding": "float32 rounding: the same code on another CPU or instruction set "
+    "(the stored executions of [rulebook-rounding])",
 }
 
 #: How a record's value is held against what it is compared with.
@@ -253,6 +272,52 @@ def holds(criterion: str | None, value, compared=None, spread=None, alternative=
     return value <= CLEARLY * compared
 
 
+#: A verdict is *marginal* when its deciding quantity lies within this fraction of a
+#: threshold it is held against ([rulebook-marginal]): a little more noise, another
+#: seed or another machine could put it on the other side.
+MARGINAL = 0.1
+
+
+def thresholds(
+    criterion: str | None, value, compared=None, spread=None, alternative=None
+) -> list[tuple[float, float]]:
+    """The pairs ``(quantity, threshold)`` a verdict under ``criterion`` compares
+    (:func:`holds`): the gap against the noise yardstick, the distance to the
+    candidate against the alternative's share, the shortfall against the bound's
+    tolerance; empty where no number is held against a threshold."""
+    if criterion in ("seed_noise", "beyond_noise") and _number(value):
+        out = [(value, NOISE_MULTIPLE * spread)] if _number(spread) else []
+        if criterion == "seed_noise" and _number(alternative):
+            out.append((value, CLEARLY * alternative))
+        return out
+    if criterion in ("near", "near_bound") and _number(value) and _number(compared):
+        d = abs(value - compared)
+        out = []
+        if criterion == "near_bound":
+            out.append((d, BOUND_TOLERANCE))
+        elif _number(spread):
+            out.append((d, NOISE_MULTIPLE * spread))
+        if _number(alternative):
+            out.append((d, CLEARLY * abs(value - alternative)))
+        return out
+    if criterion == "gap" and _number(value):
+        return [(value, CHECK_GAP)]
+    if criterion == "smaller" and _number(value) and _number(compared):
+        return [(value, CLEARLY * compared)]
+    return []
+
+
+def marginal(
+    criterion: str | None, value, compared=None, spread=None, alternative=None
+) -> bool:
+    """Whether a verdict lies on a hair: a deciding quantity within
+    :data:`MARGINAL` of a threshold it is held against (0.0993 against 0.1)."""
+    return any(
+        t > 0 and abs(q - t) <= MARGINAL * t
+        for q, t in thresholds(criterion, value, compared, spread, alternative)
+    )
+
+
 def _rule(criterion, value, compared, spread, alternative) -> str:
     """The criterion with the record's numbers filled in, for the reason."""
     g = lambda x: f"{x:.3g}"  # noqa: E731
@@ -315,6 +380,11 @@ def _judge(
     never reached, within the run, a loss level the reference reached).  Such a gap
     cannot show agreement: under ``seed_noise`` and ``gap`` it fails; under
     ``beyond_noise`` it holds only if the lower bound itself is beyond the noise.
+    ``censored_reference`` (the reference never reached a level the candidate
+    reached): the gap cannot show agreement either, so "reproduced" becomes "partly
+    reproduced", while "partly" and "not" stand (``measures.match`` judges such a
+    comparison at the levels both sides reach, this reading being its ``levels``
+    variant).
 
     ``interval``: the seed spread's 90 % bootstrap interval ([rulebook-noise]); a
     verdict on the paper that differs at the interval's two ends is ``undecided``.
@@ -358,8 +428,12 @@ def _judge(
         if lower_bound:
             if criterion == "beyond_noise":
                 ok_ = True if ok_ is True else None
-            elif ok_ is not None:
-                ok_ = False
+            elif censored:
+                ok_ = False if ok_ is not None else None
+            elif ok_ is True:
+                # the reference alone censored: a lower bound cannot show agreement,
+                # but it does not turn "partly" into "not"
+                ok_ = "partly"
         return ok_
 
     ok = judged(spread)
@@ -618,6 +692,63 @@ def verdict(
         variants=None,
     )
     return decide({"kind": kind, "provenance": provenance}, ev).verdict
+
+
+#: The verdicts on the paper from worst to best: the order a claim decided over
+#: several cases takes the worst of ([rulebook-cases]).
+WORST_FIRST = (
+    "not testable",
+    "not reproduced",
+    "partly reproduced",
+    "reproduced",
+)
+
+
+def worse_end(match) -> str:
+    """The verdict a case counts by when a claim is decided over several cases
+    ([rulebook-cases]): its verdict, or, where it is undecided (the verdict changes
+    within the yardstick's interval), the worse of the verdicts at the interval's two
+    ends."""
+    v = verdict(match)
+    ev = _as_evidence(match)
+    if v != "undecided" or ev.spread_interval is None:
+        return v
+    ends = {
+        verdict(ev.but(spread=float(x), spread_interval=None))
+        for x in ev.spread_interval
+    }
+    return min(ends, key=WORST_FIRST.index)
+
+
+def worst_case(verdicts, severity, counted=None) -> int:
+    """Index of the case that decides a claim the paper states for every case
+    ([rulebook-cases]: margins, contexts, plateaus): the worst verdict, an undecided
+    case counting by its worse end (``counted``, from :func:`worse_end`); among cases
+    that count the same, a decided one before an undecided one, then the largest
+    ``severity`` (e.g. gap over seed spread).
+
+    Args:
+        verdicts: each case's verdict, ``(cases,)``.
+        severity: each case's distance from agreement, ``(cases,)``.
+        counted: each case's verdict as it counts (default ``verdicts``).
+    """
+    verdicts, severity = list(verdicts), list(severity)
+    counted = verdicts if counted is None else list(counted)
+    if not verdicts or not (len(verdicts) == len(severity) == len(counted)):
+        raise ValueError("worst_case needs one severity per verdict, and at least one")
+    order = WORST_FIRST + ("undecided",)
+    unknown = (set(verdicts) | set(counted)) - set(order)
+    if unknown:
+        raise ValueError(f"not verdicts on the paper: {sorted(unknown)}")
+    rank = [
+        (
+            order.index(c) if c != "undecided" else len(WORST_FIRST) - 1.5,
+            v == "undecided",
+            -x,
+        )
+        for v, c, x in zip(verdicts, counted, severity)
+    ]
+    return min(range(len(rank)), key=rank.__getitem__)
 
 
 def setup_clause(verdicts: Mapping, chosen: str, same=(), record="init_sensitivity"):

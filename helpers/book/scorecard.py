@@ -33,6 +33,7 @@ __all__ = [
     "in_words",
     "decides",
     "mark",
+    "why",
     "legend",
     "choices_table",
     "scorecard",
@@ -93,8 +94,17 @@ def claims(records: dict) -> list[tuple[str, str, dict, list]]:
 
 
 def _short_of(chapter: str, name: str, r: dict) -> dict:
+    """The record with its claim's ``short`` wording and the ``quantity`` its verdict
+    is decided on (the registry's, where the record's measure is no time gap)."""
     entry = rulebook.claim(chapter, name) or {}
-    return {**r, "short": entry["short"]} if entry.get("short") else r
+    extra = {k: entry[k] for k in ("short", "quantity") if entry.get(k)}
+    return {**r, **extra} if extra else r
+
+
+def _quantity(r: dict) -> str:
+    """The name of the quantity a noise verdict is decided on: the registry's
+    ``quantity``, else a time gap where the record has a lag in percent, else a gap."""
+    return r.get("quantity") or ("time gap" if r.get("lag_percent") else "gap")
 
 
 def counts(records: dict) -> dict[str, int]:
@@ -115,8 +125,11 @@ def bottom_line(records: dict) -> str:
     c = counts(records)
     parts = ", ".join(f"{c[v]} {short}" for v, short in COUNTED.items())
     rows = claims(records)
-    dep = sum(1 for _, _, r, _ in rows if r.get("depends_on"))
+    dep = sum(1 for _, _, r, _ in rows if set(r.get("depends_on") or []) - {"rounding"})
     tail = f"; {dep} of them depend on a choice of this book" if dep else ""
+    rounded = sum(1 for _, _, r, _ in rows if "rounding" in (r.get("depends_on") or []))
+    if rounded:
+        tail += f"; {rounded} on float32 rounding (the machine)"
     return f"Of the paper's {len(rows)} claims: {parts}{tail}."
 
 
@@ -142,8 +155,8 @@ def decides(r: dict, brief: bool = False) -> str:
     _fmt = _g
     if crit in ("seed_noise", "beyond_noise") and num(value) and num(spread):
         text = (
-            f"time gap {_fmt(value)} against {rulebook.NOISE_MULTIPLE:g} x seed "
-            f"spread {_fmt(spread)}"
+            f"{_quantity(r)} {_fmt(value)} against {rulebook.NOISE_MULTIPLE:g} x "
+            f"seed spread {_fmt(spread)}"
         )
         # the spread's interval is in the details (and in the seeds' variants)
         lag = _lag(r, brief)
@@ -155,8 +168,9 @@ def decides(r: dict, brief: bool = False) -> str:
         )
     if crit == "near_bound" and num(value) and num(r.get("paper")):
         return (
-            f"shortfall {_fmt(abs(value - r['paper']))} of {_fmt(value)} from the "
-            f"bound {_fmt(r['paper'])} against {rulebook.BOUND_TOLERANCE:g} (one-sided)"
+            f"{_fmt(value)}, short of the bound {_fmt(r['paper'])} by "
+            f"{_fmt(abs(value - r['paper']))}, against {rulebook.BOUND_TOLERANCE:g} "
+            "(one-sided)"
         )
     if crit == "smaller" and num(value) and num(r.get("paper")) and r["paper"]:
         text = (
@@ -174,6 +188,105 @@ def decides(r: dict, brief: bool = False) -> str:
     return _short(value)
 
 
+def why(r: dict) -> str:
+    """Why a verdict is what it is, in one plain sentence generated from the record
+    (the scorecard's rows, the intro's failures): the deciding number against its
+    yardstick in words, censoring, the seeds' interval or rounding where they decide;
+    a second reading of the paper's words (``definition``) follows with its verdict.
+    """
+    text = _why(r)
+    other = [
+        x
+        for x in (r.get("variants") or {}).get("definition", [])
+        if x["verdict"] != r.get("verdict")
+    ]
+    for x in other[:1]:
+        text += f" Read as {x['setting']}: {x['verdict']}."
+    rest = [
+        x["verdict"]
+        for c, xs in (r.get("variants") or {}).items()
+        if c not in ("seeds", "rounding")
+        for x in xs
+        if x["verdict"] != "not testable"
+    ]
+    if r.get("verdict") == "undecided" and rest and set(rest) == {"not reproduced"}:
+        text += " Every other setting of the book's choices fails."
+    return text
+
+
+def _why(r: dict) -> str:
+    v, crit = r.get("verdict"), r.get("criterion")
+    value, spread, alt, paper = (
+        r.get(k) for k in ("value", "spread", "alternative", "paper")
+    )
+    num = rulebook._number
+    dep = r.get("depends_on") or []
+    if v == "undecided" and "rounding" in dep:
+        said = "; ".join(
+            f"{x['verdict']} {x['setting'].replace('executed on', 'on')}"
+            for x in (r.get("variants") or {}).get("rounding", [])
+        )
+        return f"Float32 rounding decides it, not the evidence: {said}."
+    lower = (
+        " (a lower bound: one side never reaches a loss level the other reaches)"
+        if r.get("censored") or r.get("censored_reference")
+        else ""
+    )
+    tail = {
+        "undecided": "; the verdict changes within the seed spread's interval, so more "
+        "seeds are needed",
+    }.get(v, "")
+    if crit in ("seed_noise", "beyond_noise") and num(value) and num(spread) and spread:
+        q, k = _quantity(r), value / spread
+        text = f"The {q} is {_g(value)}, {k:.2g} x the seed spread"
+        if crit == "beyond_noise":
+            where = "beyond" if k > rulebook.NOISE_MULTIPLE else "within"
+            return (
+                f"{text}: {where} the {rulebook.NOISE_MULTIPLE:g} x a second seed "
+                f"gives{lower}{tail}."
+            )
+        if k <= rulebook.NOISE_MULTIPLE:
+            text += f", within the {rulebook.NOISE_MULTIPLE:g} x a second seed gives"
+        elif num(alt) and value <= rulebook.CLEARLY * alt:
+            text += f", beyond the noise but under half the alternative's {_g(alt)}"
+        elif num(alt):
+            text += f", beyond the noise and not under half the alternative's {_g(alt)}"
+        else:
+            text += ", beyond the noise"
+        return f"{text}{lower}{tail}."
+    if crit == "near_bound" and num(value) and num(paper):
+        short = abs(value - paper)
+        ok = "within" if short <= rulebook.BOUND_TOLERANCE else "beyond"
+        return (
+            f"The share is {_g(value)}: {_g(short)} of the weight falls outside the "
+            f"claimed structure where the claim says none does, {ok} the "
+            f"{rulebook.BOUND_TOLERANCE:g} a description may miss{tail}."
+        )
+    if crit == "near" and num(value) and num(paper) and num(spread) and spread:
+        d = abs(value - paper)
+        return (
+            f"The book measures {_g(value)} where the claim says {_g(paper)}: "
+            f"{d / spread:.2g} x the seed spread away{tail}."
+        )
+    if crit == "smaller" and num(value) and num(paper) and paper:
+        ratio = value / paper
+        ok = "under" if ratio <= rulebook.CLEARLY else "not under"
+        return (
+            f"The ratio is {_g(ratio)}, {ok} the {rulebook.CLEARLY:g} that 'clearly' "
+            f"asks{tail}."
+        )
+    if crit == "gap" and num(value):
+        ok = "within" if value <= rulebook.CHECK_GAP else "beyond"
+        return (
+            f"The time gap is {_g(value)}, {ok} the {rulebook.CHECK_GAP:g} "
+            f"allowed{lower}."
+        )
+    if crit == "exact":
+        return f"The book finds {_short(value)}; the paper says {_short(paper)}."
+    reason = (r.get("reason") or "").split(":")[0]
+    return f"{reason[:1].upper()}{reason[1:]}." if reason else ""
+
+
 def _g(x) -> str:
     """A number to 3 significant digits (the rulebook's reasons use the same)."""
     return f"{x:.3g}" if rulebook._number(x) else _short(x)
@@ -183,14 +296,15 @@ def mark(r: dict, brief: bool = False) -> str:
     """Robust, or the choices the verdict depends on (and the verdict there);
     ``brief``: the choices' names alone (the scorecard's table; the settings and their
     verdicts are in its details)."""
+    hair = "marginal (within a tenth of its threshold); " if r.get("marginal") else ""
     variants = r.get("variants") or {}
     if not variants:
-        return "not varied"
+        return hair + "not varied"
     dep = r.get("depends_on") or []
     if not dep:
-        return "robust to " + ", ".join(variants)
+        return hair + "robust to " + ", ".join(variants)
     if brief:
-        return "depends on " + ", ".join(dep)
+        return hair + "depends on " + ", ".join(dep)
     said = []
     for choice in dep:
         moved = [
@@ -201,7 +315,7 @@ def mark(r: dict, brief: bool = False) -> str:
         where = "; ".join(f"{x['setting']}: {x['verdict']}" for x in moved[:1])
         more = f"; +{len(moved) - 1} more" if len(moved) > 1 else ""
         said.append(f"{choice} ({where}{more})")
-    return "depends on " + "; ".join(said)
+    return hair + "depends on " + "; ".join(said)
 
 
 def _who(r: dict) -> str:
@@ -216,7 +330,8 @@ def legend() -> str:
         "candidate than the alternative it argues against",
         "not reproduced": "neither",
         "undecided": "the verdict changes within the bootstrap interval of the "
-        "yardstick: more seeds are needed",
+        "yardstick (more seeds are needed), or with float32 rounding on another "
+        "machine (*depends on rounding*)",
         "not testable": "the paper gives nothing to compare with",
     }
     items = [f"{badge(v)} {text}" for v, text in meaning.items()]
@@ -228,7 +343,8 @@ def legend() -> str:
         "*depends on ...*: the choice, the setting and the verdict there. *Decided "
         "by*: whose choice the verdict rests on: the paper's claim, the authors' code "
         "(a choice the paper does not state) or this book (a reconstruction or "
-        "measure of its own)."
+        "measure of its own). *marginal*: the deciding number lies within a tenth of "
+        "its threshold ({ref}`rulebook <rulebook-marginal>`)."
     )
 
 
@@ -237,6 +353,19 @@ def _names(rows) -> str:
     if len(labels) <= 1:
         return "".join(labels)
     return "; ".join(labels[:-1]) + "; and " + labels[-1]
+
+
+def _rescued(r: dict) -> list[str]:
+    """The choices of the book under which a failing claim holds at least in part."""
+    return [
+        c
+        for c in r.get("depends_on") or []
+        if c != "rounding"
+        and any(
+            x["verdict"] in ("reproduced", "partly reproduced")
+            for x in (r.get("variants") or {}).get(c, [])
+        )
+    ]
 
 
 def in_words(records: dict) -> list[str]:
@@ -261,6 +390,19 @@ def in_words(records: dict) -> list[str]:
         if partly:
             said.append(f"holds in part: {_names(partly)}")
         fails = by("not reproduced")
+        rescued = [x for x in fails if _rescued(x[2])]
+        if rescued:
+            said.append(
+                "fails under the paper's own setup, but holds at least in part under "
+                "another choice of this book (so whose problem it is turns on that "
+                "choice): "
+                + "; ".join(
+                    f"{_label(x[2])} ({why(x[2])[:-1]}; holds under "
+                    f"{', '.join(_rescued(x[2]))})"
+                    for x in rescued
+                )
+            )
+        fails = [x for x in fails if x not in rescued]
         for who, (_, whose) in WHO.items():
             mine_ = [x for x in fails if (x[2].get("decided_by") or WHO_DEFAULT) == who]
             if mine_:
@@ -269,16 +411,25 @@ def in_words(records: dict) -> list[str]:
                     "the authors' code": "a choice of the authors' code",
                     "this book's construction": "resting on this book's construction",
                 }[who]
-                said.append(f"fails ({problem}): {_names(mine_)}")
+                said.append(
+                    f"fails ({problem}): "
+                    + "; ".join(f"{_label(x[2])} ({why(x[2])[:-1]})" for x in mine_)
+                )
         open_ = by("undecided")
-        if open_:
-            said.append(f"the seeds cannot decide: {_names(open_)}")
+        rounded = [x for x in open_ if "rounding" in (x[2].get("depends_on") or [])]
+        if rounded:
+            said.append(f"float32 rounding decides (undecided): {_names(rounded)}")
+        seeds = [x for x in open_ if x not in rounded]
+        if seeds:
+            said.append(f"the seeds cannot decide: {_names(seeds)}")
         untestable = by("not testable")
         if untestable:
             said.append(f"not testable: {_names(untestable)}")
-        dep = [x for x in mine if x[2].get("depends_on")]
+        dep = [x for x in mine if set(x[2].get("depends_on") or []) - {"rounding"}]
         if dep:
-            chosen = sorted({c for x in dep for c in x[2]["depends_on"]})
+            chosen = sorted(
+                {c for x in dep for c in x[2]["depends_on"] if c != "rounding"}
+            )
             said.append(
                 f"{len(dep)} of {len(mine)} change with a choice of this book "
                 f"({', '.join(chosen)})"
@@ -294,7 +445,9 @@ def _row(ch: str, name: str, r: dict, parts: list) -> list[str]:
     fig = f" · {{numref}}`{r['figure']}`" if r.get("figure") else ""
     claim = f"{_cell(_label(r))}<br>[{ch}]({ch}.ipynb){fig}"
     verdict = f"{badge(r['verdict'])}<br>{_cell(mark(r, True))}; decided by {_who(r)}"
-    number = _cell(decides(r, True))
+    lag = _lag(r, True)
+    said = why(r)
+    number = _cell(f"{said[:-1]}: {lag} in time." if lag and said else said)
     for pname, p in parts:
         number += (
             f"<br>also, {_cell(_label(p))}: {badge(p['verdict'])} "
@@ -324,7 +477,7 @@ def verdict_line(chapter: str, name: str, records: dict) -> str:
     )
 
 
-HEADERS = ["claim", "verdict", "what decides it"]
+HEADERS = ["claim", "verdict", "why"]
 
 
 def scorecard(records: dict) -> str:
@@ -416,7 +569,16 @@ def appendix(records: dict) -> str:
         body = [table, ""]
         for ch, n, r in mine:
             body += _details(n, r) + _variants(r)
-        out += ["", f"## {title}", "", f"{len(mine)} records: {verdicts}."]
+        counted = ""
+        if kind == "paper":
+            n_claims = len(claims(records))
+            counted = (
+                f" Every record on the paper counts here, one per measure: "
+                f"{len(mine) - n_claims} of them (a closed form beside its ReLN, "
+                f"joined with `part_of`) share a claim's row on the scorecard, which "
+                f"counts {n_claims} claims, one verdict each."
+            )
+        out += ["", f"## {title}", "", f"{len(mine)} records: {verdicts}.{counted}"]
         out += _dropdown(f"{title}: every record", body, print_omit=True)
     targets = [
         (ch, n, r)

@@ -421,7 +421,7 @@ def match(
             )
     else:
         alt = None if alternative is None else float(np.median(gaps(alternative)))
-    return Match(
+    out = Match(
         float(np.median(per)),
         max(spread, spread_c) if spread_c is not None else spread,
         alt,
@@ -434,6 +434,30 @@ def match(
         criterion="seed_noise",
         censored_reference=cens_ref,
         time_gap=True,
+    )
+    if not cens_ref:
+        return out
+    # [rulebook-noise]: judged at the levels both sides reach in every seed; the
+    # reading at every level, a lower bound, is the ``levels`` variant
+    curves = [*R, *C] + [
+        c for v in (competitors or {}).values() for c in np.atleast_2d(v)
+    ]
+    reached = np.all([~np.isnan(level_times(c, levels)) for c in curves], axis=0)
+    both = tuple(lv for lv, ok in zip(levels, reached) if ok)
+    if not both:
+        return out
+    primary = match(
+        reference,
+        candidate,
+        alternative,
+        both,
+        competitors=competitors,
+        name=name,
+        paper_alternative=paper_alternative,
+    )
+    every = ", ".join(f"{100 * lv:g} %" for lv in levels)
+    return primary.varied(
+        "levels", {f"every level ({every}): the reference censored, a lower bound": out}
     )
 
 

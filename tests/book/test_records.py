@@ -171,7 +171,12 @@ def test_the_scorecard_is_compact(tmp_path):
     names = {n for rs in recs.values() for n in rs}
     for sentence in scorecard.in_words(recs):
         assert not any(f"`{n}`" in sentence for n in names), sentence
-        assert "spread" not in sentence, sentence
+        assert " x seed spread" not in sentence, sentence  # no yardstick formula
+    # [issue: a reason in words] every failure on the intro says why, in a sentence
+    fails = [r for _, _, r, _ in claims if r["verdict"] == "not reproduced"]
+    said = " ".join(scorecard.in_words(recs))
+    for r in fails:
+        assert scorecard.why(r)[:-1] in said, r.get("short")
     assert "Legend" in text
 
 

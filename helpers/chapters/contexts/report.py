@@ -160,7 +160,10 @@ def evidence(r) -> dict:
         "the literal reading, weight in units active in one context only "
         f"({med(one_only):.3g}, last epoch)"
     )
-    share = share.varied("definition", {literal: _share(one_only, r.singles_alt)})
+    # a share cannot fall below 0: held against that bound one-sided (near_bound),
+    # where a seed spread shrinking at the bound is no yardstick
+    at_bound = _share(one_only, r.singles_alt).but(criterion="near_bound")
+    share = share.varied("definition", {literal: at_bound})
     share = share.varied(
         "window",
         {

@@ -345,7 +345,13 @@ def _records(rec, r, mismatch) -> dict:
     other = any(x["verdict"] != v for x in rows.values())
     out["r_gap"] = rec.add(
         "gap_k4_relu",
-        m,
+        m.varied(
+            "construction",
+            {
+                f"the book's construction, {k} start": r.m_k4[k]
+                for k in sorted(r.m_k4)
+            },
+        ),
         "time gap between the ReLU trainings and the K = 4 centroid GDLN built as "
         "the paper builds its ReLN (context-level gates, 100 units per pathway, "
         "context pathways seeing the items only, the all-on pathway at the ReLU std "

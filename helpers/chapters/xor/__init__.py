@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ...book import rulebook
 from ...core import measures, xor_reln
 from ...core.datasets import xor
 from ...core.engine import relu_network, train
@@ -155,29 +156,9 @@ def small_init_limit(x, switches, bootstrap: int = 2000, seed: int = 0) -> dict:
     }
 
 
-#: The order of the rulebook's verdicts on the paper, worst first.
-_VERDICT_ORDER = (
-    "not testable",
-    "not reproduced",
-    "undecided",
-    "partly reproduced",
-    "reproduced",
-)
-
-
-def worst_case(verdicts, severity) -> int:
-    """Index of the case that decides a claim the paper states for every case
-    ("always", rulebook rule 4): the worst verdict, and among cases with that verdict
-    the largest ``severity`` (e.g. gap over seed spread).  XoR chapter,
-    ``learning_time_follows_faster``."""
-    verdicts, severity = list(verdicts), list(severity)
-    if not verdicts or len(verdicts) != len(severity):
-        raise ValueError("worst_case needs one severity per verdict, and at least one")
-    unknown = set(verdicts) - set(_VERDICT_ORDER)
-    if unknown:
-        raise ValueError(f"not verdicts on the paper: {sorted(unknown)}")
-    rank = [(_VERDICT_ORDER.index(v), -x) for v, x in zip(verdicts, severity)]
-    return min(range(len(rank)), key=rank.__getitem__)
+#: The case that decides an "always" claim: the rulebook's rule for claims decided
+#: over several cases ([rulebook-cases]).
+worst_case = rulebook.worst_case
 
 
 def reln_separation(main, faster) -> np.ndarray:

@@ -218,10 +218,19 @@ def _follow(r: Results, rec):
     keys = list(per_margin)
     verdicts = [d["verdict"] for d in per_margin.values()]
     severity = [m.value / m.spread for m in follow]
-    j_all = worst_case(verdicts, severity)  # the old reading: every margin decides
+    counted = [rulebook.worse_end(m) for m in follow]  # undecided: its worse end
+    j_all = worst_case(verdicts, severity, counted)  # the old reading: every margin
     idx = np.flatnonzero(decides)
     j_worst = (
-        int(idx[worst_case([verdicts[k] for k in idx], [severity[k] for k in idx])])
+        int(
+            idx[
+                worst_case(
+                    [verdicts[k] for k in idx],
+                    [severity[k] for k in idx],
+                    [counted[k] for k in idx],
+                )
+            ]
+        )
         if idx.size
         else None
     )
