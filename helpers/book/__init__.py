@@ -14,6 +14,7 @@
 * :mod:`helpers.book.pytest_plugin`: the test command's scratch records and drift check;
 * :mod:`helpers.book.records`: each chapter's headline numbers in ``book/results/``;
 * :mod:`helpers.book.scorecard`: the scorecard, its bottom line, every record;
+* :mod:`helpers.book.glance`: the bottom line as one figure (intro and scorecard);
 * :mod:`helpers.book.researchers`: the paper's figures in the book, the downloads;
 * :mod:`helpers.book.notebook`: ``glue`` for the chapters' prose;
 * :mod:`helpers.book.progress`: progress of long runs, kept out of the pages;
@@ -25,6 +26,7 @@ needs them.
 
 from . import (  # noqa: F401
     chapter_data,
+    glance,
     parameters,
     researchers,
     rounding,

@@ -531,7 +531,7 @@ def _page_furniture(config: dict, root: Path, url: str | None) -> None:
     (readers dispute verdicts there) where the repository is known, the bottom line of
     the scorecard for the intro page (``{{ bottom_line }}``, from the records the site
     shows), and, on a run's site, a banner on every page naming the run."""
-    from . import records, scorecard
+    from . import glance, records, scorecard
 
     html = config.setdefault("html", {})
     html["use_issues_button"] = bool(url) and bool(html.get("use_issues_button"))
@@ -544,6 +544,7 @@ def _page_furniture(config: dict, root: Path, url: str | None) -> None:
     subs = config.setdefault("parse", {}).setdefault("myst_substitutions", {})
     subs["bottom_line"] = scorecard.bottom_line(recs)
     subs["in_words"] = "\n\n".join(scorecard.in_words(recs))
+    subs["glance"] = glance.html(recs)
     banner = run_banner(root)
     if banner:
         import html as html_

@@ -37,6 +37,7 @@ __all__ = [
     "legend",
     "choices_table",
     "scorecard",
+    "bold_line",
     "appendix",
 ]
 
@@ -480,14 +481,20 @@ def verdict_line(chapter: str, name: str, records: dict) -> str:
 HEADERS = ["claim", "verdict", "why"]
 
 
-def scorecard(records: dict) -> str:
-    """The scorecard page's body as Markdown: the bottom line and the legend, the
+def bold_line(records: dict) -> str:
+    """The bottom line in bold, as the scorecard opens (before its figure)."""
+    return f"**{bottom_line(records)}**"
+
+
+def scorecard(records: dict, bold: bool = True) -> str:
+    """The scorecard page's body as Markdown: the bottom line (``bold``: where the
+    page does not print it above the figure of :mod:`helpers.book.glance`), the
     bottom line per section in words, then a table per section of the paper (one row
     per claim) with the details in a dropdown; the book's checks, findings and
-    measurements are counted here and listed on the page *Every record*; the book's
-    own targets close the page."""
+    measurements are counted here and listed on the page *Every record*; the legend
+    closes the page."""
     rows = claims(records)
-    out = [f"**{bottom_line(records)}**", ""]
+    out = [bold_line(records), ""] if bold else []
 
     for sentence in in_words(records):
         out += [sentence, ""]
