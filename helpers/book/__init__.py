@@ -1,8 +1,8 @@
 """The book's pipeline: execute the chapters, keep their records, build the site.
 
 * :mod:`helpers.book.build`: papermill execution and the Jupyter Book site
-  (``python -m helpers.book ...``; see that module for the commands); default runs
-  update ``book/``, any other parameters make a run of their own in ``_build/runs``;
+  (``python -m helpers.book ...``; see that module for the commands); every execution
+  is a run of its own in ``_build/runs``, and only ``--update-book`` rewrites ``book/``;
 * :mod:`helpers.book.chapter_data`: everything the pipeline knows about a chapter, in
   one data file ``chapters/<chapter>.toml`` (parameter rules, profiles, claims), and the
   chapters, from ``_toc.yml``;

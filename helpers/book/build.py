@@ -2,13 +2,14 @@
 
 Commands, one a line (``python -m helpers.book <command> --help`` for each):
 
+    python -m helpers.book site                           # the committed book's site
+    python -m helpers.book execute xor                    # one chapter: a run
     python -m helpers.book build                          # every chapter, then the site
-    python -m helpers.book execute xor                    # one chapter, default values
     python -m helpers.book execute xor -p seeds 8         # other values: a run
     python -m helpers.book execute --profile paper depth  # paper scale: a run
     python -m helpers.book execute --profile paper --record-times  # and its times
-    python -m helpers.book site                           # the committed book's site
     python -m helpers.book site --from _build/runs/<run>  # the site of a run
+    python -m helpers.book build --update-book            # maintainers: rewrite book/
     python -m helpers.book drift                          # records against committed
     python -m helpers.book execute --isa SSE4_2           # another CPU's bits: a run
     python -m helpers.book rounding measure RUN [RUN ...] # each record's rounding floor
@@ -17,12 +18,13 @@ Commands, one a line (``python -m helpers.book <command> --help`` for each):
 The site build also prints the whole book to ``_build/html/make-haste-slowly.pdf``
 (Chromium, offline) where Chromium is installed.
 
-Each chapter is a MyST-markdown notebook ``book/<name>.md`` (jupytext).  With default
-parameters, executing it replaces ``book/<name>.ipynb`` and its records in
-``book/results/``, and only once the chapter has succeeded: papermill writes to a
-scratch folder first.  Any other parameters or profile make a *run* of their own in
-``_build/runs/<profile>[-<hash>]/`` (executed notebooks, records and a manifest of the
-parameters, versions and times), and nothing under ``book/`` changes.  Parameters are
+Each chapter is a MyST-markdown notebook ``book/<name>.md`` (jupytext).  Executing it
+makes a *run* in ``_build/runs/<profile>[-<hash>]/`` (executed notebooks, records and a
+manifest of the parameters, versions and times; with default parameters, the drift of
+its records from the committed ones is printed), and nothing under ``book/`` changes.
+Only the maintainers' ``--update-book`` with default parameters replaces
+``book/<name>.ipynb`` and its records in ``book/results/``, and only once the chapter
+has succeeded: papermill writes to a scratch folder first.  Parameters are
 checked by name and value before any work starts (:mod:`helpers.book.parameters`).
 The site build turns every Sphinx warning into an error, and MathJax is served from the
 site itself (no network).
@@ -199,9 +201,10 @@ def _point_colab_at_published_notebooks(html: Path) -> None:
             page.write_text(new, encoding="utf-8")
 
 
-def run_key(profile: str, overrides: dict) -> str | None:
-    """Where a non-default run goes (``None`` for the default build)."""
-    if profile == "default" and not overrides:
+def run_key(profile: str, overrides: dict, update_book: bool = False) -> str | None:
+    """Where a run goes: ``None`` only for the maintainer's default execution that
+    updates the committed book (``--update-book``); else ``<profile>[-<hash>]``."""
+    if profile == "default" and not overrides and update_book:
         return None
     if not overrides:
         return profile
@@ -395,8 +398,14 @@ def execute_all(
     overrides: dict | None = None,
     record_times: bool = False,
     isa: str | None = None,
+    update_book: bool = False,
 ):
     """Execute ``names`` with ``profile`` and ``overrides``; the run folder or None.
+
+    ``update_book``: the maintainer's default execution, which replaces the committed
+    notebooks and records in ``book/`` (refused with any other parameters, profile or
+    instruction set); without it every execution is a run of its own, and the drift of
+    its records from the committed ones is printed.
 
     ``isa``: XLA generates the CPU code of that instruction set
     (:func:`helpers.book.rounding.isa_flags`): another machine's float32 rounding,
@@ -410,6 +419,12 @@ def execute_all(
         flags = rounding.isa_flags(isa)
     except ValueError as exc:
         raise SystemExit(f"refused before any work: {exc}") from None
+    if update_book and (overrides or profile != "default" or isa or record_times):
+        raise SystemExit(
+            "refused before any work: --update-book writes the committed book and "
+            "takes the default profile and parameters alone (no -p, --profile, --isa "
+            "or --record-times)"
+        )
     if record_times and (overrides or profile == "default" or isa):
         raise SystemExit(
             "refused before any work: --record-times stores a profile's times "
@@ -438,7 +453,7 @@ def execute_all(
         except ValueError as exc:
             raise SystemExit(f"refused before any work: {exc}") from None
         plan[n] = params
-    key = run_key(profile, overrides)
+    key = run_key(profile, overrides, update_book)
     if isa:
         key = f"{key or profile}-isa-{isa}"
         os.environ[rounding.ISA_VARIABLE] = " ".join(
@@ -471,6 +486,13 @@ def execute_all(
     if record_times:
         _record_times(times, profile)
         _progress(f"stored the {profile} profile's times in {STATS / 'execution.json'}")
+    if run is not None and profile == "default" and not overrides:
+        mine = drift.load(run / "results")
+        moved = drift.compare(drift.load(BOOK / "results"), mine, chapters=list(times))
+        _progress(
+            f"against the committed records: {drift.report(moved)} (book/ is "
+            "unchanged; `execute --update-book` is the maintainers' path)"
+        )
     return run
 
 
@@ -694,6 +716,12 @@ def main(argv=None) -> None:
             help="a chapter parameter (VALUE read as JSON)",
         )
         p.add_argument(
+            "--update-book",
+            action="store_true",
+            help="maintainers: a default execution replaces book/<chapter>.ipynb and "
+            "its records (otherwise every execution is a run)",
+        )
+        p.add_argument(
             "--isa",
             choices=rounding.ISAS,
             default=None,
@@ -776,6 +804,7 @@ def main(argv=None) -> None:
             overrides,
             record_times=args.record_times,
             isa=args.isa,
+            update_book=args.update_book,
         )
     if args.cmd == "build":
         site(source=run)

@@ -67,7 +67,7 @@ def results_dir() -> Path:
         _ANNOUNCED.add(d)
         print(
             f"[book] records of this execution go to {d} (not book/results: only "
-            "`python -m helpers.book execute` with default parameters changes those)"
+            "`python -m helpers.book execute --update-book` changes those)"
         )
     return d
 

@@ -56,6 +56,8 @@ def write_manifest(run, profile: str, parameters: dict, finished: str) -> None:
         (["-p", "seeds", "-1"], "seeds must be an integer >= 2, got -1"),
         (["-p", "sedes", "3"], "no chapter among ['xor'] has a parameter 'sedes'"),
         (["-p", "lr", "0"], "lr must be a positive number, got 0"),
+        (["--update-book", "-p", "seeds", "3"], "--update-book writes the committed"),
+        (["--update-book", "--isa", "SSE4_2"], "--update-book writes the committed"),
     ],
 )
 def test_bad_parameters_are_refused_before_any_work(args, message):
@@ -180,3 +182,14 @@ def test_a_notebook_run_and_saved_as_jupyterlab_does_leaves_the_book_alone(tmp_p
 def test_the_notebook_command_refuses_an_unknown_chapter(tmp_path):
     with pytest.raises(SystemExit, match="no chapter 'xorr'"):
         build.notebook_copy("xorr", tmp_path)
+
+
+def test_only_the_maintainers_flag_updates_the_book():
+    """A plain execution is a run (``_build/runs/default``); ``--update-book`` with
+    default parameters alone writes ``book/``; an instruction set is a run too."""
+    assert build.run_key("default", {}) == "default"
+    assert build.run_key("default", {}, update_book=True) is None
+    assert build.run_key("default", {"seeds": 3}, update_book=True).startswith(
+        "default-"
+    )
+    assert build.run_key("paper", {}, update_book=True) == "paper"

@@ -88,19 +88,19 @@ def test_publish_workflow_is_valid_and_runs_the_readme_commands():
 
 
 def test_the_workflow_fails_on_drift_before_publishing_anything():
-    """The build re-executes every chapter (runner against runner in the tests); the
-    records it computed are compared with the committed ones right after, before the
-    tests, any upload or publishing."""
+    """The site is the committed book's (command 1); the tests (command 2) re-execute
+    every chapter and fail on drift, before any upload or publishing."""
     wf = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text())
     steps = wf["jobs"]["build"]["steps"]
     runs = [" ".join(s.get("run", "").split()) for s in steps]
-    setup = _readme_commands()[0]
-    drift = runs.index(".venv/bin/python -m helpers.book drift")
-    assert runs.index(setup) < drift < runs.index(_readme_commands()[1])
-    later = [s for s in steps[drift + 1 :] if "uses" in s]
+    setup, test = _readme_commands()
+    assert setup.endswith("helpers.book site") and test.endswith("-m pytest")
+    tests = runs.index(test)
+    assert runs.index(setup) < tests
+    later = [s for s in steps[tests + 1 :] if "uses" in s]
     assert all(not s.get("if") or "always()" not in s["if"] for s in steps)
-    assert [s for s in steps[:drift] if "upload" in s.get("uses", "")] == []
-    assert later, "uploads come after the drift check"
+    assert [s for s in steps[:tests] if "upload" in s.get("uses", "")] == []
+    assert later, "uploads come after the tests"
     assert "build" in wf["jobs"]["publish"]["needs"]
 
 
