@@ -171,7 +171,9 @@ def notebook_copy(name: str, dest: Path | None = None) -> Path:
     """A working copy of the executed chapter ``name`` for JupyterLab (or any notebook
     editor), written to ``dest`` (default :data:`NOTEBOOKS`): the committed
     ``book/<name>.ipynb`` without its jupytext pairing, so that saving it (autosave
-    included) writes that one file and never the committed ``.ipynb`` or ``.md``.  Its
+    included) writes that one file and never the committed ``.ipynb`` or ``.md``, and
+    with its MyST in plain notebook Markdown, glued values filled in
+    (:mod:`helpers.book.readable`), so that it reads like the page.  Its
     records go to ``_build/interactive/results`` as every interactive execution's do.
 
     Returns:
@@ -185,6 +187,10 @@ def notebook_copy(name: str, dest: Path | None = None) -> Path:
         )
     nb = json.loads(src.read_text())
     nb.get("metadata", {}).pop("jupytext", None)  # unpaired: no .md beside it
+    from . import readable, records, scorecard
+
+    recs = {name: records.load_all(BOOK / "results").get(name, {})}
+    readable.readable(nb, lambda rec: scorecard.verdict_line(name, rec, recs))
     dest = Path(dest or NOTEBOOKS)
     dest.mkdir(parents=True, exist_ok=True)
     path = dest / src.name

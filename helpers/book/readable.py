@@ -1,0 +1,171 @@
+"""A chapter's working copy that reads like its page in JupyterLab (issue of the
+reader's paths; ``python -m helpers.book notebook <chapter>``): the MyST the site
+renders is turned into plain Markdown a notebook shows.
+
+* glued values (``{glue:text}`key:.3f```, ``{glue:md}``) are filled in from the
+  executed notebook's own outputs;
+* dropdowns become ``<details>`` blocks, admonitions quotes with their title in bold,
+  ``{math}`` blocks ``$$ ... $$``, a ``{verdict}`` the verdict line of the records;
+* cross-references keep their text (``{ref}`the rulebook <rulebook>``` reads "the
+  rulebook"), citations read ``[key]``, badges bold text; labels ``(name)=`` and MyST
+  comments go.
+
+The same conversion runs over the Markdown the code cells print (tables with badges,
+dropdowns).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+__all__ = ["glued", "convert", "readable"]
+
+_PREFIX = "application/papermill.record/"
+_ROLE = re.compile(r"\{([a-z]+(?::[a-z]*)?|bdg-[a-z-]+)\}`([^`]*)`")
+_FENCE = re.compile(r"^(?P<fence>:{3,}|`{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$")
+_ADMONITIONS = ("note", "tip", "warning", "important", "caution", "seealso", "hint")
+
+
+def glued(nb: dict) -> dict:
+    """``{key: {mime: data}}`` of every value the notebook glued."""
+    out = {}
+    for cell in nb.get("cells", []):
+        for o in cell.get("outputs", []):
+            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                out[name] = {
+                    k.removeprefix(_PREFIX): v for k, v in o.get("data", {}).items()
+                }
+    return out
+
+
+def _text(data: dict, fmt: str = "") -> str:
+    """A glued value as text, formatted by ``fmt`` (``.3f``) where it is a number."""
+    if "text/markdown" in data:
+        md = data["text/markdown"]
+        return "".join(md) if isinstance(md, list) else md
+    raw = data.get("text/plain", "")
+    raw = "".join(raw) if isinstance(raw, list) else raw
+    try:
+        value = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        return raw
+    if fmt and isinstance(value, (int, float)):
+        try:
+            return format(value, fmt)
+        except ValueError:
+            return str(value)
+    return str(value)
+
+
+def _role(m: re.Match, glue: dict) -> str:
+    role, body = m.group(1), m.group(2)
+    if role.startswith("glue"):
+        key, _, fmt = body.partition(":")
+        data = glue.get(key.strip())
+        return _text(data, fmt) if data is not None else body
+    if role in ("ref", "numref", "doc", "eq", "term"):
+        label = re.match(r"^(.*?)\s*<([^>]*)>$", body)
+        text = label.group(1) if label else body.replace("-", " ")
+        return f"({text})" if role == "eq" else text
+    if role.startswith("cite"):
+        return f"[{body}]"
+    if role.startswith("bdg-"):
+        return f"**{body}**"
+    if role == "math":
+        return f"${body}$"
+    return body
+
+
+def _roles(text: str, glue: dict) -> str:
+    return _ROLE.sub(lambda m: _role(m, glue), text)
+
+
+def convert(text: str, glue: dict | None = None, verdict=None) -> str:
+    """MyST Markdown as plain notebook Markdown.
+
+    Args:
+        text: a Markdown cell's (or a printed output's) MyST source.
+        glue: the notebook's glued values (:func:`glued`).
+        verdict: ``verdict(record name) -> str``, the line a ``{verdict}`` becomes.
+    """
+    glue = glue or {}
+    lines = text.splitlines()
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        m = _FENCE.match(line.strip())
+        if re.match(r"^\([A-Za-z0-9_.:-]+\)=\s*$", line) or line.startswith("%"):
+            i += 1
+            continue
+        if not m:
+            out.append(line)
+            i += 1
+            continue
+        fence, name, arg = m.group("fence"), m.group("name"), m.group("arg").strip()
+        body, i = [], i + 1
+        while i < len(lines) and lines[i].strip() != fence:
+            body.append(lines[i])
+            i += 1
+        i += 1  # the closing fence
+        options = {}
+        while body and re.match(r"^:[a-z-]+:", body[0].strip()):
+            key, _, val = body.pop(0).strip()[1:].partition(":")
+            options[key] = val.strip()
+        inner = convert("\n".join(body), glue, verdict)
+        if name.startswith("glue"):
+            data = glue.get(arg)
+            shown = _text(data) if data is not None else arg
+            out += convert(shown, glue, verdict).splitlines()
+        elif name == "dropdown":
+            out += [
+                f"<details><summary>{_roles(arg, glue)}</summary>",
+                "",
+                inner,
+                "",
+                "</details>",
+            ]
+        elif name == "admonition" or name in _ADMONITIONS:
+            title = _roles(arg, glue) if name == "admonition" else name.capitalize()
+            quoted = [f"> {x}" if x else ">" for x in inner.splitlines()]
+            out += [f"> **{title}**", ">", *quoted]
+        elif name == "math":
+            aligned = "&" in inner or "\\\\" in inner
+            out += [
+                "$$",
+                *(
+                    ["\\begin{aligned}", inner, "\\end{aligned}"]
+                    if aligned
+                    else [inner]
+                ),
+                "$$",
+            ]
+        elif name == "verdict":
+            out.append(_roles(verdict(arg), glue) if verdict else arg)
+        elif name in ("code-cell", "code"):
+            out += [f"{fence[:3]}python", *body, fence[:3]]
+        else:
+            out += [inner]
+    return _roles("\n".join(out), glue)  # a role may wrap over lines
+
+
+def readable(nb: dict, verdict=None) -> dict:
+    """The notebook with every Markdown cell, and every Markdown a code cell printed,
+    in plain notebook Markdown (:func:`convert`); changed in place and returned."""
+    glue = glued(nb)
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            src = (
+                "".join(cell["source"])
+                if isinstance(cell["source"], list)
+                else (cell["source"])
+            )
+            cell["source"] = convert(src, glue, verdict)
+        for o in cell.get("outputs", []):
+            data = o.get("data", {})
+            if "text/markdown" in data and "scrapbook" not in o.get("metadata", {}):
+                md = data["text/markdown"]
+                md = "".join(md) if isinstance(md, list) else md
+                data["text/markdown"] = convert(md, glue, verdict)
+    return nb
