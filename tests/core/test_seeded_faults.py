@@ -74,3 +74,49 @@ def test_the_chapter_builds_its_tasks_with_the_authors_context_values():
     )
     four = contextual_task(4, context_value=PAPER.context_value[1])
     assert four.X[8:].max() == pytest.approx(1.1)
+
+
+def _masked_task():
+    """Targets that depend on input row 1 alone; a pathway that sees rows 0 and 2."""
+    X = np.eye(3)
+    Y = np.array([[0.0, 1.0, 0.0]])
+    return X, Y
+
+
+def _one_pathway(inputs):
+    from helpers.core.engine import Pathway, gdln
+
+    return gdln(3, 1, 3, [Pathway("p", 4, inputs=inputs, init_std=(0.1, 0.1))])
+
+
+def test_the_input_mask_is_the_pathways_inputs():
+    net = _one_pathway([0, 2])
+    mask = net.layers[0].in_mask
+    assert mask.shape == (4, 3)
+    np.testing.assert_array_equal(mask, np.tile([1.0, 0.0, 1.0], (4, 1)))
+    assert _one_pathway(None).layers[0].in_mask is None
+
+
+def test_a_pathway_cannot_learn_from_an_input_it_does_not_see():
+    """The target lives on row 1: the pathway that sees rows 0 and 2 keeps its loss
+    (it only unlearns its own start), the one that sees every row learns it."""
+    from helpers.core.engine import train
+
+    X, Y = _masked_task()
+    blind = train(_one_pathway([0, 2]), X, Y, lr=0.2, epochs=300, seeds=[0]).loss[0]
+    sees = train(_one_pathway(None), X, Y, lr=0.2, epochs=300, seeds=[0]).loss[0]
+    assert blind[-1] > 0.45  # 0.5 of the target's squared norm stays out of reach
+    assert sees[-1] < 0.01 * sees[0]
+
+
+def test_a_masked_pathway_trains_as_if_the_hidden_rows_were_zero():
+    """Masking an input row is zeroing it: the two runs' loss curves agree to float32
+    rounding, epoch by epoch."""
+    from helpers.core.engine import train
+
+    X, Y = _masked_task()
+    masked = train(_one_pathway([0, 2]), X, Y, lr=0.2, epochs=200, seeds=[3]).loss[0]
+    Z = X.copy()
+    Z[1] = 0.0
+    zeroed = train(_one_pathway(None), Z, Y, lr=0.2, epochs=200, seeds=[3]).loss[0]
+    np.testing.assert_allclose(masked, zeroed, rtol=1e-5, atol=0)
