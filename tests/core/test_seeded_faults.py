@@ -120,3 +120,54 @@ def test_a_masked_pathway_trains_as_if_the_hidden_rows_were_zero():
     Z[1] = 0.0
     zeroed = train(_one_pathway(None), Z, Y, lr=0.2, epochs=200, seeds=[3]).loss[0]
     np.testing.assert_allclose(masked, zeroed, rtol=1e-5, atol=0)
+
+
+def test_appendix_fs_width_rule_counts_the_common_pathway():
+    """Every rival as wide as the ReLU network (Appendix F): the common pathway and
+    C choose k pathways per k share its units.  C = 4, 500 units: 2-of-4 has 7
+    pathways of 71 units, 3+2-of-4 11 of 45, 4-of-4 2 of 250; C = 3, 700 units:
+    3-of-3 2 of 350."""
+    from helpers.chapters.extra_contexts import member_width, pathway_count
+
+    cases = [
+        ((2,), 4, 500, 7, 71),
+        ((3, 2), 4, 500, 11, 45),
+        ((4,), 4, 500, 2, 250),
+        ((3,), 3, 700, 2, 350),
+    ]
+    for ks, C, total, n, width in cases:
+        assert pathway_count(ks, C) == n
+        assert member_width(ks, C, total, 100) == width
+        assert abs(n * width - total) <= n / 2  # as many units as the ReLU network
+
+
+def _one_mode_race(a0, s, lr, epochs):
+    from helpers.core.engine import Pathway, gdln
+    from helpers.core.race import predict
+
+    net = gdln(1, 1, 1, [Pathway("c", 1)])
+    return predict(
+        net, np.array([[1.0]]), np.array([[s]]), lr=lr, epochs=epochs, a0=a0
+    ).loss
+
+
+def test_the_race_takes_the_euler_step_of_eq_6():
+    """One mode, one pathway: a <- a + 2 lr a (s - a) per epoch, the loss
+    (s - a)^2 / 2; a race at half its step lags from the first epoch."""
+    a0, s, lr = 0.01, 2.0, 0.05
+    loss = np.asarray(_one_mode_race(a0, s, lr, 3), float).ravel()
+    a, want = a0, []
+    for _ in range(4):
+        want.append(0.5 * (s - a) ** 2)
+        a = a + 2 * lr * a * (s - a)
+    np.testing.assert_allclose(loss, want, rtol=1e-5)
+
+
+def test_the_race_crosses_half_its_target_when_the_logistic_says():
+    """Gradient flow: a(t) = s / (1 + (s / a0 - 1) e^{-2 s t}); in epochs of step lr
+    it reaches s / 2 at ln(s / a0 - 1) / (2 s lr), within a few epochs."""
+    a0, s, lr = 0.01, 2.0, 0.01
+    loss = np.asarray(_one_mode_race(a0, s, lr, 400), float).ravel()
+    a = s - np.sqrt(2 * loss)
+    crossed = int(np.argmax(a >= s / 2))
+    assert abs(crossed - np.log(s / a0 - 1) / (2 * s * lr)) <= 3
