@@ -369,7 +369,7 @@ def _rescued(r: dict) -> list[str]:
     ]
 
 
-def in_words(records: dict) -> list[str]:
+def in_words(records: dict, reasons: bool = True) -> list[str]:
     """The bottom line per section of the paper, in plain words: what holds, what
     fails and whose problem that is, what the seeds cannot decide, what depends on a
     choice of this book. No record names, no yardsticks."""
@@ -398,8 +398,9 @@ def in_words(records: dict) -> list[str]:
                 "another choice of this book (so whose problem it is turns on that "
                 "choice): "
                 + "; ".join(
-                    f"{_label(x[2])} ({why(x[2])[:-1]}; holds under "
-                    f"{', '.join(_rescued(x[2]))})"
+                    f"{_label(x[2])} ("
+                    + (f"{why(x[2])[:-1]}; " if reasons else "")
+                    + f"holds under {', '.join(_rescued(x[2]))})"
                     for x in rescued
                 )
             )
@@ -414,7 +415,11 @@ def in_words(records: dict) -> list[str]:
                 }[who]
                 said.append(
                     f"fails ({problem}): "
-                    + "; ".join(f"{_label(x[2])} ({why(x[2])[:-1]})" for x in mine_)
+                    + (
+                        "; ".join(f"{_label(x[2])} ({why(x[2])[:-1]})" for x in mine_)
+                        if reasons
+                        else _names(mine_)
+                    )
                 )
         open_ = by("undecided")
         rounded = [x for x in open_ if "rounding" in (x[2].get("depends_on") or [])]
@@ -496,7 +501,7 @@ def scorecard(records: dict, bold: bool = True) -> str:
     rows = claims(records)
     out = [bold_line(records), ""] if bold else []
 
-    for sentence in in_words(records):
+    for sentence in in_words(records, reasons=False):  # each row says why
         out += [sentence, ""]
     groups = list(GROUPS) + sorted(
         {r.get("group") or "Other" for _, _, r, _ in rows} - set(GROUPS)
