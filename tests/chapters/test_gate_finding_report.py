@@ -176,11 +176,18 @@ def test_the_restarts_variant_checks_its_count(results):
 
 def test_the_page_reads_the_clusterings(results):
     ds = results.ds
+    # single-restart k-means: the optima it reaches, each with its lowest objective
+    # and how many restarts reach it; with as many clusters as distinct patterns,
+    # every restart finds them, at objective 0
+    n_patterns = len(results.samples.patterns)
+    optima = ch.kmeans_optima(results.samples, n_patterns, range(5), ds)
+    assert sum(n for _, n in optima.values()) == 5
+    ((objective, n),) = optima.values()
+    assert n == 5 and objective == pytest.approx(0.0, abs=1e-9)
     cl = _clustering(ds, 4)
     assert ch.context_strings(cl, ds) == ORDER[:4]
     assert ch.item_dependent(cl, ds) == 0
     assert ch.context_level("101", ds).sum() == 16
-    assert ch.kmeans_optima is not None
     with pytest.raises(ValueError, match="at most trainings"):
         ch.check_seeds(4, 3)
     net = ch.paper_gdln(cl, ds, "context-level", [100] * 4, 2e-5, True, 1e-5)
