@@ -126,8 +126,9 @@ STRUCTURE_RULE = (
 #: beyond this multiple of its rounding floor, the range it took over the stored
 #: executions of the book on other instruction sets and CPUs ([rulebook-rounding]):
 #: the range of three executions underestimates how far a fourth machine lands (the
-#: expected range of three normal draws is 1.7 standard deviations, while two machines
-#: differ by up to 4 in one record of a hundred), hence 3.
+#: expected range of three normal draws is 1.7 of their standard deviations, and two
+#: draws differ by more than 3.6 of them once in a hundred times), hence 3, set
+#: before any other machine's records were held against it.
 ROUNDING_MULTIPLE = 3.0
 
 #: The book's own choices a verdict on the paper can rest on ([rulebook-variants]):
