@@ -762,6 +762,11 @@ def main(argv=None) -> None:
     r.add_argument("action", choices=["measure"])
     r.add_argument("runs", nargs="+", help="run folders (_build/runs/...)")
     r.add_argument(
+        "--committed",
+        default="HEAD",
+        help="the git revision whose committed records join the executions",
+    )
+    r.add_argument(
         "--stale",
         nargs="*",
         default=[],
@@ -793,7 +798,7 @@ def main(argv=None) -> None:
             m = json.loads((Path(folder) / "manifest.json").read_text())
             plat = m.get("machine", {}).get("platform", "?")
             runs[rounding.machine_label(plat, m.get("xla_flags"))] = Path(folder)
-        print(rounding.store(runs, stale=tuple(args.stale)))
+        print(rounding.store(runs, args.committed, tuple(args.stale)))
         return
 
     if args.cmd == "drift":

@@ -274,7 +274,7 @@ def store(
             if ch not in stale
         }
         executions[label] = {
-            "what": f"the committed records at {_commit(committed)}"
+            "what": f"the committed records of {_commit(committed)}"
             + (f" (not {', '.join(stale)}: other code)" if stale else ""),
             "machine": machine,
             "xla_flags": None,
