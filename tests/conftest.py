@@ -27,10 +27,24 @@ def run_on_two_cpu_devices(script: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(autouse=True)
-def _no_rounding_rule_on_made_up_results(request, monkeypatch):
+@pytest.fixture(scope="package", autouse=True)
+def _no_rounding_rule_on_made_up_results():
     """The unit tests' records come from small made-up results, which the stored
-    executions of the book (``book/rounding``) say nothing about: the rounding rule
-    is off there, except in a test marked ``rounding_rule``."""
-    if request.node.get_closest_marker("rounding_rule") is None:
-        monkeypatch.setenv("HASTE_ROUNDING", "off")
+    executions of the book (``book/rounding``) say nothing about: the rounding rule is
+    off for the whole ``tests`` package (module-scoped fixtures included) and on again
+    before nbval executes the chapters; a test marked ``rounding_rule`` turns it on."""
+    from helpers.book import rounding
+
+    before = os.environ.get(rounding.RULE_VARIABLE)
+    os.environ[rounding.RULE_VARIABLE] = "off"
+    yield
+    if before is None:
+        os.environ.pop(rounding.RULE_VARIABLE, None)
+    else:
+        os.environ[rounding.RULE_VARIABLE] = before
+
+
+@pytest.fixture(autouse=True)
+def _the_rounding_rule_where_a_test_asks_for_it(request, monkeypatch):
+    if request.node.get_closest_marker("rounding_rule") is not None:
+        monkeypatch.delenv("HASTE_ROUNDING", raising=False)

@@ -151,11 +151,10 @@ def _walk(values: list, path: str, tol: dict, seen: dict) -> None:
 
 
 def _forms(values: list) -> list:
-    out = []
-    for v in values:
-        if v not in out:
-            out.append(v)
-    return out
+    """The distinct forms a text took, in a fixed order (whatever the order of the
+    executions)."""
+    out = {json.dumps(v, sort_keys=True): v for v in values}
+    return [out[k] for k in sorted(out)]
 
 
 def _leaves(v) -> list[float]:
