@@ -42,15 +42,8 @@ __all__ = [
 #: the last stored digit round the other way.  A number that moves under rounding
 #: (:mod:`helpers.book.rounding`) drifts beyond ``ROUNDING_MULTIPLE`` times its floor.
 RTOL = 1e-5
-FIELDS = (
-    "value",
-    "paper",
-    "spread",
-    "alternative",
-    "verdict",
-    "variants",
-    "depends_on",
-)
+#: The fields of a record compared: the ones its rounding floor is measured on.
+FIELDS = rounding.FIELDS
 ROOT = Path(__file__).resolve().parents[2]
 
 
