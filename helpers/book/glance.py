@@ -122,7 +122,7 @@ def figure(records: dict):
 
     rows = positions(records)
     n = len(rows)
-    height = 1.4 + 0.36 * n
+    height = 1.4 + 0.32 * n
     fig, ax = plt.subplots(figsize=(4.6, height), dpi=100)
     ax.set_xscale("log")
     ax.set_xlim(*LIMITS)
@@ -236,5 +236,5 @@ def html(records: dict) -> str:
     alt = alt_text(records).replace('"', "&quot;")
     return (
         f'<img class="glance" src="data:image/png;base64,{data}" alt="{alt}" '
-        'style="width:100%;max-width:520px;height:auto">'
+        'style="width:100%;max-width:400px;height:auto">'
     )

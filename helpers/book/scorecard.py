@@ -501,8 +501,13 @@ def scorecard(records: dict, bold: bool = True) -> str:
     rows = claims(records)
     out = [bold_line(records), ""] if bold else []
 
-    for sentence in in_words(records, reasons=False):  # each row says why
-        out += [sentence, ""]
+    # the bottom line per section, folded: each row below says why (the intro
+    # carries the same paragraphs with their reasons)
+    out += _dropdown(
+        "The bottom line per section, in words",
+        [x for sentence in in_words(records, reasons=False) for x in (sentence, "")],
+        print_omit=True,
+    )
     groups = list(GROUPS) + sorted(
         {r.get("group") or "Other" for _, _, r, _ in rows} - set(GROUPS)
     )
