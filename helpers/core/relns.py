@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from .datasets import Dataset, context_gate
-from .engine import GatedNetwork, Pathway, forward, gdln, init_params
+from .engine import GatedNetwork, Pathway, forward, gdln, init_params, train
 from .measures import context_patterns, snap_to_contexts
 from .paper import CONTEXTS, INIT_EXPERIMENTS, INITS, authors_init
 
@@ -271,6 +271,48 @@ class Start:
             L = m.layers[layer]
             out.append({n: float(L.in_std[sl][0]) for n, sl in L.pathways})
         return out
+
+
+def start_and_train(
+    net: GatedNetwork,
+    init: str,
+    seeds: Sequence[int],
+    X,
+    Y,
+    *,
+    lr: float,
+    epochs: int,
+    start_kw: dict | None = None,
+    **train_kw,
+):
+    """Start the ReLN or GDLN ``net`` under ``init`` (:func:`start`) and train it:
+    the one block every chapter uses to train a ReLN from a ReLU network's start.
+
+    Args:
+        net: the ReLN or GDLN.
+        init: ``"authors"``, ``"matched"`` or ``"derived"`` ([conv-init]).
+        seeds: the seeds, shape ``(S,)``.
+        X, Y: the data, shapes ``(n_in, P)`` and ``(n_out, P)``.
+        lr, epochs: as :func:`helpers.core.engine.train`.
+        start_kw: the keyword arguments of :func:`start` (``relu_net``, ``X``, ...).
+        train_kw: the other keyword arguments of :func:`helpers.core.engine.train`.
+
+    Returns:
+        ``(run, start)``: the :class:`helpers.core.engine.Run` (losses ``(S, T)``) and
+        the :class:`Start` it began from.
+    """
+    st = start(net, init, seeds, **(start_kw or {}))
+    run = train(
+        st.net,
+        X,
+        Y,
+        lr=lr,
+        epochs=epochs,
+        seeds=list(seeds),
+        params0=st.params0,
+        **train_kw,
+    )
+    return run, st
 
 
 def check_start(init, experiment=None, level: str = "contexts") -> None:

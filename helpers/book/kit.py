@@ -1,0 +1,113 @@
+"""The report kit: the few things every chapter's report does, done one way.
+
+A chapter's report (``helpers/chapters/<chapter>/report.py``) turns runs into records,
+glued numbers and tables.  It uses:
+
+* :func:`med`, the one median of the book's reports;
+* :func:`table`, a Markdown table through ``tabulate`` (never written by hand);
+* :func:`glue_many`, many glued values under one prefix in one call;
+* :func:`note`, a record's note: the template in the chapter's TOML table
+  (``note = "... {n} seeds ..."``) filled from the values the evidence was made of;
+* :func:`add_all`, a chapter's records as a list of ``(name, evidence, note)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from tabulate import tabulate
+
+from . import rulebook
+from .notebook import glue
+
+
+def med(values) -> float:
+    """The median of ``values`` as a Python float (NaNs propagate).
+
+    Args:
+        values: any array-like of numbers, shape ``(n, ...)`` flattened.
+
+    Returns:
+        ``float(np.median(values))``.
+    """
+    return float(np.median(np.asarray(values, float)))
+
+
+def table(
+    rows: Iterable[Sequence],
+    headers: Sequence[str],
+    *,
+    floatfmt: str | Sequence[str] = "g",
+    colalign: Sequence[str] | None = None,
+) -> str:
+    """A Markdown (GitHub) table of ``rows`` under ``headers``.
+
+    Args:
+        rows: one sequence of cells per row; strings are left as they are.
+        headers: the column titles.
+        floatfmt: the format of float cells (one for all, or one per column).
+        colalign: ``"left"``, ``"right"`` or ``"center"`` per column.
+
+    Returns:
+        The table's Markdown text.
+    """
+    return tabulate(
+        list(rows),
+        list(headers),
+        tablefmt="github",
+        floatfmt=floatfmt,
+        colalign=colalign,
+        disable_numparse=True,
+    )
+
+
+def glue_many(prefix: str, values: dict | None = None, **more) -> None:
+    """Glue every value under ``<prefix>_<name>`` (``prefix`` empty: ``<name>``).
+
+    Args:
+        prefix: the chapter's glue prefix (``"xor"``).
+        values, more: ``{name: value}``; NumPy scalars become Python numbers.
+    """
+    for k, v in {**(values or {}), **more}.items():
+        glue(f"{prefix}_{k}" if prefix else k, v)
+
+
+def note(chapter: str, name: str, **values) -> str:
+    """The note of the record ``chapter.name``: its TOML template filled in.
+
+    Args:
+        chapter: the chapter's name.
+        name: the record's name; its table in ``helpers/book/chapters/<chapter>.toml``
+            holds ``note = "... {field:fmt} ..."``.
+        values: the fields the template names.
+
+    Returns:
+        The note in words (empty where the table has none).
+
+    Raises:
+        KeyError: the template names a field not given (its name in the message).
+    """
+    entry = rulebook.claim(chapter, name) or {}
+    template = entry.get("note", "")
+    try:
+        return template.format(**values)
+    except KeyError as e:
+        raise KeyError(f"{chapter}.{name}: the note needs the value {e}") from None
+
+
+def add_all(rec, records: Iterable[tuple]) -> dict:
+    """Add a chapter's records to ``rec`` (a :class:`helpers.book.records.Records`).
+
+    Args:
+        rec: the chapter's records.
+        records: ``(name, evidence)`` or ``(name, evidence, note)`` per record.
+
+    Returns:
+        ``{name: stored record}``.
+    """
+    out = {}
+    for item in records:
+        name, evidence, *rest = item
+        out[name] = rec.add(name, evidence, rest[0] if rest else "")
+    return out
