@@ -632,3 +632,58 @@ def functional_census(
     total = sum(parts.values())
     shares = {c: (v / total if total > 0 else float("nan")) for c, v in parts.items()}
     return {"snap_change": change, **shares}
+
+
+CENSUS_CLASSES = ("common", "mixed", "single", "other", "item_dependent")
+
+
+def census_over_training(
+    gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
+) -> dict:
+    """:func:`helpers.core.measures.gating_census` at each recorded epoch.
+
+    ``gates`` ``(R, H, P)``, ``W1`` ``(R, H, d)``, ``W2`` ``(R, p, H)``.  Returns
+    ``{class: array (R,)}`` for the classes common / mixed / single / other and the
+    item-dependent share, plus ``'consistency'`` (:func:`gate_consistency`).
+    """
+    G = np.asarray(gates)
+    W1 = np.asarray(W1, float)
+    W2 = np.asarray(W2, float)
+    if not (G.ndim == W1.ndim == W2.ndim == 3) or not (
+        G.shape[0] == W1.shape[0] == W2.shape[0]
+    ):
+        raise ValueError(
+            f"need gates (R, H, P), W1 (R, H, d), W2 (R, p, H); got {G.shape}, "
+            f"{W1.shape}, {W2.shape}"
+        )
+    out = {c: np.empty(G.shape[0]) for c in (*CENSUS_CLASSES, "consistency")}
+    for r in range(G.shape[0]):
+        c = gating_census(G[r], W1[r], W2[r], contexts, n_contexts, threshold)
+        for k in CENSUS_CLASSES:
+            out[k][r] = c[k]
+        out["consistency"][r] = gate_consistency(
+            G[r], W1[r], W2[r], contexts, n_contexts, threshold
+        )
+    return out
+
+
+def gate_consistency(
+    gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
+) -> float:
+    """Weighted share of gate entries that follow the unit's context pattern.
+
+    A unit on in context ``c`` (active for at least ``threshold`` of its items) should
+    be on for every item of ``c``, and off for every item of the contexts it is off in;
+    the share of its ``P`` gates that do, averaged over units with weight
+    ``|W2[:, j]| |W1[j, :]|`` ([conv-census]).  1 means the gating is purely contextual,
+    as in the ReLN.
+    """
+    G = np.asarray(gates, float)
+    contexts = np.asarray(contexts)
+    pats, _ = context_patterns(G, contexts, n_contexts, threshold)
+    P_on = np.array([[ch == "1" for ch in p] for p in pats], float)[:, contexts]
+    w = unit_weight(W1, W2)
+    if w.sum() <= 0:
+        raise ValueError("gate_consistency: every unit has zero weight")
+    agree = (G == P_on).mean(axis=1)
+    return float(np.sum(agree * w) / w.sum())

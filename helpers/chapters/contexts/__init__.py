@@ -34,8 +34,10 @@ from ...core.linear import closed_form_map
 from ...core.measures import (
     Evidence,
     bootstrap_interval,
+    census_over_training,
     context_patterns,
     functional_census,
+    gate_consistency,
     gating_census,
     level_times,
     match,
@@ -606,61 +608,6 @@ def group_maps(W1, W2, groups: Mapping[str, np.ndarray]) -> dict[str, np.ndarray
     if W1.shape[-2] != W2.shape[-1]:
         raise ValueError(f"W1 has {W1.shape[-2]} hidden units, W2 {W2.shape[-1]}")
     return {g: W2[..., :, idx] @ W1[..., idx, :] for g, idx in groups.items()}
-
-
-_CLASSES = ("common", "mixed", "single", "other", "item_dependent")
-
-
-def census_over_training(
-    gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
-) -> dict:
-    """:func:`helpers.core.measures.gating_census` at each recorded epoch.
-
-    ``gates`` ``(R, H, P)``, ``W1`` ``(R, H, d)``, ``W2`` ``(R, p, H)``.  Returns
-    ``{class: array (R,)}`` for the classes common / mixed / single / other and the
-    item-dependent share, plus ``'consistency'`` (:func:`gate_consistency`).
-    """
-    G = np.asarray(gates)
-    W1 = np.asarray(W1, float)
-    W2 = np.asarray(W2, float)
-    if not (G.ndim == W1.ndim == W2.ndim == 3) or not (
-        G.shape[0] == W1.shape[0] == W2.shape[0]
-    ):
-        raise ValueError(
-            f"need gates (R, H, P), W1 (R, H, d), W2 (R, p, H); got {G.shape}, "
-            f"{W1.shape}, {W2.shape}"
-        )
-    out = {c: np.empty(G.shape[0]) for c in (*_CLASSES, "consistency")}
-    for r in range(G.shape[0]):
-        c = gating_census(G[r], W1[r], W2[r], contexts, n_contexts, threshold)
-        for k in _CLASSES:
-            out[k][r] = c[k]
-        out["consistency"][r] = gate_consistency(
-            G[r], W1[r], W2[r], contexts, n_contexts, threshold
-        )
-    return out
-
-
-def gate_consistency(
-    gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
-) -> float:
-    """Weighted share of gate entries that follow the unit's context pattern.
-
-    A unit on in context ``c`` (active for at least ``threshold`` of its items) should
-    be on for every item of ``c``, and off for every item of the contexts it is off in;
-    the share of its ``P`` gates that do, averaged over units with weight
-    ``|W2[:, j]| |W1[j, :]|`` ([conv-census]).  1 means the gating is purely contextual,
-    as in the ReLN.
-    """
-    G = np.asarray(gates, float)
-    contexts = np.asarray(contexts)
-    pats, _ = context_patterns(G, contexts, n_contexts, threshold)
-    P_on = np.array([[ch == "1" for ch in p] for p in pats], float)[:, contexts]
-    w = unit_weight(W1, W2)
-    if w.sum() <= 0:
-        raise ValueError("gate_consistency: every unit has zero weight")
-    agree = (G == P_on).mean(axis=1)
-    return float(np.sum(agree * w) / w.sum())
 
 
 def output_division(

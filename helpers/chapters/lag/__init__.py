@@ -27,8 +27,14 @@ import numpy as np
 
 from ...book import progress
 from ...core.engine import GatedNetwork, init_params, train
-from ...core.measures import LEVELS, level_times, match, snap_to_contexts, unit_weight
-from ..contexts import census_over_training
+from ...core.measures import (
+    LEVELS,
+    census_over_training,
+    level_times,
+    match,
+    snap_to_contexts,
+    unit_weight,
+)
 
 __all__ = [
     "LADDER",
