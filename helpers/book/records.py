@@ -30,6 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.measures import Evidence
+from . import chapter_data, rounding, rulebook
+
 __all__ = [
     "RESULTS_DIR",
     "RESULTS_VARIABLE",
@@ -93,45 +96,6 @@ def _plain(v):
     return v
 
 
-#: The keyword arguments ``Records.add`` took before the evidence carried them; a
-#: page not yet moved to :class:`helpers.core.measures.Evidence` may still pass them.
-_LEGACY = {
-    "paper": "compared",
-    "criterion": "criterion",
-    "spread": "spread",
-    "alternative": "alternative",
-    "censored": "censored",
-    "spread_interval": "spread_interval",
-    "epochs": "epochs",
-    "phase": "phase",
-    "ratio_interval": "ratio_interval",
-    "timing": "timing",
-    "target": "target",
-}
-
-
-def _evidence(evidence, legacy: dict):
-    """``evidence`` as :class:`helpers.core.measures.Evidence`, with the older keyword
-    arguments (``legacy``) applied over it."""
-    from ..core.measures import Evidence
-
-    unknown = sorted(set(legacy) - set(_LEGACY) - {"figure"})
-    if unknown:
-        raise TypeError(f"Records.add got unknown arguments {unknown}")
-    if isinstance(evidence, Evidence):
-        ev = evidence
-    else:
-        ev = Evidence(evidence)
-    changes = {
-        _LEGACY[k]: v
-        for k, v in legacy.items()
-        if k != "figure" and v is not None and not (k == "censored" and not v)
-    }
-    if changes.get("censored") is False:
-        changes.pop("censored")
-    return ev.but(**changes) if changes else ev
-
-
 _NUMERIC = (
     "value",
     "compared",
@@ -162,8 +126,6 @@ def _rounded(ev):
 
 
 def _timing_figure(chapter: str, name: str) -> str | None:
-    from . import chapter_data
-
     return chapter_data.data(chapter).get("figures", {}).get(name)
 
 
@@ -175,7 +137,7 @@ class Records:
         self.directory = Path(directory) if directory is not None else results_dir()
         self.items: dict[str, dict] = {}
 
-    def add(self, name: str, evidence, note: str = "", **legacy) -> dict:
+    def add(self, name: str, evidence, note: str = "") -> dict:
         """Add the record ``name`` ([rulebook-evidence]).
 
         Args:
@@ -192,11 +154,11 @@ class Records:
             reason, ``variants`` and ``depends_on`` that
             :func:`helpers.book.rulebook.decide` gives.
         """
-        from . import rounding, rulebook
-
-        ev = _rounded(_evidence(evidence, legacy))
+        ev = _rounded(
+            evidence if isinstance(evidence, Evidence) else Evidence(evidence)
+        )
         entry = rulebook.claim(self.chapter, name)
-        figure = legacy.get("figure") or _timing_figure(self.chapter, name)
+        figure = _timing_figure(self.chapter, name)
         item = {"value": _plain(ev.value), "paper": _plain(ev.compared)}
         if entry is not None:
             if ev.target is not None:
@@ -302,15 +264,12 @@ class Records:
         scores with its verdict, who decides it and the choices it depends on (one
         line per claim, a closed form joined to its claim), then how many checks and
         findings it holds."""
-        from . import rulebook
-        from .scorecard import WHO
-
         lines = []
         for name, r in self.items.items():
             if r.get("kind") != "paper" or r.get("part_of"):
                 continue
             entry = rulebook.claim(self.chapter, name) or {}
-            who = WHO[r.get("decided_by") or rulebook.DECIDED_BY[0]][0]
+            who = rulebook.WHO[r.get("decided_by") or rulebook.DECIDED_BY[0]][0]
             dep = r.get("depends_on") or []
             tail = f"; depends on {', '.join(dep)}" if dep else ""
             lines.append(
@@ -356,7 +315,6 @@ def check(chapter: str, directory: Path | str | None = None) -> str:
         chapter: the chapter whose saved records to read.
         directory: where they are (default: :func:`results_dir`).
     """
-    from . import rounding
 
     d = Path(directory) if directory is not None else results_dir()
     items = json.loads((d / f"{chapter}.json").read_text())

@@ -84,6 +84,12 @@ DECIDED_BY = ("the paper's claim", "the authors' code", "this book's constructio
 #: Criteria whose yardstick is a seed spread, so that the spread's own uncertainty
 #: (its bootstrap interval over seeds) can change the verdict.
 NOISE_CRITERIA = ("seed_noise", "near", "beyond_noise")
+#: Whose choice decides a verdict, as a row says it, and whose problem a failure is.
+WHO = {
+    "the paper's claim": ("the paper", "the paper's"),
+    "the authors' code": ("the authors' code", "the authors' code's"),
+    "this book's construction": ("this book", "the book's construction's"),
+}
 VERDICTS = PAPER_VERDICTS + ("check", "check failed", "finding", "measured")
 
 #: "As close as another seed": a gap agrees when it is at most this multiple of the same
@@ -626,7 +632,7 @@ def variants_clause(variants: dict, primary: str) -> tuple[str, list]:
     return f" Depends on {'; '.join(parts)}.", list(depends)
 
 
-def decide(claim: Mapping, evidence, *legacy, **legacy_fields) -> Verdict:
+def decide(claim: Mapping, evidence) -> Verdict:
     """The verdict on a claim, from its evidence ([rulebook-evidence]).
 
     Args:
@@ -640,8 +646,6 @@ def decide(claim: Mapping, evidence, *legacy, **legacy_fields) -> Verdict:
         verdict, and the choices the verdict depends on; the reason ends with the
         variants' clause.
     """
-    if isinstance(claim, str):  # the positional form, until every page is moved
-        return _judge(claim, evidence, *legacy, **legacy_fields)
     ev = _as_evidence(evidence)
     v, reason = _primary(claim, ev)
     settings = dict(ev.variants or {})

@@ -62,12 +62,7 @@ GROUPS = (
     "Reviewers' questions",
     "Real data",
 )
-#: Whose choice decides a verdict, as a row says it, and whose problem a failure is.
-WHO = {
-    "the paper's claim": ("the paper", "the paper's"),
-    "the authors' code": ("the authors' code", "the authors' code's"),
-    "this book's construction": ("this book", "the book's construction's"),
-}
+WHO = rulebook.WHO
 WHO_DEFAULT = rulebook.DECIDED_BY[0]
 OTHER_KINDS = {
     "check": "The book's consistency checks",

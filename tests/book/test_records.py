@@ -8,6 +8,7 @@ import pytest
 
 from helpers.book import rulebook
 from helpers.book.records import Records, claims_table
+from helpers.core.measures import Evidence
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,14 +42,13 @@ def registered(monkeypatch):
 
 def test_records_roundtrip(tmp_path, registered):
     rec = Records("demo", directory=tmp_path)
-    r = rec.add(
-        "x",
+    ev = Evidence(
         np.float32(0.05),
         spread=np.float64(0.03),
         alternative=0.4,
         criterion="seed_noise",
-        note="n",
     )
+    r = rec.add("x", ev, note="n")
     rec.add("y", {"a": np.arange(2)}, note="dict")
     data = json.loads(rec.save().read_text())
     assert data["x"]["value"] == 0.05 and data["x"]["verdict"] == "reproduced"
@@ -63,10 +63,11 @@ def test_unregistered_records_are_refused_unless_timed(tmp_path, registered):
     with pytest.raises(ValueError, match="not registered"):
         rec.add("z", 1.0)
     assert (
-        rec.add("t", 530.0, timing=True, target=("<=", 600))["verdict"] == "target met"
+        rec.add("t", Evidence(530.0, timing=True, target=("<=", 600)))["verdict"]
+        == "target met"
     )
     assert (
-        rec.add("u", 0.4, timing=True, target=(">=", 0.55))["verdict"]
+        rec.add("u", Evidence(0.4, timing=True, target=(">=", 0.55)))["verdict"]
         == "target missed"
     )
 
@@ -77,13 +78,15 @@ def test_a_match_is_recorded_as_its_fields(tmp_path, registered):
     m = Match(0.3, 0.1, 0.9, (0.3, 0.3), censored=False)
     by_match = Records("demo", directory=tmp_path).add("x", m, note="n")
     by_fields = Records("demo", directory=tmp_path).add(
-        "x", m.value, **m.record(), note="n"
+        "x", Evidence(m.value, **m.record()), note="n"
     )
     assert by_match == by_fields
     assert by_match["verdict"] == "partly reproduced"
     assert rulebook.verdict(m) == by_match["verdict"]
     # the call overrides the match's criterion (and keeps its spread)
-    beyond = Records("demo", directory=tmp_path).add("x", m, criterion="beyond_noise")
+    beyond = Records("demo", directory=tmp_path).add(
+        "x", m.but(criterion="beyond_noise")
+    )
     assert beyond["criterion"] == "beyond_noise" and beyond["spread"] == 0.1
     assert rulebook.verdict(m, kind="finding", provenance="none") == "finding"
     censored = Match(0.01, 0.1, None, (0.01,), censored=True)
