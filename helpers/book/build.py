@@ -14,6 +14,7 @@ Commands, one a line (``python -m helpers.book <command> --help`` for each):
     python -m helpers.book execute --isa SSE4_2           # another CPU's bits: a run
     python -m helpers.book rounding measure RUN [RUN ...] # each record's rounding floor
     python -m helpers.book notebook xor                   # a copy to run in JupyterLab
+    python -m helpers.book gpu-check OUT --limit 840      # a GPU machine, timed
 
 The site build also prints the whole book to ``_build/html/make-haste-slowly.pdf``
 (Chromium, offline) where Chromium is installed.
@@ -772,12 +773,29 @@ def main(argv=None) -> None:
         default=[],
         help="chapters whose committed records other code made (left out of them)",
     )
+    g = sub.add_parser(
+        "gpu-check",
+        help="on a GPU machine: engine tests, benchmark, book and paper profile, timed",
+    )
+    g.add_argument("out", help="folder for gpu-check.json, the benchmark and logs")
+    g.add_argument("--limit", type=float, required=True, help="seconds in all")
+    g.add_argument("--reserve", type=float, default=30.0, help="seconds kept back")
+    g.add_argument("--chapters", nargs="*", default=None, help="default book's")
+    g.add_argument("--paper", nargs="*", default=None, help="paper profile's")
     from . import crosscheck  # the authors' scripts beside ours (never at build time)
 
     crosscheck.add_arguments(
         sub.add_parser("crosscheck", help="run the authors' scripts from a local clone")
     )
     args = ap.parse_args(argv)
+
+    if args.cmd == "gpu-check":
+        from . import gpucheck
+
+        rep = gpucheck.run(
+            Path(args.out), args.limit, args.reserve, args.chapters, args.paper
+        )
+        raise SystemExit(any(s["status"] == "failed" for s in rep["steps"]))
 
     if args.cmd == "crosscheck":
         raise SystemExit(crosscheck.main(args))

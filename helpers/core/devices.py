@@ -64,6 +64,9 @@ def configure() -> int | None:
         raise ValueError(
             f"{DEVICES_VARIABLE} must be a positive integer, got {wanted!r}"
         )
+    # float32 products at full float32 precision on every backend: a GPU's default is
+    # TF32, whose rounding moves results far beyond a CPU's (on a CPU: no bit moves)
+    jax.config.update("jax_default_matmul_precision", "highest")
     try:
         jax.config.update("jax_num_cpu_devices", n)
     except RuntimeError:

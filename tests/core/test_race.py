@@ -18,6 +18,7 @@ def test_single_pathway_prediction_is_the_closed_form():
     assert curve_distance(pred.loss, cf) < 0.02
 
 
+@pytest.mark.slow  # about 70 s on 2 cores: the unit subset stays within 2 minutes
 def test_prediction_tracks_simulated_reln_on_contexts():
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
     net = h.context_reln(ds, "mixed", coupling="one-way")

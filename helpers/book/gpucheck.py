@@ -1,0 +1,129 @@
+"""``python -m helpers.book gpu-check OUT --limit SECONDS``: the book on a GPU.
+
+What a lent GPU machine is asked, in order, each step timed and written to
+``OUT/gpu-check.json`` as soon as it ends, so that a cut run keeps what it did:
+
+1. ``environment``: JAX's version, backend and devices; float32 products run at full
+   precision (:func:`helpers.core.devices.configure` sets it; TF32 otherwise);
+2. ``engine-tests``: the engine's unit tests (``tests/core/test_engine.py``);
+3. ``benchmark``: the engine at 1, 8, 64 and 512 seeds, as a fraction of the device's
+   float32 matmul rate (``python -m helpers.chapters.performance``);
+4. ``default:<chapter>``: every chapter of the default book (a run, never ``book/``);
+5. ``paper:<chapter>``: as much of the paper profile as the time left allows.
+
+A step starts only when the time left exceeds ``--reserve`` seconds; one that would run
+past the limit is stopped and recorded as cut, and the command ends cleanly.  Each step
+runs in its own process, so the command needs only the project's own dependencies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH_SEEDS = (1, 8, 64, 512)
+
+
+def _env() -> dict:
+    return {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "JAX_DEFAULT_MATMUL_PRECISION": "highest",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def steps(chapters: list[str], paper: list[str], out: Path) -> list[tuple[str, list]]:
+    """The commands of the check, in order: ``[(step name, argv)]``."""
+    py = sys.executable
+    probe = (
+        "import json, jax, helpers; d = jax.devices(); print(json.dumps({"
+        "'jax': jax.__version__, 'backend': jax.default_backend(), "
+        "'devices': [str(x) for x in d], "
+        "'matmul_precision': str(jax.config.jax_default_matmul_precision)}))"
+    )
+    bench = [
+        py, "-m", "helpers.chapters.performance", "--no-records", "--out",
+        str(out / "benchmark.json"), "--seeds", *map(str, BENCH_SEEDS),
+    ]  # fmt: skip
+    run = [
+        py, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+        str(ROOT / "tests" / "core" / "test_engine.py"),
+    ]  # fmt: skip
+    out_steps = [("environment", [py, "-c", probe]), ("engine-tests", run)]
+    out_steps.append(("benchmark", bench))
+    for ch in chapters:
+        out_steps.append((f"default:{ch}", [py, "-m", "helpers.book", "execute", ch]))
+    for ch in paper:
+        cmd = [py, "-m", "helpers.book", "execute", "--profile", "paper", ch]
+        out_steps.append((f"paper:{ch}", cmd))
+    return out_steps
+
+
+def run(
+    out: Path,
+    limit: float,
+    reserve: float = 30.0,
+    chapters: list[str] | None = None,
+    paper: list[str] | None = None,
+) -> dict:
+    """Run the check into ``out`` within ``limit`` seconds.
+
+    Args:
+        out: the folder for ``gpu-check.json``, the benchmark and the logs.
+        limit: the wall-clock budget in seconds (positive).
+        reserve: a step starts only with more than this many seconds left.
+        chapters: the default book's chapters (default: every chapter).
+        paper: the paper profile's chapters (default: every chapter).
+
+    Returns:
+        ``{"limit_s", "steps": [{name, seconds, rc, status}], "stopped"}``.
+    """
+    from .build import chapters_present
+
+    if not limit > 0:
+        raise ValueError(f"limit must be a positive number of seconds, got {limit!r}")
+    if reserve < 0:
+        raise ValueError(f"reserve must be at least 0 seconds, got {reserve!r}")
+    known = chapters_present()
+    for name, given in (("chapters", chapters), ("paper", paper)):
+        bad = sorted(set(given or ()) - set(known))
+        if bad:
+            raise ValueError(f"{name}: unknown chapters {bad}; the book has {known}")
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    report = {"limit_s": limit, "steps": [], "stopped": None}
+    plan = steps(chapters or known, paper if paper is not None else known, out)
+    for name, argv in plan:
+        left = limit - (time.monotonic() - t0)
+        if left <= reserve:
+            report["stopped"] = f"before {name}: {left:.0f} s left"
+            break
+        log = out / f"{name.replace(':', '-')}.log"
+        t = time.monotonic()
+        with open(log, "w") as fh:
+            try:
+                rc = subprocess.run(
+                    argv, cwd=ROOT, env=_env(), stdout=fh, stderr=subprocess.STDOUT,
+                    timeout=left - reserve / 2,
+                ).returncode  # fmt: skip
+                status = "passed" if rc == 0 else "failed"
+            except subprocess.TimeoutExpired:
+                rc, status = None, "cut at the limit"
+        row = {"name": name, "seconds": round(time.monotonic() - t, 1)}
+        row.update(rc=rc, status=status, log=log.name)
+        if name == "environment" and rc == 0:
+            row["environment"] = json.loads(log.read_text().strip().splitlines()[-1])
+        report["steps"].append(row)
+        (out / "gpu-check.json").write_text(json.dumps(report, indent=2) + "\n")
+        print(f"[gpu-check] {name}: {status} in {row['seconds']} s", flush=True)
+        if status == "cut at the limit":
+            report["stopped"] = f"{name} cut at the limit"
+            break
+    (out / "gpu-check.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report
