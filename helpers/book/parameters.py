@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import math
 import numbers
+import os
 import re
 from pathlib import Path
 
@@ -154,5 +155,8 @@ def _beyond(value, other: str, values: dict, defaults: dict) -> str | None:
 
 
 def check_namespace(chapter: str, namespace: dict) -> None:
-    """:func:`check` on the values a chapter's parameters have in ``namespace``."""
+    """:func:`check` on the values a chapter's parameters have in ``namespace``; the
+    chapter is named in ``$HASTE_CHAPTER`` for the engine's call log
+    (:mod:`helpers.core.store`)."""
+    os.environ["HASTE_CHAPTER"] = chapter
     check(chapter, {n: namespace[n] for n in declared(chapter) if n in namespace})

@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import devices as devices_
+from . import store
 from .checks import (
     TrainingDiverged,
     check_epochs,
@@ -658,6 +659,44 @@ def train(
             ]
     stacked = devices_.pad_seeds(stacked, how)
 
+    inputs = (
+        [np.asarray(W, np.float32) for W in _to_rows_stacked(stacked)],
+        jax.tree_util.tree_map(np.asarray, _net_arrays(net, jnp.float32)),
+        np.asarray(X.T, np.float32),
+        np.asarray(Y, np.float32),
+        np.float32(lr),
+    )
+    layout = (how.backend, len(how.devices), how.batching, how.per_device)
+    run_key = store.key(
+        "engine.train",
+        _static(net),
+        net.coupling,
+        inputs,
+        epochs,
+        rec,
+        tuple(sorted(set(record))),
+        layout,
+    )
+    what = f"{net.kind} {net.sizes} x{len(seeds)} seeds, {epochs} epochs"
+    loss, records = store.load_or_make(
+        run_key, lambda: _run(net, how, inputs, epochs, rec, record, len(seeds)), what
+    )
+    bad = ~np.isfinite(loss)
+    if bad.any():
+        s, t = np.argwhere(bad)[0]
+        raise TrainingDiverged(
+            f"training diverged: the loss became {loss[s, t]} at epoch {t} for seed "
+            f"{seeds[s]} "
+            f"(lr={lr}); lower the step size or the init scale"
+        )
+    return Run(
+        net=net, seeds=seeds, lr=lr, loss=loss, record_epochs=rec, records=records
+    )
+
+
+def _run(net, how, inputs, epochs, rec, record, n_seeds):
+    """Train on the devices: the loss ``(S, T)`` (float64) and the recorded buffers."""
+    params, arrays, Xr, Yf, lr = inputs
     k, offset, n_full, tail = segments(epochs, rec)
     slots = record_slots(rec, k, offset, n_full)
     what = tuple(sorted(set(record))) if rec.size else ()
@@ -674,35 +713,20 @@ def train(
     )
     put, shared = devices_.put, devices_.SHARED
     loss, bufs = fn(
-        [
-            put(np.asarray(W, np.float32), mesh, devices_.SEEDS)
-            for W in _to_rows_stacked(stacked)
-        ],
-        jax.tree_util.tree_map(
-            lambda a: put(a, mesh, shared), _net_arrays(net, jnp.float32)
-        ),
-        put(np.asarray(X.T, np.float32), mesh, shared),
-        put(np.asarray(Y, np.float32), mesh, shared),
-        put(np.float32(lr), mesh, shared),
+        [put(W, mesh, devices_.SEEDS) for W in params],
+        jax.tree_util.tree_map(lambda a: put(a, mesh, shared), arrays),
+        put(Xr, mesh, shared),
+        put(Yf, mesh, shared),
+        put(lr, mesh, shared),
         put(slots, mesh, shared),
     )
-    loss = devices_.get(loss, len(seeds)).astype(np.float64)
-    bad = ~np.isfinite(loss)
-    if bad.any():
-        s, t = np.argwhere(bad)[0]
-        raise TrainingDiverged(
-            f"training diverged: the loss became {loss[s, t]} at epoch {t} for seed "
-            f"{seeds[s]} "
-            f"(lr={lr}); lower the step size or the init scale"
-        )
+    loss = devices_.get(loss, n_seeds).astype(np.float64)
     records = (
-        jax.tree_util.tree_map(lambda b: devices_.get(b, len(seeds)), bufs)
+        jax.tree_util.tree_map(lambda b: devices_.get(b, n_seeds), bufs)
         if rec.size
         else {}
     )
-    return Run(
-        net=net, seeds=seeds, lr=lr, loss=loss, record_epochs=rec, records=records
-    )
+    return loss, records
 
 
 def _to_rows_stacked(stacked):
