@@ -101,8 +101,86 @@ def _problem(name: str, value, default, rule: dict) -> str | None:
     return None
 
 
+#: The keys a rule may have (``[parameters]`` of the chapter's data file): ``min`` and
+#: ``max`` bound a number (each number of a list or mapping); ``choices`` lists the
+#: values allowed; ``at_most``, ``at_least`` and ``multiple_of`` relate it to another
+#: parameter (``multiple_of`` also takes a number); ``contains`` names a parameter
+#: whose value a list must hold; ``divides`` a number each integer must divide;
+#: ``min_items`` the shortest list; ``path`` a folder under which a string names an
+#: existing file; ``free``: any value of the default's type (said in words).
+RULE_KEYS = (
+    "min", "max", "choices", "at_most", "at_least", "multiple_of", "contains",
+    "divides", "min_items", "path", "free",
+)  # fmt: skip
+
+
+def _numbers(value) -> list:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _numbers(v)]
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _numbers(v)]
+    return [value] if _is_real(value) else []
+
+
+def _bounds(value, rule: dict) -> str | None:
+    """``min``, ``max``, ``divides`` and ``min_items`` on a value of the right type."""
+    xs = _numbers(value)
+    each = " (each)" if isinstance(value, (list, tuple, dict)) else ""
+    lo, hi = rule.get("min"), rule.get("max")
+    if lo is not None and any(x < lo for x in xs):
+        return f"at least {lo!r}{each}" + (f" and at most {hi!r}" if hi else "")
+    if hi is not None and any(x > hi for x in xs):
+        return f"at most {hi!r}{each}" + (f" and at least {lo!r}" if lo else "")
+    n = rule.get("divides")
+    if n is not None and any(not _is_int(x) or n % x for x in xs):
+        return f"a divisor of {n}{each}"
+    k = rule.get("min_items")
+    if k is not None and isinstance(value, (list, tuple)) and len(value) < k:
+        return f"a list of at least {k} items"
+    where = rule.get("path")
+    if where is not None and isinstance(value, str):
+        if not (BOOK.parent / where / value).is_file():
+            return f"a file under {where}/"
+    return None
+
+
+def _relations(value, rule: dict, merged: dict) -> str | None:
+    """``at_most``, ``at_least``, ``multiple_of`` and ``contains``: the value against
+    the current value of another parameter."""
+    xs = _numbers(value) if not isinstance(value, dict) else []
+    each = " (each)" if isinstance(value, (list, tuple)) else ""
+    other = rule.get("at_most")
+    if other is not None and any(x > merged[other] for x in xs):
+        return f"at most {other} = {merged[other]!r}{each}"
+    other = rule.get("at_least")
+    if other is not None and any(x < merged[other] for x in xs):
+        return f"at least {other} = {merged[other]!r}{each}"
+    step = rule.get("multiple_of")
+    if step is not None:
+        n = merged[step] if isinstance(step, str) else step
+        if any(not _is_int(x) or x % n for x in xs):
+            said = f"{step} = {n!r}" if isinstance(step, str) else f"{n!r}"
+            tail = ", an epoch that is recorded" if isinstance(step, str) else ""
+            return f"a multiple of {said}{each}{tail}"
+    other = rule.get("contains")
+    if other is not None and merged[other] not in value:
+        return f"a list that contains {other} = {merged[other]!r}"
+    return None
+
+
 def check(chapter: str, values: dict) -> None:
-    """Refuse unknown parameter names and unusable values, naming each (ValueError)."""
+    """Refuse unknown parameter names and unusable values, naming each (ValueError).
+
+    Args:
+        chapter: the chapter's name.
+        values: ``{parameter: value}``, the values given (the others keep their
+            defaults).
+
+    Raises:
+        ValueError: the first parameter that breaks its rule, with what is allowed;
+            where another parameter's new value moved a default out of its rule, the
+            message says to give that parameter too.
+    """
     defaults = declared(chapter)
     unknown = sorted(set(values) - set(defaults))
     if unknown:
@@ -111,47 +189,21 @@ def check(chapter: str, values: dict) -> None:
             f"its parameters are: {', '.join(defaults)}"
         )
     rules_ = rules(chapter)
-    for name, value in values.items():
+    merged = {**defaults, **values}
+    for name in [*values, *(n for n in defaults if n not in values)]:
         rule = rules_.get(name, {})
+        value = merged[name]
         wrong = _problem(name, value, defaults[name], rule)
-        if not wrong and "at_most" in rule:
-            wrong = _beyond(value, rule["at_most"], values, defaults)
-        if not wrong and "multiple_of" in rule:
-            wrong = _off_grid(value, rule["multiple_of"], values, defaults)
-        if wrong:
+        wrong = wrong or _bounds(value, rule) or _relations(value, rule, merged)
+        if wrong and name in values:
             raise ValueError(
                 f"{name} must be {wrong}, got {value!r} (chapter {chapter!r})"
             )
-    for name, rule in rules_.items():  # a bound another parameter's new value moved
-        if name not in values and "at_most" in rule and rule["at_most"] in values:
-            wrong = _beyond(defaults[name], rule["at_most"], values, defaults)
-            if wrong:
-                raise ValueError(
-                    f"{name} must be {wrong}, but its default is {defaults[name]!r}: "
-                    f"give {name} too (chapter {chapter!r})"
-                )
-
-
-def _off_grid(value, other: str, values: dict, defaults: dict) -> str | None:
-    """The rule ``multiple_of``: an integer (or every integer of a list) a multiple of
-    the parameter ``other`` (e.g. epochs shown among the epochs recorded)."""
-    step = values.get(other, defaults[other])
-    xs = value if isinstance(value, (list, tuple)) else [value]
-    if all(_is_int(x) and x % step == 0 for x in xs):
-        return None
-    each = " (each)" if isinstance(value, (list, tuple)) else ""
-    return f"a multiple of {other} = {step!r}{each}, an epoch that is recorded"
-
-
-def _beyond(value, other: str, values: dict, defaults: dict) -> str | None:
-    """The rule ``at_most``: a number (or every number of a list) at most the value of
-    the parameter ``other`` (e.g. epochs shown at most the epochs trained)."""
-    bound = values.get(other, defaults[other])
-    xs = value if isinstance(value, (list, tuple)) else [value]
-    if all(_is_real(x) and x <= bound for x in xs):
-        return None
-    each = " (each)" if isinstance(value, (list, tuple)) else ""
-    return f"at most {other} = {bound!r}{each}"
+        if wrong:
+            raise ValueError(
+                f"{name} must be {wrong}, but its default is {defaults[name]!r}: "
+                f"give {name} too (chapter {chapter!r})"
+            )
 
 
 def check_namespace(chapter: str, namespace: dict) -> None:

@@ -73,8 +73,13 @@ def test_bad_parameters_are_refused_before_any_work(args, message):
     [
         ("contexts", {"show_epochs": [1000, 4001]}, "a multiple of record_every = 250"),
         ("contexts", {"show_epochs": [1000, 9000]}, "at most epochs = 8000 (each)"),
-        ("contexts", {"epochs": 1}, "show_epochs must be at most epochs = 1 (each)"),
-        ("extra_contexts", {"epochs": 50}, "record_every must be at most epochs"),
+        ("contexts", {"epochs": 4000}, "show_epochs must be at most epochs = 4000"),
+        ("lag", {"epochs": 4000}, "freeze_epochs must be at most epochs = 4000"),
+        (
+            "extra_contexts",
+            {"record_every": 9000},
+            "record_every must be at most epochs",
+        ),
     ],
 )
 def test_parameters_bound_by_another_are_refused_by_name(chapter, values, message):

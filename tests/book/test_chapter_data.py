@@ -54,16 +54,49 @@ def test_profile_parameters_are_accepted(profile):
 
 
 @pytest.mark.parametrize("chapter", chapter_data.chapters())
-def test_rules_name_declared_parameters(chapter):
+def test_every_parameter_has_a_rule_and_its_default_keeps_it(chapter):
+    """Each name the parameters cell assigns has a rule in the chapter's data file
+    (and no rule names a parameter the page lacks); the defaults and every profile's
+    values pass them."""
     rules = chapter_data.rules(chapter)
     declared = parameters.declared(chapter)
-    assert set(rules) <= set(declared), sorted(set(rules) - set(declared))
+    assert sorted(set(declared) - set(rules)) == [], "parameters without a rule"
+    assert sorted(set(rules) - set(declared)) == [], "rules of no parameter"
     for name, rule in rules.items():
-        assert set(rule) <= {"min", "choices", "at_most", "multiple_of"}, (name, rule)
-        for other in (rule.get("at_most"), rule.get("multiple_of")):
-            assert other is None or other in declared, (name, other)
+        assert rule and set(rule) <= set(parameters.RULE_KEYS), (name, rule)
+        for key in ("at_most", "at_least", "contains"):
+            assert rule.get(key) is None or rule[key] in declared, (name, rule)
+        step = rule.get("multiple_of")
+        assert step is None or isinstance(step, int) or step in declared, (name, step)
         if "choices" in rule:
             assert declared[name] in rule["choices"], (name, declared[name])
+    parameters.check(chapter, {})
+
+
+@pytest.mark.parametrize(
+    "chapter, values, message",
+    [
+        ("xor", {"width": 3}, "width must be an integer >= 4, got 3"),
+        ("xor", {"width": 130}, "width must be a multiple of 4"),
+        ("xor", {"epochs": 1}, "epochs must be an integer >= 1250, got 1"),
+        ("xor", {"lr": 0.5}, "lr must be at most 0.1"),
+        ("reviewers", {"batch_sizes": [5]}, "batch_sizes must be a divisor of 24"),
+        ("reviewers", {"relu_width": 350}, "widths must be a list that contains"),
+        (
+            "digits",
+            {"seeds": 2},
+            "trainings must be at most seeds = 2, but its default",
+        ),
+        ("performance", {"stored": "nope.json"}, "stored must be a file under book/"),
+        ("gate_finding", {"fig8_ks": []}, "fig8_ks must be a non-empty list"),
+        ("xor", {"eps_grid": [0.5, 0.6]}, "eps_grid must be a list of at least 3"),
+    ],
+)
+def test_a_value_outside_its_rule_is_named_with_what_is_allowed(
+    chapter, values, message
+):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parameters.check(chapter, values)
 
 
 def test_the_init_choices_are_written_once():
