@@ -535,7 +535,7 @@ def claims_table(rows) -> str:
     only say what the code measured and the rulebook decided.
     """
     lines = [
-        "| claim | verdict | this book | compared with |",
+        "| claim | verdict | measured here | compared with |",
         "|---|---|---|---|",
     ]
     details = []

@@ -492,7 +492,7 @@ def scorecard(records: dict, bold: bool = True) -> str:
     bottom line per section in words, then a table per section of the paper (one row
     per claim) with the details in a dropdown; the book's checks, findings and
     measurements are counted here and listed on the page *Every record*; the legend
-    closes the page."""
+    (:func:`legend`) is the page's last section."""
     rows = claims(records)
     out = [bold_line(records), ""] if bold else []
 
@@ -523,7 +523,6 @@ def scorecard(records: dict, bold: bool = True) -> str:
             details,
             print_omit=True,  # the PDF prints the table; the details are online
         )
-    out += _dropdown("Legend: the badges, the marks, who decides", [legend()])
     return "\n".join(out)
 
 
