@@ -1,6 +1,7 @@
 """The page For researchers (helpers.book.researchers): the paper-figure index, the
 downloads and the citation."""
 
+import json
 import re
 from pathlib import Path
 
@@ -71,3 +72,39 @@ def test_every_stored_run_can_be_downloaded_with_its_command():
         "made by `python -m helpers." in r or "JAX_ENABLE_X64" in r for r in rows
     )
     assert all(re.search(r"\d+ seeds x \d+ epochs", r) for r in rows)
+
+
+def _example_cells(text: str) -> list[str]:
+    section = text.split("## Use the engine on your own task", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", section, re.S)
+    out = []
+    for c in cells:
+        body = re.sub(r"^---\n.*?\n---\n", "", c, flags=re.S)
+        body = re.sub(r"^:tags:.*\n", "", body)
+        out.append(body)
+    return out
+
+
+def test_the_reuse_example_runs_as_copied_and_prints_what_the_page_prints(capsys):
+    """The section *Use the engine on your own task* run as a reader copies it, in a
+    fresh namespace (no hidden cell before it): it prints the page's time gap."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    root = Path(__file__).resolve().parents[2]
+    cells = _example_cells((root / "book" / "researchers.md").read_text())
+    assert cells[0].startswith("import numpy as np"), cells[0][:80]
+    namespace: dict = {}
+    for code in cells:
+        exec(compile(code, "<researchers example>", "exec"), namespace)  # noqa: S102
+    printed = capsys.readouterr().out
+    nb = json.loads((root / "book" / "researchers.ipynb").read_text())
+    shown = [
+        "".join(o.get("text", ""))
+        for c in nb["cells"]
+        if c["cell_type"] == "code" and "time gap" in "".join(c["source"])
+        for o in c.get("outputs", [])
+        if o.get("name") == "stdout"
+    ]
+    assert shown and shown[0].strip() in printed, (shown, printed)
