@@ -12,6 +12,9 @@
 * keeps a word with a minus or hyphen before a digit (``7.1e-06``, ``(+-1,``,
   ``2-of-3``) on one line (``<span class="haste-nowrap">``, styled in ``haste.css``):
   browsers break after any hyphen, which cut ``7.1e-`` from ``06`` in tables;
+* folds a run of consecutive code cells whose code is hidden and that show nothing
+  (``hide-input`` without output, ``hide-cell``) under one toggle, "Show 8 code
+  cells", instead of a stack of eight bars (:class:`GroupHiddenCells`);
 * adds the directive ``verdict``: under a figure, a claim's verdict badge, what decides
   it and the choices it depends on, one line, read from the chapter's records
   (``book/results/<chapter>.json`` of the site being built, so a run's site shows the
@@ -30,6 +33,8 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import Directive
 from docutils.statemachine import StringList
+from myst_nb.sphinx_ import HideCodeCellNode
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 #: A long word with a place to break: letters, digits and ``_ . / -``, at least one
 #: ``_`` or ``/``, or a dot between letters.
@@ -163,8 +168,47 @@ class VerdictDirective(Directive):
         return [box]
 
 
+def _quiet(node) -> bool:
+    """A code cell that shows only a toggle: hidden code and no visible output."""
+    if not isinstance(node, nodes.container) or node.get("nb_element") != "cell_code":
+        return False
+    mode = node.get("hide_mode")
+    has_output = any(c.get("nb_element") == "cell_code_output" for c in node.children)
+    return mode == "all" or (mode == "input" and not has_output)
+
+
+class GroupHiddenCells(SphinxPostTransform):
+    """Consecutive quiet cells (:func:`_quiet`) under one toggle; runs before
+    myst-nb's own ``HideInputCells`` (priority 199), which then leaves them alone."""
+
+    default_priority = 190
+    formats = ("html",)
+
+    def run(self, **kwargs):
+        for parent in list(self.document.findall(nodes.Element)):
+            kids, i = list(parent.children), 0
+            while i < len(kids):
+                j = i
+                while j < len(kids) and _quiet(kids[j]):
+                    j += 1
+                if j - i >= 2:
+                    group = HideCodeCellNode(
+                        prompt_show=f"Show {j - i} code cells",
+                        prompt_hide=f"Hide {j - i} code cells",
+                    )
+                    group["classes"].append("above-input")
+                    parent.replace(kids[i], group)
+                    for cell in kids[i:j]:
+                        if cell is not kids[i]:
+                            parent.remove(cell)
+                        cell["hide_mode"] = None
+                        group.append(cell)
+                i = max(j, i + 1)
+
+
 def setup(app):
     app.add_directive("verdict", VerdictDirective)
+    app.add_post_transform(GroupHiddenCells)
     app.connect("html-page-context", _clean_page, priority=900)
     app.connect("doctree-resolved", _break_long_words)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
