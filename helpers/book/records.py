@@ -259,6 +259,26 @@ class Records:
             glue(f"{self.chapter}_answer", Markdown(self.answer()))
         return path
 
+    def in_short(self) -> str:
+        """A page without a claim of the paper opens with its findings in a few plain
+        sentences: the templates ``[in_short] sentences`` of the chapter's data file,
+        filled from this execution's records (``{record[field]}``).
+
+        Raises:
+            ValueError: the chapter has no such templates, or one names a record or
+                field this execution did not write.
+        """
+        templates = chapter_data.data(self.chapter).get("in_short", {}).get("sentences")
+        if not templates:
+            raise ValueError(
+                f"{self.chapter}: no claim of the paper is scored here, so its data "
+                "file needs [in_short] sentences (its findings in plain words)"
+            )
+        try:
+            return " ".join(t.format(**self.items) for t in templates)
+        except (KeyError, IndexError, TypeError) as e:
+            raise ValueError(f"{self.chapter}: [in_short] names {e!r}") from None
+
     def answer(self) -> str:
         """The chapter's answer in a few lines of Markdown: each claim of the paper it
         scores with its verdict, who decides it and the choices it depends on (one
@@ -284,7 +304,13 @@ class Records:
             if kinds[k]
         )
         if not lines:
-            return f"No claim of the paper is scored here; {rest or 'no record'}."
+            return self.in_short() + (
+                f"\n\nThe page's {rest} are listed with their "
+                "numbers on the page {ref}`Every record "
+                "<records-appendix>`."
+                if rest
+                else ""
+            )
         tail = f"\n\nBeside them, the book's own {rest}." if rest else ""
         return "\n".join(lines) + tail
 

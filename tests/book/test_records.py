@@ -1,12 +1,13 @@
 """Records: what a chapter writes, and that only the rulebook decides a verdict."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from helpers.book import rulebook
+from helpers.book import chapter_data, rulebook
 from helpers.book.records import Records, claims_table
 from helpers.core.measures import Evidence
 
@@ -180,7 +181,11 @@ def test_the_scorecard_is_compact(tmp_path):
     said = " ".join(scorecard.in_words(recs))
     for r in fails:
         assert scorecard.why(r)[:-1] in said, r.get("short")
-    assert "Legend" in text
+    # the legend is the page's own last section, linked from its top and the intro
+    assert "Legend" in scorecard.legend() and "Legend" not in text
+    page = (ROOT / "book" / "scorecard.md").read_text()
+    assert "(badge-legend)=" in page and page.count("<badge-legend>") >= 1
+    assert "<badge-legend>" in (ROOT / "book" / "pages" / "intro.md").read_text()
 
 
 def test_a_row_names_what_decides_it_and_the_lag_in_percent():
@@ -280,6 +285,31 @@ def test_a_chapter_s_answer_lists_its_claims_verdicts_and_who_decides(tmp_path):
     assert text.count("\n- ") + 1 == len(claims)  # one line per claim, parts joined
     assert "(decided by " in text and "{bdg-" in text
     assert "Beside them, the book's own" in text
-    empty = Records("lag", directory=tmp_path)
-    empty.items = {"x": {"kind": "finding"}}
-    assert empty.answer() == ("No claim of the paper is scored here; 1 finding.")
+    without = Records("lag", directory=tmp_path)  # no claim, no [in_short]
+    without.items = {"x": {"kind": "finding"}}
+    with pytest.raises(ValueError, match=r"needs \[in_short\] sentences"):
+        without.answer()
+
+
+@pytest.mark.parametrize(
+    "chapter", ["background", "digits", "reviewers", "more_contexts", "authors_code"]
+)
+def test_a_page_without_a_claim_opens_with_its_findings_in_words(chapter, tmp_path):
+    """No empty answer: the page's findings in plain sentences with their numbers,
+    filled from the committed records (and a record missing is named)."""
+    import json
+    from pathlib import Path
+
+    from helpers.book.records import Records
+
+    book = Path(__file__).resolve().parents[2] / "book" / "results"
+    rec = Records(chapter, directory=tmp_path)
+    rec.items = json.loads((book / f"{chapter}.json").read_text())
+    text = rec.answer()
+    assert "No claim" not in text and text.count(". ") >= 2
+    assert re.search(r"\d\.\d{2}", text), text
+    name = next(iter(rec.items))
+    rec.items = {k: v for k, v in rec.items.items() if k != name}
+    if name in "".join(chapter_data.data(chapter)["in_short"]["sentences"]):
+        with pytest.raises(ValueError, match=name):
+            rec.answer()
