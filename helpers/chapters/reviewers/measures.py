@@ -62,9 +62,6 @@ def match_summary(relu_loss, reln_loss, single_loss, multiple: float) -> dict:
         "per_seed": list(m.per_seed),
         "match": m,
     }
-    if single_loss is None:
-        out.update(nearer=False, nearer_verdict="no alternative")
-        return out
     a = match(relu_loss, single_loss)
     verdict = nearer_than_half(
         m.value,
@@ -144,9 +141,7 @@ STRATEGY_CLASSES = ("common", "mixed", "single", "other")
 def census_over_training(W1, W2, X, contexts, n_contexts: int) -> dict:
     """:func:`helpers.core.measures.functional_census` at every recorded epoch of every
     seed: ``W1 (S, R, H, d)``, ``W2 (S, R, p, H)``; returns ``{key: array (S, R)}`` for
-    the four class shares and ``snap_change``.  An epoch at which the network's output
-    is
-    still zero gives NaN."""
+    the four class shares and ``snap_change`` (NaN while the output is zero)."""
     W1 = np.asarray(W1, float)
     W2 = np.asarray(W2, float)
     S, R = W1.shape[:2]
@@ -232,7 +227,6 @@ class ModeRow:
     d: float
     a0: float
     t_half: float
-    target: str
 
     @property
     def final(self) -> float:
@@ -252,10 +246,10 @@ def _pathway_svd(X, T, pw, tol=1e-9):
 def mode_table(
     net: GatedNetwork, ds: Dataset, *, lr: float, a0=None, min_share: float = 0.0
 ) -> list[ModeRow]:
-    """Every mode of every pathway of a contextual ReLN, the common pathway on ``(X,
-    Y)``
-    and each context pathway on the common pathway's converged residual (Appendix F,
-    [conv-contextual]), with the learning time Eq. 7 predicts for it in isolation.
+    """Every mode of every pathway of a contextual ReLN, the common pathway on
+    ``(X, Y)`` and each context pathway on the common pathway's converged residual
+    (Appendix F, [conv-contextual]), with the learning time Eq. 7 predicts for it in
+    isolation.
 
     ``a0``: initial strengths per pathway (default: from each pathway's width and init
     stds, :func:`helpers.core.linear.initial_mode_strength`).  Modes with ``s`` below
@@ -276,17 +270,7 @@ def mode_table(
                 continue
             half = 0.5 * sk / dk
             t = float(learning_time(sk, dk, pw.a0, half, lr)) if pw.a0 < half else 0.0
-            rows.append(
-                ModeRow(
-                    pw.name,
-                    k,
-                    float(sk),
-                    float(dk),
-                    float(pw.a0),
-                    t,
-                    "Y" if pw.common else "residual",
-                )
-            )
+            rows.append(ModeRow(pw.name, k, float(sk), float(dk), float(pw.a0), t))
     return rows
 
 
@@ -296,9 +280,7 @@ def mode_half_times(
     """The epoch at which each mode of ``rows`` is halfway to its final strength in a
     simulated or predicted ReLN: ``a(t) = u^T W_p(t) v`` from the pathway maps ``{name:
     (R, p, d)}`` recorded at ``epochs`` (interpolated linearly; NaN if never reached).
-    The final strength is the larger of ``s/d`` and the last recorded value's... no: it
-    is
-    ``s / d`` of the row, the value Eq. 7 converges to."""
+    The final strength is the row's ``s / d``, the value Eq. 7 converges to."""
     _, R = common_fit(ds)
     pws = {p.name: p for p in race_pathways(net)}
     cache = {}
@@ -364,7 +346,6 @@ def separation(common_maps, context_maps: dict, epochs, done: float = 0.9) -> di
     return {
         "t_common": int(epochs[k]),
         "context_at": float(norm[k] / max(norm[-1], 1e-300)),
-        "index": k,
     }
 
 

@@ -47,8 +47,8 @@ def reln_starts(
 
 def train_settings(net: GatedNetwork, X, Y, params0, n_settings: int, **kw):
     """:func:`helpers.core.engine.train` of stacked starts (``n_settings`` settings
-    times
-    the seeds), in one call; returns the run and its loss as ``(settings, seeds, T)``.
+    times the seeds), in one call; returns the run and its loss as
+    ``(settings, seeds, T)``.
     The seed labels are 0, 1, ...: the starts are given, so they only name the runs."""
     n = np.shape(params0[0])[0]
     if n % n_settings:
@@ -69,8 +69,8 @@ def adam_step_rule(W_start, W_end, epochs: int, rule: str = "mean") -> float:
     the same time.  ``'largest'``: the largest distance any one weight moved, per epoch,
     ``max_i |theta_T - theta_0|_i / T``: the smallest step with which Adam can bring
     every weight from the run's start to its end within the run.  ``W_start``,
-    ``W_end``:
-    lists of weight arrays with a leading axis over seeds; the median over seeds."""
+    ``W_end``: lists of weight arrays with a leading axis over seeds; the median over
+    seeds."""
     if rule not in ADAM_RULES:
         raise ValueError(f"rule must be one of {ADAM_RULES}, got {rule!r}")
     epochs = check_epochs(epochs)

@@ -589,16 +589,13 @@ def _records(r: Results) -> list[tuple]:
     return [item for part in parts for item in part(r)]
 
 
+def _per(d: dict, key: str, fmt: str) -> str:
+    return "; ".join(f"{k}: {format(v[key], fmt)}" for k, v in d.items())
+
+
 def _summary(recs: dict, r: Results) -> str:
     """The closing table: one row per headline, each value a one-line digest of its
-    record (the record holds every number behind it)."""
-
-    def digest(x, text):
-        return {**x, "value": text, "spread": None}
-
-    def per(d, key, fmt):
-        return "; ".join(f"{k}: {format(v[key], fmt)}" for k, v in d.items())
-
+    record (the record holds every number behind it; None: the record itself)."""
     width_flat = {
         f"{w} ({rule})": x
         for rule, rows in r.width_sweep.items()
@@ -608,85 +605,44 @@ def _summary(recs: dict, r: Results) -> str:
     s, sep, table = r.sentence, r.separation, r.data_table
     codes = {k: table[k] for k in recs["correlated_inputs"]["value"]}
     noise = {k: table[k] for k in recs["label_noise"]["value"]}
-    min_w = "; ".join(f"{k}: {v}" for k, v in r.min_width.items())
+    within = f"within noise in {s['within_seed_noise']} of {s['settings']} settings"
+    heads = [
+        ("Authors' reply: same hyper-parameters, matching dynamics", "authors_sentence",
+         within),
+        ("The match at the paper's settings (matched init)", "paper_settings_match",
+         None),
+        ("... with the authors' initialisation", "authors_init_match", None),
+        ("Smallest width with the 2-of-3 strategy", "min_width_for_strategy",
+         "; ".join(f"{k}: {v}" for k, v in r.min_width.items())),
+        ("Width sweep: 2-of-3 share", "width_sweep", _per(width_flat, "mixed", ".2f")),
+        ("Width sweep: match", "width_sweep", _per(width_flat, "match_value", ".3f")),
+        ("Init sweep: plateau share", "init_scale_sweep",
+         _per(r.init_sweep, "plateau_share", ".2f")),
+        ("Init sweep: match", "init_scale_sweep",
+         _per(r.init_sweep, "match_value", ".2f")),
+        ("SGD and Adam: race winner", "optimiser",
+         _per(r.optimiser, "race_winner", "s")),
+        ("SGD and Adam: single-context share", "optimiser",
+         _per(r.optimiser, "single", ".2f")),
+        ("Dense item codes: match", "correlated_inputs",
+         _per(codes, "match_value", ".3f")),
+        ("Label noise: match", "label_noise", _per(noise, "match_value", ".3f")),
+        ("Context pathways grown when the common one has finished", "separation",
+         f"{sep['context_at_t_common_sim']:.2f} of their final norm"),
+        ("Mode order: matrix race against simulation", "mode_order",
+         f"{r.mode_order['race_vs_sim']:.2f} of pairs"),
+        ("Interventions: single-context share", "intervention",
+         _per(r.intervention, "single", ".2f")),
+    ]  # fmt: skip
     rows = [
         (
-            "Authors' reply: same hyper-parameters, matching dynamics",
-            "OpenReview",
-            digest(
-                recs["authors_sentence"],
-                f"within noise in {s['within_seed_noise']} of {s['settings']} settings",
-            ),
-        ),
-        (
-            "The match at the paper's settings (matched init)",
-            "—",
-            recs["paper_settings_match"],
-        ),
-        ("... with the authors' initialisation", "—", recs["authors_init_match"]),
-        (
-            "Smallest width with the 2-of-3 strategy",
-            "—",
-            digest(recs["min_width_for_strategy"], min_w),
-        ),
-        (
-            "Width sweep: 2-of-3 share",
-            "—",
-            digest(recs["width_sweep"], per(width_flat, "mixed", ".2f")),
-        ),
-        (
-            "Width sweep: match",
-            "—",
-            digest(recs["width_sweep"], per(width_flat, "match_value", ".3f")),
-        ),
-        (
-            "Init sweep: plateau share",
-            "—",
-            digest(recs["init_scale_sweep"], per(r.init_sweep, "plateau_share", ".2f")),
-        ),
-        (
-            "Init sweep: match",
-            "—",
-            digest(recs["init_scale_sweep"], per(r.init_sweep, "match_value", ".2f")),
-        ),
-        (
-            "SGD and Adam: race winner",
-            "—",
-            digest(recs["optimiser"], per(r.optimiser, "race_winner", "s")),
-        ),
-        (
-            "SGD and Adam: single-context share",
-            "—",
-            digest(recs["optimiser"], per(r.optimiser, "single", ".2f")),
-        ),
-        (
-            "Dense item codes: match",
-            "—",
-            digest(recs["correlated_inputs"], per(codes, "match_value", ".3f")),
-        ),
-        (
-            "Label noise: match",
-            "—",
-            digest(recs["label_noise"], per(noise, "match_value", ".3f")),
-        ),
-        (
-            "Context pathways grown when the common one has finished",
-            "—",
-            digest(
-                recs["separation"],
-                f"{sep['context_at_t_common_sim']:.2f} of their final norm",
-            ),
-        ),
-        (
-            "Mode order: matrix race against simulation",
-            "—",
-            digest(recs["mode_order"], f"{r.mode_order['race_vs_sim']:.2f} of pairs"),
-        ),
-        (
-            "Interventions: single-context share",
-            "—",
-            digest(recs["intervention"], per(r.intervention, "single", ".2f")),
-        ),
+            label,
+            "OpenReview" if name == "authors_sentence" else "—",
+            recs[name]
+            if text is None
+            else {**recs[name], "value": text, "spread": None},
+        )
+        for label, name, text in heads
     ]
     return claims_table(rows)
 
