@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import helpers as h
+from helpers.book import kit
 from helpers.book import rulebook as rb
 from helpers.book.records import Records
 from helpers.chapters.reviewers import measures as me
@@ -178,7 +179,8 @@ def results():
 def written(results, tmp_path_factory):
     glued = {}
     mp = pytest.MonkeyPatch()
-    mp.setattr(rp, "glue", lambda name, value: glued.__setitem__(name, value))
+    for module in (rp, kit):  # the report glues itself and through the kit
+        mp.setattr(module, "glue", lambda name, value: glued.__setitem__(name, value))
     rec = Records("reviewers", directory=tmp_path_factory.mktemp("records"))
     try:
         out = rp.report(rec, results)

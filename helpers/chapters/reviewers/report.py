@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ...book.kit import add_all
+from ...book.kit import add_all, glue_many
 from ...book.notebook import glue
 from ...book.records import claims_table
 from ...book.rulebook import NOISE_MULTIPLE, PHASE_SNAP
@@ -121,26 +121,28 @@ class Results:
 
 
 def _glue_setup(r: Results) -> None:
-    glue("reviewers_L0", r.L0)
-    glue("reviewers_L_linear_share", 100 * r.L_linear / r.L0)
-    glue("reviewers_need_total", r.need["total"])
-    glue("reviewers_need_common", r.need["common"])
-    glue("reviewers_need_ctx", r.need["ctx12"])
-    glue("reviewers_mult", MULT)
-    glue("reviewers_seeds", int(r.params.seeds))
-    glue("reviewers_grid_widths", ", ".join(map(str, r.params.widths)))
-    glue("reviewers_grid_stds", ", ".join(f"{v:.1e}" for v in r.params.init_stds))
-    glue("reviewers_grid_batches", ", ".join(map(str, r.params.batch_sizes)))
-    glue(
-        "reviewers_grid_rhos", ", ".join(f"{x / 100:g}" for x in r.params.code_rho_pct)
+    p = r.params
+    glue_many(
+        "reviewers",
+        L0=r.L0,
+        L_linear_share=100 * r.L_linear / r.L0,
+        need_total=r.need["total"],
+        need_common=r.need["common"],
+        need_ctx=r.need["ctx12"],
+        mult=MULT,
+        seeds=int(p.seeds),
+        grid_widths=", ".join(map(str, p.widths)),
+        grid_stds=", ".join(f"{v:.1e}" for v in p.init_stds),
+        grid_batches=", ".join(map(str, p.batch_sizes)),
+        grid_rhos=", ".join(f"{x / 100:g}" for x in p.code_rho_pct),
+        grid_noise=", ".join(f"{v:g}" for v in p.label_noise),
+        grid_gains=", ".join(f"{v:g}" for v in p.primed_gains),
+        strategy_share=p.strategy_share,
+        fit_level=100 * p.fit_level,
+        plateau_min=p.plateau_min,
+        gate_change_max=100 * p.gate_change_max,
+        common_left=100 * (1 - p.common_done),
     )
-    glue("reviewers_grid_noise", ", ".join(f"{v:g}" for v in r.params.label_noise))
-    glue("reviewers_grid_gains", ", ".join(f"{v:g}" for v in r.params.primed_gains))
-    glue("reviewers_strategy_share", r.params.strategy_share)
-    glue("reviewers_fit_level", 100 * r.params.fit_level)
-    glue("reviewers_plateau_min", r.params.plateau_min)
-    glue("reviewers_gate_change_max", 100 * r.params.gate_change_max)
-    glue("reviewers_common_left", 100 * (1 - r.params.common_done))
 
 
 def _glue_base(r: Results) -> None:
@@ -164,10 +166,11 @@ def _glue_base(r: Results) -> None:
 
 
 def _glue_widths(r: Results) -> None:
-    widths = r.params.widths
+    p = r.params
+    widths = p.widths
     glue("reviewers_w_small", widths[0])
     glue("reviewers_w_large", widths[-1])
-    glue("reviewers_w_paper", r.params.relu_width)
+    glue("reviewers_w_paper", p.relu_width)
     for tag, rule in (("std", "fixed std"), ("out", "fixed output scale")):
         rows_r = r.width_sweep[rule]
         mw = r.min_width[rule]
@@ -188,22 +191,23 @@ def _glue_widths(r: Results) -> None:
         best_w = min(widths, key=lambda w: rows_r[w]["match_value"])
         glue(f"reviewers_w_{tag}_best", best_w)
         glue(f"reviewers_w_{tag}_best_match", rows_r[best_w]["match_value"])
-        ref = rows_r[r.params.relu_width]["match_value"]
+        ref = rows_r[p.relu_width]["match_value"]
         rel = [rows_r[w]["match_value"] / ref for w in widths]
         glue(f"reviewers_w_{tag}_rel_lo", min(rel))
         glue(f"reviewers_w_{tag}_rel_hi", max(rel))
         glue(
             f"reviewers_w_{tag}_noise", sum(rows_r[w]["match_matches"] for w in widths)
         )
-    paper = r.width_sweep["fixed std"][r.params.relu_width]
+    paper = r.width_sweep["fixed std"][p.relu_width]
     glue("reviewers_w_paper_snap", paper["snap_change"])
 
 
 def _glue_init(r: Results) -> None:
+    p = r.params
     order = sorted(r.init_sweep.values(), key=lambda x: x["std"])
     no_plateau = [x["std"] for x in order if not x["plateau"]]
     still = [x["std"] for x in order if not x["gating_moves"]]
-    glue("reviewers_base_std", r.params.base_std)
+    glue("reviewers_base_std", p.base_std)
     glue("reviewers_no_plateau", min(no_plateau) if no_plateau else "none")
     glue("reviewers_still", min(still) if still else "none")
     glue("reviewers_top_std", order[-1]["std"])
@@ -223,6 +227,7 @@ def _glue_init(r: Results) -> None:
 
 
 def _glue_optimisers(r: Results) -> None:
+    p = r.params
     opt = r.optimiser
     for rule in r.lr_adam:
         glue(f"reviewers_lr_adam_{rule}", r.lr_adam[rule])
@@ -231,7 +236,7 @@ def _glue_optimisers(r: Results) -> None:
             glue(f"reviewers_adam_{rule}_{q}", oa.get(q, float("nan")))
         glue(f"reviewers_adam_{rule}_winner", oa.get("race_winner", "not run"))
     sgd = [opt[n] for n in opt if n.startswith("SGD")]
-    glue("reviewers_sgd_smallest", min(r.params.batch_sizes))
+    glue("reviewers_sgd_smallest", min(p.batch_sizes))
     glue("reviewers_sgd_single_max", max([x["single"] for x in sgd] or [0]))
     glue("reviewers_sgd_mixed_min", min([x["mixed"] for x in sgd] or [0]))
     glue("reviewers_sgd_match_max", max([x["match_value"] for x in sgd] or [0]))
@@ -240,7 +245,7 @@ def _glue_optimisers(r: Results) -> None:
     glue("reviewers_gd_single", gd["single"])
     glue("reviewers_gd_match", gd["match_value"])
     glue("reviewers_gd_snap", gd["snap_change"])
-    glue("reviewers_sgd_batches", ", ".join(str(b) for b in r.params.batch_sizes))
+    glue("reviewers_sgd_batches", ", ".join(str(b) for b in p.batch_sizes))
     glue("reviewers_sgd_singles", ", ".join(f"{x['single']:.2f}" for x in sgd))
     glue("reviewers_sgd_matches", ", ".join(f"{x['match_value']:.3f}" for x in sgd))
     mean = opt.get("Adam, mean rule", {}).get("final_loss_share", float("nan"))
@@ -248,10 +253,11 @@ def _glue_optimisers(r: Results) -> None:
 
 
 def _glue_data(r: Results) -> None:
+    p = r.params
     table = r.data_table
     glue(
         "reviewers_noise_sigma",
-        r.params.label_noise[0] if r.params.label_noise else "none",
+        p.label_noise[0] if p.label_noise else "none",
     )
     code_keys = [k for k in table if k.startswith("codes")]
     noise_keys = [k for k in table if k.startswith("label")]
@@ -273,7 +279,7 @@ def _glue_data(r: Results) -> None:
             glue(f"reviewers_{tag}_{q}", table[key][q] if key else float("nan"))
     glue("reviewers_code_name", code_keys[0] if code_keys else "none")
     code_row = table[code_keys[0]] if code_keys else None
-    code_learned = bool(code_row and code_row["final_loss_share"] <= r.params.fit_level)
+    code_learned = bool(code_row and code_row["final_loss_share"] <= p.fit_level)
     glue("reviewers_code_learned", "has" if code_learned else "has not")
     pct = 100 * code_row["final_loss_share"] if code_row else float("nan")
     glue("reviewers_code_loss_pct", pct)
@@ -344,11 +350,12 @@ def _glue_modes(r: Results) -> None:
 
 
 def _glue_interventions(r: Results) -> None:
+    p = r.params
     iv = r.intervention
-    glue("reviewers_primed_units", r.params.primed_units)
-    glue("reviewers_primed_off", r.params.primed_off)
-    glue("reviewers_schedule_epochs", r.params.schedule_epochs)
-    glue("reviewers_epochs", r.params.epochs)
+    glue("reviewers_primed_units", p.primed_units)
+    glue("reviewers_primed_off", p.primed_off)
+    glue("reviewers_schedule_epochs", p.schedule_epochs)
+    glue("reviewers_epochs", p.epochs)
     qs = ("mixed", "single", "race_single", "race_mixed", "time_to_1pc_over_gd")
     for i, row in enumerate(iv.values()):
         for q in qs:
@@ -357,15 +364,16 @@ def _glue_interventions(r: Results) -> None:
     glue("reviewers_sched_common_start", rs["common_at_switch"])
     ahead = rs["race_single"] > rs["race_mixed"]
     glue("reviewers_sched_race_order", "ahead" if ahead else "behind")
-    gains = [f"primed, gain {g:g}" for g in r.params.primed_gains]
-    glue("reviewers_gain_lo", r.params.primed_gains[0])
-    glue("reviewers_gain_hi", r.params.primed_gains[-1])
+    gains = [f"primed, gain {g:g}" for g in p.primed_gains]
+    glue("reviewers_gain_lo", p.primed_gains[0])
+    glue("reviewers_gain_hi", p.primed_gains[-1])
     for tag, key in [("lo", gains[0]), ("hi", gains[-1]), ("sched", "schedule")]:
         for q in qs:
             glue(f"reviewers_{tag}_{q}", iv[key][q])
 
 
 def _glue_sentence(r: Results) -> None:
+    p = r.params
     for k, v in r.sentence.items():
         if not isinstance(v, list):
             glue(f"reviewers_sentence_{k}", v)
@@ -382,11 +390,11 @@ def _glue_sentence(r: Results) -> None:
     glue("reviewers_rel_hi", max(rel_gaps))
     other_widths = sum(len(rows) - 1 for rows in r.width_sweep.values())
     glue("reviewers_n_widths", other_widths)
-    glue("reviewers_n_stds", len(r.params.stds) - 1)
+    glue("reviewers_n_stds", len(p.stds) - 1)
     glue("reviewers_n_opts", len(r.optimiser) - 1)
     glue("reviewers_n_data", len(r.data_table) - 1)
     winners = strategy_settings(
-        r.width_sweep, r.init_sweep, r.optimiser, r.data_table, r.params.relu_width
+        r.width_sweep, r.init_sweep, r.optimiser, r.data_table, p.relu_width
     )
     glue("reviewers_n_strategy_settings", len(winners))
     glue(
