@@ -1,7 +1,6 @@
 """The reviewers' page's report (helpers.chapters.reviewers.report): every record, the
 glue the prose cites and the closing table, from a small synthetic results object."""
 
-import importlib
 import re
 from pathlib import Path
 
@@ -9,13 +8,15 @@ import numpy as np
 import pytest
 
 import helpers as h
+from helpers.book import kit
 from helpers.book import rulebook as rb
 from helpers.book.records import Records
-from helpers.chapters import reviewers as rv
+from helpers.chapters.reviewers import measures as me
+from helpers.chapters.reviewers import networks as nw
+from helpers.chapters.reviewers import report as rp
+from helpers.chapters.reviewers import sweeps as sw
 from helpers.core.measures import Evidence
 
-#: the module (the package re-exports its function ``report`` under the same name)
-report_module = importlib.import_module("helpers.chapters.reviewers.report")
 PAGE = Path(__file__).resolve().parents[2] / "book" / "reviewers.md"
 SEEDS = 4
 
@@ -39,53 +40,84 @@ def _strategy(mixed=0.5, single=0.15):
     return st
 
 
+PARAMS = dict(
+    seeds=SEEDS,
+    epochs=599,
+    init_scale=0.005,
+    relu_width=700,
+    reln_width=100,
+    record_every=599,
+    reln_record_every=599,
+    widths=[16, 700],
+    init_stds=[0.005 / 700, 0.2],
+    batch_sizes=[4],
+    code_rho_pct=[0],
+    code_seed=0,
+    label_noise=[0.3],
+    noise_seed=0,
+    primed_units=100,
+    primed_gains=[1.0, 30.0],
+    primed_off=1.0,
+    schedule_epochs=300,
+    strategy_share=0.5,
+    fit_level=0.01,
+    plateau_min=0.25,
+    gate_change_max=0.05,
+    common_done=0.9,
+)
+
+
+def _init_row(sd, k, st, m):
+    """A row of the init sweep (:func:`sweeps.init_row` needs recorded weights)."""
+    return {
+        "std": sd,
+        "plateau_share": 0.8 - 0.7 * k,
+        "plateau": k == 0,
+        "gate_change": 0.2 - 0.1 * k,
+        "gating_moves": True,
+        "initial_loss": 10.0 + 50 * k,
+        **{c: float(np.median(st[c])) for c in sw.SHARES},
+        "mixed": 0.2 if k else float(np.median(st["mixed"])),  # k = 1: no strategy
+        **me.match_fields(m),
+        "reln_describes": False,
+        "seeds": SEEDS,
+    }
+
+
 @pytest.fixture(scope="module")
 def results():
+    """The page's results from synthetic curves and shares through the chapter's own
+    row functions, and the task's real modes, singular values and ranks."""
+    p = sw.Parameters(**PARAMS)
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
     relu = _curves(0.02)
-    m = rv.match_summary(relu, _curves(0.021), _curves(0.03), 2.0)
-    far = rv.match_summary(relu, _curves(0.012), _curves(0.03), 2.0)
+    m = me.match_summary(relu, _curves(0.021), _curves(0.03), 2.0)
+    far = me.match_summary(relu, _curves(0.012), _curves(0.03), 2.0)
     st = _strategy()
-    widths, base_std = [16, 700], 0.005 / 700
     width_sweep = {
         rule: {
-            w: {**rv.width_row(st, relu, m if w == 700 else far, 0.01, 0.5), "std": sd}
-            for w in widths
+            w: {**sw.width_row(st, relu, m if w == 700 else far, 0.01, 0.5), "std": sd}
+            for w in p.widths
         }
-        for rule, sd in (("fixed std", base_std), ("fixed output scale", 1e-5))
+        for rule, sd in (("fixed std", p.base_std), ("fixed output scale", 1e-5))
     }
-    matches = {"paper settings": m, "width 16 (fixed std)": far}
-    init_sweep = {}
-    for k, sd in enumerate([base_std, 0.2]):
-        init_sweep[f"{sd:.2e}"] = {
-            "std": sd,
-            "plateau_share": 0.8 - 0.7 * k,
-            "plateau": k == 0,
-            "gate_change": 0.2 - 0.1 * k,
-            "gating_moves": True,
-            "initial_loss": 10.0 + 50 * k,
-            **{c: float(np.median(st[c])) for c in rv.SHARES},
-            **rv.match_fields(m if k == 0 else far),
-            "reln_describes": False,
-            "seeds": SEEDS,
-        }
-    matches["init std 2.0e-01"] = far
+    init_sweep = {
+        f"{sd:.2e}": _init_row(sd, k, st, (m, far)[k]) for k, sd in enumerate(p.stds)
+    }
     optimiser = {
-        name: rv.optimiser_row(st, relu, m, 1e-3, comparable=not name.startswith("A"))
+        name: sw.optimiser_row(st, relu, m, 1e-3, comparable=not name.startswith("A"))
         for name in ("GD", "SGD, batch 4", "Adam, mean rule", "Adam, largest rule")
     }
-    matches["SGD, batch 4"] = m
+    codes, noisy = nw.correlated_task(ds, 0.0, 8, 0), nw.noisy_task(ds, 0.3, 0)
     data_table = {
-        "one-hot (the paper)": rv.data_row(ds, st, m, 1e-8),
-        "codes rho=0": rv.data_row(rv.correlated_task(ds, 0.0, 8, 0), st, far, 0.02),
-        "label noise 0.3": rv.data_row(rv.noisy_task(ds, 0.3, 0), st, m, 1e-9),
+        "one-hot (the paper)": sw.data_row(ds, st, m, 1e-8),
+        "codes rho=0": sw.data_row(codes, st, far, 0.02),
+        "label noise 0.3": sw.data_row(noisy, st, m, 1e-9),
     }
+    matches = {"paper settings": m, "width 16 (fixed std)": far}
+    matches.update({"init std 2.0e-01": far, "SGD, batch 4": m})
     matches.update({"codes rho=0": far, "label noise 0.3": m})
-    race = {
-        "gap_to_reln": 0.01,
-        "reln_spread": 0.02,
-        "gap_to_relu": 0.19,
-    }
+    race = {"gap_to_reln": 0.01, "reln_spread": 0.02, "gap_to_relu": 0.19}
     separation = {
         "t_common": 1200,
         "context_at_t_common_sim": 0.59,
@@ -95,88 +127,63 @@ def results():
         "fully coupled race": race,
         "separated race": {**race, "gap_to_reln": 0.9},
     }
-    rows6 = [
-        rv.ModeRow("common", 0, 20.0, 4.0, 1e-6, 300.0, "Y"),
-        rv.ModeRow("common", 1, 5.0, 1.0, 1e-6, 900.0, "Y"),
-        rv.ModeRow("ctx12", 0, 3.0, 1.0, 1e-6, 5000.0, "residual"),
-    ]
-    top = {"common": 20.0, "ctx12": 10.0, "ctx13": 10.0, "ctx23": 10.0}
-    top.update({"ctx1": 5.0, "ctx2": 5.0, "ctx3": 5.0})
+    net = h.relns.with_stds(
+        h.context_reln(ds, "mixed", "one-way", 100),
+        dict.fromkeys(["common", "ctx12", "ctx13", "ctx23"], p.base_std),
+    )
+    rows6 = me.mode_table(net, ds, lr=1e-3, min_share=0.05)
+    both = h.context_reln(ds, "both", "one-way", 100)
+    _, R = h.common_fit(ds)
     race7 = {g: {"single": 0.03 * g, "mixed": 0.3} for g in (1.0, 30.0)}
     t1 = np.full(SEEDS, 1000.0)
     intervention = {
-        f"primed, gain {g:g}": rv.intervention_row(st, race7[g], t1, 900.0, relu, 10.0)
+        f"primed, gain {g:g}": sw.intervention_row(st, race7[g], t1, 900.0, relu, 10.0)
         for g in (1.0, 30.0)
     }
-    intervention["schedule"] = rv.intervention_row(
+    intervention["schedule"] = sw.intervention_row(
         st, race7[1.0], t1 * 2, 900.0, relu, 10.0, common_at_switch=0.95
     )
-    ns = dict(
-        seeds=SEEDS,
-        epochs=len(relu[0]) - 1,
-        relu_width=700,
-        reln_width=100,
-        widths=widths,
-        init_stds=[base_std, 0.2],
-        batch_sizes=[4],
-        code_rho_pct=[0],
-        code_seed=0,
-        label_noise=[0.3],
-        noise_seed=0,
-        primed_units=100,
-        primed_gains=[1.0, 30.0],
-        primed_off=1.0,
-        schedule_epochs=4000,
-        strategy_share=0.5,
-        fit_level=0.01,
-        plateau_min=0.25,
-        gate_change_max=0.05,
-        common_done=0.9,
-        base_std=base_std,
-        stds=[base_std, 0.2],
+    t_sim = np.linspace(300.0, 3000.0, len(rows6))
+    return rp.Results(
+        params=p,
         L0=10.0,
         L_linear=2.0,
-        need={"common": 10, "ctx12": 7, "ctx13": 7, "ctx23": 7, "total": 31},
+        need=me.rank_needed(ds),
         matches=matches,
-        match_authors=rv.match_summary(relu, _curves(0.0205), _curves(0.03), 2.0),
+        match_authors=me.match_summary(relu, _curves(0.0205), _curves(0.03), 2.0),
         base_end=st,
         weight_census=np.full((SEEDS, 3), 0.5),
         width_sweep=width_sweep,
-        min_width={"fixed std": 700, "fixed output scale": None},
         init_sweep=init_sweep,
         optimiser=optimiser,
         lr_adam={"mean": 1e-6, "largest": 1e-4},
         data_table=data_table,
         separation=separation,
         mode_order={
-            "modes": 3,
+            "modes": len(rows6),
             "isolated_vs_sim": 0.88,
             "race_vs_sim": 0.99,
             "speed_s_vs_sim": 0.88,
             "final_size_vs_sim": 0.87,
         },
         rows6=rows6,
-        t_iso=np.array([300.0, 900.0, 5000.0]),
-        t_sim=np.array([310.0, 1000.0, 1500.0]),
-        top_raw=top,
-        top_res={**top, "ctx1": 10.0},
+        t_sim=t_sim,
+        top_raw=me.pathway_top_singular_values(both, ds.X, ds.Y),
+        top_res=me.pathway_top_singular_values(both, ds.X, R),
         race7=race7,
         intervention=intervention,
-        sentence=rv.score_sentence(matches, {"init std 2.0e-01": False}),
     )
-    return rv.Results.collect(ns)
 
 
 @pytest.fixture(scope="module")
 def written(results, tmp_path_factory):
     glued = {}
     mp = pytest.MonkeyPatch()
-    mp.setattr(
-        report_module, "glue", lambda name, value: glued.__setitem__(name, value)
-    )
+    for module in (rp, kit):  # the report glues itself and through the kit
+        mp.setattr(module, "glue", lambda name, value: glued.__setitem__(name, value))
     rec = Records("reviewers", directory=tmp_path_factory.mktemp("records"))
     try:
-        out = rv.report(rec, results)
+        out = rp.report(rec, results)
     finally:
         mp.undo()
     return rec, out, glued
@@ -214,7 +221,16 @@ def test_records_carry_the_numbers(written, results):
     assert sentence["excluded_no_strategy"] == ["init std 2.0e-01"]
     adam = rec.items["optimiser"]["value"]["Adam, largest rule"]
     assert adam["match_value"] is None and adam["race_winner"]
-    assert rec.items["node_reuse"]["value"]["top_s_raw"]["2-of-3"] == 10.0
+    reuse = rec.items["node_reuse"]["value"]
+    raw = np.mean([results.top_raw[n] for n in ("ctx12", "ctx13", "ctx23")])
+    assert reuse["top_s_raw"]["2-of-3"] == pytest.approx(raw, rel=1e-5)
+    # the task's own numbers: reuse helps on the raw targets, not on the residual
+    assert reuse["top_s_raw"]["2-of-3"] > reuse["top_s_raw"]["single"]
+    res = reuse["top_s_residual"]
+    assert res["2-of-3"] == pytest.approx(res["single"], rel=1e-4)
+    assert rec.items["rank_needed"]["value"]["total"] == sum(
+        v for k, v in results.need.items() if k != "total"
+    )
     assert set(rec.items["label_noise"]["value"]) == {"label noise 0.3"}
 
 
@@ -235,8 +251,3 @@ def test_closing_table_and_checks(written):
     assert out["summary"].startswith("| claim | verdict |")
     assert out["summary"].count("\n| ") >= 15
     assert out["checks"].startswith("settings within seed noise = ")
-
-
-def test_results_name_what_the_page_lacks():
-    with pytest.raises(ValueError, match="the page has no"):
-        rv.Results.collect({"seeds": 4})

@@ -1,32 +1,29 @@
-"""The records, the numbers in the prose (glue) and the tables of the page
-``book/reviewers.md``: the page computes, :func:`report` writes.
+"""The records, the numbers in the prose (glue) and the closing table of the page
+``book/reviewers.md``: the page computes its runs and rows, :func:`report` writes.
 
-The page builds its :class:`Results` from its own names in one line
-(``ch.Results.collect(globals())``); each field below is named as on the page."""
+The page hands over its results by name (:class:`Results`); what is derived from them
+alone (the smallest width with the strategy, the sentence's score) is derived here by
+the same functions of :mod:`.sweeps`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
+from ...book.kit import add_all, glue_many
 from ...book.notebook import glue
 from ...book.records import claims_table
 from ...book.rulebook import NOISE_MULTIPLE, PHASE_SNAP
-from .sweeps import strategy_settings
-
-__all__ = [
-    "Results",
-    "report",
-    "width_table",
-    "init_table",
-    "optimiser_table",
-    "data_markdown",
-    "mode_markdown",
-    "intervention_table",
-    "sentence_table",
-]
+from .measures import nanmed
+from .sweeps import (
+    Parameters,
+    min_width,
+    score_sentence,
+    strategy_settings,
+    structure_by_setting,
+)
 
 MULT = NOISE_MULTIPLE
 #: The match's fields every sweep's record keeps.
@@ -48,7 +45,9 @@ DATA = (
     "final_loss_share",
     *MATCH,
 )
-#: How the page words the answer of :func:`nearer_than_half`.
+#: The strategy's shares a record keeps.
+STRATEGY = ("common", "mixed", "single", "other", "snap_change", "mixed_of_context")
+#: How the page words the answer of :func:`~.measures.nearer_than_half`.
 NEARER = {
     "below": "below",
     "not below": "not below",
@@ -56,49 +55,20 @@ NEARER = {
 }
 
 
-def _med(v) -> float:
-    return float(np.nanmedian(v))
-
-
-def _pick(d: Mapping, keys) -> dict:
+def _pick(d: dict, keys) -> dict:
     return {k: d[k] for k in keys if k in d}
 
 
 @dataclass
 class Results:
-    """What the page computed, named as on the page (``book/reviewers.md``).
+    """What the page computed, named as on the page (``book/reviewers.md``): its
+    parameters, the task's scale (``L0``, ``L_linear``, ``need``), every setting's
+    match (``matches``, ``match_authors``), the strategy at the paper's settings
+    (``base_end``, ``weight_census``), the sweeps' rows, the separation, the modes
+    (``rows6``, ``t_sim``, ``mode_order``), node reuse (``top_raw``, ``top_res``,
+    ``race7``) and the interventions."""
 
-    The parameters: ``seeds`` .. ``common_done`` (the parameters cell); then the task
-    (``L0``, ``L_linear``, ``need``), the paper's settings (``base_std``, ``stds``,
-    ``matches``: every setting's match, ``match_authors``, ``base_end``,
-    ``weight_census``), the sweeps' rows (``width_sweep``, ``min_width``,
-    ``init_sweep``, ``optimiser``, ``lr_adam``, ``data_table``), the separation, the
-    modes (``mode_order``, ``rows6``, ``t_iso``, ``t_sim``), node reuse
-    (``top_raw``, ``top_res``, ``race7``), the interventions and the sentence's
-    counts."""
-
-    seeds: int
-    epochs: int
-    relu_width: int
-    reln_width: int
-    widths: list
-    init_stds: list
-    batch_sizes: list
-    code_rho_pct: list
-    code_seed: int
-    label_noise: list
-    noise_seed: int
-    primed_units: int
-    primed_gains: list
-    primed_off: float
-    schedule_epochs: int
-    strategy_share: float
-    fit_level: float
-    plateau_min: float
-    gate_change_max: float
-    common_done: float
-    base_std: float
-    stds: list
+    params: Parameters
     L0: float
     L_linear: float
     need: dict
@@ -107,7 +77,6 @@ class Results:
     base_end: dict
     weight_census: np.ndarray
     width_sweep: dict
-    min_width: dict
     init_sweep: dict
     optimiser: dict
     lr_adam: dict
@@ -115,214 +84,36 @@ class Results:
     separation: dict
     mode_order: dict
     rows6: list
-    t_iso: np.ndarray
     t_sim: np.ndarray
     top_raw: dict
     top_res: dict
     race7: dict
     intervention: dict
-    sentence: dict
 
-    @classmethod
-    def collect(cls, ns: Mapping) -> "Results":
-        """The results from the page's namespace (``globals()``).
+    @cached_property
+    def min_width(self) -> dict:
+        """:func:`~.sweeps.min_width` of the width sweep."""
+        return min_width(self.width_sweep, self.params.widths)
 
-        Args:
-            ns: the page's names.
-
-        Returns:
-            :class:`Results`; ValueError names any field the page lacks.
-        """
-        missing = [f.name for f in fields(cls) if f.name not in ns]
-        if missing:
-            raise ValueError(f"the page has no {missing}")
-        return cls(**{f.name: ns[f.name] for f in fields(cls)})
-
-
-# --------------------------------------------------------------------------------------
-# Tables shown where their section is
-
-
-def width_table(sweep: dict) -> str:
-    """The width sweep as a Markdown table (``book/reviewers.md``, Table 1):
-    ``sweep[rule][width]`` rows of :func:`width_row`; the last column is the match
-    relative to the one at the paper's width (700 units, or the rule's middle width
-    when 700 is not swept)."""
-    head = (
-        "| std rule | width | init std | final loss / L(0) | common | 2-of-3 | single "
-        "| 2-of-3 of non-common | snap change | match | seed spread [90 %] "
-        "| alternative | match / match at 700 |"
-    )
-    lines = [head, "|" + "---|" * 13]
-    for rule, rows in sweep.items():
-        ref = rows.get(700) or rows[sorted(rows)[len(rows) // 2]]
-        for w in sorted(rows):
-            r = rows[w]
-            lo, hi = r["match_spread_interval"]
-            lines.append(
-                f"| {rule} | {w} | {r['std']:.2e} | {r['final_loss_share']:.2g} "
-                f"| {r['common']:.2f} | {r['mixed']:.2f} | {r['single']:.2f} "
-                f"| {r['mixed_of_context']:.2f} | {r['snap_change']:.2f} "
-                f"| {r['match_value']:.3f} | {r['match_spread']:.3f} "
-                f"[{lo:.3f}, {hi:.3f}] | {r['match_alternative']:.3f} "
-                f"| {r['match_value'] / ref['match_value']:.2f} |"
-            )
-    return "\n".join(lines)
-
-
-def init_table(init_sweep: dict) -> str:
-    """The init sweep as a Markdown table (section 2), rows by increasing std.
-
-    Args:
-        init_sweep: ``{key: row}`` of :func:`helpers.chapters.reviewers.init_row`.
-
-    Returns:
-        The table.
-    """
-    rows = [
-        "| init std | initial loss | plateau share | gates moved | 2-of-3 | single "
-        "| snap change | match | seed spread | alternative |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in sorted(init_sweep.values(), key=lambda r: r["std"]):
-        rows.append(
-            f"| {r['std']:.1e} | {r['initial_loss']:.1f} | {r['plateau_share']:.2f} "
-            f"| {r['gate_change']:.3f} | {r['mixed']:.2f} | {r['single']:.2f} "
-            f"| {r['snap_change']:.2f} | {r['match_value']:.3f} "
-            f"| {r['match_spread']:.3f} | {r['match_alternative']:.3f} |"
+    @cached_property
+    def sentence(self) -> dict:
+        """:func:`~.sweeps.score_sentence` on the settings with the 2-of-3 strategy
+        (:func:`~.sweeps.structure_by_setting`)."""
+        p = self.params
+        structure = structure_by_setting(
+            self.width_sweep,
+            self.init_sweep,
+            self.optimiser,
+            self.data_table,
+            p.relu_width,
+            p.strategy_share,
         )
-    return "\n".join(rows)
+        return score_sentence(self.matches, structure)
 
-
-def optimiser_table(optimiser: dict) -> str:
-    """The optimisers as a Markdown table (section 3).
-
-    Args:
-        optimiser: ``{name: row}`` of
-            :func:`helpers.chapters.reviewers.optimiser_row`.
-
-    Returns:
-        The table.
-    """
-    rows = [
-        "| optimiser | step | race winner | 2-of-3 | single | common "
-        "| final loss / L(0) | match | seed spread | alternative |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, r in optimiser.items():
-        rows.append(
-            f"| {name} | {r['step']:.3g} | {r['race_winner']} | {r['mixed']:.2f} "
-            f"| {r['single']:.2f} | {r['common']:.2f} | {r['final_loss_share']:.2g} "
-            + (
-                f"| {r['match_value']:.3f} | {r['match_spread']:.3f} "
-                f"| {r['match_alternative']:.3f} |"
-                if r["match_value"] is not None
-                else "| not compared (another time axis) | — | — |"
-            )
-        )
-    return "\n".join(rows)
-
-
-def data_markdown(data_table: dict) -> str:
-    """The data comparison as a Markdown table (section 4).
-
-    Args:
-        data_table: ``{data: row}`` of :func:`helpers.chapters.reviewers.data_row`.
-
-    Returns:
-        The table.
-    """
-    rows = [
-        "| data | off-diagonal (common) | off-diagonal (2-of-3) | final loss / L(0) "
-        "| 2-of-3 | single | snap change | match | seed spread | alternative |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, r in data_table.items():
-        rows.append(
-            f"| {name} | {r['offdiag_common']:.3f} | {r['offdiag_ctx23']:.3f} "
-            f"| {r['final_loss_share']:.2g} | {r['mixed']:.2f} | {r['single']:.2f} "
-            f"| {r['snap_change']:.2f} | {r['match_value']:.3f} "
-            f"| {r['match_spread']:.3f} | {r['match_alternative']:.3f} |"
-        )
-    return "\n".join(rows)
-
-
-def mode_markdown(rows6, t_iso, t_race, t_sim) -> str:
-    """Every mode of the matched ReLN as a Markdown table (section 6).
-
-    Args:
-        rows6: :func:`helpers.chapters.reviewers.mode_table`'s rows.
-        t_iso, t_race, t_sim: each mode's half-way epoch by Eq. 7 alone, by the
-            race and in the simulation.
-
-    Returns:
-        The table.
-    """
-    lines = [
-        "| pathway | mode | s | d | s / d | a0 | half-way: Eq. 7 alone | race "
-        "| simulated |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r, a_, b_, c_ in zip(rows6, t_iso, t_race, t_sim):
-        lines.append(
-            f"| {r.pathway} | {r.index + 1} | {r.s:.3f} | {r.d:.2f} "
-            f"| {r.final:.3f} | {r.a0:.1e} | {a_:.0f} | {b_:.0f} | {c_:.0f} |"
-        )
-    return "\n".join(lines)
-
-
-def intervention_table(intervention: dict, base_end: dict, base_loss: float) -> str:
-    """The interventions as a Markdown table (section 7), after the paper's settings.
-
-    Args:
-        intervention: ``{name: row}`` of
-            :func:`helpers.chapters.reviewers.intervention_row`.
-        base_end: the strategy at the paper's settings (per seed).
-        base_loss: their final loss over ``L0`` (median over seeds).
-
-    Returns:
-        The table.
-    """
-    b = {c: _med(base_end[c]) for c in ("mixed", "single", "common")}
-    rows = [
-        "| intervention | 2-of-3 | single | common | race: 2-of-3 | race: single "
-        "| time to 1 % (x GD) | final loss / L(0) |",
-        "|---|---|---|---|---|---|---|---|",
-        f"| none (the paper's settings) | {b['mixed']:.2f} | {b['single']:.2f} "
-        f"| {b['common']:.2f} | — | — | 1 | {base_loss:.2g} |",
-    ]
-    for name, r in intervention.items():
-        rows.append(
-            f"| {name} | {r['mixed']:.2f} | {r['single']:.2f} | {r['common']:.2f} "
-            f"| {r['race_mixed']:.2f} | {r['race_single']:.2f} "
-            f"| {r['time_to_1pc_over_gd']:.2f} | {r['final_loss_share']:.2g} |"
-        )
-    return "\n".join(rows)
-
-
-def sentence_table(matches: dict, reference: str) -> str:
-    """Every setting's match (:func:`match_summary`) as a Markdown table
-    (``book/reviewers.md``, the authors' sentence scored), with the spread's 90 %
-    bootstrap interval, the gap relative to the ``reference`` setting's, and whether
-    the gap is below half the alternative's beyond the noise (:func:`nearer_than_half`;
-    "undecided" where the seeds cannot tell)."""
-    ref = matches[reference]["value"]
-    lines = [
-        "| setting | match | seed spread [90 %] | match / spread | alternative "
-        "| match / match at the paper's setting | levels reached | within noise "
-        "| below half the alternative |",
-        "|" + "---|" * 9,
-    ]
-    for name, m in matches.items():
-        lo, hi = m["spread_interval"]
-        verdict = "undecided" if m["undecided"] else ("yes" if m["matches"] else "no")
-        lines.append(
-            f"| {name} | {m['value']:.3f} | {m['spread']:.3f} [{lo:.3f}, {hi:.3f}] "
-            f"| {m['value'] / m['spread']:.1f} | {m['alternative']:.3f} "
-            f"| {m['value'] / ref:.2f} | {m['levels']} | {verdict} "
-            f"| {m.get('nearer_verdict', '—')} |"
-        )
-    return "\n".join(lines)
+    @property
+    def t_iso(self) -> np.ndarray:
+        """Each mode's half-way epoch by Eq. 7 alone."""
+        return np.array([x.t_half for x in self.rows6])
 
 
 # --------------------------------------------------------------------------------------
@@ -330,24 +121,28 @@ def sentence_table(matches: dict, reference: str) -> str:
 
 
 def _glue_setup(r: Results) -> None:
-    glue("reviewers_L0", r.L0)
-    glue("reviewers_L_linear_share", 100 * r.L_linear / r.L0)
-    glue("reviewers_need_total", r.need["total"])
-    glue("reviewers_need_common", r.need["common"])
-    glue("reviewers_need_ctx", r.need["ctx12"])
-    glue("reviewers_mult", MULT)
-    glue("reviewers_seeds", int(r.seeds))
-    glue("reviewers_grid_widths", ", ".join(map(str, r.widths)))
-    glue("reviewers_grid_stds", ", ".join(f"{v:.1e}" for v in r.init_stds))
-    glue("reviewers_grid_batches", ", ".join(map(str, r.batch_sizes)))
-    glue("reviewers_grid_rhos", ", ".join(f"{x / 100:g}" for x in r.code_rho_pct))
-    glue("reviewers_grid_noise", ", ".join(f"{v:g}" for v in r.label_noise))
-    glue("reviewers_grid_gains", ", ".join(f"{v:g}" for v in r.primed_gains))
-    glue("reviewers_strategy_share", r.strategy_share)
-    glue("reviewers_fit_level", 100 * r.fit_level)
-    glue("reviewers_plateau_min", r.plateau_min)
-    glue("reviewers_gate_change_max", 100 * r.gate_change_max)
-    glue("reviewers_common_left", 100 * (1 - r.common_done))
+    p = r.params
+    glue_many(
+        "reviewers",
+        L0=r.L0,
+        L_linear_share=100 * r.L_linear / r.L0,
+        need_total=r.need["total"],
+        need_common=r.need["common"],
+        need_ctx=r.need["ctx12"],
+        mult=MULT,
+        seeds=int(p.seeds),
+        grid_widths=", ".join(map(str, p.widths)),
+        grid_stds=", ".join(f"{v:.1e}" for v in p.init_stds),
+        grid_batches=", ".join(map(str, p.batch_sizes)),
+        grid_rhos=", ".join(f"{x / 100:g}" for x in p.code_rho_pct),
+        grid_noise=", ".join(f"{v:g}" for v in p.label_noise),
+        grid_gains=", ".join(f"{v:g}" for v in p.primed_gains),
+        strategy_share=p.strategy_share,
+        fit_level=100 * p.fit_level,
+        plateau_min=p.plateau_min,
+        gate_change_max=100 * p.gate_change_max,
+        common_left=100 * (1 - p.common_done),
+    )
 
 
 def _glue_base(r: Results) -> None:
@@ -364,17 +159,18 @@ def _glue_base(r: Results) -> None:
     top = max(mb["spread_interval"][1], mb["alternative_spread_interval"][1])
     glue("reviewers_base_noise", MULT * top)
     for k in ("common", "mixed", "single", "other", "snap_change", "mixed_of_context"):
-        glue(f"reviewers_base_{k}", _med(r.base_end[k]))
-    glue("reviewers_base_weight_mixed", _med(r.weight_census[:, -1]))
+        glue(f"reviewers_base_{k}", nanmed(r.base_end[k]))
+    glue("reviewers_base_weight_mixed", nanmed(r.weight_census[:, -1]))
     glue("reviewers_authors_match", r.match_authors["value"])
     glue("reviewers_authors_factor", mb["value"] / r.match_authors["value"])
 
 
 def _glue_widths(r: Results) -> None:
-    widths = r.widths
+    p = r.params
+    widths = p.widths
     glue("reviewers_w_small", widths[0])
     glue("reviewers_w_large", widths[-1])
-    glue("reviewers_w_paper", r.relu_width)
+    glue("reviewers_w_paper", p.relu_width)
     for tag, rule in (("std", "fixed std"), ("out", "fixed output scale")):
         rows_r = r.width_sweep[rule]
         mw = r.min_width[rule]
@@ -395,22 +191,23 @@ def _glue_widths(r: Results) -> None:
         best_w = min(widths, key=lambda w: rows_r[w]["match_value"])
         glue(f"reviewers_w_{tag}_best", best_w)
         glue(f"reviewers_w_{tag}_best_match", rows_r[best_w]["match_value"])
-        ref = rows_r[r.relu_width]["match_value"]
+        ref = rows_r[p.relu_width]["match_value"]
         rel = [rows_r[w]["match_value"] / ref for w in widths]
         glue(f"reviewers_w_{tag}_rel_lo", min(rel))
         glue(f"reviewers_w_{tag}_rel_hi", max(rel))
         glue(
             f"reviewers_w_{tag}_noise", sum(rows_r[w]["match_matches"] for w in widths)
         )
-    paper = r.width_sweep["fixed std"][r.relu_width]
+    paper = r.width_sweep["fixed std"][p.relu_width]
     glue("reviewers_w_paper_snap", paper["snap_change"])
 
 
 def _glue_init(r: Results) -> None:
+    p = r.params
     order = sorted(r.init_sweep.values(), key=lambda x: x["std"])
     no_plateau = [x["std"] for x in order if not x["plateau"]]
     still = [x["std"] for x in order if not x["gating_moves"]]
-    glue("reviewers_base_std", r.base_std)
+    glue("reviewers_base_std", p.base_std)
     glue("reviewers_no_plateau", min(no_plateau) if no_plateau else "none")
     glue("reviewers_still", min(still) if still else "none")
     glue("reviewers_top_std", order[-1]["std"])
@@ -430,6 +227,7 @@ def _glue_init(r: Results) -> None:
 
 
 def _glue_optimisers(r: Results) -> None:
+    p = r.params
     opt = r.optimiser
     for rule in r.lr_adam:
         glue(f"reviewers_lr_adam_{rule}", r.lr_adam[rule])
@@ -438,7 +236,7 @@ def _glue_optimisers(r: Results) -> None:
             glue(f"reviewers_adam_{rule}_{q}", oa.get(q, float("nan")))
         glue(f"reviewers_adam_{rule}_winner", oa.get("race_winner", "not run"))
     sgd = [opt[n] for n in opt if n.startswith("SGD")]
-    glue("reviewers_sgd_smallest", min(r.batch_sizes))
+    glue("reviewers_sgd_smallest", min(p.batch_sizes))
     glue("reviewers_sgd_single_max", max([x["single"] for x in sgd] or [0]))
     glue("reviewers_sgd_mixed_min", min([x["mixed"] for x in sgd] or [0]))
     glue("reviewers_sgd_match_max", max([x["match_value"] for x in sgd] or [0]))
@@ -447,7 +245,7 @@ def _glue_optimisers(r: Results) -> None:
     glue("reviewers_gd_single", gd["single"])
     glue("reviewers_gd_match", gd["match_value"])
     glue("reviewers_gd_snap", gd["snap_change"])
-    glue("reviewers_sgd_batches", ", ".join(str(b) for b in r.batch_sizes))
+    glue("reviewers_sgd_batches", ", ".join(str(b) for b in p.batch_sizes))
     glue("reviewers_sgd_singles", ", ".join(f"{x['single']:.2f}" for x in sgd))
     glue("reviewers_sgd_matches", ", ".join(f"{x['match_value']:.3f}" for x in sgd))
     mean = opt.get("Adam, mean rule", {}).get("final_loss_share", float("nan"))
@@ -455,8 +253,12 @@ def _glue_optimisers(r: Results) -> None:
 
 
 def _glue_data(r: Results) -> None:
+    p = r.params
     table = r.data_table
-    glue("reviewers_noise_sigma", r.label_noise[0] if r.label_noise else "none")
+    glue(
+        "reviewers_noise_sigma",
+        p.label_noise[0] if p.label_noise else "none",
+    )
     code_keys = [k for k in table if k.startswith("codes")]
     noise_keys = [k for k in table if k.startswith("label")]
     for tag, key in [
@@ -477,7 +279,7 @@ def _glue_data(r: Results) -> None:
             glue(f"reviewers_{tag}_{q}", table[key][q] if key else float("nan"))
     glue("reviewers_code_name", code_keys[0] if code_keys else "none")
     code_row = table[code_keys[0]] if code_keys else None
-    code_learned = bool(code_row and code_row["final_loss_share"] <= r.fit_level)
+    code_learned = bool(code_row and code_row["final_loss_share"] <= p.fit_level)
     glue("reviewers_code_learned", "has" if code_learned else "has not")
     pct = 100 * code_row["final_loss_share"] if code_row else float("nan")
     glue("reviewers_code_loss_pct", pct)
@@ -543,16 +345,17 @@ def _glue_modes(r: Results) -> None:
     glue("reviewers_ctx_top_sim", t_sim[ctx_top])
     glue("reviewers_race1_single", r.race7[1.0]["single"])
     glue("reviewers_race1_mixed", r.race7[1.0]["mixed"])
-    glue("reviewers_relu_single", _med(r.base_end["single"]))
-    glue("reviewers_relu_mixed", _med(r.base_end["mixed"]))
+    glue("reviewers_relu_single", nanmed(r.base_end["single"]))
+    glue("reviewers_relu_mixed", nanmed(r.base_end["mixed"]))
 
 
 def _glue_interventions(r: Results) -> None:
+    p = r.params
     iv = r.intervention
-    glue("reviewers_primed_units", r.primed_units)
-    glue("reviewers_primed_off", r.primed_off)
-    glue("reviewers_schedule_epochs", r.schedule_epochs)
-    glue("reviewers_epochs", r.epochs)
+    glue("reviewers_primed_units", p.primed_units)
+    glue("reviewers_primed_off", p.primed_off)
+    glue("reviewers_schedule_epochs", p.schedule_epochs)
+    glue("reviewers_epochs", p.epochs)
     qs = ("mixed", "single", "race_single", "race_mixed", "time_to_1pc_over_gd")
     for i, row in enumerate(iv.values()):
         for q in qs:
@@ -561,15 +364,16 @@ def _glue_interventions(r: Results) -> None:
     glue("reviewers_sched_common_start", rs["common_at_switch"])
     ahead = rs["race_single"] > rs["race_mixed"]
     glue("reviewers_sched_race_order", "ahead" if ahead else "behind")
-    gains = [f"primed, gain {g:g}" for g in r.primed_gains]
-    glue("reviewers_gain_lo", r.primed_gains[0])
-    glue("reviewers_gain_hi", r.primed_gains[-1])
+    gains = [f"primed, gain {g:g}" for g in p.primed_gains]
+    glue("reviewers_gain_lo", p.primed_gains[0])
+    glue("reviewers_gain_hi", p.primed_gains[-1])
     for tag, key in [("lo", gains[0]), ("hi", gains[-1]), ("sched", "schedule")]:
         for q in qs:
             glue(f"reviewers_{tag}_{q}", iv[key][q])
 
 
 def _glue_sentence(r: Results) -> None:
+    p = r.params
     for k, v in r.sentence.items():
         if not isinstance(v, list):
             glue(f"reviewers_sentence_{k}", v)
@@ -586,11 +390,11 @@ def _glue_sentence(r: Results) -> None:
     glue("reviewers_rel_hi", max(rel_gaps))
     other_widths = sum(len(rows) - 1 for rows in r.width_sweep.values())
     glue("reviewers_n_widths", other_widths)
-    glue("reviewers_n_stds", len(r.stds) - 1)
+    glue("reviewers_n_stds", len(p.stds) - 1)
     glue("reviewers_n_opts", len(r.optimiser) - 1)
     glue("reviewers_n_data", len(r.data_table) - 1)
     winners = strategy_settings(
-        r.width_sweep, r.init_sweep, r.optimiser, r.data_table, r.relu_width
+        r.width_sweep, r.init_sweep, r.optimiser, r.data_table, p.relu_width
     )
     glue("reviewers_n_strategy_settings", len(winners))
     glue(
@@ -600,275 +404,253 @@ def _glue_sentence(r: Results) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# The records
+# The records, in the page's order: (name, evidence, note)
 
 
-def _records(rec, r: Results) -> dict:
-    """Every record of the chapter, in the page's order; returns them by name."""
-    n_s = int(r.seeds)
-    mb, ma, s = r.matches["paper settings"], r.match_authors, r.sentence
-    table = r.data_table
+def _paper_records(r: Results) -> list[tuple]:
+    p, s, mb, ma = r.params, r.sentence, r.matches["paper settings"], r.match_authors
+    n_s = int(p.seeds)
+    return [
+        (
+            "authors_sentence",
+            s,
+            f"the OpenReview reply scored on {s['settings']} settings: the matched "
+            f"common + 2-of-3 ReLN within {MULT:g} x the ReLU seed spread; {n_s} "
+            f"seeds each; of {s['all_settings']} settings timed against the ReLN, "
+            "left out where the ReLU network does not use the 2-of-3 strategy: "
+            f"{', '.join(s['excluded_no_strategy']) or 'none'}; Adam is not timed "
+            "(its epochs are not gradient descent's time)",
+        ),
+        (
+            "paper_settings_match",
+            mb["match"].but(criterion="seed_noise"),
+            f"time gap ReLU (700 units) vs matched common + 2-of-3 ReLN, median over "
+            f"{n_s} seeds; authors' initialisation: {ma['value']:.3f}",
+        ),
+        (
+            "authors_init_match",
+            ma["match"].but(criterion="seed_noise"),
+            "the same ReLN with the authors' stds (context pathways at 2 x the ReLU "
+            "std)",
+        ),
+        (
+            "paper_settings_strategy",
+            {c: nanmed(r.base_end[c]) for c in STRATEGY},
+            f"functional census at epoch {p.epochs}, median over {n_s} seeds",
+        ),
+        ("rank_needed", r.need, "hidden units each pathway needs (rank)"),
+    ]
+
+
+_WIDTH_KEYS = (
+    "std",
+    "common",
+    "mixed",
+    "single",
+    "mixed_of_context",
+    "mixed_of_context_spread",
+    "mixed_of_context_spread_interval",
+    "snap_change",
+    "final_loss_share",
+    "strategy",
+    *MATCH,
+    "seeds",
+)
+_SHARE_KEYS = (
+    "mixed_of_context",
+    "mixed_of_context_spread",
+    "mixed_of_context_spread_interval",
+    "final_loss_share",
+    "strategy",
+)
+
+
+def _width_records(r: Results) -> list[tuple]:
+    p = r.params
+    sweep = r.width_sweep
+    return [
+        (
+            "width_sweep",
+            {
+                rule: {w: _pick(x, _WIDTH_KEYS) for w, x in rows.items()}
+                for rule, rows in sweep.items()
+            },
+            f"fixed std {p.base_std:.3g}, and fixed output scale (W std^2 as at "
+            f"{p.relu_width} units); ReLN matched, {p.reln_width} units per pathway",
+        ),
+        (
+            "min_width_for_strategy",
+            {
+                rule: {
+                    "width": r.min_width[rule] or "none",
+                    "shares": {w: _pick(x, _SHARE_KEYS) for w, x in rows.items()},
+                }
+                for rule, rows in sweep.items()
+            },
+            f"smallest width of {p.widths} whose 2-of-3 units make >= "
+            f"{p.strategy_share} of the non-common snapped output, loss below "
+            f"{p.fit_level} L(0); per width the 2-of-3 share of the non-common output "
+            "(median), its seed spread and 90 % interval",
+        ),
+    ]
+
+
+_INIT_KEYS = (
+    "std",
+    "plateau_share",
+    "plateau",
+    "gate_change",
+    "gating_moves",
+    "mixed",
+    "single",
+    "snap_change",
+    *MATCH,
+    "reln_describes",
+)
+_OPT_KEYS = ("step", "race_winner", "mixed", "single", "common", "final_loss_share")
+
+
+def _sweep_records(r: Results) -> list[tuple]:
+    p, table = r.params, r.data_table
     code_keys = [k for k in table if k.startswith("codes")]
     noise_keys = [k for k in table if k.startswith("label")]
-    out = {}
-    out["authors_sentence"] = rec.add(
-        "authors_sentence",
-        s,
-        f"the OpenReview reply scored on {s['settings']} settings: the matched "
-        f"common + 2-of-3 ReLN within {MULT:g} x the ReLU seed spread; {n_s} seeds "
-        f"each; of {s['all_settings']} settings timed against the ReLN, left out "
-        "where the ReLU network does not use the 2-of-3 strategy: "
-        f"{', '.join(s['excluded_no_strategy']) or 'none'}; Adam is not timed "
-        "(its epochs are not gradient descent's time)",
-    )
-    out["paper_settings_match"] = rec.add(
-        "paper_settings_match",
-        mb["match"].but(criterion="seed_noise"),
-        f"time gap ReLU (700 units) vs matched common + 2-of-3 ReLN, median over "
-        f"{n_s} seeds; authors' initialisation: {ma['value']:.3f}",
-    )
-    out["authors_init_match"] = rec.add(
-        "authors_init_match",
-        ma["match"].but(criterion="seed_noise"),
-        "the same ReLN with the authors' stds (context pathways at 2 x the ReLU std)",
-    )
-    keys = ("common", "mixed", "single", "other", "snap_change", "mixed_of_context")
-    out["paper_settings_strategy"] = rec.add(
-        "paper_settings_strategy",
-        {c: _med(r.base_end[c]) for c in keys},
-        f"functional census at epoch {r.epochs}, median over {n_s} seeds",
-    )
-    out["rank_needed"] = rec.add(
-        "rank_needed", r.need, "hidden units each pathway needs (rank)"
-    )
-    width_keys = (
-        "std",
-        "common",
-        "mixed",
-        "single",
-        "mixed_of_context",
-        "mixed_of_context_spread",
-        "mixed_of_context_spread_interval",
-        "snap_change",
-        "final_loss_share",
-        "strategy",
-        *MATCH,
-        "seeds",
-    )
-    out["width_sweep"] = rec.add(
-        "width_sweep",
-        {
-            rule: {w: _pick(x, width_keys) for w, x in rows.items()}
-            for rule, rows in r.width_sweep.items()
-        },
-        f"fixed std {r.base_std:.3g}, and fixed output scale (W std^2 as at "
-        f"{r.relu_width} units); ReLN matched, {r.reln_width} units per pathway",
-    )
-    share_keys = (
-        "mixed_of_context",
-        "mixed_of_context_spread",
-        "mixed_of_context_spread_interval",
-        "final_loss_share",
-        "strategy",
-    )
-    out["min_width_for_strategy"] = rec.add(
-        "min_width_for_strategy",
-        {
-            rule: {
-                "width": r.min_width[rule] or "none",
-                "shares": {w: _pick(x, share_keys) for w, x in rows.items()},
-            }
-            for rule, rows in r.width_sweep.items()
-        },
-        f"smallest width of {r.widths} whose 2-of-3 units make >= "
-        f"{r.strategy_share} of the non-common snapped output, loss below "
-        f"{r.fit_level} L(0); per width the 2-of-3 share of the non-common output "
-        "(median), its seed spread and 90 % interval",
-    )
-    init_keys = (
-        "std",
-        "plateau_share",
-        "plateau",
-        "gate_change",
-        "gating_moves",
-        "mixed",
-        "single",
-        "snap_change",
-        *MATCH,
-        "reln_describes",
-    )
-    out["init_scale_sweep"] = rec.add(
-        "init_scale_sweep",
-        {k: _pick(v, init_keys) for k, v in r.init_sweep.items()},
-        f"{r.relu_width} units, {n_s} seeds per std",
-    )
-    opt_keys = (
-        "step",
-        "race_winner",
-        "mixed",
-        "single",
-        "common",
-        "final_loss_share",
-        *MATCH,
-    )
-    out["optimiser"] = rec.add(
-        "optimiser",
-        {k: _pick(v, opt_keys) for k, v in r.optimiser.items()},
-        "same initial weights; SGD at the same expected distance per epoch",
-    )
-    out["correlated_inputs"] = rec.add(
-        "correlated_inputs",
-        {k: _pick(table[k], DATA) for k in ["one-hot (the paper)", *code_keys]},
-        f"dense item codes in R^8 (seed {r.code_seed}); offdiag: distance from "
-        "Assumption 2.1.1",
-    )
-    out["label_noise"] = rec.add(
-        "label_noise",
-        {k: _pick(table[k], DATA) for k in noise_keys},
-        f"Gaussian noise on every target entry (seed {r.noise_seed})",
-    )
-    out["separation"] = rec.add(
-        "separation",
-        r.separation,
-        f"common pathway finished: within {1 - r.common_done:.0%} of its final map",
-    )
-    out["mode_order"] = rec.add(
-        "mode_order", r.mode_order, "rank agreement (Kendall) of mode half-way times"
-    )
+    return [
+        (
+            "init_scale_sweep",
+            {k: _pick(v, _INIT_KEYS) for k, v in r.init_sweep.items()},
+            f"{p.relu_width} units, {int(p.seeds)} seeds per std",
+        ),
+        (
+            "optimiser",
+            {k: _pick(v, (*_OPT_KEYS, *MATCH)) for k, v in r.optimiser.items()},
+            "same initial weights; SGD at the same expected distance per epoch",
+        ),
+        (
+            "correlated_inputs",
+            {k: _pick(table[k], DATA) for k in ["one-hot (the paper)", *code_keys]},
+            f"dense item codes in R^8 (seed {p.code_seed}); offdiag: distance from "
+            "Assumption 2.1.1",
+        ),
+        (
+            "label_noise",
+            {k: _pick(table[k], DATA) for k in noise_keys},
+            f"Gaussian noise on every target entry (seed {p.noise_seed})",
+        ),
+    ]
+
+
+_IV_KEYS = (
+    "mixed",
+    "single",
+    "common",
+    "race_mixed",
+    "race_single",
+    "time_to_1pc_over_gd",
+)
+
+
+def _race_records(r: Results) -> list[tuple]:
+    p = r.params
     mix_raw, one_raw = _families(r.top_raw)
     mix_res, one_res = _families(r.top_res)
-    out["node_reuse"] = rec.add(
-        "node_reuse",
-        {
-            "top_s_raw": {
-                "common": r.top_raw["common"],
-                "2-of-3": mix_raw,
-                "single": one_raw,
-            },
-            "top_s_residual": {"2-of-3": mix_res, "single": one_res},
-            "race_single_share": r.race7[1.0]["single"],
-            "race_mixed_share": r.race7[1.0]["mixed"],
-            "relu_single_share": _med(r.base_end["single"]),
-            "relu_mixed_share": _med(r.base_end["mixed"]),
+    node_reuse = {
+        "top_s_raw": {
+            "common": r.top_raw["common"],
+            "2-of-3": mix_raw,
+            "single": one_raw,
         },
-        "top singular values of the effective datasets (Eq. 4); singles' functional "
-        "share in the 7-pathway race (gain 1) and in the ReLU network",
-    )
-    iv_keys = (
-        "mixed",
-        "single",
-        "common",
-        "race_mixed",
-        "race_single",
-        "time_to_1pc_over_gd",
-    )
-    out["intervention"] = rec.add(
-        "intervention",
-        {k: _pick(v, iv_keys) for k, v in r.intervention.items()},
-        f"{r.primed_units} primed units per context (off weight {r.primed_off}); "
-        f"schedule: {r.schedule_epochs} epochs on W* X first",
-    )
-    return out
+        "top_s_residual": {"2-of-3": mix_res, "single": one_res},
+        "race_single_share": r.race7[1.0]["single"],
+        "race_mixed_share": r.race7[1.0]["mixed"],
+        "relu_single_share": nanmed(r.base_end["single"]),
+        "relu_mixed_share": nanmed(r.base_end["mixed"]),
+    }
+    return [
+        (
+            "separation",
+            r.separation,
+            f"common pathway finished: within {1 - p.common_done:.0%} of its final map",
+        ),
+        (
+            "mode_order",
+            r.mode_order,
+            "rank agreement (Kendall) of mode half-way times",
+        ),
+        (
+            "node_reuse",
+            node_reuse,
+            "top singular values of the effective datasets (Eq. 4); singles' "
+            "functional share in the 7-pathway race (gain 1) and in the ReLU network",
+        ),
+        (
+            "intervention",
+            {k: _pick(v, _IV_KEYS) for k, v in r.intervention.items()},
+            f"{p.primed_units} primed units per context (off weight {p.primed_off}); "
+            f"schedule: {p.schedule_epochs} epochs on W* X first",
+        ),
+    ]
+
+
+def _records(r: Results) -> list[tuple]:
+    """Every record of the chapter, in the page's order."""
+    parts = (_paper_records, _width_records, _sweep_records, _race_records)
+    return [item for part in parts for item in part(r)]
+
+
+def _per(d: dict, key: str, fmt: str) -> str:
+    return "; ".join(f"{k}: {format(v[key], fmt)}" for k, v in d.items())
 
 
 def _summary(recs: dict, r: Results) -> str:
     """The closing table: one row per headline, each value a one-line digest of its
-    record (the record holds every number behind it)."""
-
-    def digest(x, text):
-        return {**x, "value": text, "spread": None}
-
-    def per(d, key, fmt):
-        return "; ".join(f"{k}: {format(v[key], fmt)}" for k, v in d.items())
-
+    record (the record holds every number behind it; None: the record itself)."""
     width_flat = {
         f"{w} ({rule})": x
         for rule, rows in r.width_sweep.items()
         for w, x in rows.items()
-        if w != r.relu_width
+        if w != r.params.relu_width
     }
     s, sep, table = r.sentence, r.separation, r.data_table
     codes = {k: table[k] for k in recs["correlated_inputs"]["value"]}
     noise = {k: table[k] for k in recs["label_noise"]["value"]}
-    min_w = "; ".join(f"{k}: {v}" for k, v in r.min_width.items())
+    within = f"within noise in {s['within_seed_noise']} of {s['settings']} settings"
+    heads = [
+        ("Authors' reply: same hyper-parameters, matching dynamics", "authors_sentence",
+         within),
+        ("The match at the paper's settings (matched init)", "paper_settings_match",
+         None),
+        ("... with the authors' initialisation", "authors_init_match", None),
+        ("Smallest width with the 2-of-3 strategy", "min_width_for_strategy",
+         "; ".join(f"{k}: {v}" for k, v in r.min_width.items())),
+        ("Width sweep: 2-of-3 share", "width_sweep", _per(width_flat, "mixed", ".2f")),
+        ("Width sweep: match", "width_sweep", _per(width_flat, "match_value", ".3f")),
+        ("Init sweep: plateau share", "init_scale_sweep",
+         _per(r.init_sweep, "plateau_share", ".2f")),
+        ("Init sweep: match", "init_scale_sweep",
+         _per(r.init_sweep, "match_value", ".2f")),
+        ("SGD and Adam: race winner", "optimiser",
+         _per(r.optimiser, "race_winner", "s")),
+        ("SGD and Adam: single-context share", "optimiser",
+         _per(r.optimiser, "single", ".2f")),
+        ("Dense item codes: match", "correlated_inputs",
+         _per(codes, "match_value", ".3f")),
+        ("Label noise: match", "label_noise", _per(noise, "match_value", ".3f")),
+        ("Context pathways grown when the common one has finished", "separation",
+         f"{sep['context_at_t_common_sim']:.2f} of their final norm"),
+        ("Mode order: matrix race against simulation", "mode_order",
+         f"{r.mode_order['race_vs_sim']:.2f} of pairs"),
+        ("Interventions: single-context share", "intervention",
+         _per(r.intervention, "single", ".2f")),
+    ]  # fmt: skip
     rows = [
         (
-            "Authors' reply: same hyper-parameters, matching dynamics",
-            "OpenReview",
-            digest(
-                recs["authors_sentence"],
-                f"within noise in {s['within_seed_noise']} of {s['settings']} settings",
-            ),
-        ),
-        (
-            "The match at the paper's settings (matched init)",
-            "—",
-            recs["paper_settings_match"],
-        ),
-        ("... with the authors' initialisation", "—", recs["authors_init_match"]),
-        (
-            "Smallest width with the 2-of-3 strategy",
-            "—",
-            digest(recs["min_width_for_strategy"], min_w),
-        ),
-        (
-            "Width sweep: 2-of-3 share",
-            "—",
-            digest(recs["width_sweep"], per(width_flat, "mixed", ".2f")),
-        ),
-        (
-            "Width sweep: match",
-            "—",
-            digest(recs["width_sweep"], per(width_flat, "match_value", ".3f")),
-        ),
-        (
-            "Init sweep: plateau share",
-            "—",
-            digest(recs["init_scale_sweep"], per(r.init_sweep, "plateau_share", ".2f")),
-        ),
-        (
-            "Init sweep: match",
-            "—",
-            digest(recs["init_scale_sweep"], per(r.init_sweep, "match_value", ".2f")),
-        ),
-        (
-            "SGD and Adam: race winner",
-            "—",
-            digest(recs["optimiser"], per(r.optimiser, "race_winner", "s")),
-        ),
-        (
-            "SGD and Adam: single-context share",
-            "—",
-            digest(recs["optimiser"], per(r.optimiser, "single", ".2f")),
-        ),
-        (
-            "Dense item codes: match",
-            "—",
-            digest(recs["correlated_inputs"], per(codes, "match_value", ".3f")),
-        ),
-        (
-            "Label noise: match",
-            "—",
-            digest(recs["label_noise"], per(noise, "match_value", ".3f")),
-        ),
-        (
-            "Context pathways grown when the common one has finished",
-            "—",
-            digest(
-                recs["separation"],
-                f"{sep['context_at_t_common_sim']:.2f} of their final norm",
-            ),
-        ),
-        (
-            "Mode order: matrix race against simulation",
-            "—",
-            digest(recs["mode_order"], f"{r.mode_order['race_vs_sim']:.2f} of pairs"),
-        ),
-        (
-            "Interventions: single-context share",
-            "—",
-            digest(recs["intervention"], per(r.intervention, "single", ".2f")),
-        ),
+            label,
+            "OpenReview" if name == "authors_sentence" else "—",
+            recs[name]
+            if text is None
+            else {**recs[name], "value": text, "spread": None},
+        )
+        for label, name, text in heads
     ]
     return claims_table(rows)
 
@@ -881,7 +663,7 @@ def _checks(r: Results) -> str:
         f"paper settings match       = {mb['value']:.2f} (spread {mb['spread']:.3f})",
         f"authors' init match        = {r.match_authors['value']:.2f}",
         f"min width for the strategy = {r.min_width}",
-        f"2-of-3 share, paper        = {_med(r.base_end['mixed']):.2f}",
+        f"2-of-3 share, paper        = {nanmed(r.base_end['mixed']):.2f}",
     ]
     for name, x in r.optimiser.items():
         lines.append(
@@ -921,7 +703,7 @@ def report(rec, results: Results) -> dict:
         _glue_sentence,
     ):
         part(r)
-    recs = _records(rec, r)
+    recs = add_all(rec, _records(r))
     path = rec.save()
     return {
         "records": recs,

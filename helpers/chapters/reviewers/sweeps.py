@@ -1,112 +1,158 @@
-"""The rows of the page's sweeps (``book/reviewers.md``): one function per sweep turns
-its runs into the medians over seeds that its table, its record and its prose use,
-and :func:`score_sentence` counts the answers over every setting."""
+"""The page's parameters and the rows of its sweeps (``book/reviewers.md``): one
+function per sweep turns its runs into the medians over seeds that its table, its
+record and its prose use, and :func:`score_sentence` counts the answers over every
+setting."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...core.linear import diagonalizability
-from ...core.measures import level_times
+from ...core.measures import level_times, seed_spread, seed_spread_interval
 from ...core.relns import common_fit
-from . import (
-    census_over_training,
+from .measures import (
+    STRATEGY_CLASSES,
+    census,
     gate_change,
     match_fields,
+    nanmed,
     plateau_share,
     strategy,
 )
 
-__all__ = [
-    "check_parameters",
-    "census",
-    "SHARES",
-    "init_row",
-    "optimiser_row",
-    "assumption_distance",
-    "data_row",
-    "time_to_1pc",
-    "intervention_row",
-    "score_sentence",
-    "strategy_settings",
-    "structure_by_setting",
-]
-
 #: The functional shares each sweep's row keeps (medians over seeds).
 SHARES = ("common", "mixed", "single", "snap_change")
+#: The thresholds that are shares, each in (0, 1).
+_SHARE_PARAMETERS = (
+    "strategy_share",
+    "fit_level",
+    "plateau_min",
+    "gate_change_max",
+    "common_done",
+)
 
 
-def _med(v) -> float:
-    return float(np.nanmedian(v))
+@dataclass(frozen=True)
+class Parameters:
+    """The page's parameters (its parameters cell, by name), checked against each
+    other on construction: ValueError names every rule a single parameter's default
+    cannot say."""
+
+    seeds: int
+    epochs: int
+    init_scale: float
+    relu_width: int
+    reln_width: int
+    record_every: int
+    reln_record_every: int
+    widths: list
+    init_stds: list
+    batch_sizes: list
+    code_rho_pct: list
+    code_seed: int
+    label_noise: list
+    noise_seed: int
+    primed_units: int
+    primed_gains: list
+    primed_off: float
+    schedule_epochs: int
+    strategy_share: float
+    fit_level: float
+    plateau_min: float
+    gate_change_max: float
+    common_done: float
+
+    def __post_init__(self):
+        problems = self.problems()
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    @property
+    def base_std(self) -> float:
+        """The paper's init std, ``init_scale / relu_width``."""
+        return self.init_scale / self.relu_width
+
+    @property
+    def stds(self) -> list:
+        """The init sweep's stds, the paper's first."""
+        b = self.base_std
+        return [b] + [s for s in self.init_stds if not np.isclose(s, b, rtol=1e-9)]
+
+    def problems(self) -> list[str]:
+        """Every rule between the parameters that they break, in words."""
+        widths, epochs = self.widths, self.epochs
+        out = []
+        if self.relu_width not in widths:
+            out.append(
+                f"widths must contain relu_width={self.relu_width}, got {widths}"
+            )
+        if any(w < 1 for w in widths):
+            out.append(f"widths must be >= 1, got {widths}")
+        if not any(np.isclose(s, self.base_std, rtol=1e-9) for s in self.init_stds):
+            out.append(
+                f"init_stds must contain init_scale / relu_width = "
+                f"{self.base_std:.3g}, got {self.init_stds}"
+            )
+        if any(24 % b or b < 1 for b in self.batch_sizes):
+            out.append(
+                f"batch_sizes must divide the 24 datapoints, got {self.batch_sizes}"
+            )
+        for name in _SHARE_PARAMETERS:
+            if not 0 < getattr(self, name) < 1:
+                out.append(f"{name} must lie in (0, 1), got {getattr(self, name)}")
+        if any(not 0 <= r < 100 for r in self.code_rho_pct):
+            out.append(f"code_rho_pct must lie in 0..99, got {self.code_rho_pct}")
+        if not 0 < self.schedule_epochs < epochs:
+            out.append(
+                f"schedule_epochs must lie in 1..{epochs - 1}, "
+                f"got {self.schedule_epochs}"
+            )
+        if 3 * self.primed_units > self.relu_width:
+            out.append(
+                f"primed_units must be <= relu_width / 3, got {self.primed_units}"
+            )
+        if epochs % self.record_every or epochs % self.reln_record_every:
+            out.append("record_every and reln_record_every must divide epochs")
+        return out
 
 
-def check_parameters(ns: Mapping) -> None:
-    """Check the page's parameters against each other (the rules a single
-    parameter's default cannot say); raises ValueError naming every problem.
-
-    Args:
-        ns: the page's namespace (its parameters cell's names).
-
-    Returns:
-        None.
-    """
-    base_std = ns["init_scale"] / ns["relu_width"]
-    widths, epochs = ns["widths"], ns["epochs"]
-    problems = []
-    if ns["relu_width"] not in widths:
-        problems.append(
-            f"widths must contain relu_width={ns['relu_width']}, got {widths}"
-        )
-    if any(w < 1 for w in widths):
-        problems.append(f"widths must be >= 1, got {widths}")
-    if not any(np.isclose(s, base_std, rtol=1e-9) for s in ns["init_stds"]):
-        problems.append(
-            f"init_stds must contain init_scale / relu_width = {base_std:.3g}, "
-            f"got {ns['init_stds']}"
-        )
-    if any(24 % b or b < 1 for b in ns["batch_sizes"]):
-        problems.append(
-            f"batch_sizes must divide the 24 datapoints, got {ns['batch_sizes']}"
-        )
-    for name in (
-        "strategy_share",
-        "fit_level",
-        "plateau_min",
-        "gate_change_max",
-        "common_done",
-    ):
-        if not 0 < ns[name] < 1:
-            problems.append(f"{name} must lie in (0, 1), got {ns[name]}")
-    if any(not 0 <= r < 100 for r in ns["code_rho_pct"]):
-        problems.append(f"code_rho_pct must lie in 0..99, got {ns['code_rho_pct']}")
-    if not 0 < ns["schedule_epochs"] < epochs:
-        problems.append(
-            f"schedule_epochs must lie in 1..{epochs - 1}, got {ns['schedule_epochs']}"
-        )
-    if 3 * ns["primed_units"] > ns["relu_width"]:
-        problems.append(
-            f"primed_units must be <= relu_width / 3, got {ns['primed_units']}"
-        )
-    if epochs % ns["record_every"] or epochs % ns["reln_record_every"]:
-        problems.append("record_every and reln_record_every must divide epochs")
-    if problems:
-        raise ValueError("; ".join(problems))
+def min_width(width_sweep: dict, widths) -> dict:
+    """Per std rule, the smallest width of ``widths`` whose row has the 2-of-3
+    strategy (:func:`width_row`), or None."""
+    return {
+        rule: next((w for w in widths if rows[w]["strategy"]), None)
+        for rule, rows in width_sweep.items()
+    }
 
 
-def census(ds, W1, W2) -> dict:
-    """:func:`helpers.chapters.reviewers.census_over_training` on the task ``ds``'s
-    inputs and contexts.
-
-    Args:
-        ds: the task.
-        W1, W2: weights ``(seeds, R, H, d)`` and ``(seeds, R, p, H)``.
-
-    Returns:
-        ``{class: (seeds, R)}`` and ``snap_change``.
-    """
-    return census_over_training(W1, W2, ds.X, ds.contexts, ds.n_contexts)
+def width_row(st: dict, L, m: dict, fit_level: float, strategy_share: float) -> dict:
+    """One row of the width sweep (``book/reviewers.md``, section 1): the functional
+    shares of :func:`strategy` ``st`` and the final loss of curves ``L`` (medians over
+    seeds), the match ``m`` of :func:`match_summary`, and ``strategy``: the network
+    learned the task (loss below ``fit_level`` of its start) and its 2-of-3 units make
+    at least ``strategy_share`` of the non-common snapped output."""
+    L = np.atleast_2d(np.asarray(L, float))
+    loss_share = nanmed(L[:, -1] / L[:, 0])
+    keys = (*STRATEGY_CLASSES, "snap_change", "mixed_of_context")
+    row = {c: nanmed(st[c]) for c in keys}
+    row.update(
+        final_loss_share=loss_share,
+        strategy=bool(
+            loss_share <= fit_level and row["mixed_of_context"] >= strategy_share
+        ),
+        **match_fields(m),
+        match_matches=m["matches"],
+        seeds=int(L.shape[0]),
+    )
+    share = np.asarray(st["mixed_of_context"], float)
+    share = share[np.isfinite(share)]
+    if share.size >= 2:  # its seed spread, for the strategy's threshold
+        row["mixed_of_context_spread"] = seed_spread(share)
+        row["mixed_of_context_spread_interval"] = seed_spread_interval(share)
+    return row
 
 
 def init_row(
@@ -129,15 +175,15 @@ def init_row(
     """
     st = strategy(census(ds, W1[:, [-1]], W2[:, [-1]]))
     moved = [gate_change(g[0], g[-1], w1[-1], w2[-1]) for g, w1, w2 in zip(G, W1, W2)]
-    plateau = _med(plateau_share(L))
+    plateau = nanmed(plateau_share(L))
     return {
         "std": std,
         "plateau_share": plateau,
         "plateau": bool(plateau >= plateau_min),
-        "gate_change": _med(moved),
-        "gating_moves": bool(_med(moved) > gate_change_max),
-        "initial_loss": _med(L[:, 0]),
-        **{c: _med(st[c]) for c in SHARES},
+        "gate_change": nanmed(moved),
+        "gating_moves": bool(nanmed(moved) > gate_change_max),
+        "initial_loss": nanmed(L[:, 0]),
+        **{c: nanmed(st[c]) for c in SHARES},
         **match_fields(m),
         "reln_describes": m["matches"],
         "seeds": int(np.shape(L)[0]),
@@ -161,7 +207,7 @@ def optimiser_row(st, L, m, step, comparable: bool = True) -> dict:
         The row: step, the race's winner among the context classes (largest median
         share), the functional shares, the final loss over the initial, the match.
     """
-    winner = max(("mixed", "single", "other"), key=lambda c: _med(st[c]))
+    winner = max(("mixed", "single", "other"), key=lambda c: nanmed(st[c]))
     fields = match_fields(m)
     if not comparable:
         fields = dict.fromkeys(fields)
@@ -169,8 +215,8 @@ def optimiser_row(st, L, m, step, comparable: bool = True) -> dict:
     return {
         "step": step,
         "race_winner": winner,
-        **{c: _med(st[c]) for c in SHARES},
-        "final_loss_share": _med(L[:, -1] / L[:, 0]),
+        **{c: nanmed(st[c]) for c in SHARES},
+        "final_loss_share": nanmed(L[:, -1] / L[:, 0]),
         **fields,
         "seeds": int(np.shape(L)[0]),
     }
@@ -210,7 +256,7 @@ def data_row(dv, st, m, final_loss_share: float) -> dict:
     """
     return {
         **dict(zip(("offdiag_common", "offdiag_ctx23"), assumption_distance(dv))),
-        **{c: _med(st[c]) for c in SHARES},
+        **{c: nanmed(st[c]) for c in SHARES},
         **match_fields(m),
         "final_loss_share": final_loss_share,
     }
@@ -245,11 +291,11 @@ def intervention_row(st, race: dict, t1, t1_base: float, L, L0: float, **extra):
         The row.
     """
     return {
-        **{c: _med(st[c]) for c in SHARES},
+        **{c: nanmed(st[c]) for c in SHARES},
         "race_single": race["single"],
         "race_mixed": race["mixed"],
-        "time_to_1pc_over_gd": _med(t1 / t1_base),
-        "final_loss_share": _med(L[:, -1] / L0),
+        "time_to_1pc_over_gd": nanmed(t1 / t1_base),
+        "final_loss_share": nanmed(L[:, -1] / L0),
         **extra,
     }
 

@@ -1,0 +1,177 @@
+"""The tables of the page ``book/reviewers.md``, shown where their section is (Markdown
+through :func:`helpers.book.kit.table`)."""
+
+from __future__ import annotations
+
+from ...book.kit import table
+from .measures import nanmed
+
+
+def width_table(sweep: dict) -> str:
+    """The width sweep (Table 1): ``sweep[rule][width]`` rows of
+    :func:`~.sweeps.width_row`; the last column is the match relative to the one at the
+    paper's width (700 units, or the rule's middle width when 700 is not swept)."""
+    rows = []
+    for rule, by_width in sweep.items():
+        ref = by_width.get(700) or by_width[sorted(by_width)[len(by_width) // 2]]
+        for w in sorted(by_width):
+            r = by_width[w]
+            lo, hi = r["match_spread_interval"]
+            rows.append(
+                [
+                    rule,
+                    str(w),
+                    f"{r['std']:.2e}",
+                    f"{r['final_loss_share']:.2g}",
+                    *(f"{r[k]:.2f}" for k in ("common", "mixed", "single")),
+                    f"{r['mixed_of_context']:.2f}",
+                    f"{r['snap_change']:.2f}",
+                    f"{r['match_value']:.3f}",
+                    f"{r['match_spread']:.3f} [{lo:.3f}, {hi:.3f}]",
+                    f"{r['match_alternative']:.3f}",
+                    f"{r['match_value'] / ref['match_value']:.2f}",
+                ]
+            )
+    head = ["std rule", "width", "init std", "final loss / L(0)", "common", "2-of-3"]
+    head += ["single", "2-of-3 of non-common", "snap change", "match"]
+    head += ["seed spread [90 %]", "alternative", "match / match at 700"]
+    return table(rows, head)
+
+
+def _match_cells(r: dict) -> list[str]:
+    keys = ("match_value", "match_spread", "match_alternative")
+    return [f"{r[k]:.3f}" for k in keys]
+
+
+def init_table(init_sweep: dict) -> str:
+    """The init sweep (section 2), rows of :func:`~.sweeps.init_row` by increasing
+    std."""
+    rows = [
+        [
+            f"{r['std']:.1e}",
+            f"{r['initial_loss']:.1f}",
+            f"{r['plateau_share']:.2f}",
+            f"{r['gate_change']:.3f}",
+            f"{r['mixed']:.2f}",
+            f"{r['single']:.2f}",
+            f"{r['snap_change']:.2f}",
+            *_match_cells(r),
+        ]
+        for r in sorted(init_sweep.values(), key=lambda r: r["std"])
+    ]
+    head = ["init std", "initial loss", "plateau share", "gates moved", "2-of-3"]
+    head += ["single", "snap change", "match", "seed spread", "alternative"]
+    return table(rows, head)
+
+
+def optimiser_table(optimiser: dict) -> str:
+    """The optimisers (section 3), rows of :func:`~.sweeps.optimiser_row`."""
+    rows = []
+    for name, r in optimiser.items():
+        timed = r["match_value"] is not None
+        rows.append(
+            [
+                name,
+                f"{r['step']:.3g}",
+                r["race_winner"],
+                *(f"{r[k]:.2f}" for k in ("mixed", "single", "common")),
+                f"{r['final_loss_share']:.2g}",
+                *(
+                    _match_cells(r)
+                    if timed
+                    else ["not compared (another time axis)", "—", "—"]
+                ),
+            ]
+        )
+    head = ["optimiser", "step", "race winner", "2-of-3", "single", "common"]
+    head += ["final loss / L(0)", "match", "seed spread", "alternative"]
+    return table(rows, head)
+
+
+def data_table(data: dict) -> str:
+    """The data comparison (section 4), rows of :func:`~.sweeps.data_row`."""
+    rows = [
+        [
+            name,
+            f"{r['offdiag_common']:.3f}",
+            f"{r['offdiag_ctx23']:.3f}",
+            f"{r['final_loss_share']:.2g}",
+            *(f"{r[k]:.2f}" for k in ("mixed", "single", "snap_change")),
+            *_match_cells(r),
+        ]
+        for name, r in data.items()
+    ]
+    head = ["data", "off-diagonal (common)", "off-diagonal (2-of-3)"]
+    head += ["final loss / L(0)", "2-of-3", "single", "snap change", "match"]
+    head += ["seed spread", "alternative"]
+    return table(rows, head)
+
+
+def mode_table(rows6, t_iso, t_race, t_sim) -> str:
+    """Every mode of the matched ReLN (section 6): :func:`~.measures.mode_table`'s
+    rows with each mode's half-way epoch by Eq. 7 alone, by the race and simulated."""
+    rows = [
+        [
+            r.pathway,
+            str(r.index + 1),
+            f"{r.s:.3f}",
+            f"{r.d:.2f}",
+            f"{r.final:.3f}",
+            f"{r.a0:.1e}",
+            *(f"{t:.0f}" for t in (a, b, c)),
+        ]
+        for r, a, b, c in zip(rows6, t_iso, t_race, t_sim)
+    ]
+    head = ["pathway", "mode", "s", "d", "s / d", "a0", "half-way: Eq. 7 alone"]
+    head += ["race", "simulated"]
+    return table(rows, head)
+
+
+def intervention_table(intervention: dict, base_end: dict, base_loss: float) -> str:
+    """The interventions (section 7), rows of :func:`~.sweeps.intervention_row` after
+    the paper's settings (``base_end``: their strategy per seed; ``base_loss``: their
+    final loss over ``L0``, median over seeds)."""
+    b = [f"{nanmed(base_end[c]):.2f}" for c in ("mixed", "single", "common")]
+    rows = [["none (the paper's settings)", *b, "—", "—", "1", f"{base_loss:.2g}"]]
+    for name, r in intervention.items():
+        keys = ("mixed", "single", "common", "race_mixed", "race_single")
+        rows.append(
+            [
+                name,
+                *(f"{r[k]:.2f}" for k in keys),
+                f"{r['time_to_1pc_over_gd']:.2f}",
+                f"{r['final_loss_share']:.2g}",
+            ]
+        )
+    head = ["intervention", "2-of-3", "single", "common", "race: 2-of-3"]
+    head += ["race: single", "time to 1 % (x GD)", "final loss / L(0)"]
+    return table(rows, head)
+
+
+def sentence_table(matches: dict, reference: str) -> str:
+    """Every setting's match (:func:`~.measures.match_summary`), with the spread's
+    90 % interval, the gap relative to the ``reference`` setting's, and whether it is
+    below half the alternative's beyond the noise ("undecided" where the seeds cannot
+    tell)."""
+    ref = matches[reference]["value"]
+    rows = []
+    for name, m in matches.items():
+        lo, hi = m["spread_interval"]
+        verdict = "undecided" if m["undecided"] else ("yes" if m["matches"] else "no")
+        rows.append(
+            [
+                name,
+                f"{m['value']:.3f}",
+                f"{m['spread']:.3f} [{lo:.3f}, {hi:.3f}]",
+                f"{m['value'] / m['spread']:.1f}",
+                f"{m['alternative']:.3f}",
+                f"{m['value'] / ref:.2f}",
+                str(m["levels"]),
+                verdict,
+                m.get("nearer_verdict", "—"),
+            ]
+        )
+    head = ["setting", "match", "seed spread [90 %]", "match / spread", "alternative"]
+    head += ["match / match at the paper's setting", "levels reached", "within noise"]
+    head += ["below half the alternative"]
+    return table(rows, head)
