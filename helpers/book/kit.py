@@ -38,7 +38,7 @@ def table(
     rows: Iterable[Sequence],
     headers: Sequence[str],
     *,
-    floatfmt: str | Sequence[str] = "g",
+    floatfmt: str | Sequence[str] | None = None,
     colalign: Sequence[str] | None = None,
 ) -> str:
     """A Markdown (GitHub) table of ``rows`` under ``headers``.
@@ -46,19 +46,25 @@ def table(
     Args:
         rows: one sequence of cells per row; strings are left as they are.
         headers: the column titles.
-        floatfmt: the format of float cells (one for all, or one per column).
+        floatfmt: the format of float cells (one for all, or one per column; None:
+            as ``str`` writes them).
         colalign: ``"left"``, ``"right"`` or ``"center"`` per column.
 
     Returns:
         The table's Markdown text.
     """
+    if floatfmt is None or isinstance(floatfmt, str):
+        fmts = [floatfmt] * len(headers)
+    else:
+        fmts = list(floatfmt)
+
+    def cell(x, fmt):
+        real = isinstance(x, (float, np.floating)) and not isinstance(x, bool)
+        return format(float(x), fmt) if real and fmt is not None else x
+
+    body = [[cell(x, f) for x, f in zip(row, fmts)] for row in rows]
     return tabulate(
-        list(rows),
-        list(headers),
-        tablefmt="github",
-        floatfmt=floatfmt,
-        colalign=colalign,
-        disable_numparse=True,
+        body, list(headers), tablefmt="github", colalign=colalign, disable_numparse=True
     )
 
 

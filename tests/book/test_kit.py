@@ -1,0 +1,26 @@
+"""The report kit (helpers.book.kit): one way to write tables, medians and notes."""
+
+import numpy as np
+import pytest
+
+from helpers.book import kit, rulebook
+
+
+def test_a_table_formats_floats_as_asked_and_leaves_text_alone():
+    rows = [["a", 1.23456, np.float32(0.5)], ["1e-3", 2, 0.25]]
+    text = kit.table(rows, ["x", "y", "z"], floatfmt=[None, ".2f", ".0%"])
+    assert text.splitlines()[2] == "| a    | 1.23 | 50% |"
+    assert "| 1e-3 | 2    | 25% |" in text  # a string stays a string
+    assert "1.23456" in kit.table(rows, ["x", "y", "z"])  # no format: as str writes it
+
+
+def test_one_median():
+    assert kit.med([3, 1, 2]) == 2.0 and isinstance(kit.med(np.arange(4)), float)
+
+
+def test_a_note_is_its_template_filled_and_names_a_missing_value(monkeypatch):
+    entry = {"note": "median over {n} seeds, gap {gap:.2f}"}
+    monkeypatch.setattr(rulebook, "claim", lambda chapter, name: entry)
+    assert kit.note("x", "y", n=4, gap=0.123) == "median over 4 seeds, gap 0.12"
+    with pytest.raises(KeyError, match="x.y: the note needs the value 'gap'"):
+        kit.note("x", "y", n=4)
