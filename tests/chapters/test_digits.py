@@ -86,8 +86,6 @@ def test_bad_arguments_name_themselves():
         ch.task.digits_task(500)
     with pytest.raises(ValueError, match="images_per_class"):
         ch.task.digits_task(-1)
-    with pytest.raises(ValueError, match="blocks"):
-        ch.task.digits_task(3, blocks=["parity", "colour"])
     with pytest.raises(ValueError, match="test_fraction"):
         ch.task.digits_task(3, test_fraction=1.0)
 

@@ -15,14 +15,8 @@ C = 3
 
 def colors() -> dict:
     """The chapter's colours: the book's palette and one for the GDLN of Algorithm 1."""
-    return {
-        "relu": figures.PALETTE["relu"],
-        "mixed": figures.PALETTE["mixed"],
-        "single": figures.PALETTE["single"],
-        "prediction": figures.PALETTE["prediction"],
-        "gdln": "#9467bd",
-        "common": figures.PALETTE["common"],
-    }
+    keys = ("relu", "mixed", "single", "prediction", "common")
+    return {k: figures.PALETTE[k] for k in keys} | {"gdln": "#9467bd"}
 
 
 def plot_task(task):
