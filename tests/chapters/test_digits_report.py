@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import helpers as h
-from helpers.book import rulebook
+from helpers.book import kit, rulebook
 from helpers.book.records import Records
 from helpers.chapters import digits as ch
 from helpers.core.measures import Evidence
@@ -95,7 +95,12 @@ def written(tmp_path_factory):
     glued = {}
     runs = _tiny()
     mp = pytest.MonkeyPatch()
-    mp.setattr(ch.report, "glue", lambda name, value: glued.update({name: value}))
+
+    def glue(name, value):
+        glued[name] = value
+
+    mp.setattr(ch.report, "glue", glue)
+    mp.setattr(kit, "glue", glue)
     try:
         rec = Records("digits", directory=tmp_path_factory.mktemp("records"))
         tables = ch.report.report(rec, runs, PARAMS)
@@ -138,6 +143,13 @@ def test_the_numbers_are_the_science_functions(written):
     assert stored["reln_floor"]["value"] == pytest.approx(ref.floor / ref.L0, 1e-5)
     assert 0 < ref.floor < ref.linear < ref.L0
     assert stored["best_k"]["value"]["bend rule"]["k"] == elbow.best_k
+    rows = ch.report.gap_table(gaps).splitlines()[2:]  # every gap to three decimals
+    assert len(rows) == 4 and f"{gaps.m_reln.value:.3f}" in rows[0]
+    assert all(
+        re.fullmatch(r"\d+\.\d{3}", c.strip())
+        for r in rows
+        for c in r[1:-1].split("|")[1:]
+    )
     census = stored["census_context_level"]["value"]
     assert "epoch 0 (initialisation)" in census
     assert f"shuffled contexts, epoch {PARAMS.epochs}" in census

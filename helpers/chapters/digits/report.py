@@ -135,14 +135,15 @@ def gap_table(gaps) -> str:
         ("common + 2-of-3, derived init", "derived", (g.m_derived, g.m_derived_above)),
     ):
         rows.append(
-            [label, *(m.value for m in ms)] + [g.by_level[f][key] for f in levels]
+            [label, *(m.value for m in ms), *(g.by_level[f][key] for f in levels)]
         )
-    spread = [g.m_reln.spread, g.m_reln_above.spread]
+    spread = [g.by_level[f]["spread"] for f in levels]
     rows.append(
-        ["two ReLU seeds (spread)", *spread] + [g.by_level[f]["spread"] for f in levels]
+        ["two ReLU seeds (spread)", g.m_reln.spread, g.m_reln_above.spread, *spread]
     )
+    rows = [[row[0], *(f"{x:.3f}" for x in row[1:])] for row in rows]
     headers = ["time gap to the ReLU network", "all levels", "levels above the floor"]
-    return table(rows, headers + [f"level {f:g}" for f in levels], floatfmt=".3f")
+    return table(rows, headers + [f"level {f:g}" for f in levels])
 
 
 # ---------------------------------------------------------------------- the glue
