@@ -301,9 +301,9 @@ def _census_chance_words(r: _Reading) -> tuple[str, str]:
         )
 
     numbers = (
-        f"when the loss has halved (epoch {r.cen.early}) the census reads {cms(e)}; at "
-        f"initialisation {cms(i)}; with the contexts shuffled {cms(se)}. At the end "
-        f"(epoch {r.p.epochs}): {cms(f)}; shuffled {cms(sf)}."
+        f"when the loss has halved (epoch {r.cen.early}) the census reads {cms(e)}; "
+        f"at initialisation {cms(i)}; with the contexts shuffled {cms(se)}. At the "
+        f"end (epoch {r.p.epochs}): {cms(f)}; shuffled {cms(sf)}."
     )
     base_e = {"initialisation": q["init"], "shuffled": q["shuffled_early"]}
     base_f = {"initialisation": q["init"], "shuffled": q["shuffled_final"]}
@@ -320,10 +320,10 @@ def _census_chance_words(r: _Reading) -> tuple[str, str]:
     lead = "single-context" if f["single"] > f["mixed"] else "2-of-3"
     words = (
         f"{early_text} ({q['early']:.2f} against {q['init']:.2f} at initialisation "
-        f"and {q['shuffled_early']:.2f} with shuffled contexts). By the end "
-        f"{lead} units hold more of the weight ({f['single']:.2f} single-context "
-        f"against {f['mixed']:.2f} 2-of-3, ratio {q['final']:.2f}, {where_f} the "
-        "range chance gives)."
+        f"and {q['shuffled_early']:.2f} with shuffled contexts). By the end {lead} "
+        f"units hold more of the weight ({f['single']:.2f} single-context against "
+        f"{f['mixed']:.2f} 2-of-3, ratio {q['final']:.2f}, {where_f} the range chance "
+        "gives)."
     )
     return numbers, words
 
@@ -350,7 +350,7 @@ def _cluster_words(r: _Reading) -> str:
         verdict = "single-context and 2-of-3 clusters weigh the same"
     return (
         f"By share of the sampled rows its clusters are {shares(c)}: {verdict} (with "
-        f"the contexts shuffled over the datapoints the same centroids read "
+        "the contexts shuffled over the datapoints the same centroids read "
         f"{shares(sh)})."
     )
 
@@ -363,9 +363,9 @@ def _whitened_words(r: _Reading) -> str:
     lv = ", ".join(f"{f:g}" for f in w["levels"])
     if abs(a - b) <= sp:
         return (
-            f"With whitened pixels the two ReLNs cannot be told apart: their gaps to "
-            f"the ReLU network, {a:.3f} (2-of-3) and {b:.3f} (single-context) over the "
-            f"levels {lv}, differ by {abs(a - b):.3f}, less than the seed spread "
+            "With whitened pixels the two ReLNs cannot be told apart: their gaps to "
+            f"the ReLU network, {a:.3f} (2-of-3) and {b:.3f} (single-context) over "
+            f"the levels {lv}, differ by {abs(a - b):.3f}, less than the seed spread "
             f"{sp:.3f}; whitening erases the difference between the paper's ReLN and "
             "its alternative on this task."
         )
@@ -422,9 +422,9 @@ def _glue_chance(r: _Reading) -> None:
         "reviewers_words": f"Algorithm 1 finds an always-on cluster "
         f"({c['common']:.2f} of the rows) and clusters on in some contexts only, "
         f"{c['single']:.2f} single-context against {c['mixed']:.2f} 2-of-3 at K* = "
-        f"{r.el.best_k}; in the census {words} Of the two ReLNs the paper's 2-of-3 one "
-        f"is {'the nearer' if better else 'not the nearer'} to the ReLU network over "
-        f"the {len(g.above)} levels above the floor ({g.m_reln_above.value:.3f} "
+        f"{r.el.best_k}; in the census {words} Of the two ReLNs the paper's 2-of-3 "
+        f"one is {'the nearer' if better else 'not the nearer'} to the ReLU network "
+        f"over the {len(g.above)} levels above the floor ({g.m_reln_above.value:.3f} "
         f"against {g.m_single_above.value:.3f}), with a race reduction that predicts "
         "it. " + _whitened_words(r),
     })  # fmt: skip
@@ -557,24 +557,21 @@ def _records_alg1(r: _Reading) -> list:
             },
             "elbow of the output MSE between the ReLU network and the GDLN of the K "
             f"binarised centroids, K = 1..{r.p.k_max}, bend rule of the gate-finding "
-            "chapter "
-            f"on the median over {r.p.elbow_seeds} GDLN seeds (per seed: "
-            f"{kb['per_seed']}); "
-            f"factor-2 check: K = {r.el.k_within} (per seed: {kc['per_seed']}); errors "
+            f"chapter on the median over {r.p.elbow_seeds} GDLN seeds (per seed: "
+            f"{kb['per_seed']}); factor-2 check: K = {r.el.k_within} (per seed: "
+            f"{kc['per_seed']}); errors "
             + ", ".join(f"{e:.3g}" for e in r.el.errors)
             + f"; {r.p.trainings} trainings sampled every {r.p.sample_every} epochs, "
-            f"{r.runs.samples_all.n_samples} rows, rows on for <= {r.p.gate_tolerance} "
-            "of the "
-            f"datapoints ({1 - r.live_share:.2f}) dropped before "
-            f"k-means ({r.p.kmeans_n_init} restarts), {len(r.samples.patterns)} "
-            "distinct "
-            f"live rows of {ds.P} entries.",
+            f"{r.runs.samples_all.n_samples} rows, rows on for <= "
+            f"{r.p.gate_tolerance} of the datapoints ({1 - r.live_share:.2f}) dropped "
+            f"before k-means ({r.p.kmeans_n_init} restarts), "
+            f"{len(r.samples.patterns)} distinct live rows of {ds.P} entries.",
         ),
         (
             "k_patterns_context_level",
             list(r.el.best_patterns),
-            "binarised centroids at the elbow as context-level on/off strings (on in a "
-            "context when on for at least half its images); shares "
+            "binarised centroids at the elbow as context-level on/off strings (on in "
+            "a context when on for at least half its images); shares "
             + ", ".join(f"{w:.2f}" for w in r.el.best.clustering.shares)
             + "; by class "
             + ", ".join(f"{k} {v:.2f}" for k, v in r.el.best_classes.items())
@@ -586,8 +583,8 @@ def _records_alg1(r: _Reading) -> list:
             "k_patterns_gate_on",
             [str(k) for k in src["kind"]],
             "what each centroid at the elbow is a function of, to "
-            f"{r.p.gate_tolerance} of "
-            "the datapoints: share differing from its context-level gate "
+            f"{r.p.gate_tolerance} of the datapoints: share differing from its "
+            "context-level gate "
             + ", ".join(f"{v:.3f}" for v in src["dev_context"])
             + "; from its image-level gate "
             + ", ".join(f"{v:.3f}" for v in src["dev_item"])
@@ -617,17 +614,14 @@ def _records_census(r: _Reading) -> list:
         (
             "census_context_level",
             {**r.cen.at, **chance},
-            "single / 2-of-3 weight: early "
-            f"{q['early']:.3f}, final {q['final']:.3f}; chance: at initialisation "
-            f"{q['init']:.3f}, contexts shuffled over the datapoints (seed "
-            f"{r.p.shuffle_seed}) {q['shuffled_early']:.3f} early and "
-            f"{q['shuffled_final']:.3f} at the end. "
-            "Gating census by weight (conv-census) and the functional census's snap "
-            f"change, median over {n_seeds} seeds, at the record epoch nearest the "
-            "loss's "
-            f"half-time ({r.cen.early}) and at the end ({r.p.epochs}); weight in units "
-            "gating on "
-            f"the context only / image only / both: early {shares['early']}, final "
+            f"single / 2-of-3 weight: early {q['early']:.3f}, final {q['final']:.3f}; "
+            f"chance: at initialisation {q['init']:.3f}, contexts shuffled over the "
+            f"datapoints (seed {r.p.shuffle_seed}) {q['shuffled_early']:.3f} early "
+            f"and {q['shuffled_final']:.3f} at the end. Gating census by weight "
+            "(conv-census) and the functional census's snap change, median over "
+            f"{n_seeds} seeds, at the record epoch nearest the loss's half-time "
+            f"({r.cen.early}) and at the end ({r.p.epochs}); weight in units gating "
+            f"on the context only / image only / both: early {shares['early']}, final "
             f"{shares['final']}.",
         ),
     ]
@@ -643,10 +637,9 @@ def _records_gaps(r: _Reading) -> list:
             "reln_vs_relu",
             r.gaps.m_reln,
             "time gap ReLU vs common + 2-of-3 ReLN (one-way, matched init), median "
-            "over "
-            f"{n_seeds} seeds, all levels; the level 0.1 lies below the ReLN's floor "
-            f"({r.ref.floor / r.ref.L0:.3f} L0), so the gap is a lower bound set by "
-            "the run's end.",
+            f"over {n_seeds} seeds, all levels; the level 0.1 lies below the ReLN's "
+            f"floor ({r.ref.floor / r.ref.L0:.3f} L0), so the gap is a lower bound "
+            "set by the run's end.",
         ),
         (
             "singles_vs_relu",
@@ -657,9 +650,9 @@ def _records_gaps(r: _Reading) -> list:
         (
             "reln_vs_relu_above_floor",
             r.gaps.m_reln_above,
-            f"as reln_vs_relu over the levels at least {r.p.floor_margin:g} x the ReLN "
-            "floor "
-            f"({r.gaps.above}; candidates {tuple(r.p.reln_levels)}); per level "
+            f"as reln_vs_relu over the levels at least {r.p.floor_margin:g} x the "
+            f"ReLN floor ({r.gaps.above}; candidates {tuple(r.p.reln_levels)}); per "
+            "level "
             + "; ".join(
                 f"{f:g}: {g['mixed']:.4f} (single {g['single']:.4f}, spread "
                 f"{g['spread']:.4f})"
@@ -671,17 +664,15 @@ def _records_gaps(r: _Reading) -> list:
             "singles_vs_relu_above_floor",
             r.gaps.m_single_above,
             f"as singles_vs_relu over the levels at least {r.p.floor_margin:g} x the "
-            "ReLN "
-            f"floor ({r.gaps.above}).",
+            f"ReLN floor ({r.gaps.above}).",
         ),
         (
             "gap_by_level",
             {f"{f:g}": g for f, g in r.gaps.by_level.items()},
             "time gap ReLU vs each ReLN at one level at a time (fractions of L0 on a "
-            "fixed grid, those above the ReLN floor), median over seeds, and the ReLU "
-            "seed "
-            "spread at that level; 'derived': the 2-of-3 ReLN from the derived init "
-            f"(all levels {r.gaps.m_derived.value:.4f}, above the floor "
+            "fixed grid, those above the ReLN floor), median over seeds, and the "
+            "ReLU seed spread at that level; 'derived': the 2-of-3 ReLN from the "
+            f"derived init (all levels {r.gaps.m_derived.value:.4f}, above the floor "
             f"{r.gaps.m_derived_above.value:.4f}).",
         ),
         (
@@ -689,10 +680,9 @@ def _records_gaps(r: _Reading) -> list:
             r.ref.floor / r.ref.L0,
             "lowest loss of any context-gated ReLN (per-context affine fit of the "
             f"pixels) over L0; best linear map {r.ref.linear / r.ref.L0:.3f} L0; ReLU "
-            "network at "
-            f"the end {med(r.runs.relu.loss[:, -1]) / r.ref.L0:.4f} L0 (median), below "
-            "the floor "
-            f"from epoch {'never' if None in t_floor else med(t_floor)}.",
+            f"network at the end {med(r.runs.relu.loss[:, -1]) / r.ref.L0:.4f} L0 "
+            "(median), below the floor from epoch "
+            f"{'never' if None in t_floor else med(t_floor)}.",
         ),
         (
             "reln_vs_prediction",
@@ -731,9 +721,8 @@ def _records_rest(r: _Reading, ahead: dict, late: dict) -> list:
             "test_error_relu",
             _spread_only(med(err["error"]), float(np.ptp(err["error"]))),
             f"share of the {r.test.P} test datapoints answered wrongly (class or "
-            "context "
-            f"label), median over {n_seeds} seeds (spread: max - min); class wrong "
-            f"{med(err['class_error']):.3f}, context answer wrong "
+            f"context label), median over {n_seeds} seeds (spread: max - min); class "
+            f"wrong {med(err['class_error']):.3f}, context answer wrong "
             f"{med(err['context_error']):.3f}; train "
             f"{med(r.err['train']['error']):.4f}.",
         ),
@@ -743,33 +732,28 @@ def _records_rest(r: _Reading, ahead: dict, late: dict) -> list:
                 med(gdln_err), float(np.ptp(gdln_err)) if r.p.elbow_seeds > 1 else None
             ),
             f"the Algorithm 1 GDLN at K = {r.el.best_k}, {r.p.elbow_seeds} seed(s), "
-            "test gates "
-            "from the nearest training image in the same context; common + 2-of-3 "
-            f"ReLN {med(r.err_reln['mixed']['error']):.3f}, single-context "
+            "test gates from the nearest training image in the same context; common "
+            f"+ 2-of-3 ReLN {med(r.err_reln['mixed']['error']):.3f}, single-context "
             f"{med(r.err_reln['single']['error']):.3f}.",
         ),
         (
             "controls",
             controls_record(r.runs.controls, ahead, late),
             f"ReLU ({r.p.relu_width} units) vs the two ReLNs ({r.p.reln_width} units "
-            "per "
-            f"pathway, matched) on the task and three controls, {n_seeds} seeds; gaps "
-            f"over the levels of {tuple(r.p.reln_levels)} at least "
-            f"{r.p.floor_margin:g} x "
-            "each task's floor; relu_ahead (the early lead): halves "
-            f"first and the 2-of-3 gap is beyond {NM:g} x the top of the spread's "
-            "interval; relu_ends_lower (the late lead): final loss below both ReLNs' "
-            "by "
-            f"more than {NM:g} x the top of the final losses' spread interval.",
+            f"per pathway, matched) on the task and three controls, {n_seeds} seeds; "
+            f"gaps over the levels of {tuple(r.p.reln_levels)} at least "
+            f"{r.p.floor_margin:g} x each task's floor; relu_ahead (the early lead): "
+            f"halves first and the 2-of-3 gap is beyond {NM:g} x the top of the "
+            "spread's interval; relu_ends_lower (the late lead): final loss below "
+            f"both ReLNs' by more than {NM:g} x the top of the final losses' spread "
+            "interval.",
         ),
         (
             "step_size_check",
             {"half_step": r.runs.euler[0.5], "double_step": r.runs.euler[2.0]},
-            "largest |ln| ratio of the level times with lr/2 (twice the epochs) and 2 "
-            "lr "
-            f"(half the epochs) to those with lr = {r.p.kappa} / s_1, seed 0: the "
-            "Euler "
-            "effect.",
+            "largest |ln| ratio of the level times with lr/2 (twice the epochs) and "
+            f"2 lr (half the epochs) to those with lr = {r.p.kappa} / s_1, seed 0: "
+            "the Euler effect.",
         ),
     ]
 
