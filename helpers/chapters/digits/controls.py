@@ -250,8 +250,8 @@ def explain_controls(leads: dict, finals: dict | None = None) -> str:
     task = leads.get("the task", {"early": True, "late": True})
     if not (task["early"] or task["late"]):
         return (
-            "on the task itself the ReLU network is not ahead of the ReLNs beyond the "
-            "seed noise, at L0/2 or at the end, so the controls have no lead to "
+            "on the task itself the ReLU network is not ahead of the ReLNs beyond "
+            "the seed noise, at L0/2 or at the end, so the controls have no lead to "
             "explain."
         )
     parts = []
@@ -297,9 +297,10 @@ def explain_controls(leads: dict, finals: dict | None = None) -> str:
         text += (
             " Each control leaves in place one thing the paper's tasks lack: the "
             "inputs are points in a continuous space, where a unit's half-space can "
-            "pick out a group of images, so gates that depend on the image as well as "
-            "on the context are available. That these gates are what speed the ReLU "
-            "network up is a hypothesis the controls leave standing, not one they test."
+            "pick out a group of images, so gates that depend on the image as well "
+            "as on the context are available. That these gates are what speed the "
+            "ReLU network up is a hypothesis the controls leave standing, not one "
+            "they test."
         )
     return text
 

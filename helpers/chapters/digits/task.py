@@ -138,7 +138,7 @@ def digits_task(
     blocks = tuple(BLOCKS)
     if not isinstance(images_per_class, (int, np.integer)) or images_per_class < 0:
         raise ValueError(
-            f"images_per_class must be an integer >= 0 (0: all), got "
+            "images_per_class must be an integer >= 0 (0: all), got "
             f"{images_per_class!r}"
         )
     data = load_digits()
