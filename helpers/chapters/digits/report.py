@@ -628,10 +628,8 @@ def _records_census(r: _Reading) -> list:
 
 
 def _records_gaps(r: _Reading) -> list:
-    """The records of the ReLNs against the ReLU network, the floor and Assumption
-    2.1.1."""
-    n_seeds, t_floor = r.p.seeds, _floor_times(r)
-    ctx_names = [p for p in r.diag["paths"] if p != "common"]
+    """The records of the ReLNs' time gaps to the ReLU network."""
+    n_seeds = r.p.seeds
     return [
         (
             "reln_vs_relu",
@@ -675,6 +673,14 @@ def _records_gaps(r: _Reading) -> list:
             f"derived init (all levels {r.gaps.m_derived.value:.4f}, above the floor "
             f"{r.gaps.m_derived_above.value:.4f}).",
         ),
+    ]
+
+
+def _records_floor(r: _Reading) -> list:
+    """The floor, the race reduction and Assumption 2.1.1."""
+    t_floor = _floor_times(r)
+    ctx_names = [p for p in r.diag["paths"] if p != "common"]
+    return [
         (
             "reln_floor",
             r.ref.floor / r.ref.L0,
@@ -858,6 +864,7 @@ def report(rec, runs: Runs, params: Params) -> dict:
             *_records_alg1(r),
             *_records_census(r),
             *_records_gaps(r),
+            *_records_floor(r),
             *_records_rest(r, ahead, late),
         ],
     )
