@@ -24,8 +24,8 @@ from .task import affine_floor
 
 
 def _context_of_rows(ds: Dataset) -> np.ndarray:
-    """For each output row: the context its block lives in, or -1 for the common
-    block (rows named ``c<k>.<block>.<label>`` belong to context ``k - 1``)."""
+    """The context of each output row's block (``c<k>.<block>.<label>``: k - 1),
+    -1 for the common block."""
     return np.array(
         [
             int(f[1 : f.index(".")]) - 1 if f.startswith("c") and "." in f else -1
@@ -36,11 +36,8 @@ def _context_of_rows(ds: Dataset) -> np.ndarray:
 
 def affine_targets(ds: Dataset) -> Dataset:
     """The task with every output block replaced by its least-squares affine fit from
-    the pixels: the common block by one fit over the images (the same function of the
-    image in every context), block ``k`` by a fit over context ``k``'s columns, zero
-    elsewhere.  A context-gated ReLN can then reach zero loss (:func:`affine_floor`
-    is 0 up to rounding): what is left between it and a ReLU network is not the
-    nonlinearity of the targets."""
+    the pixels (the common block over all images, block ``k`` over context ``k``):
+    a context-gated ReLN can then reach zero loss."""
     items = [i for i, n in enumerate(ds.inputs) if not n.startswith("ctx")]
     A = np.vstack([ds.X[items], np.ones(ds.P)])
     rows = _context_of_rows(ds)
@@ -54,11 +51,8 @@ def affine_targets(ds: Dataset) -> Dataset:
 
 
 def whitened_pixels(ds: Dataset, tol: float = 1e-9) -> Dataset:
-    """The task with the pixels replaced by their PCA-whitened coordinates over the
-    images (centred, every principal direction with variance above ``tol`` times the
-    largest at the same variance, scaled so that the images' mean squared norm is 1, as
-    for the raw pixels): the inputs' covariance over images is a multiple of the
-    identity.  Context rows and targets are kept."""
+    """The task with the pixels replaced by their PCA-whitened coordinates (centred,
+    directions above ``tol`` x the largest variance, mean squared norm 1)."""
     items = [i for i, n in enumerate(ds.inputs) if not n.startswith("ctx")]
     n = ds.P // ds.n_contexts
     Xi = ds.X[items][:, :n]  # the images once (context-major columns)
@@ -74,10 +68,8 @@ def whitened_pixels(ds: Dataset, tol: float = 1e-9) -> Dataset:
 
 
 def random_attributes(ds: Dataset, seed: int) -> Dataset:
-    """The task with each context's block replaced by a random binary attribute of the
-    image (one bit per image and context, ``np.random.default_rng(seed)``, as a
-    one-hot pair), so the context labels are independent of the class; the common
-    block (the class) is kept."""
+    """The task with each context's block replaced by a seeded random bit of the
+    image (one-hot), independent of the class; the common block is kept."""
     C = ds.n_contexts
     n = ds.P // C
     rng = np.random.default_rng(int(seed))
@@ -209,11 +201,9 @@ def controls_table(rows: dict) -> str:
 
 
 def relu_ahead(row: dict, multiple: float) -> bool:
-    """Whether the ReLU network is ahead in one row of :func:`control_summary`: its
-    loss halves before both ReLNs', and its gap to the 2-of-3 ReLN exceeds ``multiple``
-    times the top of the spread's 90 % bootstrap interval (the answer cannot flip
-    within the interval, [rulebook-noise]); only the 2-of-3 gap is held against the
-    noise."""
+    """The early lead in one row of :func:`control_summary`: the ReLU network's loss
+    halves before both ReLNs' and its gap to the 2-of-3 ReLN exceeds ``multiple`` x
+    the top of the spread's 90 % interval ([rulebook-noise])."""
     t = row["t50"]
     first = t["relu"] < min(t["mixed"], t["single"])
     return bool(
@@ -223,10 +213,8 @@ def relu_ahead(row: dict, multiple: float) -> bool:
 
 def relu_ends_lower(row: dict, multiple: float) -> bool:
     """The late lead in one row of :func:`control_summary`: the ReLU network's final
-    loss is below both ReLNs', and below the lower of the two by more than
-    ``multiple`` times the top of the 90 % bootstrap interval of the final losses'
-    seed spread (the ReLU network's and that ReLN's, noise on both sides,
-    [rulebook-noise])."""
+    loss is below the lower ReLN's by more than ``multiple`` x the top of the 90 %
+    interval of the final losses' seed spread ([rulebook-noise])."""
     f = row["final"]
     nearer = min(("mixed", "single"), key=lambda k: f[k])
     per = row["final_per_seed"]
