@@ -431,6 +431,7 @@ def _glue_chance(r: _Reading) -> None:
 
 
 def _t50(r: _Reading, kind: str) -> float:
+    """The ReLN ``kind``'s median epoch of L0 / 2."""
     return med([level_times(L, (0.5,))[0] for L in r.runs.relns[kind].loss])
 
 
@@ -468,8 +469,7 @@ def _glue_relns(r: _Reading) -> None:
         glue(f"digits_m_{key}", m.value)
         glue(f"digits_m_{key}_spread", m.spread)
     ctx_names = [n for n in diag["paths"] if n != "common"]
-    t_r = np.array([level_times(L) for L in relns["mixed"].loss])
-    t_s = np.array([level_times(L) for L in relns["single"].loss])
+    t50 = {k: _t50(r, k) for k in ("mixed", "single")}
     by_level = g.by_level
     upper = [f for f in by_level if f > 0.5]
     early_max = max(max(by_level[f]["mixed"], by_level[f]["single"]) for f in upper)
@@ -491,7 +491,7 @@ def _glue_relns(r: _Reading) -> None:
         "diag_s4": diag["section4"]["offdiag"],
         "diag_paths": max(diag["paths"][n]["offdiag"] for n in ctx_names),
         "leak_paths": max(diag["paths"][n]["leak"] for n in ctx_names),
-        "t50_reln": med(t_r[:, 0]), "t50_single": med(t_s[:, 0]),
+        "t50_reln": t50["mixed"], "t50_single": t50["single"],
         "parting": _parting(by_level)[0], "early_max": early_max,
         "early_max_pct": 100 * (np.exp(early_max) - 1), "first_level": f"{f0:g}",
         "first_matched": by_level[f0]["mixed"],
@@ -499,7 +499,7 @@ def _glue_relns(r: _Reading) -> None:
         "first_spread": by_level[f0]["spread"],
         "m_derived_above": g.m_derived_above.value,
         "derived_stds": ", ".join(ratios),
-        "mixed_vs_single": "faster" if med(t_r[:, 0]) < med(t_s[:, 0]) else "slower",
+        "mixed_vs_single": "faster" if t50["mixed"] < t50["single"] else "slower",
     })  # fmt: skip
 
 
