@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ... import figures
+from ...book.kit import med
 from ...core.algorithm1 import pattern_strings
 
 C = 3
@@ -14,18 +15,8 @@ C = 3
 
 def colors() -> dict:
     """The chapter's colours: the book's palette and one for the GDLN of Algorithm 1."""
-    return {
-        "relu": figures.PALETTE["relu"],
-        "mixed": figures.PALETTE["mixed"],
-        "single": figures.PALETTE["single"],
-        "prediction": figures.PALETTE["prediction"],
-        "gdln": "#9467bd",
-        "common": figures.PALETTE["common"],
-    }
-
-
-def _med(v) -> float:
-    return float(np.median(v))
+    keys = ("relu", "mixed", "single", "prediction", "common")
+    return {k: figures.PALETTE[k] for k in keys} | {"gdln": "#9467bd"}
 
 
 def plot_task(task):
@@ -86,12 +77,10 @@ def plot_relu(loss, L_linear: float, floor: float, width: int):
     return fig
 
 
-def plot_centroids(fits, show_ks, task, tol: float):
-    """Algorithm 1's clusterings with ``show_ks`` centroids over the training
-    datapoints, sorted by class within each context (Figure
-    ``fig-digits-centroids``)."""
-    from . import gate_sources
-
+def plot_centroids(elbow, show_ks, task):
+    """Algorithm 1's clusterings (an :class:`~.elbow.Elbow`) with ``show_ks``
+    centroids over the training datapoints, sorted by class within each context
+    (Figure ``fig-digits-centroids``)."""
     ds = task.train
     n_train = ds.P // C
     order = np.argsort(task.labels_train, kind="stable")
@@ -104,9 +93,9 @@ def plot_centroids(fits, show_ks, task, tol: float):
         gridspec_kw={"height_ratios": show_ks},
     )
     for ax, K in zip(np.atleast_1d(axes), show_ks):
-        cl = fits[K - 1].clustering
+        cl = elbow.fits[K - 1].clustering
         pats = pattern_strings(cl.binary, ds.contexts, C)
-        kinds = gate_sources(cl.binary, ds, task.labels_train, tol)["kind"]
+        kinds = elbow.sources[K - 1]["kind"]
         ax.imshow(
             cl.centroids[:, col_order],
             cmap="Greys",
@@ -132,19 +121,22 @@ def plot_centroids(fits, show_ks, task, tol: float):
     return fig
 
 
-def plot_elbow(KS, errors, best_k: int, fits, relu_loss, floor: float, L0: float):
-    """The output error of the centroid GDLNs against K, the elbow ringed, and their
-    final losses against the ReLU network's (Figure ``fig-digits-elbow``)."""
+def plot_elbow(elbow, relu_loss, floor: float, L0: float):
+    """The output error of the centroid GDLNs (an :class:`~.elbow.Elbow`) against K,
+    the elbow ringed, and their final losses against the ReLU network's (Figure
+    ``fig-digits-elbow``)."""
     col = colors()
+    fits, errors, best_k = elbow.fits, elbow.errors, elbow.best_k
+    KS = [f.K for f in fits]
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
     axes[0].plot(KS, errors, "o-", color=col["gdln"])
     axes[0].plot([best_k], [errors[best_k - 1]], "o", ms=12, mfc="none", mec="k")
     axes[0].set_yscale("log")
     axes[0].set_xlabel("K")
     axes[0].set_ylabel("output MSE, ReLU vs GDLN")
-    final = [_med(f.run.loss[:, -1]) if f.run is not None else L0 for f in fits]
+    final = [med(f.run.loss[:, -1]) if f.run is not None else L0 for f in fits]
     axes[1].plot(KS, final, "o-", color=col["gdln"], label="centroid GDLN")
-    axes[1].axhline(_med(relu_loss[:, -1]), color=col["relu"], label="ReLU network")
+    axes[1].axhline(med(relu_loss[:, -1]), color=col["relu"], label="ReLU network")
     axes[1].axhline(floor, color=col["mixed"], ls=":", label="context-gated floor")
     axes[1].set_yscale("log")
     axes[1].set_xlabel("K")

@@ -1,272 +1,152 @@
 """The records, glued numbers, tables and sentences of the chapter *Real data*
-(``book/digits.md``), from what the page computed."""
+(book/digits.md), read from the page's runs by the same science functions the page
+calls."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
+from ...book.kit import add_all, glue_many, med, table
 from ...book.notebook import glue
 from ...book.records import claims_table
 from ...book.rulebook import NOISE_MULTIPLE as NM
 from ...core.algorithm1 import pattern_strings
 from ...core.measures import Evidence, level_times, match
 from ...core.paper import CONTEXTS as PAPER
+from .comparison import assumption_211, reln_gaps, reln_test_errors
+from .controls import (
+    controls_record,
+    controls_table,
+    explain_controls,
+    relu_ahead,
+    relu_ends_lower,
+)
+from .elbow import live_samples, read_elbow
+from .gates import CLASSES, GATE_KINDS, compare_to_chance, read_census, shuffle_contexts
+from .params import Params
+from .task import answers, digits_task, reference_losses, relu_errors, step_size
 
 C = 3
 
 
-def _med(v) -> float:
-    return float(np.median(v))
+@dataclass(frozen=True)
+class Runs:
+    """What the page trained: the ``task``, the ReLU run ``relu``, the step-size
+    check ``euler``, Algorithm 1's ``samples_all``, the time to collapse them
+    ``t_collapse`` and its ``fits`` (K = 1..k_max), the ``census`` over training, the
+    ReLN runs ``relns`` and their starts ``starts`` (``mixed``, ``single``,
+    ``derived``), the race predictions ``preds`` and the ``controls`` by name."""
 
-
-@dataclass
-class Results:
-    """What the page computed, under the page's own names: its parameters, the task
-    and its losses, the ReLU runs and their errors, Algorithm 1's fits, the census,
-    the ReLNs and their time gaps, and the controls.  :meth:`of` picks them from the
-    page's namespace."""
-
-    # parameters
-    images_per_class: int
-    test_fraction: float
-    split_seed: int
-    SEEDS: list
-    trainings: int
-    relu_width: int
-    reln_width: int
-    relu_std: float
-    kappa: float
-    epochs: int
-    sample_every: int
-    k_max: int
-    elbow_seeds: int
-    kmeans_n_init: int
-    gate_tolerance: float
-    shuffle_seed: int
-    reln_levels: list
-    floor_margin: float
-    # the task
     task: object
-    L0: float
-    R_star: np.ndarray
-    L_linear: float
-    floor: float
-    # the ReLU network
-    lr: float
     relu: object
-    err_train: dict
-    err_test: dict
     euler: dict
-    # Algorithm 1
     samples_all: object
-    samples: object
-    live_share: float
-    gdln_width: int
     t_collapse: float
     fits: list
-    errors: np.ndarray
-    k_bend: dict
-    k_check: dict
-    best: object
-    best_patterns: list
-    best_src: dict
-    kinds_all: list
-    err_gdln: dict
-    best_classes: dict
-    best_classes_shuffled: dict
-    # the census
     census: dict
-    t_half: float
-    early: int
-    census_at: dict
-    census_init: dict
-    census_shuffled: dict
-    # the ReLNs
-    runs: dict
+    relns: dict
+    starts: dict
     preds: dict
-    p0_d: list
-    net_d: object
-    above: tuple
-    m_reln: object
-    m_single: object
-    m_reln_above: object
-    m_single_above: object
-    m_derived: object
-    m_derived_above: object
-    by_level: dict
-    m_pred: dict
-    m_gdln: object
-    err_reln: dict
-    diag_task: dict
-    diag_paths: dict
-    diag_s4: dict
-    # the controls
     controls: dict
 
-    @classmethod
-    def of(cls, namespace: dict) -> "Results":
-        """The results under their names in ``namespace`` (the page's globals)."""
-        return cls(**{f.name: namespace[f.name] for f in fields(cls)})
 
-    @property
-    def ds(self):
-        return self.task.train
+class _Reading:
+    """The values the report reads from ``runs`` under ``params``, each from the
+    science function the page calls for it."""
 
-    @property
-    def test(self):
-        return self.task.test
-
-    @property
-    def best_k(self) -> int:
-        return self.k_bend["k"]
-
-    @property
-    def k_within(self) -> int:
-        return self.k_check["k"]
+    def __init__(self, runs: Runs, params: Params):
+        self.p, self.runs = params, runs
+        task, relu, tol = runs.task, runs.relu, params.gate_tolerance
+        self.ds, self.test = task.train, task.test
+        self.ref = reference_losses(task)
+        self.lr = step_size(task.train, params.kappa)
+        self.err = relu_errors(relu, task)
+        self.samples, self.live_share = live_samples(runs.samples_all, tol)
+        self.gdln_width = round(self.live_share * params.relu_width)
+        shuffled = shuffle_contexts(task.train, params.shuffle_seed)
+        self.el = read_elbow(runs.fits, task, tol, shuffled)
+        self.cen = read_census(relu, runs.census, task.train, params.epochs, shuffled)
+        losses = {k: v.loss for k, v in runs.relns.items()}
+        gdln = self.el.best.run.loss
+        self.gaps = reln_gaps(relu.loss, losses, runs.preds, gdln, self.ref, params)
+        self.err_reln = reln_test_errors(runs.relns, task)
+        self.diag = assumption_211(task, runs.starts["mixed"].net)
 
 
 # ------------------------------------------------------------- tables the page shows
 
 
-def errors_table(err_train: dict, err_test: dict, P_train: int, P_test: int) -> str:
-    """The ReLU network's error rates on the training and test datapoints (medians
-    over seeds, with their range) as a Markdown table."""
+def errors_table(err: dict, P_train: int, P_test: int) -> str:
+    """The ReLU network's error rates (:func:`relu_errors`) on the training and test
+    datapoints (medians over seeds, with their range) as a Markdown table."""
 
     def row(label, e):
-        return (
-            f"| {label} | {100 * _med(e['error']):.1f} "
-            f"({100 * np.min(e['error']):.1f}-{100 * np.max(e['error']):.1f}) | "
-            f"{100 * _med(e['class_error']):.1f} | "
-            f"{100 * _med(e['context_error']):.1f} |"
-        )
-
-    return "\n".join(
-        [
-            "| ReLU network | error % (range over seeds) | class wrong % | "
-            "context answer wrong % |",
-            "|---|---|---|---|",
-            row(f"train ({P_train} datapoints)", err_train),
-            row(f"test ({P_test} datapoints)", err_test),
+        lo, hi = 100 * np.min(e["error"]), 100 * np.max(e["error"])
+        return [
+            label,
+            f"{100 * med(e['error']):.1f} ({lo:.1f}-{hi:.1f})",
+            f"{100 * med(e['class_error']):.1f}",
+            f"{100 * med(e['context_error']):.1f}",
         ]
+
+    headers = ["ReLU network", "error % (range over seeds)", "class wrong %"]
+    return table(
+        [
+            row(f"train ({P_train} datapoints)", err["train"]),
+            row(f"test ({P_test} datapoints)", err["test"]),
+        ],
+        [*headers, "context answer wrong %"],
     )
 
 
-def k_table(fits, kinds_all, ds, err_gdln: dict, L0: float) -> str:
-    """Algorithm 1's clustering for every K: the centroids at the level of contexts,
-    what each gates on, their shares, the output error, the final loss and the test
-    error of the GDLN, as a Markdown table."""
-    lines = [
-        "| K | centroids (context level) | gate on | shares | output MSE | final loss "
-        "| test error % |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for f, kinds in zip(fits, kinds_all):
-        pats = pattern_strings(f.clustering.binary, ds.contexts, C)
-        e = f"{100 * _med(err_gdln[f.K]['error']):.1f}" if f.K in err_gdln else "—"
-        final = _med(f.run.loss[:, -1]) if f.run is not None else L0
-        lines.append(
-            f"| {f.K} | {', '.join(pats)} | {', '.join(kinds)} | "
-            f"{', '.join(f'{w:.2f}' for w in f.clustering.shares)} | "
-            f"{f.output_mse:.2e} | {final:.1f} | {e} |"
+def k_table(elbow, ds, L0: float) -> str:
+    """Algorithm 1's clustering for every K (an :class:`Elbow`): the centroids at the
+    level of contexts, what each gates on, their shares, the output error, the final
+    loss and the test error of the GDLN, as a Markdown table."""
+    rows = []
+    for f, kinds in zip(elbow.fits, elbow.kinds_all):
+        err = elbow.err_gdln
+        rows.append(
+            [
+                f.K,
+                ", ".join(pattern_strings(f.clustering.binary, ds.contexts, C)),
+                ", ".join(kinds),
+                ", ".join(f"{w:.2f}" for w in f.clustering.shares),
+                f"{f.output_mse:.2e}",
+                f"{med(f.run.loss[:, -1]) if f.run is not None else L0:.1f}",
+                f"{100 * med(err[f.K]['error']):.1f}" if f.K in err else "—",
+            ]
         )
-    return "\n".join(lines)
+    headers = ["K", "centroids (context level)", "gate on", "shares", "output MSE"]
+    return table(rows, [*headers, "final loss", "test error %"])
 
 
-def gap_table(by_level: dict, rows: dict, spread: tuple) -> str:
-    """The time gaps of the ReLNs to the ReLU network over all levels, over the
-    levels above the floor and level by level, as a Markdown table: ``rows`` is
-    ``{label: (key in by_level, match over all levels, match above the floor)}``,
-    ``spread`` the ReLU seed spread over all levels and above the floor."""
-
-    def mrow(label, key, *ms):
-        cells = [f"{m.value:.3f}" for m in ms]
-        cells += [f"{by_level[f][key]:.3f}" for f in by_level]
-        return f"| {label} | " + " | ".join(cells) + " |"
-
-    return "\n".join(
-        [
-            "| time gap to the ReLU network | all levels | levels above the floor | "
-            + " | ".join(f"level {f:g}" for f in by_level)
-            + " |",
-            "|---|---|---|" + "---|" * len(by_level),
-            *(mrow(label, *r) for label, r in rows.items()),
-            f"| two ReLU seeds (spread) | {spread[0]:.3f} | {spread[1]:.3f} | "
-            + " | ".join(f"{by_level[f]['spread']:.3f}" for f in by_level)
-            + " |",
-        ]
+def gap_table(gaps) -> str:
+    """The time gaps of the ReLNs to the ReLU network (:class:`Gaps`) over all
+    levels, over the levels above the floor and level by level, as a Markdown
+    table."""
+    g, levels = gaps, list(gaps.by_level)
+    rows = []
+    for label, key, ms in (
+        ("common + 2-of-3 ReLN", "mixed", (g.m_reln, g.m_reln_above)),
+        ("common + single-context ReLN", "single", (g.m_single, g.m_single_above)),
+        ("common + 2-of-3, derived init", "derived", (g.m_derived, g.m_derived_above)),
+    ):
+        rows.append(
+            [label, *(m.value for m in ms), *(g.by_level[f][key] for f in levels)]
+        )
+    spread = [g.by_level[f]["spread"] for f in levels]
+    rows.append(
+        ["two ReLU seeds (spread)", g.m_reln.spread, g.m_reln_above.spread, *spread]
     )
+    rows = [[row[0], *(f"{x:.3f}" for x in row[1:])] for row in rows]
+    headers = ["time gap to the ReLU network", "all levels", "levels above the floor"]
+    return table(rows, headers + [f"level {f:g}" for f in levels])
 
 
 # ---------------------------------------------------------------------- the glue
-
-
-def _glue_task(r: Results):
-    from . import digits_task
-
-    ds, test, task = r.ds, r.test, r.task
-    glue("digits_per_class", r.images_per_class if r.images_per_class else "all")
-    glue("digits_n_train", ds.P // C)
-    glue("digits_n_test", test.P // C)
-    glue("digits_P", ds.P)
-    glue("digits_P_test", test.P)
-    task_all = digits_task(0, r.test_fraction, r.split_seed)  # the paper profile's
-    glue("digits_n_train_all", task_all.train.P // C)
-    glue("digits_n_test_all", task_all.test.P // C)
-    glue("digits_n_images_all", task_all.train.P // C + task_all.test.P // C)
-    glue("digits_scale", task.scale)
-    glue("digits_L0", r.L0)
-    glue("digits_L_linear", r.L_linear)
-    glue("digits_L_linear_frac", r.L_linear / r.L0)
-    glue(
-        "digits_L_linear_class",
-        0.5 * float(np.sum(r.R_star[task.rows()["class"]] ** 2)),
-    )
-    glue("digits_floor", r.floor)
-    glue("digits_floor_frac", r.floor / r.L0)
-    return task_all
-
-
-def _glue_relu(r: Results, task_all) -> None:
-    X, Y = r.ds.X, r.ds.Y
-    s_all = np.linalg.svd(Y @ X.T, compute_uv=False)
-    s1 = float(s_all[0])
-    evals = np.linalg.eigh(X @ X.T)[0]
-    Vt_ = np.linalg.svd(Y @ X.T)[2]
-    d1 = float(Vt_[0] @ (X @ X.T) @ Vt_[0])
-    glue("digits_width", r.relu_width)
-    glue("digits_reln_width", r.reln_width)
-    glue("digits_rank", int(np.sum(s_all > 1e-9 * s1)))
-    glue("digits_std", r.relu_std)
-    glue("digits_s1", s1)
-    glue("digits_lam_bound", (s1 / d1) * float(evals[-1]) / s1)
-    glue("digits_paper_kappa", PAPER.lr * s1)
-    glue("digits_kappa", r.kappa)
-    glue("digits_lr", r.lr)
-    glue("digits_epochs", r.epochs)
-    glue("digits_flow_time", r.kappa * r.epochs)
-    glue("digits_euler_pct", 100 * r.euler[0.5])
-    glue("digits_euler2_pct", 100 * r.euler[2.0])
-    all_images = task_all.train
-    s1_all = float(np.linalg.svd(all_images.Y @ all_images.X.T, compute_uv=False)[0])
-    glue("digits_s1_all", s1_all)
-    glue("digits_paper_kappa_all", PAPER.lr * s1_all)
-    loss = r.relu.loss
-    t_lev = np.array([level_times(L) for L in loss])
-    glue("digits_t50", _med(t_lev[:, 0]))
-    glue(
-        "digits_t10",
-        _med(t_lev[:, 1]) if np.all(np.isfinite(t_lev[:, 1])) else "never",
-    )
-    glue("digits_relu_final", _med(loss[:, -1]))
-    glue("digits_relu_spread", match(loss, loss).spread)
-    glue("digits_relu_final_frac", _med(loss[:, -1]) / r.L0)
-    for part in ("error", "class_error", "context_error"):
-        glue(f"digits_train_{part}", 100 * _med(r.err_train[part]))
-        glue(f"digits_test_{part}", 100 * _med(r.err_test[part]))
-    glue("digits_test_error_lo", 100 * float(np.min(r.err_test["error"])))
-    glue("digits_test_error_hi", 100 * float(np.max(r.err_test["error"])))
 
 
 def _kind_counts(kinds_all) -> dict:
@@ -276,96 +156,116 @@ def _kind_counts(kinds_all) -> dict:
     }
 
 
-def _glue_algorithm1(r: Results) -> None:
-    from . import answers, live_samples
-
-    sa, best = r.samples_all, r.best
-    dead_exact = 1 - live_samples(sa)[1]  # off for every datapoint
-    allon = r.samples.counts[r.samples.patterns.all(axis=1)].sum() / sa.n_samples
-    glue("digits_trainings", r.trainings)
-    glue("digits_rows", sa.n_samples)
-    glue("digits_distinct", len(sa.patterns))
-    glue("digits_distinct_pct", 100 * len(sa.patterns) / sa.n_samples)
-    glue("digits_gdln_width", r.gdln_width)
-    glue("digits_k_interval", "{}-{}".format(*r.k_bend["interval"]))
-    glue("digits_k_check_interval", "{}-{}".format(*r.k_check["interval"]))
-    glue("digits_collapse_s", r.t_collapse)
-    glue("digits_dead_share", float(1 - r.live_share))
-    glue("digits_dead_exact_share", float(dead_exact))
-    glue("digits_allon_share", float(allon))
-    glue("digits_best_k", r.best_k)
-    glue("digits_k_within", r.k_within)
-    glue("digits_best_patterns", ", ".join(r.best_patterns))
-    glue(
-        "digits_best_kinds",
-        ", ".join(f"{p} ({k})" for p, k in zip(r.best_patterns, r.best_src["kind"])),
-    )
-    glue(
-        "digits_test_gdln",
-        100 * _med(r.err_gdln[r.best_k]["error"])
-        if r.best_k in r.err_gdln
-        else float("nan"),
-    )
-    glue(
-        "digits_train_gdln",
-        100 * _med(answers(best.run.records["outputs"][:, -1], r.task)["error"])
-        if best.run
-        else float("nan"),
-    )
-    glue("digits_gdln_final", _med(best.run.loss[:, -1]) if best.run else r.L0)
-    n = _kind_counts(r.kinds_all)
-    glue("digits_n_centroids", sum(len(k) for k in r.kinds_all))
-    glue("digits_n_ctx", n["context"])
-    glue("digits_n_both", n["both"])
-    glue("digits_n_item", n["item"])
-    glue("digits_kmeans_n_init", r.kmeans_n_init)
-    glue("digits_elbow_seeds", r.elbow_seeds)
-    glue("digits_tol", r.gate_tolerance)
-    glue("digits_err_ratio", float(r.errors[0] / r.errors[-1]))
-    glue(
-        "digits_k_agree",
-        "the rule and the check agree"
-        if r.best_k == r.k_within and r.k_bend["interval"][0] == r.k_bend["interval"][1]
-        else "the rule and the check (or the GDLN seeds) disagree, so the curve has no "
-        "clear elbow and K* is a choice, not a finding",
-    )
-    glue("digits_k_max", r.k_max)
-
-
-def _floor_times(r: Results) -> list:
+def _floor_times(r: _Reading) -> list:
     """Per ReLU seed, the first epoch its loss is at or below the floor (None:
     never)."""
     return [
-        int(np.argmax(L <= r.floor)) if np.any(L <= r.floor) else None
-        for L in r.relu.loss
+        int(np.argmax(L <= r.ref.floor)) if np.any(L <= r.ref.floor) else None
+        for L in r.runs.relu.loss
     ]
 
 
-def _glue_census(r: Results) -> None:
-    from . import GATE_KINDS
+def _glue_task(r: _Reading):
+    ds, test, ref = r.ds, r.test, r.ref
+    task_all = digits_task(0, r.p.test_fraction, r.p.split_seed)  # the paper profile's
+    n_all = (task_all.train.P // C, task_all.test.P // C)
+    glue_many("digits", {
+        "per_class": r.p.images_per_class if r.p.images_per_class else "all",
+        "n_train": ds.P // C, "n_test": test.P // C, "P": ds.P, "P_test": test.P,
+        "n_train_all": n_all[0], "n_test_all": n_all[1], "n_images_all": sum(n_all),
+        "scale": r.runs.task.scale, "L0": ref.L0, "L_linear": ref.linear,
+        "L_linear_frac": ref.linear / ref.L0, "L_linear_class": ref.linear_class,
+        "floor": ref.floor, "floor_frac": ref.floor / ref.L0,
+    })  # fmt: skip
+    return task_all
 
-    census, relu = r.census, r.relu
-    for tag, e in (("early", r.early), ("final", r.epochs)):
+
+def _glue_relu(r: _Reading, task_all) -> None:
+    X, Y, p, euler, err = r.ds.X, r.ds.Y, r.p, r.runs.euler, r.err
+    s_all = np.linalg.svd(Y @ X.T, compute_uv=False)
+    s1 = float(s_all[0])
+    evals = np.linalg.eigh(X @ X.T)[0]
+    Vt_ = np.linalg.svd(Y @ X.T)[2]
+    d1 = float(Vt_[0] @ (X @ X.T) @ Vt_[0])
+    all_images = task_all.train
+    s1_all = float(np.linalg.svd(all_images.Y @ all_images.X.T, compute_uv=False)[0])
+    loss = r.runs.relu.loss
+    t_lev = np.array([level_times(L) for L in loss])
+    t10 = med(t_lev[:, 1]) if np.all(np.isfinite(t_lev[:, 1])) else "never"
+    glue_many("digits", {
+        "width": p.relu_width, "reln_width": p.reln_width,
+        "rank": int(np.sum(s_all > 1e-9 * s1)), "std": p.relu_std, "s1": s1,
+        "lam_bound": (s1 / d1) * float(evals[-1]) / s1, "paper_kappa": PAPER.lr * s1,
+        "kappa": p.kappa, "lr": r.lr, "epochs": p.epochs,
+        "flow_time": p.kappa * p.epochs, "euler_pct": 100 * euler[0.5],
+        "euler2_pct": 100 * euler[2.0], "s1_all": s1_all,
+        "paper_kappa_all": PAPER.lr * s1_all, "t50": med(t_lev[:, 0]), "t10": t10,
+        "relu_final": med(loss[:, -1]), "relu_spread": match(loss, loss).spread,
+        "relu_final_frac": med(loss[:, -1]) / r.ref.L0,
+        "test_error_lo": 100 * float(np.min(err["test"]["error"])),
+        "test_error_hi": 100 * float(np.max(err["test"]["error"])),
+    })  # fmt: skip
+    for part in ("error", "class_error", "context_error"):
+        glue(f"digits_train_{part}", 100 * med(err["train"][part]))
+        glue(f"digits_test_{part}", 100 * med(err["test"][part]))
+
+
+def _glue_algorithm1(r: _Reading) -> None:
+    sa, el, p = r.runs.samples_all, r.el, r.p
+    best, kb = el.best, el.k_bend
+    dead_exact = 1 - live_samples(sa)[1]  # off for every datapoint
+    allon = r.samples.counts[r.samples.patterns.all(axis=1)].sum() / sa.n_samples
+    n = _kind_counts(el.kinds_all)
+    agree = el.best_k == el.k_within and kb["interval"][0] == kb["interval"][1]
+    train_out = best.run.records["outputs"][:, -1] if best.run else None
+    glue_many("digits", {
+        "trainings": p.trainings, "rows": sa.n_samples, "distinct": len(sa.patterns),
+        "distinct_pct": 100 * len(sa.patterns) / sa.n_samples,
+        "gdln_width": r.gdln_width, "k_interval": "{}-{}".format(*kb["interval"]),
+        "k_check_interval": "{}-{}".format(*el.k_check["interval"]),
+        "collapse_s": r.runs.t_collapse, "dead_share": float(1 - r.live_share),
+        "dead_exact_share": float(dead_exact), "allon_share": float(allon),
+        "best_k": el.best_k, "k_within": el.k_within,
+        "best_patterns": ", ".join(el.best_patterns),
+        "best_kinds": ", ".join(
+            f"{q} ({k})" for q, k in zip(el.best_patterns, el.best_src["kind"])
+        ),
+        "test_gdln": 100 * med(el.err_gdln[el.best_k]["error"])
+        if el.best_k in el.err_gdln else float("nan"),
+        "train_gdln": 100 * med(answers(train_out, r.runs.task)["error"])
+        if best.run else float("nan"),
+        "gdln_final": med(best.run.loss[:, -1]) if best.run else r.ref.L0,
+        "n_centroids": sum(len(k) for k in el.kinds_all), "n_ctx": n["context"],
+        "n_both": n["both"], "n_item": n["item"], "kmeans_n_init": p.kmeans_n_init,
+        "elbow_seeds": p.elbow_seeds, "tol": p.gate_tolerance,
+        "err_ratio": float(el.errors[0] / el.errors[-1]),
+        "k_agree": "the rule and the check agree" if agree
+        else "the rule and the check (or the GDLN seeds) disagree, so the curve has "
+        "no clear elbow and K* is a choice, not a finding",
+        "k_max": p.k_max,
+    })  # fmt: skip
+
+
+def _glue_census(r: _Reading) -> None:
+    census, relu = r.runs.census, r.runs.relu
+    for tag, e in (("early", r.cen.early), ("final", r.p.epochs)):
         i = relu.index(e)
         for k in (*CLASSES, *GATE_KINDS, "by_class"):
-            glue(f"digits_{tag}_{k}", _med(census[k][:, i]))
-    glue("digits_early", r.early)
-    at = r.census_at[f"epoch {r.early}"]
-    glue("digits_early_cm", at["common"] + at["mixed"])
+            glue(f"digits_{tag}_{k}", med(census[k][:, i]))
+    at = r.cen.at[f"epoch {r.cen.early}"]
     t_floor = _floor_times(r)
-    glue(
-        "digits_t_floor",
-        int(_med([t for t in t_floor if t is not None]))
-        if all(t is not None for t in t_floor)
-        else "never",
-    )
     t_rec = relu.record_epochs
     snap_at_floor = [
         census["snap_change"][s, int(np.argmin(np.abs(t_rec - t)))]
         for s, t in enumerate(t_floor)
         if t is not None
     ]
-    glue("digits_snap_at_floor", _med(snap_at_floor) if snap_at_floor else float("nan"))
+    glue_many("digits", {
+        "early": r.cen.early, "early_cm": at["common"] + at["mixed"],
+        "t_floor": int(med([t for t in t_floor if t is not None]))
+        if all(t is not None for t in t_floor) else "never",
+        "snap_at_floor": med(snap_at_floor) if snap_at_floor else float("nan"),
+    })  # fmt: skip
 
 
 def _ratio(c: dict) -> float:
@@ -373,28 +273,26 @@ def _ratio(c: dict) -> float:
     return c["single"] / c["mixed"] if c["mixed"] > 0 else float("inf")
 
 
-def _chance(r: Results) -> dict:
+def _chance(r: _Reading) -> dict:
     """The census's single / 2-of-3 ratio early and at the end, beside chance: the
     network at initialisation and the trained one with the contexts shuffled."""
-    early, final = r.census_at[f"epoch {r.early}"], r.census_at[f"epoch {r.epochs}"]
-    sh_e, sh_f = r.census_shuffled[r.early], r.census_shuffled[r.epochs]
+    early, final = r.cen.at[f"epoch {r.cen.early}"], r.cen.at[f"epoch {r.p.epochs}"]
+    sh_e, sh_f = r.cen.shuffled[r.cen.early], r.cen.shuffled[r.p.epochs]
     return {
         "early": _ratio(early),
         "final": _ratio(final),
-        "init": _ratio(r.census_init),
+        "init": _ratio(r.cen.init),
         "shuffled_early": _ratio(sh_e),
         "shuffled_final": _ratio(sh_f),
     }
 
 
-def _census_chance_words(r: Results) -> tuple[str, str]:
+def _census_chance_words(r: _Reading) -> tuple[str, str]:
     """The census against chance: a sentence of numbers, and what they say."""
-    from . import compare_to_chance
-
     q = _chance(r)
-    at = r.census_at
-    e, f = at[f"epoch {r.early}"], at[f"epoch {r.epochs}"]
-    i, se, sf = r.census_init, r.census_shuffled[r.early], r.census_shuffled[r.epochs]
+    at = r.cen.at
+    e, f = at[f"epoch {r.cen.early}"], at[f"epoch {r.p.epochs}"]
+    i, se, sf = r.cen.init, r.cen.shuffled[r.cen.early], r.cen.shuffled[r.p.epochs]
 
     def cms(c):
         return (
@@ -403,9 +301,9 @@ def _census_chance_words(r: Results) -> tuple[str, str]:
         )
 
     numbers = (
-        f"when the loss has halved (epoch {r.early}) the census reads {cms(e)}; at "
-        f"initialisation {cms(i)}; with the contexts shuffled {cms(se)}. At the end "
-        f"(epoch {r.epochs}): {cms(f)}; shuffled {cms(sf)}."
+        f"when the loss has halved (epoch {r.cen.early}) the census reads {cms(e)}; "
+        f"at initialisation {cms(i)}; with the contexts shuffled {cms(se)}. At the "
+        f"end (epoch {r.p.epochs}): {cms(f)}; shuffled {cms(sf)}."
     )
     base_e = {"initialisation": q["init"], "shuffled": q["shuffled_early"]}
     base_f = {"initialisation": q["init"], "shuffled": q["shuffled_final"]}
@@ -422,18 +320,18 @@ def _census_chance_words(r: Results) -> tuple[str, str]:
     lead = "single-context" if f["single"] > f["mixed"] else "2-of-3"
     words = (
         f"{early_text} ({q['early']:.2f} against {q['init']:.2f} at initialisation "
-        f"and {q['shuffled_early']:.2f} with shuffled contexts). By the end "
-        f"{lead} units hold more of the weight ({f['single']:.2f} single-context "
-        f"against {f['mixed']:.2f} 2-of-3, ratio {q['final']:.2f}, {where_f} the "
-        "range chance gives)."
+        f"and {q['shuffled_early']:.2f} with shuffled contexts). By the end {lead} "
+        f"units hold more of the weight ({f['single']:.2f} single-context against "
+        f"{f['mixed']:.2f} 2-of-3, ratio {q['final']:.2f}, {where_f} the range chance "
+        "gives)."
     )
     return numbers, words
 
 
-def _cluster_words(r: Results) -> str:
+def _cluster_words(r: _Reading) -> str:
     """Algorithm 1's clusters at the elbow by class, and read with shuffled
     contexts."""
-    c, sh = r.best_classes, r.best_classes_shuffled
+    c, sh = r.el.best_classes, r.el.best_classes_shuffled
 
     def shares(x):
         return (
@@ -452,22 +350,22 @@ def _cluster_words(r: Results) -> str:
         verdict = "single-context and 2-of-3 clusters weigh the same"
     return (
         f"By share of the sampled rows its clusters are {shares(c)}: {verdict} (with "
-        f"the contexts shuffled over the datapoints the same centroids read "
+        "the contexts shuffled over the datapoints the same centroids read "
         f"{shares(sh)})."
     )
 
 
-def _whitened_words(r: Results) -> str:
+def _whitened_words(r: _Reading) -> str:
     """Whether whitening leaves the two ReLNs distinguishable."""
-    w = r.controls["whitened pixels"]
+    w = r.runs.controls["whitened pixels"]
     a, b = w["mixed"].value, w["single"].value
     sp = w["mixed"].spread
     lv = ", ".join(f"{f:g}" for f in w["levels"])
     if abs(a - b) <= sp:
         return (
-            f"With whitened pixels the two ReLNs cannot be told apart: their gaps to "
-            f"the ReLU network, {a:.3f} (2-of-3) and {b:.3f} (single-context) over the "
-            f"levels {lv}, differ by {abs(a - b):.3f}, less than the seed spread "
+            "With whitened pixels the two ReLNs cannot be told apart: their gaps to "
+            f"the ReLU network, {a:.3f} (2-of-3) and {b:.3f} (single-context) over "
+            f"the levels {lv}, differ by {abs(a - b):.3f}, less than the seed spread "
             f"{sp:.3f}; whitening erases the difference between the paper's ReLN and "
             "its alternative on this task."
         )
@@ -480,65 +378,16 @@ def _whitened_words(r: Results) -> str:
     )
 
 
-def _per_level(r: Results) -> dict:
-    """The two ReLNs' time gaps to the ReLU network at each timing level alone (the
-    levels some seed of the ReLU network reaches)."""
-    out = {}
-    for f in r.above:
-        try:
-            m = {
-                k: match(r.relu.loss, r.runs[k].loss, levels=(f,))
-                for k in ("mixed", "single")
-            }
-        except ValueError:  # a level no ReLU seed (or no ReLN) reaches
-            continue
-        out[f] = {k: v.value for k, v in m.items()} | {"spread": m["mixed"].spread}
-    return out
-
-
-def _glue_chance(r: Results) -> None:
+def _glue_chance(r: _Reading) -> None:
     numbers, words = _census_chance_words(r)
-    glue("digits_chance_table", numbers)
-    glue("digits_census_words", words[0].upper() + words[1:])
-    alg1 = _cluster_words(r)
-    glue("digits_alg1_words", alg1)
-    glue("digits_whitened_words", _whitened_words(r))
-    glue("digits_floor_margin", r.floor_margin)
-    glue("digits_n_above", len(r.above))
-    lv = _per_level(r)
-    nearer = [f for f, g in lv.items() if g["mixed"] < g["single"]]
-    apart = [f for f, g in lv.items() if g["single"] - g["mixed"] > NM * g["spread"]]
-    glue(
-        "digits_levels_words",
-        f"the 2-of-3 ReLN is the nearer at {len(nearer)} of the {len(lv)} levels "
-        + "("
-        + "; ".join(
-            f"{f:g}: {g['mixed']:.3f} against {g['single']:.3f}" for f, g in lv.items()
-        )
-        + f"), and nearer by more than {NM:g} x the seed spread at {len(apart)}",
-    )
-    faster = _t50(r, "mixed") < _t50(r, "single")
-    glue(
-        "digits_prop42_words",
-        "as Proposition 4.2 predicts" if faster else "against Proposition 4.2",
-    )
-    better = r.m_reln_above.value < r.m_single_above.value
-    glue(
-        "digits_nearer_words", "nearer to it than" if better else "no nearer to it than"
-    )
-    glue(
-        "digits_better_words",
-        "the paper's common + 2-of-3 ReLN is the nearer of the two candidates"
-        if better
-        else "the paper's common + 2-of-3 ReLN is not the nearer of the two candidates",
-    )
-    q = _chance(r)
-    from . import compare_to_chance
-
+    g, c, q = r.gaps, r.el.best_classes, _chance(r)
+    lv = g.per_level
+    nearer = [f for f, x in lv.items() if x["mixed"] < x["single"]]
+    apart = [f for f, x in lv.items() if x["single"] - x["mixed"] > NM * x["spread"]]
+    better = g.m_reln_above.value < g.m_single_above.value
     where = compare_to_chance(
         q["early"], {"init": q["init"], "shuffled": q["shuffled_early"]}
     )
-    c = r.best_classes
     if where == "below" and c["mixed"] > c["single"]:
         lead = "Yes, early in learning, and beyond chance."
     elif where == "below":
@@ -546,38 +395,44 @@ def _glue_chance(r: Results) -> None:
         lead += "but Algorithm 1's clusters do not."
     else:
         lead = "Not beyond chance."
-    e = r.census_at[f"epoch {r.early}"]
-    glue(
-        "digits_conclusion_words",
-        f"{lead} When the loss has halved {e['common'] + e['mixed']:.2f} of the ReLU "
-        f"network's weight is in always-on and 2-of-3 units and {e['single']:.2f} in "
-        "single-context ones (Section 4 reports none): a single / 2-of-3 ratio of "
-        f"{q['early']:.2f}, against {q['init']:.2f} at initialisation and "
-        f"{q['shuffled_early']:.2f} with the contexts shuffled. At the end the ratio "
-        f"is {q['final']:.2f}, and at K* = {r.best_k} Algorithm 1 puts "
-        f"{c['single']:.2f} of the rows in single-context clusters against "
-        f"{c['mixed']:.2f} in 2-of-3 ones.",
-    )
-    m = r.m_reln_above.value < r.m_single_above.value
-    glue(
-        "digits_reviewers_words",
-        f"Algorithm 1 finds an always-on cluster ({c['common']:.2f} of the rows) and "
-        f"clusters on in some contexts only, {c['single']:.2f} single-context against "
-        f"{c['mixed']:.2f} 2-of-3 at K* = {r.best_k}; in the census {words} Of the two "
-        "ReLNs the paper's 2-of-3 one is "
-        + ("the nearer" if m else "not the nearer")
-        + f" to the ReLU network over the {len(r.above)} levels above the floor "
-        f"({r.m_reln_above.value:.3f} against {r.m_single_above.value:.3f}), with a "
-        "race reduction that predicts it. " + _whitened_words(r),
-    )
+    e = r.cen.at[f"epoch {r.cen.early}"]
+    two = "the paper's common + 2-of-3 ReLN is"
+    glue_many("digits", {
+        "chance_table": numbers, "census_words": words[0].upper() + words[1:],
+        "alg1_words": _cluster_words(r), "whitened_words": _whitened_words(r),
+        "floor_margin": r.p.floor_margin, "n_above": len(g.above),
+        "levels_words": f"the 2-of-3 ReLN is the nearer at {len(nearer)} of the "
+        f"{len(lv)} levels ("
+        + "; ".join(f"{f:g}: {x['mixed']:.3f} against {x['single']:.3f}"
+                    for f, x in lv.items())
+        + f"), and nearer by more than {NM:g} x the seed spread at {len(apart)}",
+        "prop42_words": "as Proposition 4.2 predicts"
+        if _t50(r, "mixed") < _t50(r, "single") else "against Proposition 4.2",
+        "nearer_words": "nearer to it than" if better else "no nearer to it than",
+        "better_words": f"{two} the nearer of the two candidates" if better
+        else f"{two} not the nearer of the two candidates",
+        "conclusion_words": f"{lead} When the loss has halved "
+        f"{e['common'] + e['mixed']:.2f} of the ReLU network's weight is in always-on "
+        f"and 2-of-3 units and {e['single']:.2f} in single-context ones (Section 4 "
+        f"reports none): a single / 2-of-3 ratio of {q['early']:.2f}, against "
+        f"{q['init']:.2f} at initialisation and {q['shuffled_early']:.2f} with the "
+        f"contexts shuffled. At the end the ratio is {q['final']:.2f}, and at K* = "
+        f"{r.el.best_k} Algorithm 1 puts {c['single']:.2f} of the rows in "
+        f"single-context clusters against {c['mixed']:.2f} in 2-of-3 ones.",
+        "reviewers_words": f"Algorithm 1 finds an always-on cluster "
+        f"({c['common']:.2f} of the rows) and clusters on in some contexts only, "
+        f"{c['single']:.2f} single-context against {c['mixed']:.2f} 2-of-3 at K* = "
+        f"{r.el.best_k}; in the census {words} Of the two ReLNs the paper's 2-of-3 "
+        f"one is {'the nearer' if better else 'not the nearer'} to the ReLU network "
+        f"over the {len(g.above)} levels above the floor ({g.m_reln_above.value:.3f} "
+        f"against {g.m_single_above.value:.3f}), with a race reduction that predicts "
+        "it. " + _whitened_words(r),
+    })  # fmt: skip
 
 
-def _t50(r: Results, kind: str) -> float:
-    return _med([level_times(L, (0.5,))[0] for L in r.runs[kind].loss])
-
-
-#: The census's classes, as the page reads them.
-CLASSES = ("common", "mixed", "single", "other", "item_dependent", "snap_change")
+def _t50(r: _Reading, kind: str) -> float:
+    """The ReLN ``kind``'s median epoch of L0 / 2."""
+    return med([level_times(L, (0.5,))[0] for L in r.runs.relns[kind].loss])
 
 
 def _parting(by_level: dict) -> tuple[str, float | None]:
@@ -607,296 +462,306 @@ def _parting(by_level: dict) -> tuple[str, float | None]:
     return "; ".join(text), part
 
 
-def _glue_relns(r: Results) -> None:
-    glue("digits_above", ", ".join(f"{f:g}" for f in r.above))
-    for key, m in (
-        ("reln", r.m_reln),
-        ("single", r.m_single),
-        ("reln_above", r.m_reln_above),
-        ("single_above", r.m_single_above),
-        ("gdln", r.m_gdln),
-    ):
+def _glue_relns(r: _Reading) -> None:
+    g, relns, diag = r.gaps, r.runs.relns, r.diag
+    for key in ("reln", "single", "reln_above", "single_above", "gdln"):
+        m = getattr(g, f"m_{key}")
         glue(f"digits_m_{key}", m.value)
         glue(f"digits_m_{key}_spread", m.spread)
-    glue("digits_pred_mixed", r.m_pred["mixed"].value)
-    glue("digits_pred_single", r.m_pred["single"].value)
-    glue("digits_pred_spread", r.m_pred["mixed"].spread)
-    glue("digits_reln_final", _med(r.runs["mixed"].loss[:, -1]))
-    glue("digits_single_final", _med(r.runs["single"].loss[:, -1]))
-    glue("digits_test_reln", 100 * _med(r.err_reln["mixed"]["error"]))
-    glue("digits_test_single", 100 * _med(r.err_reln["single"]["error"]))
-    glue("digits_diag_task", r.diag_task["offdiag"])
-    glue("digits_leak_task", r.diag_task["leak"])
-    glue("digits_diag_s4", r.diag_s4["offdiag"])
-    ctx_names = [n for n in r.diag_paths if n != "common"]
-    glue("digits_diag_paths", max(r.diag_paths[n]["offdiag"] for n in ctx_names))
-    glue("digits_leak_paths", max(r.diag_paths[n]["leak"] for n in ctx_names))
-    t_r = np.array([level_times(L) for L in r.runs["mixed"].loss])
-    t_s = np.array([level_times(L) for L in r.runs["single"].loss])
-    glue("digits_t50_reln", _med(t_r[:, 0]))
-    glue("digits_t50_single", _med(t_s[:, 0]))
-    faster = _med(t_r[:, 0]) < _med(t_s[:, 0])
-    by_level = r.by_level
-    glue("digits_parting", _parting(by_level)[0])
+    ctx_names = [n for n in diag["paths"] if n != "common"]
+    t50 = {k: _t50(r, k) for k in ("mixed", "single")}
+    by_level = g.by_level
     upper = [f for f in by_level if f > 0.5]
     early_max = max(max(by_level[f]["mixed"], by_level[f]["single"]) for f in upper)
-    glue("digits_early_max", early_max)
-    glue("digits_early_max_pct", 100 * (np.exp(early_max) - 1))
     f0 = list(by_level)[0]
-    glue("digits_first_level", f"{f0:g}")
-    glue("digits_first_matched", by_level[f0]["mixed"])
-    glue("digits_first_derived", by_level[f0]["derived"])
-    glue("digits_first_spread", by_level[f0]["spread"])
-    glue("digits_m_derived_above", r.m_derived_above.value)
+    derived = r.runs.starts["derived"]
     ratios = []
-    for name in r.net_d.pathway_names():
-        sl = r.net_d.pathway_slice(name)
-        W2_p = r.p0_d[-1][:, :, sl]  # readout weights of the pathway, per seed
-        ratios.append(f"{name} {np.median(W2_p.std(axis=(1, 2))) / r.relu_std:.2f}")
-    glue("digits_derived_stds", ", ".join(ratios))
-    glue("digits_mixed_vs_single", "faster" if faster else "slower")
+    for name in derived.net.pathway_names():
+        W2_p = derived.params0[-1][:, :, derived.net.pathway_slice(name)]  # readout
+        ratios.append(f"{name} {np.median(W2_p.std(axis=(1, 2))) / r.p.relu_std:.2f}")
+    glue_many("digits", {
+        "above": ", ".join(f"{f:g}" for f in g.above),
+        "pred_mixed": g.m_pred["mixed"].value, "pred_single": g.m_pred["single"].value,
+        "pred_spread": g.m_pred["mixed"].spread,
+        "reln_final": med(relns["mixed"].loss[:, -1]),
+        "single_final": med(relns["single"].loss[:, -1]),
+        "test_reln": 100 * med(r.err_reln["mixed"]["error"]),
+        "test_single": 100 * med(r.err_reln["single"]["error"]),
+        "diag_task": diag["task"]["offdiag"], "leak_task": diag["task"]["leak"],
+        "diag_s4": diag["section4"]["offdiag"],
+        "diag_paths": max(diag["paths"][n]["offdiag"] for n in ctx_names),
+        "leak_paths": max(diag["paths"][n]["leak"] for n in ctx_names),
+        "t50_reln": t50["mixed"], "t50_single": t50["single"],
+        "parting": _parting(by_level)[0], "early_max": early_max,
+        "early_max_pct": 100 * (np.exp(early_max) - 1), "first_level": f"{f0:g}",
+        "first_matched": by_level[f0]["mixed"],
+        "first_derived": by_level[f0]["derived"],
+        "first_spread": by_level[f0]["spread"],
+        "m_derived_above": g.m_derived_above.value,
+        "derived_stds": ", ".join(ratios),
+        "mixed_vs_single": "faster" if t50["mixed"] < t50["single"] else "slower",
+    })  # fmt: skip
 
 
-def _leads(r: Results) -> tuple[dict, dict]:
+def _leads(r: _Reading) -> tuple[dict, dict]:
     """The early and the late lead of the ReLU network, per control."""
-    from . import relu_ahead, relu_ends_lower
-
-    ahead = {k: relu_ahead(c, NM) for k, c in r.controls.items()}
-    late = {k: relu_ends_lower(c, NM) for k, c in r.controls.items()}
+    ahead = {k: relu_ahead(c, NM) for k, c in r.runs.controls.items()}
+    late = {k: relu_ends_lower(c, NM) for k, c in r.runs.controls.items()}
     return ahead, late
 
 
-def _glue_controls(r: Results, ahead: dict, late: dict) -> None:
-    from . import explain_controls
+def _glue_controls(r: _Reading, ahead: dict, late: dict) -> None:
+    def names(d, v):
+        return ", ".join(k for k, x in d.items() if x == v) or "none"
 
-    glue("digits_n_seeds", len(r.SEEDS))
-    glue("digits_nm", NM)
-    glue("digits_ahead_list", ", ".join(k for k, v in ahead.items() if v) or "none")
-    glue(
-        "digits_behind_list", ", ".join(k for k, v in ahead.items() if not v) or "none"
-    )
-    glue("digits_lower_list", ", ".join(k for k, v in late.items() if v) or "none")
-    glue(
-        "digits_not_lower_list",
-        ", ".join(k for k, v in late.items() if not v) or "none",
-    )
-    for tag, k in (
-        ("aff", "affine targets"),
-        ("wht", "whitened pixels"),
-        ("rnd", "random context labels"),
-        ("task", "the task"),
-    ):
-        c = r.controls[k]
-        glue(f"digits_c_{tag}_mixed", c["mixed"].value)
-        glue(f"digits_c_{tag}_single", c["single"].value)
-        glue(f"digits_c_{tag}_spread", c["mixed"].spread)
-        glue(f"digits_c_{tag}_hi", c["mixed"].spread_interval[1])
-        glue(f"digits_c_{tag}_floor", c["floor"])
-        glue(f"digits_c_{tag}_snap", c["snap_change"])
-    leads = {k: {"early": ahead[k], "late": late[k]} for k in r.controls}
-    finals = {k: c["final"] for k, c in r.controls.items()}
-    glue("digits_explanation", explain_controls(leads, finals))
+    tags = {"aff": "affine targets", "wht": "whitened pixels"}
+    tags |= {"rnd": "random context labels", "task": "the task"}
+    for tag, k in tags.items():
+        c = r.runs.controls[k]
+        glue_many(f"digits_c_{tag}", {
+            "mixed": c["mixed"].value, "single": c["single"].value,
+            "spread": c["mixed"].spread, "hi": c["mixed"].spread_interval[1],
+            "floor": c["floor"], "snap": c["snap_change"],
+        })  # fmt: skip
+    leads = {k: {"early": ahead[k], "late": late[k]} for k in r.runs.controls}
+    finals = {k: c["final"] for k, c in r.runs.controls.items()}
+    glue_many("digits", {
+        "n_seeds": r.p.seeds, "nm": NM, "ahead_list": names(ahead, True),
+        "behind_list": names(ahead, False), "lower_list": names(late, True),
+        "not_lower_list": names(late, False),
+        "explanation": explain_controls(leads, finals),
+    })  # fmt: skip
 
 
 # ------------------------------------------------------------------- the records
 
 
-def _records(rec, r: Results, ahead: dict, late: dict) -> dict:
-    from . import controls_record
+def _records_alg1(r: _Reading) -> list:
+    """Algorithm 1's records: ``(name, evidence, note)`` each."""
+    ds, kb, kc, src = r.ds, r.el.k_bend, r.el.k_check, r.el.best_src
+    n = _kind_counts(r.el.kinds_all)
+    return [
+        (
+            "best_k",
+            {
+                "bend rule": {
+                    "k": int(r.el.best_k),
+                    "per_gdln_seed": kb["per_seed"],
+                    "interval": list(kb["interval"]),
+                },
+                "factor-2 rule": {
+                    "k": int(r.el.k_within),
+                    "per_gdln_seed": kc["per_seed"],
+                    "interval": list(kc["interval"]),
+                },
+            },
+            "elbow of the output MSE between the ReLU network and the GDLN of the K "
+            f"binarised centroids, K = 1..{r.p.k_max}, bend rule of the gate-finding "
+            f"chapter on the median over {r.p.elbow_seeds} GDLN seeds (per seed: "
+            f"{kb['per_seed']}); factor-2 check: K = {r.el.k_within} (per seed: "
+            f"{kc['per_seed']}); errors "
+            + ", ".join(f"{e:.3g}" for e in r.el.errors)
+            + f"; {r.p.trainings} trainings sampled every {r.p.sample_every} epochs, "
+            f"{r.runs.samples_all.n_samples} rows, rows on for <= "
+            f"{r.p.gate_tolerance} of the datapoints ({1 - r.live_share:.2f}) dropped "
+            f"before k-means ({r.p.kmeans_n_init} restarts), "
+            f"{len(r.samples.patterns)} distinct live rows of {ds.P} entries.",
+        ),
+        (
+            "k_patterns_context_level",
+            list(r.el.best_patterns),
+            "binarised centroids at the elbow as context-level on/off strings (on in "
+            "a context when on for at least half its images); shares "
+            + ", ".join(f"{w:.2f}" for w in r.el.best.clustering.shares)
+            + "; by class "
+            + ", ".join(f"{k} {v:.2f}" for k, v in r.el.best_classes.items())
+            + "; read with the contexts shuffled over the datapoints "
+            + ", ".join(f"{k} {v:.2f}" for k, v in r.el.best_classes_shuffled.items())
+            + ".",
+        ),
+        (
+            "k_patterns_gate_on",
+            [str(k) for k in src["kind"]],
+            "what each centroid at the elbow is a function of, to "
+            f"{r.p.gate_tolerance} of the datapoints: share differing from its "
+            "context-level gate "
+            + ", ".join(f"{v:.3f}" for v in src["dev_context"])
+            + "; from its image-level gate "
+            + ", ".join(f"{v:.3f}" for v in src["dev_item"])
+            + "; from its class-and-context gate "
+            + ", ".join(f"{v:.3f}" for v in src["dev_class"])
+            + f". Over all K: {n['context']} context only, {n['both']} both, "
+            f"{n['item']} image only.",
+        ),
+    ]
 
-    ds, census, kb, kc = r.ds, r.census, r.k_bend, r.k_check
-    i_early = r.relu.index(r.early)
-    n_seeds = len(r.SEEDS)
-    n = _kind_counts(r.kinds_all)
-    t_floor = _floor_times(r)
-    src = r.best_src
-    ctx_names = [p for p in r.diag_paths if p != "common"]
-    gdln_err = r.err_gdln[r.best_k]["error"]
-    out = {}
-    out["best_k"] = rec.add(
-        "best_k",
-        {
-            "bend rule": {
-                "k": int(r.best_k),
-                "per_gdln_seed": kb["per_seed"],
-                "interval": list(kb["interval"]),
-            },
-            "factor-2 rule": {
-                "k": int(r.k_within),
-                "per_gdln_seed": kc["per_seed"],
-                "interval": list(kc["interval"]),
-            },
-        },
-        "elbow of the output MSE between the ReLU network and the GDLN of the K "
-        f"binarised centroids, K = 1..{r.k_max}, bend rule of the gate-finding chapter "
-        f"on the median over {r.elbow_seeds} GDLN seeds (per seed: {kb['per_seed']}); "
-        f"factor-2 check: K = {r.k_within} (per seed: {kc['per_seed']}); errors "
-        + ", ".join(f"{e:.3g}" for e in r.errors)
-        + f"; {r.trainings} trainings sampled every {r.sample_every} epochs, "
-        f"{r.samples_all.n_samples} rows, rows on for <= {r.gate_tolerance} of the "
-        f"datapoints ({1 - r.live_share:.2f}) dropped before "
-        f"k-means ({r.kmeans_n_init} restarts), {len(r.samples.patterns)} distinct "
-        f"live rows of {ds.P} entries.",
-    )
-    out["k_patterns_context_level"] = rec.add(
-        "k_patterns_context_level",
-        list(r.best_patterns),
-        "binarised centroids at the elbow as context-level on/off strings (on in a "
-        "context when on for at least half its images); shares "
-        + ", ".join(f"{w:.2f}" for w in r.best.clustering.shares)
-        + "; by class "
-        + ", ".join(f"{k} {v:.2f}" for k, v in r.best_classes.items())
-        + "; read with the contexts shuffled over the datapoints "
-        + ", ".join(f"{k} {v:.2f}" for k, v in r.best_classes_shuffled.items())
-        + ".",
-    )
-    out["k_patterns_gate_on"] = rec.add(
-        "k_patterns_gate_on",
-        [str(k) for k in src["kind"]],
-        f"what each centroid at the elbow is a function of, to {r.gate_tolerance} of "
-        "the datapoints: share differing from its context-level gate "
-        + ", ".join(f"{v:.3f}" for v in src["dev_context"])
-        + "; from its image-level gate "
-        + ", ".join(f"{v:.3f}" for v in src["dev_item"])
-        + "; from its class-and-context gate "
-        + ", ".join(f"{v:.3f}" for v in src["dev_class"])
-        + f". Over all K: {n['context']} context only, {n['both']} both, "
-        f"{n['item']} image only.",
-    )
+
+def _records_census(r: _Reading) -> list:
+    """The census's record."""
+    census, i_early, q = r.runs.census, r.runs.relu.index(r.cen.early), _chance(r)
+    n_seeds = r.p.seeds
     shares = {
         t: " / ".join(
-            f"{_med(census[k][:, i]):.3f}" for k in ("context", "item", "both")
+            f"{med(census[k][:, i]):.3f}" for k in ("context", "item", "both")
         )
         for t, i in (("early", i_early), ("final", -1))
     }
-    q = _chance(r)
     chance = {
-        "epoch 0 (initialisation)": r.census_init,
-        **{f"shuffled contexts, epoch {e}": c for e, c in r.census_shuffled.items()},
+        "epoch 0 (initialisation)": r.cen.init,
+        **{f"shuffled contexts, epoch {e}": c for e, c in r.cen.shuffled.items()},
     }
-    out["census_context_level"] = rec.add(
-        "census_context_level",
-        {**r.census_at, **chance},
-        "single / 2-of-3 weight: early "
-        f"{q['early']:.3f}, final {q['final']:.3f}; chance: at initialisation "
-        f"{q['init']:.3f}, contexts shuffled over the datapoints (seed "
-        f"{r.shuffle_seed}) {q['shuffled_early']:.3f} early and "
-        f"{q['shuffled_final']:.3f} at the end. "
-        "Gating census by weight (conv-census) and the functional census's snap "
-        f"change, median over {n_seeds} seeds, at the record epoch nearest the loss's "
-        f"half-time ({r.early}) and at the end ({r.epochs}); weight in units gating on "
-        f"the context only / image only / both: early {shares['early']}, final "
-        f"{shares['final']}.",
-    )
-    out["reln_vs_relu"] = rec.add(
-        "reln_vs_relu",
-        r.m_reln,
-        "time gap ReLU vs common + 2-of-3 ReLN (one-way, matched init), median over "
-        f"{n_seeds} seeds, all levels; the level 0.1 lies below the ReLN's floor "
-        f"({r.floor / r.L0:.3f} L0), so the gap is a lower bound set by the run's end.",
-    )
-    out["singles_vs_relu"] = rec.add(
-        "singles_vs_relu",
-        r.m_single,
-        "time gap ReLU vs common + single-context ReLN (one-way, matched init), "
-        f"median over {n_seeds} seeds, all levels; alternative: the 2-of-3 ReLN.",
-    )
-    out["reln_vs_relu_above_floor"] = rec.add(
-        "reln_vs_relu_above_floor",
-        r.m_reln_above,
-        f"as reln_vs_relu over the levels at least {r.floor_margin:g} x the ReLN floor "
-        f"({r.above}; candidates {tuple(r.reln_levels)}); per level "
-        + "; ".join(
-            f"{f:g}: {g['mixed']:.4f} (single {g['single']:.4f}, spread "
-            f"{g['spread']:.4f})"
-            for f, g in _per_level(r).items()
-        )
-        + ".",
-    )
-    out["singles_vs_relu_above_floor"] = rec.add(
-        "singles_vs_relu_above_floor",
-        r.m_single_above,
-        f"as singles_vs_relu over the levels at least {r.floor_margin:g} x the ReLN "
-        f"floor ({r.above}).",
-    )
-    out["gap_by_level"] = rec.add(
-        "gap_by_level",
-        {f"{f:g}": g for f, g in r.by_level.items()},
-        "time gap ReLU vs each ReLN at one level at a time (fractions of L0 on a "
-        "fixed grid, those above the ReLN floor), median over seeds, and the ReLU seed "
-        "spread at that level; 'derived': the 2-of-3 ReLN from the derived init "
-        f"(all levels {r.m_derived.value:.4f}, above the floor "
-        f"{r.m_derived_above.value:.4f}).",
-    )
-    out["reln_floor"] = rec.add(
-        "reln_floor",
-        r.floor / r.L0,
-        "lowest loss of any context-gated ReLN (per-context affine fit of the "
-        f"pixels) over L0; best linear map {r.L_linear / r.L0:.3f} L0; ReLU network at "
-        f"the end {_med(r.relu.loss[:, -1]) / r.L0:.4f} L0 (median), below the floor "
-        f"from epoch {'never' if None in t_floor else _med(t_floor)}.",
-    )
-    out["reln_vs_prediction"] = rec.add(
-        "reln_vs_prediction",
-        Evidence(
-            r.m_pred["mixed"].value,
-            spread=r.m_pred["mixed"].spread,
-            per_seed=r.m_pred["mixed"].per_seed,
-            time_gap=True,
+    return [
+        (
+            "census_context_level",
+            {**r.cen.at, **chance},
+            f"single / 2-of-3 weight: early {q['early']:.3f}, final {q['final']:.3f}; "
+            f"chance: at initialisation {q['init']:.3f}, contexts shuffled over the "
+            f"datapoints (seed {r.p.shuffle_seed}) {q['shuffled_early']:.3f} early "
+            f"and {q['shuffled_final']:.3f} at the end. Gating census by weight "
+            "(conv-census) and the functional census's snap change, median over "
+            f"{n_seeds} seeds, at the record epoch nearest the loss's half-time "
+            f"({r.cen.early}) and at the end ({r.p.epochs}); weight in units gating "
+            f"on the context only / image only / both: early {shares['early']}, final "
+            f"{shares['final']}.",
         ),
-        "time gap simulated common + 2-of-3 ReLN vs helpers.core.race.predict "
-        "(nothing fitted), median over seeds; single-context: "
-        f"{r.m_pred['single'].value:.4f}.",
-    )
-    out["assumption_211"] = rec.add(
-        "assumption_211",
-        {
-            "task_offdiag": r.diag_task["offdiag"],
-            "task_leak": r.diag_task["leak"],
-            "pathways_offdiag_max": max(r.diag_paths[p]["offdiag"] for p in ctx_names),
-            "section4_offdiag": r.diag_s4["offdiag"],
-        },
-        "helpers.core.linear.diagonalizability of the task and of the 2-of-3 "
-        "pathways' effective datasets (0 when Assumption 2.1.1 holds).",
-    )
-    err = r.err_test
-    out["test_error_relu"] = rec.add(
-        "test_error_relu",
-        _spread_only(_med(err["error"]), float(np.ptp(err["error"]))),
-        f"share of the {r.test.P} test datapoints answered wrongly (class or context "
-        f"label), median over {n_seeds} seeds (spread: max - min); class wrong "
-        f"{_med(err['class_error']):.3f}, context answer wrong "
-        f"{_med(err['context_error']):.3f}; train {_med(r.err_train['error']):.4f}.",
-    )
-    out["test_error_gdln"] = rec.add(
-        "test_error_gdln",
-        _spread_only(
-            _med(gdln_err), float(np.ptp(gdln_err)) if r.elbow_seeds > 1 else None
+    ]
+
+
+def _records_gaps(r: _Reading) -> list:
+    """The records of the ReLNs' time gaps to the ReLU network."""
+    n_seeds = r.p.seeds
+    return [
+        (
+            "reln_vs_relu",
+            r.gaps.m_reln,
+            "time gap ReLU vs common + 2-of-3 ReLN (one-way, matched init), median "
+            f"over {n_seeds} seeds, all levels; the level 0.1 lies below the ReLN's "
+            f"floor ({r.ref.floor / r.ref.L0:.3f} L0), so the gap is a lower bound "
+            "set by the run's end.",
         ),
-        f"the Algorithm 1 GDLN at K = {r.best_k}, {r.elbow_seeds} seed(s), test gates "
-        "from the nearest training image in the same context; common + 2-of-3 "
-        f"ReLN {_med(r.err_reln['mixed']['error']):.3f}, single-context "
-        f"{_med(r.err_reln['single']['error']):.3f}.",
-    )
-    out["controls"] = rec.add(
-        "controls",
-        controls_record(r.controls, ahead, late),
-        f"ReLU ({r.relu_width} units) vs the two ReLNs ({r.reln_width} units per "
-        f"pathway, matched) on the task and three controls, {n_seeds} seeds; gaps "
-        f"over the levels of {tuple(r.reln_levels)} at least {r.floor_margin:g} x "
-        "each task's floor; relu_ahead (the early lead): halves "
-        f"first and the 2-of-3 gap is beyond {NM:g} x the top of the spread's "
-        "interval; relu_ends_lower (the late lead): final loss below both ReLNs' by "
-        f"more than {NM:g} x the top of the final losses' spread interval.",
-    )
-    out["step_size_check"] = rec.add(
-        "step_size_check",
-        {"half_step": r.euler[0.5], "double_step": r.euler[2.0]},
-        "largest |ln| ratio of the level times with lr/2 (twice the epochs) and 2 lr "
-        f"(half the epochs) to those with lr = {r.kappa} / s_1, seed 0: the Euler "
-        "effect.",
-    )
-    return out
+        (
+            "singles_vs_relu",
+            r.gaps.m_single,
+            "time gap ReLU vs common + single-context ReLN (one-way, matched init), "
+            f"median over {n_seeds} seeds, all levels; alternative: the 2-of-3 ReLN.",
+        ),
+        (
+            "reln_vs_relu_above_floor",
+            r.gaps.m_reln_above,
+            f"as reln_vs_relu over the levels at least {r.p.floor_margin:g} x the "
+            f"ReLN floor ({r.gaps.above}; candidates {tuple(r.p.reln_levels)}); per "
+            "level "
+            + "; ".join(
+                f"{f:g}: {g['mixed']:.4f} (single {g['single']:.4f}, spread "
+                f"{g['spread']:.4f})"
+                for f, g in r.gaps.per_level.items()
+            )
+            + ".",
+        ),
+        (
+            "singles_vs_relu_above_floor",
+            r.gaps.m_single_above,
+            f"as singles_vs_relu over the levels at least {r.p.floor_margin:g} x the "
+            f"ReLN floor ({r.gaps.above}).",
+        ),
+        (
+            "gap_by_level",
+            {f"{f:g}": g for f, g in r.gaps.by_level.items()},
+            "time gap ReLU vs each ReLN at one level at a time (fractions of L0 on a "
+            "fixed grid, those above the ReLN floor), median over seeds, and the "
+            "ReLU seed spread at that level; 'derived': the 2-of-3 ReLN from the "
+            f"derived init (all levels {r.gaps.m_derived.value:.4f}, above the floor "
+            f"{r.gaps.m_derived_above.value:.4f}).",
+        ),
+    ]
+
+
+def _records_floor(r: _Reading) -> list:
+    """The floor, the race reduction and Assumption 2.1.1."""
+    t_floor = _floor_times(r)
+    ctx_names = [p for p in r.diag["paths"] if p != "common"]
+    return [
+        (
+            "reln_floor",
+            r.ref.floor / r.ref.L0,
+            "lowest loss of any context-gated ReLN (per-context affine fit of the "
+            f"pixels) over L0; best linear map {r.ref.linear / r.ref.L0:.3f} L0; ReLU "
+            f"network at the end {med(r.runs.relu.loss[:, -1]) / r.ref.L0:.4f} L0 "
+            "(median), below the floor from epoch "
+            f"{'never' if None in t_floor else med(t_floor)}.",
+        ),
+        (
+            "reln_vs_prediction",
+            Evidence(
+                r.gaps.m_pred["mixed"].value,
+                spread=r.gaps.m_pred["mixed"].spread,
+                per_seed=r.gaps.m_pred["mixed"].per_seed,
+                time_gap=True,
+            ),
+            "time gap simulated common + 2-of-3 ReLN vs helpers.core.race.predict "
+            "(nothing fitted), median over seeds; single-context: "
+            f"{r.gaps.m_pred['single'].value:.4f}.",
+        ),
+        (
+            "assumption_211",
+            {
+                "task_offdiag": r.diag["task"]["offdiag"],
+                "task_leak": r.diag["task"]["leak"],
+                "pathways_offdiag_max": max(
+                    r.diag["paths"][p]["offdiag"] for p in ctx_names
+                ),
+                "section4_offdiag": r.diag["section4"]["offdiag"],
+            },
+            "helpers.core.linear.diagonalizability of the task and of the 2-of-3 "
+            "pathways' effective datasets (0 when Assumption 2.1.1 holds).",
+        ),
+    ]
+
+
+def _records_rest(r: _Reading, ahead: dict, late: dict) -> list:
+    """The test errors, the controls and the step-size check."""
+    n_seeds, gdln_err = r.p.seeds, r.el.err_gdln[r.el.best_k]["error"]
+    err = r.err["test"]
+    return [
+        (
+            "test_error_relu",
+            _spread_only(med(err["error"]), float(np.ptp(err["error"]))),
+            f"share of the {r.test.P} test datapoints answered wrongly (class or "
+            f"context label), median over {n_seeds} seeds (spread: max - min); class "
+            f"wrong {med(err['class_error']):.3f}, context answer wrong "
+            f"{med(err['context_error']):.3f}; train "
+            f"{med(r.err['train']['error']):.4f}.",
+        ),
+        (
+            "test_error_gdln",
+            _spread_only(
+                med(gdln_err), float(np.ptp(gdln_err)) if r.p.elbow_seeds > 1 else None
+            ),
+            f"the Algorithm 1 GDLN at K = {r.el.best_k}, {r.p.elbow_seeds} seed(s), "
+            "test gates from the nearest training image in the same context; common "
+            f"+ 2-of-3 ReLN {med(r.err_reln['mixed']['error']):.3f}, single-context "
+            f"{med(r.err_reln['single']['error']):.3f}.",
+        ),
+        (
+            "controls",
+            controls_record(r.runs.controls, ahead, late),
+            f"ReLU ({r.p.relu_width} units) vs the two ReLNs ({r.p.reln_width} units "
+            f"per pathway, matched) on the task and three controls, {n_seeds} seeds; "
+            f"gaps over the levels of {tuple(r.p.reln_levels)} at least "
+            f"{r.p.floor_margin:g} x each task's floor; relu_ahead (the early lead): "
+            f"halves first and the 2-of-3 gap is beyond {NM:g} x the top of the "
+            "spread's interval; relu_ends_lower (the late lead): final loss below "
+            f"both ReLNs' by more than {NM:g} x the top of the final losses' spread "
+            "interval.",
+        ),
+        (
+            "step_size_check",
+            {"half_step": r.runs.euler[0.5], "double_step": r.runs.euler[2.0]},
+            "largest |ln| ratio of the level times with lr/2 (twice the epochs) and "
+            f"2 lr (half the epochs) to those with lr = {r.p.kappa} / s_1, seed 0: "
+            "the Euler effect.",
+        ),
+    ]
 
 
 def _spread_only(value: float, spread: float | None):
@@ -904,121 +769,79 @@ def _spread_only(value: float, spread: float | None):
     return Evidence(value, spread=spread)
 
 
-def _summary(r: Results, recs: dict, ahead: dict, late: dict) -> str:
-    kb, kc = r.k_bend, r.k_check
-    best = {
+#: The closing table: (question, what the paper says, record) per row.
+SUMMARY = [
+    ("Elbow of Algorithm 1 on real data", "K = 4 on Section 4", "best_k"),
+    ("Gating patterns at the elbow (context level)", "common + 2-of-3",
+     "k_patterns_context_level"),
+    ("What those patterns gate on", "context only (Lemma 4.1)", "k_patterns_gate_on"),
+    ("Census at the level of contexts, early and final", "no single-context units",
+     "census_context_level"),
+    ("ReLU network vs common + 2-of-3 ReLN", "'excellent agreement'", "reln_vs_relu"),
+    ("ReLU network vs common + single-context ReLN", "clear deviation",
+     "singles_vs_relu"),
+    ("... over the levels above the ReLN floor", "—", "reln_vs_relu_above_floor"),
+    ("... single-context, above the floor", "—", "singles_vs_relu_above_floor"),
+    ("Time gaps level by level", "—", "gap_by_level"),
+    ("Floor of any context-gated ReLN (share of L0)", "—", "reln_floor"),
+    ("Race reduction vs simulated ReLN", "—", "reln_vs_prediction"),
+    ("Distance from Assumption 2.1.1", "assumed to hold", "assumption_211"),
+    ("Test error of the ReLU network", "—", "test_error_relu"),
+    ("Test error of the Algorithm 1 GDLN at the elbow", "—", "test_error_gdln"),
+    ("Controls: is the ReLU network still ahead (early at L0/2; late at the end)?",
+     "—", "controls"),
+    ("Step-size check (halved and doubled step)", "—", "step_size_check"),
+]  # fmt: skip
+
+
+def _summary(r: _Reading, recs: dict, ahead: dict, late: dict) -> str:
+    kb, kc = r.el.k_bend, r.el.k_check
+    recs = dict(recs)
+    recs["best_k"] = {
         **recs["best_k"],
-        "value": f"bend rule K = {r.best_k} (GDLN seeds {kb['interval'][0]}-"
-        f"{kb['interval'][1]}); factor-2 rule K = {r.k_within} "
+        "value": f"bend rule K = {r.el.best_k} (GDLN seeds {kb['interval'][0]}-"
+        f"{kb['interval'][1]}); factor-2 rule K = {r.el.k_within} "
         f"({kc['interval'][0]}-{kc['interval'][1]})",
     }
-    ctl = {
+    yes = {True: "yes", False: "no"}
+    recs["controls"] = {
         **recs["controls"],
-        "value": "; ".join(
-            f"{k}: {'yes' if ahead[k] else 'no'} / {'yes' if late[k] else 'no'}"
-            for k in ahead
-        ),
+        "value": "; ".join(f"{k}: {yes[ahead[k]]} / {yes[late[k]]}" for k in ahead),
     }
-    return claims_table(
-        [
-            ("Elbow of Algorithm 1 on real data", "K = 4 on Section 4", best),
-            (
-                "Gating patterns at the elbow (context level)",
-                "common + 2-of-3",
-                recs["k_patterns_context_level"],
-            ),
-            (
-                "What those patterns gate on",
-                "context only (Lemma 4.1)",
-                recs["k_patterns_gate_on"],
-            ),
-            (
-                "Census at the level of contexts, early and final",
-                "no single-context units",
-                recs["census_context_level"],
-            ),
-            (
-                "ReLU network vs common + 2-of-3 ReLN",
-                "'excellent agreement'",
-                recs["reln_vs_relu"],
-            ),
-            (
-                "ReLU network vs common + single-context ReLN",
-                "clear deviation",
-                recs["singles_vs_relu"],
-            ),
-            (
-                "... over the levels above the ReLN floor",
-                "—",
-                recs["reln_vs_relu_above_floor"],
-            ),
-            (
-                "... single-context, above the floor",
-                "—",
-                recs["singles_vs_relu_above_floor"],
-            ),
-            ("Time gaps level by level", "—", recs["gap_by_level"]),
-            (
-                "Floor of any context-gated ReLN (share of L0)",
-                "—",
-                recs["reln_floor"],
-            ),
-            ("Race reduction vs simulated ReLN", "—", recs["reln_vs_prediction"]),
-            (
-                "Distance from Assumption 2.1.1",
-                "assumed to hold",
-                recs["assumption_211"],
-            ),
-            ("Test error of the ReLU network", "—", recs["test_error_relu"]),
-            (
-                "Test error of the Algorithm 1 GDLN at the elbow",
-                "—",
-                recs["test_error_gdln"],
-            ),
-            (
-                "Controls: is the ReLU network still ahead (early at L0/2; late at "
-                "the end)?",
-                "—",
-                ctl,
-            ),
-            (
-                "Step-size check (halved and doubled step)",
-                "—",
-                recs["step_size_check"],
-            ),
-        ]
-    )
+    return claims_table([(q, paper, recs[name]) for q, paper, name in SUMMARY])
 
 
-def _printed(r: Results) -> str:
+def _printed(r: _Reading) -> str:
     """The chapter's headline numbers as the page prints them for the notebook's
     output check."""
-    at = r.census_at[f"epoch {r.early}"]
+    at = r.cen.at[f"epoch {r.cen.early}"]
     return "\n".join(
         [
-            f"best_k                   = {r.best_k}",
-            f"k_patterns_context_level = {' '.join(r.best_patterns)}",
-            f"k_patterns_gate_on       = {' '.join(r.best_src['kind'])}",
+            f"best_k                   = {r.el.best_k}",
+            f"k_patterns_context_level = {' '.join(r.el.best_patterns)}",
+            f"k_patterns_gate_on       = {' '.join(r.el.best_src['kind'])}",
             f"census early (common, 2-of-3) = {at['common']:.1f}, {at['mixed']:.1f}",
-            f"reln_vs_relu             = {r.m_reln.value:.2f}",
-            f"singles_vs_relu          = {r.m_single.value:.2f}",
-            f"reln_vs_relu_above_floor = {r.m_reln_above.value:.2f}",
-            f"singles_above_floor      = {r.m_single_above.value:.2f}",
-            f"parting level            = {_parting(r.by_level)[1]}",
-            f"test_error_relu          = {_med(r.err_test['error']):.2f}",
-            f"test_error_gdln          = {_med(r.err_gdln[r.best_k]['error']):.2f}",
+            f"reln_vs_relu             = {r.gaps.m_reln.value:.2f}",
+            f"singles_vs_relu          = {r.gaps.m_single.value:.2f}",
+            f"reln_vs_relu_above_floor = {r.gaps.m_reln_above.value:.2f}",
+            f"singles_above_floor      = {r.gaps.m_single_above.value:.2f}",
+            f"parting level            = {_parting(r.gaps.by_level)[1]}",
+            f"test_error_relu          = {med(r.err['test']['error']):.2f}",
+            "test_error_gdln          = "
+            f"{med(r.el.err_gdln[r.el.best_k]['error']):.2f}",
         ]
     )
 
 
-def report(rec, results: Results) -> dict:
+def report(rec, runs: Runs, params: Params) -> dict:
     """Write the chapter's records and glue every number its prose cites.
 
     Defined for the page book/digits.md.
 
     Args:
         rec: the chapter's :class:`helpers.book.records.Records`.
-        results: :class:`Results`, what the page computed.
+        runs: :class:`Runs`, what the page trained.
+        params: the page's :class:`Params`.
 
     Returns:
         ``{name: Markdown or text}``: ``controls`` (Table 2, the task and its
@@ -1026,9 +849,7 @@ def report(rec, results: Results) -> dict:
         (the headline numbers the page prints for the notebook's output check).
         The records are saved.
     """
-    from . import controls_table
-
-    r = results
+    r = _Reading(runs, params)
     task_all = _glue_task(r)
     _glue_relu(r, task_all)
     _glue_algorithm1(r)
@@ -1037,10 +858,19 @@ def report(rec, results: Results) -> dict:
     ahead, late = _leads(r)
     _glue_controls(r, ahead, late)
     _glue_chance(r)
-    recs = _records(rec, r, ahead, late)
+    recs = add_all(
+        rec,
+        [
+            *_records_alg1(r),
+            *_records_census(r),
+            *_records_gaps(r),
+            *_records_floor(r),
+            *_records_rest(r, ahead, late),
+        ],
+    )
     rec.save()
     return {
-        "controls": controls_table(r.controls),
+        "controls": controls_table(runs.controls),
         "summary": _summary(r, recs, ahead, late),
         "printed": _printed(r),
     }

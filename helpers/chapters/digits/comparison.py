@@ -1,0 +1,173 @@
+"""The ReLNs against the ReLU network on the digits task: the timing levels above the
+floor, the time gaps (all levels, above the floor, level by level), the step-size
+check, test errors and Assumption 2.1.1 (Defined for the page book/digits.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core.datasets import Dataset, contextual_task
+from ...core.engine import train
+from ...core.linear import diagonalizability
+from ...core.measures import Match, level_times, match
+from .task import DigitsTask, Reference, answers, final_outputs, held_out_columns
+
+#: The loss levels (fractions of L0) at which the chapter reads the gaps one at a time.
+GRID = (0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.2, 0.1)
+
+
+def timing_levels(levels, floor_frac: float, margin: float) -> tuple:
+    """The loss levels the ReLNs are timed at.
+
+    Args:
+        levels: candidate fractions of L0, each in (0, 1).
+        floor_frac: the floor of any context-gated ReLN over L0.
+        margin: keep a level at least ``margin`` (>= 1) times the floor.
+
+    Returns:
+        The kept levels, highest first (at least the highest).
+    """
+    lv = sorted({float(f) for f in levels}, reverse=True)
+    if not lv or not all(0 < f < 1 for f in lv):
+        raise ValueError(f"levels must be fractions in (0, 1), got {levels!r}")
+    if not margin >= 1:
+        raise ValueError(f"margin must be >= 1, got {margin!r}")
+    return tuple(f for f in lv if f >= margin * floor_frac) or (lv[0],)
+
+
+def pathway_diagonalizability(net, ds: Dataset) -> dict:
+    """Assumption 2.1.1 for every pathway of a one-hidden-layer GDLN: the core's
+    :func:`helpers.core.linear.diagonalizability` of the pathway's effective dataset
+    (its inputs where it is on, against the targets there)."""
+    L = net.layers[0]
+    out = {}
+    for name, sl in L.pathways:
+        gate = L.gating[sl][0] > 0
+        rows = (
+            np.arange(ds.X.shape[0])
+            if L.in_mask is None
+            else np.flatnonzero(L.in_mask[sl][0])
+        )
+        out[name] = diagonalizability(ds.X[rows][:, gate], ds.Y[:, gate])
+    return out
+
+
+def step_size_check(net, X, Y, lr: float, epochs: int, loss, seed: int = 0) -> dict:
+    """How much the step size moves the learning times: ``net`` trained from ``seed``
+    at half the step for twice the epochs and at twice the step for half the epochs;
+    per factor (0.5, 2.0), the largest ``|ln|`` ratio of its level times (in units of
+    the chosen step) to those of ``loss``, the same seed's curve at ``lr``."""
+    t_main = np.array([level_times(loss)])
+    out = {}
+    for f in (0.5, 2.0):
+        other = train(net, X, Y, lr=lr * f, epochs=int(epochs / f), seeds=[seed])
+        t_f = np.array([level_times(L) for L in other.loss]) * f
+        out[f] = float(np.nanmax(np.abs(np.log(t_f / t_main))))
+    return out
+
+
+#: The loss levels (fractions of L0) at which the chapter reads the gaps one at a time.
+GRID = (0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.2, 0.1)
+
+
+def gaps_by_level(relu_loss, losses: dict, L0: float, floor: float, grid=GRID):
+    """The time gap of the ReLU network's curves ``relu_loss`` to each ReLN's
+    (``losses``: ``mixed``, ``single``, ``derived``) at one level at a time, on the
+    levels of ``grid`` above the ``floor`` that every seed of every ReLN reaches:
+    ``{level: {"mixed", "single", "derived", "spread"}}`` (medians over seeds; the
+    spread is the ReLU network's own)."""
+    out = {}
+    for f in grid:
+        reach = all(np.all(L.min(axis=1) <= f * L0) for L in losses.values())
+        if f * L0 > floor and reach:
+            m = {k: match(relu_loss, L, levels=(f,)) for k, L in losses.items()}
+            out[f] = {k: m[k].value for k in ("mixed", "single", "derived")}
+            out[f]["spread"] = m["mixed"].spread
+    return out
+
+
+def per_level(relu_loss, losses: dict, levels) -> dict:
+    """The 2-of-3 and single-context ReLNs' gaps to the ReLU network at each of
+    ``levels`` alone (those every curve reaches): ``{level: {mixed, single,
+    spread}}``."""
+    out = {}
+    for f in levels:
+        try:
+            m = {
+                k: match(relu_loss, losses[k], levels=(f,)) for k in ("mixed", "single")
+            }
+        except ValueError:  # a level no ReLU seed (or no ReLN) reaches
+            continue
+        out[f] = {k: v.value for k, v in m.items()} | {"spread": m["mixed"].spread}
+    return out
+
+
+@dataclass(frozen=True)
+class Gaps:
+    """The time gaps of the ReLNs to the ReLU network: ``above`` (the timing levels),
+    ``m_<reln>`` over all levels and ``m_<reln>_above`` over ``above`` (reln:
+    ``reln`` the 2-of-3, ``single``, ``derived``), ``by_level`` (:func:`gaps_by_level`),
+    ``per_level`` (:func:`per_level` over ``above``), ``m_pred`` (each ReLN against its
+    race prediction) and ``m_gdln`` (the GDLN of Algorithm 1 at the elbow)."""
+
+    above: tuple
+    m_reln: Match
+    m_single: Match
+    m_reln_above: Match
+    m_single_above: Match
+    m_derived: Match
+    m_derived_above: Match
+    by_level: dict
+    per_level: dict
+    m_pred: dict
+    m_gdln: Match
+
+
+def reln_gaps(
+    relu_loss, losses: dict, preds: dict, gdln_loss, ref: Reference, params
+) -> Gaps:
+    """The :class:`Gaps` of the ReLN curves ``losses`` (``mixed``, ``single``,
+    ``derived``: ``(seeds, T)``) to ``relu_loss``; ``preds``: race predictions of
+    ``mixed`` and ``single``; ``gdln_loss``: the elbow GDLN's curves; ``params``:
+    ``reln_levels``, ``floor_margin`` and ``elbow_seeds``."""
+    above = timing_levels(params.reln_levels, ref.floor / ref.L0, params.floor_margin)
+    L = losses
+    seeds = params.elbow_seeds
+    return Gaps(
+        above=above,
+        m_reln=match(relu_loss, L["mixed"], L["single"]),
+        m_single=match(relu_loss, L["single"], L["mixed"]),
+        m_reln_above=match(relu_loss, L["mixed"], L["single"], levels=above),
+        m_single_above=match(relu_loss, L["single"], L["mixed"], levels=above),
+        m_derived=match(relu_loss, L["derived"]),
+        m_derived_above=match(relu_loss, L["derived"], levels=above),
+        by_level=gaps_by_level(relu_loss, L, ref.L0, ref.floor),
+        per_level=per_level(relu_loss, L, above),
+        m_pred={k: match(L[k], preds[k].loss) for k in preds},
+        m_gdln=match(relu_loss if seeds == 1 else relu_loss[:seeds], gdln_loss),
+    )
+
+
+def reln_test_errors(runs: dict, task: DigitsTask) -> dict:
+    """The test :func:`answers` of the ``mixed`` and ``single`` ReLN ``runs`` (gates
+    of each test datapoint from :func:`held_out_columns`)."""
+    cols = held_out_columns(task)
+    return {
+        k: answers(final_outputs(runs[k], task.test.X, cols), task, "test")
+        for k in ("mixed", "single")
+    }
+
+
+def assumption_211(task: DigitsTask, net) -> dict:
+    """Assumption 2.1.1 measured: :func:`diagonalizability` of the ``task``, of the
+    pathways of the ReLN ``net`` (:func:`pathway_diagonalizability`) and of Section
+    4's task: ``{task, paths, section4}``."""
+    ds = task.train
+    s4 = contextual_task(3, ["hierarchy", "ring", "cross"])
+    return {
+        "task": diagonalizability(ds.X, ds.Y),
+        "paths": pathway_diagonalizability(net, ds),
+        "section4": diagonalizability(s4.X, s4.Y),
+    }
