@@ -259,21 +259,19 @@ class Records:
             glue(f"{self.chapter}_answer", Markdown(self.answer()))
         return path
 
-    def in_short(self) -> str:
+    def in_short(self) -> str | None:
         """A page without a claim of the paper opens with its findings in a few plain
         sentences: the templates ``[in_short] sentences`` of the chapter's data file,
-        filled from this execution's records (``{record[field]}``).
+        filled from this execution's records (``{record[field]}``); None where the
+        data file has none (a page that shows no answer, such as *Performance*).
 
         Raises:
-            ValueError: the chapter has no such templates, or one names a record or
-                field this execution did not write.
+            ValueError: a template names a record or field this execution did not
+                write.
         """
         templates = chapter_data.data(self.chapter).get("in_short", {}).get("sentences")
         if not templates:
-            raise ValueError(
-                f"{self.chapter}: no claim of the paper is scored here, so its data "
-                "file needs [in_short] sentences (its findings in plain words)"
-            )
+            return None
         try:
             return " ".join(t.format(**self.items) for t in templates)
         except (KeyError, IndexError, TypeError) as e:
@@ -304,13 +302,14 @@ class Records:
             if kinds[k]
         )
         if not lines:
-            return self.in_short() + (
-                f"\n\nThe page's {rest} are listed with their "
-                "numbers on the page {ref}`Every record "
-                "<records-appendix>`."
-                if rest
-                else ""
+            short = self.in_short()
+            if short is None:
+                return f"No claim of the paper is scored here; {rest or 'no record'}."
+            listed = (
+                f"\n\nIts records ({rest}) are listed with their numbers on the page "
+                "{ref}`Every record <records-appendix>`."
             )
+            return short + (listed if rest else "")
         tail = f"\n\nBeside them, the book's own {rest}." if rest else ""
         return "\n".join(lines) + tail
 

@@ -12,6 +12,9 @@ from helpers.book.records import Records, claims_table
 from helpers.core.measures import Evidence
 
 ROOT = Path(__file__).resolve().parents[2]
+_ANSWERED_WITHOUT_CLAIMS = [
+    "background", "digits", "reviewers", "more_contexts", "authors_code"
+]  # fmt: skip
 
 
 @pytest.fixture
@@ -285,15 +288,26 @@ def test_a_chapter_s_answer_lists_its_claims_verdicts_and_who_decides(tmp_path):
     assert text.count("\n- ") + 1 == len(claims)  # one line per claim, parts joined
     assert "(decided by " in text and "{bdg-" in text
     assert "Beside them, the book's own" in text
-    without = Records("lag", directory=tmp_path)  # no claim, no [in_short]
+    without = Records("lag", directory=tmp_path)  # no claim, no [in_short]: not shown
     without.items = {"x": {"kind": "finding"}}
-    with pytest.raises(ValueError, match=r"needs \[in_short\] sentences"):
-        without.answer()
+    assert without.answer() == "No claim of the paper is scored here; 1 finding."
 
 
-@pytest.mark.parametrize(
-    "chapter", ["background", "digits", "reviewers", "more_contexts", "authors_code"]
-)
+def test_every_page_that_shows_its_answer_has_a_claim_or_its_findings_in_words():
+    for page in sorted((ROOT / "book").glob("*.md")):
+        name = page.stem
+        if f"{{glue:md}} {name}_answer" not in page.read_text():
+            continue
+        data = chapter_data.data(name)
+        claims = [
+            k
+            for k, v in data.items()
+            if isinstance(v, dict) and v.get("kind") == "paper"
+        ]
+        assert claims or "in_short" in data, name
+
+
+@pytest.mark.parametrize("chapter", _ANSWERED_WITHOUT_CLAIMS)
 def test_a_page_without_a_claim_opens_with_its_findings_in_words(chapter, tmp_path):
     """No empty answer: the page's findings in plain sentences with their numbers,
     filled from the committed records (and a record missing is named)."""
@@ -306,6 +320,8 @@ def test_a_page_without_a_claim_opens_with_its_findings_in_words(chapter, tmp_pa
     rec = Records(chapter, directory=tmp_path)
     rec.items = json.loads((book / f"{chapter}.json").read_text())
     text = rec.answer()
+    page = (ROOT / "book" / f"{chapter}.md").read_text()
+    assert f"{chapter}_answer" in page
     assert "No claim" not in text and text.count(". ") >= 2
     assert re.search(r"\d\.\d{2}", text), text
     name = next(iter(rec.items))
