@@ -11,8 +11,7 @@ from matplotlib.patches import FancyBboxPatch
 from ...core import xor_reln
 from ...core.datasets import xor
 from ...figures import PALETTE, loss_curves
-
-__all__ = ["dataset", "relns", "losses", "learning_time", "gating", "sensitivity"]
+from .measures import inv_log
 
 COLORS = {"relu": PALETTE["relu"], "linear": PALETTE["linear"], "xor": PALETTE["xor"]}
 LABELS = {"linear": "linear ReLN", "xor": "XoR ReLN"}
@@ -263,8 +262,6 @@ def sensitivity(sweep, fit, width, main_point, noise):
     :func:`helpers.chapters.xor.switch_fit`) and the main sweep (``main_point``:
     ``(x, switch)``); right, each setting's time gap to the faster closed form against
     ``noise`` (twice the main sweep's ReLU seed spread)."""
-    from . import inv_log
-
     eps_inf, C_fit = fit["eps_inf"], fit["slope"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
     x_max = 0.2
