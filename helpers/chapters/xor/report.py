@@ -3,6 +3,8 @@ the derived values are :func:`helpers.chapters.xor.measures.analyse`'s."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from ...book import kit, rulebook
@@ -191,104 +193,122 @@ def _readings(keys, follow, decides, j_worst, j_all, summary) -> dict:
     return reading
 
 
-def _follow(main, d, rec) -> dict:
-    """The records of "the ReLU network follows the faster ReLN", their glue and the
-    page's table of margins: "always" is judged at the margins that can decide it
-    (``d.decides``), the worst deciding (rulebook rule 4); every margin deciding is a
-    ``definition`` variant."""
-    follow, n_eps = d.follow, len(main.eps)
-    per_margin = _per_margin(main, d)
-    keys = list(per_margin)
-    verdicts = [v["verdict"] for v in per_margin.values()]
-    j_worst, j_all = _worst(verdicts, follow, d.decides)
-    summary = {
-        key: kit.med([getattr(m, key) for m in follow])
+def _follow_facts(main, d) -> SimpleNamespace:
+    """What the records and glue of "follows the faster ReLN" say: "always" is judged
+    at the margins that can decide it (``d.decides``), the worst deciding (rulebook
+    rule 4); every margin deciding (``j_all``) is a ``definition`` variant."""
+    f = SimpleNamespace(per_margin=_per_margin(main, d), follow=d.follow)
+    f.keys = list(f.per_margin)
+    f.verdicts = [v["verdict"] for v in f.per_margin.values()]
+    f.j_worst, f.j_all = _worst(f.verdicts, d.follow, d.decides)
+    f.j_max = int(np.argmax([m.value for m in d.follow]))
+    f.summary = {
+        key: kit.med([getattr(m, key) for m in d.follow])
         for key in ("value", "spread", "alternative")
     }
     counts = {}
     for k in np.flatnonzero(d.decides):
-        counts[verdicts[k]] = counts.get(verdicts[k], 0) + 1
-    n_hold, n_dec = counts.get("reproduced", 0), int(np.sum(d.decides))
-    glue_counts = ", ".join(f"{v} at {n}" for v, n in sorted(counts.items())) or "none"
-    ties = [_tie_text(e, v) for e, v in per_margin.items() if not v["decides"]]
-    j_max = int(np.argmax([m.value for m in follow]))
+        counts[f.verdicts[k]] = counts.get(f.verdicts[k], 0) + 1
+    f.n_hold, f.n_dec = counts.get("reproduced", 0), int(np.sum(d.decides))
+    f.counts = ", ".join(f"{v} at {n}" for v, n in sorted(counts.items())) or "none"
+    f.ties = [_tie_text(e, v) for e, v in f.per_margin.items() if not v["decides"]]
+    return f
+
+
+def _follow_glue(main, d, f) -> None:
+    """The glue of "follows the faster ReLN"."""
     follow_cf = np.median(
         [
             np.median([measures.time_gap(L, main.cf[d.faster[j]][j]) for L in relu])
             for j, relu in enumerate(main.relu)
         ]
     )
+    j_worst, j_all, v = f.j_worst, f.j_all, f.verdicts
+    kit.glue_many("xor", follow=f.summary["value"])
     kit.glue_many(
         "xor_follow",
         worst_eps=np.nan if j_worst is None else float(main.eps[j_worst]),
-        worst_verdict="no margin can decide" if j_worst is None else verdicts[j_worst],
-        n_hold=n_hold,
-        n_decide=n_dec,
-        spread=summary["spread"],
-        alt=summary["alternative"],
+        worst_verdict="no margin can decide" if j_worst is None else v[j_worst],
+        n_hold=f.n_hold,
+        n_decide=f.n_dec,
+        spread=f.summary["spread"],
+        alt=f.summary["alternative"],
         cf=float(follow_cf),
-        counts=glue_counts,
-        ties="; ".join(ties)
-        if ties
-        else "none: at every margin one ReLN is the faster",
-        n_ties=len(ties),
+        counts=f.counts,
+        ties="; ".join(f.ties) or "none: at every margin one ReLN is the faster",
+        n_ties=len(f.ties),
         all_eps=float(main.eps[j_all]),
-        all_verdict=verdicts[j_all],
-        review=_review_text(keys[j_all], per_margin[keys[j_all]], ties),
-        max_pct=_pct(follow[j_max].value),
-        max_pct_eps=float(main.eps[j_max]),
-        outside=_outside(per_margin),
+        all_verdict=v[j_all],
+        review=_review_text(f.keys[j_all], f.per_margin[f.keys[j_all]], f.ties),
+        max_pct=_pct(f.follow[f.j_max].value),
+        max_pct_eps=float(main.eps[f.j_max]),
+        outside=_outside(f.per_margin),
     )
-    kit.glue_many("xor", follow=summary["value"])
-    if j_worst is None:
-        primary = Evidence(None, criterion="seed_noise", time_gap=True)
-        decided_at = "no margin can decide"
-    else:
-        primary = follow[j_worst]
-        decided_at = (
-            f"the worst of them decides, eps = {keys[j_worst]}: time gap ReLU network "
-            f"vs the faster simulated ReLN (median over {main.seeds} seeds) against "
-            "the two-sample seed spread, the slower ReLN as alternative"
-        )
-    r_f = rec.add(
-        "learning_time_follows_faster",
-        primary.varied(
-            "definition", _readings(keys, follow, d.decides, j_worst, j_all, summary)
-        ),
-        note=f"'always': judged at the {n_dec} of {n_eps} margins where the two "
+
+
+def _follow_note(main, f) -> str:
+    """The note of ``learning_time_follows_faster``."""
+    k, n_eps = f.keys, len(main.eps)
+    decided_at = (
+        "no margin can decide"
+        if f.j_worst is None
+        else f"the worst of them decides, eps = {k[f.j_worst]}: time gap ReLU network "
+        f"vs the faster simulated ReLN (median over {main.seeds} seeds) against "
+        "the two-sample seed spread, the slower ReLN as alternative"
+    )
+    return (
+        f"'always': judged at the {f.n_dec} of {n_eps} margins where the two "
         f"simulated ReLNs are more than {NM:g} x the seed spread "
         "apart (time gap between them, median over seeds); "
         f"{decided_at}. Near-ties, shown and not counted: "
-        f"{_plain_text('; '.join(ties)) if ties else 'none'}. {n_hold} of "
-        f"{n_dec} counted margins are within the seed noise ({glue_counts}). Largest "
+        f"{_plain_text('; '.join(f.ties)) if f.ties else 'none'}. {f.n_hold} of "
+        f"{f.n_dec} counted margins are within the seed noise ({f.counts}). Largest "
         f"lag behind the faster ReLN over all {n_eps} margins: "
-        f"{_pct(follow[j_max].value):.1f} % in time (eps = {keys[j_max]}). Every "
+        f"{_pct(f.follow[f.j_max].value):.1f} % in time (eps = {k[f.j_max]}). Every "
         f"margin deciding (the old reading, a definition variant): eps = "
-        f"{keys[j_all]}, {verdicts[j_all]}. Medians over margins: gap "
-        f"{summary['value']:.3f}, spread {summary['spread']:.3f}. "
-        "Margin by margin: follows_faster_per_margin.",
+        f"{k[f.j_all]}, {f.verdicts[f.j_all]}. Medians over margins: gap "
+        f"{f.summary['value']:.3f}, spread {f.summary['spread']:.3f}. "
+        "Margin by margin: follows_faster_per_margin."
     )
-    r_fm = rec.add(
-        "follows_faster_per_margin",
-        per_margin,
-        note="per margin: which simulated ReLN is faster, the time gap of the ReLU "
-        "network to it (and as a lag in percent) and to the slower one, the gap "
-        "between two ReLU seeds, the time gap between the two ReLNs, whether the "
-        f"margin can decide the claim (the ReLNs more than "
-        f"{NM:g} x the seed spread apart), and the rulebook's "
-        "verdict at that margin alone.",
+
+
+_PER_MARGIN_NOTE = (
+    "per margin: which simulated ReLN is faster, the time gap of the ReLU "
+    "network to it (and as a lag in percent) and to the slower one, the gap "
+    "between two ReLU seeds, the time gap between the two ReLNs, whether the "
+    f"margin can decide the claim (the ReLNs more than {NM:g} x the seed spread "
+    "apart), and the rulebook's verdict at that margin alone."
+)
+
+
+def _follow(main, d, rec) -> dict:
+    """The records of "the ReLU network follows the faster ReLN", their glue, the
+    headline's line, the sensitivity figure's noise line and the table of margins."""
+    f = _follow_facts(main, d)
+    _follow_glue(main, d, f)
+    primary = (
+        Evidence(None, criterion="seed_noise", time_gap=True)
+        if f.j_worst is None
+        else f.follow[f.j_worst]
     )
+    readings = _readings(f.keys, f.follow, d.decides, f.j_worst, f.j_all, f.summary)
+    r_f = rec.add(
+        "learning_time_follows_faster",
+        primary.varied("definition", readings),
+        note=_follow_note(main, f),
+    )
+    r_fm = rec.add("follows_faster_per_margin", f.per_margin, note=_PER_MARGIN_NOTE)
     worst = (
-        f"{r_f['value']:.2f} at eps {main.eps[j_worst]:g}, "
-        if j_worst is not None
-        else ""
+        ""
+        if f.j_worst is None
+        else f"{r_f['value']:.2f} at eps {main.eps[f.j_worst]:g}, "
     )
+    counted = f"{f.n_hold} of {f.n_dec} counted margins hold ({r_f['verdict']})"
     return {
         "records": (r_f, r_fm),
-        "headline": worst
-        + f"{n_hold} of {n_dec} counted margins hold ({r_f['verdict']})",
-        "noise": NM * summary["spread"],
-        "margins": _margins_table(per_margin),
+        "headline": worst + counted,
+        "noise": NM * f.summary["spread"],
+        "margins": _margins_table(f.per_margin),
     }
 
 
@@ -491,6 +511,43 @@ def _setup(main, d) -> tuple[float, int]:
     return cf_gap_max, n_slower
 
 
+def _checks(main, d, rec) -> tuple[dict, list]:
+    """The book's two checks (the crossover of the data, the closed forms) and the
+    setup's glue; returns the records and their headline lines."""
+    cf_gap_max, n_slower = _setup(main, d)
+    eps_star_data = xor_reln.eps_star(from_data=True)
+    sqrt = float(np.sqrt(2 / 3))
+    r = kit.add_all(
+        rec,
+        [
+            (
+                "eps_star",
+                Evidence(eps_star_data, compared=sqrt, criterion="exact"),
+                "root of s_lin = s_XoR from the singular values of the pathways' "
+                "effective datasets of the reconstructed data (not from the formulas), "
+                "against sqrt(2/3), the root of 2 eps = sqrt(2 + eps^2) (Eqs. 24-26 as "
+                "reconstructed). The closed-form learning times cross at "
+                f"{d.eps_star_time:.6f}: a linear pathway has twice the units of an "
+                "XoR pathway, so at eps* both ReLNs also start equally strong.",
+            ),
+            (
+                "gap_closed_form_reln",
+                Evidence(cf_gap_max, criterion="gap"),
+                "largest, over both ReLNs and all margins, of the time gap between the "
+                "closed form (Eqs. 22-23, a0 derived from the init) and the simulated "
+                f"ReLN (median over {main.seeds} seeds); the simulation is the slower "
+                f"at {n_slower} of {2 * len(main.eps)} comparisons (Euler steps).",
+            ),
+        ],
+    )
+    return r, [
+        f"eps_star (from the data)       = {eps_star_data:.4f} "
+        f"({r['eps_star']['verdict']})",
+        f"gap_closed_form_reln           = {cf_gap_max:.2f} "
+        f"({r['gap_closed_form_reln']['verdict']})",
+    ]
+
+
 def _summary(r) -> str:
     """The closing table of the page."""
     return claims_table(
@@ -549,47 +606,14 @@ def report(rec, main, sweep, *, sweep_widths, bootstrap, fit_u0_max) -> dict:
         margin, the near-ties marked}``; the records are saved.
     """
     d = analyse(main, sweep, bootstrap=bootstrap, fit_u0_max=fit_u0_max)
-    cf_gap_max, n_slower = _setup(main, d)
-    eps_star_data = xor_reln.eps_star(from_data=True)
-    r = kit.add_all(
-        rec,
-        [
-            (
-                "eps_star",
-                Evidence(
-                    eps_star_data, compared=float(np.sqrt(2 / 3)), criterion="exact"
-                ),
-                "root of s_lin = s_XoR from the singular values of the pathways' "
-                "effective datasets of the reconstructed data (not from the formulas), "
-                "against sqrt(2/3), the root of 2 eps = sqrt(2 + eps^2) (Eqs. 24-26 as "
-                "reconstructed). The closed-form learning times cross at "
-                f"{d.eps_star_time:.6f}: a linear pathway has twice the units of an "
-                "XoR pathway, so at eps* both ReLNs also start equally strong.",
-            ),
-            (
-                "gap_closed_form_reln",
-                Evidence(cf_gap_max, criterion="gap"),
-                "largest, over both ReLNs and all margins, of the time gap between the "
-                "closed form (Eqs. 22-23, a0 derived from the init) and the simulated "
-                f"ReLN (median over {main.seeds} seeds); the simulation is the slower "
-                f"at {n_slower} of {2 * len(main.eps)} comparisons (Euler steps).",
-            ),
-        ],
-    )
+    r, lines = _checks(main, d, rec)
     follow = _follow(main, d, rec)
     r["learning_time_follows_faster"], r["follows_faster_per_margin"] = follow[
         "records"
     ]
     r["eps_crossover_relu"] = _switch(main, sweep, d, rec)
-    r["eps_crossover_relu_small_init_limit"] = _sweep(
-        main,
-        sweep,
-        d,
-        rec,
-        sweep_widths=sweep_widths,
-        bootstrap=bootstrap,
-        fit_u0_max=fit_u0_max,
-    )
+    params = dict(sweep_widths=sweep_widths, bootstrap=bootstrap, fit_u0_max=fit_u0_max)
+    r["eps_crossover_relu_small_init_limit"] = _sweep(main, sweep, d, rec, **params)
     kit.glue_many(
         "xor",
         verdict_x=r["eps_crossover_relu"]["verdict"],
@@ -598,10 +622,7 @@ def report(rec, main, sweep, *, sweep_widths, bootstrap, fit_u0_max) -> dict:
     rec.save()
     headline = "\n".join(
         [
-            f"eps_star (from the data)       = {eps_star_data:.4f} "
-            f"({r['eps_star']['verdict']})",
-            f"gap_closed_form_reln           = {cf_gap_max:.2f} "
-            f"({r['gap_closed_form_reln']['verdict']})",
+            *lines,
             f"learning_time_follows_faster   = {follow['headline']}",
             f"eps_crossover_relu             = {d.switch['eps_x']:.2f} "
             f"({r['eps_crossover_relu']['verdict']})",
