@@ -8,12 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.measures import (
-    census_over_training,
-    level_times,
-    match,
-    unit_weight,
-)
+from ...core.measures import census_over_training, level_times, match, unit_weight
 
 
 def level_lags(reference, curves) -> np.ndarray:
@@ -111,22 +106,6 @@ def gate_movement(gates, W1, W2, ds) -> dict:
     return out
 
 
-def rung_matches(reference, curves: dict) -> dict:
-    """:func:`helpers.core.measures.match` of each network's losses to the reference.
-
-    Defined for the page book/lag.md.
-
-    Args:
-        reference: the ReLU network's losses ``(S, T)``.
-        curves: ``{name: losses (S, T)}``.
-
-    Returns:
-        ``{name: Match}``: the time gap (median over seeds), both sides' seed spread
-        and its interval ([rulebook-noise]).
-    """
-    return {name: match(reference, L) for name, L in curves.items()}
-
-
 def median_lag(lag) -> np.ndarray:
     """Median over seeds of log lags ``(S, levels)``, ``nan`` where any seed is.
     Defined for the page book/lag.md."""
@@ -166,7 +145,8 @@ class Runs:
 @dataclass
 class Comparison:
     """Every network of the page against the ReLU network: ``lags`` ``{name: (S,
-    levels)}`` (:func:`level_lags`), ``fit`` ``{name: Match}`` (:func:`rung_matches`),
+    levels)}`` (:func:`level_lags`), ``fit`` ``{name: Match}`` (time gap and seed
+    spread, :func:`helpers.core.measures.match`),
     ``step`` ``{rung: (S, levels)}`` (:func:`step_lags`)."""
 
     lags: dict
@@ -180,6 +160,6 @@ def compare(runs: Runs) -> Comparison:
     nets = runs.nets()
     return Comparison(
         lags={name: level_lags(runs.relu, L) for name, L in nets.items()},
-        fit=rung_matches(runs.relu, nets),
+        fit={name: match(runs.relu, L) for name, L in nets.items()},
         step=step_lags(runs.relu, runs.ladder),
     )

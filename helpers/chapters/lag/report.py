@@ -16,46 +16,28 @@ from .networks import STEPS
 
 
 def level_name(f: float) -> str:
-    """A loss level as a reader reads it.
-
-    Defined for the page book/lag.md.
-
-    Args:
-        f: a fraction of the initial loss (``0.01``).
-
-    Returns:
-        The level in percent (``"1 %"``).
-    """
+    """A loss level (a fraction of the initial loss) in percent: ``"1 %"``."""
     return f"{100 * f:g} %"
 
 
 def signed(v: float) -> str:
     """A change in percent with its sign, never ``-0.0 %``: two significant digits
-    below 0.05 %.  Defined for the page book/lag.md."""
+    below 0.05 %."""
     if v and abs(v) < 0.05:
         return f"{v:+.2g} %"
     return f"{v:+.1f} %"
 
 
 def share(x: float) -> str:
-    """A share in whole percent, never ``0 %`` for a share that is not zero.  Defined
-    for the page book/lag.md."""
+    """A share in whole percent, never ``0 %`` for a share that is not zero."""
     if x and abs(x) < 0.005:
         return f"{100 * x:.2g} %"
     return f"{x:.0%}"
 
 
 def pct(log_lag) -> float | None:
-    """A log lag as percent.
-
-    Defined for the page book/lag.md.
-
-    Args:
-        log_lag: ``ln(t_b / t_a)``.
-
-    Returns:
-        ``100 (e^x - 1)`` rounded to 0.01, or None for ``nan``.
-    """
+    """A log lag ``ln(t_b / t_a)`` as percent, ``100 (e^x - 1)`` rounded to 0.01;
+    None for ``nan``."""
     x = float(log_lag)
     return None if np.isnan(x) else round(100.0 * float(np.expm1(x)), 2)
 

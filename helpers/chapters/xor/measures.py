@@ -16,8 +16,7 @@ from ...core.xor_reln import GATES, KINDS, LEARNING_FRACTION, check_eps
 
 def speed_ratio_window(ratio: float = 1.1) -> tuple[float, float]:
     """The margins at which the linear ReLN's ``s`` is ``1/ratio`` and ``ratio`` times
-    the
-    XoR ReLN's: ``4 eps^2 = r^2 (2 + eps^2)``, ``eps = r sqrt(2 / (4 - r^2))``."""
+    the XoR ReLN's: ``4 eps^2 = r^2 (2 + eps^2)``, ``eps = r sqrt(2 / (4 - r^2))``."""
     if not 1 <= ratio < 2:
         raise ValueError(f"ratio must lie in [1, 2), got {ratio}")
     lo, hi = 1.0 / ratio, float(ratio)
@@ -67,9 +66,8 @@ def gating_shares(gates, W1, W2) -> dict:
 
 
 def crossover(eps, share, level: float = 0.5) -> float:
-    """The margin at which ``share`` (e.g. the linear-gating share, one value per
-    ``eps``)
-    first rises through ``level``, by linear interpolation; ``nan`` if it never does."""
+    """The margin at which ``share`` (one value per ``eps``) first rises through
+    ``level``, by linear interpolation; ``nan`` if it never does."""
     e = check_eps(eps)
     y = np.asarray(share, float)
     if e.ndim != 1 or e.shape != y.shape or e.size < 2 or np.any(np.diff(e) <= 0):
@@ -129,18 +127,17 @@ def small_init_limit(x, switches, bootstrap: int = 2000, seed: int = 0) -> dict:
 
 
 def reln_separation(main, faster) -> np.ndarray:
-    """How far apart the two simulated ReLNs are at each margin: the time gap
-    (:func:`helpers.core.measures.time_gap`) between the faster and the slower ReLN,
-    seed against seed (both start from seed ``s``'s weights), median over seeds.
+    """How far apart the two simulated ReLNs are at each margin.
 
     Defined for the page book/xor.md (``learning_time_follows_faster``).
 
     Args:
-        main: the main sweep, :func:`train_margins`.
+        main: the main sweep (:func:`helpers.chapters.xor.runs.train_margins`).
         faster: per margin, the faster ReLN's kind (``"linear"`` or ``"xor"``).
 
     Returns:
-        ``(margins,)``: the time gap between the two ReLNs at each margin.
+        ``(margins,)``: the time gap between the faster and the slower ReLN, seed
+        against seed, median over seeds.
     """
     faster = [str(k) for k in faster]
     if len(faster) != len(main.eps) or set(faster) - set(KINDS):
@@ -158,11 +155,8 @@ def reln_separation(main, faster) -> np.ndarray:
 
 def can_decide(follow, separation) -> np.ndarray:
     """Which margins can decide "the ReLU network follows *the faster* ReLN": those
-    where the two ReLNs are further apart than the claim's yardstick,
-    ``NOISE_MULTIPLE`` x the seed spread of that margin
-    (:data:`helpers.book.rulebook.NOISE_MULTIPLE`; rulebook rule 4: a measure that
-    cannot single out the paper's candidate gives no verdict).  At a margin where they
-    are within it, "the faster one" is itself within the seed noise.
+    where the two ReLNs are more than ``NOISE_MULTIPLE`` x the seed spread apart
+    (rulebook rule 4: a measure that cannot single out the candidate gives no verdict).
 
     Defined for the page book/xor.md (``learning_time_follows_faster``).
 
