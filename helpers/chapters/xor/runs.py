@@ -14,6 +14,8 @@ from ...core.relns import initial_weights
 from ...core.xor_reln import KINDS
 from .measures import CLASSES, crossover, gating_classes, gating_shares
 
+GATED = ("weights", "gates")  # what the ReLU runs record
+
 
 def train_margins(eps_grid, width, init_std, *, lr, epochs, seeds, record_epochs):
     """The main sweep of the page: at every margin, ``seeds`` ReLU networks and both
@@ -54,16 +56,8 @@ def train_margins(eps_grid, width, init_std, *, lr, epochs, seeds, record_epochs
     count_init = np.zeros((n_eps, seeds, 3))
     for j, e in enumerate(eps_grid):
         ds = xor(e)
-        run = train(
-            relu,
-            ds.X,
-            ds.Y,
-            lr=lr,
-            epochs=epochs,
-            seeds=SEEDS,
-            record_epochs=t_rec,
-            record=("weights", "gates"),
-        )
+        kw = dict(lr=lr, epochs=epochs, seeds=SEEDS)
+        run = train(relu, ds.X, ds.Y, record_epochs=t_rec, record=GATED, **kw)
         loss_relu[j] = run.loss
         W1, W2 = run.records["weights"]
         G = run.records["gates"][0]
@@ -74,9 +68,7 @@ def train_margins(eps_grid, width, init_std, *, lr, epochs, seeds, record_epochs
             cls0 = gating_classes(G[s, 0])
             count_init[j, s] = [np.mean(cls0 == c) for c in CLASSES]
         for k in KINDS:
-            loss_sim[k][j] = train(
-                relns[k], ds.X, ds.Y, lr=lr, epochs=epochs, seeds=SEEDS
-            ).loss
+            loss_sim[k][j] = train(relns[k], ds.X, ds.Y, **kw).loss
             loss_cf[k][j] = xor_reln.xor_closed_form_loss(t_all, e, k, a0[k], lr)
     return SimpleNamespace(
         eps=eps_grid,
@@ -131,17 +123,8 @@ def sensitivity_sweep(groups, eps, seeds, *, lr, epochs, eps_star) -> list[dict]
         gap_ = np.zeros_like(lin_)
         for j, e in enumerate(eps):
             ds = xor(e)
-            r_ = train(
-                net_,
-                ds.X,
-                ds.Y,
-                lr=lr,
-                epochs=epochs,
-                seeds=list(range(runs_)),
-                params0=p0,
-                record_epochs=[epochs],
-                record=("weights", "gates"),
-            )
+            r_ = train(net_, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=list(range(runs_)),
+                       params0=p0, record_epochs=[epochs], record=GATED)  # fmt: skip
             W1_, W2_ = (W[:, -1] for W in r_.records["weights"])
             G_ = r_.records["gates"][0][:, -1]
             for n, sd in enumerate(stds_):
