@@ -548,43 +548,34 @@ def _checks(main, d, rec) -> tuple[dict, list]:
     ]
 
 
-def _summary(r) -> str:
-    """The closing table of the page."""
-    return claims_table(
-        [
-            (
-                "The crossover of the two ReLNs on the reconstructed data "
-                "(Eqs. 24-26), from the data's effective datasets (book's check)",
-                "the crossover the paper prints (not used: the book computes it)",
-                r["eps_star"],
-            ),
-            (
-                "Closed forms (Eqs. 18-23) follow the simulated ReLNs (book's check)",
-                "solve their dynamics analytically",
-                r["gap_closed_form_reln"],
-            ),
-            (
-                "The ReLU network always matches the faster ReLN (paper Fig. 2d, "
-                "2e), judged at the worst margin where one ReLN is faster beyond "
-                "the seed noise",
-                "one of these ReLNs always closely matches ... the faster one",
-                r["learning_time_follows_faster"],
-            ),
-            ("The same, margin by margin", "—", r["follows_faster_per_margin"]),
-            (
-                "The ReLU network switches from XoR to linear gating near the "
-                "crossover $\\epsilon^*$, well above $\\epsilon = 0$",
-                "marks the approximate point at which a ReLU network switches",
-                r["eps_crossover_relu"],
-            ),
-            (
-                "The switch in the limit of small initial weights (fit with a "
-                "95 % interval over seeds)",
-                "—",
-                r["eps_crossover_relu_small_init_limit"],
-            ),
-        ]
-    )
+#: The closing table: record -> (the claim in words, the paper's words).
+SUMMARY = {
+    "eps_star": (
+        "The crossover of the two ReLNs on the reconstructed data (Eqs. 24-26), from "
+        "the data's effective datasets (book's check)",
+        "the crossover the paper prints (not used: the book computes it)",
+    ),
+    "gap_closed_form_reln": (
+        "Closed forms (Eqs. 18-23) follow the simulated ReLNs (book's check)",
+        "solve their dynamics analytically",
+    ),
+    "learning_time_follows_faster": (
+        "The ReLU network always matches the faster ReLN (paper Fig. 2d, 2e), judged "
+        "at the worst margin where one ReLN is faster beyond the seed noise",
+        "one of these ReLNs always closely matches ... the faster one",
+    ),
+    "follows_faster_per_margin": ("The same, margin by margin", "—"),
+    "eps_crossover_relu": (
+        "The ReLU network switches from XoR to linear gating near the crossover "
+        "$\\epsilon^*$, well above $\\epsilon = 0$",
+        "marks the approximate point at which a ReLU network switches",
+    ),
+    "eps_crossover_relu_small_init_limit": (
+        "The switch in the limit of small initial weights (fit with a 95 % interval "
+        "over seeds)",
+        "—",
+    ),
+}
 
 
 def report(rec, main, sweep, *, sweep_widths, bootstrap, fit_u0_max) -> dict:
@@ -631,7 +622,7 @@ def report(rec, main, sweep, *, sweep_widths, bootstrap, fit_u0_max) -> dict:
     )
     return {
         "sweep": _sweep_table(sweep, len(sweep[0]["cross"])),
-        "summary": _summary(r),
+        "summary": claims_table([(c, q, r[n]) for n, (c, q) in SUMMARY.items()]),
         "noise": follow["noise"],
         "headline": headline,
         "margins": follow["margins"],
