@@ -2,7 +2,6 @@
 record and glue the page needs, from small results of real (tiny) networks."""
 
 import functools
-import importlib
 import json
 import re
 from pathlib import Path
@@ -10,12 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers.book import rulebook
+from helpers.book import kit, rulebook
 from helpers.book.records import Records
 from helpers.chapters import lag as ch
-from helpers.core.measures import Evidence
+from helpers.chapters.lag import measures as lm
+from helpers.chapters.lag import networks as ln
+from helpers.core.measures import LEVELS, Evidence
 
-report_module = importlib.import_module("helpers.chapters.lag.report")
 PAGE = Path(__file__).resolve().parents[2] / "book" / "lag.md"
 SEEDS, EPOCHS, FREEZE = [0, 1, 2], 300, [0, 300]
 T = np.arange(EPOCHS + 1)
@@ -27,47 +27,43 @@ def _curves(rng, rate, n=len(SEEDS)):
 
 
 @functools.cache
-def _results() -> ch.Results:
+def _runs() -> ch.Runs:
+    """Synthetic runs: the rungs' rates set how far each lags the ReLU network."""
     rng = np.random.default_rng(0)
     relu = _curves(rng, 1.0)
     ladder = {
         name: _curves(rng, rate)
         for name, rate in zip(ch.LADDER, [1.3, 1.1, 1.2, 0.97, 0.95, 0.93])
     }
-    nets = {
-        **ladder,
-        **{f"frozen@{e}": _curves(rng, 1.2 - 0.001 * e) for e in FREEZE},
-        **{f"snapped@{e}": _curves(rng, 1.1 - 0.0003 * e) for e in FREEZE},
-    }
     t_rec = np.arange(0, EPOCHS + 1, 100)
     S, R = len(SEEDS), len(t_rec)
-    return ch.Results(
-        SEEDS=SEEDS,
-        epochs=EPOCHS,
-        freeze_epochs=FREEZE,
-        t_rec=t_rec,
-        LAGS={n: ch.level_lags(relu, L) for n, L in nets.items()},
-        FIT=ch.rung_matches(relu, nets),
-        STEP=ch.step_lags(relu, ladder),
-        MOVE={
+    return ch.Runs(
+        relu=relu,
+        ladder=ladder,
+        frozen={e: _curves(rng, 1.2 - 0.001 * e) for e in FREEZE},
+        snapped={e: _curves(rng, 1.1 - 0.0003 * e) for e in FREEZE},
+        move={
             k: rng.random((S, R)) for k in ("item_dependent", "off_pattern", "to_final")
         },
+        t_rec=t_rec,
     )
 
 
 def test_every_record_and_glue_is_written(tmp_path, monkeypatch):
     glued = {}
-    monkeypatch.setattr(report_module, "glue", lambda n, v: glued.setdefault(n, v))
-    out = ch.report(Records("lag", directory=tmp_path), _results())
+    monkeypatch.setattr(kit, "glue", lambda n, v: glued.setdefault(n, v))
+    out = ch.report(Records("lag", directory=tmp_path), _runs())
     stored = json.loads((tmp_path / "lag.json").read_text())
     registered = rulebook.registry()["lag"]
-    assert set(stored) == set(registered)
+    assert set(stored) == set(registered) == set(out["records"])
     for name, rec in stored.items():
         again = rulebook.decide(registered[name], Evidence.from_record(rec)).verdict
         assert rec["verdict"] == again == "finding", name
         assert rec.get("figure") == registered[name].get("figure"), name
     cited = set(re.findall(r"\{glue:(?:text|md)\}`(\w+)", PAGE.read_text()))
     assert cited <= set(glued), sorted(cited - set(glued))
+    assert glued["lag_seeds"] == 3 and glued["lag_epochs"] == EPOCHS
+    assert glued["lag_record_every"] == 100 and glued["lag_freeze_epochs"] == "0, 300"
     assert stored["reln_lag"]["spread_interval"][0] <= stored["reln_lag"]["spread"]
     assert set(stored["frozen_gates"]["value"]) == {f"epoch {e}" for e in FREEZE}
     assert out["reading"].startswith("**Reading.** The 7-pathway ReLN lags")
@@ -77,13 +73,34 @@ def test_every_record_and_glue_is_written(tmp_path, monkeypatch):
     assert f"time gap {g:.3f}" in out["short"]
 
 
+def test_the_numbers_are_the_runs(tmp_path):
+    """The ReLN decays at 0.93 times the ReLU network's rate: it reaches every level
+    1/0.93 times later (to the epoch), a lag of +7.5 %."""
+    runs = _runs()
+    ch.report(Records("lag", directory=tmp_path), runs)
+    stored = json.loads((tmp_path / "lag.json").read_text())
+    lags = stored["lag_ladder"]["value"]["reln"]
+    assert lags["lag at 50 %"] == pytest.approx(100 * (1 / 0.93 - 1), abs=1.5)
+    assert lags["time gap"] == pytest.approx(np.log(1 / 0.93), abs=0.02)
+    # the frozen gates at epoch 300 decay at 0.9 (a lag of +11 %), snapped at 1.01
+    frozen = stored["frozen_gates"]["value"]["epoch 300"]["lag at 50 %"]
+    assert frozen == pytest.approx(100 * (1 / 0.9 - 1), abs=1.5)
+    gates = stored["within_context_gating"]["value"]["epoch 300"]
+    assert gates["item-dependent weight"] == pytest.approx(
+        np.median(runs.move["item_dependent"][:, -1]), rel=1e-5
+    )
+    table = ch.lag_table(ch.compare(runs).lags, {"reln": "the ReLN"})
+    assert table.splitlines()[0].startswith("| network")
+    assert "| own gates frozen at epoch 300 " in table and "| the ReLN " in table
+
+
 def test_the_steps_add_up_to_the_relns_lag():
     rng = np.random.default_rng(1)
     relu = _curves(rng, 1.0)
     ladder = {n: _curves(rng, 0.8 + 0.1 * i) for i, n in enumerate(ch.LADDER)}
-    steps = ch.step_lags(relu, ladder)
+    steps = lm.step_lags(relu, ladder)
     total = sum(steps.values())
-    np.testing.assert_allclose(total, ch.level_lags(relu, ladder["reln"]))
+    np.testing.assert_allclose(total, lm.level_lags(relu, ladder["reln"]))
 
 
 def test_bad_parameters_are_refused_by_name():
@@ -108,10 +125,10 @@ def test_frozen_network_keeps_the_relu_shapes_and_checks_its_gates():
 
     net = h.relu_network((3, 4, 2), 0.1)
     G = np.ones((4, 5))
-    frozen = ch.frozen_network(net, G, 5)
+    frozen = ln.frozen_network(net, G, 5)
     assert frozen.layers[0].mode == "fixed" and frozen.sizes == net.sizes
     with pytest.raises(ValueError, match="gates"):
-        ch.frozen_network(net, np.ones((4, 6)), 5)
+        ln.frozen_network(net, np.ones((4, 6)), 5)
     # all gates on: the frozen network is the linear network of the same start
     X, Y = np.eye(3)[:, [0, 1, 2, 0, 1]], np.ones((2, 5))
     a = h.train(frozen, X, Y, lr=0.05, epochs=20, seeds=[0])
@@ -122,8 +139,8 @@ def test_frozen_network_keeps_the_relu_shapes_and_checks_its_gates():
 def test_gate_change_weighs_units_by_their_weight():
     W1, W2 = np.array([[1.0], [0.0]]), np.array([[1.0, 1.0]])
     G0, G1 = np.array([[1, 1], [1, 1]]), np.array([[1, 1], [0, 0]])
-    assert ch.gate_change(G0, G1, W1, W2) == 0.0  # only the weightless unit moved
-    assert ch.gate_change(G0, G1[::-1], W1, W2) == 1.0
+    assert lm.gate_change(G0, G1, W1, W2) == 0.0  # only the weightless unit moved
+    assert lm.gate_change(G0, G1[::-1], W1, W2) == 1.0
 
 
 def test_the_figures_draw_with_levels_some_networks_miss():
@@ -131,14 +148,54 @@ def test_the_figures_draw_with_levels_some_networks_miss():
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.container import BarContainer
 
-    r = _results()
-    lags = {**r.LAGS, "snapped@0": r.LAGS["snapped@0"].copy()}
+    runs = _runs()
+    c = ch.compare(runs)
+    lags = {**c.lags, "snapped@0": c.lags["snapped@0"].copy()}
     lags["snapped@0"][0, 1] = np.nan  # one seed never reaches the 10 % level
-    rng = np.random.default_rng(2)
-    relu = _curves(rng, 1.0)
-    losses = {n: _curves(rng, 1.1) for n in ch.LADDER}
-    ch.plots.ladder(relu, losses, lags, ch.LADDER, r.FIT["reln"].spread)
-    ch.plots.frozen(FREEZE, lags, r.FIT["reln"].spread)
-    ch.plots.gates(r.t_rec, r.MOVE, FREEZE)
+    spread = c.fit["reln"].spread
+    ch.plots.ladder(runs.relu, runs.ladder, lags, ch.LADDER, spread)
+    bars = [len(b) for b in plt.gcf().axes[1].containers if isinstance(b, BarContainer)]
+    assert bars == [len(LEVELS)] * len(ch.LADDER)  # every level reached by all
+    ch.plots.frozen(FREEZE, lags, spread)
+    panels = plt.gcf().axes
+    assert len(panels) == len(LEVELS)
+    bars = {b.get_label(): b for b in panels[1].containers}  # the 10 % level
+    assert np.isnan(bars["own gates, snapped"].lines[0].get_ydata()[0])  # epoch 0
+    assert np.isfinite(bars["own gates, frozen"].lines[0].get_ydata()).all()
+    ch.plots.gates(runs.t_rec, runs.move, FREEZE)
+    assert len(plt.gcf().axes[0].collections) == 3  # one band per measure
     plt.close("all")
+
+
+@pytest.mark.slow
+def test_the_report_reads_real_runs(tmp_path):
+    """A shrunk page: ReLU network, frozen and snapped gates, the whole ladder, trained
+    for real on the contextual task with a ReLN of 7 x 4 units."""
+    import helpers as h
+
+    epochs, t_rec, seeds = 40, np.arange(0, 41, 20), [0, 1]
+    ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
+    relu_net = h.relu_network((ds.X.shape[0], 28, ds.Y.shape[0]), 0.1)
+    relu = h.train(relu_net, ds.X, ds.Y, lr=0.01, epochs=epochs, seeds=seeds,
+                   record_epochs=t_rec, record=("weights", "gates"))  # fmt: skip
+    G, (W1, W2) = relu.records["gates"][0], relu.records["weights"]
+    at, kw = {0: 0, 40: 2}, dict(lr=0.01, epochs=epochs)
+    frozen = ch.train_frozen(relu_net, ds, G, seeds, at, **kw)
+    snapped = ch.train_frozen(relu_net, ds, G, seeds, at, snap=True, **kw)
+    reln = h.context_reln(ds, "both", "one-way", width=4)
+    start = h.relns.start(reln, "authors", seeds, experiment="contexts",
+                          relu_net=relu_net, relu_std=0.1, X=ds.X,
+                          contexts=ds.contexts)  # fmt: skip
+    ladder = ch.train_ladder(relu_net, ds, seeds, frozen[40], snapped[40], start, **kw)
+    assert list(ladder) == list(ch.LADDER)
+    assert all(L.shape == (2, epochs + 1) for L in ladder.values())
+    move = ch.gate_movement(G, W1, W2, ds)
+    assert np.all(move["to_final"][:, -1] == 0)  # the last record is the final gates
+    runs = ch.Runs(relu.loss, ladder, frozen, snapped, move, t_rec)
+    out = ch.report(Records("lag", directory=tmp_path), runs)
+    assert out["records"]["reln_lag"]["value"] == pytest.approx(
+        ch.compare(runs).fit["reln"].value, rel=1e-5
+    )
+    assert set(out["records"]["frozen_gates"]["value"]) == {"epoch 0", "epoch 40"}

@@ -7,6 +7,7 @@ import pytest
 import helpers as h
 from helpers.book.rulebook import NOISE_MULTIPLE
 from helpers.chapters import xor as xch
+from helpers.chapters.xor import measures as xm
 from helpers.core import xor_reln as xr
 
 LR = 0.01  # as in tests/core/test_xor_reln.py
@@ -21,13 +22,13 @@ def test_relu_units_can_implement_both_gatings():
         W = np.array(
             [[0.0, 0.0, 1.0], [0.0, 0.0, -1.0], [1.0, 1.0, 0.1], [-1.0, 1.0, -0.1]]
         )
-        cls = xch.gating_classes(W @ X > 0)
+        cls = xm.gating_classes(W @ X > 0)
         assert list(cls) == ["linear", "linear", "xor", "xor"]
 
 
 def test_gating_classes_shares_and_crossover():
     G = np.array([[1, 0, 0, 0], [0, 1, 1, 0], [1, 1, 0, 0], [1, 0, 0, 1], [0, 0, 0, 0]])
-    assert list(xch.gating_classes(G)) == ["xor", "linear", "other", "linear", "other"]
+    assert list(xm.gating_classes(G)) == ["xor", "linear", "other", "linear", "other"]
     W1 = np.array(
         [
             [3.0, 4.0, 0.0],
@@ -39,14 +40,14 @@ def test_gating_classes_shares_and_crossover():
     )
     W2 = np.array([[2.0, -1.0, 0.5, 1.0, 0.0]])
     # weights |w2| |W1|: 10, 1, 1, 1, 0  -> xor 10/13, linear 2/13, other 1/13
-    sh = xch.gating_shares(G, W1, W2)
+    sh = xm.gating_shares(G, W1, W2)
     assert sh["xor"] == pytest.approx(10 / 13)
     assert sh["linear"] == pytest.approx(2 / 13)
     assert sh["other"] == pytest.approx(1 / 13)
     eps = np.array([0.6, 0.8, 1.0, 1.2])
-    assert xch.crossover(eps, [0.1, 0.3, 0.7, 0.9]) == pytest.approx(0.9)
-    assert xch.crossover(eps, [0.6, 0.7, 0.8, 0.9]) == pytest.approx(0.6)
-    assert np.isnan(xch.crossover(eps, [0.1, 0.2, 0.3, 0.4]))
+    assert xm.crossover(eps, [0.1, 0.3, 0.7, 0.9]) == pytest.approx(0.9)
+    assert xm.crossover(eps, [0.6, 0.7, 0.8, 0.9]) == pytest.approx(0.6)
+    assert np.isnan(xm.crossover(eps, [0.1, 0.2, 0.3, 0.4]))
 
 
 @pytest.mark.slow
@@ -71,14 +72,14 @@ def test_relu_network_switches_gating_with_the_margin():
         W1, W2 = (W[:, -1] for W in run.records["weights"])
         G = run.records["gates"][0][:, -1]
         for s in range(2):
-            assert xch.gating_shares(G[s], W1[s], W2[s])[expect] > 0.9
+            assert xm.gating_shares(G[s], W1[s], W2[s])[expect] > 0.9
         t_fast = min(
             xr.closed_form_learning_time(
                 eps, k, xr.xor_initial_strength(k, 128, std), LR
             )
             for k in xr.KINDS
         )
-        assert np.median(xch.learning_times(run.loss)) == pytest.approx(t_fast, rel=0.1)
+        assert np.median(xm.learning_times(run.loss)) == pytest.approx(t_fast, rel=0.1)
 
 
 def test_small_init_limit_recovers_the_intercept_with_an_interval():
@@ -88,29 +89,21 @@ def test_small_init_limit_recovers_the_intercept_with_an_interval():
         0, 0.01, 10
     )  # one offset per seed, shared by every setting
     switches = 0.8 + 1.2 * x[:, None] + seed_offset[None, :]
-    lim = xch.small_init_limit(x, switches, bootstrap=500)
+    lim = xm.small_init_limit(x, switches, bootstrap=500)
     assert lim["slope"] == pytest.approx(1.2, abs=1e-9)
     assert lim["eps_inf"] == pytest.approx(0.8 + np.median(seed_offset), abs=1e-9)
     assert lim["residual"] < 1e-12
     assert lim["lo"] <= 0.8 <= lim["hi"] and lim["hi"] - lim["lo"] < 0.03
     # without seed-to-seed differences the interval collapses
-    exact = xch.small_init_limit(x, np.repeat((0.8 + 1.2 * x)[:, None], 4, axis=1), 50)
+    exact = xm.small_init_limit(x, np.repeat((0.8 + 1.2 * x)[:, None], 4, axis=1), 50)
     assert exact["hi"] - exact["lo"] < 1e-9 and exact["sd"] < 1e-9
     # a seed without a switch (NaN) is left out of the medians
     switches[0, 3] = np.nan
-    assert np.isfinite(xch.small_init_limit(x, switches, bootstrap=50)["eps_inf"])
+    assert np.isfinite(xm.small_init_limit(x, switches, bootstrap=50)["eps_inf"])
     with pytest.raises(ValueError, match="two settings"):
-        xch.small_init_limit([0.1, 0.1], np.ones((2, 3)))
+        xm.small_init_limit([0.1, 0.1], np.ones((2, 3)))
     with pytest.raises(ValueError, match="one x per setting"):
-        xch.small_init_limit(x, np.ones((4, 3)))
-
-
-def test_worst_case_decides_an_always_claim():
-    v = ["reproduced", "partly reproduced", "not reproduced", "not reproduced"]
-    assert xch.worst_case(v, [1.0, 5.0, 3.0, 4.0]) == 3
-    assert xch.worst_case(["reproduced", "undecided"], [9.0, 1.0]) == 1
-    with pytest.raises(ValueError):
-        xch.worst_case(["check"], [1.0])
+        xm.small_init_limit(x, np.ones((4, 3)))
 
 
 def _two_relns(rates, seeds=3, T=400):
@@ -133,23 +126,23 @@ def _two_relns(rates, seeds=3, T=400):
 def test_reln_separation_and_which_margins_can_decide():
     main = _two_relns([(0.02, 0.03), (0.025, 0.025), (0.03, 0.02)])
     faster = ["xor", "xor", "linear"]
-    sep = xch.reln_separation(main, faster)
+    sep = xm.reln_separation(main, faster)
     assert sep[1] == pytest.approx(0.0, abs=1e-12)  # a tie: the same curves
     assert sep[0] == pytest.approx(np.log(1.5), rel=0.02) and sep[2] == sep[0]
     follow = [h.measures.Evidence(0.01, spread=0.01)] * 3
-    decides = xch.can_decide(follow, sep)
+    decides = xm.can_decide(follow, sep)
     assert decides.tolist() == [True, False, True]
     # the yardstick is the rulebook's NOISE_MULTIPLE x the margin's seed spread
     wide = [h.measures.Evidence(0.01, spread=sep[0] / NOISE_MULTIPLE)] * 3
-    assert not xch.can_decide(wide, sep).any()
+    assert not xm.can_decide(wide, sep).any()
     with pytest.raises(ValueError, match="faster"):
-        xch.reln_separation(main, ["xor", "relu", "linear"])
+        xm.reln_separation(main, ["xor", "relu", "linear"])
     with pytest.raises(ValueError, match="faster"):
-        xch.reln_separation(main, ["xor"])
+        xm.reln_separation(main, ["xor"])
     with pytest.raises(ValueError, match="separation"):
-        xch.can_decide(follow, sep[:2])
+        xm.can_decide(follow, sep[:2])
     with pytest.raises(ValueError, match="separation"):
-        xch.can_decide(follow, [0.1, -0.1, np.nan])
+        xm.can_decide(follow, [0.1, -0.1, np.nan])
 
 
 def test_learning_time_figure_marks_the_near_ties():

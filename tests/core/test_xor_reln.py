@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import helpers as h
-from helpers.chapters import xor as xch
+from helpers.chapters.xor import measures as xch
 from helpers.core import xor_reln as xr
 from helpers.core.measures import curve_distance
 from helpers.core.race import effective_a0

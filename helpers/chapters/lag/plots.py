@@ -1,13 +1,11 @@
-"""The figures of the page *Where the lag comes from* (``book/lag.md``); matplotlib
-loads on first use."""
+"""The figures of the page *Where the lag comes from* (``book/lag.md``)."""
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from ...core.measures import LEVELS
-
-__all__ = ["ladder", "frozen", "gates"]
 
 
 def _pct(x):
@@ -38,8 +36,6 @@ def ladder(relu_loss, losses: dict, lags: dict, labels: dict, spread: float) -> 
     range over seeds), with the seed spread as a band.
 
     Defined for the page book/lag.md."""
-    import matplotlib.pyplot as plt
-
     names = list(losses)
     colors = plt.cm.plasma(np.linspace(0.05, 0.85, len(names)))
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.2))
@@ -71,8 +67,6 @@ def frozen(freeze_epochs, lags: dict, spread: float) -> None:
     (red line) and the seed spread (band); dots: median over seeds, bars: range.
 
     Defined for the page book/lag.md."""
-    import matplotlib.pyplot as plt
-
     E = list(freeze_epochs)
     series = {
         k: [lags[f"{k}@{e}"] for e in E] for k in ("frozen", "snapped")
@@ -107,8 +101,6 @@ def gates(t_rec, move: dict, freeze_epochs) -> None:
     with the freeze epochs dotted.
 
     Defined for the page book/lag.md."""
-    import matplotlib.pyplot as plt
-
     labels = {
         "item_dependent": "weight in units gated item by item within a context",
         "off_pattern": "gates off the unit's context pattern (weighted)",

@@ -11,11 +11,11 @@ from matplotlib.patches import FancyBboxPatch
 from ...core import xor_reln
 from ...core.datasets import xor
 from ...figures import PALETTE, loss_curves
-
-__all__ = ["dataset", "relns", "losses", "learning_time", "gating", "sensitivity"]
+from .measures import inv_log
 
 COLORS = {"relu": PALETTE["relu"], "linear": PALETTE["linear"], "xor": PALETTE["xor"]}
 LABELS = {"linear": "linear ReLN", "xor": "XoR ReLN"}
+MID = dict(ha="center", va="center")
 
 
 def _label_color(y):
@@ -52,9 +52,9 @@ def _draw_reln(ax, kind, width, eps_label="\\epsilon"):
     box = dict(boxstyle="round,pad=0.02", fc="white", ec="k")
     ym = 0.57
     ax.add_patch(FancyBboxPatch((0.02, ym - 0.1), 0.12, 0.2, **box))
-    ax.text(0.08, ym, "$x$\n(3)", ha="center", va="center")
+    ax.text(0.08, ym, "$x$\n(3)", **MID)
     ax.add_patch(FancyBboxPatch((0.86, ym - 0.08), 0.12, 0.16, **box))
-    ax.text(0.92, ym, "$\\hat y$", ha="center", va="center")
+    ax.text(0.92, ym, "$\\hat y$", **MID)
     s_txt = {
         "linear": f"$s = 2{eps_label}$, $d = 2{eps_label}^2$",
         "xor": f"$s = \\sqrt{{2 + {eps_label}^2}}$, $d = 2 + {eps_label}^2$",
@@ -63,34 +63,12 @@ def _draw_reln(ax, kind, width, eps_label="\\epsilon"):
     units = xor_reln.pathway_width(kind, width)
     for (name, g), y in zip(gates.items(), ys):
         ax.add_patch(FancyBboxPatch((0.3, y - hgt / 2), 0.4, hgt, **box))
-        ax.text(
-            0.5,
-            y + hgt / 4,
-            f"{name}: {units} units",
-            ha="center",
-            va="center",
-            fontsize=8,
-        )
+        ax.text(0.5, y + hgt / 4, f"{name}: {units} units", fontsize=8, **MID)
         for i in range(4):
             c = "0.85" if not g[i] else _label_color(y_lab[i])
-            ax.add_patch(
-                plt.Rectangle(
-                    (0.37 + 0.07 * i, y - hgt / 2 + 0.015),
-                    0.055,
-                    hgt / 2 - 0.02,
-                    fc=c,
-                    ec="k",
-                    lw=0.5,
-                )
-            )
-            ax.text(
-                0.3975 + 0.07 * i,
-                y - hgt / 4 + 0.0,
-                f"$x_{i + 1}$",
-                ha="center",
-                va="center",
-                fontsize=6,
-            )
+            x0, h0 = (0.37 + 0.07 * i, y - hgt / 2 + 0.015), hgt / 2 - 0.02
+            ax.add_patch(plt.Rectangle(x0, 0.055, h0, fc=c, ec="k", lw=0.5))
+            ax.text(0.3975 + 0.07 * i, y - hgt / 4, f"$x_{i + 1}$", fontsize=6, **MID)
         ax.annotate("", (0.3, y), (0.14, ym), arrowprops=dict(arrowstyle="->", lw=0.8))
         ax.annotate("", (0.86, ym), (0.7, y), arrowprops=dict(arrowstyle="->", lw=0.8))
     ax.text(0.5, 0.08, "every pathway: " + s_txt, ha="center", va="bottom", fontsize=8)
@@ -98,10 +76,7 @@ def _draw_reln(ax, kind, width, eps_label="\\epsilon"):
     ax.set_ylim(0, 0.95)
     ax.axis("off")
     ax.set_title(
-        {
-            "linear": "linear gating (paper Fig. 2b)",
-            "xor": "XoR gating (paper Fig. 2c)",
-        }[kind]
+        f"{LABELS[kind][:-5]} gating (paper Fig. 2{'b' if kind == 'linear' else 'c'})"
     )
 
 
@@ -126,22 +101,12 @@ def losses(main, eps_show, t_sim):
         ax.set_xlim(0, min(main.epochs, 1.6 * t_slow))
         loss_curves(ax, main.relu[j], "ReLU", COLORS["relu"], alpha_runs=0.3)
         for k in xor_reln.KINDS:
+            style = dict(color=COLORS[k], lw=1.5)
             loss_curves(
-                ax,
-                main.sim[k][j],
-                LABELS[k] + " (sim.)",
-                COLORS[k],
-                alpha_runs=0,
-                lw=1.5,
+                ax, main.sim[k][j], LABELS[k] + " (sim.)", alpha_runs=0, **style
             )
-            ax.plot(
-                t_all,
-                main.cf[k][j],
-                color=COLORS[k],
-                lw=1.5,
-                ls="--",
-                label=LABELS[k] + " (closed form)",
-            )
+            ax.plot(t_all, main.cf[k][j], ls="--", label=LABELS[k] + " (closed form)",
+                    **style)  # fmt: skip
         ax.set_yscale("log")
         ax.set_ylim(1e-4, 4)
         ax.set_title(f"$\\epsilon$ = {e:g}")
@@ -162,33 +127,15 @@ def learning_time(main, t_relu, t_sim, switch, ties=()):
     eps_dense = np.linspace(0.15, eps_grid.max() + 0.05, 300)
     fig, ax = plt.subplots(figsize=(6.8, 4))
     for k in xor_reln.KINDS:
-        ax.plot(
-            eps_dense,
-            xor_reln.closed_form_learning_time(eps_dense, k, a0[k], lr),
-            color=COLORS[k],
-            lw=1.5,
-            label=LABELS[k] + " (closed form)",
-        )
-        ax.plot(
-            eps_grid,
-            np.median(t_sim[k], 1),
-            "o",
-            color=COLORS[k],
-            ms=5,
-            mfc="none",
-            label=LABELS[k] + " (sim.)",
-        )
+        t_cf = xor_reln.closed_form_learning_time(eps_dense, k, a0[k], lr)
+        c, lab = COLORS[k], LABELS[k]
+        ax.plot(eps_dense, t_cf, color=c, lw=1.5, label=f"{lab} (closed form)")
+        ax.plot(eps_grid, np.median(t_sim[k], 1), "o", color=c, ms=5, mfc="none",
+                label=f"{lab} (sim.)")  # fmt: skip
     med = np.median(t_relu, axis=1)
-    ax.errorbar(
-        eps_grid,
-        med,
-        yerr=[med - t_relu.min(1), t_relu.max(1) - med],
-        fmt="s",
-        color=COLORS["relu"],
-        ms=4,
-        capsize=2,
-        label="ReLU network",
-    )
+    err = [med - t_relu.min(1), t_relu.max(1) - med]
+    ax.errorbar(eps_grid, med, yerr=err, fmt="s", color=COLORS["relu"], ms=4, capsize=2,
+                label="ReLU network")  # fmt: skip
     eps_star = xor_reln.eps_star()
     ax.axvline(
         eps_star, color="0.5", ls="--", lw=1.2, label="$\\epsilon^* = \\sqrt{2/3}$"
@@ -196,27 +143,14 @@ def learning_time(main, t_relu, t_sim, switch, ties=()):
     ax.set_yscale("log")
     ax.set_xlabel("margin $\\epsilon$")
     ax.set_ylabel("learning time (epochs)")
-    ax.axvspan(
-        switch["q25"],
-        switch["q75"],
-        color="k",
-        alpha=0.12,
-        label="ReLU gating switch (IQR)",
-    )
+    iqr = "ReLU gating switch (IQR)"
+    ax.axvspan(switch["q25"], switch["q75"], color="k", alpha=0.12, label=iqr)
     ax.axvline(switch["eps_x"], color="k", lw=1)
     ax.set_ylim(top=float(np.max(t_sim["linear"])) * 1.3)
     if len(ties):
-        ax.plot(
-            np.asarray(ties, float),
-            np.zeros(len(ties)),
-            "x",
-            color="tab:red",
-            ms=8,
-            mew=2,
-            clip_on=False,
-            transform=ax.get_xaxis_transform(),
-            label="ReLNs within the noise (not counted)",
-        )
+        ax.plot(np.asarray(ties, float), np.zeros(len(ties)), "x", color="tab:red",
+                ms=8, mew=2, clip_on=False, transform=ax.get_xaxis_transform(),
+                label="ReLNs within the noise (not counted)")  # fmt: skip
     ax.legend(fontsize=7, ncol=2)
     plt.tight_layout()
 
@@ -263,19 +197,12 @@ def sensitivity(sweep, fit, width, main_point, noise):
     :func:`helpers.chapters.xor.switch_fit`) and the main sweep (``main_point``:
     ``(x, switch)``); right, each setting's time gap to the faster closed form against
     ``noise`` (twice the main sweep's ReLU seed spread)."""
-    from . import inv_log
-
     eps_inf, C_fit = fit["eps_inf"], fit["slope"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
     x_max = 0.2
     xx = np.linspace(0, x_max, 50)
-    ax1.plot(
-        xx,
-        eps_inf + C_fit * xx,
-        color="0.3",
-        lw=1,
-        label=f"fit: {eps_inf:.3f} + {C_fit:.2f} / ln(1/$u_0^*$)",
-    )
+    fit_label = f"fit: {eps_inf:.3f} + {C_fit:.2f} / ln(1/$u_0^*$)"
+    ax1.plot(xx, eps_inf + C_fit * xx, color="0.3", lw=1, label=fit_label)
     ax1.axhline(xor_reln.eps_star(), color="0.5", ls="--", label="$\\epsilon^*$")
     for d in sweep:
         x = inv_log(d["u0"]) if d["u0"] < 1 else np.inf
@@ -284,36 +211,18 @@ def sensitivity(sweep, fit, width, main_point, noise):
         at_width = d["width"] == width
         lo, hi = np.nanmin(d["cross"]), np.nanmax(d["cross"])
         mk = "o" if at_width else ("s" if d["width"] < width else "D")
-        ax1.errorbar(
-            x,
-            d["cross_med"],
-            yerr=[[d["cross_med"] - lo], [hi - d["cross_med"]]],
-            fmt=mk,
-            color="C0" if at_width else "C1",
-            ms=5,
-            capsize=2,
-            label=None if at_width else f"width {d['width']}, σ = {d['std']:.1e}",
-        )
+        y = d["cross_med"]
+        other = f"width {d['width']}, σ = {d['std']:.1e}"
+        ax1.errorbar(x, y, yerr=[[y - lo], [hi - y]], fmt=mk, ms=5, capsize=2,
+                     color="C0" if at_width else "C1",
+                     label=None if at_width else other)  # fmt: skip
         if at_width:
-            ax1.annotate(
-                f"σ={d['std']:.0e}",
-                (x, d["cross_med"]),
-                textcoords="offset points",
-                xytext=(6, -4),
-                fontsize=7,
-            )
+            ax1.annotate(f"σ={d['std']:.0e}", (x, y), textcoords="offset points",
+                         xytext=(6, -4), fontsize=7)  # fmt: skip
     ax1.plot(*main_point, "*", color="k", ms=10, label="main sweep")
-    ax1.errorbar(
-        0.003,
-        eps_inf,
-        yerr=[[eps_inf - fit["lo"]], [fit["hi"] - eps_inf]],
-        fmt="o",
-        color="k",
-        ms=3,
-        capsize=3,
-        lw=1.5,
-        label="limit (95 % interval over seeds)",
-    )
+    ax1.errorbar(0.003, eps_inf, yerr=[[eps_inf - fit["lo"]], [fit["hi"] - eps_inf]],
+                 fmt="o", color="k", ms=3, capsize=3, lw=1.5,
+                 label="limit (95 % interval over seeds)")  # fmt: skip
     ax1.set_xlim(0, x_max)
     ax1.set_xlabel("$1 / \\ln(1/u_0^*)$")
     ax1.set_ylabel("ReLU switch $\\epsilon_\\times$")

@@ -1,85 +1,26 @@
-"""The XoR chapter's records, glue and tables (``book/xor.md``): everything the page's
-prose and closing table read, written from what the page computed."""
+"""The XoR chapter's records, glue and tables (``book/xor.md``), from its two runs:
+the derived values are :func:`helpers.chapters.xor.measures.analyse`'s."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
-from tabulate import tabulate
 
-from ...book import rulebook
-from ...book.notebook import glue
+from ...book import kit, rulebook
 from ...book.records import claims_table
 from ...core import measures, xor_reln
 from ...core.measures import Evidence
 from ...core.xor_reln import KINDS
+from .measures import analyse, learning_times, speed_ratio_window
 
-__all__ = ["Results", "report"]
-
-
-@dataclass
-class Results:
-    """What the page computed, for :func:`report`.
-
-    Args:
-        main: the main sweep, :func:`helpers.chapters.xor.train_margins`.
-        mode_err, diag_ok: the formulas' largest relative difference from the SVD of
-            the effective datasets, and whether Assumption 2.1.1 holds for every
-            pathway.
-        eps_star, eps_star_time: the crossover of the singular values and of the
-            closed-form learning times.
-        cf_gap: ``{kind: per-margin time gap}`` closed form vs simulated ReLN.
-        follow: per margin, the :class:`helpers.core.measures.Evidence` of the ReLU
-            network against the faster simulated ReLN (the slower as alternative).
-        faster: per margin, the faster ReLN's kind.
-        separation: per margin, the time gap between the two ReLNs
-            (:func:`helpers.chapters.xor.reln_separation`).
-        decides: per margin, whether it can decide the claim
-            (:func:`helpers.chapters.xor.can_decide`): the two ReLNs are further
-            apart than ``NOISE_MULTIPLE`` x the seed spread.
-        switch: :func:`helpers.chapters.xor.switch_stats` of the main sweep.
-        sweep: :func:`helpers.chapters.xor.sensitivity_sweep`.
-        fit: :func:`helpers.chapters.xor.switch_fit`.
-        sweep_seeds, sweep_widths, bootstrap, fit_u0_max: the sweep's parameters.
-    """
-
-    main: SimpleNamespace
-    mode_err: float
-    diag_ok: bool
-    eps_star: float
-    eps_star_time: float
-    cf_gap: dict
-    follow: list
-    faster: np.ndarray
-    separation: np.ndarray
-    decides: np.ndarray
-    switch: dict
-    sweep: list
-    fit: dict
-    sweep_seeds: int
-    sweep_widths: list
-    bootstrap: int
-    fit_u0_max: float
-
-
-def _learning_times(main):
-    from . import learning_times
-
-    t_sim = {k: learning_times(main.sim[k]) for k in KINDS}
-    return (
-        learning_times(main.relu),
-        t_sim,
-        {k: learning_times(main.cf[k]) for k in KINDS},
-    )
+NM = rulebook.NOISE_MULTIPLE
 
 
 def _switch_evidence(cross, eps_star):
     """The switch of one setting held against ``eps_star`` ("near", its own seed
-    spread, alternative 0), as the main sweep's is; no value (not testable) where
-    fewer than half of the seeds switch within the sweep's margins (the median switch
-    lies beyond them)."""
+    spread, alternative 0); no value (not testable) where fewer than half of the seeds
+    switch within the sweep's margins."""
     cross = np.asarray(cross, float)
     ok = cross[np.isfinite(cross)]
     if ok.size < max(2, cross.size / 2):
@@ -107,16 +48,15 @@ def _plain_text(text: str) -> str:
 def _tie_text(e, d) -> str:
     """A near-tie margin in words, and whether the call is close: whether the margin
     would count at the low end of the spread's 90 % interval over seeds."""
-    nm = rulebook.NOISE_MULTIPLE
     text = (
-        f"ε = {e} (the ReLNs {d['reln_gap']:.4f} apart, within {nm:g} × the seed "
-        f"spread, {nm * d['spread']:.4f}"
+        f"ε = {e} (the ReLNs {d['reln_gap']:.4f} apart, within {NM:g} × the seed "
+        f"spread, {NM * d['spread']:.4f}"
     )
     lo = (d.get("spread_interval") or (None,))[0]
-    if lo is not None and d["reln_gap"] > nm * lo:
+    if lo is not None and d["reln_gap"] > NM * lo:
         text += (
             f"; a close call: at the low end of the spread's 90 % interval over seeds "
-            f"({nm:g} × {lo:.4f} = {nm * lo:.4f}) it would count"
+            f"({NM:g} × {lo:.4f} = {NM * lo:.4f}) it would count"
         )
     return text + ")"
 
@@ -124,25 +64,24 @@ def _tie_text(e, d) -> str:
 def _review_text(e, d, ties) -> str:
     """What the page says of the review that asked for the near-ties to be set
     aside, from the numbers of the margin the old reading is decided at."""
+    asked = (
+        "A review asked for margins where the two ReLNs are within the seed noise "
+        "of each other to be set aside; "
+    )
     if not ties:
-        return (
-            "A review asked for margins where the two ReLNs are within the seed noise "
-            "of each other to be set aside; with these runs there is none."
-        )
+        return asked + "with these runs there is none."
     if d["decides"]:
         return (
-            "A review asked for margins where the two ReLNs are within the seed noise "
-            f"of each other to be set aside; here they are {', '.join(ties)}, but the "
+            asked + f"here they are {', '.join(ties)}, but the "
             "old reading is decided elsewhere."
         )
     return (
         f"A review found the old reading decided at ε = {e}, next to the crossover, "
         "where 'the faster one' hardly exists; we confirm it: the two ReLNs are "
         f"{d['reln_gap']:.3f} apart there ({_pct(d['reln_gap']):.1f} % in time), "
-        f"within {rulebook.NOISE_MULTIPLE:g} × the seed spread "
-        f"({rulebook.NOISE_MULTIPLE * d['spread']:.4f}). Two of its details were "
-        "wrong. The distance it gave between the two ReLNs at that margin is the "
-        f"alternative's gap, the ReLU network against the slower ReLN "
+        f"within {NM:g} × the seed spread ({NM * d['spread']:.4f}). Two of its "
+        "details were wrong. The distance it gave between the two ReLNs at that "
+        "margin is the alternative's gap, the ReLU network against the slower ReLN "
         f"({d['alternative']:.3f}), not the ReLNs' distance from each other. And "
         "the alternative's gap does not tend to 0 at the crossover: the ReLU network "
         "is faster than both ReLNs there, so its gap to the slower one tends to its "
@@ -154,13 +93,12 @@ def _review_text(e, d, ties) -> str:
 
 def _margins_table(per_margin) -> str:
     """The page's table of the claim margin by margin, near-ties marked."""
-    nm = f"{rulebook.NOISE_MULTIPLE:g}"
     rows = [
         [
             e,
             d["faster"],
             f"{d['reln_gap']:.3f}",
-            f"{rulebook.NOISE_MULTIPLE * d['spread']:.3f}",
+            f"{NM * d['spread']:.3f}",
             f"{d['gap']:.3f} ({d['lag_percent']:.1f} %)",
             f"{d['alternative']:.3f}",
             d["verdict"],
@@ -172,104 +110,51 @@ def _margins_table(per_margin) -> str:
         "ε",
         "faster ReLN",
         "the two ReLNs apart (time gap)",
-        f"{nm} × seed spread",
+        f"{NM:g} × seed spread",
         "ReLU vs the faster (lag)",
         "ReLU vs the slower",
         "verdict at this margin",
         "counted",
     ]
-    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+    return kit.table(rows, headers)
 
 
-def _follow(r: Results, rec):
-    """The records of "the ReLU network follows the faster ReLN", their glue and the
-    page's table of margins.
-
-    "Always" is judged margin by margin, the worst margin deciding (rulebook rule 4),
-    over the margins that can decide it (``r.decides``): where the two ReLNs are
-    within ``NOISE_MULTIPLE`` x the seed spread of each other there is no "faster
-    one", and the margin is shown, marked and not counted.  The old reading, every
-    margin deciding, is a ``definition`` variant."""
-    from . import worst_case
-
-    main, follow = r.main, r.follow
-    eps_grid, n_eps = main.eps, len(main.eps)
-    decides = np.asarray(r.decides, bool)
-    if decides.shape != (n_eps,) or np.shape(r.separation) != (n_eps,):
-        raise ValueError(f"decides and separation need one value per margin ({n_eps})")
-    follow_summary = {
-        key: float(np.median([getattr(m, key) for m in follow]))
-        for key in ("value", "spread", "alternative")
-    }
-    per_margin = {
+def _per_margin(main, d) -> dict:
+    """``{margin: its numbers and verdict}`` of "follows the faster ReLN"."""
+    return {
         f"{e:g}": {
-            "faster": str(r.faster[j]),
+            "faster": str(d.faster[j]),
             "gap": m.value,
             "lag_percent": _pct(m.value),
             "spread": m.spread,
             "alternative": m.alternative,
             "spread_interval": m.spread_interval,
-            "reln_gap": float(r.separation[j]),
-            "decides": bool(decides[j]),
+            "reln_gap": float(d.separation[j]),
+            "decides": bool(d.decides[j]),
             "verdict": rulebook.verdict(m),
         }
-        for j, (e, m) in enumerate(zip(eps_grid, follow))
+        for j, (e, m) in enumerate(zip(main.eps, d.follow))
     }
-    keys = list(per_margin)
-    verdicts = [d["verdict"] for d in per_margin.values()]
+
+
+def _worst(verdicts, follow, decides) -> tuple[int | None, int]:
+    """The margin that decides "always" among those that can (None if none can), and
+    among all margins (the old reading); the rulebook's worst case, an undecided
+    margin counted at its worse end."""
     severity = [m.value / m.spread for m in follow]
-    counted = [rulebook.worse_end(m) for m in follow]  # undecided: its worse end
-    j_all = worst_case(verdicts, severity, counted)  # the old reading: every margin
+    counted = [rulebook.worse_end(m) for m in follow]
+    j_all = rulebook.worst_case(verdicts, severity, counted)
     idx = np.flatnonzero(decides)
-    j_worst = (
-        int(
-            idx[
-                worst_case(
-                    [verdicts[k] for k in idx],
-                    [severity[k] for k in idx],
-                    [counted[k] for k in idx],
-                )
-            ]
-        )
-        if idx.size
-        else None
+    if not idx.size:
+        return None, j_all
+    k = rulebook.worst_case(
+        *([x[i] for i in idx] for x in (verdicts, severity, counted))
     )
-    counts = {}
-    for k in idx:
-        counts[verdicts[k]] = counts.get(verdicts[k], 0) + 1
-    n_hold, n_dec = counts.get("reproduced", 0), int(idx.size)
-    glue_counts = ", ".join(f"{v} at {n}" for v, n in sorted(counts.items())) or "none"
-    ties = [_tie_text(e, d) for e, d in per_margin.items() if not d["decides"]]
-    j_max = int(np.argmax([m.value for m in follow]))
-    follow_cf = np.median(
-        [
-            np.median(
-                [measures.time_gap(L, main.cf[r.faster[j]][j]) for L in main.relu[j]]
-            )
-            for j in range(n_eps)
-        ]
-    )
-    all_verdict = verdicts[j_all]
-    glue("xor_follow_worst_eps", float(eps_grid[j_worst]) if idx.size else np.nan)
-    glue(
-        "xor_follow_worst_verdict",
-        verdicts[j_worst] if idx.size else "no margin can decide",
-    )
-    glue("xor_follow_n_hold", n_hold)
-    glue("xor_follow_n_decide", n_dec)
-    glue("xor_follow", follow_summary["value"])
-    glue("xor_follow_spread", follow_summary["spread"])
-    glue("xor_follow_alt", follow_summary["alternative"])
-    glue("xor_follow_cf", float(follow_cf))
-    glue("xor_follow_counts", glue_counts)
-    glue(
-        "xor_follow_ties",
-        "; ".join(ties) if ties else "none: at every margin one ReLN is the faster",
-    )
-    glue("xor_follow_n_ties", len(ties))
-    glue("xor_follow_all_eps", float(eps_grid[j_all]))
-    glue("xor_follow_all_verdict", all_verdict)
-    glue("xor_follow_review", _review_text(keys[j_all], per_margin[keys[j_all]], ties))
+    return int(idx[k]), j_all
+
+
+def _outside(per_margin) -> str:
+    """The counted margins outside the seed noise, in words."""
     outside = {
         v: [
             f"{e} (gap {d['gap']:.3f}, seed spread {d['spread']:.3f}, slower ReLN "
@@ -279,19 +164,17 @@ def _follow(r: Results, rec):
         ]
         for v in ("undecided", "partly reproduced", "not reproduced")
     }
-    glue("xor_follow_max_pct", _pct(follow[j_max].value))
-    glue("xor_follow_max_pct_eps", float(eps_grid[j_max]))
-    glue(
-        "xor_follow_outside",
-        " ".join(
-            f"{v.capitalize()} at ε = " + "; ".join(m) + "."
-            for v, m in outside.items()
-            if m
-        )
-        or "Every counted margin is within the seed noise.",
+    text = " ".join(
+        f"{v.capitalize()} at ε = " + "; ".join(m) + "."
+        for v, m in outside.items()
+        if m
     )
-    # which margins decide "always": every margin (the old reading), each other
-    # margin alone, and a typical margin
+    return text or "Every counted margin is within the seed noise."
+
+
+def _readings(keys, follow, decides, j_worst, j_all, summary) -> dict:
+    """Which margins decide "always": every margin (the old reading), each other
+    margin alone, and a typical margin (the ``definition`` variants)."""
     reading = {
         f"every margin decides, near-ties included (the worst, ε = {keys[j_all]})": (
             follow[j_all]
@@ -302,77 +185,174 @@ def _follow(r: Results, rec):
             tie = "" if decides[j] else " (the ReLNs within the noise)"
             reading[f"ε = {keys[j]} decides{tie}"] = m
     reading["a typical margin decides (medians over margins)"] = Evidence(
-        follow_summary["value"],
-        spread=follow_summary["spread"],
-        alternative=follow_summary["alternative"],
+        summary["value"],
+        spread=summary["spread"],
+        alternative=summary["alternative"],
         criterion="seed_noise",
     )
-    primary = (
-        follow[j_worst]
-        if idx.size
-        else Evidence(None, criterion="seed_noise", time_gap=True)
+    return reading
+
+
+def _follow_facts(main, d) -> SimpleNamespace:
+    """What the records and glue of "follows the faster ReLN" say: "always" is judged
+    at the margins that can decide it (``d.decides``), the worst deciding (rulebook
+    rule 4); every margin deciding (``j_all``) is a ``definition`` variant."""
+    f = SimpleNamespace(per_margin=_per_margin(main, d), follow=d.follow)
+    f.keys = list(f.per_margin)
+    f.verdicts = [v["verdict"] for v in f.per_margin.values()]
+    f.j_worst, f.j_all = _worst(f.verdicts, d.follow, d.decides)
+    f.j_max = int(np.argmax([m.value for m in d.follow]))
+    f.summary = {
+        key: kit.med([getattr(m, key) for m in d.follow])
+        for key in ("value", "spread", "alternative")
+    }
+    counts = {}
+    for k in np.flatnonzero(d.decides):
+        counts[f.verdicts[k]] = counts.get(f.verdicts[k], 0) + 1
+    f.n_hold, f.n_dec = counts.get("reproduced", 0), int(np.sum(d.decides))
+    f.counts = ", ".join(f"{v} at {n}" for v, n in sorted(counts.items())) or "none"
+    f.ties = [_tie_text(e, v) for e, v in f.per_margin.items() if not v["decides"]]
+    return f
+
+
+def _follow_glue(main, d, f) -> None:
+    """The glue of "follows the faster ReLN"."""
+    follow_cf = np.median(
+        [
+            np.median([measures.time_gap(L, main.cf[d.faster[j]][j]) for L in relu])
+            for j, relu in enumerate(main.relu)
+        ]
     )
+    j_worst, j_all, v = f.j_worst, f.j_all, f.verdicts
+    kit.glue_many("xor", follow=f.summary["value"])
+    kit.glue_many(
+        "xor_follow",
+        worst_eps=np.nan if j_worst is None else float(main.eps[j_worst]),
+        worst_verdict="no margin can decide" if j_worst is None else v[j_worst],
+        n_hold=f.n_hold,
+        n_decide=f.n_dec,
+        spread=f.summary["spread"],
+        alt=f.summary["alternative"],
+        cf=float(follow_cf),
+        counts=f.counts,
+        ties="; ".join(f.ties) or "none: at every margin one ReLN is the faster",
+        n_ties=len(f.ties),
+        all_eps=float(main.eps[j_all]),
+        all_verdict=v[j_all],
+        review=_review_text(f.keys[j_all], f.per_margin[f.keys[j_all]], f.ties),
+        max_pct=_pct(f.follow[f.j_max].value),
+        max_pct_eps=float(main.eps[f.j_max]),
+        outside=_outside(f.per_margin),
+    )
+
+
+def _follow_note(main, f) -> str:
+    """The note of ``learning_time_follows_faster``."""
+    k, n_eps = f.keys, len(main.eps)
     decided_at = (
-        f"the worst of them decides, eps = {keys[j_worst]}: time gap ReLU network vs "
-        f"the faster simulated ReLN (median over {main.seeds} seeds) against the "
-        "two-sample seed spread, the slower ReLN as alternative"
-        if idx.size
-        else "no margin can decide"
+        "no margin can decide"
+        if f.j_worst is None
+        else f"the worst of them decides, eps = {k[f.j_worst]}: time gap ReLU network "
+        f"vs the faster simulated ReLN (median over {main.seeds} seeds) against "
+        "the two-sample seed spread, the slower ReLN as alternative"
     )
-    r_f = rec.add(
-        "learning_time_follows_faster",
-        primary.varied("definition", reading),
-        note=f"'always': judged at the {n_dec} of {n_eps} margins where the two "
-        f"simulated ReLNs are more than {rulebook.NOISE_MULTIPLE:g} x the seed spread "
+    return (
+        f"'always': judged at the {f.n_dec} of {n_eps} margins where the two "
+        f"simulated ReLNs are more than {NM:g} x the seed spread "
         "apart (time gap between them, median over seeds); "
         f"{decided_at}. Near-ties, shown and not counted: "
-        f"{_plain_text('; '.join(ties)) if ties else 'none'}. {n_hold} of "
-        f"{n_dec} counted margins are within the seed noise ({glue_counts}). Largest "
+        f"{_plain_text('; '.join(f.ties)) if f.ties else 'none'}. {f.n_hold} of "
+        f"{f.n_dec} counted margins are within the seed noise ({f.counts}). Largest "
         f"lag behind the faster ReLN over all {n_eps} margins: "
-        f"{_pct(follow[j_max].value):.1f} % in time (eps = {keys[j_max]}). Every "
+        f"{_pct(f.follow[f.j_max].value):.1f} % in time (eps = {k[f.j_max]}). Every "
         f"margin deciding (the old reading, a definition variant): eps = "
-        f"{keys[j_all]}, {all_verdict}. Medians over margins: gap "
-        f"{follow_summary['value']:.3f}, spread {follow_summary['spread']:.3f}. "
-        "Margin by margin: follows_faster_per_margin.",
+        f"{k[f.j_all]}, {f.verdicts[f.j_all]}. Medians over margins: gap "
+        f"{f.summary['value']:.3f}, spread {f.summary['spread']:.3f}. "
+        "Margin by margin: follows_faster_per_margin."
     )
-    r_fm = rec.add(
-        "follows_faster_per_margin",
-        per_margin,
-        note="per margin: which simulated ReLN is faster, the time gap of the ReLU "
-        "network to it (and as a lag in percent) and to the slower one, the gap "
-        "between two ReLU seeds, the time gap between the two ReLNs, whether the "
-        f"margin can decide the claim (the ReLNs more than "
-        f"{rulebook.NOISE_MULTIPLE:g} x the seed spread apart), and the rulebook's "
-        "verdict at that margin alone.",
-    )
-    worst_eps = eps_grid[j_worst] if idx.size else np.nan
-    table = _margins_table(per_margin)
-    return r_f, r_fm, follow_summary, worst_eps, n_hold, n_dec, table
 
 
-def _switch(r: Results, rec):
+_PER_MARGIN_NOTE = (
+    "per margin: which simulated ReLN is faster, the time gap of the ReLU "
+    "network to it (and as a lag in percent) and to the slower one, the gap "
+    "between two ReLU seeds, the time gap between the two ReLNs, whether the "
+    f"margin can decide the claim (the ReLNs more than {NM:g} x the seed spread "
+    "apart), and the rulebook's verdict at that margin alone."
+)
+
+
+def _follow(main, d, rec) -> dict:
+    """The records of "the ReLU network follows the faster ReLN", their glue, the
+    headline's line, the sensitivity figure's noise line and the table of margins."""
+    f = _follow_facts(main, d)
+    _follow_glue(main, d, f)
+    primary = (
+        Evidence(None, criterion="seed_noise", time_gap=True)
+        if f.j_worst is None
+        else f.follow[f.j_worst]
+    )
+    readings = _readings(f.keys, f.follow, d.decides, f.j_worst, f.j_all, f.summary)
+    r_f = rec.add(
+        "learning_time_follows_faster",
+        primary.varied("definition", readings),
+        note=_follow_note(main, f),
+    )
+    r_fm = rec.add("follows_faster_per_margin", f.per_margin, note=_PER_MARGIN_NOTE)
+    worst = (
+        ""
+        if f.j_worst is None
+        else f"{r_f['value']:.2f} at eps {main.eps[f.j_worst]:g}, "
+    )
+    counted = f"{f.n_hold} of {f.n_dec} counted margins hold ({r_f['verdict']})"
+    return {
+        "records": (r_f, r_fm),
+        "headline": worst + counted,
+        "noise": NM * f.summary["spread"],
+        "margins": _margins_table(f.per_margin),
+    }
+
+
+def _switch_variants(main, sweep, eps_star) -> dict:
+    """The sweep's variants of the switch: its init scales at this width, its widths
+    at this init."""
+    variants = {"init": {}, "width": {}}
+    for s in sweep:
+        n_sw = f"{np.isfinite(s['cross']).sum()} of {s['cross'].size} seeds switch"
+        if s["width"] == main.width and s["std"] != main.init_std:
+            variants["init"][f"init std {s['std']:.0e} ({n_sw})"] = s
+        elif s["std"] == main.init_std and s["width"] != main.width:
+            variants["width"][f"width {s['width']} ({n_sw})"] = s
+    return {
+        choice: {k: _switch_evidence(s["cross"], eps_star) for k, s in settings.items()}
+        for choice, settings in variants.items()
+        if settings
+    }
+
+
+def _switch(main, sweep, d, rec):
     """The record of the ReLU networks' switch and its glue."""
-    main, sw = r.main, r.switch
-    cross, eps_x, eps_star = sw["cross"], sw["eps_x"], r.eps_star
-    final = main.shares[:, :, -1]
-    t_relu, t_sim, _ = _learning_times(main)
-    t_relu_med = np.median(t_relu, axis=1)
-    t_fast = np.minimum(np.median(t_sim["linear"], 1), np.median(t_sim["xor"], 1))
-    signed = (t_relu_med - t_fast) / t_fast
-    eps_grid = main.eps
-    glue("xor_eps_x", eps_x)
-    glue("xor_eps_x_spread", sw["spread"])
-    glue("xor_eps_x_q25", sw["q25"])
-    glue("xor_eps_x_q75", sw["q75"])
-    glue("xor_eps_x_minmax", f"{np.nanmin(cross):.3f} to {np.nanmax(cross):.3f}")
-    glue("xor_other_max", float(final[:, :, 2].max()))
-    glue("xor_init_other", float(main.count_init[eps_grid <= 0.5][:, :, 2].min()))
-    glue("xor_n_missing", sw["n_missing"])
-    glue("xor_n_above", int(np.sum(cross > eps_star)))
-    glue("xor_eps_x_minus_star", eps_x - eps_star)
-    glue("xor_eps_x_in_spreads", (eps_x - eps_star) / sw["spread"])
-    glue("xor_ahead", float(-100 * min(0.0, signed[eps_grid < eps_x].min(initial=0.0))))
-    glue("xor_behind", float(100 * max(0.0, signed[eps_grid > eps_x].max(initial=0.0))))
+    sw, eps_star, eps = d.switch, d.eps_star, main.eps
+    cross, eps_x = sw["cross"], sw["eps_x"]
+    t_relu = np.median(learning_times(main.relu), axis=1)
+    t_sim = {k: np.median(learning_times(main.sim[k]), 1) for k in KINDS}
+    t_fast = np.minimum(t_sim["linear"], t_sim["xor"])
+    signed = (t_relu - t_fast) / t_fast
+    kit.glue_many(
+        "xor",
+        eps_x=eps_x,
+        eps_x_spread=sw["spread"],
+        eps_x_q25=sw["q25"],
+        eps_x_q75=sw["q75"],
+        eps_x_minmax=f"{np.nanmin(cross):.3f} to {np.nanmax(cross):.3f}",
+        other_max=float(main.shares[:, :, -1, 2].max()),
+        init_other=float(main.count_init[eps <= 0.5][:, :, 2].min()),
+        n_missing=sw["n_missing"],
+        n_above=int(np.sum(cross > eps_star)),
+        eps_x_minus_star=eps_x - eps_star,
+        eps_x_in_spreads=(eps_x - eps_star) / sw["spread"],
+        ahead=float(-100 * min(0.0, signed[eps < eps_x].min(initial=0.0))),
+        behind=float(100 * max(0.0, signed[eps > eps_x].max(initial=0.0))),
+    )
     ev = Evidence(
         eps_x,
         spread=sw["spread"],
@@ -381,23 +361,8 @@ def _switch(r: Results, rec):
         compared=eps_star,
         criterion="near",
     )
-    # the sweep's variants: its init scales at this width, its widths at this init
-    variants = {"init": {}, "width": {}}
-    for d in r.sweep:
-        n_sw = f"{np.isfinite(d['cross']).sum()} of {d['cross'].size} seeds switch"
-        if d["width"] == main.width and d["std"] != main.init_std:
-            variants["init"][f"init std {d['std']:.0e} ({n_sw})"] = d
-        elif d["std"] == main.init_std and d["width"] != main.width:
-            variants["width"][f"width {d['width']} ({n_sw})"] = d
-    for choice, settings in variants.items():
-        if settings:
-            ev = ev.varied(
-                choice,
-                {
-                    k: _switch_evidence(d["cross"], eps_star)
-                    for k, d in settings.items()
-                },
-            )
+    for choice, settings in _switch_variants(main, sweep, eps_star).items():
+        ev = ev.varied(choice, settings)
     return rec.add(
         "eps_crossover_relu",
         ev,
@@ -410,86 +375,43 @@ def _switch(r: Results, rec):
         "Alternative: 0, where the data stop being linearly separable. Init std "
         f"{main.init_std:.3g}, width {main.width}, lr {main.lr} [reconstruction]. "
         "Variants: the sensitivity sweep's init scales (at this width) and widths "
-        f"(at this init), {r.sweep_seeds} seeds each.",
+        f"(at this init), {len(sweep[0]['cross'])} seeds each.",
     )
 
 
-def _sweep(r: Results, rec):
-    """The small-init limit's record, the sweep's glue and its table."""
-    fit, sweep, width = r.fit, r.sweep, r.main.width
-    off_fit = fit["off_fit"]
-    glue(
-        "xor_width_resid",
-        "; ".join(
-            f"width {w_}: {r_:+.3f}" for (w_, s_), r_ in off_fit.items() if w_ != width
-        ),
+def _lazy_desc(sweep, n_seeds) -> str:
+    """The settings without a lasting plateau (``u0* > 1e-2``) in words."""
+    lazy = [s for s in sweep if s["u0"] > 1e-2]  # ln(1/u0*) < 4.6
+    if not lazy:
+        return "no setting of this sweep is in that regime"
+    return "; ".join(
+        f"σ = {s['std']:.0e}: {int(np.isfinite(s['cross']).sum())} of "
+        f"{n_seeds} seeds switch within the sweep (median "
+        f"{s['cross_med']:.2f}), time gap to the faster closed form {s['gap']:.2f}"
+        if np.isfinite(s["cross_med"])
+        else f"σ = {s['std']:.0e}: no switch within the sweep, time gap {s['gap']:.2f}"
+        for s in lazy
     )
-    glue(
-        "xor_big_init_resid",
-        "; ".join(
-            f"σ = {s_:.0e}: {r_:+.3f}"
-            for (w_, s_), r_ in off_fit.items()
-            if w_ == width
-        ),
-    )
-    glue("xor_eps_inf", float(fit["eps_inf"]))
-    glue("xor_eps_inf_lo", float(fit["lo"]))
-    glue("xor_eps_inf_hi", float(fit["hi"]))
-    glue("xor_n_common", fit["n_common"])
-    glue("xor_bootstrap", r.bootstrap)
-    glue("xor_x_min", float(fit["x"].min()))
-    smallest = min(fit["fit_set"], key=lambda d: d["u0"])
-    glue("xor_smallest_init_switch", smallest["cross_med"])
-    glue("xor_smallest_init", smallest["std"])
-    glue("xor_C_fit", float(fit["slope"]))
-    glue("xor_fit_resid", fit["residual"])
-    glue("xor_head_start", fit["head_start"])
-    glue("xor_n_fit", len(fit["x"]))
-    glue("xor_sweep_widths", " and ".join(str(w) for w in r.sweep_widths))
-    glue("xor_width", width)
-    lazy = [d for d in sweep if d["u0"] > 1e-2]  # no lasting plateau: ln(1/u0*) < 4.6
-    glue(
-        "xor_lazy_desc",
-        "no setting of this sweep is in that regime"
-        if not lazy
-        else "; ".join(
-            f"σ = {d['std']:.0e}: {int(np.isfinite(d['cross']).sum())} of "
-            f"{r.sweep_seeds} seeds switch within the sweep (median "
-            f"{d['cross_med']:.2f}), time gap to the faster closed form {d['gap']:.2f}"
-            if np.isfinite(d["cross_med"])
-            else f"σ = {d['std']:.0e}: no switch within the sweep, time gap "
-            f"{d['gap']:.2f}"
-            for d in lazy
-        ),
-    )
-    glue("xor_plateau_gap_max", max(d["gap"] for d in sweep if d["u0"] <= 1e-2))
-    r_inf = rec.add(
-        "eps_crossover_relu_small_init_limit",
-        Evidence(float(fit["eps_inf"]), spread=fit["sd"]),
-        note=f"intercept of the fit eps_x = eps_inf + C / ln(1/u0*) over "
-        f"{len(fit['x'])} settings at width {width} (u0* <= {r.fit_u0_max:g}: the init "
-        f"sweep, {r.sweep_seeds} seeds each, and the main sweep); C = "
-        f"{fit['slope']:.3f}. 95 % interval over seeds {fit['lo']:.3f} to "
-        f"{fit['hi']:.3f} ({r.bootstrap} resamples of the seeds, the same for every "
-        "setting); spread: its standard deviation. An extrapolation from "
-        f"1/ln(1/u0*) >= {fit['x'].min():.3f}.",
-    )
+
+
+def _sweep_table(sweep, n_seeds) -> str:
+    """The page's table of the sensitivity sweep."""
     rows = []
-    for d in sweep:
-        n_sw = int(np.isfinite(d["cross"]).sum())
+    for s in sweep:
+        n_sw = int(np.isfinite(s["cross"]).sum())
         rows.append(
             [
-                d["width"],
-                f"{d['std']:.1e}",
-                f"{d['u0']:.1e}",
-                f"{n_sw} of {r.sweep_seeds}",
-                f"{d['cross_med']:.3f}"
-                if np.isfinite(d["cross_med"])
+                s["width"],
+                f"{s['std']:.1e}",
+                f"{s['u0']:.1e}",
+                f"{n_sw} of {n_seeds}",
+                f"{s['cross_med']:.3f}"
+                if np.isfinite(s["cross_med"])
                 else "none in sweep",
-                f"{np.nanmin(d['cross']):.3f} to {np.nanmax(d['cross']):.3f}"
+                f"{np.nanmin(s['cross']):.3f} to {np.nanmax(s['cross']):.3f}"
                 if n_sw
                 else "—",
-                f"{d['gap']:.3f}",
+                f"{s['gap']:.3f}",
             ]
         )
     headers = [
@@ -501,17 +423,171 @@ def _sweep(r: Results, rec):
         "range over seeds",
         "time gap to the faster closed form",
     ]
-    return r_inf, tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+    return kit.table(rows, headers)
 
 
-def report(rec, results: Results) -> dict:
+def _sweep(main, sweep, d, rec, *, sweep_widths, bootstrap, fit_u0_max):
+    """The small-init limit's record and the sweep's glue."""
+    fit, width, n_seeds = d.fit, main.width, len(sweep[0]["cross"])
+    off_fit = fit["off_fit"]
+    smallest = min(fit["fit_set"], key=lambda s: s["u0"])
+    kit.glue_many(
+        "xor",
+        width_resid="; ".join(
+            f"width {w}: {r:+.3f}" for (w, _), r in off_fit.items() if w != width
+        ),
+        big_init_resid="; ".join(
+            f"σ = {s:.0e}: {r:+.3f}" for (w, s), r in off_fit.items() if w == width
+        ),
+        eps_inf=float(fit["eps_inf"]),
+        eps_inf_lo=float(fit["lo"]),
+        eps_inf_hi=float(fit["hi"]),
+        n_common=fit["n_common"],
+        bootstrap=bootstrap,
+        x_min=float(fit["x"].min()),
+        smallest_init_switch=smallest["cross_med"],
+        smallest_init=smallest["std"],
+        C_fit=float(fit["slope"]),
+        fit_resid=fit["residual"],
+        head_start=fit["head_start"],
+        n_fit=len(fit["x"]),
+        sweep_widths=" and ".join(str(w) for w in sweep_widths),
+        width=width,
+        lazy_desc=_lazy_desc(sweep, n_seeds),
+        plateau_gap_max=max(s["gap"] for s in sweep if s["u0"] <= 1e-2),
+    )
+    return rec.add(
+        "eps_crossover_relu_small_init_limit",
+        Evidence(float(fit["eps_inf"]), spread=fit["sd"]),
+        note=f"intercept of the fit eps_x = eps_inf + C / ln(1/u0*) over "
+        f"{len(fit['x'])} settings at width {width} (u0* <= {fit_u0_max:g}: the init "
+        f"sweep, {n_seeds} seeds each, and the main sweep); C = "
+        f"{fit['slope']:.3f}. 95 % interval over seeds {fit['lo']:.3f} to "
+        f"{fit['hi']:.3f} ({bootstrap} resamples of the seeds, the same for every "
+        "setting); spread: its standard deviation. An extrapolation from "
+        f"1/ln(1/u0*) >= {fit['x'].min():.3f}.",
+    )
+
+
+def _setup(main, d) -> tuple[float, int]:
+    """The glue of the setup and the closed forms; returns the largest closed-form gap
+    and how often the simulation is the slower."""
+    eps, lr, a0 = main.eps, main.lr, main.a0
+    t_sim = {k: learning_times(main.sim[k]) for k in KINDS}
+    t_cf = {k: learning_times(main.cf[k]) for k in KINDS}
+    t_exact = {k: xor_reln.closed_form_learning_time(eps, k, a0[k], lr) for k in KINDS}
+    window = speed_ratio_window(1.1)
+    n_slower = int(sum(np.sum(np.median(t_sim[k], 1) >= t_cf[k]) for k in KINDS))
+    cf_gap_max = float(max(d.cf_gap[k].max() for k in KINDS))
+    s_max = max(xor_reln.analytic_modes(eps.max(), k)[0] for k in KINDS)
+    kit.glue_many(
+        "xor",
+        mode_err=float(d.mode_err),
+        diag_ok="holds" if d.diag_ok else "fails",
+        equal_a0_cross=xor_reln.learning_time_crossover(a0["linear"], a0["linear"], lr),
+        euler=float(100 * s_max * lr / 2),
+        lr=lr,
+        epochs=main.epochs,
+        init_std=main.init_std,
+        eps_star=d.eps_star,
+        eps_star_time=d.eps_star_time,
+        a0_lin=a0["linear"],
+        a0_xor=a0["xor"],
+        fraction=xor_reln.LEARNING_FRACTION,
+        window_lo=window[0],
+        window_hi=window[1],
+        same_init="identical" if main.same_init else "NOT identical",
+        cf_gap=cf_gap_max,
+        check_gap=rulebook.CHECK_GAP,
+        sim_slower=n_slower,
+        n_cmp=2 * len(eps),
+        sampled_vs_exact=int(
+            max(np.max(np.abs(t_cf[k] - np.ceil(t_exact[k]))) for k in KINDS)
+        ),
+        n_eps=len(eps),
+        final_loss=float(main.relu[:, :, -1].max()),
+        seeds=main.seeds,
+    )
+    return cf_gap_max, n_slower
+
+
+def _checks(main, d, rec) -> tuple[dict, list]:
+    """The book's two checks (the crossover of the data, the closed forms) and the
+    setup's glue; returns the records and their headline lines."""
+    cf_gap_max, n_slower = _setup(main, d)
+    eps_star_data = xor_reln.eps_star(from_data=True)
+    sqrt = float(np.sqrt(2 / 3))
+    r = kit.add_all(
+        rec,
+        [
+            (
+                "eps_star",
+                Evidence(eps_star_data, compared=sqrt, criterion="exact"),
+                "root of s_lin = s_XoR from the singular values of the pathways' "
+                "effective datasets of the reconstructed data (not from the formulas), "
+                "against sqrt(2/3), the root of 2 eps = sqrt(2 + eps^2) (Eqs. 24-26 as "
+                "reconstructed). The closed-form learning times cross at "
+                f"{d.eps_star_time:.6f}: a linear pathway has twice the units of an "
+                "XoR pathway, so at eps* both ReLNs also start equally strong.",
+            ),
+            (
+                "gap_closed_form_reln",
+                Evidence(cf_gap_max, criterion="gap"),
+                "largest, over both ReLNs and all margins, of the time gap between the "
+                "closed form (Eqs. 22-23, a0 derived from the init) and the simulated "
+                f"ReLN (median over {main.seeds} seeds); the simulation is the slower "
+                f"at {n_slower} of {2 * len(main.eps)} comparisons (Euler steps).",
+            ),
+        ],
+    )
+    return r, [
+        f"eps_star (from the data)       = {eps_star_data:.4f} "
+        f"({r['eps_star']['verdict']})",
+        f"gap_closed_form_reln           = {cf_gap_max:.2f} "
+        f"({r['gap_closed_form_reln']['verdict']})",
+    ]
+
+
+#: The closing table: record -> (the claim in words, the paper's words).
+SUMMARY = {
+    "eps_star": (
+        "The crossover of the two ReLNs on the reconstructed data (Eqs. 24-26), from "
+        "the data's effective datasets (book's check)",
+        "the crossover the paper prints (not used: the book computes it)",
+    ),
+    "gap_closed_form_reln": (
+        "Closed forms (Eqs. 18-23) follow the simulated ReLNs (book's check)",
+        "solve their dynamics analytically",
+    ),
+    "learning_time_follows_faster": (
+        "The ReLU network always matches the faster ReLN (paper Fig. 2d, 2e), judged "
+        "at the worst margin where one ReLN is faster beyond the seed noise",
+        "one of these ReLNs always closely matches ... the faster one",
+    ),
+    "follows_faster_per_margin": ("The same, margin by margin", "—"),
+    "eps_crossover_relu": (
+        "The ReLU network switches from XoR to linear gating near the crossover "
+        "$\\epsilon^*$, well above $\\epsilon = 0$",
+        "marks the approximate point at which a ReLU network switches",
+    ),
+    "eps_crossover_relu_small_init_limit": (
+        "The switch in the limit of small initial weights (fit with a 95 % interval "
+        "over seeds)",
+        "—",
+    ),
+}
+
+
+def report(rec, main, sweep, *, sweep_widths, bootstrap, fit_u0_max) -> dict:
     """Write the XoR chapter's records and the glue its prose reads.
 
     Defined for the page book/xor.md.
 
     Args:
         rec: the chapter's :class:`helpers.book.records.Records` (``"xor"``).
-        results: what the page computed (:class:`Results`).
+        main: the main sweep (:func:`helpers.chapters.xor.runs.train_margins`).
+        sweep: the sensitivity sweep (:func:`...runs.sensitivity_sweep`).
+        sweep_widths, bootstrap, fit_u0_max: the page's parameters of the sweep.
 
     Returns:
         ``{"sweep": Markdown table of the sensitivity sweep, "summary": the closing
@@ -520,127 +596,34 @@ def report(rec, results: Results) -> dict:
         five lines, "margins": Markdown table of "follows the faster ReLN" margin by
         margin, the near-ties marked}``; the records are saved.
     """
-    r, main = results, results.main
-    eps_grid, lr, n_eps = main.eps, main.lr, len(main.eps)
-    a0 = main.a0
-    _, t_sim, t_cf = _learning_times(main)
-    t_cf_exact = {
-        k: xor_reln.closed_form_learning_time(eps_grid, k, a0[k], lr) for k in KINDS
-    }
-    from . import speed_ratio_window
-
-    window = speed_ratio_window(1.1)
-    n_slower = int(sum(np.sum(np.median(t_sim[k], 1) >= t_cf[k]) for k in KINDS))
-    cf_gap_max = float(max(r.cf_gap[k].max() for k in KINDS))
-    glue("xor_mode_err", float(r.mode_err))
-    glue("xor_diag_ok", "holds" if r.diag_ok else "fails")
-    glue(
-        "xor_equal_a0_cross",
-        xor_reln.learning_time_crossover(a0["linear"], a0["linear"], lr),
+    d = analyse(main, sweep, bootstrap=bootstrap, fit_u0_max=fit_u0_max)
+    r, lines = _checks(main, d, rec)
+    follow = _follow(main, d, rec)
+    r["learning_time_follows_faster"], r["follows_faster_per_margin"] = follow[
+        "records"
+    ]
+    r["eps_crossover_relu"] = _switch(main, sweep, d, rec)
+    params = dict(sweep_widths=sweep_widths, bootstrap=bootstrap, fit_u0_max=fit_u0_max)
+    r["eps_crossover_relu_small_init_limit"] = _sweep(main, sweep, d, rec, **params)
+    kit.glue_many(
+        "xor",
+        verdict_x=r["eps_crossover_relu"]["verdict"],
+        verdict_f=r["learning_time_follows_faster"]["verdict"],
     )
-    s_max = max(xor_reln.analytic_modes(eps_grid.max(), k)[0] for k in KINDS)
-    glue("xor_euler", float(100 * s_max * lr / 2))
-    glue("xor_lr", lr)
-    glue("xor_epochs", main.epochs)
-    glue("xor_init_std", main.init_std)
-    glue("xor_eps_star", r.eps_star)
-    glue("xor_eps_star_time", r.eps_star_time)
-    glue("xor_a0_lin", a0["linear"])
-    glue("xor_a0_xor", a0["xor"])
-    glue("xor_fraction", xor_reln.LEARNING_FRACTION)
-    glue("xor_window_lo", window[0])
-    glue("xor_window_hi", window[1])
-    glue("xor_same_init", "identical" if main.same_init else "NOT identical")
-    glue("xor_cf_gap", cf_gap_max)
-    glue("xor_check_gap", rulebook.CHECK_GAP)
-    glue("xor_sim_slower", n_slower)
-    glue("xor_n_cmp", 2 * n_eps)
-    glue(
-        "xor_sampled_vs_exact",
-        int(max(np.max(np.abs(t_cf[k] - np.ceil(t_cf_exact[k]))) for k in KINDS)),
-    )
-    glue("xor_n_eps", n_eps)
-    glue("xor_final_loss", float(main.relu[:, :, -1].max()))
-    glue("xor_seeds", main.seeds)
-
-    eps_star_data = xor_reln.eps_star(from_data=True)
-    r_star = rec.add(
-        "eps_star",
-        Evidence(eps_star_data, compared=float(np.sqrt(2 / 3)), criterion="exact"),
-        note="root of s_lin = s_XoR from the singular values of the pathways' "
-        "effective datasets of the reconstructed data (not from the formulas), against "
-        "sqrt(2/3), the root of 2 eps = sqrt(2 + eps^2) (Eqs. 24-26 as reconstructed). "
-        f"The closed-form learning times cross at {r.eps_star_time:.6f}: a linear "
-        "pathway has twice the units of an XoR pathway, so at eps* both ReLNs also "
-        "start equally strong.",
-    )
-    r_cf = rec.add(
-        "gap_closed_form_reln",
-        Evidence(cf_gap_max, criterion="gap"),
-        note="largest, over both ReLNs and all margins, of the time gap between the "
-        "closed form (Eqs. 22-23, a0 derived from the init) and the simulated ReLN "
-        f"(median over {main.seeds} seeds); the simulation is the slower at "
-        f"{n_slower} of {2 * n_eps} comparisons (Euler steps).",
-    )
-    r_f, r_fm, follow_summary, worst_eps, n_hold, n_dec, margins = _follow(r, rec)
-    r_x = _switch(r, rec)
-    r_inf, sweep_table = _sweep(r, rec)
-    glue("xor_verdict_x", r_x["verdict"])
-    glue("xor_verdict_f", r_f["verdict"])
     rec.save()
     headline = "\n".join(
         [
-            f"eps_star (from the data)       = {eps_star_data:.4f} "
-            f"({r_star['verdict']})",
-            f"gap_closed_form_reln           = {cf_gap_max:.2f} ({r_cf['verdict']})",
-            "learning_time_follows_faster   = "
-            + (f"{r_f['value']:.2f} at eps {worst_eps:g}, " if n_dec else "")
-            + f"{n_hold} of {n_dec} counted margins hold ({r_f['verdict']})",
-            f"eps_crossover_relu             = {r.switch['eps_x']:.2f} "
-            f"({r_x['verdict']})",
-            f"small-init limit               = {r.fit['eps_inf']:.2f}",
+            *lines,
+            f"learning_time_follows_faster   = {follow['headline']}",
+            f"eps_crossover_relu             = {d.switch['eps_x']:.2f} "
+            f"({r['eps_crossover_relu']['verdict']})",
+            f"small-init limit               = {d.fit['eps_inf']:.2f}",
         ]
     )
-    summary = claims_table(
-        [
-            (
-                "The crossover of the two ReLNs on the reconstructed data "
-                "(Eqs. 24-26), from the data's effective datasets (book's check)",
-                "the crossover the paper prints (not used: the book computes it)",
-                r_star,
-            ),
-            (
-                "Closed forms (Eqs. 18-23) follow the simulated ReLNs (book's check)",
-                "solve their dynamics analytically",
-                r_cf,
-            ),
-            (
-                "The ReLU network always matches the faster ReLN (paper Fig. 2d, "
-                "2e), judged at the worst margin where one ReLN is faster beyond "
-                "the seed noise",
-                "one of these ReLNs always closely matches ... the faster one",
-                r_f,
-            ),
-            ("The same, margin by margin", "—", r_fm),
-            (
-                "The ReLU network switches from XoR to linear gating near the "
-                "crossover $\\epsilon^*$, well above $\\epsilon = 0$",
-                "marks the approximate point at which a ReLU network switches",
-                r_x,
-            ),
-            (
-                "The switch in the limit of small initial weights (fit with a "
-                "95 % interval over seeds)",
-                "—",
-                r_inf,
-            ),
-        ]
-    )
-    noise = rulebook.NOISE_MULTIPLE * follow_summary["spread"]
     return {
-        "sweep": sweep_table,
-        "summary": summary,
-        "noise": noise,
+        "sweep": _sweep_table(sweep, len(sweep[0]["cross"])),
+        "summary": claims_table([(c, q, r[n]) for n, (c, q) in SUMMARY.items()]),
+        "noise": follow["noise"],
         "headline": headline,
-        "margins": margins,
+        "margins": follow["margins"],
     }

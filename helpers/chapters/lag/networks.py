@@ -1,0 +1,214 @@
+"""The networks between Section 4's ReLU network (11-700-60) and the 7-pathway ReLN of
+Fig. 4a (``book/lag.md``), each changing one thing, all started from the ReLU
+network's own initial weights of the same seed ([conv-init]): its own gates frozen
+(:func:`train_frozen`, a GDLN, [conv-gdln]), snapped to the context level, the ReLN's
+designed gates, the ReLN as built, and as the authors start it (:func:`train_ladder`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ...book import progress
+from ...core.engine import GatedNetwork, init_params, train
+from ...core.measures import snap_to_contexts
+
+#: The rungs between the ReLU network and the ReLN of Fig. 4a, in order: each changes
+#: one thing from the one before.
+LADDER = {
+    "frozen": "the ReLU network's own gates, frozen as they end",
+    "snapped": "the same gates snapped to the context level",
+    "designed": "the ReLN's gates (7 pathways) in the ReLU network",
+    "items_only": "the same, context pathways seeing the items only",
+    "reln_relu_start": "the ReLN as built (one-way), ReLU network's start",
+    "reln": "the ReLN as the authors start it (Fig. 4a)",
+}
+#: What each step of the ladder changes (from the rung before; the first from the
+#: ReLU network itself).
+STEPS = {
+    "frozen": "fixing the gates from the start (the ReLU network's own final gates)",
+    "snapped": "snapping the gates to the context level (no within-context variation)",
+    "designed": "replacing the learned context patterns by the ReLN's pathways",
+    "items_only": "letting the context pathways see only the items",
+    "reln_relu_start": "coupling the pathways one way (the common pathway first)",
+    "reln": "starting the ReLN as the authors do, not from the ReLU's weights",
+}
+
+
+def check_parameters(seeds, epochs, record_every, freeze_epochs, relu_width, units):
+    """Refuse bad parameters before any work, naming the parameter.
+
+    Defined for the page book/lag.md.
+
+    Args:
+        seeds: number of seeds (at least 2: the seed spread is the yardstick).
+        epochs: training epochs.
+        record_every: the gates are recorded every this many epochs.
+        freeze_epochs: the epochs whose gates are frozen; each a recorded epoch, the
+            last epoch among them.
+        relu_width: the ReLU network's hidden units.
+        units: the ReLN's units (its pathways' widths summed): the ladder pairs the
+            two networks unit by unit, so ``relu_width`` must equal it.
+
+    Returns:
+        None; raises ValueError naming the parameter.
+    """
+    if relu_width != units:
+        raise ValueError(
+            f"relu_width must equal the ReLN's {units} units (the ladder pairs them "
+            f"unit by unit), got {relu_width!r}"
+        )
+    if not isinstance(seeds, (int, np.integer)) or int(seeds) < 2:
+        raise ValueError(f"seeds must be an integer >= 2, got {seeds!r}")
+    if not isinstance(epochs, (int, np.integer)) or int(epochs) < 1:
+        raise ValueError(f"epochs must be an integer >= 1, got {epochs!r}")
+    if (
+        not isinstance(record_every, (int, np.integer))
+        or not 1 <= int(record_every) <= int(epochs)
+        or int(epochs) % int(record_every)
+    ):
+        raise ValueError(
+            f"record_every must be an integer dividing epochs ({epochs}), got "
+            f"{record_every!r}"
+        )
+    fe = list(freeze_epochs)
+    if not fe or any(
+        not isinstance(e, (int, np.integer)) or e < 0 or e > epochs or e % record_every
+        for e in fe
+    ):
+        raise ValueError(
+            f"freeze_epochs must be recorded epochs (multiples of record_every in "
+            f"0..{epochs}), got {freeze_epochs!r}"
+        )
+    if sorted(set(fe)) != fe or fe[-1] != epochs:
+        raise ValueError(
+            f"freeze_epochs must increase and end at the last epoch ({epochs}), got "
+            f"{freeze_epochs!r}"
+        )
+
+
+def frozen_network(relu_net: GatedNetwork, gates, P: int) -> GatedNetwork:
+    """The one-hidden-layer ReLU network with its units' gates fixed to ``gates``.
+
+    Defined for the page book/lag.md.
+
+    Args:
+        relu_net: a one-hidden-layer ReLU network (:func:`helpers.core.relu_network`).
+        gates: ``H x P`` 0/1 array, unit ``j`` on for datapoint ``i`` where 1.
+        P: number of datapoints.
+
+    Returns:
+        A GDLN with the ReLU network's sizes and init stds, fully coupled ([conv-gdln]).
+    """
+    if relu_net.depth != 1 or not relu_net.layers[0].is_relu:
+        raise ValueError("relu_net must be a one-hidden-layer ReLU network")
+    L = relu_net.layers[0]
+    G = np.asarray(gates, float)
+    if G.shape != (L.width, P) or not np.isin(G, (0.0, 1.0)).all():
+        raise ValueError(f"gates must be a 0/1 array of shape {(L.width, P)}")
+    return replace(relu_net, layers=(replace(L, gating=G),), kind="gdln", P=int(P))
+
+
+def relu_start(relu_net: GatedNetwork, seeds) -> list[np.ndarray]:
+    """The ReLU network's initial weights of each seed, stacked over seeds.
+
+    Defined for the page book/lag.md.
+
+    Args:
+        relu_net: the ReLU network.
+        seeds: the seeds.
+
+    Returns:
+        ``[W1 (S, H, d), W2 (S, p, H)]``, the ``params0`` of
+        :func:`helpers.core.engine.train` that starts every seed where the ReLU
+        network of that seed starts.
+    """
+    inits = [init_params(relu_net, s) for s in seeds]
+    return [np.stack([p[i] for p in inits]) for i in range(len(inits[0]))]
+
+
+def train_frozen(relu_net, ds, gates, seeds, epochs_at, *, lr, epochs, snap=False):
+    """Train the frozen-gate network of each seed and freeze epoch.
+
+    Defined for the page book/lag.md.
+
+    Args:
+        relu_net: the ReLU network.
+        ds: the contextual task (:func:`helpers.core.contextual_task`).
+        gates: the ReLU run's recorded gates ``(S, R, H, P)``.
+        seeds: the seeds of the ReLU run, in its order.
+        epochs_at: ``{freeze epoch: index into R}``.
+        lr: step size.
+        epochs: training epochs.
+        snap: snap each unit's gates to the context level first.
+
+    Returns:
+        ``{freeze epoch: losses (S, epochs + 1)}``, seed ``s`` started from the ReLU
+        network's initial weights of seed ``s``.
+    """
+    out = {}
+    for e, r in epochs_at.items():
+        progress.report(f"gates frozen at epoch {e}" + (", snapped" * snap))
+        losses = []
+        for i, s in enumerate(seeds):
+            G = np.asarray(gates[i, r], float)
+            if snap:
+                G = snap_to_contexts(G, ds.contexts, ds.n_contexts)
+            net = frozen_network(relu_net, G, ds.P)
+            run = train(
+                net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=[s],
+                params0=init_params(relu_net, s),
+            )  # fmt: skip
+            losses.append(run.loss[0])
+        out[e] = np.stack(losses)
+    return out
+
+
+def train_ladder(relu_net, ds, seeds, frozen, snapped, reln_start, *, lr, epochs):
+    """Every rung of :data:`LADDER` (losses ``(S, epochs + 1)`` each).
+
+    Defined for the page book/lag.md.
+
+    Args:
+        relu_net: the ReLU network.
+        ds: the contextual task.
+        seeds: the seeds.
+        frozen: losses of the network of the ReLU's final gates ``(S, T)``
+            (:func:`train_frozen`).
+        snapped: the same, snapped.
+        reln_start: ``(net, params0)`` of the 7-pathway ReLN as the authors start it
+            (:func:`helpers.core.relns.start`; its net is the ReLN as built).
+        lr: step size.
+        epochs: training epochs.
+
+    Returns:
+        ``{rung: losses (S, T)}`` in the order of :data:`LADDER`; ``items_only`` is
+        the ReLN with one loss on the summed output (fully coupled).
+    """
+    reln_net, reln_p0 = reln_start
+    G = reln_net.layers[0].gating
+    if G.shape[0] != relu_net.layers[0].width:
+        raise ValueError(
+            f"the ReLN has {G.shape[0]} units, the ReLU network "
+            f"{relu_net.layers[0].width}: the ladder pairs them unit by unit"
+        )
+    p0 = relu_start(relu_net, seeds)
+    kw = dict(lr=lr, epochs=epochs, seeds=list(seeds))
+    progress.report("the ReLN's gates in the ReLU network")
+    designed = train(frozen_network(relu_net, G, ds.P), ds.X, ds.Y, params0=p0, **kw)
+    progress.report("the ReLN's pathways in the ReLU network, items-only inputs")
+    items = train(replace(reln_net, coupling="full"), ds.X, ds.Y, params0=p0, **kw)
+    progress.report("the ReLN from the ReLU network's start")
+    own = train(reln_net, ds.X, ds.Y, params0=p0, **kw)
+    progress.report("the ReLN as the authors start it")
+    authors = train(reln_net, ds.X, ds.Y, params0=reln_p0, **kw)
+    return {
+        "frozen": frozen,
+        "snapped": snapped,
+        "designed": designed.loss,
+        "items_only": items.loss,
+        "reln_relu_start": own.loss,
+        "reln": authors.loss,
+    }

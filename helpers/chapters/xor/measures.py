@@ -1,0 +1,360 @@
+"""The XoR chapter's measurements of the ReLU networks (``book/xor.md``; paper Section
+3, Fig. 2d-e): gating classes and shares, the switch and its small-init limit, which
+ReLN the ReLU network follows.  The ReLNs' closed forms are in
+:mod:`helpers.core.xor_reln`."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from ...book.rulebook import NOISE_MULTIPLE
+from ...core import measures, xor_reln
+from ...core.xor_reln import GATES, KINDS, LEARNING_FRACTION, check_eps
+
+
+def speed_ratio_window(ratio: float = 1.1) -> tuple[float, float]:
+    """The margins at which the linear ReLN's ``s`` is ``1/ratio`` and ``ratio`` times
+    the XoR ReLN's: ``4 eps^2 = r^2 (2 + eps^2)``, ``eps = r sqrt(2 / (4 - r^2))``."""
+    if not 1 <= ratio < 2:
+        raise ValueError(f"ratio must lie in [1, 2), got {ratio}")
+    lo, hi = 1.0 / ratio, float(ratio)
+    return float(lo * np.sqrt(2 / (4 - lo**2))), float(hi * np.sqrt(2 / (4 - hi**2)))
+
+
+def learning_times(loss, fraction: float = LEARNING_FRACTION) -> np.ndarray:
+    """Learning time of each loss curve in ``loss`` (``(..., epochs + 1)``), by
+    :func:`helpers.core.measures.learning_time_from_curve` (``inf`` if never reached).
+    """
+    L = np.asarray(loss, float)
+    flat = L.reshape(-1, L.shape[-1])
+    return np.array(
+        [measures.learning_time_from_curve(c, fraction) for c in flat]
+    ).reshape(L.shape[:-1])
+
+
+def gating_classes(gates) -> np.ndarray:
+    """Each hidden unit's gating class from its 0/1 activity on ``(x1, x2, x3, x4)``:
+    ``'xor'`` (on for exactly one datapoint, Fig. 2c), ``'linear'`` (on for exactly the
+    two same-label points, Fig. 2b), ``'other'``."""
+    G = np.asarray(gates).astype(bool)
+    if G.ndim != 2 or G.shape[1] != 4:
+        raise ValueError(
+            f"gates must be (hidden units x 4 datapoints), got shape {G.shape}"
+        )
+    single = G.sum(axis=1) == 1
+    pos, neg = (
+        GATES["linear"]["positive"].astype(bool),
+        GATES["linear"]["negative"].astype(bool),
+    )
+    lin = np.all(G == pos, axis=1) | np.all(G == neg, axis=1)
+    return np.where(single, "xor", np.where(lin, "linear", "other"))
+
+
+def gating_shares(gates, W1, W2) -> dict:
+    """Share of the hidden layer's weight mass (``|W2[:, j]| |W1[j, :]|``,
+    :func:`helpers.core.measures.unit_weight`) in units of each gating class."""
+    w = measures.unit_weight(np.asarray(W1), np.asarray(W2))
+    cls = gating_classes(gates)
+    if len(cls) != len(w):
+        raise ValueError(f"{len(cls)} units in gates but {len(w)} in the weights")
+    total = w.sum()
+    if total <= 0:
+        raise ValueError("gating_shares: every unit has zero weight")
+    return {k: float(w[cls == k].sum() / total) for k in ("xor", "linear", "other")}
+
+
+def crossover(eps, share, level: float = 0.5) -> float:
+    """The margin at which ``share`` (one value per ``eps``) first rises through
+    ``level``, by linear interpolation; ``nan`` if it never does."""
+    e = check_eps(eps)
+    y = np.asarray(share, float)
+    if e.ndim != 1 or e.shape != y.shape or e.size < 2 or np.any(np.diff(e) <= 0):
+        raise ValueError("crossover needs increasing eps and one share per eps")
+    above = y >= level
+    if above[0]:
+        return float(e[0])
+    idx = np.flatnonzero(above)
+    if not idx.size:
+        return float("nan")
+    k = idx[0]
+    return float(e[k - 1] + (level - y[k - 1]) * (e[k] - e[k - 1]) / (y[k] - y[k - 1]))
+
+
+def small_init_limit(x, switches, bootstrap: int = 2000, seed: int = 0) -> dict:
+    """The switch margin extrapolated to vanishing initial weights, with an interval.
+
+    Fits ``eps_x = eps_inf + slope * x`` by least squares to the median switch of each
+    setting, ``x = 1 / ln(1 / u0*)`` (0 for an infinitely small init).  ``switches`` is
+    ``(settings, seeds)``: seed ``k`` of every setting starts from the same normal
+    numbers (scaled), so the interval resamples whole seeds, the same ones in every
+    setting (``bootstrap`` resamples with replacement, NumPy ``default_rng(seed)``); NaN
+    (no switch) is ignored in a median.  Returns ``eps_inf``, ``slope``, the largest
+    ``residual`` of the fit, and the 2.5 / 97.5 percentiles ``lo``, ``hi`` and the
+    standard deviation ``sd`` of the resampled ``eps_inf``: an interval over seeds, not
+    over the form of the fit, which is assumed.
+    """
+    x = np.asarray(x, float)
+    Y = np.asarray(switches, float)
+    if x.ndim != 1 or Y.ndim != 2 or Y.shape[0] != x.size:
+        raise ValueError(
+            f"need one x per setting and (settings, seeds) switches, got {x.shape}, "
+            f"{Y.shape}"
+        )
+    if x.size < 2 or np.unique(x).size < 2:
+        raise ValueError("the fit needs at least two settings with different x")
+    if int(bootstrap) < 1:
+        raise ValueError(f"bootstrap must be >= 1, got {bootstrap}")
+    n = Y.shape[1]
+
+    def fit(idx):
+        return np.polyfit(x, np.nanmedian(Y[:, idx], axis=1), 1)
+
+    slope, eps_inf = fit(np.arange(n))
+    residual = float(np.max(np.abs(np.nanmedian(Y, axis=1) - (eps_inf + slope * x))))
+    rng = np.random.default_rng(seed)
+    boot = np.array([fit(rng.integers(0, n, n))[1] for _ in range(int(bootstrap))])
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return {
+        "eps_inf": float(eps_inf),
+        "slope": float(slope),
+        "residual": residual,
+        "lo": float(lo),
+        "hi": float(hi),
+        "sd": float(np.std(boot)),
+    }
+
+
+def reln_separation(main, faster) -> np.ndarray:
+    """How far apart the two simulated ReLNs are at each margin.
+
+    Defined for the page book/xor.md (``learning_time_follows_faster``).
+
+    Args:
+        main: the main sweep (:func:`helpers.chapters.xor.runs.train_margins`).
+        faster: per margin, the faster ReLN's kind (``"linear"`` or ``"xor"``).
+
+    Returns:
+        ``(margins,)``: the time gap between the faster and the slower ReLN, seed
+        against seed, median over seeds.
+    """
+    faster = [str(k) for k in faster]
+    if len(faster) != len(main.eps) or set(faster) - set(KINDS):
+        raise ValueError(
+            f"faster must name one of {KINDS} per margin ({len(main.eps)}), got "
+            f"{faster}"
+        )
+    out = []
+    for j, k in enumerate(faster):
+        other = KINDS[1 - KINDS.index(k)]
+        pairs = zip(main.sim[k][j], main.sim[other][j])
+        out.append(float(np.median([measures.time_gap(a, b) for a, b in pairs])))
+    return np.asarray(out)
+
+
+def can_decide(follow, separation) -> np.ndarray:
+    """Which margins can decide "the ReLU network follows *the faster* ReLN": those
+    where the two ReLNs are more than ``NOISE_MULTIPLE`` x the seed spread apart
+    (rulebook rule 4: a measure that cannot single out the candidate gives no verdict).
+
+    Defined for the page book/xor.md (``learning_time_follows_faster``).
+
+    Args:
+        follow: per margin, the :class:`helpers.core.measures.Evidence` of the ReLU
+            network against the faster ReLN (its ``spread`` is the yardstick).
+        separation: per margin, the time gap between the two ReLNs
+            (:func:`reln_separation`).
+
+    Returns:
+        ``(margins,)`` booleans: True where the margin can decide the claim.
+    """
+    sep = np.asarray(separation, float)
+    if sep.shape != (len(follow),):
+        raise ValueError(
+            f"separation needs one value per margin ({len(follow)}), got {sep.shape}"
+        )
+    if not np.all(np.isfinite(sep)) or np.any(sep < 0):
+        raise ValueError("separation must be finite time gaps >= 0")
+    spreads = np.array([m.spread for m in follow], float)
+    return sep > NOISE_MULTIPLE * spreads
+
+
+#: The gating classes of :func:`gating_classes`, in the order of the shares' last axis.
+CLASSES = ("xor", "linear", "other")
+
+
+def closed_form_gaps(main) -> dict:
+    """``{kind: gaps}``: per margin, the time gap between the closed form and the
+    simulated ReLN of :func:`train_margins`' run ``main`` (median over seeds)."""
+    return {
+        k: np.array(
+            [
+                np.median([measures.time_gap(cf, L) for L in sim])
+                for cf, sim in zip(main.cf[k], main.sim[k])
+            ]
+        )
+        for k in KINDS
+    }
+
+
+def switch_stats(cross) -> dict:
+    """The ReLU networks' switch over seeds (``cross``: one switch margin per seed,
+    NaN where none): ``eps_x`` (median), ``q25``, ``q75``, the seed ``spread``
+    (:func:`helpers.core.measures.seed_spread`) and its bootstrap ``interval``, and
+    ``n_missing`` (seeds without a switch)."""
+    cross = np.asarray(cross, float)
+    ok = cross[np.isfinite(cross)]
+    q25, q75 = np.nanpercentile(cross, [25, 75])
+    return {
+        "cross": cross,
+        "eps_x": float(np.nanmedian(cross)),
+        "q25": float(q25),
+        "q75": float(q75),
+        "spread": measures.seed_spread(ok),
+        "interval": measures.seed_spread_interval(ok),
+        "n_missing": int(np.sum(~np.isfinite(cross))),
+    }
+
+
+def inv_log(u0):
+    """The abscissa of the switch's fit, ``1 / ln(1 / u0)`` (0 for a vanishing init)."""
+    return 1 / np.log(1 / u0)
+
+
+def switch_fit(sweep, main_switch, u0_main, *, width, u0_max, bootstrap):
+    """The race picture of the switch: ``eps_x = eps_inf + C / ln(1/u0*)``, fitted by
+    :func:`small_init_limit` over the sweep's settings at ``width`` with a lasting
+    plateau (``u0* <= u0_max``, every seed switching) plus the main sweep
+    (``main_switch`` per seed at ``u0_main``), on the seeds both share.
+
+    Returns:
+        :func:`small_init_limit`'s dict, with ``x`` (the fitted abscissae),
+        ``fit_set`` (the settings fitted), ``n_common`` (the seeds used),
+        ``off_fit`` (``{(width, std): median switch minus the line}`` of the other
+        settings with a plateau, ``u0* <= 1e-2``) and ``head_start`` (the slope read
+        as the XoR gating's head start, ``exp(C ds/deps)`` at ``eps*``).
+    """
+    fit_set = [
+        d
+        for d in sweep
+        if d["width"] == width and d["u0"] <= u0_max and np.isfinite(d["cross"]).all()
+    ]
+    x = np.array([inv_log(d["u0"]) for d in fit_set] + [inv_log(u0_main)])
+    n_common = min(len(main_switch), min(len(d["cross"]) for d in sweep))
+    limit = small_init_limit(
+        x,
+        [d["cross"][:n_common] for d in fit_set] + [main_switch[:n_common]],
+        bootstrap=bootstrap,
+    )
+    line = lambda u0: limit["eps_inf"] + limit["slope"] * inv_log(u0)  # noqa: E731
+    off_fit = {
+        (d["width"], d["std"]): d["cross_med"] - line(d["u0"])
+        for d in sweep
+        if d not in fit_set and d["u0"] <= 1e-2 and np.isfinite(d["cross_med"])
+    }
+    eps_star = xor_reln.eps_star()
+    slope = 4 / (2 + eps_star**2) ** 1.5  # d(s_lin / s_xor) / d eps at eps*
+    return {
+        **limit,
+        "x": x,
+        "fit_set": fit_set,
+        "n_common": n_common,
+        "off_fit": off_fit,
+        "head_start": float(np.exp(slope * limit["slope"])),
+    }
+
+
+def mode_check(eps_grid) -> tuple[float, bool]:
+    """The formulas' modes against the SVD of every pathway's effective dataset.
+
+    Defined for the page book/xor.md.
+
+    Returns:
+        ``(largest relative difference of s and d, whether Assumption 2.1.1 holds for
+        every pathway)`` over ``eps_grid`` and both ReLNs.
+    """
+    err, ok = 0.0, True
+    for e in eps_grid:
+        for kind in KINDS:
+            s_f, d_f = xor_reln.analytic_modes(e, kind)
+            for name, (s_n, d_n, dg) in xor_reln.effective_modes(e, kind).items():
+                if s_n.size != 1:
+                    raise ValueError(f"{kind}/{name} has {s_n.size} modes")
+                err = max(err, abs(s_n[0] - s_f) / s_f, abs(d_n[0] - d_f) / d_f)
+                ok &= dg["holds"]
+    return err, ok
+
+
+def follow_faster(main) -> tuple[np.ndarray, list]:
+    """Per margin of the main sweep, the faster simulated ReLN (median learning time)
+    and the ReLU network held against it, the slower as alternative.
+
+    Defined for the page book/xor.md.
+
+    Returns:
+        ``(faster, follow)``: the faster ReLN's kind per margin and
+        :func:`helpers.core.measures.match` of the ReLU network to it.
+    """
+    t_sim = {k: learning_times(main.sim[k]) for k in KINDS}
+    linear_faster = np.median(t_sim["linear"], 1) < np.median(t_sim["xor"], 1)
+    faster = np.where(linear_faster, "linear", "xor")
+    slower = np.where(linear_faster, "xor", "linear")
+    follow = [
+        measures.match(main.relu[j], main.sim[faster[j]][j], main.sim[slower[j]][j])
+        for j in range(len(main.eps))
+    ]
+    return faster, follow
+
+
+def switch_crossings(main) -> np.ndarray:
+    """Per seed, the margin where the linear share of the final weight rises through
+    1/2 (:func:`crossover`; NaN where it never does).  Defined for the page
+    book/xor.md."""
+    final = main.shares[:, :, -1]
+    return np.array([crossover(main.eps, final[:, s, 1]) for s in range(main.seeds)])
+
+
+def analyse(main, sweep, *, bootstrap, fit_u0_max) -> SimpleNamespace:
+    """Every value the chapter derives from its two runs, by the functions the page
+    calls one by one.  Defined for the page book/xor.md (its report).
+
+    Args:
+        main: the main sweep (:func:`helpers.chapters.xor.runs.train_margins`).
+        sweep: the sensitivity sweep (:func:`...runs.sensitivity_sweep`).
+        bootstrap, fit_u0_max: as :func:`switch_fit` (``u0_max``).
+
+    Returns:
+        A namespace: ``mode_err``, ``diag_ok`` (:func:`mode_check`), ``eps_star`` and
+        ``eps_star_time`` (the singular values' and closed-form times' crossover),
+        ``cf_gap``, ``faster``, ``follow``, ``separation``, ``decides``, ``switch``
+        (:func:`switch_stats`) and ``fit`` (:func:`switch_fit`).
+    """
+    mode_err, diag_ok = mode_check(main.eps)
+    faster, follow = follow_faster(main)
+    separation = reln_separation(main, faster)
+    cross = switch_crossings(main)
+    eps_star = xor_reln.eps_star()
+    a0 = main.a0
+    return SimpleNamespace(
+        mode_err=mode_err,
+        diag_ok=diag_ok,
+        eps_star=eps_star,
+        eps_star_time=xor_reln.learning_time_crossover(
+            a0["linear"], a0["xor"], main.lr
+        ),
+        cf_gap=closed_form_gaps(main),
+        faster=faster,
+        follow=follow,
+        separation=separation,
+        decides=can_decide(follow, separation),
+        switch=switch_stats(cross),
+        fit=switch_fit(
+            sweep,
+            cross,
+            a0["linear"] * eps_star,
+            width=main.width,
+            u0_max=fit_u0_max,
+            bootstrap=bootstrap,
+        ),
+    )
