@@ -43,20 +43,9 @@ def train_relns(
         if progress is not None:
             progress(f"contexts: ReLN {key}")
         net, p0 = start(*key.split("/"), init)
-        runs[key] = train(
-            net,
-            X,
-            Y,
-            lr=lr,
-            epochs=epochs,
-            seeds=seeds,
-            record_epochs=record_epochs,
-            record=what,
-            params0=p0,
-        )
-        preds[key] = predict(
-            net, X, Y, lr=lr, epochs=epochs, record_epochs=record_epochs
-        )
+        kw = dict(lr=lr, epochs=epochs, record_epochs=record_epochs)
+        runs[key] = train(net, X, Y, seeds=seeds, record=what, params0=p0, **kw)
+        preds[key] = predict(net, X, Y, **kw)
     return runs, preds
 
 
@@ -189,11 +178,7 @@ def output_gap_spread(runs: Sequence, epochs: Sequence[int]) -> dict:
                 )
         mats.append(D)
     sides = [float(np.median(D[np.triu_indices(len(D), 1)])) for D in mats]
-    return {
-        "spread": max(sides),
-        "interval": bootstrap_interval(*mats),
-        "sides": sides,
-    }
+    return {"spread": max(sides), "interval": bootstrap_interval(*mats), "sides": sides}
 
 
 def output_gap_match(gaps: Mapping, spread: Mapping, by_epoch=None) -> Evidence:
@@ -285,13 +270,13 @@ def pathway_norm_ratio(
     missing = [n for n in (*numerator, *denominator) if n not in maps]
     if missing:
         raise ValueError(f"no maps for {missing}; have {list(maps)}")
-    num = np.sqrt(
-        sum(np.sum(np.asarray(maps[n], float) ** 2, axis=(-2, -1)) for n in numerator)
-    )
-    den = np.sqrt(
-        sum(np.sum(np.asarray(maps[n], float) ** 2, axis=(-2, -1)) for n in denominator)
-    )
-    return num / den
+
+    def norm(names):
+        return np.sqrt(
+            sum(np.sum(np.asarray(maps[n], float) ** 2, axis=(-2, -1)) for n in names)
+        )
+
+    return norm(numerator) / norm(denominator)
 
 
 def pathway_energy_share(W2, H, Yhat, pathways: Mapping, names) -> float:
