@@ -632,7 +632,22 @@ def _headline(r: _Page, out) -> str:
     return "\n".join(lines)
 
 
-def report(rec, params, task, relu, relns, **measured) -> dict:
+def report(
+    rec,
+    params: Params,
+    task: Task,
+    relu,
+    relns: dict,
+    *,
+    losses: Losses,
+    outputs: Outputs,
+    svs: PathwayValues,
+    reps: Representations,
+    gating: Gating,
+    race: Race,
+    consts: Constants,
+    ladder: Ladder,
+) -> dict:
     """Write the chapter's records and glue, and build its closing tables.
 
     Defined for the page book/contexts.md.
@@ -643,19 +658,21 @@ def report(rec, params, task, relu, relns, **measured) -> dict:
             :func:`helpers.chapters.contexts.task.facts`'s task.
         relu, relns: the ReLU network's run and the ReLNs of Fig. 4a
             (:func:`helpers.chapters.contexts.comparisons.train_relns`).
-        measured: what the page measured of them, by the science function that
-            measures it: ``losses`` (``comparisons.compare_losses``), ``outputs``
-            (``compare_outputs``), ``svs`` (``pathway_values``), ``reps``
-            (``representations.compare_representations``), ``gating``
-            (``gating.gating_summary``), ``race`` (``comparisons.race_norms``),
-            ``consts`` (``predictions.race_constants``) and ``ladder``
-            (``predictions.prediction_ladder``).
+        losses, outputs, svs, reps, gating, race, consts, ladder: what the page
+            measured of them, each by its science function:
+            ``comparisons.compare_losses``, ``compare_outputs``, ``pathway_values``,
+            ``representations.compare_representations``, ``gating.gating_summary``,
+            ``comparisons.race_norms``, ``predictions.race_constants`` and
+            ``predictions.prediction_ladder``.
 
     Returns:
         ``{"summary": the closing table (Markdown), "headline": the lines the page's
         check cell prints, "records": {name: record}}``; the records are saved.
     """
-    r = _Page(params, task, relu, dict(relns), **measured)
+    r = _Page(
+        params, task, relu, dict(relns), losses, outputs, svs, reps, gating, race,
+        consts, ladder,
+    )  # fmt: skip
     for part in (
         _glue_task,
         _glue_training,

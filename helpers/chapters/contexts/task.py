@@ -65,8 +65,7 @@ class Task:
 
     ds: Dataset
     C: int
-    W_star: np.ndarray  # the common pathway's converged map
-    R_star: np.ndarray  # and the residual it leaves
+    R_star: np.ndarray  # the residual the common pathway's converged map leaves
     L0: float  # the initial summed loss
     L_linear: float  # the best any linear network can do
     diag_211: dict  # Assumption 2.1.1 (diagonalizability) here
@@ -94,7 +93,7 @@ def facts(ds: Dataset) -> Task:
     """
     C, X, Y = ds.n_contexts, ds.X, ds.Y
     items = [i for i, n in enumerate(ds.inputs) if n.startswith("item")]
-    W_star, R_star = common_fit(ds)
+    R_star = common_fit(ds)[1]
     net_mixed = context_reln(ds, "mixed", "one-way")
     net_single = context_reln(ds, "single", "one-way")
     pm_mixed, pm_single = (pathway_modes(n, X, R_star) for n in (net_mixed, net_single))
@@ -106,7 +105,6 @@ def facts(ds: Dataset) -> Task:
     return Task(
         ds=ds,
         C=C,
-        W_star=W_star,
         R_star=R_star,
         L0=0.5 * float(np.sum(Y**2)),
         L_linear=0.5 * float(np.sum(R_star**2)),
