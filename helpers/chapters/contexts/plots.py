@@ -80,18 +80,9 @@ def task(ds, C):
 
 
 def losses(relu, runs, preds, race_py, L0):
-    """fig-contexts-loss: the paper's Fig. 4a with seeds, linear and log scale.
-
-    Defined for the page book/contexts.md.
-
-    Args:
-        relu: the ReLU network's run (``.loss``, seeds x T).
-        runs: the ReLNs' runs by ``kind/coupling`` (:data:`RELN_RECORDS`).
-        preds: this book's race predictions by the same keys (``.loss``, T).
-        race_py: the loss of the authors' ``3_context_diff/race.py`` race, the curve
-            the paper printed (T,).
-        L0: the initial loss (the log panel's top).
-    """
+    """fig-contexts-loss: the paper's Fig. 4a with seeds, linear and log scale
+    (``runs``, ``preds``: the ReLNs and their race predictions by ``kind/coupling``;
+    ``race_py``: the loss of the authors' race.py; ``L0``: the log panel's top)."""
     t_all = np.arange(relu.loss.shape[1])
     curves = [
         (relu.loss, "ReLU, 700 units", "relu"),

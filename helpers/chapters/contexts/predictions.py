@@ -157,18 +157,10 @@ def race_py_overlaps(X, modes: Sequence[PathwayModes]) -> np.ndarray:
 
 
 def authors_race(task, *, lr: float, epochs: int) -> ModeRace:
-    """The curve Fig. 4a printed: the per-mode race of the authors'
-    3_context_diff/race.py (its common pathway, modes paired by rank, its residual and
-    hand-set constants), as this book integrates it.  Defined for the page
-    book/contexts.md.
-
-    Args:
-        task: :func:`helpers.chapters.contexts.task.facts`'s task.
-        lr, epochs: the step size and the number of epochs.
-
-    Returns:
-        The :class:`ModeRace`.
-    """
+    """The curve Fig. 4a printed, as this book integrates it: the per-mode race of the
+    authors' 3_context_diff/race.py (its common pathway, modes paired by rank, its
+    residual and hand-set constants) on ``task`` (:func:`.task.facts`).  Defined for
+    the page book/contexts.md."""
     X, Y = task.ds.X, task.ds.Y
     Wc, R = authors_common_race(X, Y, PAPER.race_a0_common, lr=lr, epochs=epochs)
     modes = pathway_modes(task.net_mixed, X, R)

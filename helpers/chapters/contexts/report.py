@@ -295,18 +295,9 @@ def _glue_ablation(gt: Gating):
 
 
 def ablation_reading(ctl: dict) -> str:
-    """The sentence the page prints on the ablation and its control, from
-    :func:`ablation_summary`'s numbers (no threshold: it says which removal costs more,
-    by how much and in how many seeds).
-
-    Defined for the page book/contexts.md.
-
-    Args:
-        ctl: :func:`ablation_summary`'s dict.
-
-    Returns:
-        One sentence.
-    """
+    """The sentence the page book/contexts.md prints on the ablation and its control,
+    from :func:`helpers.chapters.contexts.gating.ablation_summary`'s dict ``ctl`` (no
+    threshold: which removal costs more, by how much and in how many seeds)."""
     S, n = ctl["seeds"], ctl["draws"]
     above, every = ctl["seeds_above_median"], ctl["seeds_above_every_draw"]
     lo, hi = ctl["ratio_min"], ctl["ratio_max"]
