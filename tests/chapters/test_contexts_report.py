@@ -1,201 +1,114 @@
 """The records, glue and tables of the contexts chapter
-(helpers.chapters.contexts.report), written from a small synthetic results object:
-every registered record, the rulebook's verdicts, the variants of every paper claim,
-every glue name the page cites."""
+(helpers.chapters.contexts.report), from the chapter's own science run on a shrunk
+config (two seeds, 1200 epochs, a narrower ReLU network): every registered record, the
+rulebook's verdicts, the variants of every paper claim, every glue name the page
+cites."""
 
+import importlib
 import json
 import re
-import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from helpers.book import rulebook
+import helpers as h
+from helpers.book import kit, rulebook
 from helpers.book.records import Records
 from helpers.chapters import contexts as ch
-from helpers.chapters.contexts.report import ablation_reading, ablation_summary
 from helpers.core import measures
-from helpers.core.measures import Evidence, match
+from helpers.core.measures import Evidence
+from helpers.core.paper import CONTEXTS as PAPER
 from helpers.core.relns import INITS
 
+report_module = importlib.import_module("helpers.chapters.contexts.report")
 PAGE = Path(__file__).resolve().parents[2] / "book" / "contexts.md"
-S, T, EVERY = 4, 201, 50
-SHOW = [50, 100, 200]
+SMALL = dict(
+    seeds=2, epochs=1200, lr=PAPER.lr, relu_width=200, relu_std=PAPER.relu_std,
+    record_every=200, show_epochs=[400, 800, 1200], head_start_epoch=600,
+    authors_overlap=PAPER.authors_overlap, authors_a0_common=PAPER.authors_a0_common,
+    authors_a0_context=list(PAPER.authors_a0_context), census_thresholds=[0.25, 0.5],
+    control_draws=3, init="authors",
+)  # fmt: skip
 
 
-def _curves(rng, rate, S=S):
-    t = np.arange(T)
-    return np.array(
-        [10 * np.exp(-rate * (1 + 0.03 * rng.standard_normal()) * t) for _ in range(S)]
+def _train(p, task):
+    """The page's runs at the shrunk scale: the ReLU network, the ReLNs of Fig. 4a
+    and their predictions, the family under every init, the residual races."""
+    ds, fit = task.ds, dict(lr=p.lr, epochs=p.epochs, seeds=p.seed_list)
+    sizes = (ds.X.shape[0], p.relu_width, ds.Y.shape[0])
+    relu_net = h.relu_network(sizes, p.relu_std)
+    what = ("weights", "gates", "hidden", "outputs")
+    relu = h.train(relu_net, ds.X, ds.Y, record_epochs=p.t_rec, record=what, **fit)
+
+    def start(kind, coupling, choice):
+        return h.relns.start(
+            h.context_reln(ds, kind, coupling), choice, p.seed_list,
+            experiment="contexts", relu_net=relu_net, relu_std=p.relu_std, X=ds.X,
+            contexts=ds.contexts,
+        )  # fmt: skip
+
+    relns, preds = ch.comparisons.train_relns(
+        start, p.init, ds.X, ds.Y, record_epochs=p.t_rec, **fit
     )
 
+    def family(choice):
+        net = {k: start(k, "one-way", choice) for k in ch.comparisons.STRATEGIES}
+        return {k: h.train(n, ds.X, ds.Y, params0=p0, **fit).loss
+                for k, (n, p0) in net.items()}  # fmt: skip
 
-def _run(loss):
-    return SimpleNamespace(loss=loss, index=lambda e: e // EVERY)
+    curves = {c: family(c) for c in INITS}
+    resid = {}
+    for on, label in [(task.C - 1, "2-of-3"), (1, "single")]:
+        net = h.gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, h.context_pathways(ds, on))
+        resid[label] = h.train(net, ds.X, task.R_star, **fit).loss
+    return relu, relns, preds, curves, resid
 
 
-def _results():
-    rng = np.random.default_rng(0)
-    R = T // EVERY + 1
-    t_rec = np.arange(0, T, EVERY)
-    relu = _run(_curves(rng, 0.1))
-    family = {
-        "both": _curves(rng, 0.09),
-        "mixed": _curves(rng, 0.089),
-        "single": _curves(rng, 0.05),
-        "common": _curves(rng, 0.02),
-    }
-    runs = {
-        "both/one-way": _run(family["both"]),
-        "both/full": _run(_curves(rng, 0.092)),
-        "mixed/one-way": _run(family["mixed"]),
-        "single/one-way": _run(family["single"]),
-    }
-    sens = {}
-    for k, init in enumerate(INITS):
-        L = family if init == "authors" else {n: _curves(rng, 0.1) for n in family}
-        if init != "authors":
-            L["single"] = _curves(rng, 0.05 + 0.01 * k)
-        sens[init] = {n: ch.family_match(relu.loss, L, n) for n in L}
-        sens[init]["curves"] = L
-    shares = lambda lo, hi: rng.uniform(lo, hi, (S, R))  # noqa: E731
-    out_gaps = {
-        n: {e: rng.uniform(a, 2 * a, 6) for e in SHOW}
-        for n, a in [("reln", 0.03), ("seed", 0.01), ("single", 0.1)]
-    }
-    out_spread = {"spread": 0.012, "interval": (0.008, 0.02), "sides": [0.01, 0.012]}
-    out_at = {
-        e: {"spread": 0.01, "interval": (0.006, 0.03), "sides": [0.009, 0.01]}
-        for e in SHOW
-    }
-    row = lambda label, gap: ch.LadderRow(  # noqa: E731
-        label, gap, 0.1, 0.05, _curves(rng, 0.08, 1)[0]
+def _measure(p, task, relu, relns, preds, curves, resid):
+    """What the page measures of the runs, by the chapter's named functions."""
+    reln, single = relns["both/one-way"], relns["single/one-way"]
+    run_m, pred_m = relns["mixed/one-way"], preds["mixed/one-way"]
+    svs = ch.comparisons.pathway_values(reln, preds["both/one-way"], p.t_rec, task.C)
+    consts = ch.predictions.race_constants(
+        task, run_m, pred_m, p.t_rec, lr=p.lr, head_start_epoch=p.head_start_epoch
     )
-    ladder = [row(f"variant {k}", 0.1 + 0.01 * k) for k in range(9)] + [
-        row("matrix race", 0.01)
-    ]
-    modes = lambda top: [  # noqa: E731
-        SimpleNamespace(name=f"p{k}", s=np.array([top, top / 2])) for k in range(3)
-    ]
-    names = ["common", "ctx12", "ctx13", "ctx23", "ctx1", "ctx2", "ctx3"]
-    return SimpleNamespace(
-        init="authors",
-        lr=1e-3,
-        epochs=T - 1,
-        relu_width=700,
-        record_every=EVERY,
-        show_epochs=SHOW,
-        head_start_epoch=100,
-        t_rec=t_rec,
-        authors_overlap=-0.45,
-        authors_a0_context=[5e-5, 3e-4],
-        ds=SimpleNamespace(P=24),
-        L0=10.0,
-        L_linear=3.0,
-        diag_211={"offdiag": 0.044},
-        diag_211_H={"offdiag": 1e-16},
-        mirror_err=1e-15,
-        d_all=np.full(6, 2.0),
-        sx_cross=np.eye(8),
-        raw_mixed=modes(2.0),
-        raw_single=modes(1.0),
-        pm_mixed=modes(1.5),
-        relu=relu,
-        runs=runs,
-        m_reln=sens["authors"]["both"],
-        m_full=ch.family_match(
-            relu.loss, {**family, "both": runs["both/full"].loss}, "both"
+    variants = ch.predictions.variants(
+        task, consts, overlap=p.authors_overlap, epoch=p.head_start_epoch,
+        a0_common_authors=p.authors_a0_common, a0_authors=p.authors_a0_context,
+    )  # fmt: skip
+    race_py = ch.predictions.authors_race(task, lr=p.lr, epochs=p.epochs)
+    return dict(
+        losses=ch.comparisons.compare_losses(relu, relns, preds, curves, p.init),
+        outputs=ch.comparisons.compare_outputs(relu, reln, single, p.show_epochs),
+        svs=svs,
+        reps=ch.representations.compare_representations(
+            relu, reln, single, p.show_epochs, p.t_rec
         ),
-        m_mixed=sens["authors"]["mixed"],
-        m_single=match(relu.loss, family["single"]),
-        gaps={
-            k: 0.01
-            for k in ("ow_full", "pred", "pred_full", "pred_mixed", "pred_single")
-        },
-        level_ratio=np.array([0.05, 0.04, 0.03, 0.02]),
-        sens=sens,
-        init_rows=ch.init_table(sens, relu.loss),
-        out_gaps=out_gaps,
-        out_spread=out_spread,
-        m_out=ch.output_gap_match(out_gaps, out_spread, out_at),
-        order_ok=[True, False, True],
-        rel_err={n: rng.uniform(0, 0.1, S) for n in names},
-        main_names=names[:4],
-        single_names=names[4:],
-        sims={
-            n: {m: shares(0.9, 1.0) for m in ch.SIMILARITY_METRICS}
-            for n in ("reln", "seed", "single")
-        },
-        mds_explained=[0.9, 0.8, 0.7],
-        cka_gap={"reln": 0.01, "seed": 0.001, "single": 0.02},
-        cka_by_epoch={n: rng.uniform(0, 0.1, R) for n in ("reln", "seed", "single")},
-        single_closer_from=150,
-        census={
-            k: shares(0.0, 0.5)
-            for k in (
-                "common",
-                "mixed",
-                "single",
-                "other",
-                "item_dependent",
-                "consistency",
-            )
-        },
-        single_by_ctx={"100": 0.01, "010": 0.1, "001": 0.01},
-        peak_common=0.9,
-        split_epoch=100.0,
-        div={
-            net: {c: rng.uniform(0, 1, 4) for c in ("common", "2-of-3", "single")}
-            for net in ("ReLU", "ReLN")
-        },
-        fc={
-            k: shares(0.05, 0.2)
-            for k in ("common", "mixed", "single", "other", "snap_change")
-        },
-        singles_alt=0.28,
-        phase=[50, 200],
-        r_last=R - 1,
-        strict=[
-            {"context_level": 0.03, "one_context_only": 0.003 + 0.001 * s}
-            for s in range(S)
-        ],
-        ablation=[
-            {"loss": 0.01, "ablated": 3.0 + s, "share_units": 0.1} for s in range(S)
-        ],
-        control=[
-            {
-                "ablated": 1.0 + s,
-                "ablated_draws": np.array([0.5, 1.0 + s, 2.0 + s]),
-                "weight_ratio": 1.01,
-                "share_units": 0.08,
-                "enough": True,
-            }
-            for s in range(S)
-        ],
-        ratio_final=np.array([0.09, 0.08, 0.1, 0.085]),
-        ratio_pred=np.array([0.5, 0.1]),
-        single_norm=[1e-3, 0.4],
-        out_single_share=0.01,
-        resid={"2-of-3": _curves(rng, 0.05), "single": _curves(rng, 0.05)},
-        a0_common=1e-10,
-        a0_context=1e-8,
-        a0_hs_pred=1e-4,
-        a0_hs_sim=2e-4,
-        a0_eq=np.array([1e-4, 1e-5, np.nan]),
-        top_H=np.array([-0.5, -0.5]),
-        top_vals=np.array([-0.44, -0.46]),
-        partner_all=np.array([-0.5, -0.3, -0.1]),
-        ladder=ladder,
-        race_row=ladder[-2],
-        m_race=match(family["both"], ladder[-2].loss),
-        g_race_relu=0.2,
-        sim_m=family["mixed"],
-        g_authors=0.15,
-        reln_spread=0.01,
-        star_row=ladder[-3],
-        g_race_star=0.03,
+        gating=ch.gating.gating_summary(
+            relu,
+            reln,
+            single,
+            task.net_single,
+            task.ds,
+            t_rec=p.t_rec,
+            thresholds=p.census_thresholds,
+            draws=p.control_draws,
+        ),  # fmt: skip
+        race=ch.comparisons.race_norms(reln, preds["both/one-way"], svs, resid),
+        consts=consts,
+        ladder=ch.predictions.prediction_ladder(
+            task,
+            variants,
+            race_py,
+            relu,
+            reln,
+            run_m,
+            pred_m,
+            lr=p.lr,
+            epochs=p.epochs,
+            overlap=p.authors_overlap,
+        ),  # fmt: skip
     )
 
 
@@ -205,19 +118,20 @@ def written(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     # a short bootstrap: the intervals' numbers do not matter here, only their use
     mp.setitem(measures.BOOTSTRAP, "resamples", 40)
-    mp.setattr(
-        sys.modules["helpers.chapters.contexts.report"],
-        "glue",
-        lambda name, value, **kw: glued.setdefault(name, value),
-    )
+    record = lambda name, value, **kw: glued.setdefault(name, value)  # noqa: E731
+    for module in (report_module, kit):
+        mp.setattr(module, "glue", record)
     try:
-        results = _results()
+        p = ch.task.Params(**SMALL)
+        task = ch.task.facts(h.contextual_task(3, ["hierarchy", "ring", "cross"]))
+        relu, relns, *rest = _train(p, task)
+        m = _measure(p, task, relu, relns, *rest)
         d = tmp_path_factory.mktemp("records")
-        tables = ch.report(Records("contexts", directory=d), results)
+        tables = ch.report(Records("contexts", directory=d), p, task, relu, relns, **m)
     finally:
         mp.undo()
     saved = json.loads((d / "contexts.json").read_text())
-    return results, tables, saved, glued
+    return m, tables, saved, glued
 
 
 def test_every_registered_record_is_written(written):
@@ -245,47 +159,52 @@ def test_paper_records_carry_every_choice_of_their_claim(written):
         assert r["figure"] == claim["figure"], name
 
 
-def test_the_numbers_are_the_results(written):
-    results, tables, saved, _ = written
-    assert saved["gap_relu_reln"]["value"] == pytest.approx(
-        results.m_reln.value, rel=1e-5
-    )
+def test_the_numbers_are_the_measures(written):
+    m, tables, saved, glued = written
+    L = m["losses"]
+    assert saved["gap_relu_reln"]["value"] == pytest.approx(L.m_reln.value, rel=1e-5)
+    assert L.m_reln.value > 0
     assert saved["gap_relu_singles"]["criterion"] == "beyond_noise"
     assert saved["single_context_share"]["paper"] == 0.0
+    fc = m["gating"].fc["single"]
     assert saved["single_context_share"]["value"] == pytest.approx(
-        np.median(results.fc["single"][:, -1]), rel=1e-5
+        np.median(fc[:, m["gating"].r_last]), rel=1e-5
     )
-    assert saved["output_gap"]["value"] == pytest.approx(results.m_out.value, rel=1e-5)
+    assert saved["output_gap"]["value"] == pytest.approx(
+        m["outputs"].match.value, rel=1e-5
+    )
+    assert saved["gap_oneway_coupled"]["value"] == pytest.approx(L.gaps["ow_full"])
     inits = {v["setting"] for v in saved["gap_relu_reln"]["variants"]["init"]}
     assert inits == set(INITS) - {"authors"}
+    assert glued["contexts_seeds"] == 2 and glued["contexts_epochs"] == 1200
+    assert glued["contexts_race_gap"] == pytest.approx(m["ladder"].m_race.value)
     assert "ReLU loss follows the 7-pathway ReLN" in tables["summary"]
     assert tables["headline"].startswith("gap_relu_reln")
 
 
 def test_both_readings_and_the_ablation_control_are_recorded(written):
-    results, _, saved, glued = written
+    m, _, saved, glued = written
+    g = m["gating"]
     share = saved["single_context_share"]
     (literal,) = share["variants"]["definition"]
-    one = np.median([d["one_context_only"] for d in results.strict])
+    one = np.median([d["one_context_only"] for d in g.strict])
     assert literal["value"] == pytest.approx(one, rel=1e-5)
     assert f"{one:.3g}" in literal["setting"] and f"{one:.3g}" in share["note"]
-    assert f"{share['value']:.3g}" in share["note"]
     ab = saved["single_context_ablation"]["value"]
-    assert ab["control_median"] == pytest.approx(2.5)
-    ratios = [3 / 1, 4 / 2, 5 / 3, 6 / 4]
-    assert ab["ratio_median"] == pytest.approx(np.median(ratios), rel=1e-5)
-    assert ab["seeds_above_median"] == 4 and ab["seeds_above_every_draw"] == 4
-    assert "more than every one of the 3 random sets" in glued["contexts_ctl_reading"]
+    ctl = [d["ablated"] for d in g.control]
+    assert ab["control_median"] == pytest.approx(np.median(ctl), rel=1e-3)
+    assert ab["seeds"] == 2 and ab["draws"] == 3
+    assert glued["contexts_ctl_reading"].startswith("Removing the single-context")
 
 
 def test_ablation_reading_follows_the_numbers():
     base = dict(draws=5, seeds=4, ratio_min=0.5, ratio_max=0.9, ratio_median=0.7)
-    low = ablation_reading(
+    low = report_module.ablation_reading(
         {**base, "seeds_above_median": 0, "seeds_above_every_draw": 0}
     )
     assert "less than the median random set in each of the 4 seeds" in low
     assert "matter less" in low
-    mixed = ablation_reading(
+    mixed = report_module.ablation_reading(
         {
             **base,
             "ratio_median": 1.2,
@@ -294,8 +213,13 @@ def test_ablation_reading_follows_the_numbers():
         }
     )
     assert "in 2 of the 4 seeds" in mixed and "matter more" in mixed
+    ab = {"loss": 1, "ablated": 1, "share_units": 0.1}
     with pytest.raises(ValueError, match="one entry per seed"):
-        ablation_summary([{"loss": 1, "ablated": 1, "share_units": 0.1}], [])
+        ch.gating.ablation_summary([ab], [])
+    ctl = {"ablated": 0.5, "ablated_draws": np.array([0.4, 0.6]), "weight_ratio": 1}
+    s = ch.gating.ablation_summary([ab, ab], [{**ctl, "share_units": 0.2}] * 2)
+    assert s["ratio_median"] == pytest.approx(2.0)
+    assert s["seeds_above_every_draw"] == 2 and s["draws"] == 2
 
 
 def test_every_glue_name_the_page_cites_is_glued(written):
@@ -304,12 +228,18 @@ def test_every_glue_name_the_page_cites_is_glued(written):
     assert cited <= set(glued), sorted(cited - set(glued))
 
 
-def test_tables_of_the_page():
+def test_tables_of_the_page(written):
+    m, *_ = written
     po = {
         "top": {("a", "b"): -0.4, ("b", "a"): -0.4},
         "pairs": {("a", "b"): np.array([-0.4, -0.2]), ("b", "a"): np.array([-0.4])},
     }
-    assert "| a, b" in ch.overlap_table(po)
-    text = ch.loss_table({"x": np.ones((2, 10))}, [0, 9])
+    assert "| a, b" in ch.tables.overlap_table(po)
+    assert "-0.40 / -0.30 / -0.20" in ch.tables.overlap_table(po)
+    text = ch.tables.loss_table({"x": np.ones((2, 10))}, [0, 9])
     assert text.splitlines()[0].count("|") == 4
-    assert "0.25" in ch.threshold_table({0.25: (0.9, 0.1)})
+    assert "0.25" in ch.tables.threshold_table({0.25: (0.9, 0.1)})
+    lad = m["ladder"]
+    rows = ch.tables.ladder_table(lad).splitlines()
+    assert len(rows) == 2 + len(lad.rows) + 1
+    assert f"{lad.rows[0].gap:.3f}" in rows[2]

@@ -11,22 +11,8 @@ import numpy as np
 from ... import figures
 from ...book.rulebook import CLEARLY, NOISE_MULTIPLE
 from ...core.relns import INITS, pathway_pattern
-from . import representation_similarity
-
-__all__ = [
-    "COLORS",
-    "task",
-    "losses",
-    "init_gaps",
-    "outputs",
-    "singular_values",
-    "mds",
-    "census",
-    "functional",
-    "race",
-    "head_start",
-    "ladder",
-]
+from .predictions import nanmed
+from .representations import representation_similarity
 
 #: The chapter's colours: the networks, the race prediction, the ReLN's pathways.
 COLORS = {
@@ -94,18 +80,9 @@ def task(ds, C):
 
 
 def losses(relu, runs, preds, race_py, L0):
-    """fig-contexts-loss: the paper's Fig. 4a with seeds, linear and log scale.
-
-    Defined for the page book/contexts.md.
-
-    Args:
-        relu: the ReLU network's run (``.loss``, seeds x T).
-        runs: the ReLNs' runs by ``kind/coupling`` (:data:`RELN_RECORDS`).
-        preds: this book's race predictions by the same keys (``.loss``, T).
-        race_py: the loss of the authors' ``3_context_diff/race.py`` race, the curve
-            the paper printed (T,).
-        L0: the initial loss (the log panel's top).
-    """
+    """fig-contexts-loss: the paper's Fig. 4a with seeds, linear and log scale
+    (``runs``, ``preds``: the ReLNs and their race predictions by ``kind/coupling``;
+    ``race_py``: the loss of the authors' race.py; ``L0``: the log panel's top)."""
     t_all = np.arange(relu.loss.shape[1])
     curves = [
         (relu.loss, "ReLU, 700 units", "relu"),
@@ -420,10 +397,11 @@ def race(t_rec, maps_sim, pred, mixed_names, single_names, runs, resid):
     plt.show()
 
 
-def head_start(t_rec, modes, eq_top_sim, eq_top_pred, a0_context, band, epoch, nanmed):
+def head_start(t_rec, modes, consts, band, epoch):
     """fig-contexts-headstart: the equivalent initial strength of each 2-of-3
-    pathway's top residual mode over training (``band``: the authors' hand-set
-    values, ``epoch``: where it is read)."""
+    pathway's top residual mode over training (``consts``: the race's constants,
+    ``band``: the authors' hand-set values, ``epoch``: where it is read)."""
+    eq_top_sim, eq_top_pred = consts.eq_top_sim, consts.eq_top_pred
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     for k, (p, col) in enumerate(zip(modes, ["#d62728", "#ff9896", "#8c564b"])):
         ax.plot(
@@ -434,7 +412,7 @@ def head_start(t_rec, modes, eq_top_sim, eq_top_pred, a0_context, band, epoch, n
             label=f"{p.name} (s = {p.s[0]:.2f})",
         )
         ax.plot(t_rec, eq_top_pred[k], color=col, lw=1, ls="--")
-    ax.axhline(a0_context, color="0.5", lw=1, label="$a_0$ from the init")
+    ax.axhline(consts.a0_context, color="0.5", lw=1, label="$a_0$ from the init")
     ax.axhspan(*band, color="#2ca02c", alpha=0.15, label="authors' hand-set $a_0$")
     ax.axvline(epoch, color="k", lw=0.6, ls=":")
     ax.set_yscale("log")
@@ -444,10 +422,11 @@ def head_start(t_rec, modes, eq_top_sim, eq_top_pred, a0_context, band, epoch, n
     plt.show()
 
 
-def ladder(sim_m, race_row, rows):
+def ladder(lad):
     """fig-contexts-ladder: the simulated common + 2-of-3 ReLN against every variant
-    of the mode race, race.py's constants and the matrix race (``rows``: the ladder,
-    the race.py row and the matrix race last)."""
+    of the mode race, race.py's constants and the matrix race (``lad``: the ladder,
+    the matrix race its last row)."""
+    sim_m, race_row, rows = lad.sim_m, lad.race_row, lad.rows
     t_all = np.arange(sim_m.shape[1])
     fig, ax = plt.subplots(figsize=(8, 4.2))
     figures.loss_curves(ax, sim_m, "simulated ReLN", COLORS["mixed"])

@@ -1,0 +1,446 @@
+"""How the ReLNs of Fig. 4a compare with the ReLU network: their training, the family
+of candidate strategies, time gaps, output gaps and the pathways' singular values
+([conv-measures], [conv-output-gap]).  Defined for the page book/contexts.md."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from ...book.rulebook import verdict
+from ...core.engine import train
+from ...core.measures import (
+    Evidence,
+    bootstrap_interval,
+    level_times,
+    match,
+    output_gap,
+    time_gap,
+)
+from ...core.race import predict
+from ...core.relns import pathway_pattern
+
+#: What each ReLN of Fig. 4a records beside its loss.
+RELN_RECORDS = {
+    "both/one-way": ("weights", "hidden", "outputs"),
+    "both/full": ("weights", "hidden"),
+    "mixed/one-way": ("weights",),
+    "single/one-way": ("weights", "hidden", "outputs"),
+}
+
+
+def train_relns(
+    start: Callable, init: str, X, Y, *, lr, epochs, seeds, record_epochs, progress=None
+) -> tuple[dict, dict]:
+    """Train the four ReLNs of Fig. 4a (:data:`RELN_RECORDS`, keys ``kind/coupling``),
+    each started by ``start(kind, coupling, init)`` -> ``(net, params0)``, and integrate
+    the race prediction of each ([conv-init], [conv-race]).  Returns ``(runs, preds)``.
+    """
+    runs, preds = {}, {}
+    for key, what in RELN_RECORDS.items():
+        if progress is not None:
+            progress(f"contexts: ReLN {key}")
+        net, p0 = start(*key.split("/"), init)
+        kw = dict(lr=lr, epochs=epochs, record_epochs=record_epochs)
+        runs[key] = train(net, X, Y, seeds=seeds, record=what, params0=p0, **kw)
+        preds[key] = predict(net, X, Y, **kw)
+    return runs, preds
+
+
+#: The family of candidate ReLNs of Section 4 ([rulebook-best]): the common pathway
+#: with k of the three context pathways on in k contexts, by the kind of
+#: :func:`helpers.core.relns.context_reln`.  k = 3 is the common pathway alone: a
+#: pathway on in every context is a second common pathway, which, trained one-way on
+#: the common pathway's residual, learns nothing the common one has not.  "both" is the
+#: mixture the census points to and the ReLN the authors ran (3_context_diff/gdln.py).
+STRATEGIES = {
+    "both": "7 pathways (Fig. 4a)",
+    "mixed": "common + 2-of-3",
+    "single": "common + single-context",
+    "common": "common alone (k = 3)",
+}
+
+
+#: The 7-pathway ReLN and the common + 2-of-3 ReLN are one strategy (the single-context
+#: pathways of the first stay idle, Proposition 4.2): neither is the other's competitor.
+SAME_STRATEGY = {"both": "mixed", "mixed": "both"}
+
+
+def family_match(reference, curves: Mapping, kind: str):
+    """:func:`helpers.core.measures.match` of the ReLN ``kind`` (a key of
+    :data:`STRATEGIES`) to the ``reference`` losses, with every other strategy of
+    ``curves`` (``{kind: (seeds, T)}``) as a competitor (contexts chapter,
+    ``gap_relu_reln`` and ``init_sensitivity``)."""
+    if kind not in curves:
+        raise ValueError(f"no curves for {kind!r}; have {list(curves)}")
+    rivals = {
+        STRATEGIES[k]: v
+        for k, v in curves.items()
+        if k != kind and k != SAME_STRATEGY.get(kind)
+    }
+    alternative = STRATEGIES["single"] if kind != "single" else None
+    return match(
+        reference,
+        curves[kind],
+        competitors=rivals,
+        name=STRATEGIES[kind],
+        paper_alternative=alternative if alternative in rivals else None,
+    )
+
+
+def init_table(sens: Mapping, reference) -> dict:
+    """Per initialisation of the ReLNs ([conv-init]), from ``sens`` (``{init:
+    {kind: family_match, "curves": {kind: (seeds, T)}}}``): the time gaps of each
+    strategy to the ``reference`` (the ReLU network's losses), the 7-pathway ReLN's
+    seed spread, and the verdict the rulebook gives under that start to the 7-pathway
+    and the 2-of-3 ReLN ("excellent agreement") and to the single-context ReLN
+    ("a clear deviation", ``beyond_noise``) (contexts chapter, ``init_sensitivity``).
+    """
+    return {
+        init: {
+            "gap_7_pathways": d["both"].value,
+            "gap_2_of_3": d["mixed"].value,
+            "gap_single_context": d["single"].value,
+            "gap_common_alone": d["common"].value,
+            "spread": d["both"].spread,
+            "verdict_7_pathways": verdict(d["both"]),
+            "verdict_2_of_3": verdict(d["mixed"]),
+            "verdict_single_context": verdict(
+                match(reference, d["curves"]["single"]), criterion="beyond_noise"
+            ),
+        }
+        for init, d in sens.items()
+    }
+
+
+def median_gap(A, B) -> float:
+    """:func:`helpers.core.measures.time_gap` of ``A[s]`` against ``B[s]``, median over
+    seeds ``s`` (``B`` may be one curve for every seed; [conv-measures])."""
+    B = np.broadcast_to(B, np.shape(A))
+    return float(np.median([time_gap(a, b) for a, b in zip(A, B)]))
+
+
+def pairwise_gap(curves) -> float:
+    """:func:`helpers.core.measures.time_gap` between every pair of runs ``a < b``,
+    median (the seed spread of one network; [conv-measures])."""
+    S = len(curves)
+    return float(
+        np.median(
+            [time_gap(curves[a], curves[b]) for a in range(S) for b in range(a + 1, S)]
+        )
+    )
+
+
+def level_log_ratio(La, Lb) -> np.ndarray:
+    """``ln(t_b / t_a)`` at each loss level of :data:`helpers.core.measures.LEVELS`,
+    median over seeds: where in time curve ``b`` lags curve ``a``."""
+    return np.median(
+        [np.log(level_times(b) / level_times(a)) for a, b in zip(La, Lb)], axis=0
+    )
+
+
+def output_gaps_at(reference, candidates: Mapping, epochs: Sequence[int]) -> dict:
+    """Output gaps ([conv-output-gap]) at each of ``epochs``: ``{"seed": {e: gaps}}``
+    between the reference's own seeds, and ``{name: {e: gaps}}`` of the reference
+    against each candidate run (every seed against every seed).  Runs record
+    ``outputs`` ``(S, R, p, P)`` and map epochs to records by ``index``."""
+
+    def at(run, e):
+        return list(run.records["outputs"][:, run.index(e)])
+
+    out = {"seed": {e: output_gap(at(reference, e)) for e in epochs}}
+    for name, run in candidates.items():
+        out[name] = {e: output_gap(at(reference, e), at(run, e)) for e in epochs}
+    return out
+
+
+def output_gap_spread(runs: Sequence, epochs: Sequence[int]) -> dict:
+    """The two-sample yardstick of the output gap ([rulebook-noise], [conv-output-gap]):
+    for each run (the reference and a stochastic candidate, each recording
+    ``outputs``), the matrix over its seeds ``(a, b)`` of the output gap of ``a`` to
+    ``b``, mean over ``epochs``; ``spread``: the larger of the sides' medians over
+    pairs, ``interval``: its 90 % bootstrap interval over seeds, ``sides``: each side's
+    median (contexts chapter, ``output_gap``)."""
+    mats = []
+    for run in runs:
+        outs = run.records["outputs"]
+        S = outs.shape[0]
+        D = np.zeros((S, S))
+        for a in range(S):
+            for b in range(a + 1, S):
+                D[a, b] = D[b, a] = np.mean(
+                    [
+                        output_gap([outs[a, run.index(e)]], [outs[b, run.index(e)]])[0]
+                        for e in epochs
+                    ]
+                )
+        mats.append(D)
+    sides = [float(np.median(D[np.triu_indices(len(D), 1)])) for D in mats]
+    return {"spread": max(sides), "interval": bootstrap_interval(*mats), "sides": sides}
+
+
+def output_gap_match(gaps: Mapping, spread: Mapping, by_epoch=None) -> Evidence:
+    """The evidence of "excellent agreement across all ... outputs" (contexts chapter,
+    ``output_gap``): the median output gap to the ReLN (``gaps``:
+    :func:`output_gaps_at` with candidates ``reln`` and ``single``), mean over the
+    epochs, against the two-sample spread of the same mean (``spread``:
+    :func:`output_gap_spread`); the alternative is the single-context ReLN.
+    ``by_epoch`` (``{epoch: output_gap_spread at that epoch}``) adds each epoch read
+    alone as a variant of the window."""
+    epochs = list(gaps["reln"])
+
+    def at(name, e):
+        return float(np.median(gaps[name][e]))
+
+    mean = {n: float(np.mean([at(n, e) for e in epochs])) for n in ("reln", "single")}
+    ev = Evidence(
+        mean["reln"],
+        spread["spread"],
+        mean["single"],
+        (mean["reln"],),
+        spread_interval=spread["interval"],
+        spread_candidate=spread["sides"][1],
+        criterion="seed_noise",
+    )
+    if not by_epoch:
+        return ev
+    return ev.varied(
+        "window",
+        {
+            f"epoch {e} alone": Evidence(
+                at("reln", e),
+                s["spread"],
+                at("single", e),
+                spread_interval=s["interval"],
+                spread_candidate=s["sides"][1],
+                criterion="seed_noise",
+            )
+            for e, s in by_epoch.items()
+        },
+    )
+
+
+def singular_values_over_training(run, pred, k: int) -> tuple[dict, dict, dict]:
+    """The top ``k`` singular values of each pathway's map over training: simulated
+    ``{name: (S, R, k)}`` and predicted ``{name: (R, k)}``, and their largest
+    difference relative to the simulated pathway's largest value ``{name: (S,)}``."""
+    S = run.loss.shape[0]
+    sim = {
+        n: np.stack(
+            [
+                np.linalg.svd(run.pathway_maps(s)[n], compute_uv=False)[:, :k]
+                for s in range(S)
+            ]
+        )
+        for n in pred.names
+    }
+    pr = {n: pred.singular_values(n)[:, :k] for n in pred.names}
+    err = {
+        n: np.array(
+            [np.abs(sim[n][s] - pr[n]).max() / sim[n][s].max() for s in range(S)]
+        )
+        for n in pred.names
+    }
+    return sim, pr, err
+
+
+def learned_in_order(sv, epochs, frac: float = 0.1) -> bool:
+    """Whether the singular values above ``frac`` times the largest (``sv`` ``(R, k)``,
+    sorted by final size) reach half their final value in order of final size."""
+    final = sv[-1]
+    keep = final > frac * final.max()
+    t_half = np.array(
+        [epochs[np.argmax(sv[:, a] >= 0.5 * final[a])] for a in np.flatnonzero(keep)]
+    )
+    return bool(np.all(np.diff(t_half) >= 0))
+
+
+def pathway_norm_ratio(
+    maps: Mapping[str, np.ndarray], numerator: Sequence[str], denominator: Sequence[str]
+) -> np.ndarray:
+    """``sqrt(sum_num ||W_p||_F^2) / sqrt(sum_den ||W_q||_F^2)`` over the last two axes
+    (leading axes, e.g. epochs, kept): e.g. single-context over 2-of-3 pathways."""
+    if not numerator or not denominator:
+        raise ValueError(
+            "pathway_norm_ratio needs pathways in both the numerator and the "
+            "denominator"
+        )
+    missing = [n for n in (*numerator, *denominator) if n not in maps]
+    if missing:
+        raise ValueError(f"no maps for {missing}; have {list(maps)}")
+
+    def norm(names):
+        return np.sqrt(
+            sum(np.sum(np.asarray(maps[n], float) ** 2, axis=(-2, -1)) for n in names)
+        )
+
+    return norm(numerator) / norm(denominator)
+
+
+def pathway_energy_share(W2, H, Yhat, pathways: Mapping, names) -> float:
+    """Share of the output's energy in the summed contribution of the pathways
+    ``names``, median over seeds (``Yhat`` ``(S, p, P)``, the network's output)."""
+    return float(
+        np.median(
+            [
+                np.sum(
+                    sum(W2[s][:, pathways[n]] @ H[s][pathways[n]] for n in names) ** 2
+                )
+                / np.sum(Yhat[s] ** 2)
+                for s in range(len(W2))
+            ]
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Losses:
+    """The loss comparisons of Fig. 4a: the ReLNs against the ReLU network."""
+
+    m_reln: Evidence  # the 7-pathway ReLN in its family (competitors k = 1, k = 3)
+    m_mixed: Evidence  # the common + 2-of-3 ReLN in its place
+    m_full: Evidence  # the fully coupled 7-pathway ReLN in its place
+    m_single: Evidence  # the common + single-context ReLN alone
+    gaps: dict  # time gaps of each ReLN to its neighbour and to its race prediction
+    level_ratio: np.ndarray  # ln(t_ReLN / t_ReLU) at each loss level
+    sens: dict  # {init: {kind: family_match, "curves": {kind: (S, T)}}}
+    init_rows: dict  # init_table(sens)
+
+
+def compare_losses(relu, relns: Mapping, preds: Mapping, curves: Mapping, init: str):
+    """The loss comparisons of the page book/contexts.md.
+
+    Args:
+        relu: the ReLU network's run; relns, preds: :func:`train_relns`'s runs and
+            race predictions.
+        curves: ``{init: {kind: (S, T) losses}}``, the family of strategies
+            (:data:`STRATEGIES`) under every initialisation, in [conv-init]'s order.
+        init: the initialisation the page's figures use.
+
+    Returns:
+        :class:`Losses`.
+    """
+    family, reln = curves[init], relns["both/one-way"]
+    full, mixed, single = (
+        relns[k].loss for k in ("both/full", "mixed/one-way", "single/one-way")
+    )
+    gaps = {
+        "ow_full": median_gap(reln.loss, full),
+        "pred": median_gap(reln.loss, preds["both/one-way"].loss),
+        "pred_full": median_gap(full, preds["both/full"].loss),
+        "pred_mixed": median_gap(mixed, preds["mixed/one-way"].loss),
+        "pred_single": median_gap(single, preds["single/one-way"].loss),
+    }
+    sens = {}
+    for choice, L in curves.items():
+        sens[choice] = {kind: family_match(relu.loss, L, kind) for kind in L}
+        sens[choice]["curves"] = L
+    return Losses(
+        m_reln=family_match(relu.loss, family, "both"),
+        m_mixed=family_match(relu.loss, family, "mixed"),
+        m_full=family_match(relu.loss, {**family, "both": full}, "both"),
+        m_single=match(relu.loss, single),
+        gaps=gaps,
+        level_ratio=level_log_ratio(relu.loss, reln.loss),
+        sens=sens,
+        init_rows=init_table(sens, relu.loss),
+    )
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """The output gaps of Fig. 4a ([conv-output-gap])."""
+
+    gaps: dict  # output_gaps_at: {"seed" | "reln" | "single": {epoch: gaps}}
+    spread: dict  # output_gap_spread over the epochs shown
+    match: Evidence  # output_gap_match, each epoch alone as a variant
+
+
+def compare_outputs(relu, reln, single, show_epochs) -> Outputs:
+    """Output gaps of the ReLU network to the 7-pathway ReLN (``reln``), to its own
+    seeds and to the single-context ReLN (``single``) at ``show_epochs``, and their
+    two-sample yardstick.  Defined for the page book/contexts.md."""
+    gaps = output_gaps_at(relu, {"reln": reln, "single": single}, show_epochs)
+    spread = output_gap_spread([relu, reln], show_epochs)
+    at = {e: output_gap_spread([relu, reln], [e]) for e in show_epochs}
+    return Outputs(gaps, spread, output_gap_match(gaps, spread, at))
+
+
+@dataclass(frozen=True)
+class PathwayValues:
+    """The top singular values of each pathway's map over training (Fig. 4b)."""
+
+    sim: dict  # {name: (S, R, k)}
+    pred: dict  # {name: (R, k)}
+    rel_err: dict  # {name: (S,)}
+    main_names: list  # pathways on in C - 1 or C contexts
+    mixed_names: list  # on in C - 1
+    single_names: list  # on in one
+    order_ok: list  # learned_in_order per main pathway and seed
+
+
+def pathway_values(reln, pred, t_rec, C: int, k: int = 8) -> PathwayValues:
+    """:func:`singular_values_over_training` of the 7-pathway ReLN and whether its
+    modes are learned in order of their final size.  Defined for the page
+    book/contexts.md."""
+    sim, pr, err = singular_values_over_training(reln, pred, k)
+    on_in = {n: pathway_pattern(n, C).count("1") for n in pred.names}
+    main = [n for n in pred.names if on_in[n] >= C - 1]
+    order_ok = [
+        learned_in_order(sim[n][s], t_rec) for n in main for s in range(len(reln.loss))
+    ]
+    return PathwayValues(
+        sim,
+        pr,
+        err,
+        main,
+        [n for n in pred.names if on_in[n] == C - 1],
+        [n for n in pred.names if on_in[n] == 1],
+        order_ok,
+    )
+
+
+@dataclass(frozen=True)
+class Race:
+    """The race among the 7-pathway ReLN's context pathways (Proposition 4.2)."""
+
+    maps_sim: list  # per seed, {name: (R, p, d)} pathway maps
+    ratio_final: np.ndarray  # single-context over 2-of-3 map norm, last epoch, (S,)
+    ratio_pred: np.ndarray  # the same in the race prediction, (R,)
+    single_norm: list  # the single-context maps' norm at the start and the end
+    out_single_share: float  # their energy share of the output at the end
+    resid: dict  # {"2-of-3" | "single": (S, T)} context pathways trained on R*
+
+
+def race_norms(reln, pred, values: PathwayValues, resid: Mapping) -> Race:
+    """How far the 7-pathway ReLN's single-context pathways grow beside its 2-of-3
+    pathways, simulated and predicted (``resid``: the losses of the context pathways
+    trained on the residual alone, kept beside).  Defined for the page
+    book/contexts.md."""
+    single, mixed = values.single_names, values.mixed_names
+    maps_sim = [reln.pathway_maps(s) for s in range(len(reln.loss))]
+    ratio_final = np.stack([pathway_norm_ratio(m, single, mixed) for m in maps_sim])[
+        :, -1
+    ]
+    norm = [
+        float(
+            np.median(
+                [np.sqrt(sum(np.sum(m[n][r] ** 2) for n in single)) for m in maps_sim]
+            )
+        )
+        for r in (0, -1)
+    ]
+    W2, H = reln.records["weights"][1][:, -1], reln.records["hidden"][0][:, -1]
+    share = pathway_energy_share(
+        W2, H, reln.records["outputs"][:, -1], dict(reln.net.layers[0].pathways), single
+    )
+    return Race(
+        maps_sim,
+        ratio_final,
+        pathway_norm_ratio(pred.maps, single, mixed),
+        norm,
+        share,
+        dict(resid),
+    )

@@ -1,0 +1,80 @@
+"""The tables the page book/contexts.md shows where it computes them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...book import kit
+from ...core.relns import pathway_pattern
+
+
+def pathway_table(task) -> str:
+    """The effective datasets: each pathway's singular values on the residual and its
+    top one on the raw targets (``task``: :func:`helpers.chapters.contexts.task.facts`).
+    """
+    rows = []
+    modes, raw = task.pm_mixed + task.pm_single, task.raw_mixed + task.raw_single
+    for p, r in zip(modes, raw):
+        pat = pathway_pattern(p.name, task.C)
+        on = ", ".join(str(c + 1) for c in range(task.C) if pat[c] == "1")
+        rows.append([p.name, on, ", ".join(f"{v:.3f}" for v in p.s), f"{r.s[0]:.2f}"])
+    headers = [
+        "pathway",
+        "on in contexts",
+        "singular values of $\\Sigma_{yx}(p)$ on the residual",
+        "top singular value on the raw $Y$",
+    ]
+    return kit.table(rows, headers)
+
+
+def loss_table(curves: dict, epochs) -> str:
+    """The summed loss of each network (``{label: (seeds, T) or (T,)}``), median over
+    seeds, at ``epochs``."""
+    rows = [
+        [label] + [f"{np.median(np.atleast_2d(L)[:, e]):.3g}" for e in epochs]
+        for label, L in curves.items()
+    ]
+    headers = ["summed loss (median over seeds) at epoch"] + [str(e) for e in epochs]
+    return kit.table(rows, headers)
+
+
+def threshold_table(thr_sens: dict) -> str:
+    """The census by weight under each 'on' threshold."""
+    rows = [[f"{t}", f"{v[0]:.3f}", f"{v[1]:.3f}"] for t, v in thr_sens.items()]
+    headers = ["'on' threshold", "common + 2-of-3 share", "single-context share"]
+    return kit.table(rows, headers)
+
+
+def overlap_table(po: dict) -> str:
+    """The overlaps of the 2-of-3 pathways' modes, pair by pair
+    (:func:`helpers.chapters.contexts.modes.partner_overlaps`)."""
+    rows = []
+    top = {tuple(sorted(k)): v for k, v in po["top"].items()}
+    for (a, b), v in top.items():
+        p = po["pairs"][(a, b)]
+        spread = f"{p.min():.2f} / {np.median(p):.2f} / {p.max():.2f}"
+        rows.append([f"{a}, {b}", f"{v:.3f}", spread])
+    headers = [
+        "pathway pair",
+        "overlap of the top modes $O_{p1,q1}$",
+        "partner overlaps of all modes (min / median / max)",
+    ]
+    return kit.table(rows, headers)
+
+
+def ladder_table(lad) -> str:
+    """Every prediction of the common + 2-of-3 ReLN against its simulation
+    (``lad``: :func:`helpers.chapters.contexts.predictions.prediction_ladder`)."""
+    body = [
+        [r.label, f"{r.gap:.3f}", f"{r.final_loss:.3g}", f"{r.fixed_point_loss:.2g}"]
+        for r in lad.rows
+    ]
+    final = f"{np.median(lad.sim_m[:, -1]):.3g}"
+    body.append(["*simulation (median over seeds)*", "—", final, "—"])
+    headers = [
+        "prediction of the common + 2-of-3 ReLN",
+        "time gap to the simulation",
+        "loss at the last epoch",
+        "loss at the race's fixed point",
+    ]
+    return kit.table(body, headers)
