@@ -295,9 +295,15 @@ def execute(
     _progress(f"executing {name} with parameters {params}{eta}")
     log = SCRATCH / f"{name}.progress.log"
     log.write_text("")
-    env_before = {k: os.environ.get(k) for k in (LOG_VARIABLE, RESULTS_VARIABLE)}
+    env_before = {
+        k: os.environ.get(k) for k in (LOG_VARIABLE, RESULTS_VARIABLE, "PYTHONPATH")
+    }
     os.environ[LOG_VARIABLE] = str(log)  # inherited by the kernel
     os.environ[RESULTS_VARIABLE] = str(results)
+    # the kernel imports this checkout's helpers, whatever the installed one is
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), *filter(None, [env_before["PYTHONPATH"]])]
+    )
     stop = threading.Event()
     tail = threading.Thread(target=_tail, args=(log, name, stop), daemon=True)
     tail.start()
