@@ -102,9 +102,7 @@ class BenchNetwork:
     init_std: float
     lr: float
     structures: tuple[str, ...]
-    paper_epochs: (
-        int  # gradient steps after the initial loss: a run has paper_epochs + 1
-    )
+    paper_epochs: int  # gradient steps after the initial loss (runs: + 1)
     paper_seeds: int
 
     def build(self):
@@ -115,27 +113,12 @@ class BenchNetwork:
 
 
 NETWORKS = {
-    "section4": BenchNetwork(
-        "section4",
-        "Section 4 ReLU 11-700-60",
-        (11, 700, 60),
-        0.005 / 700,
-        1e-3,
-        ("hierarchy", "ring", "cross"),
-        8000,
-        10,
-    ),
-    "depth": BenchNetwork(
-        "depth",
-        "Section 6 ReLU 11-420-420-60",
-        (11, 420, 420, 60),
-        0.0006,
-        1e-3,
-        ("hierarchy", "hierarchy", "hierarchy"),
-        30000,
-        99,
-    ),
-}
+    "section4": BenchNetwork("section4", "Section 4 ReLU 11-700-60", (11, 700, 60),
+                             0.005 / 700, 1e-3, ("hierarchy", "ring", "cross"),
+                             8000, 10),
+    "depth": BenchNetwork("depth", "Section 6 ReLU 11-420-420-60", (11, 420, 420, 60),
+                          0.0006, 1e-3, ("hierarchy",) * 3, 30000, 99),
+}  # fmt: skip
 
 
 def _network(name: str) -> BenchNetwork:
@@ -173,9 +156,8 @@ def flops_per_epoch(sizes: Sequence[int], P: int) -> dict[str, int]:
 
 
 def matmul_rate(n: int = 1024, repeats: int = 10) -> dict:
-    """The machine's float32 matrix-multiply rate: the best of ``repeats`` timed ``n x
-    n``
-    products (``2 n^3`` operations each) in jitted JAX, after a warm-up."""
+    """The machine's float32 matrix-multiply rate: the best of ``repeats`` timed
+    ``n x n`` products (``2 n^3`` operations each) in jitted JAX, after a warm-up."""
     n = check_positive_int(n, "n")
     repeats = check_positive_int(repeats, "repeats")
     key_a, key_b = jax.random.split(jax.random.PRNGKey(0))
@@ -203,27 +185,18 @@ def make_steps(net: engine.GatedNetwork, X, Y, lr: float) -> dict:
     """The jitted functions a research script calls, datapoints as columns: ``update``
     (one step ``W <- W - lr dL/dW`` on the summed loss, [conv-data]), ``step`` (the
     update that also returns the loss before it), ``loss``, ``hidden`` (every hidden
-    layer's
-    activity) and ``outputs``.  Plain ReLU and linear networks only."""
+    layer's activity) and ``outputs``.  Plain ReLU and linear networks only."""
     if not isinstance(net, engine.GatedNetwork) or net.kind not in ("relu", "linear"):
+        kind = getattr(net, "kind", type(net).__name__)
         raise ValueError(
-            "the loop baselines train plain ReLU or linear networks "
-            "(engine.relu_network / "
-            f"engine.linear_network), got "
-            f"kind={getattr(net, 'kind', type(net).__name__)!r}"
+            "the loop baselines train plain ReLU or linear networks (engine."
+            f"relu_network / engine.linear_network), got kind={kind!r}"
         )
     lr = check_positive(lr, "lr")
-    X = jnp.asarray(X, jnp.float32)
-    Y = jnp.asarray(Y, jnp.float32)
-    if (
-        X.shape[0] != net.sizes[0]
-        or Y.shape[0] != net.sizes[-1]
-        or X.shape[1] != Y.shape[1]
-    ):
-        raise ValueError(
-            f"the network maps {net.sizes[0]} -> {net.sizes[-1]}; got X {X.shape}, Y "
-            f"{Y.shape}"
-        )
+    X, Y = jnp.asarray(X, jnp.float32), jnp.asarray(Y, jnp.float32)
+    d, p = net.sizes[0], net.sizes[-1]
+    if (X.shape[0], Y.shape[0], X.shape[1]) != (d, p, Y.shape[1]):
+        raise ValueError(f"the network maps {d} -> {p}; got X {X.shape}, Y {Y.shape}")
     relu = net.kind == "relu"
 
     def hidden(params):
@@ -385,9 +358,8 @@ def measure_epochs(
     min_epochs: int = 100,
     max_epochs: int | None = None,
 ) -> int:
-    """Epochs per seed a configuration is measured on: ``seed_epochs / seeds`` clipped
-    to
-    ``[min_epochs, max_epochs or the paper's epochs]``."""
+    """Epochs per seed a configuration is measured on: ``seed_epochs / seeds``
+    clipped to ``[min_epochs, max_epochs or the paper's epochs]``."""
     bn = _network(network)
     cap = (
         bn.paper_epochs if max_epochs is None else min(int(max_epochs), bn.paper_epochs)

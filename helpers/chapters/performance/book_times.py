@@ -16,10 +16,9 @@ EXECUTION_JSON = ROOT / "book" / "stats" / "execution.json"
 def chapter_times(
     path: Path | str = EXECUTION_JSON, profile: str = "default"
 ) -> dict | None:
-    """Each chapter's execution seconds under ``profile``, as ``helpers.book`` recorded
-    them in ``book/stats/execution.json`` (``None`` when the file or profile is
-    missing).
-    """
+    """``{"seconds": per chapter, "machine": ...}`` under ``profile``, as
+    ``helpers.book`` recorded them in ``path`` (``None`` when it or the profile is
+    missing)."""
     path = Path(path)
     if not path.exists():
         return None
@@ -35,9 +34,8 @@ def depth_paper_training(bench: dict, runs: dict[str, int]) -> dict | None:
     """Where the depth chapter's paper-profile time goes (the Performance page): its
     training runs, split into the paper's own (ReLU network and GDLN, ``seeds`` each)
     and this book's additions (the other initialisations, the derived schedule, the
-    one-way coupling), each priced at the benchmark's per-seed rate on the depth network
-    at 8
-    seeds.  ``None`` without a benchmark of the depth network."""
+    one-way coupling), each priced at the benchmark's per-seed rate on the depth
+    network at 8 seeds.  ``None`` without a benchmark of the depth network."""
     d = bench.get("derived", {})
     try:
         rate = (
@@ -60,11 +58,9 @@ def book_chapter_seconds(
     path: Path | str = EXECUTION_JSON,
     profile: str = "default",
 ):
-    """``(seconds per chapter, chapters expected)``: the times in ``execution.json`` of
-    the
-    chapters present in ``book/``, updated with ``own`` (e.g. the running page's own
-    time); ``None`` seconds when nothing is recorded."""
-
+    """``(seconds per chapter, chapters expected)``: the times in ``execution.json``
+    of the chapters present in ``book/``, updated with ``own`` (e.g. the running
+    page's own time); ``None`` seconds when nothing is recorded."""
     present = chapters_present()
     times = chapter_times(path, profile)
     if times is None and not own:

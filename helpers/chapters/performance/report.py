@@ -372,54 +372,32 @@ def plot_book(secs):
         names = list(secs)
         vals = np.array([secs[c] for c in names])
         ax.barh(names, vals, color=figures.PALETTE["reln"], label="chapter")
-        ax.barh(
-            names,
-            np.cumsum(vals),
-            color=figures.PALETTE["common"],
-            alpha=0.25,
-            label="cumulative",
-        )
+        ax.barh(names, np.cumsum(vals), color=figures.PALETTE["common"],
+                alpha=0.25, label="cumulative")  # fmt: skip
         target = TARGETS["book_total_seconds"][1]
         ax.axvline(target, color="k", ls="--", lw=1, label=f"target: {target} s")
         ax.invert_yaxis()
         ax.set_xlabel("seconds")
         ax.legend(fontsize=8, loc="lower right")
     else:
-        ax.text(
-            0.5,
-            0.5,
-            "no execution statistics",
-            ha="center",
-            va="center",
-            transform=ax.transAxes,
-        )
+        ax.text(0.5, 0.5, "no execution statistics", ha="center", va="center",
+                transform=ax.transAxes)  # fmt: skip
     ax.grid(axis="y", visible=False)
     plt.tight_layout()
     return fig
 
 
+#: The closing table: ``(record, what it measures, its target in TARGETS)``.
 SUMMARY = [
-    (
-        "floor_target",
-        "Engine's fraction of the floor, worst of 8 and 64 seeds, both networks",
-        "fraction_of_floor",
-    ),
-    (
-        "batching_target",
-        "Time per seed at 8 seeds over 1 seed, worst network",
-        "batching_efficiency",
-    ),
-    (
-        "paper_depth_seconds",
-        "Depth chapter under the paper profile (seconds)",
-        "paper_depth_seconds",
-    ),
-    (
-        "book_total_seconds",
-        "Whole book, default parameters (seconds)",
-        "book_total_seconds",
-    ),
-]
+    ("floor_target", "Engine's fraction of the floor, worst of 8 and 64 seeds, "
+     "both networks", "fraction_of_floor"),
+    ("batching_target", "Time per seed at 8 seeds over 1 seed, worst network",
+     "batching_efficiency"),
+    ("paper_depth_seconds", "Depth chapter under the paper profile (seconds)",
+     "paper_depth_seconds"),
+    ("book_total_seconds", "Whole book, default parameters (seconds)",
+     "book_total_seconds"),
+]  # fmt: skip
 
 
 def report(bench, secs, present, paper_secs, source) -> tuple:
