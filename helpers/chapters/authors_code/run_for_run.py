@@ -127,6 +127,11 @@ class SameStart:
         return np.abs(self.ours - self.theirs) / np.abs(self.theirs)
 
 
+def _first(mask: np.ndarray) -> int:
+    """The first index where ``mask`` holds (its length where it never does)."""
+    return int(np.argmax(mask)) if mask.any() else len(mask)
+
+
 def compare_same_start(name: str, seeds, theirs, ours) -> SameStart:
     """:class:`SameStart` of the script's curves ``theirs`` and the engine's ``ours``
     (``(seeds, epochs)`` each, aligned by :func:`align`, row ``i`` of both from seed
@@ -143,9 +148,8 @@ def compare_same_start(name: str, seeds, theirs, ours) -> SameStart:
         raise ValueError(f"{name}: the script's losses must be finite and positive")
     T = A.shape[1]
     rel = np.abs(B - A) / A
-    first = lambda mask: int(np.argmax(mask)) if mask.any() else T  # noqa: E731
-    identical = np.array([first(row != 0) for row in rel])
-    part = np.array([first(row > SAME_START_TOL) for row in rel])
+    identical = np.array([_first(row != 0) for row in rel])
+    part = np.array([_first(row > SAME_START_TOL) for row in rel])
     part_loss = np.array([A[i, p] if p < T else np.nan for i, p in enumerate(part)])
     shift = np.array([level_times(b) - level_times(a) for a, b in zip(A, B)])
     return SameStart(
