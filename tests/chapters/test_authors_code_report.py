@@ -24,9 +24,7 @@ def results():
         runs[name] = ch.Run(
             ch.setup(name), theirs, ours, seeds, comparison.compare(name, theirs, ours)
         )
-    return ch.Results(
-        runs, ch.conventions(runs), crosscheck.manifest(), _same_start_stand_in()
-    )
+    return ch.Results(runs, crosscheck.manifest(), _same_start_stand_in())
 
 
 def _same_start_stand_in():

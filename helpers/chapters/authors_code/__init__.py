@@ -8,7 +8,6 @@ from .experiments import (
     Run,
     SpreadCheck,
     check_parameters,
-    conventions,
     run,
     setup,
     spread_check,
@@ -18,7 +17,7 @@ from .plots import plot_losses, plot_same_start
 from .report import Results, report, spread_text
 from .run_for_run import SAME_START_TOL, same_start, same_start_seeds, scripts_relu_init
 
-__all__ = ["EXPERIMENTS", "Run", "SpreadCheck", "check_parameters", "conventions"]
+__all__ = ["EXPERIMENTS", "Run", "SpreadCheck", "check_parameters"]
 __all__ += ["run", "setup", "spread_check", "stored", "plot_losses", "Results"]
 __all__ += ["plot_same_start", "report", "spread_text", "SAME_START_TOL"]
 __all__ += ["same_start", "same_start_seeds", "scripts_relu_init"]

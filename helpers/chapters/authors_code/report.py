@@ -4,31 +4,35 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from ...book import kit
 from ...book.records import claims_table
 from ...core.measures import LEVELS, Evidence, seed_spread_interval
+from .experiments import conventions
 from .run_for_run import SAME_START_TOL, SHIFT_LADDER
 
 
 @dataclass(frozen=True)
 class Results:
     """What the page computed: ``runs`` (:class:`helpers.chapters.authors_code.Run`
-    by experiment, in the page's order), ``conventions``
-    (:func:`helpers.chapters.authors_code.conventions` of them), the stored runs'
-    ``manifest`` (:func:`helpers.book.crosscheck.manifest`) and ``same_start``
-    (:class:`helpers.chapters.authors_code.SameStart` by experiment: the engine from
-    the scripts' own initial weights)."""
+    by experiment, in the page's order), the stored runs' ``manifest``
+    (:func:`helpers.book.crosscheck.manifest`) and ``same_start``
+    (:class:`helpers.chapters.authors_code.run_for_run.SameStart` by experiment)."""
 
     runs: dict
-    conventions: dict
     manifest: dict
     same_start: dict = field(default_factory=dict)
 
     def title(self, name: str) -> str:
         return self.manifest["experiments"][name]["title"]
+
+    @cached_property
+    def conventions(self) -> dict:
+        """:func:`helpers.chapters.authors_code.conventions` of the runs."""
+        return conventions(self.runs)
 
 
 def _interval(i) -> str:
