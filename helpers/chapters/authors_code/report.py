@@ -55,13 +55,13 @@ def evidence(c) -> dict:
             time_gap=True,
         ),
         "relu_gdln": Evidence(
-            float(np.median(c.rg_ours)),
+            kit.med(c.rg_ours),
             spread=min(c.rg_spread, c.rg_spread_theirs),
             spread_interval=seed_spread_interval(
                 c.rg_theirs if rg_theirs_smaller else c.rg_ours
             ),
             per_seed=tuple(float(g) for g in c.rg_ours),
-            compared=float(np.median(c.rg_theirs)),
+            compared=kit.med(c.rg_theirs),
             criterion="near",
             time_gap=True,
         ),
@@ -85,7 +85,7 @@ def _runs_table(res: Results) -> str:
     rows = []
     for name, r in res.runs.items():
         e = man["experiments"][name]
-        sec = [np.median(e["scripts"][k]["seconds"]) for k in ("relu", "gdln")]
+        sec = [kit.med(e["scripts"][k]["seconds"]) for k in ("relu", "gdln")]
         rows.append(
             [e["title"], r.setup.where, len(r.seeds), r.setup.epochs]
             + [f"{sec[0]:.0f}, {sec[1]:.0f}"]
@@ -122,8 +122,8 @@ def _headline_table(res: Results, recs: dict) -> str:
             [res.title(name), f"{c.gap:.4f}"]
             + [f"{c.spread_theirs:.4f} {_interval(c.interval_theirs)}"]
             + [f"{c.spread_ours:.4f} {_interval(c.interval_ours)}"]
-            + [f"{np.median(c.rg_theirs):.4f} (spread {c.rg_spread_theirs:.4f})"]
-            + [f"{np.median(c.rg_ours):.4f} (spread {c.rg_spread:.4f})"]
+            + [f"{kit.med(c.rg_theirs):.4f} (spread {c.rg_spread_theirs:.4f})"]
+            + [f"{kit.med(c.rg_ours):.4f} (spread {c.rg_spread:.4f})"]
             + [f"{v[0]}, {v[1]}"]
         )
     headers = ["experiment", "ReLU: scripts vs engine", "seed spread, scripts"]

@@ -97,7 +97,7 @@ def _closed_form(rec, r: Results) -> dict:
         note="time gap, closed-form vs simulated linear-network loss on the Fig. 7 "
         f"hierarchy, median over {len(gap_seed)} seeds (largest {gap_seed.max():.4f}); "
         "a0 from each seed's initial weights (Eq. bg-a0); with the expected a0 for "
-        f"every seed: {np.median(r.gap_expected):.4f}.",
+        f"every seed: {kit.med(r.gap_expected):.4f}.",
     )
 
 
@@ -125,7 +125,7 @@ def _node_reuse(rec, r: Results) -> dict:
         "seeds; spread: two seeds of the shared GDLN; alternative: the separate GDLN "
         "at its own speed. Twice is derived here: the ratio of the effective "
         f"datasets' singular values, {ratio:.3f}; the paper states the effect in "
-        f"words. Halfway-time ratio, median over seeds: {np.median(speedup):.3f}.",
+        f"words. Halfway-time ratio, median over seeds: {kit.med(speedup):.3f}.",
     )
 
 
