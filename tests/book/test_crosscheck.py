@@ -13,6 +13,7 @@ import pytest
 
 from helpers.book import crosscheck as cc
 from helpers.chapters import authors_code as ac
+from helpers.chapters.authors_code import comparison, experiments
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -169,18 +170,18 @@ def test_time_gap_of_curves_one_time_scale_apart():
     t = np.arange(2000.0)
     fast = np.exp(-t / 100)[None].repeat(3, 0)
     slow = np.exp(-t / 150)[None].repeat(3, 0)
-    g = ac.pair_gaps(fast, slow)
+    g = comparison.pair_gaps(fast, slow)
     assert g.shape == (3,)
     assert np.allclose(g, np.log(1.5), atol=0.02)
-    assert ac.spread(fast) == 0.0
-    assert ac.cross_gaps(fast, slow[:2]).shape == (6,)
+    assert comparison.spread(fast) == 0.0
+    assert comparison.cross_gaps(fast, slow[:2]).shape == (6,)
     with pytest.raises(ValueError, match="3 curves against 2"):
-        ac.pair_gaps(fast, slow[:2])
+        comparison.pair_gaps(fast, slow[:2])
 
 
 def test_align_drops_the_loss_before_the_first_update():
     L = np.arange(12.0).reshape(2, 6)
-    assert np.array_equal(ac.align(L), L[:, 1:])
+    assert np.array_equal(experiments.align(L), L[:, 1:])
 
 
 def test_compare_on_curves_of_the_same_shape():
@@ -188,14 +189,18 @@ def test_compare_on_curves_of_the_same_shape():
     taus = np.array([100.0, 110.0, 120.0, 130.0])
     relu = np.exp(-t[None] / taus[:, None])
     gdln = np.exp(-t[None] / (1.2 * taus[:, None]))
-    c = ac.compare("x", {"relu": relu, "gdln": gdln}, {"relu": relu, "gdln": gdln})
+    c = comparison.compare(
+        "x", {"relu": relu, "gdln": gdln}, {"relu": relu, "gdln": gdln}
+    )
     assert c.seeds == 4
     assert c.spread_theirs == c.spread_ours > 0
     # every seed against every seed: the same set of curves is as far as its spread
-    assert c.gap == pytest.approx(np.median(ac.cross_gaps(relu, relu)))
+    assert c.gap == pytest.approx(np.median(comparison.cross_gaps(relu, relu)))
     assert np.allclose(c.rg_theirs, np.log(1.2), atol=0.02)
     with pytest.raises(ValueError, match="run as many seeds"):
-        ac.compare("x", {"relu": relu, "gdln": gdln}, {"relu": relu[:2], "gdln": gdln})
+        comparison.compare(
+            "x", {"relu": relu, "gdln": gdln}, {"relu": relu[:2], "gdln": gdln}
+        )
 
 
 @pytest.mark.parametrize("name", ac.EXPERIMENTS)
@@ -221,5 +226,5 @@ def test_our_setups_follow_the_scripts(name):
 
 def test_run_ours_gives_the_scripts_recording():
     s = replace(ac.setup("contexts4"), epochs=20)
-    out = ac.run_ours(s, [0, 1])
+    out = experiments.run_ours(s, [0, 1])
     assert out["relu"].shape == out["gdln"].shape == (2, 20)

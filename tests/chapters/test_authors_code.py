@@ -12,6 +12,7 @@ import pytest
 
 from helpers.book import crosscheck
 from helpers.chapters import authors_code as ch
+from helpers.chapters.authors_code import comparison, experiments
 from helpers.core import ledger
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,20 +41,20 @@ def test_the_stored_curves_give_the_committed_numbers(name, records):
     stored curve that changes fails here as a drift."""
     assert crosscheck.verify(names=[name]) == []
     theirs, seeds = ch.stored(name)
-    spread = ch.spread(theirs["relu"])
+    spread = comparison.spread(theirs["relu"])
     note = records[f"relu_{name}"]["note"]
     m = re.search(r"seed spreads ([0-9.]+) \(scripts\)", note)
     assert m, note
     assert f"{spread:.4f}" == m.group(1), (name, spread, note)
-    gaps = ch.pair_gaps(theirs["relu"], theirs["gdln"])
+    gaps = comparison.pair_gaps(theirs["relu"], theirs["gdln"])
     committed = records[f"relu_gdln_{name}"]["paper"]
     assert np.isclose(np.median(gaps), committed, rtol=1e-5), (name, gaps, committed)
 
 
 def test_section4_spread_and_gap_are_the_audited_values(records):
     theirs, _ = ch.stored("section4")
-    assert round(ch.spread(theirs["relu"]), 4) == 0.0118
-    gaps = ch.pair_gaps(theirs["relu"], theirs["gdln"])
+    assert round(comparison.spread(theirs["relu"]), 4) == 0.0118
+    gaps = comparison.pair_gaps(theirs["relu"], theirs["gdln"])
     assert round(float(np.median(gaps)), 6) == 0.074213
 
 
@@ -142,4 +143,4 @@ def test_the_engine_from_the_scripts_weights_is_the_script_bit_for_bit():
     seed = runs.seeds[0]
     W0 = ch.scripts_relu_init(s.relu.sizes, 0.005 / 700, seed)
     run = train(s.relu, s.ds.X, s.ds.Y, lr=s.lr, epochs=150, seeds=[seed], params0=W0)
-    assert np.array_equal(ch.align(run.loss)[0], runs.curves["relu"][0, :150])
+    assert np.array_equal(experiments.align(run.loss)[0], runs.curves["relu"][0, :150])

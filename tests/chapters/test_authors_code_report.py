@@ -11,6 +11,7 @@ import pytest
 from helpers.book import crosscheck, rulebook
 from helpers.book.records import Records
 from helpers.chapters import authors_code as ch
+from helpers.chapters.authors_code import comparison, run_for_run
 from helpers.core.measures import Evidence
 
 
@@ -21,11 +22,9 @@ def results():
         theirs, seeds = ch.stored(name, 4)
         ours = {k: np.roll(c, 1, axis=0) for k, c in theirs.items()}
         runs[name] = ch.Run(
-            ch.setup(name), theirs, ours, seeds, ch.compare(name, theirs, ours)
+            ch.setup(name), theirs, ours, seeds, comparison.compare(name, theirs, ours)
         )
-    return ch.Results(
-        runs, ch.conventions(runs), crosscheck.manifest(), _same_start_stand_in()
-    )
+    return ch.Results(runs, crosscheck.manifest(), _same_start_stand_in())
 
 
 def _same_start_stand_in():
@@ -39,7 +38,7 @@ def _same_start_stand_in():
         T = A.shape[1]
         t = np.arange(T)
         err = np.where(t < T // 3, 0.0, 1e-6 * 10.0 ** ((t - T // 3) / (T / 6)))
-        out[name] = ch.compare_same_start(name, seeds, A, A * (1 + err))
+        out[name] = run_for_run.compare_same_start(name, seeds, A, A * (1 + err))
     return out
 
 
@@ -118,9 +117,13 @@ def test_the_tables_and_the_spread_paragraph(results, written):
     for name in results.runs:
         assert results.title(name) in tables["headline"]
     r = results.runs["section4"]
-    D = ch.gap_matrix(r.ours["relu"])
+    D = comparison.gap_matrix(r.ours["relu"])
     check = ch.SpreadCheck(
-        list(r.seeds), 3, ch.subset_spreads(D, 3), ch.spread(r.ours["relu"]), 0.01
+        list(r.seeds),
+        3,
+        comparison.subset_spreads(D, 3),
+        comparison.spread(r.ours["relu"]),
+        0.01,
     )
     text = ch.spread_text("Section 4", r.comparison, check)
     assert text.startswith("**Section 4.** Over its first 3 seeds")
@@ -139,14 +142,14 @@ def test_compare_same_start_finds_where_the_runs_part():
     B = A.copy()
     B[0, 40:] *= 1 + 1e-7  # rounding: below the tolerance
     B[0, 70:] *= 1 + 1e-3  # beyond it
-    r = ch.compare_same_start("x", [7], A, B)
+    r = run_for_run.compare_same_start("x", [7], A, B)
     assert r.identical.tolist() == [40] and r.part.tolist() == [70]
     assert r.part_loss[0] == A[0, 70]
-    same = ch.compare_same_start("x", [7], A, A)
+    same = run_for_run.compare_same_start("x", [7], A, A)
     assert same.part.tolist() == [100] and np.isnan(same.part_loss[0])
     assert same.gaps.tolist() == [0.0]
     with pytest.raises(ValueError, match="must match"):
-        ch.compare_same_start("x", [7, 8], A, B)
+        run_for_run.compare_same_start("x", [7, 8], A, B)
 
 
 def test_same_start_seeds_checks_its_parameters():

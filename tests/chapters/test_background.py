@@ -2,13 +2,11 @@
 notation schematic (the page's counterpart of the paper's Fig. 1)."""
 
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from helpers.chapters.background import plots  # noqa: E402
+from helpers.chapters.background import plots
 
 
 def _texts(fig):

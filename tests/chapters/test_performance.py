@@ -8,7 +8,11 @@ import numpy as np
 import pytest
 
 import helpers as h
-from helpers.chapters import performance as bm
+from helpers.book.chapter_data import profile
+from helpers.chapters.depth import paper_profile_runs
+from helpers.chapters.performance import benchmark as bm
+from helpers.chapters.performance import book_times
+from helpers.chapters.performance.report import records
 
 
 @pytest.fixture
@@ -144,7 +148,7 @@ def _fake_bench(floor8=0.6, eff8=0.5):
 
 
 def test_records_carry_the_targets(tmp_path):
-    rec = bm.records(
+    rec = records(
         _fake_bench(),
         {"background": 100.0, "performance": 20.5},
         chapters=["background", "performance"],
@@ -161,13 +165,18 @@ def test_records_carry_the_targets(tmp_path):
         and data["batching_target"]["verdict"] == "target met"
     )
     assert data["book_total_seconds"]["value"] == 120.5
-    assert data["paper_profile_seconds"]["value"]["total"] == 1500.0
+    # each chapter's time rounded to 0.1 s, and "total" (their sum) among them
+    assert data["paper_profile_seconds"]["value"] == {
+        "depth": 1400.0,
+        "xor": 100.0,
+        "total": 1500.0,
+    }
     assert data["paper_depth_seconds"]["verdict"] == "target met"
     assert all(r.get("timing") for r in data.values())
 
 
 def test_records_flag_missed_targets_and_missing_chapters(tmp_path):
-    rec = bm.records(
+    rec = records(
         _fake_bench(floor8=0.4, eff8=0.7),
         {"background": 1000.0},
         chapters=["background", "xor"],
@@ -177,7 +186,7 @@ def test_records_flag_missed_targets_and_missing_chapters(tmp_path):
     assert rec.items["batching_target"]["verdict"] == "target missed"
     assert rec.items["book_total_seconds"]["verdict"] == "target missed"
     assert "xor" in rec.items["book_total_seconds"]["note"]
-    rec = bm.records(_fake_bench(), None, directory=tmp_path)
+    rec = records(_fake_bench(), None, directory=tmp_path)
     assert (
         "book_total_seconds" not in rec.items
         and "paper_profile_seconds" not in rec.items
@@ -185,7 +194,7 @@ def test_records_flag_missed_targets_and_missing_chapters(tmp_path):
 
 
 def test_chapter_times_read_execution_json(tmp_path):
-    assert bm.chapter_times(tmp_path / "missing.json") is None
+    assert book_times.chapter_times(tmp_path / "missing.json") is None
     p = tmp_path / "execution.json"
     p.write_text(
         json.dumps(
@@ -195,22 +204,18 @@ def test_chapter_times_read_execution_json(tmp_path):
             }
         )
     )
-    assert bm.chapter_times(p)["seconds"] == {"xor": 54.3}
-    assert bm.chapter_times(p, "paper")["seconds"] == {"xor": 300}
-    assert bm.chapter_times(p, "gpu") is None
+    assert book_times.chapter_times(p)["seconds"] == {"xor": 54.3}
+    assert book_times.chapter_times(p, "paper")["seconds"] == {"xor": 300}
+    assert book_times.chapter_times(p, "gpu") is None
 
 
 def test_depth_paper_training_prices_the_paper_runs_and_ours():
-    from helpers.book.chapter_data import profile
-
     p = profile("paper", "depth")
     bench = {
         "floor_seed_epochs_per_s": {"depth": 2000.0},
         "derived": {"fraction_of_floor": {"depth": {"8": 0.5}}},
     }
-    from helpers.chapters.depth import paper_profile_runs
-
-    split = bm.depth_paper_training(bench, paper_profile_runs())
+    split = book_times.depth_paper_training(bench, paper_profile_runs())
     assert split["runs"]["paper"] == 2 * p["seeds"] == 198
     assert (
         split["runs"]["ours"]
@@ -218,4 +223,6 @@ def test_depth_paper_training_prices_the_paper_runs_and_ours():
     )
     assert split["seed_epochs_per_s"] == 1000.0
     assert split["seconds"]["paper"] == pytest.approx(198 * split["updates"] / 1000.0)
-    assert bm.depth_paper_training({"derived": {}}, paper_profile_runs()) is None
+    assert (
+        book_times.depth_paper_training({"derived": {}}, paper_profile_runs()) is None
+    )

@@ -4,30 +4,35 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
+from ...book import kit
 from ...book.records import claims_table
 from ...core.measures import LEVELS, Evidence, seed_spread_interval
-from . import SAME_START_TOL, SHIFT_LADDER  # defined before this module's import
+from .experiments import conventions
+from .run_for_run import SAME_START_TOL, SHIFT_LADDER
 
 
 @dataclass(frozen=True)
 class Results:
     """What the page computed: ``runs`` (:class:`helpers.chapters.authors_code.Run`
-    by experiment, in the page's order), ``conventions``
-    (:func:`helpers.chapters.authors_code.conventions` of them), the stored runs'
-    ``manifest`` (:func:`helpers.book.crosscheck.manifest`) and ``same_start``
-    (:class:`helpers.chapters.authors_code.SameStart` by experiment: the engine from
-    the scripts' own initial weights)."""
+    by experiment, in the page's order), the stored runs' ``manifest``
+    (:func:`helpers.book.crosscheck.manifest`) and ``same_start``
+    (:class:`helpers.chapters.authors_code.run_for_run.SameStart` by experiment)."""
 
     runs: dict
-    conventions: dict
     manifest: dict
     same_start: dict = field(default_factory=dict)
 
     def title(self, name: str) -> str:
         return self.manifest["experiments"][name]["title"]
+
+    @cached_property
+    def conventions(self) -> dict:
+        """:func:`helpers.chapters.authors_code.conventions` of the runs."""
+        return conventions(self.runs)
 
 
 def _interval(i) -> str:
@@ -50,13 +55,13 @@ def evidence(c) -> dict:
             time_gap=True,
         ),
         "relu_gdln": Evidence(
-            float(np.median(c.rg_ours)),
+            kit.med(c.rg_ours),
             spread=min(c.rg_spread, c.rg_spread_theirs),
             spread_interval=seed_spread_interval(
                 c.rg_theirs if rg_theirs_smaller else c.rg_ours
             ),
             per_seed=tuple(float(g) for g in c.rg_ours),
-            compared=float(np.median(c.rg_theirs)),
+            compared=kit.med(c.rg_theirs),
             criterion="near",
             time_gap=True,
         ),
@@ -77,69 +82,59 @@ def _notes(c) -> dict:
 
 def _runs_table(res: Results) -> str:
     man = res.manifest
-    rows = [
-        "| experiment | the authors' scripts | seeds | updates | seconds per run "
-        "(ReLU, GDLN) |",
-        "|---|---|---|---|---|",
-    ]
+    rows = []
     for name, r in res.runs.items():
         e = man["experiments"][name]
-        sec = [np.median(e["scripts"][k]["seconds"]) for k in ("relu", "gdln")]
+        sec = [kit.med(e["scripts"][k]["seconds"]) for k in ("relu", "gdln")]
         rows.append(
-            f"| {e['title']} | {r.setup.where} | {len(r.seeds)} | {r.setup.epochs} | "
-            f"{sec[0]:.0f}, {sec[1]:.0f} |"
+            [e["title"], r.setup.where, len(r.seeds), r.setup.epochs]
+            + [f"{sec[0]:.0f}, {sec[1]:.0f}"]
         )
+    headers = ["experiment", "the authors' scripts", "seeds", "updates"]
     first = man["experiments"][next(iter(res.runs))]
-    rows += [
-        "",
-        f"Stored from commit `{man['commit'][:7]}` with JAX {first['jax']} (the "
-        "authors pinned 0.4.28).",
-    ]
-    return "\n".join(rows)
+    return (
+        kit.table(rows, headers + ["seconds per run (ReLU, GDLN)"])
+        + f"\n\nStored from commit `{man['commit'][:7]}` with JAX {first['jax']} "
+        "(the authors pinned 0.4.28)."
+    )
 
 
 def _conventions_table(res: Results) -> str:
-    rows = [
-        "| experiment | first loss: scripts / engine | scripts / (1/2 ‖Y‖²) | "
-        "ReLU gap | gap without the one-epoch shift | final ReLU loss: scripts, "
-        "engine |",
-        "|---|---|---|---|---|---|",
-    ]
+    rows = []
     for name, r in res.runs.items():
         c, v = r.comparison, res.conventions[name]
         rows.append(
-            f"| {name} | {v['first_ratio']:.6f} | {v['target_ratio']:.6f} | "
-            f"{c.gap:.4f} | {v['shift_gap']:.4f} | "
-            f"{c.final_theirs:.3g}, {c.final_ours:.3g} |"
+            [name, f"{v['first_ratio']:.6f}", f"{v['target_ratio']:.6f}"]
+            + [f"{c.gap:.4f}", f"{v['shift_gap']:.4f}"]
+            + [f"{c.final_theirs:.3g}, {c.final_ours:.3g}"]
         )
-    return "\n".join(rows)
+    headers = ["experiment", "first loss: scripts / engine", "scripts / (1/2 ‖Y‖²)"]
+    headers += ["ReLU gap", "gap without the one-epoch shift"]
+    return kit.table(rows, headers + ["final ReLU loss: scripts, engine"])
 
 
 def _headline_table(res: Results, recs: dict) -> str:
-    rows = [
-        "| experiment | ReLU: scripts vs engine | seed spread, scripts | seed spread, "
-        "engine | ReLU vs GDLN, scripts | ReLU vs GDLN, engine | verdicts |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    rows = []
     for name, r in res.runs.items():
         c = r.comparison
         v = [recs[f"relu_{name}"]["verdict"], recs[f"relu_gdln_{name}"]["verdict"]]
         rows.append(
-            f"| {res.title(name)} | {c.gap:.4f} | "
-            f"{c.spread_theirs:.4f} {_interval(c.interval_theirs)} | "
-            f"{c.spread_ours:.4f} {_interval(c.interval_ours)} | "
-            f"{np.median(c.rg_theirs):.4f} (spread {c.rg_spread_theirs:.4f}) | "
-            f"{np.median(c.rg_ours):.4f} (spread {c.rg_spread:.4f}) | "
-            f"{v[0]}, {v[1]} |"
+            [res.title(name), f"{c.gap:.4f}"]
+            + [f"{c.spread_theirs:.4f} {_interval(c.interval_theirs)}"]
+            + [f"{c.spread_ours:.4f} {_interval(c.interval_ours)}"]
+            + [f"{kit.med(c.rg_theirs):.4f} (spread {c.rg_spread_theirs:.4f})"]
+            + [f"{kit.med(c.rg_ours):.4f} (spread {c.rg_spread:.4f})"]
+            + [f"{v[0]}, {v[1]}"]
         )
-    rows += [
-        "",
-        "Time gaps (`helpers.core.measures.time_gap`: the largest `|ln t_a/t_b|` "
+    headers = ["experiment", "ReLU: scripts vs engine", "seed spread, scripts"]
+    headers += ["seed spread, engine", "ReLU vs GDLN, scripts", "ReLU vs GDLN, engine"]
+    return (
+        kit.table(rows, headers + ["verdicts"])
+        + "\n\nTime gaps (`helpers.core.measures.time_gap`: the largest `|ln t_a/t_b|` "
         "over the epochs at which each curve reaches 50, 10, 1 and 0.1 % of its "
         "first loss), medians over seeds; in brackets, the 90 % bootstrap interval "
-        "over seeds of each ReLU seed spread.",
-    ]
-    return "\n".join(rows)
+        "over seeds of each ReLU seed spread."
+    )
 
 
 def _closing(res: Results, recs: dict) -> str:
@@ -217,13 +212,7 @@ def _same_start_note(r) -> str:
 
 
 def _same_start_table(res: Results, recs: dict, tol: float) -> str:
-    rows = [
-        "| experiment | seeds | updates | equal bit for bit for the first ... epochs | "
-        f"first epoch beyond {tol:g} (the script's loss there, % of its first) | "
-        "largest shift at the loss levels (epochs) | time gap, largest | "
-        "verdict |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+    rows = []
     for name, r in res.same_start.items():
         part = ", ".join(
             f"{p} ({100 * r.part_loss[i] / r.theirs[i, 0]:.0f} %)"
@@ -234,19 +223,22 @@ def _same_start_table(res: Results, recs: dict, tol: float) -> str:
         w, seed, level = _worst_shift(r)
         shift = f"{w:.1f} (seed {seed}, {_pct(level)})" if seed is not None else "—"
         rows.append(
-            f"| {res.title(name)} | {', '.join(map(str, r.seeds))} | {r.epochs} | "
-            f"{', '.join(str(x) for x in r.identical.tolist())} | {part} | {shift} | "
-            f"{np.max(r.gaps):.2e} | {recs[f'same_start_{name}']['verdict']} |"
+            [res.title(name), ", ".join(map(str, r.seeds)), r.epochs]
+            + [", ".join(str(x) for x in r.identical.tolist()), part, shift]
+            + [f"{np.max(r.gaps):.2e}", recs[f"same_start_{name}"]["verdict"]]
         )
-    rows += [
-        "",
-        "Epochs are the scripts' (`losses[epoch]`, the loss after that epoch's "
+    headers = ["experiment", "seeds", "updates"]
+    headers += ["equal bit for bit for the first ... epochs"]
+    headers += [f"first epoch beyond {tol:g} (the script's loss there, % of its first)"]
+    headers += ["largest shift at the loss levels (epochs)", "time gap, largest"]
+    return (
+        kit.table(rows, headers + ["verdict"])
+        + "\n\nEpochs are the scripts' (`losses[epoch]`, the loss after that epoch's "
         "update). Shift: engine minus script of the epoch at which each reaches "
         f"{', '.join(_pct(f) for f in LEVELS)} of its first loss "
         "(`helpers.core.measures.level_times`), the largest over the levels both "
-        "reach and the seeds; time gap: `helpers.core.measures.time_gap`.",
-    ]
-    return "\n".join(rows)
+        "reach and the seeds; time gap: `helpers.core.measures.time_gap`."
+    )
 
 
 def same_start_text(res: Results, recs: dict, tol: float) -> str:
@@ -304,13 +296,21 @@ def same_start_text(res: Results, recs: dict, tol: float) -> str:
         )
     else:
         text.append(".")
+    text.append("\n\n" + _any_machine(same, recs, ident))
+    if "depth" in same:
+        text.append("\n\n" + _depth_reading(same["depth"]))
+    return "".join(text)
+
+
+def _any_machine(same: dict, recs: dict, ident) -> str:
+    """The paragraph *On any machine* of the section *Run for run*."""
     flipped = [
         n
         for n in same
         if "rounding" in (recs[f"same_start_{n}"].get("depends_on") or [])
     ]
-    text.append(
-        "\n\n**On any machine.** The scripts' curves were stored on one machine "
+    return (
+        "**On any machine.** The scripts' curves were stored on one machine "
         "(`book/authors_runs/manifest.json`); the engine re-runs here. What holds on "
         "any machine is that the engine is the scripts' computation: equal bit for "
         "bit until float32 rounding parts two runs of one program on two CPUs (the "
@@ -326,9 +326,6 @@ def same_start_text(res: Results, recs: dict, tol: float) -> str:
             "({ref}`rulebook <rulebook-rounding>`)."
         )
     )
-    if "depth" in same:
-        text.append("\n\n" + _depth_reading(same["depth"]))
-    return "".join(text)
 
 
 def _depth_reading(r) -> str:
@@ -390,6 +387,32 @@ def _depth_reading(r) -> str:
     return text
 
 
+def _records(res: Results) -> list:
+    """The page's records as ``(name, evidence, note)``, in the page's order."""
+    out = []
+    for name, r in res.runs.items():
+        ev, notes = evidence(r.comparison), _notes(r.comparison)
+        out += [(f"{k}_{name}", ev[k], notes[k]) for k in ("relu", "relu_gdln")]
+    for name, r in res.same_start.items():
+        out.append((f"same_start_{name}", same_start_evidence(r), _same_start_note(r)))
+    return out
+
+
+def _claims(res: Results) -> list:
+    """``(record name, claim)`` of the closing table, in the page's order."""
+    out = []
+    for name in res.runs:
+        title = res.title(name)
+        out += [
+            (f"relu_{name}", f"{title}: the engine's ReLU network is the script's"),
+            (f"relu_gdln_{name}", f"{title}: the same ReLU-GDLN gap"),
+        ]
+    for name in res.same_start:
+        claim = f"{res.title(name)}: from the script's own weights, the same run"
+        out.append((f"same_start_{name}", claim))
+    return out
+
+
 def report(rec, results: Results) -> dict:
     """Write the page's records and build its tables and closing sentences.
 
@@ -407,30 +430,8 @@ def report(rec, results: Results) -> dict:
         runs from the scripts' own weights) and ``same_start_text`` (its reading).
         The records are saved.
     """
-    recs, claims = {}, []
-    for name, r in results.runs.items():
-        ev, notes = evidence(r.comparison), _notes(r.comparison)
-        for key in ("relu", "relu_gdln"):
-            recs[f"{key}_{name}"] = rec.add(f"{key}_{name}", ev[key], notes[key])
-        title = results.title(name)
-        claims += [
-            (
-                f"{title}: the engine's ReLU network is the script's",
-                "—",
-                recs[f"relu_{name}"],
-            ),
-            (f"{title}: the same ReLU-GDLN gap", "—", recs[f"relu_gdln_{name}"]),
-        ]
-    for name, r in results.same_start.items():
-        key = f"same_start_{name}"
-        recs[key] = rec.add(key, same_start_evidence(r), _same_start_note(r))
-        claims.append(
-            (
-                f"{results.title(name)}: from the script's own weights, the same run",
-                "—",
-                recs[key],
-            )
-        )
+    recs = kit.add_all(rec, _records(results))
+    claims = [(claim, "—", recs[key]) for key, claim in _claims(results)]
     rec.save()
     return {
         "runs": _runs_table(results),

@@ -1,86 +1,10 @@
-"""What only the Background chapter needs (``book/background.md``; paper Section 2 and
-Appendix A): the effective initial mode strength of a linear network read off its
-initial weights, the sensitivity sweep of the closed form over the reconstructed
-init and width, the effective datasets of the node-reuse example; its records and
-glue (:mod:`.report`) and its figures (:mod:`.plots`).
-"""
+"""The Background chapter (``book/background.md``; paper Section 2 and Appendix A):
+its science (:mod:`.linear`), records and glue (:mod:`.report`), figures
+(:mod:`.plots`)."""
 
-from __future__ import annotations
+from . import plots
+from .linear import effective_a0, effective_spectra, init_sweep
+from .report import Results, report, spectra_table, sweep_table
 
-import numpy as np
-
-from ...core.datasets import effective_dataset
-from ...core.engine import linear_network, train
-from ...core.linear import closed_form_loss
-from ...core.measures import time_gap
-
-__all__ = [
-    "effective_a0",
-    "init_sweep",
-    "effective_spectra",
-    "report",
-    "Results",
-    "sweep_table",
-    "spectra_table",
-    "plots",
-]
-
-
-def effective_a0(W1, W2, modes) -> np.ndarray:
-    """The effective initial strength of each mode, ``a0 = |W1 v + W2^T u|^2 / 4``
-    (Eq. ``bg-a0``), per seed, from initial weights ``W1`` ``(seeds, hidden, in)`` and
-    ``W2`` ``(seeds, out, hidden)`` and the dataset's ``modes`` (``U``, ``V``).
-
-    Returns:
-        ``(seeds, modes)``.
-    """
-    x0 = np.einsum("shd,da->sha", np.asarray(W1), modes.V)
-    y0 = np.einsum("sph,pa->sha", np.asarray(W2), modes.U)
-    return 0.25 * np.sum((x0 + y0) ** 2, axis=1)
-
-
-def init_sweep(ds, modes, stds, widths, *, lr, epochs, seeds) -> dict:
-    """The time gap between simulation and closed form (each seed's own ``a0``,
-    :func:`effective_a0`), median over ``seeds``, for every init std in ``stds`` and
-    hidden width in ``widths``: ``{(std, width): gap}``."""
-    t_all = np.arange(epochs + 1)
-    sweep = {}
-    for std_ in stds:
-        for hid_ in widths:
-            r_ = train(
-                linear_network((4, hid_, 7), std_),
-                ds.X,
-                ds.Y,
-                lr=lr,
-                epochs=epochs,
-                seeds=seeds,
-                record_epochs=[0],
-                record=("weights",),
-            )
-            V1, V2 = (w[:, 0] for w in r_.records["weights"])
-            a0_ = effective_a0(V1, V2, modes)
-            d_ = [
-                time_gap(r_.loss[s], closed_form_loss(t_all, ds.X, ds.Y, a0_[s], lr))
-                for s in range(len(seeds))
-            ]
-            sweep[std_, hid_] = float(np.median(d_))
-    return sweep
-
-
-def effective_spectra(X, Y, gates: dict) -> dict:
-    """``{name: (singular values of Sigma_yx(p), eigenvalues of Sigma_x(p, p))}`` of
-    the effective dataset of each pathway gated by ``gates[name]`` (Eq.
-    ``bg-effective``): the four largest singular values and every eigenvalue, largest
-    first."""
-    out = {}
-    for name, g in gates.items():
-        syx, sx = effective_dataset(X, Y, g)
-        out[name] = (
-            np.linalg.svd(syx, compute_uv=False)[:4],
-            np.linalg.eigvalsh(sx)[::-1],
-        )
-    return out
-
-
-from . import plots  # noqa: E402
-from .report import Results, report, spectra_table, sweep_table  # noqa: E402
+__all__ = ["plots", "effective_a0", "effective_spectra", "init_sweep", "Results"]
+__all__ += ["report", "spectra_table", "sweep_table"]

@@ -10,8 +10,6 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from ...figures import PALETTE
 
-__all__ = ["gdln_schematic", "SCHEMATIC_GATES", "svd", "closed_form", "node_reuse"]
-
 #: The gates the schematic draws by default, ``(pathways, datapoints)``: one pathway
 #: on for every datapoint, two on for half of them each.
 SCHEMATIC_GATES = ((1, 1, 1, 1), (1, 1, 0, 0), (0, 0, 1, 1))
@@ -49,11 +47,18 @@ def gdln_schematic(gates=SCHEMATIC_GATES):
         The Matplotlib figure.
     """
     G = _check_gates(gates)
-    n_p, n_i = G.shape
-    colors = plt.cm.tab10(np.arange(n_p) % 10)
+    colors = plt.cm.tab10(np.arange(G.shape[0]) % 10)
     fig, (ax, axg) = plt.subplots(
         1, 2, figsize=(10.5, 4.2), gridspec_kw={"width_ratios": [1.6, 1]}
     )
+    _draw_network(ax, G.shape[0], colors)
+    _draw_gates(axg, G, colors)
+    fig.tight_layout()
+    return fig
+
+
+def _draw_network(ax, n_p: int, colors) -> None:
+    """The schematic's left panel: the nodes, the pathways and their gates."""
 
     def node(x, y, w, h, units, fc, vertical=True):
         ax.add_patch(
@@ -125,6 +130,10 @@ def gdln_schematic(gates=SCHEMATIC_GATES):
         fontsize=10,
     )
 
+
+def _draw_gates(axg, G, colors) -> None:
+    """The schematic's right panel: the gates as a table."""
+    n_p, n_i = G.shape
     table = np.ones((n_p, n_i, 4))
     for p in range(n_p):
         table[p, G[p] == 1] = (*colors[p][:3], 0.6)
@@ -153,8 +162,6 @@ def gdln_schematic(gates=SCHEMATIC_GATES):
         va="top",
         fontsize=10,
     )
-    fig.tight_layout()
-    return fig
 
 
 def svd(ds, modes):

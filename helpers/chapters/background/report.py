@@ -1,20 +1,15 @@
-"""The Background chapter's records, glue and tables (``book/background.md``):
-everything the page's prose and closing table read, written from what the page
-computed."""
+"""The Background chapter's records, glue and tables (``book/background.md``),
+written from what the page computed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-from tabulate import tabulate
 
-from ...book import rulebook
-from ...book.notebook import glue
+from ...book import kit, rulebook
 from ...book.records import claims_table
 from ...core.measures import Evidence, halfway_time, time_gap
-
-__all__ = ["Results", "report", "sweep_table", "spectra_table"]
 
 
 @dataclass
@@ -53,8 +48,7 @@ class Results:
 def sweep_table(sweep: dict) -> str:
     """The init sweep as a Markdown table (init std, hidden, median time gap)."""
     rows = [[f"{std:.0e}", hid, f"{gap:.4f}"] for (std, hid), gap in sweep.items()]
-    headers = ["init std", "hidden", "time gap (median over seeds)"]
-    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+    return kit.table(rows, ["init std", "hidden", "time gap (median over seeds)"])
 
 
 def spectra_table(spectra: dict) -> str:
@@ -68,7 +62,71 @@ def spectra_table(spectra: dict) -> str:
         "singular values of $\\Sigma_{yx}(p)$",
         "eigenvalues of $\\Sigma_x(p,p)$",
     ]
-    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+    return kit.table(rows, headers)
+
+
+def _closed_form(rec, r: Results) -> dict:
+    """The closed form against the simulation: its record and glue."""
+    check_gap = rulebook.CHECK_GAP
+    gap_seed = np.asarray(r.gap_seed)
+    worst = max(r.sweep, key=r.sweep.get)
+    over = [k for k, v in r.sweep.items() if v > check_gap]
+    kit.glue_many(
+        "bg",
+        s=", ".join(f"{v:.3f}" for v in r.modes.s),
+        offdiag=r.diag["offdiag"],
+        gap_seed=kit.med(gap_seed),
+        gap_seed_max=float(gap_seed.max()),
+        gap_expected=kit.med(r.gap_expected),
+        check_gap=check_gap,
+        a0_expected=r.a0_expected,
+        a0_seed_range=f"{r.a0_seed.min():.2e} to {r.a0_seed.max():.2e}",
+        raw_neg=int(np.sum(r.raw_projection < 0)),
+        raw_total=int(r.raw_projection.size),
+        sweep_max=r.sweep[worst],
+        sweep_worst=f"init std {worst[0]:.0e}, {worst[1]} hidden units",
+        sweep_over=f"{len(over)} of the {len(r.sweep)} settings exceed the "
+        f"rulebook's check gap of {check_gap:g}: the agreement is a small-init "
+        "property"
+        if over
+        else f"every setting stays within the rulebook's check gap of {check_gap:g}",
+    )
+    return rec.add(
+        "gap_closed_form_simulated",
+        Evidence(kit.med(gap_seed), criterion="gap"),
+        note="time gap, closed-form vs simulated linear-network loss on the Fig. 7 "
+        f"hierarchy, median over {len(gap_seed)} seeds (largest {gap_seed.max():.4f}); "
+        "a0 from each seed's initial weights (Eq. bg-a0); with the expected a0 for "
+        f"every seed: {kit.med(r.gap_expected):.4f}.",
+    )
+
+
+def _node_reuse(rec, r: Results) -> dict:
+    """Node reuse, twice as fast: its record and glue."""
+    sep, sh = r.runs["separate"].loss, r.runs["shared"].loss
+    pred_sep, pred_sh = r.predictions["separate"].loss, r.predictions["shared"].loss
+    speedup = [halfway_time(a) / halfway_time(b) for a, b in zip(sep, sh)]
+    ratio = r.spectra["shared"][0][0] / r.spectra["separate (context 1)"][0][0]
+    kit.glue_many(
+        "bg",
+        speedup=kit.med(speedup),
+        gap_double=r.double.value,
+        gap_double_spread=r.double.spread,
+        gap_double_alt=r.double.alternative,
+        speedup_theory=float(ratio),
+        speedup_pred=float(halfway_time(pred_sep) / halfway_time(pred_sh)),
+        pred_gap=kit.med([time_gap(L, pred_sh) for L in sh]),
+    )
+    return rec.add(
+        "gap_node_reuse_double_speed",
+        r.double,
+        note="time gap between the shared GDLN's loss and the separate GDLN's loss at "
+        f"twice the speed (every second epoch), same seed, median over {len(sep)} "
+        "seeds; spread: two seeds of the shared GDLN; alternative: the separate GDLN "
+        "at its own speed. Twice is derived here: the ratio of the effective "
+        f"datasets' singular values, {ratio:.3f}; the paper states the effect in "
+        f"words. Halfway-time ratio, median over seeds: {kit.med(speedup):.3f}.",
+    )
 
 
 def report(rec, results: Results) -> dict:
@@ -84,65 +142,7 @@ def report(rec, results: Results) -> dict:
         ``{"summary": the closing table, "headline": the records' values and
         verdicts in two lines}``; the records are saved.
     """
-    r = results
-    gap_seed, seeds = np.asarray(r.gap_seed), len(r.gap_seed)
-    check_gap = rulebook.CHECK_GAP
-    glue("bg_s", ", ".join(f"{v:.3f}" for v in r.modes.s))
-    glue("bg_offdiag", r.diag["offdiag"])
-    r_cf = rec.add(
-        "gap_closed_form_simulated",
-        Evidence(float(np.median(gap_seed)), criterion="gap"),
-        note="time gap, closed-form vs simulated linear-network loss on the Fig. 7 "
-        f"hierarchy, median over {seeds} seeds (largest {gap_seed.max():.4f}); a0 "
-        "from each seed's initial weights (Eq. bg-a0); with the expected a0 for every "
-        f"seed: {np.median(r.gap_expected):.4f}.",
-    )
-    glue("bg_gap_seed", float(np.median(gap_seed)))
-    glue("bg_gap_seed_max", float(gap_seed.max()))
-    glue("bg_gap_expected", float(np.median(r.gap_expected)))
-    glue("bg_check_gap", check_gap)
-    glue("bg_a0_expected", r.a0_expected)
-    glue("bg_a0_seed_range", f"{r.a0_seed.min():.2e} to {r.a0_seed.max():.2e}")
-    glue("bg_raw_neg", int(np.sum(r.raw_projection < 0)))
-    glue("bg_raw_total", int(r.raw_projection.size))
-    worst = max(r.sweep, key=r.sweep.get)
-    over = [k for k, v in r.sweep.items() if v > check_gap]
-    glue("bg_sweep_max", r.sweep[worst])
-    glue("bg_sweep_worst", f"init std {worst[0]:.0e}, {worst[1]} hidden units")
-    glue(
-        "bg_sweep_over",
-        f"{len(over)} of the {len(r.sweep)} settings exceed the rulebook's check gap "
-        f"of {check_gap:g}: the agreement is a small-init property"
-        if over
-        else f"every setting stays within the rulebook's check gap of {check_gap:g}",
-    )
-    sep, sh = r.runs["separate"], r.runs["shared"]
-    speedup = np.array(
-        [halfway_time(a) / halfway_time(b) for a, b in zip(sep.loss, sh.loss)]
-    )
-    speedup_pred = halfway_time(r.predictions["separate"].loss) / halfway_time(
-        r.predictions["shared"].loss
-    )
-    ratio = r.spectra["shared"][0][0] / r.spectra["separate (context 1)"][0][0]
-    m_double = r.double
-    r_reuse = rec.add(
-        "gap_node_reuse_double_speed",
-        m_double,
-        note="time gap between the shared GDLN's loss and the separate GDLN's loss at "
-        f"twice the speed (every second epoch), same seed, median over {seeds} seeds; "
-        "spread: two seeds of the shared GDLN; alternative: the separate GDLN at its "
-        "own speed. Twice is derived here: the ratio of the effective datasets' "
-        f"singular values, {ratio:.3f}; the paper states the effect in words. "
-        f"Halfway-time ratio, median over seeds: {np.median(speedup):.3f}.",
-    )
-    glue("bg_speedup", float(np.median(speedup)))
-    glue("bg_gap_double", m_double.value)
-    glue("bg_gap_double_spread", m_double.spread)
-    glue("bg_gap_double_alt", m_double.alternative)
-    glue("bg_speedup_theory", float(ratio))
-    glue("bg_speedup_pred", float(speedup_pred))
-    pred_sh = r.predictions["shared"].loss
-    glue("bg_pred_gap", float(np.median([time_gap(L, pred_sh) for L in sh.loss])))
+    r_cf, r_reuse = _closed_form(rec, results), _node_reuse(rec, results)
     rec.save()
     headline = "\n".join(
         [

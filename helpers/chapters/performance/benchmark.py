@@ -1,0 +1,641 @@
+"""The benchmark of the training engine (page ``book/performance.md``).
+
+    python -m helpers.chapters.performance            # the full one (about 10 minutes)
+    python -m helpers.chapters.performance --quick    # the reduced one the page runs
+
+It times :func:`helpers.core.engine.train` ([conv-engine]) three ways and two loop
+baselines, on the two ReLU networks of [conv-constants] (the Section 4 network
+11-700-60 on the hierarchy/ring/cross task; the depth network 11-420-420-60 on the
+all-hierarchy task):
+
+* ``"engine"``: the engine as the book uses it (every device, seeds one after another
+  within a CPU device);
+* ``"engine_one_device"``: the same on one device (what a second core buys);
+* ``"engine_vmap"``: one device, the seeds batched with ``vmap`` (what the CPU plan
+  avoids);
+* ``"authors_loop"``, baseline (a): a Python loop over epochs as the authors' public
+  scripts train, per epoch a jitted update call, then a separate jitted loss call read
+  back to the host; the hidden activity copied to the host every 10 epochs and the
+  outputs at three epochs; seeds one after another;
+* ``"loop_async"``, baseline (b): the same update loop with the losses kept on the
+  device until the seed's run ends.
+
+All train the same network from the same initial weights
+(:func:`helpers.core.engine.init_params`) with the same maths (full-batch gradient
+descent on the summed loss, [conv-data], float32), and every measurement records how
+closely the loss curves agree.  Rates are *seed-epochs per second* (one gradient step of
+one seed), in the steady state (compilation is timed apart).  A configuration is
+measured on ``seed_epochs / seeds`` epochs per seed (clipped to ``[min_epochs, paper
+epochs]``), in ``rounds`` rounds in which the methods take turns; a method's rate is
+that of its fastest round (on a shared machine, the least disturbed one).
+
+The floor: the floating-point operations of one epoch are counted analytically
+(:func:`flops_per_epoch`) and divided by the machine's measured rate on one large
+float32 matrix product (:func:`matmul_rate`, probed between the configurations, the
+fastest kept). The **batching efficiency** at ``S`` seeds is the engine's time per seed
+at ``S`` seeds over its time per seed at one seed (below 1: seeds share the machine
+better than one).
+
+The raw results go to ``book/stats/benchmark.json``; the headline numbers to
+``book/results/performance.json`` (:func:`helpers.chapters.performance.report.records`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ...book.progress import report as _say
+from ...core import datasets, engine
+from ...core.checks import check_epochs, check_positive, check_positive_int, check_seeds
+
+ROOT = Path(__file__).resolve().parents[3]
+BENCHMARK_JSON = ROOT / "book" / "stats" / "benchmark.json"
+
+METHODS = ("engine", "engine_one_device", "engine_vmap", "authors_loop", "loop_async")
+METHOD_LABELS = {
+    "engine": "engine (every device)",
+    "engine_one_device": "engine, one device",
+    "engine_vmap": "engine, one device, vmap over seeds",
+    "authors_loop": "loop (a): as the authors' scripts",
+    "loop_async": "loop (b): losses read at the end",
+}
+
+#: What baseline (a) copies to the host, as the authors' scripts do: the loss every
+#: epoch, the hidden activity every ``hidden_every`` epochs, the outputs at three
+#: epochs.
+AUTHORS_HIDDEN_EVERY = 10
+AUTHORS_OUTPUT_EPOCHS = 3
+
+# Seed-epochs per configuration and round of the full benchmark.
+FULL_SEED_EPOCHS = {"section4": 48000, "depth": 12000}
+QUICK_SEED_EPOCHS = {"section4": 4000, "depth": 1000}
+
+#: Largest relative difference between a baseline's loss curve and the engine's that
+#: still counts as the same training: inside the engine datapoints are rows, so float32
+#: sums run in another order (about 3e-4 after a few thousand epochs).
+AGREEMENT_RTOL = 1e-3
+
+
+def _progress(msg: str) -> None:
+    _say(f"benchmark: {msg}")
+
+
+@dataclass(frozen=True)
+class BenchNetwork:
+    """A benchmarked ReLU network with its task and paper-scale run
+    ([conv-constants])."""
+
+    name: str
+    label: str
+    sizes: tuple[int, ...]
+    init_std: float
+    lr: float
+    structures: tuple[str, ...]
+    paper_epochs: int  # gradient steps after the initial loss (runs: + 1)
+    paper_seeds: int
+
+    def build(self):
+        """``(net, X, Y)``: the network of :func:`helpers.core.engine.relu_network` and
+        its task."""
+        ds = datasets.contextual_task(len(self.structures), list(self.structures))
+        return engine.relu_network(self.sizes, self.init_std), ds.X, ds.Y
+
+
+NETWORKS = {
+    "section4": BenchNetwork("section4", "Section 4 ReLU 11-700-60", (11, 700, 60),
+                             0.005 / 700, 1e-3, ("hierarchy", "ring", "cross"),
+                             8000, 10),
+    "depth": BenchNetwork("depth", "Section 6 ReLU 11-420-420-60", (11, 420, 420, 60),
+                          0.0006, 1e-3, ("hierarchy",) * 3, 30000, 99),
+}  # fmt: skip
+
+
+def _network(name: str) -> BenchNetwork:
+    try:
+        return NETWORKS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown network {name!r}; choose from {sorted(NETWORKS)}"
+        ) from None
+
+
+# --------------------------------------------------------------------------- the floor
+
+
+def flops_per_epoch(sizes: Sequence[int], P: int) -> dict[str, int]:
+    """Floating-point operations of one full-batch gradient step (matrix products only).
+
+    For ``sizes = (n_0, ..., n_L)`` and ``P`` datapoints, a product of an ``a x b`` and
+    a ``b x P`` matrix costs ``2 a b P``.  Forward: ``W_l h_{l-1}`` for every layer.
+    Backward: the weight gradient for every layer and the back-propagated error for
+    every layer but the first (the inputs need no gradient).  Element-wise work is left
+    out.
+    """
+    sizes = [int(s) for s in sizes]
+    if len(sizes) < 2 or any(s <= 0 for s in sizes):
+        raise ValueError(
+            f"sizes must be (d, ..., p) with positive entries, got {sizes}"
+        )
+    if int(P) <= 0:
+        raise ValueError(f"P (datapoints) must be positive, got {P}")
+    mults = [a * b for a, b in zip(sizes[1:], sizes[:-1])]
+    forward = 2 * int(P) * sum(mults)
+    backward = 2 * int(P) * sum(mults) + 2 * int(P) * sum(mults[1:])
+    return {"forward": forward, "backward": backward, "total": forward + backward}
+
+
+def matmul_rate(n: int = 1024, repeats: int = 10) -> dict:
+    """The machine's float32 matrix-multiply rate: the best of ``repeats`` timed
+    ``n x n`` products (``2 n^3`` operations each) in jitted JAX, after a warm-up."""
+    n = check_positive_int(n, "n")
+    repeats = check_positive_int(repeats, "repeats")
+    key_a, key_b = jax.random.split(jax.random.PRNGKey(0))
+    A = jax.random.normal(key_a, (n, n), jnp.float32)
+    B = jax.random.normal(key_b, (n, n), jnp.float32)
+    mm = jax.jit(jnp.matmul)
+    mm(A, B).block_until_ready()
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        mm(A, B).block_until_ready()
+        best = min(best, time.perf_counter() - t0)
+    return {
+        "n": n,
+        "repeats": repeats,
+        "best_seconds": best,
+        "flops_per_s": 2.0 * n**3 / best,
+    }
+
+
+# ----------------------------------------------------------------------- the baselines
+
+
+def make_steps(net: engine.GatedNetwork, X, Y, lr: float) -> dict:
+    """The jitted functions a research script calls, datapoints as columns: ``update``
+    (one step ``W <- W - lr dL/dW`` on the summed loss, [conv-data]), ``step`` (the
+    update that also returns the loss before it), ``loss``, ``hidden`` (every hidden
+    layer's activity) and ``outputs``.  Plain ReLU and linear networks only."""
+    if not isinstance(net, engine.GatedNetwork) or net.kind not in ("relu", "linear"):
+        kind = getattr(net, "kind", type(net).__name__)
+        raise ValueError(
+            "the loop baselines train plain ReLU or linear networks (engine."
+            f"relu_network / engine.linear_network), got kind={kind!r}"
+        )
+    lr = check_positive(lr, "lr")
+    X, Y = jnp.asarray(X, jnp.float32), jnp.asarray(Y, jnp.float32)
+    d, p = net.sizes[0], net.sizes[-1]
+    if (X.shape[0], Y.shape[0], X.shape[1]) != (d, p, Y.shape[1]):
+        raise ValueError(f"the network maps {d} -> {p}; got X {X.shape}, Y {Y.shape}")
+    relu = net.kind == "relu"
+
+    def hidden(params):
+        h, hs = X, []
+        for W in params[:-1]:
+            h = W @ h
+            if relu:
+                h = jax.nn.relu(h)
+            hs.append(h)
+        return hs
+
+    def loss(params):
+        return 0.5 * jnp.sum((Y - params[-1] @ hidden(params)[-1]) ** 2)
+
+    def step(params):
+        value, grads = jax.value_and_grad(loss)(params)
+        return [W - lr * G for W, G in zip(params, grads)], value
+
+    return {
+        "update": jax.jit(lambda p: step(p)[0]),
+        "step": jax.jit(step),
+        "loss": jax.jit(loss),
+        "hidden": jax.jit(hidden),
+        "outputs": jax.jit(lambda p: p[-1] @ hidden(p)[-1]),
+    }
+
+
+@dataclass
+class Timing:
+    """A timed training: its loss curves ``(seeds, epochs + 1)``, the seconds of each
+    timed round (compilation excluded) and the compile seconds; its rate is that of the
+    fastest round."""
+
+    method: str
+    loss: np.ndarray
+    rounds: list
+    compile_seconds: float
+
+    @property
+    def seconds(self) -> float:
+        return float(min(self.rounds))
+
+    @property
+    def seed_epochs_per_s(self) -> float:
+        return self.loss.size / self.seconds
+
+    @property
+    def median_seed_epochs_per_s(self) -> float:
+        return self.loss.size / float(np.median(self.rounds))
+
+
+class _Method:
+    """One way of training, split into ``compile`` (timed once) and ``run`` (timed per
+    round); ``run`` returns the loss curves ``(seeds, epochs + 1)``."""
+
+    def __init__(self, name, net, X, Y, lr, epochs, seeds, steps=None):
+        if name not in METHODS:
+            raise ValueError(f"unknown method {name!r}; choose from {METHODS}")
+        self.name, self.net, self.X, self.Y, self.lr = name, net, X, Y, lr
+        self.epochs = check_epochs(epochs)
+        self.seeds = list(check_seeds(seeds))
+        self.steps = steps
+
+    def _engine(self):
+        kw = {
+            "engine_one_device": {"devices": 1},
+            "engine_vmap": {"devices": 1, "batching": "vmap"},
+        }.get(self.name, {})
+        return engine.train(
+            self.net,
+            self.X,
+            self.Y,
+            lr=self.lr,
+            epochs=self.epochs,
+            seeds=self.seeds,
+            **kw,
+        ).loss
+
+    def compile(self) -> float:
+        """Seconds of the first call, which compiles (for the engine: a whole run)."""
+        t0 = time.perf_counter()
+        if self.name.startswith("engine"):
+            self._engine()
+        else:
+            if self.steps is None:
+                self.steps = make_steps(self.net, self.X, self.Y, self.lr)
+            p = [
+                jnp.asarray(W, jnp.float32)
+                for W in engine.init_params(self.net, self.seeds[0])
+            ]
+            for f in self.steps.values():
+                jax.block_until_ready(f(p))
+        return time.perf_counter() - t0
+
+    def run(self) -> np.ndarray:
+        if self.name.startswith("engine"):
+            return self._engine()
+        loss = np.empty((len(self.seeds), self.epochs + 1))
+        st = self.steps
+        keep_out = set(
+            np.linspace(0, self.epochs, AUTHORS_OUTPUT_EPOCHS).astype(int).tolist()
+        )
+        for i, seed in enumerate(self.seeds):
+            params = [
+                jnp.asarray(W, jnp.float32) for W in engine.init_params(self.net, seed)
+            ]
+            if self.name == "authors_loop":  # (a): as the authors' scripts, per epoch
+                for t in range(self.epochs + 1):
+                    loss[i, t] = float(st["loss"](params))
+                    if t % AUTHORS_HIDDEN_EVERY == 0:
+                        jax.device_get(st["hidden"](params))
+                    if t in keep_out:
+                        jax.device_get(st["outputs"](params))
+                    params = st["update"](params)
+            else:  # (b): the losses stay on the device until the seed's run ends
+                kept = []
+                for t in range(self.epochs + 1):
+                    params, L = st["step"](params)
+                    kept.append(L)
+                loss[i] = np.asarray(jax.device_get(kept), float)
+        return loss
+
+    def timed_run(self) -> tuple[np.ndarray, float]:
+        t0 = time.perf_counter()
+        loss = self.run()
+        return loss, time.perf_counter() - t0
+
+
+def time_method(
+    method: str,
+    net,
+    X,
+    Y,
+    *,
+    lr: float,
+    epochs: int,
+    seeds: Sequence[int],
+    rounds: int = 1,
+) -> Timing:
+    """One method timed alone: a first call (compiles), then ``rounds`` timed calls."""
+    m = _Method(method, net, X, Y, lr, epochs, seeds)
+    first = m.compile()
+    times, loss = [], None
+    for _ in range(check_positive_int(rounds, "rounds")):
+        loss, sec = m.timed_run()
+        times.append(sec)
+    comp = max(first - min(times), 0.0) if method.startswith("engine") else first
+    return Timing(method, loss, times, comp)
+
+
+def _max_rel_diff(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-30)))
+
+
+def measure_epochs(
+    network: str,
+    seeds: int,
+    seed_epochs: int,
+    min_epochs: int = 100,
+    max_epochs: int | None = None,
+) -> int:
+    """Epochs per seed a configuration is measured on: ``seed_epochs / seeds``
+    clipped to ``[min_epochs, max_epochs or the paper's epochs]``."""
+    bn = _network(network)
+    cap = (
+        bn.paper_epochs if max_epochs is None else min(int(max_epochs), bn.paper_epochs)
+    )
+    return int(np.clip(round(seed_epochs / seeds), min(min_epochs, cap), cap))
+
+
+def measure(
+    network: str,
+    seeds: int,
+    *,
+    methods: Sequence[str] = METHODS,
+    seed_epochs: int = 24000,
+    min_epochs: int = 100,
+    max_epochs: int | None = None,
+    rounds: int = 3,
+) -> list[dict]:
+    """Time every method on one network with ``seeds`` seeds (0 .. seeds-1), the methods
+    taking turns round by round (the order rotated each round).  One row per method:
+    seconds, compile seconds, seed-epochs per second (best and median round), the
+    projected paper-scale run, and the largest relative difference of its loss curves
+    from the engine's.  The one-device variants are skipped for one seed (they are then
+    the engine)."""
+    bn = _network(network)
+    seeds = check_positive_int(seeds, "seeds")
+    rounds = check_positive_int(rounds, "rounds")
+    bad = [m for m in methods if m not in METHODS]
+    if bad:
+        raise ValueError(f"unknown methods {bad}; choose from {METHODS}")
+    epochs = measure_epochs(network, seeds, seed_epochs, min_epochs, max_epochs)
+    net, X, Y = bn.build()
+    steps = make_steps(net, X, Y, bn.lr)
+    todo = [
+        _Method(m, net, X, Y, bn.lr, epochs, range(seeds), steps)
+        for m in methods
+        if not (m in ("engine_one_device", "engine_vmap") and seeds == 1)
+    ]
+    label = f"{network}, {seeds} seeds x {epochs + 1} epochs"
+    first, times, losses = _take_turns(todo, rounds, label)
+    fl = flops_per_epoch(bn.sizes, X.shape[1])["total"]
+    rows = []
+    for m in todo:
+        best = min(times[m.name])
+        engine_like = m.name.startswith("engine")
+        comp = max(first[m.name] - best, 0.0) if engine_like else first[m.name]
+        tm = Timing(m.name, losses[m.name], times[m.name], comp)
+        ref = losses.get("engine")
+        diff = None if ref is None else _max_rel_diff(tm.loss, ref)
+        if diff is not None and diff > AGREEMENT_RTOL:
+            _progress(
+                f"WARNING: {m.name} disagrees with the engine on {label}: relative "
+                f"loss difference {diff:.2e} > {AGREEMENT_RTOL:g}"
+            )
+        rows.append(_row(bn, tm, (seeds, epochs, rounds), fl, diff))
+    return rows
+
+
+def _take_turns(todo: list, rounds: int, label: str) -> tuple[dict, dict, dict]:
+    """Compile every method, then time ``rounds`` rounds in which they take turns (the
+    order rotated each round): ``(first call seconds, round seconds, loss curves)``."""
+    first, times, losses = {}, {m.name: [] for m in todo}, {}
+    _progress(f"{label}: compiling")
+    for m in todo:
+        first[m.name] = m.compile()
+    for k in range(rounds):
+        order = todo[k % len(todo) :] + todo[: k % len(todo)]
+        _progress(f"{label}: round {k + 1}/{rounds}")
+        for m in order:
+            losses[m.name], sec = m.timed_run()
+            times[m.name].append(sec)
+    return first, times, losses
+
+
+def _row(bn: BenchNetwork, tm: Timing, config: tuple, fl: int, diff) -> dict:
+    """One row of the benchmark: the timing ``tm`` of a method at ``config`` (seeds,
+    epochs, rounds), ``fl`` operations per seed-epoch, ``diff`` from the engine."""
+    seeds, epochs, rounds = config
+    rate = tm.seed_epochs_per_s
+    return {
+        "network": bn.name,
+        "method": tm.method,
+        "seeds": seeds,
+        "epochs_measured": epochs + 1,
+        "rounds": rounds,
+        "seconds": tm.seconds,
+        "seconds_rounds": list(tm.rounds),
+        "compile_seconds": tm.compile_seconds,
+        "seed_epochs_per_s": rate,
+        "seed_epochs_per_s_median": tm.median_seed_epochs_per_s,
+        "flops_per_s": fl * rate,
+        "paper_run_epochs": bn.paper_epochs + 1,
+        "projected_paper_run_seconds": seeds * (bn.paper_epochs + 1) / rate,
+        "max_rel_loss_diff_vs_engine": diff,
+        "final_loss_mean": float(tm.loss[:, -1].mean()),
+    }
+
+
+def _derived(rows: list[dict], matmul_flops_per_s: float, flops: dict) -> dict:
+    """Per network and seed count: the engine's fraction of the floor, its batching
+    efficiency, and its speed-up over each loop."""
+    rate = {
+        (r["network"], r["method"], r["seeds"]): r["seed_epochs_per_s"] for r in rows
+    }
+    out: dict = {
+        "fraction_of_floor": {},
+        "batching_efficiency": {},
+        "speedup_vs_authors_loop": {},
+        "speedup_vs_loop_async": {},
+        "speedup_vs_one_device": {},
+        "speedup_vs_vmap": {},
+    }
+    for (net, m, s), v in sorted(rate.items()):
+        if m != "engine":
+            continue
+        key = str(s)
+        out["fraction_of_floor"].setdefault(net, {})[key] = (
+            v * flops[net]["total"] / matmul_flops_per_s
+        )
+        if (net, "engine", 1) in rate:
+            out["batching_efficiency"].setdefault(net, {})[key] = (
+                rate[(net, "engine", 1)] / v
+            )
+        for name, base in (
+            ("speedup_vs_authors_loop", "authors_loop"),
+            ("speedup_vs_loop_async", "loop_async"),
+            ("speedup_vs_one_device", "engine_one_device"),
+            ("speedup_vs_vmap", "engine_vmap"),
+        ):
+            if (net, base, s) in rate:
+                out[name].setdefault(net, {})[key] = v / rate[(net, base, s)]
+    return out
+
+
+def _settings(networks, seeds, seed_epochs) -> tuple[dict, dict]:
+    """``(seed_epochs, seeds)`` per network of :func:`run_benchmark`'s arguments."""
+    if seed_epochs is None:
+        seed_epochs = FULL_SEED_EPOCHS
+    if not isinstance(seed_epochs, dict):
+        seed_epochs = {n: int(seed_epochs) for n in networks}
+    seed_epochs = {
+        n: int(seed_epochs.get(n, FULL_SEED_EPOCHS.get(n, 0))) for n in networks
+    }
+    if any(v <= 0 for v in seed_epochs.values()):
+        raise ValueError(
+            f"seed_epochs must be positive for every network, got {seed_epochs}"
+        )
+    if not isinstance(seeds, dict):
+        seeds = {n: list(seeds) for n in networks}
+    for n in networks:
+        _network(n)
+        if not seeds.get(n):
+            raise ValueError(f"no seed counts given for network {n!r}")
+    return seed_epochs, seeds
+
+
+def _machine(load_before) -> dict:
+    """The machine a benchmark ran on, with the load average before and now."""
+    return {
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "python": platform.python_version(),
+        "jax": jax.__version__,
+        "backend": jax.default_backend(),
+        "devices": len(jax.devices()),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def run_benchmark(
+    networks: Sequence[str] = ("section4", "depth"),
+    seeds: Sequence[int] | dict = (1, 8, 64),
+    *,
+    seed_epochs: dict[str, int] | int | None = None,
+    min_epochs: int = 100,
+    max_epochs: int | None = None,
+    rounds: int = 3,
+    matmul_n: int = 1024,
+    methods: Sequence[str] = METHODS,
+    label: str = "full",
+) -> dict:
+    """The whole benchmark as one JSON-ready dict: machine, floor, rows, derived ratios.
+
+    ``seeds``: seed counts for every network, or a dict of them per network;
+    ``seed_epochs``: seed-epochs each configuration trains per round (per network, or
+    one for all; default :data:`FULL_SEED_EPOCHS`).
+    """
+    seed_epochs, seeds = _settings(networks, seeds, seed_epochs)
+    started = _dt.datetime.now(_dt.timezone.utc)
+    load_before = os.getloadavg()
+    t_start = time.perf_counter()
+    _progress("timing a large matrix multiply")
+    probes = [matmul_rate(matmul_n)]
+    rows, flops = [], {}
+    for n in networks:
+        bn = NETWORKS[n]
+        flops[n] = flops_per_epoch(bn.sizes, 8 * len(bn.structures))
+        for s in seeds[n]:
+            rows.extend(
+                measure(
+                    n,
+                    int(s),
+                    methods=methods,
+                    seed_epochs=seed_epochs[n],
+                    min_epochs=min_epochs,
+                    max_epochs=max_epochs,
+                    rounds=rounds,
+                )
+            )
+            probes.append(matmul_rate(matmul_n))
+    mm = dict(max(probes, key=lambda p: p["flops_per_s"]))
+    mm["probes_flops_per_s"] = [p["flops_per_s"] for p in probes]
+    for r in rows:
+        r["fraction_of_floor"] = r["flops_per_s"] / mm["flops_per_s"]
+    return {
+        "label": label,
+        "started_utc": started.isoformat(timespec="seconds"),
+        "wall_seconds": time.perf_counter() - t_start,
+        "machine": _machine(load_before),
+        "settings": {
+            "networks": list(networks),
+            "seeds": {n: [int(s) for s in seeds[n]] for n in networks},
+            "seed_epochs": seed_epochs,
+            "min_epochs": int(min_epochs),
+            "max_epochs": max_epochs,
+            "rounds": int(rounds),
+            "methods": list(methods),
+        },
+        "networks": {
+            n: {
+                "label": NETWORKS[n].label,
+                "sizes": list(NETWORKS[n].sizes),
+                "init_std": NETWORKS[n].init_std,
+                "lr": NETWORKS[n].lr,
+                "paper_epochs": NETWORKS[n].paper_epochs + 1,
+                "paper_seeds": NETWORKS[n].paper_seeds,
+            }
+            for n in networks
+        },
+        "matmul": mm,
+        "flops_per_epoch": flops,
+        "floor_seed_epochs_per_s": {
+            n: mm["flops_per_s"] / flops[n]["total"] for n in networks
+        },
+        "rows": rows,
+        "derived": _derived(rows, mm["flops_per_s"], flops),
+    }
+
+
+def load_benchmark(path: Path | str = BENCHMARK_JSON) -> dict | None:
+    """The stored benchmark at ``path`` (``None`` when there is none)."""
+    path = Path(path)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def summary_text(bench: dict) -> str:
+    """The benchmark's rows and ratios as plain text."""
+    lines = []
+    for r in bench["rows"]:
+        d = r["max_rel_loss_diff_vs_engine"]
+        lines.append(
+            f"{r['network']:9s} {r['method']:18s} {r['seeds']:3d} seeds x "
+            f"{r['epochs_measured']:5d} "
+            f"epochs: {r['seed_epochs_per_s']:8.0f} seed-epochs/s, "
+            f"{r['fraction_of_floor']:.2f} of the "
+            f"floor (compile {r['compile_seconds']:.2f} s; loss vs engine {d:.1e})"
+        )
+    for k, by in bench["derived"].items():
+        for net, v in by.items():
+            lines.append(
+                f"{k} {net}: " + ", ".join(f"{s} seeds {x:.2f}" for s, x in v.items())
+            )
+    lines.append(
+        f"matmul rate {bench['matmul']['flops_per_s'] / 1e9:.1f} GFLOP/s "
+        f"(n = {bench['matmul']['n']}); load average "
+        f"{bench['machine']['load_average_before']}"
+    )
+    return "\n".join(lines)
