@@ -56,7 +56,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...book.progress import report as _say
-from ...core import datasets, engine
+from ...core import datasets, engine, store
 from ...core.checks import check_epochs, check_positive, check_positive_int, check_seeds
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -265,15 +265,16 @@ class _Method:
             "engine_one_device": {"devices": 1},
             "engine_vmap": {"devices": 1, "batching": "vmap"},
         }.get(self.name, {})
-        return engine.train(
-            self.net,
-            self.X,
-            self.Y,
-            lr=self.lr,
-            epochs=self.epochs,
-            seeds=self.seeds,
-            **kw,
-        ).loss
+        with store.disabled():  # timed: trained every time, never loaded
+            return engine.train(
+                self.net,
+                self.X,
+                self.Y,
+                lr=self.lr,
+                epochs=self.epochs,
+                seeds=self.seeds,
+                **kw,
+            ).loss
 
     def compile(self) -> float:
         """Seconds of the first call, which compiles (for the engine: a whole run)."""
