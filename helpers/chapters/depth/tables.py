@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import GDLN_STDS
+from ...book import rulebook
+from ...core.measures import Evidence, level_times
+from .drops import med
+from .networks import GDLN_STDS
 
 __all__ = [
     "INIT_NAME",
@@ -30,10 +33,6 @@ INIT_NAME = {
 }
 
 
-def _med(v) -> float:
-    return float(np.nanmedian(v))
-
-
 def gdln_starts(net, stds_derived, relu_std) -> str:
     """The GDLN's pathways and their initial stds under each initialisation.
 
@@ -48,7 +47,7 @@ def gdln_starts(net, stds_derived, relu_std) -> str:
     s = GDLN_STDS
 
     def dstd(name):
-        return _med([per[name] for per in stds_derived])
+        return med([per[name] for per in stds_derived])
 
     rows = [
         "| layer | pathway | units | on for | init std: authors' (in / out) | matched "
@@ -90,19 +89,13 @@ def inits(init_rows: dict, relu_loss, spread_relu: float) -> str:
             f"{r_['gap_runs']:.3f}{bound} | "
             f"{r_['reach_10pc']} | {r_['final_loss']:.3g} | {r_['verdict_runs']} |"
         )
-    reach = [np.isfinite(_level_times(x)[1]) for x in relu_loss]
+    reach = [np.isfinite(level_times(x)[1]) for x in relu_loss]
     S = len(relu_loss)
     rows.append(
         f"| *two ReLU runs (the spread)* | {S} | | {spread_relu:.3f} | "
-        f"{int(np.sum(reach))} of {S} | {_med(np.asarray(relu_loss)[:, -1]):.3g} | |"
+        f"{int(np.sum(reach))} of {S} | {med(np.asarray(relu_loss)[:, -1]):.3g} | |"
     )
     return "\n".join(rows)
-
-
-def _level_times(L):
-    from ...core.measures import level_times
-
-    return level_times(L)
 
 
 def _fmt_spread(v) -> str:
@@ -126,8 +119,8 @@ def drops(names, drop_epochs, durations, scatter, scatter_bs) -> str:
             f"| {nm} | {_fmt_spread(drop_epochs['relu'][:, k])} | "
             f"{_fmt_spread(drop_epochs['hand'][:, k])} | {np.exp(scatter[k][0]):.1f} | "
             f"{scatter[k][0]:+.2f} ± {scatter_bs[k][0]:.2f} | "
-            f"{_med(durations['relu'][:, k]):.0f} | "
-            f"{_med(durations['hand'][:, k]):.0f} |"
+            f"{med(durations['relu'][:, k]):.0f} | "
+            f"{med(durations['hand'][:, k]):.0f} |"
         )
     return "\n".join(rows)
 
@@ -141,8 +134,8 @@ def census_thresholds(final_shares: dict) -> str:
     ]
     for thr, fs in sorted(final_shares.items()):
         rows.append(
-            f"| {thr:g} | {_med(fs[:, 0, 0]):.2f} | "
-            f"{_med(fs[:, 1, 0] + fs[:, 1, 1]):.2f} | {_med(fs[:, 1, 2]):.2f} |"
+            f"| {thr:g} | {med(fs[:, 0, 0]):.2f} | "
+            f"{med(fs[:, 1, 0] + fs[:, 1, 1]):.2f} | {med(fs[:, 1, 2]):.2f} |"
         )
     return "\n".join(rows)
 
@@ -244,9 +237,6 @@ def profile(names, var24) -> str:
     Returns:
         the table as Markdown.
     """
-    from ...book import rulebook
-    from ...core.measures import Evidence
-
     rows = [
         "| drop | sd ReLU | sd GDLN | ratio | ln ratio ± bootstrap error | same? |",
         "|---|---|---|---|---|---|",
