@@ -291,17 +291,11 @@ def _masked(net: GatedNetwork, weights) -> list:
 
 
 def reduce_record(net: GatedNetwork, ds: Dataset, gates, weights) -> dict:
-    """The chapter's measures of one seed at one record ([conv-census]): ``gates`` one
-    ``(H, P)`` array per hidden layer, ``weights`` the weight matrices.
-
-    Returns :data:`REDUCED`: per hidden layer the census by weight
-    (:func:`layer_census`, threshold 0.5; ``mass`` ``(L, 2^C)``, ``classes`` ``(L,
-    4)`` the weight of each class of :data:`CLASSES`, ``total``, ``always_on``,
-    ``item_dependent`` ``(L,)``); for a ReLU network the output change and the loss when
-    layer 1 is made linear, layer 2's functional census (:func:`layer2_functional`,
-    ``functional2`` in the order of :data:`FUNCTIONAL`, and ``linear_l2_change``), the
-    change when both layers are snapped (:func:`network_snap_change`) and each layer's
-    non-nested share (:func:`non_nested_share`); NaN where they do not apply."""
+    """The chapter's measures of one seed at one record ([conv-census]; ``gates`` one
+    ``(H, P)`` array per hidden layer): :data:`REDUCED`, the census of each layer by
+    weight (:func:`layer_census`) and, for a ReLU network, layer 2's functional census,
+    the output changes when a layer is made linear or both are snapped, and each
+    layer's non-nested share; NaN where they do not apply."""
     C, L = ds.n_contexts, net.depth
     relu = net.kind == "relu"
     Ws = _masked(net, weights)
@@ -402,17 +396,10 @@ def simulate(
     progress: Callable[[str], None] | None = None,
 ) -> DepthRuns:
     """Train ``net`` from each seed (:func:`train_seeds`) and reduce the runs
-    (:func:`reduce_run`), ``batch`` seeds at a time.
-
-    After each batch the weights and gates recorded every ``every`` epochs are reduced
-    to the per-layer census and, for a ReLU network, the functional census of layer 2
-    and the output changes when layer 1 or layer 2 is made linear, then dropped, so
-    memory does not grow with the number of seeds beyond the loss curves and outputs.
-    The census shares at the last record are also kept for every threshold in
-    ``thresholds`` (sensitivity).  ``params0``: initial weights stacked over ``seeds``
-    (:func:`helpers.core.relns.initial_weights`), e.g. from
-    :func:`helpers.core.relns.start`; by default the engine draws them from each seed.
-    """
+    (:func:`reduce_run`), ``batch`` seeds at a time, so memory does not grow with the
+    seeds beyond the loss curves and outputs.  ``thresholds``: census thresholds of
+    the shares kept at the last record; ``params0``: initial weights stacked over
+    ``seeds`` (:func:`helpers.core.relns.start`; by default the engine's)."""
     epochs = check_epochs(epochs)
     lr = check_positive(lr, "lr")
     seeds = tuple(int(s) for s in seeds)
@@ -450,7 +437,10 @@ def simulate(
         for k in parts[0]
         if k != "final_shares"
     }
-    per_layer = lambda a: [np.ascontiguousarray(a[:, :, l]) for l in range(net.depth)]  # noqa: E731
+
+    def per_layer(a):
+        return [np.ascontiguousarray(a[:, :, l]) for l in range(net.depth)]
+
     return DepthRuns(
         name=name or net.kind,
         net=net,

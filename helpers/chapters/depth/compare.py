@@ -103,21 +103,17 @@ def output_match(reference, candidate) -> Match:
 
 
 def init_comparison(relu_loss, init_loss: dict, reference: int) -> tuple[dict, dict]:
-    """The ReLU-GDLN comparison under each initialisation of the GDLN ([conv-init];
-    Depth chapter, "The initialisation decides whether the GDLN makes the last drop").
+    """The ReLU-GDLN comparison under each initialisation of the GDLN ([conv-init]).
 
     Args:
-        relu_loss: the ReLU runs' loss curves ``(S, T)``.
-        init_loss: ``{init: loss curves}`` of the GDLN under each initialisation.
+        relu_loss: the ReLU runs' loss curves; init_loss: ``{init: loss curves}``;
         reference: the index of the ReLU stereotype.
 
     Returns:
-        ``(rows, evidence)``: per initialisation the row of the page's table (the
-        record ``init_sensitivity``: time gaps of the stereotypes and of seed ``s``
-        against seed ``s``, the final loss, the runs reaching 10 % of the initial loss,
-        whether a gap is a lower bound, the rulebook's verdict on the median gap), and
-        the evidence on the stereotypes' gap under that initialisation
-        (:func:`match_runs`'s spread and interval, the stereotypes' gap as the value).
+        ``(rows, evidence)``: per initialisation the row of the page's table and the
+        record ``init_sensitivity`` (time gaps, final loss, runs reaching 10 %,
+        whether a gap is a lower bound, the verdict on the median gap), and the
+        stereotypes' gap as evidence (:func:`match_runs`'s spread).
     """
 
     R = np.asarray(relu_loss, float)
@@ -181,23 +177,16 @@ def plateau_outputs(loss, grid, outputs, level: float, tol: float = 0.02) -> lis
 
 
 def compare_plateaus(relu: DepthRuns, gdln: DepthRuns, levels, shared, i_r, i_g):
-    """The outputs of the ReLU and GDLN runs in the middle of each plateau (Depth
-    chapter, "Outputs at the plateaus"; :func:`plateau_outputs`).
-
-    Args:
-        relu, gdln: the runs of both networks (recorded on the same grid).
-        levels: the plateau levels compared; ``shared``: per level, whether the GDLN
-            runs stop there too.
-        i_r, i_g: the indices of the ReLU and GDLN stereotypes.
+    """The outputs of the ReLU and GDLN runs in the middle of each plateau of
+    ``levels`` (``shared``: per level, whether the GDLN rests there too; ``i_r``,
+    ``i_g`` the stereotypes).
 
     Returns:
         ``(gaps, matches, steps, shown)``: per level ``(level, shared, ReLU-GDLN,
-        ReLU-ReLU, GDLN-GDLN)`` (medians over pairs of
-        :func:`helpers.core.measures.output_gap`);
-        ``{level: Match}`` of :func:`output_match` (noise on both sides) on the shared
-        plateaus where both networks have two runs; and per level the ReLU
-        stereotype's output change since the previous plateau (NaN for the first);
-        per level ``(level, ReLU stereotype's output, GDLN stereotype's output)``.
+        ReLU-ReLU, GDLN-GDLN)`` medians of :func:`output_gap`; ``{level: Match}``
+        (:func:`output_match`) on the shared plateaus with two runs a side; the ReLU
+        stereotype's output change since the previous plateau; ``(level, ReLU
+        output, GDLN output)`` of the stereotypes.
     """
 
     gaps, matches, steps, shown, prev = [], {}, [], [], None

@@ -202,18 +202,13 @@ def subset_scatter_ratios(a, b, k: int, draws: int = 1000, seed: int = 0):
 
 
 def drop_scatter(relu_loss, gdln_loss, levels_all) -> dict:
-    """The variance profile of two sets of runs (Depth chapter, "The timing of each
-    drop"; :func:`drop_epochs`, :func:`log_scatter_ratio`, :func:`scatter_bootstrap`).
-
-    Args:
-        relu_loss, gdln_loss: loss curves ``(seeds, epochs + 1)`` of each network.
-        levels_all: the plateau levels and 0 (the drops between consecutive levels).
+    """The variance profile of two sets of runs at the drops between ``levels_all``.
 
     Returns:
-        ``{"drops": {"relu", "hand"}: (seeds, drops) epochs, "sd": the same sds,
-        "scatter": [(ln ratio, normal-theory error)], "scatter_bs": [(bootstrap
-        error, its interval)], "z": |ln ratio| / error per drop, "k": the worst
-        drop}``.
+        ``drops`` ``{"relu", "hand"}: (seeds, drops)`` epochs and their ``sd``,
+        ``pairs``, ``scatter`` (:func:`log_scatter_ratio` per drop), ``scatter_bs``
+        (:func:`scatter_bootstrap`), ``z`` (``|ln ratio| / error``) and ``k`` the
+        worst drop.
     """
     levels_all = np.asarray(levels_all, float)
     drops = {
@@ -238,20 +233,18 @@ def drop_scatter(relu_loss, gdln_loss, levels_all) -> dict:
 
 
 def rounding_floor(curves: dict, levels_all) -> dict:
-    """How far rounding alone moves each drop (Depth chapter, the rounding floor): the
-    drop epochs (:func:`drop_epochs`) of runs from the same initial weights that differ
-    only in the order and precision of their sums.
+    """How far rounding alone moves each drop: the drop epochs of runs from the same
+    initial weights that differ only in the order and precision of their sums.
 
     Args:
-        curves: ``{name: (seeds, epochs + 1)}``, the same seeds in every entry; the
-            first entry is the reference (the engine's float32 runs).
+        curves: ``{name: (seeds, epochs + 1)}``; the first entry is the reference
+            (the engine's float32 runs).
         levels_all: the plateau levels and 0.
 
     Returns:
-        ``{"drops": {name: (seeds, drops)}, "diff": {name: (seeds, drops)} epochs
-        against the reference, "max": {name: per drop max |diff|}, "sd": per drop
-        the standard deviation rounding alone adds to one run, the root mean square
-        difference over every other entry and seed over sqrt 2}``.
+        ``drops`` and ``diff`` (against the reference) ``{name: (seeds, drops)}``,
+        ``max`` per drop ``|diff|``, ``sd`` per drop the standard deviation rounding
+        adds to one run (root mean square ``diff`` over sqrt 2).
     """
     names = list(curves)
     if len(names) < 2:
@@ -271,18 +264,10 @@ def rounding_floor(curves: dict, levels_all) -> dict:
 
 
 def pool_seeds(seeds, curves, stored_seeds, stored_curves) -> dict:
-    """This execution's runs pooled with a stored run's (Depth chapter, the variance
-    profile on 24 + 24 seeds; :mod:`.stored`): the stored seeds this execution did not
-    train are added, when their curves are as long as this execution's.
-
-    Args:
-        seeds: this execution's seeds; curves: ``{name: (seeds, T)}`` loss curves.
-        stored_seeds: the stored run's seeds; stored_curves: ``{name: (n, T')}``.
-
-    Returns:
-        ``{"seeds": the pooled seeds, name: pooled curves, "added": the stored seeds
-        added}``.
-    """
+    """This execution's runs pooled with a stored run's: the stored seeds not trained
+    here are added when their curves are as long as this execution's.  Returns
+    ``{name: pooled curves, "seeds": the pooled seeds, "added": the stored seeds
+    added}``."""
     seeds = [int(x) for x in seeds]
     if set(curves) != set(stored_curves):
         raise ValueError(
@@ -305,17 +290,9 @@ def pool_seeds(seeds, curves, stored_seeds, stored_curves) -> dict:
 
 
 def same_start(engine_loss, seeds, stored: dict) -> dict:
-    """The curves :func:`rounding_floor` compares (Depth chapter): the engine's runs of
-    the stored rounding run's seeds (from this execution) and the stored float32 and
-    float64 runs from the same initial weights, cut to the seeds and epochs both have.
-
-    Args:
-        engine_loss: this execution's ReLU curves ``(S, T)``; seeds: their seeds.
-        stored: the stored run (:func:`.stored.load` ``("rounding")``).
-
-    Returns:
-        ``{"engine, float32": ..., "plain, float32": ..., "plain, float64": ...}``.
-    """
+    """The curves :func:`rounding_floor` compares: this execution's engine runs of the
+    stored rounding run's seeds and the stored float32 and float64 runs from the same
+    initial weights, cut to the seeds and epochs both have."""
     seeds = [int(x) for x in seeds]
     keep = [k for k, x in enumerate(stored["seeds"]) if int(x) in seeds]
     if len(keep) < 1:

@@ -12,80 +12,65 @@ from .census import DepthRuns
 from .networks import Schedule
 
 
+def _stretches(mask) -> list[tuple[int, int]]:
+    """``(first, last)`` indices of each run of consecutive True in ``mask``."""
+    m = np.r_[False, np.asarray(mask, bool), False].astype(int)
+    edges = np.flatnonzero(np.diff(m))
+    return [(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2])]
+
+
 def training_phase(snap, grid, limit: float) -> tuple[int, int] | None:
     """The phase of training in which a context-level description applies
-    ([rulebook-phase]; Depth chapter): the longest run of consecutive recorded epochs
-    ``grid`` at which ``snap`` (the output change when every unit is snapped to its
-    context-level gate, median over seeds) is at most ``limit``; ``(first, last)``
-    epochs, or None when no record qualifies."""
-    ok = np.asarray(snap, float) <= limit
-    grid = np.asarray(grid)
-    best, k = None, 0
-    while k < ok.size:
-        if ok[k]:
-            j = k
-            while j + 1 < ok.size and ok[j + 1]:
-                j += 1
-            if best is None or j - k > best[1] - best[0]:
-                best = (k, j)
-            k = j + 1
-        else:
-            k += 1
-    return None if best is None else (int(grid[best[0]]), int(grid[best[1]]))
+    ([rulebook-phase]): the longest run of consecutive records at which ``snap`` (the
+    output change when every unit is snapped to its context-level gate, median over
+    seeds) is at most ``limit``; ``(first, last)`` epochs, or None."""
+    runs = _stretches(np.asarray(snap, float) <= limit)
+    if not runs:
+        return None
+    k, j = max(runs, key=lambda r: r[1] - r[0])
+    return int(grid[k]), int(grid[j])
 
 
 def epoch_ranges(grid, mask) -> str:
-    """The recorded epochs ``grid`` where ``mask`` holds, as text: runs of consecutive
-    records as ``first–last`` (Depth chapter: over which epochs a claim holds);
-    ``"none"`` when it holds nowhere."""
+    """The recorded epochs ``grid`` where ``mask`` holds, as text (``first–last`` per
+    run of consecutive records; ``"none"`` when it holds nowhere)."""
     grid = np.asarray(grid)
-    mask = np.asarray(mask, bool)
-    if mask.shape != grid.shape:
-        raise ValueError(f"mask {mask.shape} and grid {grid.shape} differ in shape")
-    parts, k = [], 0
-    while k < mask.size:
-        if mask[k]:
-            j = k
-            while j + 1 < mask.size and mask[j + 1]:
-                j += 1
-            a, b = int(grid[k]), int(grid[j])
-            parts.append(f"{a}" if a == b else f"{a}–{b}")
-            k = j + 1
-        else:
-            k += 1
-    return ", ".join(parts) or "none"
+    if np.shape(mask) != grid.shape:
+        raise ValueError(f"mask {np.shape(mask)} and grid {grid.shape} differ in shape")
+    parts = [(int(grid[k]), int(grid[j])) for k, j in _stretches(mask)]
+    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in parts) or "none"
+
+
+def smaller(v, c) -> Evidence | None:
+    """The rulebook's ``smaller`` evidence of per-seed values ``v`` against ``c``
+    (medians, with the ratio's bootstrap interval over seeds); None where there is
+    nothing to compare (fewer than 2 seeds, or ``c`` 0 in the median or in most
+    resamples)."""
+    ok = np.isfinite(v) & np.isfinite(c)
+    v, c = v[ok], c[ok]
+    if ok.sum() < 2 or np.median(c) == 0:
+        return None
+    try:
+        iv = ratio_interval(v, c)
+    except ValueError:
+        return None
+    return Evidence(
+        float(np.median(v)),
+        compared=float(np.median(c)),
+        criterion="smaller",
+        ratio_interval=iv,
+    )
 
 
 def smaller_by_epoch(values, compared, grid) -> dict:
-    """The rulebook's ``smaller`` verdict on a gating claim at every recorded epoch
-    ([rulebook-phase]; Depth chapter: ``layer1_linear``, ``layer2_mixed``): the median
-    over seeds of ``values[:, k]`` against that of ``compared[:, k]`` (arrays ``(seeds,
-    records)``), with the ratio's bootstrap interval over seeds
-    (:func:`helpers.core.measures.ratio_interval`, [rulebook-noise]).  Returns
-    ``{epoch: verdict}``; ``"nothing to compare"`` where the compared side is 0 in most
-    resamples (no unit of that kind yet)."""
-
+    """:func:`smaller`'s verdict at every recorded epoch (``values``, ``compared``:
+    ``(seeds, records)``): ``{epoch: verdict}``, ``"nothing to compare"`` where
+    :func:`smaller` has none."""
     V, C = np.asarray(values, float), np.asarray(compared, float)
     out = {}
     for k, e in enumerate(np.asarray(grid)):
-        ok = np.isfinite(V[:, k]) & np.isfinite(C[:, k])
-        v, c = V[ok, k], C[ok, k]
-        if ok.sum() < 2 or np.median(c) == 0:
-            out[int(e)] = "nothing to compare"
-            continue
-        try:
-            iv = ratio_interval(v, c)
-        except ValueError:
-            out[int(e)] = "nothing to compare"
-            continue
-        out[int(e)] = rulebook.verdict(
-            Evidence(
-                float(np.median(v)),
-                compared=float(np.median(c)),
-                criterion="smaller",
-                ratio_interval=iv,
-            )
-        )
+        ev = smaller(V[:, k], C[:, k])
+        out[int(e)] = "nothing to compare" if ev is None else rulebook.verdict(ev)
     return out
 
 
@@ -107,18 +92,7 @@ def verdicts_over_training(by_epoch: dict, grid) -> str:
 
 def window_mean(values, window) -> np.ndarray:
     """Per seed, the mean of ``values`` ``(seeds, records)`` over the records where
-    ``window`` (same shape, boolean) holds; NaN for a seed with no record there
-    (Depth chapter: a gating claim read where its structure exists,
-    [rulebook-structure],
-    and in its other windows).
-
-    Args:
-        values: ``(seeds, records)``.
-        window: boolean ``(seeds, records)``, or ``(records,)`` for every seed.
-
-    Returns:
-        ``(seeds,)`` means.
-    """
+    ``window`` (``(seeds, records)`` or ``(records,)``) holds; NaN where none does."""
     V = np.asarray(values, float)
     W = np.broadcast_to(np.asarray(window, bool), V.shape)
     n = W.sum(axis=1)

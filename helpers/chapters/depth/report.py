@@ -586,25 +586,6 @@ def _sorted_variants(ev, **settings):
     return ev
 
 
-def _window_smaller(v, c):
-    """``smaller`` evidence of per-seed values ``v`` against ``c`` with the ratio's
-    interval over seeds, or None where there is nothing to compare."""
-    ok = np.isfinite(v) & np.isfinite(c)
-    v, c = v[ok], c[ok]
-    if ok.sum() < 2 or np.median(c) == 0:
-        return None
-    try:
-        iv = ratio_interval(v, c)
-    except ValueError:
-        return None
-    return Evidence(
-        float(np.median(v)),
-        compared=float(np.median(c)),
-        criterion="smaller",
-        ratio_interval=iv,
-    )
-
-
 def _share_near(v, alternative):
     """Evidence of per-seed shares ``v`` (layer 1 always on) held against 1, a bound
     a share cannot pass (:func:`helpers.core.measures.share_at_bound`); None where
@@ -854,8 +835,8 @@ def _windows(r, g) -> dict:
     ev_w = {
         w: {
             "layer1_always_on": _share_near(x["strict1"], g["alt1"]),
-            "layer1_linear": _window_smaller(x["lin1"], x["lin2"]),
-            "layer2_mixed": _window_smaller(x["ratio"], chance),
+            "layer1_linear": gating.smaller(x["lin1"], x["lin2"]),
+            "layer2_mixed": gating.smaller(x["ratio"], chance),
         }
         for w, x in read.items()
     }
@@ -866,7 +847,7 @@ def _windows(r, g) -> dict:
     x = read[primary]
     baseline = {
         "none: single-context against 2-of-3 units' own share (the first pass)": (
-            _window_smaller(x["single"], x["mixed"])
+            gating.smaller(x["single"], x["mixed"])
         )
     }
     variants["layer2_mixed_baseline"] = {
