@@ -10,8 +10,6 @@ import numpy as np
 from .gating import appearance_epoch
 from .tables import INIT_NAME
 
-__all__ = ["colours", "inits", "census", "schedule", "drops", "outputs"]
-
 
 def colours(palette: dict) -> dict:
     """The chapter's colours from the book's palette: the ReLU runs, the GDLN with the

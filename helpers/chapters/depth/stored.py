@@ -41,8 +41,6 @@ from ...core import relns
 from ...core.engine import init_params, train
 from .networks import EPOCHS, HAND_SCHEDULE, LR, depth_gdln, depth_task, relu_depth
 
-__all__ = ["RUNS", "KINDS", "plain_descent", "scatter", "rounding", "load", "main"]
-
 ROOT = Path(__file__).resolve().parents[3]
 #: Where the stored runs live.
 RUNS = ROOT / "book" / "depth_runs"
