@@ -29,7 +29,7 @@ def test_relu_depth_sizes(ds):
     assert net.sizes == (11, 420, 420, 60) and net.kind == "relu"
     W = init_params(net, 0)
     assert [w.shape for w in W] == [(420, 11), (420, 420), (60, 420)]
-    assert abs(W[1].std() / depth.RELU_STD - 1) < 0.01
+    assert abs(W[1].std() / depth.networks.RELU_STD - 1) < 0.01
     with pytest.raises(ValueError, match="width"):
         depth.relu_depth(ds, width=0)
 
@@ -57,7 +57,7 @@ def test_depth_gdln_structure(ds):
 
 
 def test_schedule_validation(ds):
-    assert depth.HAND_SCHEDULE.as_list() == [500, 12000]
+    assert depth.networks.HAND_SCHEDULE.as_list() == [500, 12000]
     with pytest.raises(ValueError, match="before"):
         depth.Schedule(1000, 500)
     with pytest.raises(ValueError, match=">= 0"):
@@ -116,7 +116,7 @@ def test_layer_census_strict_and_patterns(ds):
     G = np.stack([on_all, on_12, one_off])
     W_in = np.ones((3, 11))
     W_out = np.ones((60, 3)) * np.array([1.0, 2.0, 1.0])
-    c = depth.layer_census(G, W_in, W_out, ds.contexts, C)
+    c = depth.census.layer_census(G, W_in, W_out, ds.contexts, C)
     assert c["total"] == pytest.approx(4 * np.sqrt(11) * np.sqrt(60))
     assert c["common"] == pytest.approx(0.5)
     assert c["mixed"] == pytest.approx(0.5)
@@ -124,7 +124,7 @@ def test_layer_census_strict_and_patterns(ds):
     assert c["mass"]["110"] == pytest.approx(0.5 * c["total"])
     assert sum(c["mass"].values()) == pytest.approx(c["total"])
     with pytest.raises(ValueError, match="units"):
-        depth.layer_census(G, W_in[:2], W_out[:, :2], ds.contexts, C)
+        depth.census.layer_census(G, W_in[:2], W_out[:, :2], ds.contexts, C)
 
 
 def test_linearised_first_layer():
@@ -135,15 +135,15 @@ def test_linearised_first_layer():
         rng.standard_normal((3, 5)),
         rng.standard_normal((2, 3)),
     ]
-    out, lin = depth.linearised_first_layer(pos, X)
+    out, lin = depth.census.linearised_first_layer(pos, X)
     assert np.allclose(
         out, lin
     )  # a first layer that is on everywhere is already linear
     neg = [-pos[0], pos[1], pos[2]]
-    out, lin = depth.linearised_first_layer(neg, X)
+    out, lin = depth.census.linearised_first_layer(neg, X)
     assert np.allclose(out, 0) and not np.allclose(lin, 0)
     with pytest.raises(ValueError, match="two hidden"):
-        depth.linearised_first_layer(pos[1:], X[:5])
+        depth.census.linearised_first_layer(pos[1:], X[:5])
 
 
 def _staircase():
@@ -158,41 +158,49 @@ def _staircase():
 
 def test_plateaus_and_drops():
     L = _staircase()
-    p = depth.plateaus(L, window=100, tol=1e-3, min_len=300)
+    p = depth.drops.plateaus(L, window=100, tol=1e-3, min_len=300)
     assert [round(x[2]) for x in p] == [96, 66, 30]
-    levels = depth.plateau_levels([L, L], window=100, tol=1e-3, min_len=300)
+    levels = depth.drops.plateau_levels([L, L], window=100, tol=1e-3, min_len=300)
     assert np.allclose(levels, [96, 66, 30], atol=0.01)
-    d = depth.drop_epochs([L], levels)
+    d = depth.drops.drop_epochs([L], levels)
     assert (
         np.abs(d - [[1000, 2500]]).max() <= 1
     )  # midpoints 81 and 48 are crossed at the sigmoid centres
-    dur = depth.drop_durations([L], levels)
+    dur = depth.drops.drop_durations([L], levels)
     assert np.allclose(
         dur, 2 * 20 * np.log(9), atol=1.5
     )  # 90 % -> 10 % of a logistic step
-    assert np.isnan(depth.drop_epochs([L], [96, 66, 30, 0])[0, 2])
+    assert np.isnan(depth.drops.drop_epochs([L], [96, 66, 30, 0])[0, 2])
     with pytest.raises(ValueError, match="decreasing"):
-        depth.drop_epochs([L], [30, 66])
+        depth.drops.drop_epochs([L], [30, 66])
     with pytest.raises(ValueError, match="longer"):
-        depth.plateaus(L[:50], window=100)
+        depth.drops.plateaus(L[:50], window=100)
 
 
 def test_appearance_epoch():
     grid = np.array([0, 100, 200, 300])
-    assert depth.appearance_epoch([0.0, 0.0, 1.0, 10.0], grid, threshold=1.0) == 200.0
-    assert depth.appearance_epoch([0.0, 0.0, 2.0, 10.0], grid, threshold=1.0) == 150.0
-    assert depth.appearance_epoch([5.0, 0.0, 2.0, 10.0], grid, threshold=1.0) == 0.0
-    assert np.isnan(depth.appearance_epoch([0.0, 0.0, 0.0, 0.2], grid))
+    assert (
+        depth.gating.appearance_epoch([0.0, 0.0, 1.0, 10.0], grid, threshold=1.0)
+        == 200.0
+    )
+    assert (
+        depth.gating.appearance_epoch([0.0, 0.0, 2.0, 10.0], grid, threshold=1.0)
+        == 150.0
+    )
+    assert (
+        depth.gating.appearance_epoch([5.0, 0.0, 2.0, 10.0], grid, threshold=1.0) == 0.0
+    )
+    assert np.isnan(depth.gating.appearance_epoch([0.0, 0.0, 0.0, 0.2], grid))
     with pytest.raises(ValueError, match="equal length"):
-        depth.appearance_epoch([1, 2], grid)
+        depth.gating.appearance_epoch([1, 2], grid)
     with pytest.raises(ValueError, match="threshold"):
-        depth.appearance_epoch([0, 1, 2, 3], grid, threshold=0)
+        depth.gating.appearance_epoch([0, 1, 2, 3], grid, threshold=0)
 
 
 def _fake_runs(ds, t_common, t_mixed, grid):
     """DepthRuns whose layer-2 common / 2-of-3 masses jump from 0 to 1 at the given
     epochs."""
-    pats = depth._patterns(3)
+    pats = depth.census._patterns(3)
     S, R = len(t_common), grid.size
     mass = np.zeros((S, R, 8))
     for s in range(S):
@@ -233,7 +241,9 @@ def test_derive_schedule(ds):
     gdln = _fake_runs(
         ds, [4900, 4900], [13500, 13500], grid
     )  # hand schedule 500 / 12000
-    sched, info = depth.derive_schedule(relu, gdln, depth.HAND_SCHEDULE, threshold=0.5)
+    sched, info = depth.gating.derive_schedule(
+        relu, gdln, depth.networks.HAND_SCHEDULE, threshold=0.5
+    )
     # steps at grid epochs are crossed half-way from the previous record (linear
     # interpolation)
     assert info["relu_appear_common"] == 5050 and info["relu_appear_mixed"] == 11950
@@ -302,9 +312,9 @@ def test_plateau_record():
         loss = np.stack([L, L])
 
     R.grid = grid
-    idx = depth.plateau_record(R, 66.0)
+    idx = depth.compare.plateau_record(R, 66.0)
     assert np.all(grid[idx] > 1000) and np.all(grid[idx] < 2500)
-    assert np.all(depth.plateau_record(R, 10.0) == -1)
+    assert np.all(depth.compare.plateau_record(R, 10.0) == -1)
 
 
 def test_the_depth_gdln_starts_three_ways(ds):
@@ -319,8 +329,8 @@ def test_the_depth_gdln_starts_three_ways(ds):
     m, p0 = h.relns.start(g, "matched", [0, 1], **kw)
     assert p0 is None
     for L in m.layers:
-        assert np.all(L.in_std == depth.RELU_STD)
-    assert np.all(m.layers[1].out_std == depth.RELU_STD)  # the readout too
+        assert np.all(L.in_std == depth.networks.RELU_STD)
+    assert np.all(m.layers[1].out_std == depth.networks.RELU_STD)  # the readout too
     st = h.relns.start(g, "derived", [0, 1], **kw)
     p0 = st.params0
     assert [W.shape for W in p0] == [(2, 420, 11), (2, 420, 420), (2, 60, 420)]
@@ -333,9 +343,9 @@ def test_the_depth_gdln_starts_three_ways(ds):
             sl = g.pathway_slice(name, layer)
             H_p = sl.stop - sl.start
             assert (
-                depth.RELU_STD * np.sqrt(1 / H_p) - 1e-12
+                depth.networks.RELU_STD * np.sqrt(1 / H_p) - 1e-12
                 <= v
-                <= depth.RELU_STD * np.sqrt(420 / H_p)
+                <= depth.networks.RELU_STD * np.sqrt(420 / H_p)
             )
     sl = g.pathway_slice("ctx23")
     assert p0[1][1][sl].std() == pytest.approx(st.stds(1)[1]["ctx23"], rel=0.05)
@@ -352,7 +362,7 @@ def test_layer2_functional_on_context_gated_units(ds):
     W2[1, [rows["ctx1"], rows["ctx2"]]] = 1.0  # on in contexts 1, 2
     W2[2, rows["ctx1"]] = -1.0  # never on
     W3 = np.array([[1.0, 3.0, 5.0]])
-    f = depth.layer2_functional([W1, W2, W3], ds.X, ds.contexts, 3)
+    f = depth.census.layer2_functional([W1, W2, W3], ds.X, ds.contexts, 3)
     assert f["snap_change"] == pytest.approx(
         0.0, abs=1e-12
     )  # the gates are context-level already
@@ -363,32 +373,32 @@ def test_layer2_functional_on_context_gated_units(ds):
     yhat = np.ones(24) + 3 * (ds.contexts != 2)
     assert f["linear_change"] == pytest.approx(5 * np.sqrt(8) / np.linalg.norm(yhat))
     with pytest.raises(ValueError, match="three"):
-        depth.layer2_functional([W1, W3], ds.X, ds.contexts, 3)
+        depth.census.layer2_functional([W1, W3], ds.X, ds.contexts, 3)
 
 
 def test_scatter_ratio_gaps_and_matching():
-    v, se = depth.log_scatter_ratio([0, 2, 4, np.nan], [0, 1, 2])
+    v, se = depth.drops.log_scatter_ratio([0, 2, 4, np.nan], [0, 1, 2])
     assert v == pytest.approx(np.log(2)) and se == pytest.approx(
         np.sqrt(0.5 / 2 + 0.5 / 2)
     )
-    assert np.isnan(depth.log_scatter_ratio([1, 2], [3])[0])
+    assert np.isnan(depth.drops.log_scatter_ratio([1, 2], [3])[0])
     t = np.arange(2001)
     ref = np.stack([100 * np.exp(-t / s) for s in (100.0, 110.0, 121.0)])
-    m = depth.match_runs(ref, ref[:1] * 1.0)
+    m = depth.compare.match_runs(ref, ref[:1] * 1.0)
     assert m.value == 0 and m.spread == pytest.approx(np.log(1.1), rel=1e-3)
     with pytest.raises(ValueError, match="candidate"):
-        depth.match_runs(ref[:1], ref)
+        depth.compare.match_runs(ref[:1], ref)
 
 
 def test_plateau_outputs():
     grid = np.arange(0, 4001, 100)
     L = _staircase()
     out = np.arange(2 * grid.size, dtype=float).reshape(2, grid.size, 1, 1)
-    got = depth.plateau_outputs(np.stack([L, L]), grid, out, 66.0)
+    got = depth.compare.plateau_outputs(np.stack([L, L]), grid, out, 66.0)
     assert got[0].shape == (1, 1) and 1000 < grid[int(got[0][0, 0])] < 2500
-    assert depth.plateau_outputs([L], grid, out[:1], 10.0) == [None]
+    assert depth.compare.plateau_outputs([L], grid, out[:1], 10.0) == [None]
     with pytest.raises(ValueError, match="outputs"):
-        depth.plateau_outputs([L], grid, out, 66.0)
+        depth.compare.plateau_outputs([L], grid, out, 66.0)
 
 
 def test_simulate_params0_and_functional_census(ds):
@@ -426,62 +436,70 @@ def test_non_nested_share_is_lemma_41s_pattern(ds):
     G[1] = ((cx == 0) & (it == 0)) | ((cx == 1) & (it == 1))  # the 2 x 2 pattern
     G[2] = cx == 2  # context-level
     W_in, W_out = np.eye(3), np.diag([1.0, 3.0, 1.0])
-    share = depth.non_nested_share(G, W_in, W_out, it, cx, 3)
+    share = depth.census.non_nested_share(G, W_in, W_out, it, cx, 3)
     assert share == pytest.approx(3.0 / 5.0)
-    assert depth.non_nested_share(G[[0, 2]], W_in[:2], W_out[:, :2], it, cx, 3) == 0
+    assert (
+        depth.census.non_nested_share(G[[0, 2]], W_in[:2], W_out[:, :2], it, cx, 3) == 0
+    )
     # a unit with an additive pre-activation a_item + b_ctx can only gate nested
     rng = np.random.default_rng(0)
     pre = rng.normal(size=(50, 8))[:, it] + rng.normal(size=(50, 3))[:, cx]
     w = np.ones((50, 1))
-    assert depth.non_nested_share(pre > 0, w, w.T, it, cx, 3) == 0
+    assert depth.census.non_nested_share(pre > 0, w, w.T, it, cx, 3) == 0
 
 
 def test_network_snap_change_and_the_phase(ds):
     rng = np.random.default_rng(1)
     # positive weights on non-negative inputs: every unit always on, nothing to snap
     Ws = [np.abs(rng.normal(size=s)) for s in [(6, 11), (5, 6), (4, 5)]]
-    assert depth.network_snap_change(Ws, ds.X, ds.contexts, 3) == pytest.approx(0)
+    assert depth.census.network_snap_change(Ws, ds.X, ds.contexts, 3) == pytest.approx(
+        0
+    )
     Ws = [rng.normal(size=s) for s in [(30, 11), (30, 30), (4, 30)]]
-    assert depth.network_snap_change(Ws, ds.X, ds.contexts, 3) > 0
+    assert depth.census.network_snap_change(Ws, ds.X, ds.contexts, 3) > 0
     grid = np.arange(0, 3500, 500)
     snap = [0.5, 0.05, 0.02, 0.3, 0.01, 0.02, 0.03]
-    assert depth.training_phase(snap, grid, 0.1) == (2000, 3000)
-    assert depth.training_phase([0.5, 0.2], grid[:2], 0.1) is None
-    assert depth.epoch_ranges(grid, np.array(snap) <= 0.1) == "500–1000, 2000–3000"
-    assert depth.epoch_ranges(grid[:2], [False, False]) == "none"
+    assert depth.gating.training_phase(snap, grid, 0.1) == (2000, 3000)
+    assert depth.gating.training_phase([0.5, 0.2], grid[:2], 0.1) is None
+    assert (
+        depth.gating.epoch_ranges(grid, np.array(snap) <= 0.1) == "500–1000, 2000–3000"
+    )
+    assert depth.gating.epoch_ranges(grid[:2], [False, False]) == "none"
 
 
 def test_noise_on_both_sides():
     t = np.arange(2001)
     ref = np.stack([100 * np.exp(-t / s) for s in (100.0, 110.0, 121.0)])
     cand = np.stack([100 * np.exp(-t / s) for s in (100.0, 150.0, 225.0)])
-    m = depth.match_runs(ref, cand)  # the candidate scatters more than the reference
+    m = depth.compare.match_runs(
+        ref, cand
+    )  # the candidate scatters more than the reference
     assert m.spread_candidate == pytest.approx(np.log(1.5), rel=1e-3)
     assert (
         m.spread == m.spread_candidate and m.spread_interval[0] <= m.spread_interval[1]
     )
-    assert depth.match_runs(ref, ref[:1]).spread_candidate is None
+    assert depth.compare.match_runs(ref, ref[:1]).spread_candidate is None
     rng = np.random.default_rng(2)
     A = [np.ones((2, 3)) + 0.01 * rng.normal(size=(2, 3)) for _ in range(4)]
     B = [np.ones((2, 3)) + 0.1 * rng.normal(size=(2, 3)) for _ in range(4)]
-    o = depth.output_match(A, B + [None])
+    o = depth.compare.output_match(A, B + [None])
     assert o.spread == o.spread_candidate > 0.05  # the noisier side sets the yardstick
     assert o.spread_interval[0] <= o.spread_interval[1]
     with pytest.raises(ValueError, match="2 runs"):
-        depth.output_match(A[:1], B)
+        depth.compare.output_match(A[:1], B)
 
 
 def test_scatter_bootstrap_and_subsets():
     rng = np.random.default_rng(3)
     a, b = rng.normal(0, 4, 12), rng.normal(0, 1, 12)
-    se, (lo, hi) = depth.scatter_bootstrap(a, b)
+    se, (lo, hi) = depth.drops.scatter_bootstrap(a, b)
     assert 0.15 < se < 0.6 and lo <= hi
-    assert depth.scatter_bootstrap(a, b) == (se, (lo, hi))  # deterministic
-    assert np.isnan(depth.scatter_bootstrap([1.0], b)[0])
-    sub = depth.subset_scatter_ratios(a, b, 4, draws=50)
+    assert depth.drops.scatter_bootstrap(a, b) == (se, (lo, hi))  # deterministic
+    assert np.isnan(depth.drops.scatter_bootstrap([1.0], b)[0])
+    sub = depth.drops.subset_scatter_ratios(a, b, 4, draws=50)
     assert sub.shape == (50, 2) and np.allclose(sub[:, 1], np.sqrt(1 / 3))
     with pytest.raises(ValueError, match="k = 13"):
-        depth.subset_scatter_ratios(a, b, 13)
+        depth.drops.subset_scatter_ratios(a, b, 13)
 
 
 def test_simulate_relu_records_the_phase_measures(ds):
@@ -502,14 +520,14 @@ def test_smaller_by_epoch_reads_a_gating_claim_record_by_record():
         rng.normal(0.5, 0.3, 8),
     ]
     compared = np.c_[np.zeros(8), np.ones((8, 3))]
-    v = depth.smaller_by_epoch(values, compared, grid)
+    v = depth.gating.smaller_by_epoch(values, compared, grid)
     assert v == {
         0: "nothing to compare",
         500: "reproduced",
         1000: "not reproduced",
         1500: "undecided",
     }
-    text = depth.verdicts_over_training(v, grid)
+    text = depth.gating.verdicts_over_training(v, grid)
     assert text.startswith("holds at epochs 500, fails at 1000")
     assert "cannot decide it at 1500" in text and "at 0 there is nothing" in text
 
@@ -517,19 +535,19 @@ def test_smaller_by_epoch_reads_a_gating_claim_record_by_record():
 def test_the_reduction_stands_on_its_own(ds):
     # simulate = train_seeds (training) + reduce_run (reduction), batch by batch
     net = depth.relu_depth(ds, width=12, std=0.3)
-    grid = depth.record_grid(10, 5)
-    assert grid.tolist() == [0, 5, 10] and depth.record_grid(12, 5)[-1] == 12
-    run = depth.train_seeds(net, ds, [0, 1], grid, epochs=10, lr=1e-3)
-    red = depth.reduce_run(net, ds, run, thresholds=(0.5,))
+    grid = depth.census.record_grid(10, 5)
+    assert grid.tolist() == [0, 5, 10] and depth.census.record_grid(12, 5)[-1] == 12
+    run = depth.census.train_seeds(net, ds, [0, 1], grid, epochs=10, lr=1e-3)
+    red = depth.census.reduce_run(net, ds, run, thresholds=(0.5,))
     assert red["mass"].shape == (2, 3, 2, 8) and red["outputs"].dtype == np.float32
     assert red["final_shares"][0.5].shape == (2, 2, 4)
-    one = depth.reduce_record(
+    one = depth.census.reduce_record(
         net,
         ds,
         [G[1, 2] for G in run.records["gates"]],
         [W[1, 2] for W in run.records["weights"]],
     )
-    for k in depth.REDUCED:
+    for k in depth.census.REDUCED:
         assert np.array_equal(red[k][1, 2], one[k], equal_nan=True), k
     sim = depth.simulate(
         net, ds, [0, 1], epochs=10, every=5, lr=1e-3, batch=1, thresholds=(0.5,)
@@ -542,18 +560,20 @@ def test_the_reduction_stands_on_its_own(ds):
     rng = np.random.default_rng(0)
     Ws = [np.abs(rng.normal(0, 0.3, W.shape[2:])) for W in run.records["weights"]]
     gates = [Ws[0] @ ds.X > 0, Ws[1] @ np.maximum(Ws[0] @ ds.X, 0) > 0]
-    r = depth.reduce_record(net, ds, gates, Ws)
+    r = depth.census.reduce_record(net, ds, gates, Ws)
     assert np.allclose(r["always_on"], 1.0) and r["linear_l1_change"] == 0.0
     assert r["linear_l2_change"] == 0.0 and r["snap_all"] == 0.0
     assert np.all(r["non_nested"] == 0)
     g_net, g_gates, g_weights = _gdln_state(ds)
-    gdln = depth.reduce_record(g_net, ds, g_gates, g_weights)
+    gdln = depth.census.reduce_record(g_net, ds, g_gates, g_weights)
     assert np.isnan(gdln["linear_l1_change"]) and np.isnan(gdln["functional2"]).all()
 
 
 def _gdln_state(ds):
     net = depth.depth_gdln(ds, common_width=6, group_width=3)
-    run = depth.train_seeds(net, ds, [0], depth.record_grid(2, 1), epochs=2, lr=1e-3)
+    run = depth.census.train_seeds(
+        net, ds, [0], depth.census.record_grid(2, 1), epochs=2, lr=1e-3
+    )
     gates = [G[0, -1] for G in run.records["gates"]]
     return net, gates, [W[0, -1] for W in run.records["weights"]]
 
@@ -567,31 +587,31 @@ def test_rule5_reads_a_claim_where_its_structure_exists():
     with pytest.raises(ValueError, match="level"):
         rulebook.structure_window(loss, float("nan"))
     v = np.array([[1.0, 2.0, 3.0, 4.0], [1.0, 1.0, 1.0, 1.0]])
-    m = depth.window_mean(v, w)
+    m = depth.gating.window_mean(v, w)
     assert m[0] == 4.0 and np.isnan(m[1])
-    assert depth.window_mean(v, np.ones(4, bool)).tolist() == [2.5, 1.0]
+    assert depth.gating.window_mean(v, np.ones(4, bool)).tolist() == [2.5, 1.0]
 
 
 def test_pooling_with_a_stored_run_and_the_rounding_floor():
     a, b = np.zeros((2, 5)), np.ones((3, 5))
-    pool = depth.pool_seeds([0, 1], {"relu": a}, [1, 2, 3], {"relu": b})
+    pool = depth.drops.pool_seeds([0, 1], {"relu": a}, [1, 2, 3], {"relu": b})
     assert pool["seeds"] == [0, 1, 2, 3] and pool["relu"].shape == (4, 5)
-    short = depth.pool_seeds([0, 1], {"relu": a}, [2], {"relu": np.ones((1, 9))})
+    short = depth.drops.pool_seeds([0, 1], {"relu": a}, [2], {"relu": np.ones((1, 9))})
     assert short["seeds"] == [0, 1] and short["added"] == []
     with pytest.raises(ValueError, match="differ"):
-        depth.pool_seeds([0], {"relu": a}, [2], {"gdln": b})
+        depth.drops.pool_seeds([0], {"relu": a}, [2], {"gdln": b})
     t = np.arange(3001.0)
     curve = lambda t0: 96 - 96 / (1 + np.exp(-(t - t0) / 30))  # noqa: E731
     L = np.stack([curve(1000), curve(2000)])
     stored = {"seeds": np.array([1]), "float32": L[1:], "float64": L[1:, ::1] * 0}
     stored["float64"] = np.stack([curve(2100)])
-    runs = depth.same_start(L, [0, 1], stored)
+    runs = depth.drops.same_start(L, [0, 1], stored)
     assert list(runs) == ["engine, float32", "plain, float32", "plain, float64"]
-    fl = depth.rounding_floor(runs, np.array([96.0, 0.0]))
+    fl = depth.drops.rounding_floor(runs, np.array([96.0, 0.0]))
     assert fl["diff"]["plain, float32"][0, 0] == 0
     assert fl["diff"]["plain, float64"][0, 0] == pytest.approx(100, abs=2)
     with pytest.raises(ValueError, match="no seed"):
-        depth.same_start(L, [5], stored)
+        depth.drops.same_start(L, [5], stored)
 
 
 def test_stored_runs_are_checked_against_their_manifest(tmp_path):
@@ -621,9 +641,11 @@ def test_plain_descent_follows_the_engine_in_float32(ds):
 
     net = depth.relu_depth(ds)
     W = [np.asarray(w, np.float32) for w in init_params(net, 0)]
-    ours = stored.plain_descent(W, ds.X, ds.Y, depth.LR, 20, np.float32)
-    engine = train(net, ds.X, ds.Y, lr=depth.LR, epochs=20, seeds=[0], record=())
+    ours = stored.plain_descent(W, ds.X, ds.Y, depth.networks.LR, 20, np.float32)
+    engine = train(
+        net, ds.X, ds.Y, lr=depth.networks.LR, epochs=20, seeds=[0], record=()
+    )
     assert ours.shape == (21,)
     np.testing.assert_allclose(ours, engine.loss[0], rtol=1e-5)
     with pytest.raises(ValueError, match="dtype"):
-        stored.plain_descent(W, ds.X, ds.Y, depth.LR, 20, np.int32)
+        stored.plain_descent(W, ds.X, ds.Y, depth.networks.LR, 20, np.int32)

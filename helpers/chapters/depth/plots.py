@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import appearance_epoch
+from .gating import appearance_epoch
 from .tables import INIT_NAME
-
-__all__ = ["colours", "inits", "census", "schedule", "drops", "outputs"]
 
 
 def colours(palette: dict) -> dict:

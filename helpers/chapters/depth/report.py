@@ -1,13 +1,15 @@
-"""The depth chapter's records, glue and closing tables, from what the page computed
-(defined for the page ``book/depth.md``; :func:`report`)."""
+"""The depth chapter's records, glue and closing tables, read from its runs (defined
+for the page ``book/depth.md``; :func:`report`)."""
 
 from __future__ import annotations
 
-import dataclasses
+import json
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
+from ...book import kit
 from ...book import rulebook as rb
 from ...book.notebook import glue
 from ...book.records import claims_table
@@ -20,135 +22,73 @@ from ...core.measures import (
     share_at_bound,
     time_gap,
 )
-from . import (
-    GDLN_STDS,
+from . import compare, drops, gating, networks
+from .compare import plateau_outputs, plateau_record
+from .drops import med, plateau_levels
+from .gating import (
     appearance_epoch,
     context_weight_window,
     epoch_ranges,
-    paper_profile_runs,
-    plateau_levels,
-    plateau_outputs,
-    plateau_record,
     smaller_by_epoch,
     verdicts_over_training,
     window_mean,
 )
+from .networks import GDLN_STDS, Schedule, paper_profile_runs
 from .tables import INIT_NAME
 
-__all__ = ["Results", "report"]
 
+@dataclass(frozen=True)
+class Runs:
+    """The runs the page trained (and the stored ones it loaded).
 
-def med(v) -> float:
-    return float(np.nanmedian(v))
-
-
-@dataclass
-class Results:
-    """What the page ``book/depth.md`` computed, by the names it has there.
-
-    Parameters: ``SEEDS`` (the seeds), ``init``, ``coupling``,
-    ``other_coupling``, ``epochs``, ``record_every``, ``init_seeds``,
-    ``coupling_seeds``, ``appear_threshold``, ``width``.  The task ``ds`` and the
-    losses of the best linear maps of each rank ``L_rank``.  The runs with records
-    (:class:`helpers.chapters.depth.DepthRuns`): ``relu``, ``gh`` (the main GDLN,
-    hand-set schedule), ``gd`` (derived schedule); the schedules ``hand``,
-    ``derived`` and ``checks`` (``{threshold: schedule}``) with ``info``
-    (:func:`helpers.chapters.depth.derive_schedule`).  The stereotypes ``i_r``,
-    ``i_g``; ``m_runs`` (seed ``s`` against seed ``s``), ``m_stereo`` (the
-    stereotypes), ``spread_relu``, ``gap_mean``.  Per initialisation: ``init_loss``,
-    ``init_out``, ``init_rows`` and ``init_evidence``
-    (:func:`helpers.chapters.depth.init_comparison`).  The drops: ``levels``,
-    ``names_drop``, ``drops``, ``durs``, ``scatter``, ``scatter_bs``, the worst drop
-    ``k_var`` and ``sub`` (4 + 4 seed subsets); the stored 24 + 24 seed run
-    ``var24`` (:func:`helpers.chapters.depth.drop_scatter` of its curves) with its
-    levels ``lv_big``, manifest entry ``big_entry``, drops ``names24`` and ``pool``
-    (:func:`helpers.chapters.depth.pool_seeds`: the pooled seeds), and the
-    rounding floor ``floor`` (:func:`helpers.chapters.depth.rounding_floor`) with its
-    entry ``rd_entry``.  The ``phase`` and ``exists`` (rule 5's window, ``(seeds,
-    records)``: where context gating exists).  The derived schedule's
-    runs against the ReLU's: ``m_derived``, ``m_hand_same``, ``gap_stereo_derived``.
-    The plateaus: ``gaps_out``, ``m_out``, ``worst``.  The other coupling: ``L_ow``,
-    ``gap_ow``, ``m_ow``.
+    ``ds`` the task; ``relu``, ``gh`` (main GDLN, hand-set schedule), ``gd`` (derived
+    schedule): :class:`helpers.chapters.depth.census.DepthRuns`; ``init_loss``,
+    ``init_out``: ``{init: loss curves / outputs}`` of the GDLN under each
+    initialisation; ``L_ow``: the other coupling's loss curves (None: not run);
+    ``stored``: ``{"scatter": (run, manifest entry), "rounding": (run, entry)}``
+    (:func:`helpers.chapters.depth.stored.load`).
     """
 
-    SEEDS: list
-    init: str
-    coupling: str
-    other_coupling: str
-    epochs: int
-    record_every: int
-    init_seeds: int
-    coupling_seeds: int
-    appear_threshold: float
-    width: int
     ds: object
-    L_rank: np.ndarray
     relu: object
     gh: object
     gd: object
-    hand: object
-    derived: object
-    checks: dict
-    info: dict
-    i_r: int
-    i_g: int
-    m_runs: Evidence
-    m_stereo: Evidence
-    spread_relu: float
-    gap_mean: float
     init_loss: dict
     init_out: dict
-    init_rows: dict
-    init_evidence: dict
-    levels: np.ndarray
-    names_drop: list
-    drops: dict
-    durs: dict
-    scatter: list
-    scatter_bs: list
-    k_var: int
-    sub: np.ndarray
-    var24: dict
-    lv_big: np.ndarray
-    names24: list
-    big_entry: dict
-    pool: dict
-    floor: dict
-    rd_entry: dict
-    phase: tuple
-    exists: np.ndarray
-    m_derived: Evidence
-    m_hand_same: Evidence
-    gap_stereo_derived: float
-    gaps_out: list
-    m_out: dict
-    worst: tuple
     L_ow: np.ndarray | None
-    gap_ow: list
-    m_ow: Evidence | None
-
-    @classmethod
-    def collect(cls, namespace: dict) -> "Results":
-        """The page's variables of these names (``globals()`` of the page)."""
-        return cls(**{f.name: namespace[f.name] for f in dataclasses.fields(cls)})
+    stored: dict
 
 
-def report(rec, results: Results) -> dict:
+@dataclass(frozen=True)
+class Params:
+    """The page's parameters the report reads (the rest it reads off the runs)."""
+
+    init: str
+    coupling: str
+    hand_schedule: list
+    appear_threshold: float
+    appear_threshold_check: list
+    init_seeds: int
+    coupling_seeds: int
+    record_every: int
+
+
+def report(rec, runs: Runs, params: Params) -> dict:
     """Write the depth chapter's records, the glue its prose reads and its closing
     tables.  Defined for the page ``book/depth.md``.
 
     Args:
         rec: the chapter's :class:`helpers.book.records.Records`.
-        results: what the page computed (:class:`Results`).
+        runs: the runs (:class:`Runs`); params: the parameters (:class:`Params`).
 
     Returns:
         ``{"summary": closing table, "in_short": closing paragraph, "check": the
         headline numbers as text}`` (Markdown and plain text); the records are saved
         (``rec.save()``).
     """
-    r = results
+    r = _read(runs, params)
     _setup(r)
-    stereo = _stereotypes(r)
+    _stereotypes(r)
     inits = _inits(r)
     var = _drops(r)
     g = _gating(r)
@@ -156,13 +96,86 @@ def report(rec, results: Results) -> dict:
     out = _outputs(r)
     _coupling(r)
     _cost(r)
-    recs = _records(rec, r, g, var, out, stereo)
+    recs = _records(rec, r, g, var, out)
     rec.save()
     return {
-        "summary": _summary(r, g, recs),
+        "summary": _summary(r, recs),
         "in_short": _in_short(r, g, var, out, inits, recs),
-        "check": _check(r, g, var, out, recs),
+        "check": _check(r, g, out, recs),
     }
+
+
+def _read(runs: Runs, p: Params) -> SimpleNamespace:
+    """What the page derives from its runs, by the same science functions, under the
+    page's names."""
+    relu, gh, gd = runs.relu, runs.gh, runs.gd
+    seeds = [int(s) for s in relu.seeds]
+    L_rank = networks.linear_losses(runs.ds)
+    L0 = 0.5 * float(np.sum(runs.ds.Y**2))
+    st = compare.stereotypes(relu.loss, gh.loss)
+    init_rows, init_evidence = compare.init_comparison(
+        relu.loss, runs.init_loss, st.i_r
+    )
+    prof = drops.drop_profile(relu.loss, gh.loss)
+    (big, big_entry), (rd, rd_entry) = runs.stored["scatter"], runs.stored["rounding"]
+    v24 = drops.stored_profile(seeds, relu.loss, gh.loss, big)
+    floor = drops.rounding_floor(
+        drops.same_start(relu.loss, seeds, rd), v24["levels_all"]
+    )
+    hand = Schedule(*p.hand_schedule)
+    derived, info, checks = gating.derived_schedules(
+        relu, gh, hand, p.appear_threshold, p.appear_threshold_check
+    )
+    dc = compare.derived_comparison(relu.loss, gh.loss, gd.loss, st.i_r)
+    po = compare.plateau_comparison(
+        relu, gh, prof["levels"], L_rank, L0, st.i_r, st.i_g
+    )
+    gap_ow, m_ow = compare.coupling_comparison(relu.loss, gh.loss, runs.L_ow)
+    return SimpleNamespace(
+        **vars(p),
+        SEEDS=seeds,
+        other_coupling="full" if p.coupling == "one-way" else "one-way",
+        epochs=int(relu.loss.shape[1] - 1),
+        width=int(relu.net.sizes[1]),
+        ds=runs.ds,
+        L_rank=L_rank,
+        relu=relu,
+        gh=gh,
+        gd=gd,
+        init_loss=runs.init_loss,
+        init_out=runs.init_out,
+        L_ow=runs.L_ow,
+        **vars(st),
+        init_rows=init_rows,
+        init_evidence=init_evidence,
+        levels=prof["levels"],
+        names_drop=prof["names"],
+        drops=prof["drops"],
+        scatter=prof["scatter"],
+        scatter_bs=prof["scatter_bs"],
+        k_var=prof["k"],
+        sub=prof["sub"],
+        var24=v24,
+        names24=v24["names"],
+        pool=v24["pool"],
+        big_entry=big_entry,
+        floor=floor,
+        rd_entry=rd_entry,
+        hand=hand,
+        derived=derived,
+        info=info,
+        checks=checks,
+        phase=gating.gating_phase(relu)[0],
+        exists=gating.context_gating(relu, L_rank),
+        m_derived=dc["m_derived"],
+        m_hand_same=dc["m_hand_same"],
+        gap_stereo_derived=dc["gap_stereo"],
+        gaps_out=po["gaps"],
+        m_out=po["matches"],
+        worst=po["worst"],
+        gap_ow=gap_ow,
+        m_ow=m_ow,
+    )
 
 
 def _setup(r):
@@ -267,10 +280,18 @@ def _inits(r) -> dict:
 
 
 def _drops(r) -> dict:
-    gh, levels, drops = r.gh, r.levels, r.drops
-    scatter, scatter_bs, k_var, L0 = r.scatter, r.scatter_bs, r.k_var, _L0(r)
-    names = r.names_drop
-    lv_g = plateau_levels(gh.loss)
+    """The variance of the drops: this execution's seeds, the stored 24 + 24 seeds
+    (the verdict) and the rounding floor."""
+    _glue_levels(r)
+    here = _drops_here(r)
+    var = _drops_stored(r, here)
+    _glue_rounding(r, var["sd24"])
+    return {**here, **var}
+
+
+def _glue_levels(r):
+    levels, L0 = r.levels, _L0(r)
+    lv_g = plateau_levels(r.gh.loss)
     glue("depth_levels", ", ".join(f"{x:.1f}" for x in levels))
     glue("depth_levels_gdln", ", ".join(f"{x:.1f}" for x in lv_g))
     glue("depth_level_third", float(levels[2]) if levels.size > 2 else float("nan"))
@@ -286,7 +307,13 @@ def _drops(r) -> dict:
         else "Both networks rest at the same levels (a level counts when at least half "
         "the runs rest there).",
     )
-    glue("depth_n_drops", len(names))
+    glue("depth_n_drops", len(r.names_drop))
+
+
+def _drops_here(r) -> dict:
+    """The drops on this execution's seeds, and 4 + 4 seed subsets of them."""
+    drops, scatter, scatter_bs, k_var = r.drops, r.scatter, r.scatter_bs, r.k_var
+    names = r.names_drop
     sd = {k: np.nanstd(v, axis=0, ddof=1) for k, v in drops.items()}
     glue("depth_sd_first_relu", float(sd["relu"][0]))
     glue("depth_sd_first_gdln", float(sd["hand"][0]))
@@ -341,6 +368,23 @@ def _drops(r) -> dict:
     ok = np.isfinite(sub[:, 0])
     lo4, hi4 = np.nanpercentile(sub[ok, 0], [5, 95])
     se4 = med(sub[ok, 1])
+    return {
+        "sd": sd,
+        "verdict_drop": verdict_drop,
+        "n_same": n_same,
+        "ev": ev,
+        "fail4": fail4,
+        "lo4": lo4,
+        "hi4": hi4,
+        "se4": se4,
+        "var_log": var_log,
+    }
+
+
+def _drops_stored(r, h) -> dict:
+    """The verdict on the stored run's 24 + 24 seeds ([rulebook-noise]); this
+    execution's seeds and 4 + 4 subsets of them are the seeds' variants."""
+    ev, var_log, lo4, hi4, se4 = h["ev"], h["var_log"], h["lo4"], h["hi4"], h["se4"]
     # the verdict: the stored run of 24 + 24 seeds ([rulebook-noise]); this
     # execution's seeds and 4 + 4 subsets of them are the seeds' variants
     v24 = r.var24
@@ -407,6 +451,15 @@ def _drops(r) -> dict:
     glue("depth_v24_command", r.big_entry["command"])
     glue("depth_v24_seconds", float(r.big_entry["seconds"]) / 60)
     glue("depth_v24_machine", r.big_entry["machine"])
+    return {
+        "evidence": _sorted_variants(ev24, seeds=seeds, definition=definition),
+        "verdict24": verdict24,
+        "sd24": sd24,
+        "same_order": same_order,
+    }
+
+
+def _glue_rounding(r, sd24):
     # the rounding floor: same initial weights, other sums
     fl, n_rd = r.floor, len(r.rd_entry["seeds"])
     glue("depth_rd_n", n_rd)
@@ -443,16 +496,6 @@ def _drops(r) -> dict:
         ),
     )
     glue("depth_rd_sd_relu_last", float(sd24["relu"][-1]))
-    return {
-        "evidence": _sorted_variants(ev24, seeds=seeds, definition=definition),
-        "verdict_drop": verdict_drop,
-        "verdict24": verdict24,
-        "n_same": n_same,
-        "sd": sd,
-        "sd24": sd24,
-        "same_order": same_order,
-        "fail4": fail4,
-    }
 
 
 def _or_nan(ev, criterion):
@@ -511,8 +554,6 @@ def _section4_reference(rec) -> float:
     its last recorded epoch (record ``census_over_training`` of the page
     ``book/contexts.md``, read from the folder this chapter's records go to); NaN where
     that record is missing."""
-    import json
-
     path = getattr(rec, "directory", None)
     path = None if path is None else path / "contexts.json"
     try:
@@ -545,25 +586,6 @@ def _sorted_variants(ev, **settings):
     return ev
 
 
-def _window_smaller(v, c):
-    """``smaller`` evidence of per-seed values ``v`` against ``c`` with the ratio's
-    interval over seeds, or None where there is nothing to compare."""
-    ok = np.isfinite(v) & np.isfinite(c)
-    v, c = v[ok], c[ok]
-    if ok.sum() < 2 or np.median(c) == 0:
-        return None
-    try:
-        iv = ratio_interval(v, c)
-    except ValueError:
-        return None
-    return Evidence(
-        float(np.median(v)),
-        compared=float(np.median(c)),
-        criterion="smaller",
-        ratio_interval=iv,
-    )
-
-
 def _share_near(v, alternative):
     """Evidence of per-seed shares ``v`` (layer 1 always on) held against 1, a bound
     a share cannot pass (:func:`helpers.core.measures.share_at_bound`); None where
@@ -579,60 +601,110 @@ def _range(v) -> str:
     return f"{v.min():.2f}–{v.max():.2f}" if v.size else "none"
 
 
-def _gating(r):
+def _gating(r) -> dict:
     """The gating claims of Section 6: the per-seed readings in the phase and in the
     other windows, and the glue of the section."""
-    relu, grid, phase, levels = r.relu, r.relu.grid, r.phase, r.levels
-    S = len(r.SEEDS)
-    strict1 = relu.always_on[:, :, 0]
-    strict2 = relu.always_on[:, :, 1]
-    lin1, lin2 = relu.linear_l1_change, relu.linear_l2_change
-    snap2 = relu.functional("snap_change")
+    g = _gating_series(r)
+    g["verdict_at"] = _always_on_by_epoch(g)
+    _glue_layer1(r, g)
+    _glue_layer2(r, g)
+    _glue_phase(r, g)
+    _glue_nested(r, g)
+    g.update(_windows(r, g))
+    _glue_windows(r, g)
+    return g
+
+
+def _fall_epoch(grid, share, below=0.5):
+    """Per seed, the first record after the share's maximum where it is below
+    ``below``."""
+    out = []
+    for row in share:
+        k0 = int(np.argmax(row))
+        after = np.flatnonzero(row[k0:] < below)
+        out.append(grid[k0 + after[0]] if after.size else np.nan)
+    return np.array(out, float)
+
+
+def _gating_series(r) -> dict:
+    """The ReLU runs' gating series, their means over rule 3's phase
+    (:func:`.gating.phase_means`), their verdicts record by record, and the epochs at
+    which layer 1's always-on share rises and falls."""
+    relu, grid, phase, S = r.relu, r.relu.grid, r.phase, len(r.SEEDS)
+    s = gating.gating_series(relu)
+    strict1, lin1, lin2 = s["strict1"], s["lin1"], s["lin2"]
     fshare = {c: relu.functional(c) for c in ("common", "mixed", "single", "other")}
-    snap_all = np.median(relu.snap_all, axis=0)
     in_phase = (grid >= phase[0]) & (grid <= phase[1])
-    strict1_ph = strict1[:, in_phase].mean(axis=1)
-    single_ph = fshare["single"][:, in_phase].mean(axis=1)
-    mixed_ph = fshare["mixed"][:, in_phase].mean(axis=1)
-    lin1_ph, lin2_ph = lin1[:, in_phase].mean(axis=1), lin2[:, in_phase].mean(axis=1)
-    k_end = int(np.flatnonzero(in_phase)[-1])
-    iv_lin = ratio_interval(lin1_ph, lin2_ph)
-    iv_l2 = ratio_interval(single_ph, mixed_ph)
-    v_lin_at = smaller_by_epoch(lin1, lin2, grid)
-    v_mix_at = smaller_by_epoch(fshare["single"], fshare["mixed"], grid)
-    alt1 = med(strict1[:, 0])
+    ph = gating.phase_means(relu, in_phase)
+    # the first plateau (the linear part learned, no context units yet)
+    k_pre = plateau_record(relu, r.levels[1])
+    ok_pre = k_pre >= 0
+    # "late": once a run's loss is below half its initial value
+    t_half = np.array([level_times(L, (0.5,))[0] for L in relu.loss])
+    late = grid[None, :] >= t_half[:, None]
+    # the always-on phase of each run: from the first record at which the share is
+    # above one half to the record at which it falls below one half again
+    t_fall = _fall_epoch(grid, strict1)
+    t_rise = np.array([grid[np.argmax(row >= 0.5)] for row in strict1], float)
+    on = [(grid >= t_rise[k]) & (grid <= t_fall[k]) for k in range(S)]
+    return {
+        "grid": grid,
+        "in_phase": in_phase,
+        "strict1": strict1,
+        "lin1": lin1,
+        "lin2": lin2,
+        "snap2": s["snap2"],
+        "fshare": fshare,
+        "snap_all": np.median(relu.snap_all, axis=0),
+        **{f"{k}_ph": v for k, v in ph.items()},
+        "k_end": int(np.flatnonzero(in_phase)[-1]),
+        "iv_lin": ratio_interval(ph["lin1"], ph["lin2"]),
+        "iv_l2": ratio_interval(ph["single"], ph["mixed"]),
+        "v_lin_at": smaller_by_epoch(lin1, lin2, grid),
+        "v_mix_at": smaller_by_epoch(fshare["single"], fshare["mixed"], grid),
+        "alt1": med(strict1[:, 0]),
+        "lin1_ok": np.median(lin1, axis=0) <= rb.PHASE_SNAP,
+        "nn": relu.non_nested,
+        "zero2": np.all(relu.non_nested[:, :, 1] == 0, axis=0),
+        "pre": (np.flatnonzero(ok_pre), k_pre[ok_pre]),
+        "ok_pre": ok_pre,
+        "t_half": t_half,
+        "late": late,
+        "t_fall": t_fall,
+        "t_rise": t_rise,
+        "before_fall": np.array([np.nanmax(lin1[k, on[k]]) for k in range(S)]),
+        "single_late": np.array(
+            [fshare["single"][k, late[k]].mean() for k in range(S)]
+        ),
+    }
+
+
+def _always_on_by_epoch(g):
+    """The rulebook's "near" of layer 1's always-on share against 1 at every record,
+    as a function of the verdict giving the epochs where it is that verdict."""
+    strict1, grid = g["strict1"], g["grid"]
     v1 = {
         int(e): rb.verdict(
             Evidence(
                 med(strict1[:, k]),
                 compared=1.0,
                 spread=seed_spread(strict1[:, k]),
-                alternative=alt1,
+                alternative=g["alt1"],
                 criterion="near",
             )
         )
         for k, e in enumerate(grid)
     }
-    lin1_ok = np.median(lin1, axis=0) <= rb.PHASE_SNAP
-    nn = relu.non_nested
-    # the first plateau (the linear part learned, no context units yet)
-    k_pre = plateau_record(relu, levels[1])
-    ok_pre = k_pre >= 0
-    pre = (np.flatnonzero(ok_pre), k_pre[ok_pre])
-    # "late": once a run's loss is below half its initial value
-    t_half = np.array([level_times(L, (0.5,))[0] for L in relu.loss])
-    late = grid[None, :] >= t_half[:, None]
 
-    def fall_epoch(share, below=0.5):
-        out = []
-        for row in share:
-            k0 = int(np.argmax(row))
-            after = np.flatnonzero(row[k0:] < below)
-            out.append(grid[k0 + after[0]] if after.size else np.nan)
-        return np.array(out, float)
+    def verdict_at(v):
+        return epoch_ranges(grid, [v1[int(e)] == v for e in grid])
 
-    t_fall = fall_epoch(strict1)
-    single_late = np.array([fshare["single"][s, late[s]].mean() for s in range(S)])
+    return verdict_at
+
+
+def _glue_layer1(r, g):
+    relu, levels, pre, ok_pre = r.relu, r.levels, g["pre"], g["ok_pre"]
+    strict1, lin1, lin2, t_fall = g["strict1"], g["lin1"], g["lin2"], g["t_fall"]
     glue("depth_l1_strict_end", med(strict1[:, -1]))
     glue("depth_l1_strict_init", med(strict1[:, 0]))
     glue("depth_l1_strict_pre", med(strict1[pre]) if ok_pre.any() else float("nan"))
@@ -643,49 +715,55 @@ def _gating(r):
     glue("depth_l1_lin_end", 100 * med(lin1[:, -1]))
     glue("depth_l2_lin_end", 100 * med(lin2[:, -1]))
     glue("depth_l12_ratio", med(lin2[:, -1]) / med(lin1[:, -1]))
-    glue("depth_l2_strict_end", med(strict2[:, -1]))
+    glue("depth_l2_strict_end", med(relu.always_on[:, -1, 1]))
     glue("depth_l1_lin_loss", med(relu.linear_l1_loss[:, -1]))
     glue("depth_final_loss", med(relu.loss[:, -1]))
-    # the always-on phase of each run: from the first record at which the share is
-    # above one half to the record at which it falls below one half again
-    t_rise = np.array([grid[np.argmax(row >= 0.5)] for row in strict1], float)
-    before_fall = np.array(
-        [
-            np.nanmax(lin1[s, (grid >= t_rise[s]) & (grid <= t_fall[s])])
-            for s in range(S)
-        ]
-    )
-    glue("depth_l1_lin_before_fall", 100 * med(before_fall))
-    glue("depth_l1_rise", med(t_rise))
+    glue("depth_l1_lin_before_fall", 100 * med(g["before_fall"]))
+    glue("depth_l1_rise", med(g["t_rise"]))
     glue("depth_l1_itemdep", med(relu.item_dependent[:, -1, 0]))
+    glue("depth_l1_holds", g["verdict_at"]("reproduced"))
+    glue("depth_l1_partly", g["verdict_at"]("partly reproduced"))
+    glue("depth_l1_lin_ok", epoch_ranges(g["grid"], g["lin1_ok"]))
+
+
+def _glue_layer2(r, g):
+    relu, fshare, snap2, late = r.relu, g["fshare"], g["snap2"], g["late"]
+    single_late = g["single_late"]
     for c in ("common", "mixed", "single"):
         glue(f"depth_f2_{c}_end", med(fshare[c][:, -1]))
     glue("depth_snap2_end", 100 * med(snap2[:, -1]))
-    snap2_late = [snap2[s, late[s]].mean() for s in range(S)]
+    snap2_late = [snap2[s, late[s]].mean() for s in range(len(r.SEEDS))]
     glue("depth_snap2_late", 100 * med(snap2_late))
     glue("depth_single_late", med(single_late))
     glue("depth_single_late_range", f"{single_late.min():.2f}–{single_late.max():.2f}")
-    glue("depth_t_half", med(t_half))
+    glue("depth_t_half", med(g["t_half"]))
     glue("depth_w2_single_end", med(relu.share(1, "single")[:, -1]))
     w2_cm = relu.share(1, "common")[:, -1] + relu.share(1, "mixed")[:, -1]
     glue("depth_w2_cm_end", med(w2_cm))
     glue("depth_l2_itemdep", med(relu.item_dependent[:, -1, 1]))
+    v_l2_end = rb.verdict(
+        Evidence(
+            med(fshare["single"][:, -1]),
+            compared=med(fshare["mixed"][:, -1]),
+            criterion="smaller",
+        )
+    )
+    glue("depth_clearly", rb.CLEARLY)
+    glue("depth_v_l2_end", v_l2_end)
+
+
+def _glue_phase(r, g):
+    """Rule 3's phase: the claims read there, and the first record after it."""
+    phase, grid, k_end, fshare = r.phase, g["grid"], g["k_end"], g["fshare"]
+    single_ph, mixed_ph = g["single_ph"], g["mixed_ph"]
+    iv_l2, iv_lin = g["iv_l2"], g["iv_lin"]
     glue("depth_phase", f"{phase[0]}–{phase[1]}")
     glue("depth_phase_snap", rb.PHASE_SNAP)
-    glue("depth_snap_all_end", 100 * med(relu.snap_all[:, -1]))
-    glue("depth_l1_strict_phase", med(strict1_ph))
-    glue("depth_l1_strict_phase_end", med(strict1[:, k_end]))
-
-    def verdict_at(v):
-        return epoch_ranges(grid, [v1[int(e)] == v for e in grid])
-
-    glue("depth_l1_holds", verdict_at("reproduced"))
-    glue("depth_l1_partly", verdict_at("partly reproduced"))
-    glue("depth_l1_lin_ok", epoch_ranges(grid, lin1_ok))
-    glue(
-        "depth_l1_lin_max_phase",
-        100 * float(np.max(np.median(lin1, axis=0)[in_phase])),
-    )
+    glue("depth_snap_all_end", 100 * med(r.relu.snap_all[:, -1]))
+    glue("depth_l1_strict_phase", med(g["strict1_ph"]))
+    glue("depth_l1_strict_phase_end", med(g["strict1"][:, k_end]))
+    lin1_med = np.median(g["lin1"], axis=0)
+    glue("depth_l1_lin_max_phase", 100 * float(np.max(lin1_med[g["in_phase"]])))
     glue("depth_f2_single_phase", med(single_ph))
     glue("depth_f2_mixed_phase", med(mixed_ph))
     glue("depth_f2_single_phase_end", med(fshare["single"][:, k_end]))
@@ -698,80 +776,67 @@ def _gating(r):
         ratio_interval=iv_l2,
     )
     glue("depth_l2_iv", f"{iv_l2[0]:.2f}–{iv_l2[1]:.2f}")
-    glue("depth_l2_by_epoch", verdicts_over_training(v_mix_at, grid))
-    glue("depth_lin_by_epoch", verdicts_over_training(v_lin_at, grid))
-    glue("depth_l1_lin_phase", 100 * med(lin1_ph))
-    glue("depth_l2_lin_phase", 100 * med(lin2_ph))
+    glue("depth_l2_by_epoch", verdicts_over_training(g["v_mix_at"], grid))
+    glue("depth_lin_by_epoch", verdicts_over_training(g["v_lin_at"], grid))
+    glue("depth_l1_lin_phase", 100 * med(g["lin1_ph"]))
+    glue("depth_l2_lin_phase", 100 * med(g["lin2_ph"]))
     glue("depth_lin_iv", f"{iv_lin[0]:.2f}–{iv_lin[1]:.2f}")
-    v_l2_end = rb.verdict(
-        Evidence(
-            med(fshare["single"][:, -1]),
-            compared=med(fshare["mixed"][:, -1]),
-            criterion="smaller",
-        )
-    )
     glue("depth_v_l2_phase", rb.verdict(ev_l2))
-    glue("depth_clearly", rb.CLEARLY)
-    glue("depth_v_l2_end", v_l2_end)
     glue("depth_f2_ratio_phase", med(single_ph) / med(mixed_ph))
     k_next = min(k_end + 1, grid.size - 1)  # the first record after the phase
     glue("depth_after_phase", int(grid[k_next]))
-    glue("depth_snap_all_next", 100 * float(snap_all[k_next]))
-    glue("depth_snap2_next", 100 * med(snap2[:, k_next]))
+    glue("depth_snap_all_next", 100 * float(g["snap_all"][k_next]))
+    glue("depth_snap2_next", 100 * med(g["snap2"][:, k_next]))
     glue(
         "depth_f2_ratio_next",
         med(fshare["single"][:, k_next]) / med(fshare["mixed"][:, k_next]),
     )
-    # Lemma 4.1 in layer 2: weight in non-nested units (layer 1: 0 by construction)
+
+
+def _glue_nested(r, g):
+    """Lemma 4.1 in layer 2: weight in non-nested units (layer 1: 0 by
+    construction)."""
+    nn, grid = g["nn"], g["grid"]
     glue("depth_nn1_max", float(np.nanmax(nn[:, :, 0])))
     glue("depth_nn2_end", med(nn[:, -1, 1]))
     glue("depth_nn2_end_max", float(np.nanmax(nn[:, -1, 1])))
-    glue("depth_nn2_max_after", float(np.nanmax(nn[:, grid > phase[1], 1])))
-    zero2 = np.all(nn[:, :, 1] == 0, axis=0)
-    glue("depth_nn2_zero", epoch_ranges(grid, zero2))
+    glue("depth_nn2_max_after", float(np.nanmax(nn[:, grid > r.phase[1], 1])))
+    glue("depth_nn2_zero", epoch_ranges(grid, g["zero2"]))
     glue("depth_nn2_zero_med", epoch_ranges(grid, np.median(nn[:, :, 1], axis=0) == 0))
     glue("depth_nn2_init", med(nn[:, 0, 1]))
-    # rule 5 ([rulebook-structure]): the claims are read where context gating
-    # exists; the other windows, rule 3's phase among them, are variants
+
+
+def _windows(r, g) -> dict:
+    """Rule 5 ([rulebook-structure]): the claims are read where context gating exists
+    (:func:`.gating.context_gating`); the other windows, rule 3's phase among them,
+    are variants.  Per window the readings (:func:`.gating.window_reading`) and the
+    evidence of each claim."""
+    relu, grid, phase, levels = r.relu, g["grid"], r.phase, r.levels
     exists = np.asarray(r.exists, bool)
     first_plateau = np.zeros_like(exists)
-    first_plateau[pre] = True
+    first_plateau[g["pre"]] = True
     last = np.zeros_like(exists)
     last[:, -1] = True
-    L_common = float(r.L_rank[-1])
-    primary = f"where context gating exists (loss below {L_common:.0f})"
+    primary = f"where context gating exists (loss below {float(r.L_rank[-1]):.0f})"
     masks = {
         primary: exists,
         f"rule 3's phase ({phase[0]}-{phase[1]})": np.broadcast_to(
-            in_phase, exists.shape
+            g["in_phase"], exists.shape
         ),
         "the context classes' weight above its initial value": context_weight_window(
             relu
         ),
         f"the end of training (epoch {int(grid[-1])})": last,
     }
-    if ok_pre.any():
+    if g["ok_pre"].any():
         masks[f"the first plateau (loss {levels[1]:.0f})"] = first_plateau
-    single, mixed = fshare["single"], fshare["mixed"]
-    chance = single[:, 0] / np.where(mixed[:, 0] > 0, mixed[:, 0], np.nan)
-    read = {}
-    for w, m in masks.items():
-        sw, mw = window_mean(single, m), window_mean(mixed, m)
-        read[w] = {
-            "strict1": window_mean(strict1, m),
-            "lin1": window_mean(lin1, m),
-            "lin2": window_mean(lin2, m),
-            "single": sw,
-            "mixed": mw,
-            "ratio": sw / np.where(mw > 0, mw, np.nan),
-            "snap_all": window_mean(relu.snap_all, m),
-            "snap2": window_mean(snap2, m),
-        }
+    chance = gating.chance_ratio(relu)
+    read = {w: gating.window_reading(relu, m) for w, m in masks.items()}
     ev_w = {
         w: {
-            "layer1_always_on": _share_near(x["strict1"], alt1),
-            "layer1_linear": _window_smaller(x["lin1"], x["lin2"]),
-            "layer2_mixed": _window_smaller(x["ratio"], chance),
+            "layer1_always_on": _share_near(x["strict1"], g["alt1"]),
+            "layer1_linear": gating.smaller(x["lin1"], x["lin2"]),
+            "layer2_mixed": gating.smaller(x["ratio"], chance),
         }
         for w, x in read.items()
     }
@@ -782,7 +847,7 @@ def _gating(r):
     x = read[primary]
     baseline = {
         "none: single-context against 2-of-3 units' own share (the first pass)": (
-            _window_smaller(x["single"], x["mixed"])
+            gating.smaller(x["single"], x["mixed"])
         )
     }
     variants["layer2_mixed_baseline"] = {
@@ -791,11 +856,27 @@ def _gating(r):
     t_exists = np.array(
         [grid[np.argmax(row)] if row.any() else np.nan for row in exists], float
     )
+    return {
+        "exists": exists,
+        "masks": masks,
+        "read": read,
+        "primary": primary,
+        "chance": chance,
+        "ev_w": ev_w,
+        "t_exists": t_exists,
+        "windows": variants,
+    }
+
+
+def _glue_windows(r, g):
+    """The glue of rule 5's window, of the first plateau, and the review's windows."""
+    x, chance = g["read"][g["primary"]], g["chance"]
+    t_exists, exists = g["t_exists"], g["exists"]
     glue("depth_rule5", rb.STRUCTURE_RULE)
-    glue("depth_L_common", L_common)
+    glue("depth_L_common", float(r.L_rank[-1]))
     glue("depth_exists_from", med(t_exists))
     glue("depth_exists_range", f"{np.nanmin(t_exists):.0f}–{np.nanmax(t_exists):.0f}")
-    glue("depth_n_exists", f"{int(exists.any(axis=1).sum())} of {S}")
+    glue("depth_n_exists", f"{int(exists.any(axis=1).sum())} of {len(r.SEEDS)}")
     glue("depth_w_strict1", med(x["strict1"]))
     glue("depth_w_lin1", 100 * med(x["lin1"]))
     glue("depth_w_lin2", 100 * med(x["lin2"]))
@@ -807,8 +888,8 @@ def _gating(r):
     glue("depth_w_snap2", 100 * med(x["snap2"]))
     glue("depth_chance", med(chance))
     glue("depth_chance_range", _range(chance))
-    fp = f"the first plateau (loss {levels[1]:.0f})" if ok_pre.any() else None
-    y = read[fp] if fp else None
+    fp = f"the first plateau (loss {r.levels[1]:.0f})" if g["ok_pre"].any() else None
+    y = g["read"][fp] if fp else None
     if fp:
         glue("depth_fp_lin1", 100 * med(y["lin1"]))
         glue("depth_fp_lin2", 100 * med(y["lin2"]))
@@ -816,6 +897,7 @@ def _gating(r):
     else:
         for k in ("depth_fp_lin1", "depth_fp_lin2", "depth_fp_lin_ratio"):
             glue(k, float("nan"))
+    grid, lin1, lin2, phase = g["grid"], g["lin1"], g["lin2"], r.phase
 
     # the review's windows of the first pass, by epochs (median over seeds of the
     # ratio of window means): from the first plateau on, and the phase without its
@@ -824,52 +906,11 @@ def _gating(r):
         m = (grid >= a) & (grid <= b)
         return med(window_mean(lin1, m)) / med(window_mean(lin2, m))
 
-    rev = {
+    g["rev"] = {
         "phase": epochs_ratio(phase[0], phase[1]),
         "phase_late": epochs_ratio(phase[0] + r.record_every, phase[1]),
         "plateau_on": epochs_ratio(5000, phase[1] + r.record_every),
         "first_plateau": med(y["lin1"] / y["lin2"]) if fp else float("nan"),
-    }
-    return_extra = {
-        "rev": rev,
-        "masks": masks,
-        "read": read,
-        "primary": primary,
-        "chance": chance,
-        "ev_w": ev_w,
-        "t_exists": t_exists,
-    }
-    return {
-        "grid": grid,
-        "strict1": strict1,
-        "lin1": lin1,
-        "lin2": lin2,
-        "snap2": snap2,
-        "fshare": fshare,
-        "snap_all": snap_all,
-        "strict1_ph": strict1_ph,
-        "single_ph": single_ph,
-        "mixed_ph": mixed_ph,
-        "lin1_ph": lin1_ph,
-        "lin2_ph": lin2_ph,
-        "k_end": k_end,
-        "iv_lin": iv_lin,
-        "iv_l2": iv_l2,
-        "v_lin_at": v_lin_at,
-        "v_mix_at": v_mix_at,
-        "verdict_at": verdict_at,
-        "lin1_ok": lin1_ok,
-        "nn": nn,
-        "zero2": zero2,
-        "pre": pre,
-        "ok_pre": ok_pre,
-        "t_half": t_half,
-        "t_rise": t_rise,
-        "t_fall": t_fall,
-        "before_fall": before_fall,
-        "single_late": single_late,
-        "windows": variants,
-        **return_extra,
     }
 
 
@@ -1002,9 +1043,7 @@ def _coupling(r):
     glue("depth_gap_oneway", med(r.gap_ow))
     glue("depth_gap_oneway_relu", r.m_ow.value if r.m_ow is not None else float("nan"))
     glue("depth_n_oneway", r.coupling_seeds)
-    from . import match_runs
-
-    m_same = match_runs(r.relu.loss, r.gh.loss[: max(r.coupling_seeds, 1)])
+    m_same = compare.match_runs(r.relu.loss, r.gh.loss[: max(r.coupling_seeds, 1)])
     glue("depth_gap_runs_same_ow", m_same.value)
     glue(
         "depth_final_oneway",
@@ -1035,37 +1074,72 @@ def _cost(r):
     glue("depth_flop", 2 * 3 * r.epochs * P * (11 * w + w * w + w * 60) / 1e12)
 
 
-def _records(rec, r, g, var, out, stereo) -> dict:
-    S, epochs, phase, grid = len(r.SEEDS), r.epochs, r.phase, g["grid"]
-    strict1, lin1, lin2 = g["strict1"], g["lin1"], g["lin2"]
-    fshare, nn = g["fshare"], g["nn"]
-    verdict_at = g["verdict_at"]
-    at_ = lambda M: {int(e): med(M[:, k]) for k, e in enumerate(grid)}  # noqa: E731
-    story = [int(e) for e in grid if e % 2500 == 0]
-    x, prim = g["read"][g["primary"]], g["primary"]
-    win = (
-        f"{prim}: per seed the records with loss below the common-only level, "
+def _records(rec, r, g, var, out) -> dict:
+    """The chapter's records, in order, and the glue of the gating verdicts."""
+    ref = _section4_reference(rec)
+    gating_recs = [
+        _rec_layer1_always_on(r, g),
+        _rec_layer1_linear(r, g),
+        _rec_layer1_over_training(r, g),
+        _rec_layer2_mixed(r, g, ref),
+    ]
+    recs = kit.add_all(rec, gating_recs)
+    glue("depth_v_always", recs["layer1_always_on"]["verdict"])
+    glue("depth_v_linear", recs["layer1_linear"]["verdict"])
+    glue("depth_v_mixed", recs["layer2_mixed"]["verdict"])
+    glue("depth_w_lin_iv", _iv(gating_recs[1][1].ratio_interval))
+    glue("depth_w_mixed_iv", _iv(gating_recs[3][1].ratio_interval))
+    glue(
+        "depth_sec4_ratio",
+        f"{ref:.2f} ({ref / med(g['chance']):.2f} times this network's chance)"
+        if np.isfinite(ref)
+        else "(not available: the Section 4 page's records are missing)",
+    )
+    _review(r, g, ref)
+    more = [
+        _rec_layer2_single_context(r, g),
+        _rec_gap(r),
+        _rec_init(r),
+        _rec_variance(r, var),
+        _rec_outputs(r, out),
+        _rec_switch(r),
+    ]
+    return {**recs, **kit.add_all(rec, more)}
+
+
+def _window_words(g) -> str:
+    return (
+        f"{g['primary']}: per seed the records with loss below the common-only level, "
         f"from epoch {med(g['t_exists']):.0f} (median) on"
     )
-    ev_l1 = _or_nan(g["ev_w"][prim]["layer1_always_on"], "near_bound").but(
-        epochs=at_(strict1), phase=list(phase)
+
+
+def _rec_layer1_always_on(r, g) -> tuple:
+    S, phase, grid, strict1 = len(r.SEEDS), r.phase, g["grid"], g["strict1"]
+    verdict_at = g["verdict_at"]
+    ev = _or_nan(g["ev_w"][g["primary"]]["layer1_always_on"], "near_bound").but(
+        epochs={int(e): med(strict1[:, k]) for k, e in enumerate(grid)},
+        phase=list(phase),
     )
-    ev_l1 = _sorted_variants(ev_l1, window=g["windows"]["layer1_always_on"])
-    out_ = {}
-    out_["layer1_always_on"] = rec.add(
-        "layer1_always_on",
-        ev_l1,
-        f"share of layer-1 weight in units on for all 24 datapoints, averaged {win} "
+    ev = _sorted_variants(ev, window=g["windows"]["layer1_always_on"])
+    note = (
+        f"share of layer-1 weight in units on for all 24 datapoints, averaged "
+        f"{_window_words(g)} "
         f"(rulebook rule 5), median over {S} seeds (alternative: the share at "
         f"initialisation, {med(strict1[:, 0]):.3f}); in rule 3's phase "
         f"{phase[0]}-{phase[1]} "
-        f"{med(g['strict1_ph']):.3f}, at epoch {epochs} {med(strict1[:, -1]):.3f}; "
+        f"{med(g['strict1_ph']):.3f}, at epoch {r.epochs} {med(strict1[:, -1]):.3f}; "
         f"near 1 by the rulebook's 'near' at epochs {verdict_at('reproduced')}, "
         f"partly at {verdict_at('partly reproduced')}; in function (layer 1 made "
         f"linear changes the output by <= {rb.PHASE_SNAP:g}) at epochs "
-        f"{epoch_ranges(grid, g['lin1_ok'])}.",
+        f"{epoch_ranges(grid, g['lin1_ok'])}."
     )
-    ev_lin = _or_nan(g["ev_w"][prim]["layer1_linear"], "smaller").but(
+    return "layer1_always_on", ev, note
+
+
+def _rec_layer1_linear(r, g) -> tuple:
+    S, phase, grid, lin1, lin2 = len(r.SEEDS), r.phase, g["grid"], g["lin1"], g["lin2"]
+    ev = _or_nan(g["ev_w"][g["primary"]]["layer1_linear"], "smaller").but(
         epochs={
             int(e): {
                 "layer1": med(lin1[:, k]),
@@ -1076,36 +1150,47 @@ def _records(rec, r, g, var, out, stereo) -> dict:
         },
         phase=list(phase),
     )
-    ev_lin = _sorted_variants(ev_lin, window=g["windows"]["layer1_linear"])
-    out_["layer1_linear"] = rec.add(
-        "layer1_linear",
-        ev_lin,
+    ev = _sorted_variants(ev, window=g["windows"]["layer1_linear"])
+    note = (
         f"relative output change when layer 1 is made linear against the same change "
-        f"for layer 2, each averaged {win} (rule 5), median over {S} seeds; record "
+        f"for layer 2, each averaged {_window_words(g)} (rule 5), median over {S} "
+        f"seeds; record "
         f"by record (ratio of medians with its interval over seeds) it "
         f"{verdicts_over_training(g['v_lin_at'], grid)}; in rule 3's phase "
         f"{phase[0]}-{phase[1]} "
-        f"{med(g['lin1_ph']):.4f} vs {med(g['lin2_ph']):.4f}; at epoch {epochs} "
+        f"{med(g['lin1_ph']):.4f} vs {med(g['lin2_ph']):.4f}; at epoch {r.epochs} "
         f"{med(lin1[:, -1]):.3f} vs {med(lin2[:, -1]):.3f}; at most "
         f"{med(g['before_fall']):.3f} while the always-on share is above 1/2; "
         f"linearised loss {med(r.relu.linear_l1_loss[:, -1]):.3g} (trained "
-        f"{med(r.relu.loss[:, -1]):.3g}).",
+        f"{med(r.relu.loss[:, -1]):.3g})."
     )
-    out_["layer1_over_training"] = rec.add(
-        "layer1_over_training",
-        {
-            f"{e:05d}": {
-                "always_on": med(strict1[:, list(grid).index(e)]),
-                "linear_change": med(lin1[:, list(grid).index(e)]),
-            }
-            for e in story
-        },
-        f"median over {S} seeds at every 2500th epoch (keys: epochs); the always-on "
+    return "layer1_linear", ev, note
+
+
+def _rec_layer1_over_training(r, g) -> tuple:
+    grid, strict1, lin1 = g["grid"], g["strict1"], g["lin1"]
+    story = [int(e) for e in grid if e % 2500 == 0]
+    value = {
+        f"{e:05d}": {
+            "always_on": med(strict1[:, list(grid).index(e)]),
+            "linear_change": med(lin1[:, list(grid).index(e)]),
+        }
+        for e in story
+    }
+    note = (
+        f"median over {len(r.SEEDS)} seeds at every 2500th epoch (keys: epochs); the "
+        f"always-on "
         f"share rises above 1/2 at epoch {med(g['t_rise']):.0f} and falls below it at "
         f"epoch {med(g['t_fall']):.0f} (seeds: "
-        f"{', '.join(f'{t:.0f}' for t in g['t_fall'])}).",
+        f"{', '.join(f'{t:.0f}' for t in g['t_fall'])})."
     )
-    ev_l2 = _or_nan(g["ev_w"][prim]["layer2_mixed"], "smaller").but(
+    return "layer1_over_training", value, note
+
+
+def _rec_layer2_mixed(r, g, ref) -> tuple:
+    S, phase, grid, fshare = len(r.SEEDS), r.phase, g["grid"], g["fshare"]
+    x, nn = g["read"][g["primary"]], g["nn"]
+    ev = _or_nan(g["ev_w"][g["primary"]]["layer2_mixed"], "smaller").but(
         epochs={
             int(e): {
                 "single": med(fshare["single"][:, k]),
@@ -1117,18 +1202,16 @@ def _records(rec, r, g, var, out, stereo) -> dict:
         },
         phase=list(phase),
     )
-    ev_l2 = _sorted_variants(
-        ev_l2,
+    ev = _sorted_variants(
+        ev,
         window=g["windows"]["layer2_mixed"],
         baseline=g["windows"]["layer2_mixed_baseline"],
     )
-    ref = _section4_reference(rec)
-    out_["layer2_mixed"] = rec.add(
-        "layer2_mixed",
-        ev_l2,
+    note = (
         f"functional census of layer 2 (units snapped to context-level gates): the "
         f"ratio of the snapped output's single-context to 2-of-3 share, averaged "
-        f"{win} (rule 5), against chance, the same ratio at initialisation "
+        f"{_window_words(g)} (rule 5), against chance, the same ratio at "
+        f"initialisation "
         f"({med(g['chance']):.3f}, seeds {_range(g['chance'])}); median over {S} "
         f"seeds; in the window single {med(x['single']):.3f} vs 2-of-3 "
         f"{med(x['mixed']):.3f} (ratio per seed {_range(x['ratio'])}), where "
@@ -1139,41 +1222,32 @@ def _records(rec, r, g, var, out, stereo) -> dict:
         f"{med(g['mixed_ph']):.3f}; record by record (single against 2-of-3, ratio "
         f"of medians with its interval) 'clearly less' "
         f"{verdicts_over_training(g['v_mix_at'], grid)}; layer-2 weight in "
-        f"non-nested units (beyond Lemma 4.1) at epoch {epochs}: "
+        f"non-nested units (beyond Lemma 4.1) at epoch {r.epochs}: "
         f"{med(nn[:, -1, 1]):.4f} (zero at every record of every seed over epochs "
-        f"{epoch_ranges(grid, g['zero2'])}).",
+        f"{epoch_ranges(grid, g['zero2'])})."
     )
-    glue("depth_v_always", out_["layer1_always_on"]["verdict"])
-    glue("depth_v_linear", out_["layer1_linear"]["verdict"])
-    glue("depth_v_mixed", out_["layer2_mixed"]["verdict"])
-    glue("depth_w_lin_iv", _iv(ev_lin.ratio_interval))
-    glue("depth_w_mixed_iv", _iv(ev_l2.ratio_interval))
-    glue(
-        "depth_sec4_ratio",
-        f"{ref:.2f} ({ref / med(g['chance']):.2f} times this network's chance)"
-        if np.isfinite(ref)
-        else "(not available: the Section 4 page's records are missing)",
-    )
-    _review(r, g, ref)
+    return "layer2_mixed", ev, note
+
+
+def _rec_layer2_single_context(r, g) -> tuple:
     single_late = g["single_late"]
-    out_["layer2_single_context"] = rec.add(
-        "layer2_single_context",
-        med(single_late),
+    note = (
         f"single-context share of layer 2's snapped output, mean over the records "
         f"after the loss is below half its initial value (epoch "
-        f"{med(g['t_half']):.0f}, median), median over {S} seeds (range "
-        f"{single_late.min():.3f}-{single_late.max():.3f}).",
+        f"{med(g['t_half']):.0f}, median), median over {len(r.SEEDS)} seeds (range "
+        f"{single_late.min():.3f}-{single_late.max():.3f})."
     )
-    m_runs, m_ow = r.m_runs, r.m_ow
+    return "layer2_single_context", med(single_late), note
+
+
+def _rec_gap(r) -> tuple:
+    m_runs, m_ow, S = r.m_runs, r.m_ow, len(r.SEEDS)
     others = {
         f"{INIT_NAME[i]} ({r.init_rows[i]['seeds']} seeds)": ev
         for i, ev in r.init_evidence.items()
         if i != r.init
     }
-    ev_gap = _sorted_variants(r.m_stereo, init=others)
-    out_["gap_relu_gdln_stereotypes"] = rec.add(
-        "gap_relu_gdln_stereotypes",
-        ev_gap,
+    note = (
         f"time gap between the ReLU and GDLN stereotypes ({S} seeds each; GDLN: "
         f"hand-set schedule, {r.coupling} coupling, {r.init} init); spread: the larger "
         f"of the median gaps between two ReLU runs ({r.spread_relu:.3f}) and two GDLN "
@@ -1181,22 +1255,27 @@ def _records(rec, r, g, var, out, stereo) -> dict:
         f"mean curves {r.gap_mean:.3f}; other inits: init_sensitivity; "
         f"{r.other_coupling} coupling: seed s vs seed s "
         f"{m_ow.value if m_ow is not None else float('nan'):.3f} "
-        f"({r.coupling_seeds} seed(s)).",
+        f"({r.coupling_seeds} seed(s))."
     )
-    out_["init_sensitivity"] = rec.add(
-        "init_sensitivity",
-        r.init_rows,
+    ev = _sorted_variants(r.m_stereo, init=others)
+    return "gap_relu_gdln_stereotypes", ev, note
+
+
+def _rec_init(r) -> tuple:
+    note = (
         "per initialisation of the GDLN (hand-set schedule): time gaps to the ReLU "
         "runs and the rulebook's verdict on the median gap of seed s against seed s, "
         f"against the larger of the ReLU seed spread ({r.spread_relu:.3f}) and that "
-        "initialisation's own.",
+        "initialisation's own."
     )
-    k_var, scatter = r.k_var, r.scatter
+    return "init_sensitivity", r.init_rows, note
+
+
+def _rec_variance(r, var) -> tuple:
+    k_var, scatter, S = r.k_var, r.scatter, len(r.SEEDS)
     v24, sd24, fl = r.var24, var["sd24"], r.floor
     k24, n24 = v24["k"], len(r.pool["seeds"])
-    out_["variance_profile"] = rec.add(
-        "variance_profile",
-        var["evidence"],
+    note = (
         "ln(sd ReLU / sd GDLN) of the drop epoch at the worst drop "
         f"({r.names24[k24]}) over {n24} + {n24} seeds, this execution's pooled with "
         f"a stored run's (book/depth_runs, `{r.big_entry['command']}`; ratio "
@@ -1214,12 +1293,14 @@ def _records(rec, r, g, var, out, stereo) -> dict:
         f"{np.exp(scatter[k_var][0]):.2f}; rounding floor (same initial weights, "
         f"{len(r.rd_entry['seeds'])} seeds, float32 and float64 sums): the last drop "
         f"moves by up to {max(np.nanmax(m[-1:]) for m in fl['max'].values()):.0f} "
-        f"epochs (sd {fl['sd'][-1]:.0f}, against the GDLN's {sd24['hand'][-1]:.0f}).",
+        f"epochs (sd {fl['sd'][-1]:.0f}, against the GDLN's {sd24['hand'][-1]:.0f})."
     )
+    return "variance_profile", var["evidence"], note
+
+
+def _rec_outputs(r, out) -> tuple:
     worst, cand, relu_only = r.worst, out["cand"], out["relu_only"]
-    out_["plateau_outputs"] = rec.add(
-        "plateau_outputs",
-        out["evidence"],
+    note = (
         f"relative output gap ReLU vs GDLN (median over pairs of runs) at the shared "
         f"plateau below the rank-one map's loss ({float(r.L_rank[0]):.0f}; rule 5: "
         f"where the outputs carry more than the map every network learns first) where "
@@ -1229,22 +1310,25 @@ def _records(rec, r, g, var, out, stereo) -> dict:
         + "; ".join(f"{x[0]:.0f}: {x[2]:.4f} / {x[3]:.4f} / {x[4]:.4f}" for x in cand)
         + "; ReLU-only plateau(s): "
         + (", ".join(f"{x[0]:.0f}: {x[2]:.3f}" for x in relu_only) or "none")
-        + ".",
+        + "."
     )
-    out_["switch_epochs_derived"] = rec.add(
-        "switch_epochs_derived",
-        Evidence(r.derived.as_list(), compared=r.hand.as_list()),
+    return "plateau_outputs", out["evidence"], note
+
+
+def _rec_switch(r) -> tuple:
+    note = (
         "[start, context]: ReLU layer-2 appearance epochs (weight mass "
         f"{r.appear_threshold}) minus the lags of the hand-scheduled GDLN; time gap to "
         f"the ReLU stereotype {r.gap_stereo_derived:.3f} (hand-set "
         f"{r.m_stereo.value:.3f}); threshold "
         + ", ".join(f"{q:g}: {s_.as_list()}" for q, s_ in r.checks.items())
-        + ".",
+        + "."
     )
-    return out_
+    ev = Evidence(r.derived.as_list(), compared=r.hand.as_list())
+    return "switch_epochs_derived", ev, note
 
 
-def _summary(r, g, recs) -> str:
+def _summary(r, recs) -> str:
     where = f"where context gating exists, loss below {float(r.L_rank[-1]):.0f}"
     n24 = len(r.pool["seeds"])
     return claims_table(
@@ -1370,7 +1454,7 @@ def _in_short(r, g, var, out, inits, recs) -> str:
     )
 
 
-def _check(r, g, var, out, recs) -> str:
+def _check(r, g, out, recs) -> str:
     """The headline numbers as text (the page prints them; nbval compares them)."""
     names = (
         "layer1_always_on",

@@ -33,9 +33,13 @@ import sys
 import time
 from pathlib import Path
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["RUNS", "KINDS", "plain_descent", "scatter", "rounding", "load", "main"]
+from ...core import relns
+from ...core.engine import init_params, train
+from .networks import EPOCHS, HAND_SCHEDULE, LR, depth_gdln, depth_task, relu_depth
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Where the stored runs live.
@@ -73,9 +77,6 @@ def plain_descent(params0, X, Y, lr: float, epochs: int, dtype) -> np.ndarray:
         the loss curves, ``(seeds, epochs + 1)`` (or ``(epochs + 1,)`` for one start),
         as float64.
     """
-    import jax
-    import jax.numpy as jnp
-
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
@@ -112,14 +113,8 @@ def plain_descent(params0, X, Y, lr: float, epochs: int, dtype) -> np.ndarray:
 
 
 def _setup():
-    import helpers as h
-
-    from . import HAND_SCHEDULE, depth_gdln, depth_task, relu_depth
-
     ds = depth_task()
-    relu = relu_depth(ds)
-    gdln = depth_gdln(ds, HAND_SCHEDULE)
-    return h, ds, relu, gdln
+    return ds, relu_depth(ds), depth_gdln(ds, HAND_SCHEDULE)
 
 
 def scatter(n: int, epochs: int | None = None, first: int = 0) -> dict:
@@ -136,20 +131,18 @@ def scatter(n: int, epochs: int | None = None, first: int = 0) -> dict:
         ``{"relu": (n, epochs + 1), "gdln": (n, epochs + 1), "seeds": (n,)}``,
         float32 curves.
     """
-    from . import EPOCHS, LR
-
     n = _check_seeds(n)
-    h, ds, relu, gdln = _setup()
+    ds, relu, gdln = _setup()
     if isinstance(first, bool) or int(first) != first or first < 0:
         raise ValueError(f"first must be an integer >= 0, got {first!r}")
     seeds = list(range(int(first), int(first) + n))
     kw = dict(lr=LR, epochs=epochs or EPOCHS, seeds=seeds, record=())
-    L_relu = h.train(relu, ds.X, ds.Y, **kw).loss
-    net, p0 = h.relns.start(
+    L_relu = train(relu, ds.X, ds.Y, **kw).loss
+    net, p0 = relns.start(
         gdln, "authors", seeds, experiment="depth", relu_net=relu, X=ds.X,
         contexts=ds.contexts,
     )  # fmt: skip
-    L_gdln = h.train(net, ds.X, ds.Y, params0=p0, **kw).loss
+    L_gdln = train(net, ds.X, ds.Y, params0=p0, **kw).loss
     return {
         "relu": L_relu.astype(np.float32),
         "gdln": L_gdln.astype(np.float32),
@@ -168,13 +161,10 @@ def rounding(n: int, epochs: int | None = None) -> dict:
     Returns:
         ``{"float32": (n, epochs + 1), "float64": (n, epochs + 1), "seeds": (n,)}``.
     """
-    from . import EPOCHS, LR
-
     n = _check_seeds(n)
-    h, ds, relu, _ = _setup()
+    ds, relu, _ = _setup()
     starts = [
-        [np.asarray(W, np.float32) for W in h.engine.init_params(relu, s)]
-        for s in range(n)
+        [np.asarray(W, np.float32) for W in init_params(relu, s)] for s in range(n)
     ]
     stacked = [np.stack([p[k] for p in starts]) for k in range(3)]
     out = {"seeds": np.array(range(n))}
@@ -235,8 +225,6 @@ def main(argv=None) -> None:
     ap.add_argument("--epochs", type=int, default=None, help="fewer: tests only")
     a = ap.parse_args(argv)
     n = _check_seeds(a.seeds)
-    import jax
-
     t0, c0 = time.time(), time.process_time()
     if a.kind == "scatter":
         arrays = scatter(n, a.epochs, a.first)

@@ -1,0 +1,350 @@
+"""The loss curves' plateaus and drops, and how the drops scatter over seeds (Fig. 6b's
+"variance profiles", [rulebook-noise]); the rounding floor and the stored runs pooled
+in."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.measures import BOOTSTRAP
+
+
+def med(v) -> float:
+    """The chapter's median: NaN-skipping (a run that never reaches a level is NaN)."""
+    return float(np.nanmedian(v))
+
+
+def plateaus(
+    L, window: int = 500, tol: float = 2e-3, min_len: int = 1000
+) -> list[tuple[int, int, float]]:
+    """The plateaus of one loss curve: maximal stretches of at least ``min_len`` epochs
+    over
+    which the loss moves by less than ``tol * L(0)`` within any ``window`` epochs.
+
+    Returns ``(first epoch, last epoch, median loss)`` per plateau, in order.
+    """
+    L = np.asarray(L, float)
+    if L.ndim != 1 or L.size <= window:
+        raise ValueError(
+            f"plateaus needs a 1-D loss curve longer than window={window}, got shape "
+            f"{L.shape}"
+        )
+    if not L[0] > 0:
+        raise ValueError(f"plateaus: L(0) must be positive, got {L[0]}")
+    flat = np.abs(L[window:] - L[:-window]) < tol * L[0]
+    out = []
+    edges = np.flatnonzero(np.diff(np.r_[0, flat.astype(int), 0]))
+    for a, b in zip(
+        edges[::2], edges[1::2]
+    ):  # flat on [a, b): stretch [a, b - 1 + window]
+        stop = b - 1 + window
+        if stop - a + 1 >= min_len:
+            out.append((int(a), int(stop), float(np.median(L[a : stop + 1]))))
+    return out
+
+
+def plateau_levels(
+    curves, merge: float = 0.05, min_share: float = 0.5, **kw
+) -> np.ndarray:
+    """Loss levels at which the runs plateau, pooled over runs (descending).
+
+    Plateau medians (:func:`plateaus`) closer than ``merge * L(0)`` are merged; a level
+    is kept when at least ``min_share`` of the runs show it.
+    """
+    curves = np.atleast_2d(np.asarray(curves, float))
+    found = []
+    for k, L in enumerate(curves):
+        for _, _, lev in plateaus(L, **kw):
+            found.append((lev, k))
+    if not found:
+        return np.zeros(0)
+    found.sort(key=lambda x: -x[0])
+    tol = merge * curves[0, 0]
+    groups = [[found[0]]]
+    for lev, k in found[1:]:
+        if groups[-1][-1][0] - lev <= tol:
+            groups[-1].append((lev, k))
+        else:
+            groups.append([(lev, k)])
+    levels = [
+        np.median([g[0] for g in grp])
+        for grp in groups
+        if len({g[1] for g in grp}) >= min_share * len(curves)
+    ]
+    return np.asarray(levels, float)
+
+
+def drop_epochs(curves, levels) -> np.ndarray:
+    """Epoch of each drop in loss, per run: the first epoch at which the loss falls
+    below the
+    midpoint of two consecutive ``levels`` (descending; append 0 for the final descent).
+    ``(runs, len(levels) - 1)``; NaN where a run never gets there."""
+    curves = np.atleast_2d(np.asarray(curves, float))
+    levels = np.asarray(levels, float)
+    if levels.ndim != 1 or levels.size < 2 or np.any(np.diff(levels) >= 0):
+        raise ValueError(
+            f"levels must be a strictly decreasing sequence of >= 2 loss values, got "
+            f"{levels}"
+        )
+    mids = 0.5 * (levels[:-1] + levels[1:])
+    out = np.full((curves.shape[0], mids.size), np.nan)
+    for i, L in enumerate(curves):
+        for k, m in enumerate(mids):
+            hit = np.flatnonzero(L <= m)
+            if hit.size:
+                out[i, k] = hit[0]
+    return out
+
+
+def drop_durations(curves, levels, lo: float = 0.1, hi: float = 0.9) -> np.ndarray:
+    """How long each drop takes: epochs from ``hi`` to ``lo`` of the way between two
+    consecutive ``levels`` (e.g. 90 % to 10 % of the step).  ``(runs, drops)``; NaN if
+    never completed."""
+    levels = np.asarray(levels, float)
+    if not 0 <= lo < hi <= 1:
+        raise ValueError(f"need 0 <= lo < hi <= 1, got lo={lo}, hi={hi}")
+    curves = np.atleast_2d(np.asarray(curves, float))
+    out = np.full((curves.shape[0], levels.size - 1), np.nan)
+    for k in range(levels.size - 1):
+        a, b = levels[k], levels[k + 1]
+        upper = b + hi * (a - b)
+        lower = b + lo * (a - b)
+        for i, L in enumerate(curves):
+            h1 = np.flatnonzero(L <= upper)
+            h2 = np.flatnonzero(L <= lower)
+            if h1.size and h2.size:
+                out[i, k] = h2[0] - h1[0]
+    return out
+
+
+def log_scatter_ratio(a, b) -> tuple[float, float]:
+    """``(ln(sd(a) / sd(b)), its standard error)`` for two samples of event epochs (one
+    per run, NaN = never): how much more one network's drop scatters over seeds than the
+    other's.  The error is the normal-theory one of a log standard deviation,
+    ``sqrt(1 / (2 (n_a - 1)) + 1 / (2 (n_b - 1)))``."""
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if a.size < 2 or b.size < 2:
+        return float("nan"), float("nan")
+    sa, sb = a.std(ddof=1), b.std(ddof=1)
+    if sa <= 0 or sb <= 0:
+        return float("nan"), float("nan")
+    return float(np.log(sa / sb)), float(
+        np.sqrt(0.5 / (a.size - 1) + 0.5 / (b.size - 1))
+    )
+
+
+#: Inner resamples of :func:`scatter_bootstrap` (the standard error of each outer
+#: resample); fixed once, like :data:`helpers.core.measures.BOOTSTRAP`.
+INNER_RESAMPLES = 200
+
+
+def _log_sd_ratio(A, B):
+    """ln(sd(A) / sd(B)) along the last axis (NaN where either sd is 0)."""
+    sa, sb = A.std(axis=-1, ddof=1), B.std(axis=-1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.log(sa / sb)
+    r[~np.isfinite(r)] = np.nan
+    return r
+
+
+def scatter_bootstrap(a, b) -> tuple[float, tuple[float, float]]:
+    """The seed noise of ``ln(sd(a) / sd(b))`` (:func:`log_scatter_ratio`) by
+    bootstrap ([rulebook-noise]; Depth chapter, variance profiles): ``(se, (lo,
+    hi))``, the standard deviation of the log ratio over resamples of the seeds of each
+    side (with replacement), and the 90 % interval of that standard error when it is
+    recomputed on resamples of the seeds (a bootstrap of the bootstrap,
+    :data:`INNER_RESAMPLES` inner resamples).  Resamples in which one side has no
+    scatter (every draw the same seed) are left out."""
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if a.size < 2 or b.size < 2:
+        return float("nan"), (float("nan"), float("nan"))
+    rng = np.random.default_rng(BOOTSTRAP["seed"])
+
+    def se(x, y, n):
+        # (m, ...) samples -> bootstrap se of the log ratio per leading index
+        ix = rng.integers(0, x.shape[-1], x.shape[:-1] + (n, x.shape[-1]))
+        iy = rng.integers(0, y.shape[-1], y.shape[:-1] + (n, y.shape[-1]))
+        xs = np.take_along_axis(x[..., None, :].repeat(n, -2), ix, -1)
+        ys = np.take_along_axis(y[..., None, :].repeat(n, -2), iy, -1)
+        return np.nanstd(_log_sd_ratio(xs, ys), axis=-1, ddof=1)
+
+    point = float(se(a, b, BOOTSTRAP["resamples"]))
+    m = BOOTSTRAP["resamples"]
+    outer_a = a[rng.integers(0, a.size, (m, a.size))]
+    outer_b = b[rng.integers(0, b.size, (m, b.size))]
+    keep = (outer_a.std(axis=1) > 0) & (outer_b.std(axis=1) > 0)
+    draws = se(outer_a[keep], outer_b[keep], INNER_RESAMPLES)
+    lo, hi = np.nanpercentile(draws, BOOTSTRAP["percentiles"])
+    return point, (float(lo), float(hi))
+
+
+def subset_scatter_ratios(a, b, k: int, draws: int = 1000, seed: int = 0):
+    """``(draws, 2)``: :func:`log_scatter_ratio` (log ratio, normal-theory error) of
+    random subsets of ``k`` runs of each side (without replacement; Depth chapter: how
+    often a verdict on ``k + k`` seeds comes out one way)."""
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if min(a.size, b.size) < k or k < 2:
+        raise ValueError(f"need at least k = {k} >= 2 finite values on each side")
+    rng = np.random.default_rng(seed)
+    out = [
+        log_scatter_ratio(
+            rng.choice(a, k, replace=False), rng.choice(b, k, replace=False)
+        )
+        for _ in range(int(draws))
+    ]
+    return np.asarray(out, float)
+
+
+def drop_scatter(relu_loss, gdln_loss, levels_all) -> dict:
+    """The variance profile of two sets of runs at the drops between ``levels_all``.
+
+    Returns:
+        ``drops`` ``{"relu", "hand"}: (seeds, drops)`` epochs and their ``sd``,
+        ``pairs``, ``scatter`` (:func:`log_scatter_ratio` per drop), ``scatter_bs``
+        (:func:`scatter_bootstrap`), ``z`` (``|ln ratio| / error``) and ``k`` the
+        worst drop.
+    """
+    levels_all = np.asarray(levels_all, float)
+    drops = {
+        "relu": drop_epochs(relu_loss, levels_all),
+        "hand": drop_epochs(gdln_loss, levels_all),
+    }
+    n = levels_all.size - 1
+    pairs = [(drops["relu"][:, k], drops["hand"][:, k]) for k in range(n)]
+    scatter = [log_scatter_ratio(a, b) for a, b in pairs]
+    scatter_bs = [scatter_bootstrap(a, b) for a, b in pairs]
+    z = np.array([abs(v) / e for (v, _), (e, _) in zip(scatter, scatter_bs)])
+    sd = {k: np.nanstd(v, axis=0, ddof=1) for k, v in drops.items()}
+    return {
+        "drops": drops,
+        "sd": sd,
+        "pairs": pairs,
+        "scatter": scatter,
+        "scatter_bs": scatter_bs,
+        "z": z,
+        "k": int(np.nanargmax(z)),
+    }
+
+
+def rounding_floor(curves: dict, levels_all) -> dict:
+    """How far rounding alone moves each drop: the drop epochs of runs from the same
+    initial weights that differ only in the order and precision of their sums.
+
+    Args:
+        curves: ``{name: (seeds, epochs + 1)}``; the first entry is the reference
+            (the engine's float32 runs).
+        levels_all: the plateau levels and 0.
+
+    Returns:
+        ``drops`` and ``diff`` (against the reference) ``{name: (seeds, drops)}``,
+        ``max`` per drop ``|diff|``, ``sd`` per drop the standard deviation rounding
+        adds to one run (root mean square ``diff`` over sqrt 2).
+    """
+    names = list(curves)
+    if len(names) < 2:
+        raise ValueError("rounding_floor needs a reference and at least one other run")
+    drops = {k: drop_epochs(v, levels_all) for k, v in curves.items()}
+    ref = drops[names[0]]
+    diff = {k: drops[k] - ref for k in names[1:]}
+    allx = np.concatenate([diff[k] for k in names[1:]])
+    with np.errstate(invalid="ignore"):
+        sd = np.sqrt(np.nanmean(allx**2, axis=0) / 2)
+    return {
+        "drops": drops,
+        "diff": diff,
+        "max": {k: np.nanmax(np.abs(d), axis=0) for k, d in diff.items()},
+        "sd": sd,
+    }
+
+
+def pool_seeds(seeds, curves, stored_seeds, stored_curves) -> dict:
+    """This execution's runs pooled with a stored run's: the stored seeds not trained
+    here are added when their curves are as long as this execution's.  Returns
+    ``{name: pooled curves, "seeds": the pooled seeds, "added": the stored seeds
+    added}``."""
+    seeds = [int(x) for x in seeds]
+    if set(curves) != set(stored_curves):
+        raise ValueError(
+            f"curves {sorted(curves)} and stored_curves {sorted(stored_curves)} differ"
+        )
+    T = {np.shape(v)[-1] for v in curves.values()}
+    T_s = {np.shape(v)[-1] for v in stored_curves.values()}
+    new = [k for k, x in enumerate(stored_seeds) if int(x) not in seeds]
+    if T != T_s:
+        new = []  # other epochs (a test run): this execution's seeds alone
+    out = {
+        k: np.concatenate([np.asarray(v, float), np.asarray(stored_curves[k])[new]])
+        if new
+        else np.asarray(v, float)
+        for k, v in curves.items()
+    }
+    out["added"] = [int(stored_seeds[k]) for k in new]
+    out["seeds"] = seeds + out["added"]
+    return out
+
+
+def same_start(engine_loss, seeds, stored: dict) -> dict:
+    """The curves :func:`rounding_floor` compares: this execution's engine runs of the
+    stored rounding run's seeds and the stored float32 and float64 runs from the same
+    initial weights, cut to the seeds and epochs both have."""
+    seeds = [int(x) for x in seeds]
+    keep = [k for k, x in enumerate(stored["seeds"]) if int(x) in seeds]
+    if len(keep) < 1:
+        raise ValueError("no seed of the stored rounding run ran in this execution")
+    rows = [seeds.index(int(stored["seeds"][k])) for k in keep]
+    T = min(np.shape(engine_loss)[-1], stored["float32"].shape[-1])
+    out = {"engine, float32": np.asarray(engine_loss, float)[rows, :T]}
+    for k in ("float32", "float64"):
+        out[f"plain, {k}"] = np.asarray(stored[k], float)[keep, :T]
+    return out
+
+
+def drop_names(levels_all) -> list[str]:
+    """The drops between consecutive levels, named ``"66 → 30"``."""
+    return [f"{a:.0f} → {b:.0f}" for a, b in zip(levels_all[:-1], levels_all[1:])]
+
+
+def drop_profile(relu_loss, gdln_loss) -> dict:
+    """The drops of the ReLU and GDLN runs at the ReLU runs' plateaus (Depth chapter,
+    "The variance of the drops").
+
+    Returns:
+        :func:`drop_scatter`'s dict with ``levels`` (the plateaus), ``levels_all``
+        (and 0), ``names``, ``durs`` (:func:`drop_durations` per network) and ``sub``
+        (:func:`subset_scatter_ratios` of 4 + 4 seeds at the worst drop).
+    """
+    levels = plateau_levels(relu_loss)
+    levels_all = np.r_[levels, 0.0]
+    out = drop_scatter(relu_loss, gdln_loss, levels_all)
+    out.update(
+        levels=levels,
+        levels_all=levels_all,
+        names=drop_names(levels_all),
+        durs={
+            "relu": drop_durations(relu_loss, levels_all),
+            "hand": drop_durations(gdln_loss, levels_all),
+        },
+        sub=subset_scatter_ratios(*out["pairs"][out["k"]], 4),
+    )
+    return out
+
+
+def stored_profile(seeds, relu_loss, gdln_loss, big: dict) -> dict:
+    """The variance profile on this execution's runs pooled with the stored run ``big``
+    (:func:`pool_seeds`, :func:`drop_scatter` at the pooled ReLU runs' plateaus).
+
+    Returns:
+        :func:`drop_scatter`'s dict with ``pool``, ``levels_all`` and ``names``.
+    """
+    both = {"relu": relu_loss, "gdln": gdln_loss}
+    pool = pool_seeds(seeds, both, big["seeds"], {k: big[k] for k in both})
+    lv = np.r_[plateau_levels(pool["relu"]), 0.0]
+    out = drop_scatter(pool["relu"], pool["gdln"], lv)
+    out.update(pool=pool, levels_all=lv, names=drop_names(lv))
+    return out

@@ -1,0 +1,261 @@
+"""Where in training the paper's gating claims are read ([rulebook-phase],
+[rulebook-structure]), their verdict record by record, and the switch-on schedule
+derived from the epochs at which the ReLU network's gating patterns appear."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...book import rulebook
+from ...core.measures import Evidence, ratio_interval
+from .census import DepthRuns
+from .networks import Schedule
+
+
+def _stretches(mask) -> list[tuple[int, int]]:
+    """``(first, last)`` indices of each run of consecutive True in ``mask``."""
+    m = np.r_[False, np.asarray(mask, bool), False].astype(int)
+    edges = np.flatnonzero(np.diff(m))
+    return [(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2])]
+
+
+def training_phase(snap, grid, limit: float) -> tuple[int, int] | None:
+    """The phase of training in which a context-level description applies
+    ([rulebook-phase]): the longest run of consecutive records at which ``snap`` (the
+    output change when every unit is snapped to its context-level gate, median over
+    seeds) is at most ``limit``; ``(first, last)`` epochs, or None."""
+    runs = _stretches(np.asarray(snap, float) <= limit)
+    if not runs:
+        return None
+    k, j = max(runs, key=lambda r: r[1] - r[0])
+    return int(grid[k]), int(grid[j])
+
+
+def epoch_ranges(grid, mask) -> str:
+    """The recorded epochs ``grid`` where ``mask`` holds, as text (``first–last`` per
+    run of consecutive records; ``"none"`` when it holds nowhere)."""
+    grid = np.asarray(grid)
+    if np.shape(mask) != grid.shape:
+        raise ValueError(f"mask {np.shape(mask)} and grid {grid.shape} differ in shape")
+    parts = [(int(grid[k]), int(grid[j])) for k, j in _stretches(mask)]
+    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in parts) or "none"
+
+
+def smaller(v, c) -> Evidence | None:
+    """The rulebook's ``smaller`` evidence of per-seed values ``v`` against ``c``
+    (medians, with the ratio's bootstrap interval over seeds); None where there is
+    nothing to compare (fewer than 2 seeds, or ``c`` 0 in the median or in most
+    resamples)."""
+    ok = np.isfinite(v) & np.isfinite(c)
+    v, c = v[ok], c[ok]
+    if ok.sum() < 2 or np.median(c) == 0:
+        return None
+    try:
+        iv = ratio_interval(v, c)
+    except ValueError:
+        return None
+    return Evidence(
+        float(np.median(v)),
+        compared=float(np.median(c)),
+        criterion="smaller",
+        ratio_interval=iv,
+    )
+
+
+def smaller_by_epoch(values, compared, grid) -> dict:
+    """:func:`smaller`'s verdict at every recorded epoch (``values``, ``compared``:
+    ``(seeds, records)``): ``{epoch: verdict}``, ``"nothing to compare"`` where
+    :func:`smaller` has none."""
+    V, C = np.asarray(values, float), np.asarray(compared, float)
+    out = {}
+    for k, e in enumerate(np.asarray(grid)):
+        ev = smaller(V[:, k], C[:, k])
+        out[int(e)] = "nothing to compare" if ev is None else rulebook.verdict(ev)
+    return out
+
+
+def verdicts_over_training(by_epoch: dict, grid) -> str:
+    """``{epoch: verdict}`` of :func:`smaller_by_epoch` in words (Depth chapter): the
+    epochs where the claim holds, fails, is undecided, or has nothing to compare."""
+    grid = np.asarray(grid)
+
+    def at(v):
+        return epoch_ranges(grid, [by_epoch[int(e)] == v for e in grid])
+
+    text = f"holds at epochs {at('reproduced')}, fails at {at('not reproduced')}"
+    if "undecided" in by_epoch.values():
+        text += f", and the seeds cannot decide it at {at('undecided')}"
+    if "nothing to compare" in by_epoch.values():
+        text += f"; at {at('nothing to compare')} there is nothing to compare with"
+    return text
+
+
+def window_mean(values, window) -> np.ndarray:
+    """Per seed, the mean of ``values`` ``(seeds, records)`` over the records where
+    ``window`` (``(seeds, records)`` or ``(records,)``) holds; NaN where none does."""
+    V = np.asarray(values, float)
+    W = np.broadcast_to(np.asarray(window, bool), V.shape)
+    n = W.sum(axis=1)
+    tot = np.where(W, V, 0.0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, tot / np.maximum(n, 1), np.nan)
+
+
+def context_weight_window(runs: "DepthRuns") -> np.ndarray:
+    """``(seeds, records)``: where the weight of layer 2's context classes (every unit
+    not on in all contexts: 2-of-3, single-context, other) is above its value at
+    initialisation (Depth chapter: the window variant "the context classes' weight
+    above its initial value", [rulebook-structure])."""
+    m = sum(runs.class_mass(1, c) for c in ("mixed", "single", "other"))
+    return m > m[:, :1]
+
+
+def appearance_epoch(mass, grid, threshold: float = 0.3) -> float:
+    """Epoch at which a class of units appears: the first epoch at which its weight mass
+    (sum of ``|W_out[:, j]| |W_in[j, :]|`` over its units, :func:`layer_census`) reaches
+    ``threshold``, linearly interpolated between the recorded epochs ``grid``.  NaN if
+    it never does.
+
+    The mass is in the units of the network's map: small random weights give a class
+    about 1e-2, a class that carries part of the task's O(1) outputs has O(1) to O(10).
+    """
+    m = np.asarray(mass, float)
+    g = np.asarray(grid, float)
+    if m.shape != g.shape or m.ndim != 1:
+        raise ValueError(
+            f"mass and grid must be 1-D of equal length, got {m.shape} and {g.shape}"
+        )
+    if not (np.isfinite(threshold) and threshold > 0):
+        raise ValueError(f"threshold must be a positive weight mass, got {threshold}")
+    hit = m >= threshold
+    if not hit.any():
+        return float("nan")
+    k = int(np.argmax(hit))
+    if k == 0:
+        return float(g[0])
+    f = (threshold - m[k - 1]) / (m[k] - m[k - 1])
+    return float(g[k - 1] + f * (g[k] - g[k - 1]))
+
+
+def derive_schedule(
+    relu: DepthRuns,
+    gdln: DepthRuns,
+    reference: Schedule,
+    threshold: float = 0.3,
+    layer: int = 1,
+    resolution: int = 100,
+) -> tuple[Schedule, dict]:
+    """A switch-on schedule for the depth GDLN derived from the ReLU runs' gates.
+
+    In layer ``layer`` (0-based; the second hidden layer by default) the ReLU network's
+    common units (on in all contexts) and 2-of-3 units *appear* at the median over seeds
+    of :func:`appearance_epoch` (weight mass ``threshold``).  A GDLN pathway switched on
+    at epoch ``t_on`` appears a lag later; the lag is measured, by the same census, on
+    GDLN runs trained with the ``reference`` schedule (lag = appearance - switch-on).
+    The derived switch-on epochs are the ReLU appearance epochs minus these lags,
+    rounded to ``resolution`` epochs: ``start`` from the common class, ``context`` from
+    the 2-of-3 class.  Returns the schedule and the intermediate numbers.
+    """
+
+    def med(runs, cls):
+        m = runs.class_mass(layer, cls)
+        t = np.array(
+            [appearance_epoch(m[s], runs.grid, threshold) for s in range(m.shape[0])]
+        )
+        return float(np.nanmedian(t)), t
+
+    relu_common, relu_common_all = med(relu, "common")
+    relu_mixed, relu_mixed_all = med(relu, "mixed")
+    gdln_common, _ = med(gdln, "common")
+    gdln_mixed, _ = med(gdln, "mixed")
+    lag_common = gdln_common - reference.start
+    lag_context = gdln_mixed - reference.context
+    if not np.all(np.isfinite([relu_common, relu_mixed, lag_common, lag_context])):
+        raise ValueError(
+            "derive_schedule: a class never appears in the ReLU or GDLN runs"
+        )
+
+    def rnd(t):
+        return int(max(0, resolution * round(t / resolution)))
+
+    start = rnd(relu_common - lag_common)
+    context = max(start, rnd(relu_mixed - lag_context))
+    info = {
+        "relu_appear_common": relu_common,
+        "relu_appear_mixed": relu_mixed,
+        "relu_appear_common_seeds": relu_common_all,
+        "relu_appear_mixed_seeds": relu_mixed_all,
+        "gdln_appear_common": gdln_common,
+        "gdln_appear_mixed": gdln_mixed,
+        "lag_common": lag_common,
+        "lag_context": lag_context,
+        "threshold": threshold,
+    }
+    return Schedule(start, context), info
+
+
+def gating_phase(relu: DepthRuns) -> tuple[tuple[int, int], np.ndarray]:
+    """Rule 3's phase ([rulebook-phase]): where snapping both layers to context-level
+    gates changes the output by at most ``PHASE_SNAP`` (median over seeds), or the
+    record where it changes it least.  Returns ``(first, last)`` epochs and the mask of
+    ``relu.grid`` in it."""
+    snap_all = np.median(relu.snap_all, axis=0)
+    phase = training_phase(snap_all, relu.grid, rulebook.PHASE_SNAP)
+    if phase is None:
+        phase = (int(relu.grid[np.nanargmin(snap_all)]),) * 2
+    return phase, (relu.grid >= phase[0]) & (relu.grid <= phase[1])
+
+
+def gating_series(relu: DepthRuns) -> dict:
+    """``(seeds, records)`` series the gating claims read: ``strict1`` (layer 1's
+    always-on share), ``lin1``, ``lin2`` (output change when a layer is made linear),
+    ``single``, ``mixed`` (layer 2's functional shares), ``snap_all``, ``snap2``."""
+    return {
+        "strict1": relu.always_on[:, :, 0],
+        "lin1": relu.linear_l1_change,
+        "lin2": relu.linear_l2_change,
+        "single": relu.functional("single"),
+        "mixed": relu.functional("mixed"),
+        "snap_all": relu.snap_all,
+        "snap2": relu.functional("snap_change"),
+    }
+
+
+def phase_means(relu: DepthRuns, in_phase) -> dict:
+    """Per seed, the means over rule 3's phase of ``strict1``, ``lin1``, ``lin2``,
+    ``single`` and ``mixed`` (:func:`gating_series`).  Defined for the page
+    book/depth.md."""
+    s = gating_series(relu)
+    keys = ("strict1", "lin1", "lin2", "single", "mixed")
+    return {k: s[k][:, in_phase].mean(axis=1) for k in keys}
+
+
+def context_gating(relu: DepthRuns, L_rank) -> np.ndarray:
+    """Rule 5's window ([rulebook-structure]), ``(seeds, records)``: where a run's loss
+    is below the best linear map's (``L_rank[-1]``), so context gating exists."""
+    return rulebook.structure_window(relu.loss[:, relu.grid], L_rank[-1])
+
+
+def window_reading(relu: DepthRuns, mask) -> dict:
+    """Per seed, the gating series (:func:`gating_series`) averaged over ``mask``
+    (:func:`window_mean`), and ``ratio``: single-context over 2-of-3 share."""
+    s = gating_series(relu)
+    out = {k: window_mean(v, mask) for k, v in s.items()}
+    out["ratio"] = out["single"] / np.where(out["mixed"] > 0, out["mixed"], np.nan)
+    return out
+
+
+def chance_ratio(relu: DepthRuns) -> np.ndarray:
+    """Per seed, layer 2's single-context over 2-of-3 share at initialisation, where
+    gating is random: the chance the ``layer2_mixed`` claim is held against."""
+    single, mixed = relu.functional("single"), relu.functional("mixed")
+    return single[:, 0] / np.where(mixed[:, 0] > 0, mixed[:, 0], np.nan)
+
+
+def derived_schedules(relu, gdln, hand: Schedule, threshold: float, check) -> tuple:
+    """:func:`derive_schedule` at ``threshold`` and at every threshold of ``check``.
+    Returns ``(derived, info, {threshold: schedule})``."""
+    derived, info = derive_schedule(relu, gdln, hand, threshold=threshold)
+    thetas = sorted(set(check) | {threshold})
+    checks = {q: derive_schedule(relu, gdln, hand, threshold=q)[0] for q in thetas}
+    return derived, info, checks
