@@ -118,7 +118,11 @@ def test_every_paper_record_carries_the_variants_of_its_choices(written):
     for name, rec in stored.items():
         if registered[name]["kind"] != "paper":
             continue
-        assert set(rec["variants"]) == set(registered[name]["choices"]), name
+        # the rulebook's own: 'levels' where a short run leaves a level unreached,
+        # 'rounding' where the stored executions of another CPU disagree
+        extra = set(rec["variants"]) - set(registered[name]["choices"])
+        assert set(registered[name]["choices"]) <= set(rec["variants"]), name
+        assert extra <= {"levels", "rounding"}, name
         assert isinstance(rec["depends_on"], list), name
     init = [v["setting"] for v in stored["follows_reln_C4"]["variants"]["init"]]
     twins = ch.same_start(runs.sim[4], INIT)

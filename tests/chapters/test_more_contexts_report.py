@@ -111,7 +111,9 @@ def test_the_records_hold_the_numbers_of_the_science_functions(
         for k in range(1, C + 1):
             want = kit.med(by_k[C][:, -1, k])
             assert census[f"C{C}"][f"k{k}"] == pytest.approx(want, 1e-5)
-        assert fraction[f"C{C}"]["median"] == pytest.approx(kit.med(frac[C][:, -1]), 1e-5)
+        assert fraction[f"C{C}"]["median"] == pytest.approx(
+            kit.med(frac[C][:, -1]), 1e-5
+        )
         assert fraction[f"C{C}"]["(C-1)/C"] == pytest.approx((C - 1) / C, 1e-5)
     onehot = runs.onehot[4]["per_unit"] / 4
     assert fraction["C4"]["one-hot contexts"] == pytest.approx(kit.med(onehot), 1e-5)
