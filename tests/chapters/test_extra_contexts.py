@@ -5,9 +5,11 @@ import numpy as np
 import pytest
 
 import helpers as h
-from helpers.chapters import extra_contexts as cf
+from helpers.chapters.extra_contexts import closed_form as cf
+from helpers.chapters.extra_contexts import measures, networks
+from helpers.core import families
 from helpers.core.measures import functional_census, time_gap
-from helpers.core.relns import STD_COMMON, STD_CONTEXT, WIDTH, context_reln
+from helpers.core.relns import STD_COMMON, STD_CONTEXT, WIDTH, common_fit, context_reln
 
 CS = (2, 3, 4, 5)
 
@@ -32,7 +34,7 @@ def test_block_coefficients_rejects_bad_C(bad):
 @pytest.mark.parametrize("C", CS)
 def test_residual_formula_is_the_least_squares_residual(C):
     ds = h.contextual_task(C)
-    W, R = cf.common_fit(ds)
+    W, R = common_fit(ds)
     np.testing.assert_allclose(R, cf.residual_formula(ds), atol=1e-12)
     # the residual floor: (C-1)/2 ||B_c||_F^2 = 17 (C-1)/2 for the hierarchy
     assert 0.5 * np.sum(R**2) == pytest.approx(17 * (C - 1) / 2)
@@ -201,10 +203,12 @@ def test_census_by_contexts_on_and_node_reuse():
     W1[:, 0] = [1, 2, 1]
     W2 = np.zeros((60, 3))
     W2[0] = 1
-    sh = cf.census_by_contexts_on(G, W1, W2, ds.contexts, 3)
+    sh = families.census_by_contexts_on(G, W1, W2, ds.contexts, 3)
     np.testing.assert_allclose(sh, [0, 0.25, 0.5, 0.25])
-    assert cf.node_reuse_index(sh) == pytest.approx((0.25 * 1 + 0.5 * 2 + 0.25 * 3) / 3)
-    assert cf.node_reuse_index([0, 0, 1, 0]) == pytest.approx(2 / 3)
+    assert families.node_reuse_index(sh) == pytest.approx(
+        (0.25 * 1 + 0.5 * 2 + 0.25 * 3) / 3
+    )
+    assert families.node_reuse_index([0, 0, 1, 0]) == pytest.approx(2 / 3)
 
 
 def _units(ds, patterns, weights):
@@ -223,7 +227,7 @@ def test_functional_census_by_contexts_and_contexts_per_unit():
     ds = h.contextual_task(3)
     # a common unit, a 2-of-3 unit and a single-context unit, readouts 1, 2, 1
     W1, W2, _ = _units(ds, ["111", "110", "001"], [1.0, 2.0, 1.0])
-    fk = cf.functional_by_contexts_on(W1, W2, ds.X, ds.contexts, 3)
+    fk = families.functional_by_contexts_on(W1, W2, ds.X, ds.contexts, 3)
     # the units' outputs: 1 on 24 points, 2 on 16 points, 1 on 8 points
     norms = np.array([0, np.sqrt(8), 2 * np.sqrt(16), np.sqrt(24)])
     np.testing.assert_allclose(fk, norms / norms.sum())
@@ -231,16 +235,18 @@ def test_functional_census_by_contexts_and_contexts_per_unit():
     fc = functional_census(W1, W2, ds.X, ds.contexts, 3)
     assert fc["snap_change"] == pytest.approx(0.0)  # gates are context-level already
     assert fc["common"] == pytest.approx(fk[3]) and fc["mixed"] == pytest.approx(fk[2])
-    assert cf.contexts_per_unit([0, 0.25, 0.5, 0.25]) == pytest.approx(2.0)
-    assert cf.contexts_per_unit(fk) == pytest.approx(np.dot(fk, np.arange(4)))
-    assert cf.node_reuse_index(fk) == pytest.approx(cf.contexts_per_unit(fk) / 3)
+    assert families.contexts_per_unit([0, 0.25, 0.5, 0.25]) == pytest.approx(2.0)
+    assert families.contexts_per_unit(fk) == pytest.approx(np.dot(fk, np.arange(4)))
+    assert families.node_reuse_index(fk) == pytest.approx(
+        families.contexts_per_unit(fk) / 3
+    )
 
 
 def test_unit_profile_of_the_units_on_in_three_of_five():
     ds = h.contextual_task(5)
     W1, W2, ctx = _units(ds, ["11100", "11111", "01011"], [1.0, 1.0, 3.0])
     G = (W1 @ ds.X > 0).astype(float)
-    p = cf.unit_profile(G, W1, W2, ds.contexts, 5, 3, ctx)
+    p = measures.unit_profile(G, W1, W2, ds.contexts, 5, 3, ctx)
     w = np.linalg.norm(W2, axis=0) * np.linalg.norm(W1, axis=1)
     assert p["share"] == pytest.approx((w[0] + w[2]) / w.sum())
     assert p["active_on"] == pytest.approx(8.0) and p["active_off"] == pytest.approx(
@@ -289,10 +295,10 @@ def test_start_stds_and_the_closed_form_they_imply():
 
 def test_the_family_holds_every_k_and_the_census_mixture():
     by_k = np.array([0.0, 0.01, 0.02, 0.45, 0.5, 0.02])  # C = 5: 4 and 3 lead
-    fam = cf.family_sets(5, by_k)
+    fam = families.family_sets(5, by_k)
     assert set(fam) == {"1-of-5", "2-of-5", "3-of-5", "4-of-5", "5-of-5", "4+3-of-5"}
     assert fam["4+3-of-5"] == (4, 3)
-    fam3 = cf.family_sets(3, np.array([0, 0.01, 0.7, 0.29]), [(2, 1)])
+    fam3 = families.family_sets(3, np.array([0, 0.01, 0.7, 0.29]), [(2, 1)])
     assert "2+1-of-3" in fam3 and fam3["2+1-of-3"] == (2, 1)
 
 
@@ -309,7 +315,7 @@ def test_k_of_c_reln_matches_the_named_relns():
 
 
 def test_smallest_rise_is_the_worst_step():
-    out = cf.smallest_rise({3: [0.70, 0.72], 4: [0.74, 0.75], 5: [0.73, 0.76]})
+    out = measures.smallest_rise({3: [0.70, 0.72], 4: [0.74, 0.75], 5: [0.73, 0.76]})
     assert out["step"] == "4 to 5" and out["value"] < 0.01
     assert out["spread"] == pytest.approx(0.03)
     lo, hi = out["interval"]
@@ -319,24 +325,24 @@ def test_smallest_rise_is_the_worst_step():
 def test_appendix_f_shares_the_relu_width_out_and_keeps_the_paper_s_relns():
     # the authors' ReLNs: 7, 5 and 6 pathways of 100 units against 700, 500, 600
     for C, ks, total in ((3, (2, 1), 700), (4, (3,), 500), (5, (4,), 600)):
-        assert cf.member_width(ks, C, total, 100) == 100
-    assert cf.pathway_count((3,), 5) == 11
-    assert cf.member_width((3,), 5, 600, 100) == 55  # 54.5 rounds half up
-    assert cf.member_width((4, 3), 5, 600, 100) == 38
-    assert cf.member_width((3,), 5, 600, 100, rule="per_pathway") == 100
+        assert families.member_width(ks, C, total, 100) == 100
+    assert families.pathway_count((3,), 5) == 11
+    assert families.member_width((3,), 5, 600, 100) == 55  # 54.5 rounds half up
+    assert families.member_width((4, 3), 5, 600, 100) == 38
+    assert families.member_width((3,), 5, 600, 100, rule="per_pathway") == 100
     with pytest.raises(ValueError, match="width rule must be one of"):
-        cf.member_width((3,), 5, 600, 100, rule="equal")
+        families.member_width((3,), 5, 600, 100, rule="equal")
 
 
 def test_the_family_under_both_width_rules_reuses_equal_members():
     ds, seeds = h.contextual_task(3), [0, 1]
     kw = dict(relu_std=0.014, width=2, lr=0.05, epochs=30)
-    runs = cf.train_networks(ds, 14, seeds, "matched", record_epochs=[30], **kw)
+    runs = networks.train_networks(ds, 14, seeds, "matched", record_epochs=[30], **kw)
     by_k = np.array([0.0, 0.1, 0.6, 0.3])
-    first = cf.train_family(ds, runs, by_k, "matched", seeds, **kw)
+    first = networks.train_family(ds, runs, by_k, "matched", seeds, **kw)
     losses, shares, widths = first
     assert widths["2+1-of-3"] == 2 and widths["3-of-3"] == 7  # 14 units over 7 and 2
-    again = cf.train_family(
+    again = networks.train_family(
         ds, runs, by_k, "matched", seeds, rule="per_pathway", known=first, **kw
     )
     assert again[2]["3-of-3"] == 2

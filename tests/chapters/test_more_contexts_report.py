@@ -1,102 +1,135 @@
 """The page More contexts than five's report (helpers.chapters.more_contexts.report):
-every record and glue the page needs, from a small synthetic results object."""
+every record and glue the page needs, from the page's own science run on a shrunk
+setting (few C and seeds, narrow networks, short training)."""
 
 import importlib
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from helpers.book import rulebook
+import helpers as h
+from helpers.book import kit, rulebook
 from helpers.book.records import Records
 from helpers.chapters import more_contexts as ch
-from helpers.core.measures import Evidence, match
+from helpers.core.measures import Evidence
 
 report_module = importlib.import_module("helpers.chapters.more_contexts.report")
 PAGE = Path(__file__).resolve().parents[2] / "book" / "more_contexts.md"
-CS, SEEDS = [2, 3, 6], [0, 1, 2]
-T = np.arange(401)
+CS, SEEDS, LR, EPOCHS, RELU_STD, WIDTH = [2, 3, 4], [0, 1, 2], 0.01, 600, 0.005, 3
+HIDDEN = {C: 12 for C in CS}
+RACE_KW = dict(lr=LR, epochs=EPOCHS, form="factors")
 
 
-def _curves(rng, rate, n=len(SEEDS)):
-    r = rate * (1 + 0.03 * rng.standard_normal(n))
-    return np.stack([10 * np.exp(-k * T / 100) + 1e-3 for k in r])
-
-
-def _results() -> ch.Results:
-    rng = np.random.default_rng(0)
-    S, R = len(SEEDS), 5
-    FIT, TIES, FIT_OTHER = {}, {}, {}
+def _page():
+    """The page's runs at the shrunk setting, by the page's own functions."""
+    DS = {C: h.contextual_task(C, context_value=ch.nearest_authors(C)) for C in CS}
+    t_rec = np.arange(0, EPOCHS + 1, 200)
+    RELU, CENSUS, SNAP = {}, {}, {}
     for C in CS:
-        paper = ch.family_name([C - 1], C)
-        rivals = {ch.family_name([k], C): _curves(rng, 0.5, 1) for k in (1, C)}
-        relu = _curves(rng, 1.0)
-        FIT[C] = match(relu, _curves(rng, 1.1, 1), name=paper, competitors=rivals)
-        TIES[C] = ch.tied_with_best(FIT[C], FIT[C].spread)
-        # with wider rivals, one of them beats the paper's ReLN at C = 6
-        wide = dict(
-            rivals, **{ch.family_name([1], C): _curves(rng, 1.0 if C == 6 else 0.5, 1)}
+        RELU[C], CENSUS[C], SNAP[C] = ch.train_relu(
+            DS[C], HIDDEN[C], SEEDS, relu_std=RELU_STD, lr=LR, epochs=EPOCHS,
+            record_epochs=t_rec, threshold=0.5,
+        )  # fmt: skip
+    BY_K, _, _ = ch.census_views(CENSUS)
+    ONEHOT = {
+        C: ch.onehot_census(
+            C, HIDDEN[C], SEEDS, relu_std=RELU_STD, lr=LR, epochs=EPOCHS, threshold=0.5
         )
-        FIT_OTHER[C] = match(relu, _curves(rng, 1.1, 1), name=paper, competitors=wide)
-    BY_K = {C: rng.dirichlet(np.ones(C + 1), (S, R)) for C in CS}
-    return ch.Results(
-        CS=CS,
-        SEEDS=SEEDS,
-        race_form="factors",
-        form_check_C=6,
-        sim_check_from=6,
-        family_min_share=0.01,
-        BY_K=BY_K,
-        FUNC={C: rng.dirichlet(np.ones(C + 1), (S, R)) for C in CS},
-        FRAC={C: 0.6 + 0.1 * rng.random((S, R)) for C in CS},
-        SNAP={C: 0.1 * rng.random((S, R)) for C in CS},
-        RACE={C: rng.dirichlet(np.ones(C + 1)) for C in CS},
-        FORM_MOVE={"C": 6, "time gap": 0.001, "largest class share change": 0.002},
-        FIT=FIT,
-        TIES=TIES,
-        SIM_GAP={6: 0.01},
-        HIDDEN={2: 70, 3: 70, 6: 60},
-        reln_width=10,
-        width_rule="total",
-        OTHER="per_pathway",
-        RACE_OTHER={C: rng.dirichlet(np.ones(C + 1)) for C in CS},
-        FIT_OTHER=FIT_OTHER,
-        TIES_OTHER={C: ch.tied_with_best(m, m.spread) for C, m in FIT_OTHER.items()},
-        ONEHOT={6: {"per_unit": 6 * (0.6 + 0.01 * rng.random(S))}},
+        for C in CS
+        if ch.nearest_authors(C) != 1
+    }
+    RACE, RACE_OTHER, FIT, FIT_OTHER = {}, {}, {}, {}
+    for C in CS:
+        family = ch.family_for(C, np.median(BY_K[C][:, -1], axis=0), 0.01)
+        for rule, race, fit in (
+            ("total", RACE, FIT),
+            ("per_pathway", RACE_OTHER, FIT_OTHER),
+        ):
+            race[C] = ch.race_census(
+                DS[C], RELU[C][0], HIDDEN[C], WIDTH, rule, **RACE_KW
+            )
+            fit[C] = ch.family_fit(
+                DS[C], family, RELU[C], HIDDEN[C], WIDTH, rule, **RACE_KW
+            )
+    net, _ = ch.reln(DS[4], range(1, 4), RELU[4][0], WIDTH)
+    FORM = ch.form_move(net, DS[4], RACE[4], lr=LR, epochs=EPOCHS, form="factors")
+    SIM_GAP = {
+        4: ch.race_follows_reln(DS[4], RELU[4][0], HIDDEN[4], WIDTH, "total", **RACE_KW)
+    }
+    params = ch.Params(SEEDS, HIDDEN, WIDTH, "total", "factors", 4, 4, 0.01)
+    runs = ch.Runs(
+        CENSUS, SNAP, ONEHOT, RACE, RACE_OTHER, FORM, FIT, FIT_OTHER, SIM_GAP
     )
+    return params, runs
 
 
-def test_every_record_and_glue_is_written(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def page():
+    return _page()
+
+
+def _report(tmp_path, monkeypatch, params, runs):
     glued = {}
     monkeypatch.setattr(report_module, "glue", lambda n, v: glued.setdefault(n, v))
-    out = ch.report(Records("more_contexts", directory=tmp_path), _results())
+    out = ch.report(Records("more_contexts", directory=tmp_path), params, runs)
     stored = json.loads((tmp_path / "more_contexts.json").read_text())
+    return out, glued, stored
+
+
+def test_every_record_and_glue_is_written(page, tmp_path, monkeypatch):
+    params, runs = page
+    out, glued, stored = _report(tmp_path, monkeypatch, params, runs)
     registered = rulebook.registry()["more_contexts"]
     assert set(stored) == set(registered)
     for name, rec in stored.items():
         again = rulebook.decide(registered[name], Evidence.from_record(rec)).verdict
         assert rec["verdict"] == again, name
         assert rec.get("figure") == registered[name].get("figure"), name
-    assert stored["race_follows_reln"]["verdict"] == "check"
-    assert stored["fraction_served"]["spread"] > 0
+    assert stored["race_follows_reln"]["verdict"] in ("check", "check failed")
     cited = set(re.findall(r"\{glue:text\}`(\w+)", PAGE.read_text()))
     assert cited <= set(glued), sorted(cited - set(glued))
-    assert out["reading"].startswith("**Reading.** From C = 2 to C = 6")
+    assert out["reading"].startswith("**Reading.** From C = 2 to C = 4")
     assert "| claim | verdict |" in out["summary"]
-    assert "**Width.** The nearest ReLNs change with the width" in out["reading"]
-    assert "C = 6: nearest 5-of-6 ('total') against 1-of-6" in out["reading"]
     assert "**Input.** On one-hot contexts" in out["reading"]
-    assert "per_pathway" in stored["best_reln"]["value"]["C6"]
-    assert "one-hot contexts" in stored["fraction_served"]["value"]["C6"]
+    assert "per_pathway" in stored["best_reln"]["value"]["C4"]
+    assert "one-hot contexts" in stored["fraction_served"]["value"]["C4"]
+
+
+def test_the_records_hold_the_numbers_of_the_science_functions(
+    page, tmp_path, monkeypatch
+):
+    params, runs = page
+    _, glued, stored = _report(tmp_path, monkeypatch, params, runs)
+    by_k, func, frac = ch.census_views(runs.census)
+    census = stored["census_by_class"]["value"]
+    fraction = stored["fraction_served"]["value"]
+    for C in CS:
+        for k in range(1, C + 1):
+            want = kit.med(by_k[C][:, -1, k])
+            assert census[f"C{C}"][f"k{k}"] == pytest.approx(want, 1e-5)
+        assert fraction[f"C{C}"]["median"] == pytest.approx(
+            kit.med(frac[C][:, -1]), 1e-5
+        )
+        assert fraction[f"C{C}"]["(C-1)/C"] == pytest.approx((C - 1) / C, 1e-5)
+    onehot = runs.onehot[4]["per_unit"] / 4
+    assert fraction["C4"]["one-hot contexts"] == pytest.approx(kit.med(onehot), 1e-5)
+    best = stored["best_reln"]["value"]
+    for C, m in runs.fit.items():
+        for name, gap in m.candidates.items():
+            assert best[f"C{C}"][name] == pytest.approx(gap, 1e-5)
+    sim = stored["race_follows_reln"]["value"]
+    assert sim == pytest.approx(runs.sim_gap[4], 1e-5)
+    assert glued["mc_check_C"] == "4"
 
 
 def test_without_the_form_check_and_the_trained_reln_two_records_go(
-    tmp_path, monkeypatch
+    page, tmp_path, monkeypatch
 ):
-    r = _results()
-    r.FORM_MOVE, r.SIM_GAP = None, {}
-    monkeypatch.setattr(report_module, "glue", lambda n, v: None)
-    ch.report(Records("more_contexts", directory=tmp_path), r)
-    stored = json.loads((tmp_path / "more_contexts.json").read_text())
+    params, runs = page
+    runs = replace(runs, form_move=None, sim_gap={})
+    _, _, stored = _report(tmp_path, monkeypatch, params, runs)
     assert "race_form_sensitivity" not in stored and "race_follows_reln" not in stored

@@ -1,28 +1,18 @@
-"""The figures of the page *More contexts* (``book/extra_contexts.md``), drawn from
-what the page computed; matplotlib and :mod:`helpers.figures` load on first use."""
+"""The figures of the page book/extra_contexts.md, drawn from what the page
+computed."""
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["task", "modes", "losses", "svals", "inits", "family", "census"]
-
-
-def _plt():
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _palette():
-    from ...figures import PALETTE
-
-    return PALETTE
+from ...book.rulebook import CLEARLY, NOISE_MULTIPLE
+from ...figures import PALETTE as palette
+from ...figures import loss_curves
 
 
 def task(ds4, net4) -> None:
     """The task for C = 4 and its ReLN: inputs, outputs and the ReLN's gates."""
-    plt = _plt()
     G4 = np.stack([net4.layers[0].gating[sl][0] for _, sl in net4.layers[0].pathways])
     fig, axes = plt.subplots(
         1, 3, figsize=(11, 3.6), gridspec_kw={"width_ratios": [1, 1.4, 1]}
@@ -45,7 +35,6 @@ def task(ds4, net4) -> None:
 def modes(CS, CM, MODES, CF, t_rec, t_all) -> None:
     """Fig. 5, top: context and common mode strengths of the ReLN and the ReLU
     network against the closed form."""
-    plt, palette = _plt(), _palette()
     fig, axes = plt.subplots(
         1, len(CS), figsize=(4.2 * len(CS), 3.6), sharey=True, squeeze=False
     )
@@ -96,21 +85,18 @@ def losses(CS, SIM, CF, init, t_all) -> None:
     """Fig. 5, bottom: the summed losses of the ReLU network, the ReLNs and the closed
     form with and without the head start; top row on linear axes, as the authors'
     ``diff_context_num/replot.py`` draws them, bottom row on log axes."""
-    from ...figures import loss_curves
-
-    plt, palette = _plt(), _palette()
     fig, axes = plt.subplots(
         2, len(CS), figsize=(4.2 * len(CS), 6.8), squeeze=False, sharex=True
     )
     for row, log in ((0, False), (1, True)):
         for ax, C in zip(axes[row], CS):
-            _loss_panel(ax, SIM[C], CF[C], init, t_all, log, loss_curves, palette)
+            _loss_panel(ax, SIM[C], CF[C], init, t_all, log)
             ax.set_title(f"C = {C}" + (" (log axis)" if log else ""))
     axes[0, 0].legend(fontsize=8)
     plt.tight_layout()
 
 
-def _loss_panel(ax, sim, cf, init, t_all, log, loss_curves, palette) -> None:
+def _loss_panel(ax, sim, cf, init, t_all, log) -> None:
     """One C's panel of :func:`losses`."""
     loss_curves(ax, sim["relu"].loss, "ReLU", palette["relu"], log=log)
     loss_curves(ax, sim["mixed", init].loss, "ReLN", palette["reln"], log=log)
@@ -132,7 +118,6 @@ def _loss_panel(ax, sim, cf, init, t_all, log, loss_curves, palette) -> None:
 def svals(CS, SV, CM, CF, t_rec, t_all) -> None:
     """Singular values of one context pathway's map and of the common pathway's,
     against the closed form."""
-    plt, palette = _plt(), _palette()
     fig, axes = plt.subplots(
         1, len(CS), figsize=(4.2 * len(CS), 3.4), sharey=True, squeeze=False
     )
@@ -166,9 +151,6 @@ def svals(CS, SV, CM, CF, t_rec, t_all) -> None:
 def inits(CS, INITS, M, init) -> None:
     """The ReLU network against the closed form under each initialisation, with the
     rulebook's two yardsticks."""
-    from ...book.rulebook import CLEARLY, NOISE_MULTIPLE
-
-    plt = _plt()
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
     width_ = 0.25
     for n, choice in enumerate(INITS):
@@ -194,9 +176,6 @@ def inits(CS, INITS, M, init) -> None:
 
 def family(CS, FOLLOWS, M, PAPER_RELN, init) -> None:
     """The ReLU network against every ReLN of the family and the closed form."""
-    from ...book.rulebook import NOISE_MULTIPLE
-
-    plt = _plt()
     fig, axes = plt.subplots(1, len(CS), figsize=(4.4 * len(CS), 3.6), squeeze=False)
     for ax, C in zip(axes[0], CS):
         cand = FOLLOWS[C].candidates
@@ -224,7 +203,6 @@ def family(CS, FOLLOWS, M, PAPER_RELN, init) -> None:
 def census(CS, BY_K, FUNC_K, PER_UNIT, t_rec) -> None:
     """The ReLU network's census by contexts off, by weight and by function, and the
     number of contexts a unit serves over training."""
-    plt = _plt()
     fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(13, 3.8))
     bw = 0.8 / len(CS)
     for n, C in enumerate(CS):

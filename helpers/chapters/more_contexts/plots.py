@@ -1,16 +1,14 @@
-"""The figures of the page *More contexts than five* (``book/more_contexts.md``);
-matplotlib loads on first use."""
+"""The figures of the page book/more_contexts.md."""
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["census", "fraction", "over_training"]
+from ...core.families import node_reuse_index
 
 
 def _setup(CS):
-    import matplotlib.pyplot as plt
-
     return plt, plt.cm.viridis(np.linspace(0, 0.9, len(CS)))
 
 
@@ -43,8 +41,6 @@ def census(CS, BY_K, RACE) -> None:
 
 def fraction(CS, FRAC, RACE, SEEDS, t_rec) -> None:
     """The fraction of contexts a unit serves over training and at its end."""
-    from . import node_reuse_index
-
     plt, colors = _setup(CS)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
     for col, C in zip(colors, CS):

@@ -1,0 +1,239 @@
+"""The networks of the page book/extra_contexts.md: the ReLU network, the ReLNs under
+every initialisation ([conv-init]) and the family of ReLNs ([rulebook-best]), trained
+one C at a time."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...book import progress
+from ...core import relns
+from ...core.datasets import Dataset
+from ...core.engine import relu_network, train
+from ...core.families import (
+    census_over_training,
+    class_share,
+    family_sets,
+    member_width,
+)
+from ...core.relns import INITS, context_reln
+
+
+def check_parameters(init, contexts, relu_hidden, seeds, context_values) -> None:
+    """The page's own checks of its parameters (beyond the registry's): the init is
+    one of :data:`helpers.core.relns.INITS`, one ReLU width and one positive context
+    input per number of contexts, and two seeds at least (the seed spread)."""
+    if init not in INITS:
+        raise ValueError(f"init must be one of {list(INITS)}, got {init!r}")
+    if len(contexts) != len(relu_hidden):
+        raise ValueError(
+            f"relu_hidden must give one width per number of contexts: {len(contexts)} "
+            f"contexts, {len(relu_hidden)} widths"
+        )
+    if seeds < 2:
+        raise ValueError(
+            f"seeds must be >= 2: the seed spread needs two runs, got {seeds}"
+        )
+    if len(context_values) != len(contexts) or min(context_values) <= 0:
+        raise ValueError(
+            f"context_values must give one positive value per number of contexts: "
+            f"{len(contexts)} contexts, got {context_values}"
+        )
+
+
+def start_stds(ds: Dataset, hidden: int, seeds, *, relu_std: float, width: int):
+    """Each seed's initial std per pathway of the common + (C-1)-of-C ReLN under every
+    initialisation of [conv-init] (:meth:`helpers.core.relns.Start.stds`):
+    ``{init: [stds per seed]}``."""
+    C = ds.n_contexts
+    relu = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
+    reln = context_reln(ds, "mixed", width=width)
+    return {
+        choice: relns.start(
+            reln,
+            choice,
+            list(seeds),
+            experiment=f"extra_contexts_C{C}",
+            relu_net=relu,
+            X=ds.X,
+            contexts=ds.contexts,
+        ).stds()
+        for choice in INITS
+    }
+
+
+def train_networks(
+    ds: Dataset,
+    hidden: int,
+    seeds,
+    init: str,
+    *,
+    relu_std: float,
+    width: int,
+    lr: float,
+    epochs: int,
+    record_epochs,
+) -> dict:
+    """The runs of one C (Section 5, Fig. 5): the ReLU network (outputs, weights and
+    gates recorded), the common + (C-1)-of-C ReLN under every initialisation of
+    [conv-init] and the single-context ReLN (the paper's alternative) under ``init``,
+    all one-way coupled (outputs and weights recorded).  ``{"relu": run, (kind,
+    choice): run}``."""
+    C, seeds = ds.n_contexts, list(seeds)
+    relu = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
+    progress.report(f"C = {C}: the ReLU network ({len(seeds)} seeds)")
+    runs = {
+        "relu": train(
+            relu,
+            ds.X,
+            ds.Y,
+            lr=lr,
+            epochs=epochs,
+            seeds=seeds,
+            record_epochs=record_epochs,
+            record=("outputs", "weights", "gates"),
+        )
+    }
+    for kind, inits in (("mixed", INITS), ("single", [init])):
+        net0 = context_reln(ds, kind, coupling="one-way", width=width)
+        for choice in inits:
+            progress.report(f"C = {C}: the {kind} ReLN, {choice} initialisation")
+            net, p0 = relns.start(
+                net0,
+                choice,
+                seeds,
+                experiment=f"extra_contexts_C{C}",
+                relu_net=relu,
+                X=ds.X,
+                contexts=ds.contexts,
+            )
+            runs[kind, choice] = train(
+                net,
+                ds.X,
+                ds.Y,
+                lr=lr,
+                epochs=epochs,
+                seeds=seeds,
+                params0=p0,
+                record_epochs=record_epochs,
+                record=("outputs", "weights"),
+            )
+    return runs
+
+
+def relu_census(run, ds: Dataset, threshold: float) -> dict:
+    """:func:`census_over_training` of a ReLU run, with its final weights
+    (``"final"``: ``[W1, W2]`` per seed) and gates (``"final_gates"``)."""
+    W1s, W2s = run.records["weights"]
+    out = census_over_training(run.records["gates"][0], W1s, W2s, ds, threshold)
+    out["final"] = [W[:, -1] for W in (W1s, W2s)]
+    out["final_gates"] = run.records["gates"][0][:, -1]
+    return out
+
+
+def pathway_svals(run, C: int) -> tuple:
+    """Seed 0's singular values over training of the map of the context pathway off
+    in context 1 and of the common pathway's map: ``(name, sv, sv_common)``."""
+    maps = run.pathway_maps(0)
+    off1 = [n for n in maps if n != "common" and "1" not in n[len("ctx") :]][0]
+    return (
+        off1,
+        *(np.linalg.svd(maps[n], compute_uv=False) for n in (off1, "common")),
+    )
+
+
+def train_family(
+    ds: Dataset,
+    runs: dict,
+    by_k,
+    init: str,
+    seeds,
+    *,
+    relu_std: float,
+    width: int,
+    lr: float,
+    epochs: int,
+    rule: str = "total",
+    known: tuple | None = None,
+) -> tuple[dict, dict, dict]:
+    """The family of ReLNs of [rulebook-best] (:func:`family_sets`; at C = 3 also the
+    authors' seven pathways, ``2+1-of-3``), each as wide as ``rule`` makes it
+    (:func:`member_width`: the ReLU network's total width shared out, Appendix F, or
+    ``width`` units per pathway), started by ``init`` and trained.  A member as wide as
+    the (C-1)-of-C or single-context ReLN of ``runs`` (``width`` per pathway) is taken
+    from ``runs``, one as wide as in ``known`` (what another call returned: the family
+    under the other rule) from there.
+
+    Defined for the page book/extra_contexts.md.
+
+    Returns:
+        ``({name: loss (seeds, T)}, {name: per-seed share of its weight in common and
+        (C-1)-of-C pathways}, {name: units per pathway})``.
+    """
+    C, seeds = ds.n_contexts, list(seeds)
+    relu = runs["relu"].net
+    total = relu.layers[0].width
+    sets = family_sets(C, by_k, [(2, 1)] if C == 3 else [])
+    reuse = {(C - 1,): ("mixed", init), (1,): ("single", init)}
+    losses, shares, widths = {}, {}, {}
+    for name, ks in sets.items():
+        w = widths[name] = member_width(ks, C, total, width, rule)
+        if known and known[2].get(name) == w:
+            losses[name], shares[name] = known[0][name], known[1][name]
+            continue
+        if ks in reuse and w == width:
+            run = runs[reuse[ks]]
+        else:
+            progress.report(f"C = {C}: the ReLN {name}, {w} units per pathway")
+            net, p0 = relns.start(
+                relns.k_of_c_reln(ds, ks, width=w),
+                init,
+                seeds,
+                experiment=f"extra_contexts_C{C}",
+                relu_net=relu,
+                X=ds.X,
+                contexts=ds.contexts,
+            )
+            run = train(
+                net,
+                ds.X,
+                ds.Y,
+                lr=lr,
+                epochs=epochs,
+                seeds=seeds,
+                params0=p0,
+                record_epochs=[epochs],
+                record=("weights",),
+            )
+        losses[name] = run.loss
+        W1f, W2f = (W[:, -1] for W in run.records["weights"])
+        keep = [  # the pathways the paper's ReLN has: common and (C-1)-of-C
+            n
+            for n in run.net.pathway_names()
+            if n == "common" or (n.startswith("ctx") and len(n) == 3 + C - 1)
+        ]
+        shares[name] = [
+            class_share(run.net, W1f[s], W2f[s], keep) for s in range(len(seeds))
+        ]
+    return losses, shares, widths
+
+
+def drop_records(runs: dict) -> None:
+    """Free a C's recorded weights and gates once what later sections need of them is
+    computed (the census, the pathway maps, the family's shares)."""
+    for run in runs.values():
+        run.records.pop("weights", None)
+        run.records.pop("gates", None)
+
+
+def same_start(runs: dict, init: str) -> list[str]:
+    """The initialisations that start the (C-1)-of-C ReLN exactly as ``init`` does
+    (their losses are identical): one setup under several names."""
+    ref = runs["mixed", init].loss
+    return [i for i in INITS if np.array_equal(runs["mixed", i].loss, ref)]
+
+
+def paper_reln(C: int) -> str:
+    """The ReLN whose loss Fig. 5 shows, as the authors ran it: 7 pathways at C = 3
+    (``gdln3.py``), common + (C-1)-of-C at C = 4, 5 (``gdln4.py``, ``gdln5.py``)."""
+    return "2+1-of-3" if C == 3 else f"{C - 1}-of-{C}"

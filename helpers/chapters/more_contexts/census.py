@@ -1,0 +1,101 @@
+"""The ReLU network of the page book/more_contexts.md (C = 2..8) and its census by
+number of contexts on ([conv-census]); the authors' settings extended beyond the C
+they ran."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...book import progress
+from ...core.engine import relu_network, train
+from ...core.families import census_over_training, node_reuse_index
+from ...core.measures import functional_census
+from ...core.paper import EXTRA_CONTEXTS
+
+
+def nearest_authors(C: int, values=None, contexts=None):
+    """The authors' setting for ``C`` contexts, extended beyond the C they ran by the
+    nearest C they ran (``values``: one per C of ``contexts``; default the context
+    input value of ``diff_context_num/gen_data.py``, 1 / 1.1 / 1.35 for C = 3, 4, 5):
+    C = 2 takes C = 3's, C >= 6 takes C = 5's.  The authors' values follow no rule
+    they state, so the page holds the last one rather than extrapolate."""
+    contexts = list(EXTRA_CONTEXTS.contexts if contexts is None else contexts)
+    values = list(EXTRA_CONTEXTS.context_value if values is None else values)
+    if len(values) != len(contexts):
+        raise ValueError("one value per number of contexts")
+    k = int(np.argmin([abs(int(C) - c) for c in contexts]))
+    return values[k]
+
+
+def check_parameters(seeds: int, family_min_share: float) -> None:
+    """The page's own checks of its parameters (beyond the registry's)."""
+    if seeds < 2:
+        raise ValueError(f"seeds must be >= 2 for a spread, got {seeds}")
+    if not 0 <= family_min_share < 1:
+        raise ValueError(f"family_min_share must lie in [0, 1), got {family_min_share}")
+
+
+def snap_changes(W1s, W2s, ds, threshold: float) -> np.ndarray:
+    """How much of each ReLU network's output its context-level description misses
+    (:func:`helpers.core.measures.functional_census`, ``snap_change``), per seed and
+    record: ``(S, R)``; the census by class describes the network only where it is
+    small ([rulebook-phase])."""
+    S, R = np.shape(W1s)[:2]
+    return np.array(
+        [
+            [
+                functional_census(
+                    W1s[s, r], W2s[s, r], ds.X, ds.contexts, ds.n_contexts, threshold
+                )["snap_change"]
+                for r in range(R)
+            ]
+            for s in range(S)
+        ]
+    )
+
+
+def train_relu(
+    ds,
+    hidden: int,
+    seeds,
+    *,
+    relu_std: float,
+    lr: float,
+    epochs: int,
+    record_epochs,
+    threshold: float,
+):
+    """The ReLU network of one C and its census over training: ``((net, loss),
+    census, snap change)``, the census of
+    :func:`helpers.chapters.extra_contexts.census_over_training` and the snap change
+    of :func:`snap_changes`, both ``(seeds, records, ...)``."""
+    C = ds.n_contexts
+    progress.report(f"C = {C}: the ReLU network ({len(list(seeds))} seeds)")
+    net = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
+    run = train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=lr,
+        epochs=epochs,
+        seeds=list(seeds),
+        record_epochs=record_epochs,
+        record=("weights", "gates"),
+    )
+    W1s, W2s = run.records["weights"]
+    census = census_over_training(run.records["gates"][0], W1s, W2s, ds, threshold)
+    return (net, run.loss), census, snap_changes(W1s, W2s, ds, threshold)
+
+
+def census_views(census: dict) -> tuple[dict, dict, dict]:
+    """The ReLU census per C (``census``: :func:`train_relu`'s per C) as the page
+    reads it: ``(by_k, func, frac)``, the weight share by contexts on and the same
+    through the function (each ``(S, R, C + 1)``) and the fraction of contexts a unit
+    serves (:func:`helpers.core.families.node_reuse_index`, ``(S, R)``)."""
+    by_k = {C: c["by_k"] for C, c in census.items()}
+    func = {C: c["functional_by_k"] for C, c in census.items()}
+    frac = {
+        C: np.array([[node_reuse_index(x) for x in row] for row in by_k[C]])
+        for C in census
+    }
+    return by_k, func, frac
