@@ -32,6 +32,7 @@ import numpy as np
 
 from ..core.measures import Evidence
 from . import chapter_data, rounding, rulebook
+from .notebook import glue
 
 __all__ = [
     "RESULTS_DIR",
@@ -253,8 +254,6 @@ class Records:
         path.write_text(json.dumps(self.items, indent=2, sort_keys=True) + "\n")
         if _in_notebook():
             from IPython.display import Markdown
-
-            from .notebook import glue
 
             glue(f"{self.chapter}_answer", Markdown(self.answer()))
         return path

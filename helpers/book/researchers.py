@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 
 from . import rulebook, scorecard
+from .pdf import release
 
 __all__ = [
     "FIGURES",
@@ -155,8 +156,6 @@ def citation(root: Path | None = None) -> str:
 
     Defined for the page book/researchers.md.
     """
-    from .pdf import release
-
     root = Path(root) if root else Path(__file__).resolve().parents[2]
     cff = release(root)
     version, date, title = cff["version"], cff["date-released"], cff["title"]

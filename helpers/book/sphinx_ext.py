@@ -36,6 +36,8 @@ from docutils.statemachine import StringList
 from myst_nb.sphinx_ import HideCodeCellNode
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from . import scorecard
+
 #: A long word with a place to break: letters, digits and ``_ . / -``, at least one
 #: ``_`` or ``/``, or a dot between letters.
 _LONG = re.compile(r"[A-Za-z0-9_./-]{14,}")
@@ -152,8 +154,6 @@ class VerdictDirective(Directive):
     has_content = False
 
     def run(self):
-        from . import scorecard
-
         env = self.state.document.settings.env
         chapter = Path(env.docname).name
         path = Path(env.srcdir) / "book" / "results" / f"{chapter}.json"

@@ -10,11 +10,13 @@ the gathering of ``devices``, so where training runs is decided in one place.
 ``engine``      one training engine for ReLU networks, ReLNs and GDLNs (gates are data)
 ``minibatch``   mini-batch SGD and Adam for a bias-free ReLU network (reviewers' page)
 ``devices``     where training runs: every device JAX sees, seeds shared among them
+``store``       train once: each run stored under the key of what makes its bits
 ``linear``      closed-form theory of deep linear networks (Eq. 7)
 ``race``        the neural race reduction, integrated for any GDLN (Eqs. 5-6)
 ``relns``       the ReLNs of the contextual task (Sections 4-5)
 ``xor_reln``    the two ReLNs of the XoR task and their closed forms (Section 3)
 ``measures``    curve and learning-time comparisons, gating censuses
+``families``    Section 5's families of ReLNs and censuses by contexts served
 ``algorithm1``  Algorithm 1: the gates of a ReLU network found by k-means (Appendix B)
 ``checks``      input checks: every bad input is named before any work starts
 ==============  ========================================================================
