@@ -23,7 +23,8 @@ from .notebook import glue
 
 
 def med(values) -> float:
-    """The median of ``values`` as a Python float (NaNs propagate).
+    """The median of ``values`` as a Python float, taken in their own precision (a
+    float32 array's in float32, as ``np.median`` does; NaNs propagate).
 
     Args:
         values: any array-like of numbers, shape ``(n, ...)`` flattened.
@@ -31,7 +32,7 @@ def med(values) -> float:
     Returns:
         ``float(np.median(values))``.
     """
-    return float(np.median(np.asarray(values, float)))
+    return float(np.median(values))
 
 
 def table(

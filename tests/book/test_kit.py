@@ -14,8 +14,10 @@ def test_a_table_formats_floats_as_asked_and_leaves_text_alone():
     assert "1.23456" in kit.table(rows, ["x", "y", "z"])  # no format: as str writes it
 
 
-def test_one_median():
+def test_one_median_in_the_values_own_precision():
     assert kit.med([3, 1, 2]) == 2.0 and isinstance(kit.med(np.arange(4)), float)
+    x = np.array([0.1, 0.7], np.float32)  # the copies it replaced: float(np.median(x))
+    assert kit.med(x) == float(np.median(x)) == float(np.float32(0.1) / 2 + x[1] / 2)
 
 
 def test_a_note_is_its_template_filled_and_names_a_missing_value(monkeypatch):
