@@ -85,12 +85,12 @@ def elbow_restarts(samples, X, Y, by_k: dict, n_init: int, random_state: int, **
     (the ``restarts`` variant of ``best_k``).
 
     Args:
-        samples: the sampled gates (:func:`sample_gates`).
+        samples: the sampled gates (:func:`helpers.core.algorithm1.sample_gates`).
         X, Y: the task's input and target.
         by_k: ``{K: ElbowPoint}`` of the page's own elbow (its restarts).
         n_init: k-means restarts, at least 1.
         random_state: k-means' seed.
-        **gd: the arguments of :func:`elbow` that build and train the GDLNs.
+        **gd: the arguments of :func:`helpers.core.algorithm1.elbow` (the GDLNs).
 
     Returns:
         ``{"errors": [...], "best_k": K*, "retrained": [K, ...], "k3": Clustering}``:

@@ -98,7 +98,7 @@ def restarts(by_restarts: dict, n_init: int, best_k: int, errors, Ks, cl3, ds) -
 
 
 def init(rows: dict, spread: float, relu_loss) -> str:
-    """The elbow's K = 4 GDLN under each start (``ch.init_rows``)."""
+    """The elbow's K = 4 GDLN under each start (``ch.compare_starts(...).rows``)."""
     out = [
         (c, f"{r['gap_k4']:.3f}", f"{r['gap_k3']:.3f}", f"{r['output_mse_k4']:.3g}",
          f"{r['final_loss_k4']:.3g}", r["verdict"])
