@@ -21,8 +21,7 @@ LP_TOL = 1e-9  # a margin above this (with |w_k| <= 1) counts as strictly positi
 
 def item_context_input(n_items: int, n_contexts: int) -> np.ndarray:
     """The input of [conv-contextual] for any number of items: item one-hot over context
-    one-hot,
-    context-major columns (``(n_items + C) x n_items C``).  For 8 items it equals
+    one-hot, context-major columns (``(n_items + C) x n_items C``); for 8 items
     ``contextual_task(C).X``."""
     n, C = int(n_items), int(n_contexts)
     if n < 1 or C < 1:
