@@ -1,10 +1,10 @@
 """The page *Finding the gates* writes its records through
-``helpers.chapters.gate_finding.report``: run it on a small synthetic results object
-(clusterings built from context-level patterns, exponential loss curves) into a
-temporary directory, and check the records against the rulebook."""
+``helpers.chapters.gate_finding.report``: run the page's science (Algorithm 1, the
+elbow, the starts, the constructions, XoR and the depth network's layers) on a shrunk
+configuration into a temporary directory, and check the records against the
+rulebook."""
 
-from types import SimpleNamespace
-
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -14,116 +14,68 @@ from helpers.book.records import Records
 from helpers.chapters import gate_finding as ch
 from helpers.core.measures import Evidence
 
-ORDER = ["111", "110", "101", "011", "100", "010", "001", "000"]
-T = 3200
-
-
-def _curves(rates, L0=10.0):
-    t = np.arange(T + 1)
-    return np.array([L0 * np.exp(-r * t) + 1e-3 for r in rates])
-
-
-def _clustering(ds, K):
-    gates = np.array([ch.context_level(p, ds) for p in ORDER[:K]], float)
-    shares = np.full(K, 1.0 / K)
-    return ch.Clustering(K, 0.9 * gates + 0.05, shares, 10.0 / K)
-
-
-def _point(ds, K, rate):
-    return SimpleNamespace(
-        K=K,
-        clustering=_clustering(ds, K),
-        loss=_curves([rate, 1.02 * rate]),
-        output_mse=1e-2 / K,
-    )
+A1 = h.algorithm1
+EPOCHS, LR, WIDTH, SEEDS = 3001, 2e-3, 100, 2
+STD = 0.005 / WIDTH
+KS = [1, 2, 3, 4, 5]
 
 
 @pytest.fixture(scope="module")
-def results():
+def page():
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
-    KS = list(range(1, 7))
-    relu_all = _curves([0.0030, 0.0031, 0.0029])
-    relu_loss = relu_all[:2]
-    patterns = np.array([ch.context_level(p, ds) for p in ORDER])
-    run = SimpleNamespace(loss=relu_all)
-    samples = ch.GateSamples(
-        patterns, np.arange(1, 9), np.arange(0, T + 1, 100), run, 0, 8
+    relu = h.relu_network((ds.X.shape[0], WIDTH, ds.Y.shape[0]), STD)
+    samples = A1.sample_gates(
+        relu, ds.X, ds.Y, lr=LR, epochs=EPOCHS, seeds=range(SEEDS), every=500
     )
-    by_k = {K: _point(ds, K, 0.0030 * (1 - 0.5 / K)) for K in KS}
-    errors = np.array([1e-2, 6e-3, 3e-3, 1e-3, 8e-4, 7e-4])
-    err_seed = np.stack([errors, 1.1 * errors], axis=1)
-    gaps = {K: h.measures.match(relu_loss, by_k[K].loss) for K in KS}
-    start_pts = {
-        i: {3: _point(ds, 3, 0.002), 4: _point(ds, 4, r)}
-        for i, r in (("matched", 0.0028), ("authors", 0.0029), ("derived", 0.0025))
-    }
-    m_k4 = {
-        i: h.measures.match(relu_loss, d[4].loss, alternative=d[3].loss)
-        for i, d in start_pts.items()
-    }
-    variant_loss = _curves([0.00298, 0.00301])
-    lab = np.random.default_rng(0).integers(0, 4, size=(3, len(samples.epochs), 8))
-    sens = [
-        ("seeds", "all", 0, ORDER[:4], [0.25] * 4, True),
-        ("subsets", "final epoch only", 0, ORDER[1:5], [0.25] * 4, False),
-        ("alone", "training 0 alone", 0, ORDER[:4], [0.25] * 4, True),
-    ]
-    xor_res = {
-        0.5: dict(patterns=["1000", "0100", "0010", "0001"], k=4, k_within=4),
-        1.1: dict(patterns=["1001", "0110"], k=2, k_within=3),
-    }
-    return SimpleNamespace(
-        ds=ds,
-        KS=KS,
-        k_max=6,
-        samples=samples,
-        by_k=by_k,
-        k4_patterns=ch.context_strings(by_k[4].clustering, ds),
-        expected4=ORDER[:4],
-        share_t=np.stack([(lab == k).mean(axis=(0, 2)) for k in range(4)]),
-        lab=lab,
-        epochs=T,
-        err_seed=err_seed,
-        errors=errors,
-        best_k=ch.elbow_k(KS, errors),
-        best_k_seed=[ch.elbow_k(KS, err_seed[:, r]) for r in range(2)],
-        best_k_within=ch.elbow_k(KS, errors, rule="within", factor=2.0),
-        gaps=gaps,
-        relu_loss=relu_loss,
-        elbow_seeds=2,
-        kmeans_n_init=100,
-        kmeans_n_init_check=10,
-        kmeans_restarts_check=[1, 10],
-        kmeans_single_inits=3,
-        by_restarts={
-            n: {
-                "errors": list(errors * f),
-                "best_k": k,
-                "retrained": [3],
-                "k3": _clustering(ds, 3),
-            }
-            for n, f, k in ((1, 1.5, 3), (10, 1.2, 4))
-        },
-        init="matched",
-        start_pts=start_pts,
-        m_k4=m_k4,
-        init_rows=ch.init_rows(m_k4, start_pts),
-        variant_gap=[0.2, 0.15, 0.05],
-        variant_loss=variant_loss,
-        m_paper=h.measures.match(relu_loss, variant_loss, alternative=by_k[3].loss),
-        sens=sens,
-        xor_res=xor_res,
-        clus_d1={K: _clustering(ds, K) for K in (1, 2, 3)},
-        clus_d2={K: _clustering(ds, K) for K in (1, 2, 3, 4)},
-        ds_d=ds,
-        samples_d2=samples,
-        depth_k_max=4,
+    gd = dict(init="matched", experiment="gate_finding", relu_net=relu, lr=LR,
+              epochs=EPOCHS, init_std=STD, contexts=ds.contexts,
+              n_seeds=SEEDS)  # fmt: skip
+    km = dict(random_state=0, n_init=10)
+    by_k = {p.K: p for p in A1.elbow(samples, ds.X, ds.Y, KS, **km, **gd)}
+    fig9 = ch.read_elbow(samples, by_k, SEEDS)
+    restarts = {1: ch.elbow_restarts(samples, ds.X, ds.Y, by_k, 1, 0, **gd)}
+    points = {"matched": {K: by_k[K] for K in (3, 4)}}
+    cls = {K: by_k[K].clustering for K in (3, 4)}
+    args = {**gd, "init": "authors", "clusterings": cls}
+    points["authors"] = {p.K: p for p in A1.elbow(samples, ds.X, ds.Y, [3, 4], **args)}
+    starts = ch.compare_starts(fig9.relu_loss, points)
+    specs = [("context-level", "100 each", 2 * STD, True)]
+    cons = ch.build_constructions(
+        cls[4], ds, samples, specs, WIDTH, STD, lr=LR, epochs=EPOCHS, n_seeds=SEEDS
     )
+    m_paper = h.measures.match(
+        fig9.relu_loss, cons.paper_loss, alternative=by_k[3].loss
+    )
+    ep = samples.epochs
+    sens = ch.clustering_sensitivity(
+        samples, ds, {"final epoch only": ep[-1:]}, [0], 0, 2, 500
+    )
+    xor = {
+        eps: ch.xor_algorithm1(
+            eps,
+            16,
+            0.005 / 16,
+            lr=0.01,
+            epochs=1500,
+            trainings=2,
+            every=50,
+            ks=[1, 2, 3, 4],
+            random_state=0,
+            n_init=5,
+        )  # fmt: skip
+        for eps in (0.5, 1.1)
+    }
+    depth = ch.cluster_layers(samples, samples, ds, 4, **km)
+    runs = ch.Runs(
+        ds, samples, by_k, fig9, restarts, starts, cons, m_paper, sens, xor, depth
+    )
+    return runs, ch.Params("matched", EPOCHS, 10, 1, 3)
 
 
-def test_report_writes_every_record_as_the_rulebook_decides(results, tmp_path):
+def test_report_writes_every_record_as_the_rulebook_decides(page, tmp_path):
+    runs, params = page
     rec = Records("gate_finding", directory=tmp_path)
-    tables = ch.report(rec, results)
+    tables = ch.report(rec, runs, params)
     assert (tmp_path / "gate_finding.json").exists()
     claims = rulebook.registry()["gate_finding"]
     assert set(rec.items) == set(claims)
@@ -134,61 +86,101 @@ def test_report_writes_every_record_as_the_rulebook_decides(results, tmp_path):
             assert set(claim["choices"]) <= set(r["variants"]), name
             assert isinstance(r["depends_on"], list), name
     items = rec.items
-    assert items["k4_patterns"]["value"] == ORDER[:4]
-    assert items["k4_patterns"]["verdict"] == "reproduced"
-    assert items["best_k"]["value"] == results.best_k
-    assert set(items["elbow_errors"]["value"]) == {str(K) for K in results.KS}
+    k4 = ch.context_strings(runs.by_k[4].clustering, runs.ds)
+    assert items["k4_patterns"]["value"] == k4
+    assert items["best_k"]["value"] == runs.elbow.best_k
+    errors = items["elbow_errors"]["value"]
+    assert list(errors) == [str(K) for K in KS]
+    np.testing.assert_allclose([errors[str(K)] for K in KS], runs.elbow.errors, 1e-5)
+    assert errors["1"] > errors["4"] > 0  # more pathways fit the ReLU network better
     restarts = {
         row["setting"]: row["value"] for row in items["best_k"]["variants"]["restarts"]
     }
-    assert restarts == {
-        "1 k-means restart instead of 100": 3,
-        "10 k-means restarts instead of 100": 4,
-    }
+    assert restarts == {"1 k-means restart instead of 10": runs.restarts[1]["best_k"]}
     seeds = {row["setting"] for row in items["best_k"]["variants"]["seeds"]}
     assert seeds == {"GDLN seed 0 alone", "GDLN seed 1 alone"}
-    assert "In short" in tables["closing"] and "best_k" in tables["headline"]
+    init = items["init_sensitivity"]["value"]
+    assert set(init) == {
+        "book's construction, matched start",
+        "book's construction, authors start",
+        "paper's construction",
+    }
+    assert init["paper's construction"]["gap_k4"] == pytest.approx(
+        runs.m_paper.value, rel=1e-5
+    )
+    assert items["gap_k4_relu"]["value"] == pytest.approx(runs.m_paper.value, rel=1e-5)
+    assert tables["closing"].startswith("In short: with 10 k-means restarts")
+    assert "Algorithm 1 recovers" in tables["summary"]
 
 
-def test_the_pages_tables(results):
-    r = results
+def test_the_page_reads_the_elbow(page):
+    runs, _ = page
+    e = runs.elbow
+    assert e.Ks == KS and e.err_seed.shape == (len(KS), SEEDS)
+    np.testing.assert_allclose(e.errors, e.err_seed.mean(axis=1))
+    assert e.best_k == A1.elbow_k(KS, e.errors) and e.n_seeds == SEEDS
+    assert e.relu_loss.shape == (SEEDS, EPOCHS + 1)
+    rows = runs.starts.rows
+    assert set(rows) == {"matched", "authors"}
+    assert rows["matched"]["output_mse_k4"] == runs.by_k[4].output_mse
+    assert rows["matched"]["gap_k4"] == runs.starts.m["matched"].value
+    assert len(runs.constructions.gaps) == 1 and runs.constructions.gaps[0] > 0
+
+
+def test_the_pages_tables(page):
+    r, _ = page
     assert "k-means objective" in ch.tables.clusterings(r.by_k, r.ds)
-    assert "(two trainings)" in ch.tables.elbow(
-        r.KS, r.errors, r.gaps, r.by_k, r.samples.run.loss[0]
-    )
-    assert "*two ReLU trainings*" in ch.tables.init(r.init_rows, 0.02, r.relu_loss)
-    assert "XoR ReLN" in ch.tables.xor(r.xor_res)
-    assert "item-dependent" in ch.tables.depth(r.clus_d1, r.clus_d2, r.ds)
+    t = ch.tables.elbow(KS, r.elbow.errors, r.elbow.gaps, r.by_k, r.samples.run.loss[0])
+    assert "(two trainings)" in t and t.count("\n") == len(KS) + 2
+    init = ch.tables.init(r.starts.rows, 0.02, r.elbow.relu_loss)
+    assert "*two ReLU trainings*" in init and "authors" in init
+    matched = r.starts.points["matched"][4]
+    cons = ch.tables.constructions(r.constructions, matched, r.elbow.relu_loss, STD)
+    assert "K = 4 GDLN (matched)" in cons and "2 x ReLU" in cons
+    assert "eps" in ch.tables.xor(r.xor)
+    assert "item-dependent" in ch.tables.depth(r.depth)
+    ch.plots.depth(r.depth)  # layer 1 at K = 3, layer 2 at K = 3, 4
+    assert len(plt.gcf().axes) == 3
+    plt.close("all")
     assert "Not run" in ch.tables.depth_elbow(None, 0, r.ds, r.samples)
-    assert "final epoch only" in ch.tables.sensitivity(r.sens)
+    assert "final epoch only" in ch.tables.sensitivity(r.sensitivity)
     t = ch.tables.restarts(
-        r.by_restarts, 100, r.best_k, r.errors, r.KS, r.by_k[3].clustering, r.ds
+        r.restarts, 10, r.elbow.best_k, r.elbow.errors, KS, r.by_k[3].clustering, r.ds
     )
-    assert "(the page's elbow)" in t and t.count("\n") == 4
+    assert "(the page's elbow)" in t and t.count("\n") == 3
 
 
-def test_the_restarts_variant_checks_its_count(results):
-    r = results
+def test_the_restarts_variant_checks_its_count(page):
+    r, _ = page
     for bad in (0, 2.5, True):
         with pytest.raises(ValueError, match="n_init must be an integer"):
             ch.elbow_restarts(r.samples, r.ds.X, r.ds.Y, r.by_k, bad, 0)
 
 
-def test_the_page_reads_the_clusterings(results):
-    ds = results.ds
-    # single-restart k-means: the optima it reaches, each with its lowest objective
-    # and how many restarts reach it; with as many clusters as distinct patterns,
-    # every restart finds them, at objective 0
-    n_patterns = len(results.samples.patterns)
-    optima = ch.kmeans_optima(results.samples, n_patterns, range(5), ds)
-    assert sum(n for _, n in optima.values()) == 5
+def test_the_page_reads_the_clusterings(page):
+    r, _ = page
+    ds, samples = r.ds, r.samples
+    # single-restart k-means at K = 3: every restart lands in one of the optima, none
+    # below the best of the page's restarts
+    optima = ch.kmeans_optima(samples, 3, range(4), ds)
+    assert sum(n for _, n in optima.values()) == 4
+    best = r.by_k[3].clustering.inertia
+    assert min(obj for obj, _ in optima.values()) >= best * (1 - 1e-9)
+    assert all(len(key.split(", ")) == 3 for key in optima)
+    # with as many clusters as distinct patterns, every restart finds them, at
+    # objective 0
+    few = A1.samples_from_run(samples.run, 0, samples.epochs[:1])
+    n_patterns = len(few.patterns)
+    optima = ch.kmeans_optima(few, n_patterns, range(3), ds)
     ((objective, n),) = optima.values()
-    assert n == 5 and objective == pytest.approx(0.0, abs=1e-9)
-    cl = _clustering(ds, 4)
-    assert ch.context_strings(cl, ds) == ORDER[:4]
-    assert ch.item_dependent(cl, ds) == 0
+    assert n == 3 and objective == pytest.approx(0.0, abs=1e-9)
+    lab, share_t = ch.unit_clusters(samples, r.by_k[4].clustering)
+    assert lab.shape == (SEEDS, len(samples.epochs), WIDTH)
+    np.testing.assert_allclose(share_t.sum(axis=0), 1.0)
     assert ch.context_level("101", ds).sum() == 16
     with pytest.raises(ValueError, match="at most trainings"):
         ch.check_seeds(4, 3)
-    net = ch.paper_gdln(cl, ds, "context-level", [100] * 4, 2e-5, True, 1e-5)
+    net = ch.paper_gdln(
+        r.by_k[4].clustering, ds, "context-level", [100] * 4, 2e-5, True, 1e-5
+    )
     assert net.layers[0].width == 400

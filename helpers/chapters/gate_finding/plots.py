@@ -8,8 +8,7 @@ import numpy as np
 
 from ... import figures
 from ...core.algorithm1 import cluster_gates, pattern_strings
-
-__all__ = ["draw_centroids", "centroids", "emergence", "elbow", "init", "xor", "depth"]
+from .clusterings import Depth, context_strings
 
 #: The colour of each start of the GDLN, as in the depth chapter.
 INIT_COLOURS = {
@@ -41,10 +40,6 @@ def draw_centroids(ax, cl, labels, boundaries=(), title=""):
     ax.set_title(title, fontsize=9, loc="left")
 
 
-def _ctx(cl, ds):
-    return pattern_strings(cl.binary, ds.contexts, ds.n_contexts)
-
-
 def _boundaries(ds):
     return [8 * c for c in range(1, ds.n_contexts)]
 
@@ -61,7 +56,7 @@ def centroids(samples, by_k, ks, ds, random_state):
             if K in by_k
             else cluster_gates(samples, K, random_state=random_state)
         )
-        draw_centroids(ax, cl, _ctx(cl, ds), _boundaries(ds), f"K = {K}")
+        draw_centroids(ax, cl, context_strings(cl, ds), _boundaries(ds), f"K = {K}")
     axes[-1].set_xticks(range(ds.P), ds.column_labels(), rotation=90, fontsize=6)
     plt.tight_layout()
 
@@ -174,8 +169,9 @@ def xor(results, show, ks):
     plt.tight_layout()
 
 
-def depth(clus_d1, clus_d2, ds):
+def depth(d: Depth):
     """Algorithm 1 on the depth network's two layers (fig-gate_finding-depth)."""
+    clus_d1, clus_d2, ds = d.layer1, d.layer2, d.ds
     show = [K for K in clus_d2 if K >= 3]
     fig, axes = plt.subplots(
         len(show) + 1,
@@ -184,9 +180,11 @@ def depth(clus_d1, clus_d2, ds):
         gridspec_kw={"height_ratios": [3, *show]},
     )
     b = _boundaries(ds)
-    draw_centroids(axes[0], clus_d1[3], _ctx(clus_d1[3], ds), b, "layer 1, K = 3")
+    draw_centroids(
+        axes[0], clus_d1[3], context_strings(clus_d1[3], ds), b, "layer 1, K = 3"
+    )
     for ax, K in zip(axes[1:], show):
         cl = clus_d2[K]
-        draw_centroids(ax, cl, _ctx(cl, ds), b, f"layer 2, K = {K}")
+        draw_centroids(ax, cl, context_strings(cl, ds), b, f"layer 2, K = {K}")
     axes[-1].set_xticks(range(ds.P), ds.column_labels(), rotation=90, fontsize=6)
     plt.tight_layout()

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-from types import SimpleNamespace
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -12,26 +12,53 @@ from ...book import records as records_
 from ...book import rulebook
 from ...book.notebook import glue
 from ...core import measures
-from ...core.measures import Evidence
-from . import context_level, context_strings, item_dependent
+from ...core.algorithm1 import GateSamples
+from ...core.datasets import Dataset
+from ...core.measures import Evidence, Match
+from .clusterings import (
+    EXPECTED4,
+    Depth,
+    context_level,
+    context_strings,
+    item_dependent,
+    unit_clusters,
+)
+from .gdlns import Constructions, Elbow, Starts
 
-__all__ = ["FIELDS", "results", "report"]
 
-#: What :func:`report` reads of the page's results (the page's variable names).
-FIELDS = (
-    # the Section 4 network and Fig. 8
-    "ds", "KS", "k_max", "samples", "by_k", "k4_patterns", "expected4", "share_t",
-    "lab", "epochs",
-    # Fig. 9 and the restarts
-    "err_seed", "errors", "best_k", "best_k_seed", "best_k_within", "gaps",
-    "relu_loss", "elbow_seeds", "kmeans_n_init", "kmeans_n_init_check",
-    "kmeans_restarts_check", "kmeans_single_inits", "by_restarts",
-    # the K = 4 GDLN against the ReLU network
-    "init", "start_pts", "m_k4", "init_rows", "variant_gap", "variant_loss",
-    "m_paper", "sens",
-    # XoR and depth
-    "xor_res", "clus_d1", "clus_d2", "ds_d", "samples_d2", "depth_k_max",
-)  # fmt: skip
+@dataclass
+class Runs:
+    """What the page ran: the Section 4 task ``ds``, Algorithm 1's ``samples``, the
+    elbow's points ``by_k`` and their reading (``elbow``), the elbow under other
+    k-means restart counts (``restarts``, :func:`.gdlns.elbow_restarts` per count),
+    the GDLNs per start (``starts``) and construction (``constructions``), the paper
+    construction's match (``m_paper``), the clustering's ``sensitivity`` rows, the
+    XoR networks (``xor``, :func:`.gdlns.xor_algorithm1` per margin) and the depth
+    network (``depth``)."""
+
+    ds: Dataset
+    samples: GateSamples
+    by_k: dict
+    elbow: Elbow
+    restarts: dict
+    starts: Starts
+    constructions: Constructions
+    m_paper: Match
+    sensitivity: list
+    xor: dict
+    depth: Depth
+
+
+class Params(NamedTuple):
+    """The page's parameters the records name: the elbow GDLNs' start, the epochs,
+    k-means' restarts (the page's and the check's) and single-restart runs."""
+
+    init: str
+    epochs: int
+    n_init: int
+    n_init_check: int
+    single_inits: int
+
 
 #: What a review of an earlier execution of this chapter (book at 921d0f8) read:
 #: the elbow K* by k-means restarts.  Not a result of this book: the page says
@@ -47,13 +74,9 @@ def _n_restarts(n) -> str:
     return f"{n} restart" + ("" if int(n) == 1 else "s")
 
 
-def results(namespace) -> SimpleNamespace:
-    """The page's results: :data:`FIELDS` picked from its namespace (``globals()``)."""
-    return SimpleNamespace(**{k: namespace[k] for k in FIELDS})
-
-
-def _fig8(r) -> int:
+def _fig8(r: Runs) -> int:
     ds, smp, C = r.ds, r.samples, r.ds.n_contexts
+    k4 = context_strings(r.by_k[4].clustering, ds)
     glue("gf_rows", smp.n_samples)
     glue("gf_distinct", len(smp.patterns))
     glue("gf_n_samples_per_run", len(smp.epochs))
@@ -62,10 +85,9 @@ def _fig8(r) -> int:
     allon = smp.counts[smp.patterns.all(axis=1)].sum() / smp.n_samples
     glue("gf_allon_share", float(allon))
     cl4, cl3 = r.by_k[4].clustering, r.by_k[3].clustering
-    glue("gf_k4_patterns", ", ".join(r.k4_patterns))
+    glue("gf_k4_patterns", ", ".join(k4))
     mismatch = sum(
-        int(np.sum(cl4.binary[k] != context_level(p, ds)))
-        for k, p in enumerate(r.k4_patterns)
+        int(np.sum(cl4.binary[k] != context_level(p, ds))) for k, p in enumerate(k4)
     )
     exact = (
         "All of them"
@@ -75,65 +97,69 @@ def _fig8(r) -> int:
     glue("gf_k4_exact", exact)
     off = [
         f"{lab} ({cl4.centroids[k, i]:.2f})"
-        for k, p in enumerate(r.k4_patterns)
+        for k, p in enumerate(k4)
         for i, lab in enumerate(ds.column_labels())
         if cl4.binary[k, i] != context_level(p, ds)[i]
     ]
     glue("gf_k4_off_points", ", ".join(off) if off else "none")
     beyond = []
-    for K in r.KS[4:]:
+    for K in r.elbow.Ks[4:]:
         cl = r.by_k[K].clustering
         pats, dep = measures.context_patterns(cl.binary, ds.contexts, C)
         new = [
             p + (" off everywhere" if p == "0" * C else " item-dependent" if d else "")
             for p, d in zip(pats, dep)
-            if p not in r.expected4 or d
+            if p not in EXPECTED4 or d
         ]
         beyond.append(f"K = {K}: {', '.join(new) if new else 'none'}")
     glue("gf_beyond4", "; ".join(beyond) if beyond else "none")
-    common = ["1" * C in context_strings(r.by_k[K].clustering, ds) for K in r.KS]
-    glue("gf_common_all", "every" if all(common) else f"{sum(common)} of {len(r.KS)}")
-    glue("gf_k_max", r.k_max)
+    common = ["1" * C in context_strings(r.by_k[K].clustering, ds) for K in r.elbow.Ks]
+    glue(
+        "gf_common_all",
+        "every" if all(common) else f"{sum(common)} of {len(r.elbow.Ks)}",
+    )
+    glue("gf_k_max", max(r.elbow.Ks))
     s3 = context_strings(cl3, ds)
-    missing3 = sorted(set(r.expected4) - set(s3))
+    missing3 = sorted(set(EXPECTED4) - set(s3))
     glue("gf_k3_missing", ", ".join(missing3) if missing3 else "none")
     allon3 = cl3.centroids[s3.index("111")]
     freq = [allon3[ds.contexts == c].mean() for c in range(C)]
     glue("gf_k3_allon_freq", ", ".join(f"{v:.2f}" for v in freq))
-    shares = zip(r.k4_patterns, cl4.shares)
+    shares = zip(k4, cl4.shares)
     glue("gf_k4_shares", ", ".join(f"{s} {100 * w:.0f}%" for s, w in shares))
-    i_common = r.k4_patterns.index("1" * C)
-    final_mixed = r.lab[:, -1] != i_common  # last sample in a 2-of-3 cluster
-    was_common = np.any(r.lab[:, :-1] == i_common, axis=1)  # ... all-on before
+    i_common = k4.index("1" * C)
+    lab, share_t = unit_clusters(smp, cl4)
+    final_mixed = lab[:, -1] != i_common  # last sample in a 2-of-3 cluster
+    was_common = np.any(lab[:, :-1] == i_common, axis=1)  # ... all-on before
     share = np.sum(final_mixed & was_common) / max(np.sum(final_mixed), 1)
     glue("gf_mixed_were_common", float(share))
-    glue("gf_common_peak", float(r.share_t[i_common].max()))
-    glue("gf_common_end", float(r.share_t[i_common, -1]))
+    glue("gf_common_peak", float(share_t[i_common].max()))
+    glue("gf_common_end", float(share_t[i_common, -1]))
     return mismatch
 
 
-def _fig9(r) -> None:
-    KS, e = r.KS, r.errors
+def _fig9(r: Runs, pm: Params) -> None:
+    KS, e = r.elbow.Ks, r.elbow.errors
     L_relu, L4 = r.samples.run.loss[0], r.by_k[4].loss[0]
-    glue("gf_elbow_seeds", r.elbow_seeds)
-    glue("gf_n_init", r.kmeans_n_init)
-    glue("gf_best_k", r.best_k)
-    glue("gf_best_k_seeds", ", ".join(str(k) for k in r.best_k_seed))
-    glue("gf_best_k_within", r.best_k_within)
+    glue("gf_elbow_seeds", r.elbow.n_seeds)
+    glue("gf_n_init", pm.n_init)
+    glue("gf_best_k", r.elbow.best_k)
+    glue("gf_best_k_seeds", ", ".join(str(k) for k in r.elbow.best_k_seed))
+    glue("gf_best_k_within", r.elbow.best_k_within)
     glue("gf_err4", float(e[KS.index(4)]))
     glue("gf_err3", float(e[KS.index(3)]))
     glue("gf_err_min", float(e.min()))
     glue("gf_err4_over_min", float(e[KS.index(4)] / e.min()))
     glue("gf_err_ratio34", float(e[KS.index(3)] / e[KS.index(4)]))
     glue("gf_err_min_k", int(KS[int(np.argmin(e))]))
-    glue("gf_err_seed_sd", float(np.max(r.err_seed.std(axis=1) / e)))
+    glue("gf_err_seed_sd", float(np.max(r.elbow.err_seed.std(axis=1) / e)))
     glue("gf_relu_3000", float(L_relu[3000]))
-    glue("gf_relu_end", float(np.median(r.relu_loss[:, -1])))
+    glue("gf_relu_end", float(np.median(r.elbow.relu_loss[:, -1])))
     glue("gf_k4_3000", float(L4[3000]))
     glue("gf_k4_end", float(np.median(r.by_k[4].loss[:, -1])))
-    n = r.kmeans_single_inits
+    n = pm.single_inits
     glue("gf_single_range", f"{100}–{100 + n - 1}")
-    few = r.by_restarts[r.kmeans_n_init_check]
+    few = r.restarts[pm.n_init_check]
     err3_few = few["errors"][KS.index(3)]
     glue("gf_k3_few", ", ".join(context_strings(few["k3"], r.ds)))
     glue("gf_k3_few_inertia", few["k3"].inertia)
@@ -143,23 +169,23 @@ def _fig9(r) -> None:
     glue("gf_k3_obj_diff", 100 * (few["k3"].inertia / best3.inertia - 1))
     glue("gf_err3_few", err3_few)
     glue("gf_best_k_few", few["best_k"])
-    glue("gf_n_init_few", r.kmeans_n_init_check)
+    glue("gf_n_init_few", pm.n_init_check)
     glue("gf_err3_ratio", float(e[KS.index(3)] / err3_few))
-    _restarts(r)
+    _restarts(r, pm)
 
 
-def _elbows(r) -> dict:
+def _elbows(r: Runs, pm: Params) -> dict:
     """K* and the K of the lowest error by k-means restarts, the page's included."""
-    KS = list(r.KS)
-    out = {r.kmeans_n_init: (int(r.best_k), KS[int(np.argmin(r.errors))])}
-    for n, x in r.by_restarts.items():
+    KS = list(r.elbow.Ks)
+    out = {pm.n_init: (int(r.elbow.best_k), KS[int(np.argmin(r.elbow.errors))])}
+    for n, x in r.restarts.items():
         out.setdefault(n, (int(x["best_k"]), KS[int(np.argmin(x["errors"]))]))
     return dict(sorted(out.items()))
 
 
-def _restarts(r) -> None:
-    el = _elbows(r)
-    others = sorted(n for n in el if n != r.kmeans_n_init)
+def _restarts(r: Runs, pm: Params) -> None:
+    el = _elbows(r, pm)
+    others = sorted(n for n in el if n != pm.n_init)
     glue("gf_restarts_list", ", ".join(str(n) for n in others))
     glue(
         "gf_restarts_ks",
@@ -185,15 +211,15 @@ def _restarts(r) -> None:
     glue("gf_review_restarts", text)
 
 
-def _gdln(r) -> None:
-    rows, m_main = r.init_rows, r.m_k4[r.init]
+def _gdln(r: Runs, pm: Params) -> None:
+    rows, m_main = r.starts.rows, r.starts.m[pm.init]
     glue("gf_gap_k4", m_main.value)
     glue("gf_gap_k3", m_main.alternative)
     glue("gf_gap_spread", m_main.spread)
     glue("gf_gap_spread_2x", rulebook.NOISE_MULTIPLE * m_main.spread)
-    glue("gf_gap_verdict", rows[r.init]["verdict"])
-    glue("gf_elbow_init", r.init)
-    glue("gf_epochs", r.epochs)
+    glue("gf_gap_verdict", rows[pm.init]["verdict"])
+    glue("gf_elbow_init", pm.init)
+    glue("gf_epochs", pm.epochs)
     best = min(rows, key=lambda i: rows[i]["gap_k4"])
     glue("gf_best_init", best)
     gaps = [x["gap_k4"] for x in rows.values()]
@@ -202,11 +228,11 @@ def _gdln(r) -> None:
     glue("gf_best_init_gap", rows[best]["gap_k4"])
     glue("gf_best_init_verdict", rows[best]["verdict"])
     glue("gf_best_init_final", rows[best]["final_loss_k4"])
-    pts = r.start_pts.values()
+    pts = r.starts.points.values()
     t_levels = {
         k: np.array([measures.level_times(L) for L in curves])
         for k, curves in [
-            ("relu", r.relu_loss),
+            ("relu", r.elbow.relu_loss),
             ("k4", np.concatenate([d[4].loss for d in pts])),
             ("k3", np.concatenate([d[3].loss for d in pts])),
         ]
@@ -216,10 +242,10 @@ def _gdln(r) -> None:
     for k in ("k4", "k3"):
         n_reach = int(np.isfinite(t_levels[k][:, -1]).sum())
         glue(f"gf_{k}_reach", f"{n_reach} of {len(t_levels[k])}")
-    for i, v in enumerate(r.variant_gap):
+    for i, v in enumerate(r.constructions.gaps):
         glue(f"gf_variant_gap{i}", v)
-    matched = r.start_pts["matched"][4].loss
-    glue("gf_gap_k4_matched", measures.match(r.relu_loss, matched).value)
+    matched = r.starts.points["matched"][4].loss
+    glue("gf_gap_k4_matched", measures.match(r.elbow.relu_loss, matched).value)
     m = r.m_paper
     glue("gf_paper_gap", m.value)
     glue("gf_paper_gap_k3", m.alternative)
@@ -228,27 +254,29 @@ def _gdln(r) -> None:
     glue("gf_paper_spread_hi", m.spread_interval[1])
     glue("gf_paper_verdict", rulebook.verdict(m))
     glue("gf_k3_patterns", ", ".join(context_strings(r.by_k[3].clustering, r.ds)))
-    groups = {g: [row for row in r.sens if row[0] == g] for g in ("seeds", "alone")}
+    groups = {
+        g: [row for row in r.sensitivity if row[0] == g] for g in ("seeds", "alone")
+    }
     for name, g in (("gf_kmeans_same", "seeds"), ("gf_single_same", "alone")):
         glue(name, f"{sum(x[-1] for x in groups[g])} of {len(groups[g])}")
-    subsets = [row for row in r.sens if row[0] == "subsets"]
+    subsets = [row for row in r.sensitivity if row[0] == "subsets"]
     glue("gf_subsets_ok", ", ".join(x[1] for x in subsets if x[-1]) or "none")
     glue("gf_subsets_bad", ", ".join(x[1] for x in subsets if not x[-1]) or "none")
 
 
-def _xor_depth(r) -> None:
+def _xor_depth(r: Runs) -> None:
     eps_star = np.sqrt(2 / 3)
-    key = {e: ",".join(sorted(x["patterns"])) for e, x in r.xor_res.items()}
+    key = {e: ",".join(sorted(x["patterns"])) for e, x in r.xor.items()}
     below = [e for e in key if e < eps_star]
     above = [e for e in key if e > eps_star]
     ok_below = sum(key[e] == "0001,0010,0100,1000" for e in below)
     ok_above = sum(key[e] == "0110,1001" for e in above)
     glue("gf_xor_below", f"{ok_below} of {len(below)}")
     glue("gf_xor_above", f"{ok_above} of {len(above)}")
-    disagree = [e for e in sorted(key) if r.xor_res[e]["k"] != r.xor_res[e]["k_within"]]
+    disagree = [e for e in sorted(key) if r.xor[e]["k"] != r.xor[e]["k_within"]]
     glue("gf_xor_disagree", ", ".join(f"{e:g}" for e in disagree) or "none")
 
-    ds, c1, c2 = r.ds_d, r.clus_d1, r.clus_d2
+    ds, c1, c2 = r.depth.ds, r.depth.layer1, r.depth.layer2
     s1 = context_strings(c1[2], ds)
     glue(
         "gf_d_layer1_k2", ", ".join(f"{p} ({w:.2f})" for p, w in zip(s1, c1[2].shares))
@@ -259,7 +287,7 @@ def _xor_depth(r) -> None:
     )
     on = sum(w for s, w in zip(s1, c1[2].shares) if s == "111")
     glue("gf_d_layer1_on", float(on))
-    d_end = r.samples_d2.run.loss[:, -1]
+    d_end = r.depth.samples.run.loss[:, -1]
     spread = float(d_end.max() / d_end.min())
     glue(
         "gf_d_in_step",
@@ -268,7 +296,7 @@ def _xor_depth(r) -> None:
         if spread > 2
         else f"the runs end within a factor {spread:.1f} of each other",
     )
-    glue("gf_d_init_loss", float(r.samples_d2.run.loss[0, 0]))
+    glue("gf_d_init_loss", float(r.depth.samples.run.loss[0, 0]))
     glue("gf_d_end_loss", ", ".join(f"{v:.3g}" for v in d_end))
     glue("gf_d2_k4", ", ".join(context_strings(c2[4], ds)) if 4 in c2 else "n/a")
     all2 = sorted({s for cl in c2.values() for s in context_strings(cl, ds)})
@@ -280,11 +308,11 @@ def _xor_depth(r) -> None:
     ]
     glue(
         "gf_d2_first_mixed",
-        str(first[0]) if first else f"no K up to {r.depth_k_max}",
+        str(first[0]) if first else f"no K up to {max(r.depth.layer2)}",
     )
 
 
-def _records(rec, r, mismatch) -> dict:
+def _elbow_records(rec, r: Runs, pm: Params, mismatch) -> dict:
     cl4 = r.by_k[4].clustering
     cuts = {
         f"centroids binarised at {t:g}": context_strings(
@@ -292,7 +320,8 @@ def _records(rec, r, mismatch) -> dict:
         )
         for t in THRESHOLDS
     }
-    ev = Evidence(list(r.k4_patterns), compared=r.expected4, criterion="exact")
+    k4 = context_strings(cl4, r.ds)
+    ev = Evidence(list(k4), compared=EXPECTED4, criterion="exact")
     out = {}
     out["r_pat"] = rec.add(
         "k4_patterns",
@@ -300,23 +329,23 @@ def _records(rec, r, mismatch) -> dict:
         "the K = 4 binarised centroids (on where the activation frequency >= 1/2) as "
         "context-level on/off strings (on in a context when on for at least half its "
         f"items); at the level of datapoints {mismatch} of {4 * r.ds.P} entries "
-        f"differ from these context gates; k-means: best of {r.kmeans_n_init} "
+        f"differ from these context gates; k-means: best of {pm.n_init} "
         "restarts.",
     )
-    seeds = {f"GDLN seed {s} alone": int(k) for s, k in enumerate(r.best_k_seed)}
+    seeds = {f"GDLN seed {s} alone": int(k) for s, k in enumerate(r.elbow.best_k_seed)}
     cuts_k = {
         "elbow: the smallest K within a factor 2 of the best error": int(
-            r.best_k_within
+            r.elbow.best_k_within
         ),
     }
-    el = _elbows(r)
+    el = _elbows(r, pm)
     restarts = {
-        f"{n} k-means restart{'s' if n > 1 else ''} instead of {r.kmeans_n_init}": k
+        f"{n} k-means restart{'s' if n > 1 else ''} instead of {pm.n_init}": k
         for n, (k, _) in el.items()
-        if n != r.kmeans_n_init
+        if n != pm.n_init
     }
     ev = (  # choices in alphabetical order, as the records store them
-        Evidence(int(r.best_k), compared=4, criterion="exact")
+        Evidence(int(r.elbow.best_k), compared=4, criterion="exact")
         .varied("restarts", restarts)
         .varied("seeds", seeds)
         .varied("threshold", cuts_k)
@@ -326,21 +355,26 @@ def _records(rec, r, mismatch) -> dict:
         "best_k",
         ev,
         "elbow (the book's bend rule, fixed before measuring) of the output MSE "
-        f"between the ReLU network and the K-centroid GDLN ({r.init} start), mean "
-        f"over {r.elbow_seeds} GDLN seeds, K = 1..{r.k_max}; per GDLN seed: "
-        f"{', '.join(str(k) for k in r.best_k_seed)}; the error is lowest at K = "
-        f"{lowest}; k-means takes the best of {r.kmeans_n_init} restarts, and the "
+        f"between the ReLU network and the K-centroid GDLN ({pm.init} start), mean "
+        f"over {r.elbow.n_seeds} GDLN seeds, K = 1..{max(r.elbow.Ks)}; per GDLN seed: "
+        f"{', '.join(str(k) for k in r.elbow.best_k_seed)}; the error is lowest at K = "
+        f"{lowest}; k-means takes the best of {pm.n_init} restarts, and the "
         "elbow under other restart counts (every K clustered again) is the "
         "restarts variant.",
     )
     out["r_err"] = rec.add(
         "elbow_errors",
-        {str(K): float(e) for K, e in zip(r.KS, r.errors)},
+        {str(K): float(e) for K, e in zip(r.elbow.Ks, r.elbow.errors)},
         "output MSE (Eq. gate_finding-error: mean over sampled epochs, outputs, "
-        f"datapoints and {r.elbow_seeds} GDLN seeds of the squared difference ReLU - "
+        f"datapoints and {r.elbow.n_seeds} GDLN seeds of the squared difference ReLU - "
         "GDLN), per K; the paper gives the curve only as a figure (Fig. 9).",
     )
-    m, rows = r.m_paper, r.init_rows
+    return out
+
+
+def _gap_records(rec, r: Runs, pm: Params) -> dict:
+    out = {}
+    m, rows, paper_loss = r.m_paper, r.starts.rows, r.constructions.paper_loss
     v = rulebook.verdict(m)
     other = any(x["verdict"] != v for x in rows.values())
     out["r_gap"] = rec.add(
@@ -348,17 +382,17 @@ def _records(rec, r, mismatch) -> dict:
         m.varied(
             "construction",
             {
-                f"the book's construction, {k} start": r.m_k4[k]
-                for k in sorted(r.m_k4)
+                f"the book's construction, {k} start": r.starts.m[k]
+                for k in sorted(r.starts.m)
             },
         ),
         "time gap between the ReLU trainings and the K = 4 centroid GDLN built as "
         "the paper builds its ReLN (context-level gates, 100 units per pathway, "
         "context pathways seeing the items only, the all-on pathway at the ReLU std "
-        f"and the others at twice it), median over {r.elbow_seeds} seeds (seed s "
+        f"and the others at twice it), median over {r.elbow.n_seeds} seeds (seed s "
         "against training s); two-sample spread; alternative: the K = 3 GDLN built "
-        f"the same way; final loss {np.median(r.variant_loss[:, -1]):.3g} against "
-        f"the ReLU network's {np.median(r.relu_loss[:, -1]):.3g}. "
+        f"the same way; final loss {np.median(paper_loss[:, -1]):.3g} against "
+        f"the ReLU network's {np.median(r.elbow.relu_loss[:, -1]):.3g}. "
         + ("Another setup changes the verdict" if other else "No other setup changes "
            "the verdict")
         + ": the book's own construction (binarised gates, widths by share, all "
@@ -376,72 +410,71 @@ def _records(rec, r, mismatch) -> dict:
             "paper's construction": {
                 "gap_k4": m.value,
                 "gap_k3": m.alternative,
-                "final_loss_k4": float(np.median(r.variant_loss[:, -1])),
+                "final_loss_k4": float(np.median(paper_loss[:, -1])),
                 "verdict": v,
             },
         },
         "per construction and start of the centroid GDLNs: time gaps of the K = 4 "
         "and K = 3 GDLNs to the ReLU trainings, the K = 4 GDLN's final loss (and "
         "output MSE for the book's construction), and the rulebook's verdict under "
-        f"that choice (ReLU spread {r.m_k4[r.init].spread:.3f}).",
+        f"that choice (ReLU spread {r.starts.m[pm.init].spread:.3f}).",
     )
     return out
 
 
-def report(rec, results) -> dict:
-    """Write the page's records, glue its numbers, and build its closing tables.
-
-    Defined for the page book/gate_finding.md.
+def report(rec, runs: Runs, params: Params) -> dict:
+    """Write the page's records, glue its numbers, and build its closing table and
+    paragraph (Defined for the page book/gate_finding.md).
 
     Args:
         rec: the chapter's :class:`helpers.book.records.Records`
             (``"gate_finding"``).
-        results: what the page computed, the fields of :data:`FIELDS`
-            (:func:`results` picks them from the page's namespace).
+        runs: what the page ran (:class:`Runs`).
+        params: the page's parameters the records name (:class:`Params`).
 
     Returns:
         ``{"summary": Markdown table of every claim, "closing": the closing
-        paragraph, "headline": the headline numbers as text}``; the records are
-        saved.
+        paragraph}``; the records are saved.
     """
-    r = results
+    r, pm = runs, params
     mismatch = _fig8(r)
-    _fig9(r)
-    _gdln(r)
+    _fig9(r, pm)
+    _gdln(r, pm)
     _xor_depth(r)
-    g = SimpleNamespace(**_records(rec, r, mismatch))
+    g = {**_elbow_records(rec, r, pm, mismatch), **_gap_records(rec, r, pm)}
     rec.save()
     summary = records_.claims_table(
         [
             ("With K = 4 clusters, Algorithm 1 recovers the common and the three "
-             "2-of-3 gating patterns (Fig. 8)", "111, 110, 101, 011", g.r_pat),
+             "2-of-3 gating patterns (Fig. 8)", "111, 110, 101, 011", g["r_pat"]),
             ("The elbow of the ReLU-vs-GDLN error is at K = 4 (Fig. 9)", "K = 4",
-             g.r_best),
-            ("Error of the centroid GDLN for each K (Fig. 9)", "figure only", g.r_err),
+             g["r_best"]),
+            ("Error of the centroid GDLN for each K (Fig. 9)", "figure only",
+             g["r_err"]),
             ("The K = 4 GDLN, built as the paper builds its ReLN, follows the "
              "ReLU network's loss (alternative: K = 3 built the same way)",
-             "identify the ReLN (a GDLN that imitates the ReLU network)", g.r_gap),
+             "identify the ReLN (a GDLN that imitates the ReLU network)", g["r_gap"]),
             ("The same under the book's construction and each start",
-             "begin with the same hyper-parameters (Appendix H)", g.r_init),
+             "begin with the same hyper-parameters (Appendix H)", g["r_init"]),
         ]
     )  # fmt: skip
-    m, m_main = r.m_paper, r.m_k4[r.init]
-    seeds = ", ".join(str(k) for k in r.best_k_seed)
-    ok = [i for i, x in r.init_rows.items() if x["verdict"] == "reproduced"]
+    m, m_main = r.m_paper, r.starts.m[pm.init]
+    seeds = ", ".join(str(k) for k in r.elbow.best_k_seed)
+    ok = [i for i, x in r.starts.rows.items() if x["verdict"] == "reproduced"]
     closing = (
-        f"In short: with {r.kmeans_n_init} k-means restarts Algorithm 1 finds the "
+        f"In short: with {pm.n_init} k-means restarts Algorithm 1 finds the "
         "common and the three 2-of-3 patterns at K = 4 "
-        f"({g.r_pat['verdict']}), and the book's elbow rule puts the elbow at "
-        f"K = {r.best_k} for the seed-averaged error and at {seeds} for each GDLN "
-        f"seed ({g.r_best['verdict']}); with other k-means restart counts the rule "
-        "says "
-        + ", ".join(f"K = {k} ({n})" for n, (k, _) in _elbows(r).items())
+        f"({g['r_pat']['verdict']}), and the book's elbow rule puts the elbow at "
+        f"K = {r.elbow.best_k} for the seed-averaged error and at {seeds} for each "
+        f"GDLN seed ({g['r_best']['verdict']}); with other k-means restart counts "
+        "the rule says "
+        + ", ".join(f"K = {k} ({n})" for n, (k, _) in _elbows(r, pm).items())
         + ", and the error is lowest at K = "
-        + ", ".join(f"{k} ({n})" for n, (_, k) in _elbows(r).items())
+        + ", ".join(f"{k} ({n})" for n, (_, k) in _elbows(r, pm).items())
         + ". Built as the paper builds its ReLN, the K = 4 GDLN is "
         f"{m.value:.3f} from the ReLU trainings in the time gap, against a seed "
         f"spread of {m.spread:.3f} and {m.alternative:.3f} for K = 3 "
-        f"({g.r_gap['verdict']}). The book's own construction is "
+        f"({g['r_gap']['verdict']}). The book's own construction is "
         f"{m_main.value:.2f} away and "
         + (
             "no start brings it within the seed noise."
@@ -449,20 +482,4 @@ def report(rec, results) -> dict:
             else f"within the seed noise only when started {', '.join(ok)}."
         )
     )
-    by_start = ", ".join(f"{i}: {x['verdict']}" for i, x in r.init_rows.items())
-    headline = "\n".join(
-        [
-            f"best_k       = {r.best_k} (per GDLN seed {list(r.best_k_seed)}; "
-            "by restarts: "
-            + ", ".join(f"{n}: {k}" for n, (k, _) in _elbows(r).items())
-            + ")",
-            f"k4_patterns  = {' '.join(r.k4_patterns)}",
-            "elbow_errors (x 1e-3): " + " ".join(f"{1e3 * e:.2g}" for e in r.errors),
-            f"gap_k4_relu  = {m_main.value:.2f} (spread {m_main.spread:.2f}, "
-            f"K = 3 {m_main.alternative:.2f})",
-            "verdicts     = "
-            + ", ".join(x["verdict"] for x in (g.r_pat, g.r_best, g.r_gap)),
-            f"by start     = {by_start}",
-        ]
-    )
-    return {"summary": summary, "closing": closing, "headline": headline}
+    return {"summary": summary, "closing": closing}

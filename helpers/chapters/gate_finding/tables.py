@@ -4,28 +4,12 @@ computations are, as Markdown (each from what the page computed)."""
 from __future__ import annotations
 
 import numpy as np
-from tabulate import tabulate
 
+from ...book import kit
+from ...core.algorithm1 import elbow_k
 from ...core.measures import match
-from . import context_strings, item_dependent
-
-__all__ = [
-    "clusterings",
-    "elbow",
-    "optima",
-    "restarts",
-    "init",
-    "constructions",
-    "sensitivity",
-    "xor",
-    "xor_init",
-    "depth",
-    "depth_elbow",
-]
-
-
-def _md(rows, headers) -> str:
-    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+from .clusterings import Depth, context_strings, item_dependent
+from .gdlns import Constructions
 
 
 def _shares(cl) -> str:
@@ -45,7 +29,7 @@ def clusterings(by_k, ds) -> str:
         "shares",
         "k-means objective",
     ]
-    return _md(rows, headers)
+    return kit.table(rows, headers)
 
 
 def elbow(Ks, errors, gaps, by_k, relu_curve) -> str:
@@ -65,7 +49,7 @@ def elbow(Ks, errors, gaps, by_k, relu_curve) -> str:
         "time gap to the ReLU network (median)",
         "GDLN loss at 3000 / end (seed 0)",
     ]
-    return _md(rows, headers)
+    return kit.table(rows, headers)
 
 
 def optima(found: dict, n: int) -> str:
@@ -79,7 +63,7 @@ def optima(found: dict, n: int) -> str:
         "lowest objective found",
         "single restarts reaching it",
     ]
-    return _md(rows, headers)
+    return kit.table(rows, headers)
 
 
 def restarts(by_restarts: dict, n_init: int, best_k: int, errors, Ks, cl3, ds) -> str:
@@ -110,11 +94,11 @@ def restarts(by_restarts: dict, n_init: int, best_k: int, errors, Ks, cl3, ds) -
         "K retrained",
         "elbow K*",
     ]
-    return _md(rows, headers)
+    return kit.table(rows, headers)
 
 
 def init(rows: dict, spread: float, relu_loss) -> str:
-    """The elbow's K = 4 GDLN under each start (``ch.init_rows``)."""
+    """The elbow's K = 4 GDLN under each start (``ch.compare_starts(...).rows``)."""
     out = [
         (c, f"{r['gap_k4']:.3f}", f"{r['gap_k3']:.3f}", f"{r['output_mse_k4']:.3g}",
          f"{r['final_loss_k4']:.3g}", r["verdict"])
@@ -132,13 +116,13 @@ def init(rows: dict, spread: float, relu_loss) -> str:
         "final loss K = 4 (median)",
         "verdict",
     ]
-    return _md(out, headers)
+    return kit.table(out, headers)
 
 
-def constructions(specs, built, gaps, matched, relu_loss, init_std) -> str:
-    """The K = 4 GDLN under each construction: ``specs`` ``(gates, widths, context
-    std, items only)``, ``built`` what ``gdln_error`` returned for each, ``gaps``
-    their time gaps, ``matched`` the elbow's K = 4 point started matched."""
+def constructions(cons: Constructions, matched, relu_loss, init_std) -> str:
+    """The K = 4 GDLN under each construction, below the elbow's K = 4 point started
+    ``matched``."""
+    specs, built, gaps = cons.specs, cons.built, cons.gaps
     m4 = matched
     rows = [
         ("K = 4 GDLN (matched)", "binarised", "by share", "1 x ReLU", "all inputs",
@@ -162,7 +146,7 @@ def constructions(specs, built, gaps, matched, relu_loss, init_std) -> str:
         "time gap to the ReLU network",
         "loss at 3000 / end (seed 0)",
     ]
-    return _md(rows, headers)
+    return kit.table(rows, headers)
 
 
 def sensitivity(rows) -> str:
@@ -173,7 +157,7 @@ def sensitivity(rows) -> str:
         for _, label, rs, p, s, _ in rows
     ]
     headers = ["samples used", "random_state", "K = 4 binarised centroids", "shares"]
-    return _md(out, headers)
+    return kit.table(out, headers)
 
 
 XOR_RELNS = {"0110,1001": "linear ReLN", "0001,0010,0100,1000": "XoR ReLN"}
@@ -198,7 +182,7 @@ def xor(results: dict) -> str:
         "binarised centroids at K*",
         "reads as",
     ]
-    return _md(rows, headers)
+    return kit.table(rows, headers)
 
 
 def _kept(smp) -> str:
@@ -222,11 +206,12 @@ def xor_init(small: dict, large: dict, std_small: float, std_large: float) -> st
         "binarised centroids at K*",
         "units keeping their initial gating",
     ]
-    return _md(rows, headers)
+    return kit.table(rows, headers)
 
 
-def depth(clus_d1: dict, clus_d2: dict, ds) -> str:
+def depth(d: Depth) -> str:
     """The depth network's clusterings, both layers."""
+    clus_d1, clus_d2, ds = d.layer1, d.layer2, d.ds
     rows = [
         (layer, K, ", ".join(context_strings(cl, ds)), _shares(cl),
          item_dependent(cl, ds))
@@ -240,14 +225,12 @@ def depth(clus_d1: dict, clus_d2: dict, ds) -> str:
         "shares",
         "item-dependent centroids",
     ]
-    return _md(rows, headers)
+    return kit.table(rows, headers)
 
 
 def depth_elbow(points, k_max: int, ds, samples) -> str:
     """The depth elbow's sentence (``points``: its elbow points, or None when it was
     not run)."""
-    from ...core.algorithm1 import elbow_k
-
     if points is None:
         return (
             "**Depth elbow.** Not run with the default parameters: each K trains a "

@@ -7,8 +7,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ... import figures
-
-__all__ = ["lemma_2x2", "relu_patterns", "interlacing", "race", "xor"]
+from ...core import xor_reln
+from .lemma import TwoByTwo, UnitCensus, pattern_class
+from .race import NAMES, Race
+from .xor import EPS_PAPER, Simulated
 
 
 def _bare(ax):
@@ -17,11 +19,12 @@ def _bare(ax):
     ax.grid(False)
 
 
-def lemma_2x2(patterns, lps, classes):
+def lemma_2x2(two: TwoByTwo):
     """The 16 patterns of 2 items x 2 contexts with their LP margins and classes
     (fig-proofs-lemma-2x2); infeasible ones framed in red."""
     fig, axes = plt.subplots(2, 8, figsize=(11, 3.4))
-    for ax, g, r, cl in zip(axes.flat, patterns, lps, classes):
+    classes = pattern_class(two.patterns, 2, 2)
+    for ax, g, r, cl in zip(axes.flat, two.patterns, two.lp, classes):
         ax.imshow(g.reshape(2, 2).T, cmap="Greys", vmin=-0.3, vmax=1.3)
         _bare(ax)
         ax.set_title(f"t*={max(r['margin'], 0.0):.2f}\n{cl}", fontsize=7.5)
@@ -33,9 +36,10 @@ def lemma_2x2(patterns, lps, classes):
     plt.tight_layout()
 
 
-def relu_patterns(shares, gates, weights, pattern_class):
+def relu_patterns(units: UnitCensus):
     """Weight share by pattern class over training, and the eight heaviest units'
     patterns at the end (fig-proofs-relu-patterns)."""
+    shares, gates, weights = units.shares, units.gates, units.weights
     eps = list(shares)
     fig = plt.figure(figsize=(11, 3.6))
     ax = fig.add_axes([0.06, 0.15, 0.38, 0.75])
@@ -89,8 +93,9 @@ def interlacing(ratios_random, ratios_task):
     plt.tight_layout()
 
 
-def race(relu_loss, losses, names, L_lin):
+def race(r: Race):
     """The race's loss curves and their log-ratio to the ReLU loss (fig-proofs-race)."""
+    relu_loss, losses, names, L_lin = r.relu_loss, r.losses, NAMES, r.L_lin
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
     colors = {
         "single": figures.PALETTE["single"],
@@ -125,11 +130,12 @@ def race(relu_loss, losses, names, L_lin):
     plt.tight_layout()
 
 
-def xor(sim, cf, halving, eps_list, seeds, a0_mean, lr, eps_paper, eps_pred):
+def xor(xs: Simulated):
     """Appendix C: simulated and closed-form losses at three margins, and the halving
     times against the margin (fig-proofs-xor)."""
-    from ...core import xor_reln
-
+    sim, cf, halving, eps_list = xs.sim, xs.cf, xs.halving, xs.eps
+    seeds, a0_mean, lr = list(range(xs.seeds)), xs.a0_mean, xs.lr
+    eps_paper, eps_pred = EPS_PAPER, xs.cross_pred
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
     kinds = [("linear", figures.PALETTE["linear"]), ("xor", figures.PALETTE["xor"])]
     show = [eps_list[0], min(eps_list, key=lambda e: abs(e - eps_paper)), eps_list[-1]]

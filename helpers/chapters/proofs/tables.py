@@ -4,13 +4,10 @@ its computations are, as Markdown (each from what the page computed)."""
 from __future__ import annotations
 
 import numpy as np
-from tabulate import tabulate
 
-__all__ = ["full_counts", "edge", "race", "strategies", "a0"]
-
-
-def _md(rows, headers) -> str:
-    return tabulate(rows, headers, tablefmt="github", disable_numparse=True)
+from ...book import kit
+from .race import NAMES, Race
+from .xor import EPS_PAPER
 
 
 def full_counts(full: dict, n_contexts: int) -> str:
@@ -25,7 +22,7 @@ def full_counts(full: dict, n_contexts: int) -> str:
         ("item *and* context", full["both"]),
         ("of which single-datapoint", full["single_datapoint"]),
     ]
-    return _md([(k, f"{v:,}") for k, v in rows], ["", "count"])
+    return kit.table([(k, f"{v:,}") for k, v in rows], ["", "count"])
 
 
 def edge(cases: dict) -> str:
@@ -41,36 +38,30 @@ def edge(cases: dict) -> str:
         "$\\lambda'$ (without)",
         "$\\lambda$ (with)",
     ]
-    return _md(rows, headers)
+    return kit.table(rows, headers)
 
 
-def race(names, t_seed, losses, relu_loss, gaps, spread) -> str:
+def race(r: Race) -> str:
     """Learning times, final losses and time gaps to the ReLU network of the race's
-    candidates (``gaps``: ``{candidate: gap}``; ``spread``: between ReLU seeds)."""
+    candidates."""
+    m = r.family
+    gaps = {"mixed": m.value, "single": m.alternative, "both": r.gap_both}
     rows = [
-        (
-            names[k],
-            f"{np.median(t_seed[k]):.0f}",
-            f"{np.median(losses[k][:, -1]):.3g}",
-            f"{gaps[k]:.3f}",
-        )
-        for k in names
-    ]
+        (NAMES[k], f"{np.median(r.t_seed[k]):.0f}",
+         f"{np.median(r.losses[k][:, -1]):.3g}", f"{gaps[k]:.3f}")
+        for k in NAMES
+    ]  # fmt: skip
     rows.append(
-        (
-            "ReLU network",
-            f"{np.median(t_seed['relu']):.0f}",
-            f"{np.median(relu_loss[:, -1]):.3g}",
-            f"{spread:.3f} (between seeds)",
-        )
-    )
+        ("ReLU network", f"{np.median(r.t_seed['relu']):.0f}",
+         f"{np.median(r.relu_loss[:, -1]):.3g}", f"{m.spread:.3f} (between seeds)")
+    )  # fmt: skip
     headers = [
         "candidate",
         "learning time (epochs, median)",
         "loss at the end",
         "time gap to ReLU",
     ]
-    return _md(rows, headers)
+    return kit.table(rows, headers)
 
 
 def strategies(sv: dict) -> str:
@@ -86,11 +77,12 @@ def strategies(sv: dict) -> str:
         "top singular values of $\\Sigma_{yx}(p)$",
         "top eigenvalue of $\\Sigma_x(p)$",
     ]
-    return _md(rows, headers)
+    return kit.table(rows, headers)
 
 
-def a0(eps_time: dict, eps_paper: float) -> str:
+def a0(eps_time: dict) -> str:
     """The exact-time crossover margin for each initial strength a0."""
+    eps_paper = EPS_PAPER
     rows = [(f"{a:.0e}", f"{v:.4f}") for a, v in eps_time.items()]
     rows.append(("$a_0 \\to 0$", f"{eps_paper:.4f}"))
-    return _md(rows, ["$a_0$", "exact-time crossover $\\varepsilon$"])
+    return kit.table(rows, ["$a_0$", "exact-time crossover $\\varepsilon$"])
