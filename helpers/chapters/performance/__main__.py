@@ -13,8 +13,8 @@ from .benchmark import (
     NETWORKS,
     QUICK_SEED_EPOCHS,
     ROOT,
-    _progress,
     run_benchmark,
+    say,
     summary_text,
 )
 from .book_times import book_chapter_seconds, chapter_times
@@ -79,7 +79,7 @@ def _write_records(bench: dict, out: Path) -> None:
     except ValueError:
         where = str(out)
     rec = records(bench, secs, present, paper and paper["seconds"], source=where)
-    _progress(f"wrote {rec.save()}")
+    say(f"wrote {rec.save()}")
 
 
 def main(argv=None) -> None:
@@ -106,7 +106,7 @@ def main(argv=None) -> None:
     bench["command"] = " ".join(["python -m helpers.chapters.performance", *cmd])
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(bench, indent=2, sort_keys=True) + "\n")
-    _progress(f"wrote {out}")
+    say(f"wrote {out}")
     print(summary_text(bench))
     if not args.no_records and not args.quick:
         _write_records(bench, out)

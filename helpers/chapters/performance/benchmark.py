@@ -87,7 +87,7 @@ QUICK_SEED_EPOCHS = {"section4": 4000, "depth": 1000}
 AGREEMENT_RTOL = 1e-3
 
 
-def _progress(msg: str) -> None:
+def say(msg: str) -> None:
     _say(f"benchmark: {msg}")
 
 
@@ -410,7 +410,7 @@ def measure(
         ref = losses.get("engine")
         diff = None if ref is None else _max_rel_diff(tm.loss, ref)
         if diff is not None and diff > AGREEMENT_RTOL:
-            _progress(
+            say(
                 f"WARNING: {m.name} disagrees with the engine on {label}: relative "
                 f"loss difference {diff:.2e} > {AGREEMENT_RTOL:g}"
             )
@@ -422,12 +422,12 @@ def _take_turns(todo: list, rounds: int, label: str) -> tuple[dict, dict, dict]:
     """Compile every method, then time ``rounds`` rounds in which they take turns (the
     order rotated each round): ``(first call seconds, round seconds, loss curves)``."""
     first, times, losses = {}, {m.name: [] for m in todo}, {}
-    _progress(f"{label}: compiling")
+    say(f"{label}: compiling")
     for m in todo:
         first[m.name] = m.compile()
     for k in range(rounds):
         order = todo[k % len(todo) :] + todo[: k % len(todo)]
-        _progress(f"{label}: round {k + 1}/{rounds}")
+        say(f"{label}: round {k + 1}/{rounds}")
         for m in order:
             losses[m.name], sec = m.timed_run()
             times[m.name].append(sec)
@@ -553,7 +553,7 @@ def run_benchmark(
     started = _dt.datetime.now(_dt.timezone.utc)
     load_before = os.getloadavg()
     t_start = time.perf_counter()
-    _progress("timing a large matrix multiply")
+    say("timing a large matrix multiply")
     probes = [matmul_rate(matmul_n)]
     rows, flops = [], {}
     for n in networks:
