@@ -779,6 +779,13 @@ def main(argv=None) -> None:
         default=[],
         help="chapters whose committed records other code made (left out of them)",
     )
+    r.add_argument(
+        "--chapters",
+        nargs="+",
+        default=None,
+        help="measure only these chapters again (their code changed), keeping every "
+        "other chapter's stored executions",
+    )
     g = sub.add_parser(
         "gpu-check",
         help="on a GPU machine: engine tests, benchmark, book and paper profile, timed",
@@ -822,7 +829,10 @@ def main(argv=None) -> None:
             m = json.loads((Path(folder) / "manifest.json").read_text())
             plat = m.get("machine", {}).get("platform", "?")
             runs[rounding.machine_label(plat, m.get("xla_flags"))] = Path(folder)
-        print(rounding.store(runs, args.committed, tuple(args.stale)))
+        if args.chapters:
+            print(rounding.store_chapters(runs, tuple(args.chapters)))
+        else:
+            print(rounding.store(runs, args.committed, tuple(args.stale)))
         return
 
     if args.cmd == "drift":

@@ -50,6 +50,7 @@ __all__ = [
     "cpu_model",
     "measure",
     "store",
+    "store_chapters",
     "floors",
     "entry",
     "apply",
@@ -242,6 +243,85 @@ def measure(runs: dict[str, dict]) -> dict:
     return out
 
 
+def _stored_collections() -> tuple[dict, dict]:
+    """The stored executions (``floors.json``) and each one's records."""
+    data = floors()
+    executions = {k: dict(v) for k, v in data["executions"].items()}
+    collections = {
+        label: json.loads((DIR / e["records"]).read_text())
+        for label, e in executions.items()
+    }
+    return executions, collections
+
+
+def store_chapters(runs: dict[str, Path], chapters: tuple) -> Path:
+    """Measure the floors of ``chapters`` again from run folders, keeping every other
+    chapter's stored executions (a chapter's code changed; the rest did not).
+
+    The re-measured chapters leave the executions the runs do not cover (the old
+    code's records); each run's chapters join, or replace, its label's collection.
+
+    Args:
+        runs: ``{label: run folder}``, each holding every chapter of ``chapters``.
+        chapters: the chapters whose code changed.
+
+    Returns:
+        the path of ``floors.json``.
+    """
+    if not chapters:
+        raise ValueError("chapters: name at least one chapter to measure again")
+    from . import drift  # drift reads the floors: imported here, not at the top
+
+    executions, collections = _stored_collections()
+    commit = _commit()
+    for label in list(collections):
+        if label not in runs:
+            for ch in chapters:
+                collections[label].pop(ch, None)
+    for label, folder in runs.items():
+        folder = Path(folder)
+        new = drift.load(folder / "results")
+        missing = [ch for ch in chapters if ch not in new]
+        if missing:
+            raise ValueError(f"runs: {folder} lacks the chapters {missing}")
+        manifest = json.loads((folder / "manifest.json").read_text())
+        collections.setdefault(label, {}).update({ch: new[ch] for ch in chapters})
+        e = executions.setdefault(
+            label,
+            {"what": "", "machine": manifest.get("machine"), "seconds": 0.0},
+        )
+        e.setdefault("xla_flags", manifest.get("xla_flags"))
+        redone = e.setdefault("redone", {})
+        for ch in chapters:
+            redone[ch] = {
+                "commit": manifest.get("commit") or commit,
+                "seconds": round(manifest.get("chapters", {}).get(ch, 0.0), 1),
+            }
+    return _write(executions, collections)
+
+
+def _write(executions: dict, collections: dict) -> Path:
+    """Store each execution's records and the floors measured over them."""
+    DIR.mkdir(parents=True, exist_ok=True)
+    for label, recs in collections.items():
+        slug = "".join(c if c.isalnum() else "-" for c in label).strip("-")
+        (DIR / f"records-{slug}.json").write_text(
+            json.dumps(recs, sort_keys=True, separators=(",", ":")) + "\n"
+        )
+        executions[label]["records"] = f"records-{slug}.json"
+    data = {
+        "about": "the rounding floor of every record: python -m helpers.book "
+        "rounding measure (helpers/book/rounding.py)",
+        "date": time.strftime("%Y-%m-%d"),
+        "commit": _commit(),
+        "executions": executions,
+        "records": measure(collections),
+    }
+    FLOORS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    floors.cache_clear()
+    return FLOORS
+
+
 def store(
     runs: dict[str, Path], committed: str | None = "HEAD", stale: tuple = ()
 ) -> Path:
@@ -290,24 +370,7 @@ def store(
             "note": manifest.get("note"),
             "seconds": round(sum(manifest.get("chapters", {}).values()), 1),
         }
-    DIR.mkdir(parents=True, exist_ok=True)
-    for label, recs in collections.items():
-        slug = "".join(c if c.isalnum() else "-" for c in label).strip("-")
-        (DIR / f"records-{slug}.json").write_text(
-            json.dumps(recs, sort_keys=True, separators=(",", ":")) + "\n"
-        )
-        executions[label]["records"] = f"records-{slug}.json"
-    data = {
-        "about": "the rounding floor of every record: python -m helpers.book "
-        "rounding measure (helpers/book/rounding.py)",
-        "date": time.strftime("%Y-%m-%d"),
-        "commit": _commit(),
-        "executions": executions,
-        "records": measure(collections),
-    }
-    FLOORS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    floors.cache_clear()
-    return FLOORS
+    return _write(executions, collections)
 
 
 def _commit(rev: str = "HEAD") -> str | None:

@@ -306,3 +306,50 @@ def test_the_rulebook_page_lists_executions_movers_and_flips(monkeypatch):
     text = rounding.summary(recs)
     assert "--xla_cpu_max_isa=SSE4_2" in text and "Of 2 records, 1 move" in text
     assert "`c.x` (reproduced; not reproduced)" in text
+
+
+def test_measuring_one_chapter_again_keeps_the_others(monkeypatch, tmp_path):
+    """``rounding measure --chapters``: the named chapter's floor comes from the new
+    runs alone (the old code's records leave every execution), every other chapter's
+    from the executions stored before."""
+    monkeypatch.setattr(rounding, "DIR", tmp_path / "rounding")
+    monkeypatch.setattr(rounding, "FLOORS", tmp_path / "rounding" / "floors.json")
+    rounding.floors.cache_clear()
+    old = {
+        "m1": {"a": {"x": _rec(1.0)}, "b": {"y": _rec(2.0)}},
+        "m1 (committed)": {"a": {"x": _rec(1.1)}, "b": {"y": _rec(2.0)}},
+        "m1, SSE4_2": {"a": {"x": _rec(1.2)}, "b": {"y": _rec(2.5)}},
+    }
+    folders = {}
+    for label, recs in old.items():
+        folders[label] = tmp_path / label.replace(" ", "_").replace(",", "")
+        (folders[label] / "results").mkdir(parents=True)
+        for ch, r in recs.items():
+            (folders[label] / "results" / f"{ch}.json").write_text(json.dumps(r))
+        (folders[label] / "manifest.json").write_text(
+            json.dumps({"machine": {"platform": label}, "chapters": {"a": 1.0}})
+        )
+    rounding.store(folders, committed=None)
+    assert rounding.floors()["records"]["b"]["y"]["tolerance"]["value"] == 0.5
+    new = {"m1": 5.0, "m1, SSE4_2": 5.5}
+    for label, v in new.items():
+        (folders[label] / "results" / "b.json").write_text(
+            json.dumps({"y": _rec(v), "z": _rec(7.0)})
+        )
+    runs = {label: folders[label] for label in new}
+    with pytest.raises(ValueError, match="chapters"):
+        rounding.store_chapters(runs, ())
+    rounding.store_chapters(runs, ("b",))
+    got = rounding.floors()
+    assert (
+        got["records"]["a"]
+        == rounding.measure({k: {"a": v["a"]} for k, v in old.items()})["a"]
+    )
+    assert got["records"]["b"]["y"]["tolerance"]["value"] == 0.5
+    assert set(got["records"]["b"]["y"]["verdicts"]) == set(new)
+    assert got["records"]["b"]["z"]["rounding"] == 0
+    assert "b" not in json.loads(
+        (rounding.DIR / got["executions"]["m1 (committed)"]["records"]).read_text()
+    )
+    assert set(got["executions"]["m1"]["redone"]) == {"b"}
+    rounding.floors.cache_clear()
