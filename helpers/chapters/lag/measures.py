@@ -31,25 +31,26 @@ def level_lags(reference, curves) -> np.ndarray:
     return np.array([np.log(level_times(c) / level_times(r)) for r, c in zip(R, C)])
 
 
-def step_lags(reference, ladder: dict) -> dict:
-    """What each step of the ladder adds to the lag, level by level.
+def step_points(lags: dict, rungs) -> dict:
+    """What each step of the ladder adds to the lag, in log points, level by level.
 
     Defined for the page book/lag.md.
 
     Args:
-        reference: the ReLU network's losses ``(S, T)``.
-        ladder: ``{rung: losses (S, T)}`` in the ladder's order.
+        lags: ``{name: (S, levels)}`` log lags (:func:`level_lags`).
+        rungs: the ladder's rungs in order.
 
     Returns:
-        ``{rung: (S, levels)}``: the lag of the rung minus that of the rung before
-        (the first: minus zero, the ReLU network's own); per seed the steps add up to
-        the last rung's lag.
+        ``{rung: (levels,)}``: ``100`` times the median log lag of the rung minus that
+        of the rung before (the first: minus zero, the ReLU network's own). Log lags
+        add where percentages do not: the steps sum to the last rung's median log
+        lag in log points; ``nan`` where a seed misses the level.
     """
     out, before = {}, 0.0
-    for name, L in ladder.items():
-        lag = level_lags(reference, L)
-        out[name] = lag - before
-        before = lag
+    for name in rungs:
+        med = median_lag(lags[name])
+        out[name] = 100.0 * (med - before)
+        before = med
     return out
 
 
@@ -117,29 +118,49 @@ def median_lag(lag) -> np.ndarray:
 
 @dataclass
 class Runs:
-    """The page's runs: the ReLU network's losses ``relu`` ``(S, T)``, the ladder's
-    ``{rung: (S, T)}``, the networks of its own gates ``frozen`` and ``snapped``
-    ``{freeze epoch: (S, T)}``, the gates' movement ``move`` (:func:`gate_movement`)
-    at the recorded epochs ``t_rec``.  Defined for the page book/lag.md."""
+    """The page's runs, losses ``(S, T)`` each: the ReLU network's ``relu``; the
+    ladder's ``{rung: losses}``; its own gates fixed at each freeze epoch and trained
+    on from its state there, ``frozen``, ``snapped`` (to contexts) and the control's
+    ``random`` gates, each ``{freeze epoch: losses}``; the restarts from its initial
+    weights ``restart`` (``{"frozen": {epoch: losses}, "snapped": {...}, "random":
+    losses}``); the gates' movement ``move`` (:func:`gate_movement`) at the recorded
+    epochs ``t_rec``.  Defined for the page book/lag.md."""
 
     relu: np.ndarray
     ladder: dict
     frozen: dict
     snapped: dict
+    random: dict
+    restart: dict
     move: dict
     t_rec: np.ndarray
 
     @property
     def freeze_epochs(self) -> list:
+        """Every freeze epoch (the restarts'; the last is the end)."""
+        return list(self.restart["frozen"])
+
+    @property
+    def state_epochs(self) -> list:
+        """The freeze epochs the network goes on from (all but the end)."""
         return list(self.frozen)
 
     def nets(self) -> dict:
-        """``{name: losses}``: the rungs, ``"frozen@e"`` and ``"snapped@e"``."""
+        """``{name: losses}``: the rungs, ``"frozen@e"``, ``"snapped@e"`` and
+        ``"random@e"`` (from the state), ``"restart frozen@e"``, ``"restart
+        snapped@e"`` and ``"restart random"``."""
+        R = self.restart
         return {
             **self.ladder,
-            **{f"frozen@{e}": L for e, L in self.frozen.items()},
-            **{f"snapped@{e}": L for e, L in self.snapped.items()},
+            **{f"{k}@{e}": L for k in FROM_STATE for e, L in getattr(self, k).items()},
+            **{f"restart {k}@{e}": L for k in RESTARTED for e, L in R[k].items()},
+            "restart random": R["random"],
         }
+
+
+#: The networks that go on from the ReLU network's state, and the restarts.
+FROM_STATE = ("frozen", "snapped", "random")
+RESTARTED = ("frozen", "snapped")
 
 
 @dataclass
@@ -147,7 +168,7 @@ class Comparison:
     """Every network of the page against the ReLU network: ``lags`` ``{name: (S,
     levels)}`` (:func:`level_lags`), ``fit`` ``{name: Match}`` (time gap and seed
     spread, :func:`helpers.core.measures.match`),
-    ``step`` ``{rung: (S, levels)}`` (:func:`step_lags`)."""
+    ``step`` ``{rung: (levels,)}`` in log points (:func:`step_points`)."""
 
     lags: dict
     fit: dict
@@ -158,8 +179,9 @@ def compare(runs: Runs) -> Comparison:
     """The lags, time gaps and steps of every network of ``runs``.  Defined for the
     page book/lag.md (and its report)."""
     nets = runs.nets()
+    lags = {name: level_lags(runs.relu, L) for name, L in nets.items()}
     return Comparison(
-        lags={name: level_lags(runs.relu, L) for name, L in nets.items()},
+        lags=lags,
         fit={name: match(runs.relu, L) for name, L in nets.items()},
-        step=step_lags(runs.relu, runs.ladder),
+        step=step_points(lags, runs.ladder),
     )

@@ -129,39 +129,78 @@ def relu_start(relu_net: GatedNetwork, seeds) -> list[np.ndarray]:
     return [np.stack([p[i] for p in inits]) for i in range(len(inits[0]))]
 
 
-def train_frozen(relu_net, ds, gates, seeds, epochs_at, *, lr, epochs, snap=False):
-    """Train the frozen-gate network of each seed and freeze epoch.
+def random_gates(shape, seeds) -> np.ndarray:
+    """The control's gates: each unit on for a random half of the datapoints.
+
+    Defined for the page book/lag.md.
+
+    Args:
+        shape: ``(H, P)``, units and datapoints.
+        seeds: the seeds; seed ``s`` draws its gates from ``default_rng(s)``.
+
+    Returns:
+        ``(S, H, P)`` 0/1 gates, every unit on for exactly ``P // 2`` datapoints.
+    """
+    H, P = (int(n) for n in shape)
+    out = np.zeros((len(seeds), H, P))
+    for i, s in enumerate(seeds):
+        rng = np.random.default_rng(int(s))
+        for j in range(H):
+            out[i, j, rng.permutation(P)[: P // 2]] = 1.0
+    return out
+
+
+def train_frozen(
+    relu_net, ds, gates, seeds, epochs_at, *, lr, epochs, snap=False, state=None
+):
+    """Train a fixed-gate network of each seed and freeze epoch.
 
     Defined for the page book/lag.md.
 
     Args:
         relu_net: the ReLU network.
         ds: the contextual task (:func:`helpers.core.contextual_task`).
-        gates: the ReLU run's recorded gates ``(S, R, H, P)``.
+        gates: the ReLU run's recorded gates ``(S, R, H, P)``, or gates ``(S, H, P)``
+            used at every freeze epoch (the random control, :func:`random_gates`).
         seeds: the seeds of the ReLU run, in its order.
         epochs_at: ``{freeze epoch: index into R}``.
         lr: step size.
         epochs: training epochs.
         snap: snap each unit's gates to the context level first.
+        state: None: start from the ReLU network's initial weights (a restart, the
+            gates fixed from epoch 0). Else ``(W1 (S, R, H, d), W2 (S, R, p, H),
+            relu_loss (S, epochs + 1))``: go on from the ReLU network's own weights at
+            the freeze epoch, the first epochs being the ReLU network's.
 
     Returns:
-        ``{freeze epoch: losses (S, epochs + 1)}``, seed ``s`` started from the ReLU
-        network's initial weights of seed ``s``.
+        ``{freeze epoch: losses (S, epochs + 1)}``.
     """
+    G_all = np.asarray(gates, float)
     out = {}
     for e, r in epochs_at.items():
-        progress.report(f"gates frozen at epoch {e}" + (", snapped" * snap))
+        if state is not None and not 0 <= e < epochs:
+            raise ValueError(f"epochs_at: from the state, epoch {e} leaves no training")
+        what = "from the state" if state is not None else "restarted"
+        progress.report(f"gates fixed at epoch {e}, {what}" + (", snapped" * snap))
         losses = []
         for i, s in enumerate(seeds):
-            G = np.asarray(gates[i, r], float)
+            G = G_all[i, r] if G_all.ndim == 4 else G_all[i]
             if snap:
                 G = snap_to_contexts(G, ds.contexts, ds.n_contexts)
             net = frozen_network(relu_net, G, ds.P)
+            if state is None:
+                run = train(
+                    net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=[s],
+                    params0=init_params(relu_net, s),
+                )  # fmt: skip
+                losses.append(run.loss[0])
+                continue
+            W1, W2, before = state
             run = train(
-                net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=[s],
-                params0=init_params(relu_net, s),
+                net, ds.X, ds.Y, lr=lr, epochs=epochs - e, seeds=[s],
+                params0=[W1[i, r], W2[i, r]],
             )  # fmt: skip
-            losses.append(run.loss[0])
+            losses.append(np.concatenate([before[i, :e], run.loss[0]]))
         out[e] = np.stack(losses)
     return out
 

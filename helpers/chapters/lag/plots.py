@@ -61,35 +61,44 @@ def ladder(relu_loss, losses: dict, lags: dict, labels: dict, spread: float) -> 
     plt.tight_layout()
 
 
-def frozen(freeze_epochs, lags: dict, spread: float) -> None:
+def frozen(freeze_epochs, state_epochs, lags: dict, spread: float) -> None:
     """Signed lag behind the ReLU network against the freeze epoch, one panel per
-    level: its own gates frozen (solid), snapped to contexts (dashed), the ReLN
-    (red line) and the seed spread (band); dots: median over seeds, bars: range.
+    level: from the network's state at that epoch its own gates (solid), snapped to
+    contexts (dashed) and random gates (dotted); its own gates restarted from the
+    initial weights (faded); random gates restarted (grey line); the ReLN (red line)
+    and the seed spread (band). Dots: median over seeds, bars: range.
 
     Defined for the page book/lag.md."""
     E = list(freeze_epochs)
-    series = {
-        k: [lags[f"{k}@{e}"] for e in E] for k in ("frozen", "snapped")
-    }  # (S, levels) per epoch
+    pos = {e: j for j, e in enumerate(E)}
+    series = (
+        ("frozen@", state_epochs, "-", "C0", 1.0, "own gates, from its state"),
+        ("snapped@", state_epochs, "--", "C2", 1.0, "snapped, from its state"),
+        ("random@", state_epochs, ":", "C1", 1.0, "random gates, from its state"),
+        ("restart frozen@", E, "-", "C0", 0.35, "own gates, restarted"),
+    )
     keep = _levels_reached([lags["reln"]])  # the levels the ReLN reaches
     fig, axes = plt.subplots(
         1, len(keep), figsize=(3.6 * len(keep), 3.6), squeeze=False
     )
     s = _pct(spread)
-    x = np.arange(len(E))
     for ax, i in zip(axes[0], keep):
-        for k, ls, col in (("frozen", "-", "C0"), ("snapped", "--", "C2")):
-            med, err = _med_range(np.array([_pct(L[:, i]) for L in series[k]]), axis=1)
+        for key, es, ls, col, alpha, label in series:
+            es = [e for e in es if f"{key}{e}" in lags]
+            v = np.array([_pct(lags[f"{key}{e}"][:, i]) for e in es])
+            med, err = _med_range(v, axis=1)
             ax.errorbar(
-                x, med, yerr=err, ls=ls, color=col, marker="o", capsize=2,
-                label=f"own gates, {k}",
+                [pos[e] for e in es], med, yerr=err, ls=ls, color=col, marker="o",
+                capsize=2, alpha=alpha, label=label,
             )  # fmt: skip
+        rand = np.median(_pct(lags["restart random"][:, i]))
+        ax.axhline(rand, color="0.4", ls="-.", lw=1, label="random gates, restarted")
         ax.axhline(np.median(_pct(lags["reln"][:, i])), color="C3", label="ReLN")
         ax.axhspan(-s, s, color="0.85", zorder=0, label="seed spread")
         ax.axhline(0, color="k", lw=0.8)
-        ax.set_xticks(x, [str(e) for e in E])
+        ax.set_xticks(range(len(E)), [str(e) for e in E])
         ax.set_title(f"{100 * LEVELS[i]:g} % of L(0)")
-        ax.set_xlabel("epoch the gates are frozen at")
+        ax.set_xlabel("epoch the gates are fixed at")
     axes[0][0].set_ylabel("lag behind the ReLU network (%)")
     axes[0][-1].legend(fontsize=7)
     plt.tight_layout()

@@ -75,29 +75,45 @@ def _gates_row(move, i) -> dict:
     }
 
 
-def _frozen_record(runs: Runs, c: Comparison, key: str) -> Evidence:
-    rows = {f"epoch {e}": _row(c, f"{key}@{e}") for e in runs.freeze_epochs}
-    return Evidence(rows, spread=c.fit["reln"].spread)
+def points(x) -> float | None:
+    """A step in log points (already ``100 ln``), rounded to 0.01; None for ``nan``."""
+    x = float(x)
+    return None if np.isnan(x) else round(x, 2)
 
 
-_FROZEN_NOTE = (
-    "the ReLU network with {what} at each epoch, started from its own initial "
-    "weights, vs the ReLU network: time gap (median over seeds), two-sample "
-    "seed spread, whether within the rulebook's seed noise, signed lag in "
-    "percent at each level (median; positive: later than the ReLU network); "
-    "the record's spread is the ReLN's (reln_lag)"
+def _points_dict(step) -> dict:
+    return {f"at {level_name(f)}": points(v) for f, v in zip(LEVELS, step)}
+
+
+def _rows(c: Comparison, rows: dict) -> Evidence:
+    """``{row label: network}`` as one record's evidence (the ReLN's spread)."""
+    return Evidence(
+        {k: _row(c, n) for k, n in rows.items()}, spread=c.fit["reln"].spread
+    )
+
+
+_STATE_NOTE = (
+    "the ReLU network's {what} at each freeze epoch, trained on from the network's "
+    "own weights at that epoch (the epochs before are the ReLU network's own), vs "
+    "the ReLU network: time gap (median over seeds), two-sample seed spread, whether "
+    "within the rulebook's seed noise, signed lag in percent at each level (median; "
+    "positive: later; 0 at the levels passed before the freeze); the record's "
+    "spread is the ReLN's (reln_lag)"
 )
 
 
 def _records(runs: Runs, c: Comparison) -> list:
     """The page's records as ``(name, evidence, note)``."""
-    ladder, move = list(c.step), runs.move
+    ladder, move, S = list(c.step), runs.move, runs.state_epochs
     idx = [int(np.flatnonzero(runs.t_rec == e)[0]) for e in runs.freeze_epochs]
     lags = ", ".join(
         f"{k[7:]} {signed(v)}"
         for k, v in _lags_dict(c.lags["reln"]).items()
         if v is not None
     )
+    E = runs.freeze_epochs
+    restart = {f"own gates of epoch {e}": f"restart frozen@{e}" for e in E}
+    restart |= {f"snapped, of epoch {e}": f"restart snapped@{e}" for e in E}
     return [
         (
             "reln_lag",
@@ -108,35 +124,52 @@ def _records(runs: Runs, c: Comparison) -> list:
         ),
         (
             "frozen_gates",
-            _frozen_record(runs, c, "frozen"),
-            _FROZEN_NOTE.format(what="its own gates frozen"),
+            _rows(c, {f"epoch {e}": f"frozen@{e}" for e in S}),
+            _STATE_NOTE.format(what="own gates fixed"),
         ),
         (
             "snapped_gates",
-            _frozen_record(runs, c, "snapped"),
-            _FROZEN_NOTE.format(what="its own gates frozen and snapped to contexts"),
+            _rows(c, {f"epoch {e}": f"snapped@{e}" for e in S}),
+            _STATE_NOTE.format(what="own gates fixed and snapped to contexts"),
+        ),
+        (
+            "random_gates",
+            _rows(
+                c,
+                {"from the initial weights": "restart random"}
+                | {f"from epoch {e}": f"random@{e}" for e in runs.random},
+            ),
+            "the control: random gates (each unit on for a random half of the "
+            "datapoints, seeded by the seed), fixed from the ReLU network's initial "
+            "weights and from its state at each freeze epoch, vs the ReLU network: "
+            "time gap, two-sample seed spread, signed lag in percent per level",
+        ),
+        (
+            "restart_gates",
+            _rows(c, restart),
+            "fixed gates from the start: the ReLU network's own gates of each freeze "
+            "epoch (and snapped to contexts), trained from its initial weights, vs "
+            "the ReLU network: time gap, two-sample seed spread, signed lag in "
+            "percent per level",
         ),
         (
             "lag_ladder",
-            Evidence({k: _row(c, k) for k in ladder}, spread=c.fit["reln"].spread),
+            _rows(c, {k: k for k in ladder}),
             "each rung against the ReLU network (each changes one thing from the rung "
             "before; all but the last start from the ReLU network's weights): "
             "time gap, two-sample seed spread, signed lag in percent per level",
         ),
         (
             "lag_steps",
-            {k: _lags_dict(c.step[k]) for k in ladder},
-            "what each step of the ladder adds to the lag, percent per level (median "
-            "over seeds of the difference of log lags; per seed the steps add up to "
-            "the ReLN's lag)",
+            {k: _points_dict(c.step[k]) for k in ladder},
+            "what each step of the ladder adds to the lag, in log points per level "
+            "(100 times the difference of the median log lags of consecutive rungs); "
+            "log points add: the steps sum to the ReLN's median log lag",
         ),
         (
             "within_context_gating",
             Evidence(
-                {
-                    f"epoch {e}": _gates_row(move, i)
-                    for e, i in zip(runs.freeze_epochs, idx)
-                },
+                {f"epoch {e}": _gates_row(move, i) for e, i in zip(E, idx)},
                 spread=seed_spread(move["item_dependent"][:, -1]),
             ),
             "the ReLU network's gates at each freeze epoch, median over seeds: share "
@@ -154,7 +187,7 @@ def _sentence_levels(lag) -> str:
         for f, v in zip(LEVELS, _med_lag(lag))
         if v is not None
     ]
-    return ", ".join(parts)
+    return ", ".join(parts) or "no level every seed reaches"
 
 
 def _first_from(flags, epochs):
@@ -165,114 +198,104 @@ def _first_from(flags, epochs):
     return first
 
 
-def _frozen_reading(runs: Runs, c: Comparison, key: str, what: str) -> str:
-    reln = c.fit["reln"]
-    E = list(runs.freeze_epochs)
-    gaps = [c.fit[f"{key}@{e}"].value for e in E]
-    closer = _first_from([g < reln.value for g in gaps], E)
-    within = _first_from([_within(c.fit[f"{key}@{e}"]) for e in E], E)
-    first = [_med_lag(c.lags[f"{key}@{e}"])[0] for e in E]
-    sign = (
-        "ahead of"
-        if all(v is not None and v < 0 for v in first)
-        else "behind"
-        if all(v is not None and v > 0 for v in first)
-        else "on either side of"
-    )
-    text = (
-        f"With {what}, the network runs {sign} the ReLU network at the first level "
-        f"({', '.join(f'{signed(v)}' for v in first if v is not None)} for freeze "
-        f"epochs {', '.join(map(str, E))}; time gaps "
-        f"{', '.join(f'{g:.3f}' for g in gaps)}). "
-    )
-    some = [e for e, g in zip(E, gaps) if g < reln.value]
-    if closer is not None:
-        text += (
-            f"From epoch {closer} on it is closer to the ReLU network than the ReLN "
-            f"({reln.value:.3f}), "
-            + (
-                f"and within the seed noise from epoch {within} on. "
-                if within is not None
-                else "though never within the seed noise. "
-            )
-        )
-    elif some:
-        text += (
-            "It comes closer to the ReLU network than the ReLN "
-            f"({reln.value:.3f}) only when frozen at epoch "
-            f"{', '.join(map(str, some))}, not from any epoch to the end. "
-        )
-    else:
-        text += (
-            "At no freeze epoch does it come as close to the ReLU network as the "
-            f"ReLN ({reln.value:.3f}). "
-        )
-    return text
-
-
-def _ladder_reading(c: Comparison) -> tuple[str, str]:
-    steps = {k: _med_lag(v) for k, v in c.step.items()}
-    n = len(LEVELS)
-    usable = [i for i in range(n) if all(v[i] is not None for v in steps.values())]
-    if not usable:
-        return "No loss level is reached by every network of the ladder. ", ""
-    i0 = usable[0]
-    pos = {k: v[i0] for k, v in steps.items() if v[i0] > 0}
-    neg = {k: v[i0] for k, v in steps.items() if v[i0] < 0}
-    order = sorted(steps, key=lambda k: -abs(steps[k][i0]))
-
-    def say(d):
-        return "; ".join(f"{STEPS[k]} ({signed(d[k])})" for k in sorted(d, key=d.get))
-
-    first = (
-        f"Step by step, at the {level_name(LEVELS[i0])} level, what slows the network "
-        f"down is {say(pos) or 'nothing'}, and what speeds it up is "
-        f"{say(neg) or 'nothing'}; the largest step is {STEPS[order[0]]}. "
-    )
-    rest = ""
-    late = usable[-1]
-    if late != i0:
-        big = max(steps, key=lambda k: steps[k][late])
-        rest = (
-            f"At the {level_name(LEVELS[late])} level the step that slows it most is "
-            f"{STEPS[big]} ({signed(steps[big][late])}). "
-        )
-    return first, rest
-
-
-def _short(runs: Runs, c: Comparison) -> str:
-    """The answer in three sentences: whether the ReLU network's own gates close the
-    lag, and which steps of the ladder make it, at the first and at the last level
-    every rung reaches."""
-    reln = c.fit["reln"].value
-    E = list(runs.freeze_epochs)
-    gaps = {e: c.fit[f"frozen@{e}"].value for e in E}
-    closer = [e for e in E if gaps[e] < reln]
-    if closer:
-        text = (
-            "The ReLU network's own gates, frozen, come closer to it than the ReLN "
-            f"when frozen at epoch {', '.join(map(str, closer))}. "
-        )
-    else:
-        text = (
-            "The ReLU network's own gates, frozen at any of epochs "
-            f"{', '.join(map(str, E))}, do not close the lag: the frozen network is "
-            f"farther from the ReLU network than the ReLN (time gaps "
-            f"{min(gaps.values()):.2f} to {max(gaps.values()):.2f}). "
-        )
-    steps = {k: _med_lag(v) for k, v in c.step.items()}
-    usable = [
-        i for i in range(len(LEVELS)) if all(v[i] is not None for v in steps.values())
+def _deepest(c: Comparison, names) -> int | None:
+    """The lowest loss level every seed of every named network reaches."""
+    ok = [
+        i
+        for i in range(len(LEVELS))
+        if all(not np.isnan(c.lags[n][:, i]).any() for n in names)
     ]
-    for i in dict.fromkeys([usable[0], usable[-1]]) if usable else []:
-        up = max(steps, key=lambda k: steps[k][i])
-        down = min(steps, key=lambda k: steps[k][i])
-        text += (
-            f"At the {level_name(LEVELS[i])} level the lag is "
-            f"made by {STEPS[up]} ({signed(steps[up][i])}), against "
-            f"{STEPS[down]} ({signed(steps[down][i])}). "
+    return ok[-1] if ok else None
+
+
+def _at(c: Comparison, name: str, i: int) -> str:
+    """The median lag of a network at level ``i``, or that a seed never reaches it."""
+    v = _med_lag(c.lags[name])[i]
+    return "never within the run" if v is None else signed(v)
+
+
+def _start_reading(c: Comparison) -> str:
+    """The ladder's last step: the start."""
+    i = _deepest(c, ["reln", "reln_relu_start"])
+    if i is None:
+        return ""
+    return (
+        "Started from the ReLU network's own initial weights, the ReLN as built lags "
+        f"{_at(c, 'reln_relu_start', i)} at the {level_name(LEVELS[i])} level; "
+        f"started as the authors start it, {_at(c, 'reln', i)}: the start moves the "
+        f"lag by {c.step['reln'][i]:+.1f} log points there. "
+    )
+
+
+def _state_reading(runs: Runs, c: Comparison) -> str:
+    """The ReLU network's own gates fixed at epoch e, from its state there."""
+    E = runs.state_epochs
+    i = _deepest(c, [f"frozen@{e}" for e in E] + ["reln"])
+    if i is None:
+        return "No level is reached by every network fixed from the state. "
+    lv = level_name(LEVELS[i])
+    lag = {e: _med_lag(c.lags[f"frozen@{e}"])[i] for e in E}
+    ahead = _first_from([lag[e] <= 0 for e in E], E)
+    text = (
+        "Fixed at epoch e and trained on from the ReLU network's own weights there, "
+        f"its own gates reach the {lv} level with a lag of "
+        + ", ".join(f"{_at(c, f'frozen@{e}', i)} (e = {e})" for e in E)
+        + f", against the ReLN's {_at(c, 'reln', i)}"
+        + (
+            f": from epoch {ahead} on its gating, fixed, is never behind the ReLU "
+            "network that goes on moving its gates. "
+            if ahead is not None
+            else ". "
         )
+        + "Snapped to contexts as well (no variation between the items of a "
+        "context), they reach it "
+        + ", ".join(f"{_at(c, f'snapped@{e}', i)} (e = {e})" for e in E)
+        + ". "
+    )
     return text
+
+
+def _control_reading(runs: Runs, c: Comparison) -> str:
+    """The random-gate control against the restarts."""
+    end = runs.freeze_epochs[-1]
+    i = _deepest(c, ["restart random", f"restart frozen@{end}"])
+    if i is None:
+        return ""
+    lv = level_name(LEVELS[i])
+    rand, own = _at(c, "restart random", i), _at(c, f"restart frozen@{end}", i)
+    faster = (
+        _med_lag(c.lags["restart random"])[i]
+        <= _med_lag(c.lags[f"restart frozen@{end}"])[i]
+    )
+    return (
+        "The control: random gates (each unit on for a random half of the "
+        f"datapoints), fixed from the initial weights, reach the {lv} level with a "
+        f"lag of {rand}, against {own} for the ReLU network's own final gates fixed "
+        "from the same start. "
+        + (
+            "A network whose gates are fixed from the start is fast whatever the "
+            "gates, so such restarts measure fixed gates, not the network's gating; "
+            "the page reads the networks that go on from the state instead. "
+            if faster
+            else "Its own gates are faster than random ones from the same start. "
+        )
+    )
+
+
+def _ladder_reading(c: Comparison) -> str:
+    i = _deepest(c, list(c.step))
+    if i is None:
+        return "No loss level is reached by every network of the ladder. "
+    lv = level_name(LEVELS[i])
+    steps = {k: v[i] for k, v in c.step.items()}
+    say = "; ".join(f"{STEPS[k]} {v:+.1f}" for k, v in steps.items())
+    return (
+        f"Along the ladder, in log points at the {lv} level (100 ln of the time "
+        f"ratio; log points add, percentages do not): {say}; in all "
+        f"{sum(steps.values()):+.1f}, the ReLN's lag ({_at(c, 'reln', i)}). The "
+        "first two steps fix the gates from the start, which the control shows to "
+        "be fast whatever the gates. "
+    )
 
 
 def reading(runs: Runs, c: Comparison) -> dict:
@@ -305,15 +328,10 @@ def reading(runs: Runs, c: Comparison) -> dict:
         f"{np.median(M['off_pattern'][:, -1]):.1%} of its weighted gates sit off "
         "their unit's context pattern. "
     )
-    first, rest = _ladder_reading(c)
-    body = (
-        head
-        + _frozen_reading(runs, c, "frozen", "its own gates frozen")
-        + _frozen_reading(runs, c, "snapped", "the same gates snapped to contexts")
-        + first
-        + rest
-    )
-    short = head + _short(runs, c)
+    start, state = _start_reading(c), _state_reading(runs, c)
+    control = _control_reading(runs, c)
+    body = head + start + state + control + _ladder_reading(c)
+    short = head + start + state
     return {"short": short, "reading": "**Reading.** " + body + gates}
 
 
@@ -321,13 +339,32 @@ def _summary(R: dict) -> str:
     return claims_table(
         [
             ("The ReLN's lag behind the ReLU network", "—", R["reln_lag"]),
-            ("The ReLU network's own gates, frozen", "—", R["frozen_gates"]),
-            ("The same gates snapped to contexts", "—", R["snapped_gates"]),
+            ("Its own gates, fixed from its state", "—", R["frozen_gates"]),
+            ("The same, snapped to contexts", "—", R["snapped_gates"]),
+            ("The control: random gates", "—", R["random_gates"]),
+            ("Fixed gates from the start (restarts)", "—", R["restart_gates"]),
             ("The ladder from the ReLU network to the ReLN", "—", R["lag_ladder"]),
             ("What each step adds to the lag", "—", R["lag_steps"]),
             ("How the gates move within a context", "—", R["within_context_gating"]),
         ]
     )
+
+
+def net_label(name: str) -> str:
+    """A network of :meth:`Runs.nets` in words: ``"snapped@400"`` reads "own gates
+    snapped at epoch 400, from its state"."""
+    kind, _, e = name.partition("@")
+    if kind.startswith("restart "):
+        kind = kind.removeprefix("restart ")
+        if kind == "random":
+            return "random gates, restarted"
+        return (
+            f"own gates of epoch {e}"
+            + " snapped" * (kind == "snapped")
+            + (", restarted")
+        )
+    what = {"frozen": "own gates fixed", "snapped": "own gates snapped"}
+    return f"{what.get(kind, kind + ' gates')} at epoch {e}, from its state"
 
 
 def lag_table(lags: dict, labels: dict) -> str:
@@ -337,16 +374,14 @@ def lag_table(lags: dict, labels: dict) -> str:
 
     Args:
         lags: ``{name: (S, levels)}`` log lags (:func:`level_lags`).
-        labels: ``{name: row label}``; ``"frozen@e"`` reads "own gates frozen at
-            epoch e".
+        labels: ``{name: row label}``; the others read as :func:`net_label` says.
 
     Returns:
         The table; "—" where a level is not reached.
     """
     rows = []
     for name, lag in lags.items():
-        kind, _, e = name.partition("@")
-        label = labels.get(name, f"own gates {kind} at epoch {e}" if e else name)
+        label = labels.get(name) or net_label(name)
         cells = [
             "—" if np.isnan(m) else f"{100 * np.expm1(m):+.1f} %"
             for m in median_lag(lag)
