@@ -52,9 +52,10 @@ def steps(chapters: list[str], paper: list[str], out: Path) -> list[tuple[str, l
         str(out / "benchmark.json"), "--seeds", *map(str, BENCH_SEEDS),
     ]  # fmt: skip
     run = [
-        py, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+        py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
         str(ROOT / "tests" / "core" / "test_engine.py"),
     ]  # fmt: skip
+    # (no addopts: one lane, and neither nbval nor xdist is needed there)
     out_steps = [("environment", [py, "-c", probe]), ("engine-tests", run)]
     out_steps.append(("benchmark", bench))
     for ch in chapters:

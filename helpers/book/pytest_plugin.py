@@ -1,7 +1,13 @@
 """pytest plugin (``-p helpers.book.pytest_plugin`` in ``pyproject.toml``): nbval's
 re-execution of the chapters writes its records to a scratch folder, never over the
 committed ``book/results``, and the session fails if a record drifted
-(:mod:`helpers.book.drift`)."""
+(:mod:`helpers.book.drift`).
+
+The test command runs in two lanes (pytest-xdist, ``-n 2 --dist loadgroup``): every
+file is one group, so a notebook's cells run in order in one kernel and a module's
+fixtures are made once; the site's and the PDF's tests share a group, because either
+may build the site. The workers inherit the scratch folder from the controller, which
+alone checks the drift."""
 
 from __future__ import annotations
 
@@ -9,6 +15,8 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+
+import pytest
 
 from . import drift
 from .records import RESULTS_DIR, RESULTS_VARIABLE
@@ -25,6 +33,18 @@ def pytest_configure(config):
     before = {p.name: p.read_bytes() for p in scratch.glob("*.json")}
     os.environ[RESULTS_VARIABLE] = str(scratch)  # inherited by nbval's kernels
     _STATE.update(scratch=scratch, before=before)
+
+
+#: Test files that must share a lane (both may build ``_build/html``).
+SAME_LANE = {"test_site.py": "site", "test_pdf.py": "site"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """One xdist group per file (a notebook is one file), the site's tests in one."""
+    for item in items:
+        name = item.path.name
+        group = SAME_LANE.get(name, str(item.path))
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_sessionfinish(session, exitstatus):
