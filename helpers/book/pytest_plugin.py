@@ -25,6 +25,9 @@ _STATE: dict = {}
 
 
 def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "xdist_group(name): tests that share a lane (pytest-xdist)"
+    )  # known without xdist too (``-p no:xdist``)
     if os.environ.get(RESULTS_VARIABLE):
         return  # a caller chose the folder already
     scratch = Path(tempfile.mkdtemp(prefix="haste-results-"))
