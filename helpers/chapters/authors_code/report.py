@@ -408,8 +408,9 @@ def _any_machine(same: dict, recs: dict) -> str:
             f"{len(flipped)} of the {len(same)} checks "
             f"{'turns' if len(flipped) == 1 else 'turn'} on rounding "
             f"({', '.join(flipped)}: undecided, {{ref}}`rulebook "
-            "<rulebook-rounding>`): the stored executions on other machines decided "
-            "it otherwise, so the evidence does not decide it."
+            "<rulebook-rounding>`): the stored executions on other CPUs and "
+            "instruction sets do not all give this one's verdict, so the evidence "
+            "does not decide it."
             if flipped
             else "No check turns on rounding over the stored executions "
             "({ref}`rulebook <rulebook-rounding>`)."
