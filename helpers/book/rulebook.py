@@ -45,6 +45,7 @@ __all__ = [
     "NOISE_MULTIPLE",
     "CLEARLY",
     "CHECK_GAP",
+    "SAME_RUN_TOL",
     "PHASE_SNAP",
     "BOUND_TOLERANCE",
     "ROUNDING_MULTIPLE",
@@ -105,6 +106,18 @@ CLEARLY = 0.5
 #: descent lag the gradient flow by about ``lr s / 2`` per unit of ``s t``, a few
 #: percent : for the step sizes of the book.
 CHECK_GAP = 0.05
+#: Two runs of the same network from the same start, computed by two programs (the
+#: engine against the authors' scripts, criterion ``same_run``), agree to float
+#: rounding at an epoch when their relative difference there, ``|L_a - L_b| / L_b``,
+#: is at most this.  Both compute in float32 (about 6e-8 relative per operation): a
+#: difference that only rounding makes stays orders of magnitude below it until the
+#: runs part.  A time rescaling by ``1 + e`` (a step size ``e`` off) moves the loss by
+#: ``e |d ln L / d ln t|`` relative, so agreement within this tolerance through a drop
+#: at least as steep as ``L ~ 1/t`` (``|d ln L / d ln t| >= 1``) leaves no rescaling
+#: beyond the tolerance itself: the same number bounds the step-size error
+#: ``same_run`` accepts.  Set before any curve was compared (it was the page's
+#: ``SAME_START_TOL``).
+SAME_RUN_TOL = 1e-4
 #: The phase of training in which the paper's context-level description of a network's
 #: gating applies ([rulebook-phase]): snapping every unit to its nearest context-level
 #: gate (``helpers.core.measures.snap_to_contexts``) changes the output by at most this
@@ -182,6 +195,15 @@ CRITERIA = {
     "|value - alternative|: partly reproduced; else not reproduced",
     "beyond_noise": f"the value (a gap) exceeds {NOISE_MULTIPLE:g} x the seed spread: "
     "a clear deviation, as the claim predicts",
+    "same_run": "two runs of one network from the same start by two programs: "
+    f"agreeing within relative {SAME_RUN_TOL:g} until they part, they leave "
+    "possible no time rescaling (step-size error) beyond the compared value, the "
+    "largest over seeds of the tolerance over the steepest |d ln L / d ln t| "
+    f"before the parting, which must be at most {SAME_RUN_TOL:g} (a drop at least "
+    "as steep as L ~ 1/t shared within the tolerance); after they part, the "
+    f"value, their time gap, is at most {NOISE_MULTIPLE:g} x the seed spread of "
+    "one program's own runs (rounding has then moved the late drops, as another "
+    "seed would)",
     "smaller": f"the value is at most {CLEARLY:g} x the compared value "
     "(clearly smaller); where both are measured once per seed, also at both ends of "
     "the ratio's 90 % bootstrap interval over seeds, else undecided",
@@ -250,6 +272,10 @@ def holds(criterion: str | None, value, compared=None, spread=None, alternative=
         return norm(value) == norm(compared)
     if criterion == "gap":
         return (value <= CHECK_GAP) if _number(value) else None
+    if criterion == "same_run":
+        if not (_number(value) and _number(spread) and _number(compared)):
+            return None
+        return compared <= SAME_RUN_TOL and value <= NOISE_MULTIPLE * spread
     if criterion in ("seed_noise", "beyond_noise"):
         if not (_number(value) and _number(spread)):
             return None
@@ -309,6 +335,9 @@ def thresholds(
         return out
     if criterion == "gap" and _number(value):
         return [(value, CHECK_GAP)]
+    if criterion == "same_run" and _number(value) and _number(spread):
+        out = [(value, NOISE_MULTIPLE * spread)]
+        return out + ([(compared, SAME_RUN_TOL)] if _number(compared) else [])
     if criterion == "smaller" and _number(value) and _number(compared):
         return [(value, CLEARLY * compared)]
     return []
@@ -354,6 +383,12 @@ def _rule(criterion, value, compared, spread, alternative) -> str:
         return text
     if criterion == "gap" and _number(value):
         return f"time gap {g(value)} against {CHECK_GAP:g}"
+    if criterion == "same_run" and _number(spread) and _number(compared):
+        return (
+            f"step-size error left possible {g(compared)} against {SAME_RUN_TOL:g}; "
+            f"time gap {g(value)} against {NOISE_MULTIPLE:g} x seed spread "
+            f"{g(spread)}"
+        )
     if criterion == "smaller" and _number(value) and _number(compared):
         return f"{g(value)} against {CLEARLY:g} x {g(compared)}"
     if criterion == "exact":
@@ -420,6 +455,7 @@ def _judge(
     lower_bound = (censored or censored_reference) and criterion in (
         "seed_noise",
         "gap",
+        "same_run",
         "beyond_noise",
     )
 

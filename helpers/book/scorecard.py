@@ -179,6 +179,12 @@ def decides(r: dict, brief: bool = False) -> str:
         return text
     if crit == "gap" and num(value):
         return f"time gap {_fmt(value)} against {rulebook.CHECK_GAP:g}"
+    if crit == "same_run" and num(value) and num(spread) and num(r.get("paper")):
+        return (
+            f"step-size error left possible {_fmt(r['paper'])} against "
+            f"{rulebook.SAME_RUN_TOL:g}; time gap {_fmt(value)} against "
+            f"{rulebook.NOISE_MULTIPLE:g} x seed spread {_fmt(spread)}"
+        )
     if r.get("paper") is not None:
         return f"{_short(value)} against {_short(r['paper'])}"
     return _short(value)
@@ -276,6 +282,15 @@ def _why(r: dict) -> str:
         return (
             f"The time gap is {_g(value)}, {ok} the {rulebook.CHECK_GAP:g} "
             f"allowed{lower}."
+        )
+    if crit == "same_run" and num(value) and num(paper) and num(spread) and spread:
+        ok = rulebook.holds(crit, value, paper, spread)
+        return (
+            f"The runs agree to rounding through drops that leave a step-size error "
+            f"of {_g(paper)} possible (at most {rulebook.SAME_RUN_TOL:g} allowed); "
+            f"after they part their time gap is {_g(value)}, "
+            f"{value / spread:.2g} x the seed spread"
+            f"{lower}: {'holds' if ok else 'fails'}."
         )
     if crit == "exact":
         return f"The book finds {_short(value)}; the paper says {_short(paper)}."

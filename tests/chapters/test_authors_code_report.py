@@ -24,7 +24,25 @@ def results():
         runs[name] = ch.Run(
             ch.setup(name), theirs, ours, seeds, comparison.compare(name, theirs, ours)
         )
-    return ch.Results(runs, crosscheck.manifest(), _same_start_stand_in())
+    same = _same_start_stand_in()
+    return ch.Results(runs, crosscheck.manifest(), same, _slower(same["section4"]))
+
+
+def _rescaled(A, factor):
+    """The curves ``A`` (``(seeds, epochs)``, the loss after update ``e + 1`` at
+    ``e``) run ``factor`` times slower: each resampled at ``t / factor`` updates,
+    log-linearly between epochs (a step size ``1 / factor`` of the script's)."""
+    T = A.shape[1]
+    t = (np.arange(T) + 1.0) / factor
+    return np.exp(np.stack([np.interp(t, np.arange(T) + 1.0, np.log(a)) for a in A]))
+
+
+def _slower(r, factor=1.05):
+    """A time-rescaled engine: :class:`SameStart` ``r``'s scripts' curves against
+    themselves run 5 % slower (a step size 5 % off)."""
+    return run_for_run.compare_same_start(
+        r.name, r.seeds, r.theirs, _rescaled(r.theirs, factor)
+    )
 
 
 def _same_start_stand_in():
@@ -62,7 +80,8 @@ def test_the_verdicts_are_the_rulebooks(written):
         assert isinstance(r["value"], float), name
         if name.startswith("same_start_"):
             assert r["figure"] == "fig-authors-code-same-start", name
-            assert r["criterion"] == "gap", name
+            assert r["criterion"] == "same_run", name
+            assert r["spread"] > 0 and r["paper"] <= rulebook.SAME_RUN_TOL, name
         else:
             assert r["figure"] == "fig-authors-code-loss", name
             assert r["spread"] > 0, name
@@ -73,6 +92,9 @@ def test_the_same_start_records_are_the_runs(results, written):
     for name, r in results.same_start.items():
         rec = stored[f"same_start_{name}"]
         assert rec["value"] == pytest.approx(max(r.gaps), rel=1e-5)
+        assert rec["paper"] == pytest.approx(max(r.rescale), rel=1e-5)
+        c = results.runs[name].comparison
+        assert rec["spread"] == pytest.approx(c.spread_ours, rel=1e-5)
         assert rec["verdict"] == "check"
         T = r.epochs
         assert list(r.identical) == [T // 3] * len(r.seeds)
@@ -83,8 +105,12 @@ def test_the_same_start_records_are_the_runs(results, written):
         assert results.title(name) in tables["same_start"]
     text = tables["same_start_text"]
     assert text.startswith(f"**{len(results.same_start)} of")
-    assert "**The depth network, against a review.**" in text
-    assert "longer than the review's 3000" in text
+    assert "**The depth network.**" in text
+    assert "45 epochs" not in text and "review" not in text
+    # the control, a step size 5 % off, fails the rule and passed the old one
+    assert "**A control.**" in text
+    assert "Under the rule it is **check failed**" in text
+    assert "would have passed it" in text
 
 
 def test_the_numbers_are_the_comparisons(results, written):
@@ -159,3 +185,58 @@ def test_same_start_seeds_checks_its_parameters():
         ch.same_start_seeds(["depth"], 4, 0)
     with pytest.raises(ValueError, match="same_start_seeds"):
         ch.same_start_seeds(["depth"], 2.5, 2)
+
+
+def _same_run(r, spread):
+    """The verdict of the rulebook's ``same_run`` on :class:`SameStart` ``r``."""
+    ev = Evidence(
+        float(max(r.gaps)),
+        spread=spread,
+        compared=float(max(r.rescale)),
+        criterion="same_run",
+        censored=r.censored,
+        censored_reference=r.censored_reference,
+    )
+    return rulebook.verdict(ev, kind="check", provenance="authors' code")
+
+
+@pytest.mark.parametrize("factor", [1.05, 1 / 1.05, 1.01, 1.001])
+def test_a_time_rescaled_engine_fails_the_same_start_rule(results, factor):
+    # the stand-in engine (the script's curves, off by rounding) passes; the same
+    # curves resampled 5 % (1 %, 0.1 %) slower or faster, a step-size error, fail,
+    # while the earlier criterion (time gap at most 0.05) passed the 5 % one
+    spread = results.runs["section4"].comparison.spread_ours
+    real = results.same_start["section4"]
+    assert _same_run(real, spread) == "check"
+    slow = _slower(real, factor)
+    assert _same_run(slow, spread) == "check failed"
+    assert max(slow.rescale) > rulebook.SAME_RUN_TOL
+    if factor == 1.05:
+        assert rulebook.holds("gap", float(max(slow.gaps))) is True
+
+
+def test_later_shifts_beyond_the_seed_spread_fail_the_same_start_rule(results):
+    # runs that agree through the first drops and then drift apart by more than
+    # twice the engine's own seed spread fail: the later part is judged too
+    real = results.same_start["section4"]
+    A = real.theirs
+    T = A.shape[1]
+    late = np.where(np.arange(T) < T // 2, A, _rescaled(A, 1.1))
+    far = run_for_run.compare_same_start("section4", real.seeds, A, late)
+    spread = results.runs["section4"].comparison.spread_ours
+    assert max(far.rescale) <= rulebook.SAME_RUN_TOL
+    assert not (far.censored or far.censored_reference)
+    assert max(far.gaps) > rulebook.NOISE_MULTIPLE * spread
+    assert _same_run(far, spread) == "check failed"
+
+
+def test_steepest_drop_bounds_a_time_rescaling():
+    t = np.arange(1, 2001, dtype=float)
+    L = 1 / t  # |d ln L / d ln t| = 1 everywhere (4 % more at the first step)
+    assert run_for_run.steepest_drop(L, 2000) == pytest.approx(1.0, rel=0.05)
+    assert run_for_run.steepest_drop(L**3, 2000) == pytest.approx(3.0, rel=0.05)
+    assert run_for_run.steepest_drop(L, 1) == 0.0
+    assert run_for_run.steepest_drop(np.ones(100), 100) == 0.0
+    # runs apart from the first epoch agree through no drop: nothing is excluded
+    r = run_for_run.compare_same_start("x", [1], L[None], L[None] * 1.001)
+    assert r.part.tolist() == [0] and r.rescale.tolist() == [1.0]

@@ -15,9 +15,17 @@ from .experiments import (
 )
 from .plots import plot_losses, plot_same_start
 from .report import Results, report, spread_text
-from .run_for_run import SAME_START_TOL, same_start, same_start_seeds, scripts_relu_init
+from .run_for_run import (
+    CONTROL_STEP,
+    SAME_START_TOL,
+    same_start,
+    same_start_seeds,
+    scripts_relu_init,
+    steepest_drop,
+)
 
 __all__ = ["EXPERIMENTS", "Run", "SpreadCheck", "check_parameters"]
 __all__ += ["run", "setup", "spread_check", "stored", "plot_losses", "Results"]
 __all__ += ["plot_same_start", "report", "spread_text", "SAME_START_TOL"]
-__all__ += ["same_start", "same_start_seeds", "scripts_relu_init"]
+__all__ += ["same_start", "same_start_seeds", "scripts_relu_init", "CONTROL_STEP"]
+__all__ += ["steepest_drop"]

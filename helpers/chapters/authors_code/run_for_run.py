@@ -10,21 +10,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...book import crosscheck, progress
+from ...book.rulebook import SAME_RUN_TOL
 from ...core.checks import check_positive, check_positive_int
 from ...core.engine import GatedNetwork, train
-from ...core.measures import censored, level_times, time_gap
+from ...core.measures import LEVELS, censored, level_times, time_gap
 from .experiments import align, setup
 
 #: Two loss curves of the same network from the same start agree to float rounding at
 #: an epoch when their relative difference there, ``|L_engine - L_script| /
-#: L_script``, is at most this.  Both compute in float32 (about 6e-8 relative per
-#: operation): a difference that only rounding makes stays orders of magnitude below
-#: it until the two runs part; set before comparing any curve.
-SAME_START_TOL = 1e-4
+#: L_script``, is at most this: the rulebook's
+#: :data:`helpers.book.rulebook.SAME_RUN_TOL` (why this number: there).
+SAME_START_TOL = SAME_RUN_TOL
 #: Run for run, the shift in time is also read on this finer ladder of loss levels
 #: (fractions of the first loss, 95 % down to 5 %), to say down to which loss the two
 #: runs reach every level within one epoch of each other.
 SHIFT_LADDER = tuple(round(0.95 - 0.05 * k, 2) for k in range(19))
+#: The page's control of the run-for-run rule: the engine from the same start at a
+#: step size this factor off, a 5 % step-size (time-rescaling) error, the largest a
+#: time gap of at most 0.05 (the rulebook's ``gap``, this check's earlier criterion)
+#: let pass.  The rule must fail it.
+CONTROL_STEP = 1.05
 
 
 def scripts_relu_init(sizes, std: float, seed: int) -> list[np.ndarray]:
@@ -90,7 +95,15 @@ class SameStart:
     ``shift`` (engine minus script, in epochs, of the time each reaches each loss
     level of :data:`helpers.core.measures.LEVELS`; NaN where either does not),
     ``ladder_shift`` (the same on :data:`SHIFT_LADDER`),
-    ``gaps`` (:func:`helpers.core.measures.time_gap`, script as reference);
+    ``steepest`` (the largest ``|d ln L / d ln t|`` of the script's curve over the
+    epochs before ``part``, :func:`steepest_drop`), ``rescale`` (the time rescaling,
+    i.e. relative step-size error, the agreement before ``part`` leaves possible:
+    :data:`SAME_START_TOL` over ``steepest``, at most 1: where the loss hardly
+    moved before ``part`` any rescaling is left possible),
+    ``gaps`` (:func:`helpers.core.measures.time_gap`, script as reference; before
+    ``part`` the curves agree, so this is the shift after they part);
+    ``gaps_both`` (the same at the loss levels both curves reach, NaN where they
+    share none);
     ``censored`` / ``censored_reference``: for some seed the engine / the script
     misses a level the other reaches, so that seed's gap is a lower bound."""
 
@@ -103,7 +116,10 @@ class SameStart:
     part_loss: np.ndarray
     shift: np.ndarray
     ladder_shift: np.ndarray
+    steepest: np.ndarray
+    rescale: np.ndarray
     gaps: np.ndarray
+    gaps_both: np.ndarray
     censored: bool
     censored_reference: bool
 
@@ -125,6 +141,45 @@ class SameStart:
     def relative(self) -> np.ndarray:
         """``|ours - theirs| / theirs`` per seed and epoch."""
         return np.abs(self.ours - self.theirs) / np.abs(self.theirs)
+
+
+def steepest_drop(L, part: int) -> float:
+    """The steepest the loss curve ``L`` falls (or rises) in log-log terms before the
+    epoch ``part``: the largest ``|d ln L / d ln t|`` over epochs ``1 .. part - 1``,
+    with ``t = e + 1`` updates at the script's epoch ``e`` (``L[e]`` is the loss after
+    update ``e + 1``), as ``(e + 1/2) |ln L[e] - ln L[e - 1]|``.
+
+    Defined for the page book/authors_code.md (section *Run for run*).  A time
+    rescaling ``t -> t (1 + e)`` of a curve moves its loss at ``t`` by ``e |d ln L /
+    d ln t|`` relative, so two curves that agree within a relative ``tol`` up to
+    ``part`` cannot be one rescaled by more than ``tol`` over this number.
+
+    Args:
+        L: one loss curve, positive, ``(epochs,)``.
+        part: the first epoch at which the two curves no longer agree (the curve's
+            length where they agree throughout).
+
+    Returns:
+        The largest ``|d ln L / d ln t|`` before ``part``; 0.0 where ``part < 2``.
+    """
+    L = np.asarray(L, float)
+    if L.ndim != 1 or not np.all(L > 0):
+        raise ValueError("steepest_drop needs one positive loss curve")
+    part = min(int(part), len(L))
+    if part < 2:
+        return 0.0
+    t = np.arange(1, part) + 0.5  # between updates e and e + 1
+    return float(np.max(t * np.abs(np.diff(np.log(L[:part])))))
+
+
+def _gap_both(a, b) -> float:
+    """:func:`helpers.core.measures.time_gap` at the levels both curves reach (NaN
+    where they share none): the ``levels`` reading of a censored gap."""
+    ta, tb = level_times(a), level_times(b)
+    both = np.isfinite(ta) & np.isfinite(tb)
+    if not both.any():
+        return float("nan")
+    return time_gap(a, b, [f for f, ok in zip(LEVELS, both) if ok])
 
 
 def _first(mask: np.ndarray) -> int:
@@ -152,6 +207,9 @@ def compare_same_start(name: str, seeds, theirs, ours) -> SameStart:
     part = np.array([_first(row > SAME_START_TOL) for row in rel])
     part_loss = np.array([A[i, p] if p < T else np.nan for i, p in enumerate(part)])
     shift = np.array([level_times(b) - level_times(a) for a, b in zip(A, B)])
+    steepest = np.array([steepest_drop(a, p) for a, p in zip(A, part)])
+    # 1: a rescaling by 100 % or more is left possible (the loss hardly moved)
+    rescale = np.minimum(SAME_START_TOL / np.maximum(steepest, SAME_START_TOL), 1.0)
     return SameStart(
         name=name,
         seeds=[int(s) for s in seeds],
@@ -167,13 +225,16 @@ def compare_same_start(name: str, seeds, theirs, ours) -> SameStart:
                 for a, b in zip(A, B)
             ]
         ),
+        steepest=steepest,
+        rescale=rescale,
         gaps=np.array([time_gap(a, b) for a, b in zip(A, B)]),
+        gaps_both=np.array([_gap_both(a, b) for a, b in zip(A, B)]),
         censored=any(censored(a, b) for a, b in zip(A, B)),
         censored_reference=any(censored(b, a) for a, b in zip(A, B)),
     )
 
 
-def same_start(name: str, seeds: int) -> SameStart:
+def same_start(name: str, seeds: int, step: float = 1.0) -> SameStart:
     """Experiment ``name``'s ReLU network, run for run: the engine trained from the
     script's own initial weights (:func:`scripts_relu_init`) of its first ``seeds``
     stored seeds, at the script's step size and number of updates on the summed loss,
@@ -184,11 +245,14 @@ def same_start(name: str, seeds: int) -> SameStart:
     Args:
         name: one of :data:`EXPERIMENTS`.
         seeds: how many of the stored seeds (at most those stored).
+        step: the factor the script's step size is multiplied by (1: the script's;
+            :data:`CONTROL_STEP`: the page's control, a step size 5 % off).
 
     Returns:
         :class:`SameStart`.
     """
     seeds = check_positive_int(seeds, "same_start seeds")
+    step = check_positive(step, "step")
     s = setup(name)
     runs = crosscheck.load(name)
     seed_list = list(runs.seeds[: min(seeds, len(runs.seeds))])
@@ -196,12 +260,13 @@ def same_start(name: str, seeds: int) -> SameStart:
     std = _relu_std(s.relu)
     starts = [scripts_relu_init(s.relu.sizes, std, sd) for sd in seed_list]
     params0 = [np.stack(layer) for layer in zip(*starts)]
-    progress.report(f"authors_code: {name}, run for run, {len(seed_list)} seeds")
+    what = "run for run" if step == 1 else f"run for run at step x {step:g}"
+    progress.report(f"authors_code: {name}, {what}, {len(seed_list)} seeds")
     run_ = train(
         s.relu,
         s.ds.X,
         s.ds.Y,
-        lr=s.lr,
+        lr=s.lr * step,
         epochs=s.epochs,
         seeds=seed_list,
         params0=params0,
