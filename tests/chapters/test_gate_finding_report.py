@@ -4,6 +4,8 @@ elbow, the starts, the constructions, XoR and the depth network's layers) on a s
 configuration into a temporary directory, and check the records against the
 rulebook."""
 
+from dataclasses import replace
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -66,10 +68,20 @@ def page():
         for eps in (0.5, 1.1)
     }
     depth = ch.cluster_layers(samples, samples, ds, 4, **km)
-    runs = ch.Runs(
-        ds, samples, by_k, fig9, restarts, starts, cons, m_paper, sens, xor, depth
+    cls_k = {K: p.clustering for K, p in by_k.items()}
+    paper = ch.construction_points("paper", samples, ds, cls_k, **gd)
+    elbows = {"paper": ch.read_elbow(samples, paper, SEEDS), "book": fig9}
+    restart_ks = {10: elbows["paper"].best_k}
+    pts = ch.construction_points("paper", samples, ds, restarts[1]["clusterings"], **gd)
+    restart_ks[1] = ch.read_elbow(samples, pts, SEEDS).best_k
+    ties = ch.elbow_ties(
+        "paper", samples, ds, paper, elbows["paper"], range(100, 104), **gd
     )
-    return runs, ch.Params("matched", EPOCHS, 10, 1, 3)
+    runs = ch.Runs(
+        ds, samples, by_k, fig9, restarts, starts, cons, m_paper, sens, xor, depth,
+        elbows, restart_ks, ties, None,
+    )  # fmt: skip
+    return runs, ch.Params("matched", EPOCHS, 10, 1, 3, "paper")
 
 
 def test_report_writes_every_record_as_the_rulebook_decides(page, tmp_path):
@@ -88,15 +100,22 @@ def test_report_writes_every_record_as_the_rulebook_decides(page, tmp_path):
     items = rec.items
     k4 = ch.context_strings(runs.by_k[4].clustering, runs.ds)
     assert items["k4_patterns"]["value"] == k4
-    assert items["best_k"]["value"] == runs.elbow.best_k
+    paper = runs.elbows["paper"]  # the record's construction
+    assert items["best_k"]["value"] == paper.best_k
+    variants = items["best_k"]["variants"]
+    (book,) = variants["construction"]
+    assert book["setting"].startswith("the book's construction (binarised gates")
+    assert book["value"] == runs.elbow.best_k
+    assert {row["value"] for row in variants["optimum"]} <= {
+        paper.best_k,
+        *(t.best_k for t in runs.ties),
+    }
     errors = items["elbow_errors"]["value"]
     assert list(errors) == [str(K) for K in KS]
-    np.testing.assert_allclose([errors[str(K)] for K in KS], runs.elbow.errors, 1e-5)
+    np.testing.assert_allclose([errors[str(K)] for K in KS], paper.errors, 1e-5)
     assert errors["1"] > errors["4"] > 0  # more pathways fit the ReLU network better
-    restarts = {
-        row["setting"]: row["value"] for row in items["best_k"]["variants"]["restarts"]
-    }
-    assert restarts == {"1 k-means restart instead of 10": runs.restarts[1]["best_k"]}
+    restarts = {row["setting"]: row["value"] for row in variants["restarts"]}
+    assert restarts == {"1 k-means restart instead of 10": runs.restart_ks[1]}
     seeds = {row["setting"] for row in items["best_k"]["variants"]["seeds"]}
     assert seeds == {"GDLN seed 0 alone", "GDLN seed 1 alone"}
     init = items["init_sensitivity"]["value"]
@@ -184,3 +203,47 @@ def test_the_page_reads_the_clusterings(page):
         r.by_k[4].clustering, ds, "context-level", [100] * 4, 2e-5, True, 1e-5
     )
     assert net.layers[0].width == 400
+
+
+def test_k_means_optima_tie_within_the_rulebooks_tolerance():
+    """[rulebook-ties]: relative, symmetric, at the rulebook's tolerance."""
+    tie, tol = rulebook.kmeans_tie, rulebook.KMEANS_TIE
+    assert 0 < tol < 0.01
+    # the two best K = 3 optima of the Section 4 samples, 0.055 % apart: a tie
+    assert tie(629043.14, 629389.37) and tie(629389.37, 629043.14)
+    # an optimum of another kind, 3.3 % above the best: no tie
+    assert not tie(629043.14, 649596.34)
+    # relative, not absolute: small objectives half again apart do not tie
+    assert not tie(1e-3, 1.5e-3)
+    assert tie(1.0, 1.0 + 0.9 * tol) and not tie(1.0, 1.0 + 1.1 * tol)
+    assert tie(0.0, 0.0)
+    for bad in (float("nan"), -1.0, "1"):
+        with pytest.raises(ValueError, match="best must be a finite number"):
+            tie(bad, 1.0)
+
+
+def test_the_runner_up_optimum_and_the_paper_construction(page):
+    r, _ = page
+    best = r.by_k[3].clustering
+    key = sorted(ch.context_strings(best, r.ds))
+    other, excess = ch.runner_up(r.samples, best, range(100, 110), r.ds, tol=1.0)
+    if other is not None:  # any other optimum ties at a tolerance of 100 %
+        assert sorted(ch.context_strings(other, r.ds)) != key
+        assert excess == pytest.approx(other.inertia / best.inertia - 1, rel=1e-9)
+    none, _ = ch.runner_up(r.samples, best, range(100, 110), r.ds, tol=0.0)
+    assert none is None or none.inertia == best.inertia
+    with pytest.raises(ValueError, match="random_states"):
+        ch.runner_up(r.samples, best, [], r.ds)
+    for t in r.ties:  # each tie: its K's GDLN replaced, the others kept
+        assert t.K >= 2 and rulebook.kmeans_tie(
+            r.by_k[t.K].clustering.inertia, t.runner_up.inertia
+        )
+        assert t.point.K == t.K and t.point.clustering is t.runner_up
+    # the paper's construction: a centroid off everywhere gives no pathway
+    cl = r.by_k[4].clustering
+    dead = replace(cl, centroids=np.vstack([cl.centroids[:3], 0 * cl.centroids[3:]]))
+    assert ch.context_strings(dead, r.ds)[-1] == "000"
+    net = ch.paper_gdln(dead, r.ds, "context-level", [100] * 4, 2e-5, True, 1e-5)
+    assert net.layers[0].width == 300
+    with pytest.raises(ValueError, match="elbow_construction must be one of"):
+        ch.check_construction("mine")

@@ -20,12 +20,18 @@ from .clusterings import (  # noqa: F401
     unit_clusters,
 )
 from .gdlns import (  # noqa: F401
+    CONSTRUCTIONS,
     build_constructions,
+    check_construction,
     compare_starts,
+    construction_points,
     elbow_restarts,
+    elbow_ties,
     errors_by_seed,
     paper_gdln,
+    paper_points,
     read_elbow,
+    runner_up,
     xor_algorithm1,
 )
-from .report import Params, Runs, report  # noqa: F401
+from .report import Params, Runs, construction_words, report  # noqa: F401

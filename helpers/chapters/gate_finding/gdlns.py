@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...book.rulebook import verdict
+from ...book.rulebook import kmeans_tie, verdict
 from ...core.algorithm1 import (
+    Clustering,
+    ElbowPoint,
     GateSamples,
     cluster_gates,
     elbow,
@@ -93,20 +95,21 @@ def elbow_restarts(samples, X, Y, by_k: dict, n_init: int, random_state: int, **
         **gd: the arguments of :func:`helpers.core.algorithm1.elbow` (the GDLNs).
 
     Returns:
-        ``{"errors": [...], "best_k": K*, "retrained": [K, ...], "k3": Clustering}``:
-        the seed-averaged output error per ``K`` (a GDLN is trained again only where
-        the binarised centroids differ from the page's; the others keep its error),
-        the bend rule's elbow, the ``K`` retrained, and the ``K = 3`` clustering.
+        ``{"errors": [...], "best_k": K*, "retrained": [K, ...], "k3": Clustering,
+        "clusterings": {K: Clustering}}``: the seed-averaged output error per ``K``
+        of the book's construction (a GDLN is trained again only where the binarised
+        centroids differ from the page's; the others keep its error), the bend rule's
+        elbow, the ``K`` retrained, the ``K = 3`` clustering and every ``K``'s.
     """
     if isinstance(n_init, bool) or not isinstance(n_init, (int, np.integer)):
         raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
     if n_init < 1:
         raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
     Ks = sorted(by_k)
-    errors, retrained, k3 = [], [], None
+    errors, retrained, k3, cls = [], [], None, {}
     for K in Ks:
         cl = cluster_gates(samples, K, random_state=random_state, n_init=int(n_init))
-        k3 = cl if K == 3 else k3
+        k3, cls[K] = (cl if K == 3 else k3), cl
         if np.array_equal(cl.binary, by_k[K].clustering.binary):
             errors.append(float(by_k[K].output_mse))
             continue
@@ -118,6 +121,7 @@ def elbow_restarts(samples, X, Y, by_k: dict, n_init: int, random_state: int, **
         "best_k": elbow_k(Ks, errors),
         "retrained": retrained,
         "k3": k3,
+        "clusterings": cls,
     }
 
 
@@ -157,10 +161,14 @@ def paper_gdln(cl, ds, gates, widths, ctx_std, items_only, init_std):
     centroids) or 'context-level' (their context strings), ``widths`` per pathway,
     the context pathways at ``ctx_std`` and the all-on one at ``init_std``, the
     context pathways seeing the items only when ``items_only`` (the Section 4 ReLN:
-    'context-level', 100 each, twice the std, items only)."""
+    'context-level', 100 each, twice the std, items only).  A centroid off in every
+    context (dead units) gives no pathway, as in the book's construction; ``None``
+    when none is left (the GDLN's output is 0)."""
     items = [i for i, n in enumerate(ds.inputs) if n.startswith("item")]
     pws = []
     for k, p in enumerate(context_strings(cl, ds)):
+        if gates != "binarised" and p == "0" * ds.n_contexts:
+            continue
         common = p == "1" * ds.n_contexts
         g = cl.binary[k] if gates == "binarised" else context_level(p, ds)
         pws.append(
@@ -172,7 +180,169 @@ def paper_gdln(cl, ds, gates, widths, ctx_std, items_only, init_std):
                 (init_std if common else ctx_std,) * 2,
             )
         )
+    if not pws:
+        return None
     return gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, pws)
+
+
+#: The constructions of the elbow's GDLNs (the page's ``elbow_construction``): the
+#: paper's (its Section 4 ReLN's: context-level gates, 100 units per pathway, context
+#: pathways that see the items only, the all-on pathway at the ReLU std and the others
+#: at twice it) and the book's (binarised gates, widths by share, every input, the
+#: page's ``init`` start).
+CONSTRUCTIONS = ("paper", "book")
+
+
+def check_construction(construction: str) -> str:
+    """``construction`` if it is one of :data:`CONSTRUCTIONS` (ValueError otherwise)."""
+    if construction not in CONSTRUCTIONS:
+        raise ValueError(
+            f"elbow_construction must be one of {list(CONSTRUCTIONS)}, got "
+            f"{construction!r}"
+        )
+    return construction
+
+
+def paper_points(
+    samples, ds: Dataset, clusterings: dict, init_std: float, *, lr, epochs, n_seeds
+) -> dict:
+    """The elbow's GDLNs built with the paper's construction (Defined for the page
+    book/gate_finding.md).
+
+    Args:
+        samples: the sampled gates (their ReLU run is what each GDLN faces).
+        ds: the Section 4 task.
+        clusterings: ``{K: Clustering}``.
+        init_std: the ReLU network's init std (the all-on pathway's; the context
+            pathways start at twice it).
+        lr, epochs, n_seeds: as :func:`helpers.core.algorithm1.gdln_error`.
+
+    Returns:
+        ``{K: ElbowPoint}``, each GDLN trained from the first ``n_seeds`` seeds of
+        the ReLU run, seed ``s`` against training ``s``.
+    """
+    out = {}
+    for K, cl in clusterings.items():
+        net = paper_gdln(cl, ds, "context-level", [100] * cl.K, 2 * init_std, True,
+                         init_std)  # fmt: skip
+        mse, cd, loss, outputs = gdln_error(
+            net, ds.X, ds.Y, samples.run, lr=lr, epochs=epochs, n_seeds=n_seeds
+        )
+        out[K] = ElbowPoint(int(K), cl, net, mse, cd, loss, outputs)
+    return out
+
+
+@dataclass
+class Tie:
+    """A ``K`` at which k-means' runner-up optimum ties the best ([rulebook-ties]):
+    the ``runner_up`` clustering, its objective above the best's (``excess``, a
+    fraction), the elbow's ``best_k`` with it in the best's place and its GDLN
+    (``point``)."""
+
+    K: int
+    runner_up: Clustering
+    excess: float
+    best_k: int
+    point: ElbowPoint
+
+
+def runner_up(
+    samples, best: Clustering, random_states, ds: Dataset, tol: float | None = None
+) -> tuple[Clustering | None, float]:
+    """k-means' runner-up optimum at ``best.K`` when it ties the best
+    (:func:`helpers.book.rulebook.kmeans_tie`): among single-restart k-means from
+    each of ``random_states``, the lowest objective whose context strings differ
+    from ``best``'s.
+
+    Args:
+        samples: the sampled gates.
+        best: the page's clustering at this ``K`` (the best of its restarts).
+        random_states: k-means seeds of the single restarts, at least one.
+        ds: the task (for the context strings).
+        tol: the relative tolerance, default the rulebook's ``KMEANS_TIE``.
+
+    Returns:
+        ``(clustering, excess)``: the runner-up and its objective's excess over the
+        best's as a fraction, or ``(None, excess)`` where it does not tie (``excess``
+        ``inf`` where every restart found the best's strings).
+    """
+    states = list(random_states)
+    if not states:
+        raise ValueError("random_states must list at least one k-means seed")
+    key = sorted(context_strings(best, ds))
+    other = None
+    for rs in states:
+        cl = cluster_gates(samples, best.K, random_state=int(rs), n_init=1)
+        if sorted(context_strings(cl, ds)) != key and (
+            other is None or cl.inertia < other.inertia
+        ):
+            other = cl
+    if other is None:
+        return None, float("inf")
+    low = min(best.inertia, other.inertia)
+    excess = float((other.inertia - best.inertia) / low) if low > 0 else float("inf")
+    args = (best.inertia, other.inertia) + (() if tol is None else (tol,))
+    return (other if kmeans_tie(*args) else None), excess
+
+
+def construction_points(
+    construction: str, samples, ds: Dataset, clusterings: dict, **gd
+) -> dict:
+    """The elbow's GDLNs of ``clusterings`` (``{K: Clustering}``) built with
+    ``construction`` (:data:`CONSTRUCTIONS`): ``{K: ElbowPoint}``; ``gd``: the
+    arguments of :func:`helpers.core.algorithm1.elbow` (the book's start among them;
+    the paper's construction uses its ``init_std``, ``lr``, ``epochs`` and
+    ``n_seeds``)."""
+    check_construction(construction)
+    if construction == "book":
+        pts = elbow(samples, ds.X, ds.Y, list(clusterings), clusterings=clusterings,
+                    **gd)  # fmt: skip
+        return {p.K: p for p in pts}
+    return paper_points(samples, ds, clusterings, gd["init_std"], lr=gd["lr"],
+                        epochs=gd["epochs"], n_seeds=gd.get("n_seeds"))  # fmt: skip
+
+
+def elbow_ties(
+    construction: str,
+    samples,
+    ds: Dataset,
+    points: dict,
+    read: Elbow,
+    random_states,
+    **gd,
+) -> list:
+    """The elbow again wherever k-means' runner-up optimum ties the best at some
+    ``K`` ([rulebook-ties]; the ``optimum`` variant of ``best_k``).
+
+    Args:
+        construction: how the GDLNs are built (:data:`CONSTRUCTIONS`).
+        samples: the sampled gates.
+        ds: the Section 4 task.
+        points: ``{K: ElbowPoint}`` of the record's elbow (built with
+            ``construction``).
+        read: that elbow's reading (:func:`read_elbow`).
+        random_states: k-means seeds of the single restarts that look for the
+            runner-up.
+        **gd: as :func:`construction_points`.
+
+    Returns:
+        one :class:`Tie` per ``K`` >= 2 whose runner-up ties the best, in order of K.
+    """
+    out = []
+    for K in read.Ks:
+        other, excess = (
+            (None, 0.0)
+            if K < 2
+            else runner_up(samples, points[K].clustering, random_states, ds)
+        )
+        if other is None:
+            continue
+        pt = construction_points(construction, samples, ds, {K: other}, **gd)[K]
+        errors = np.array(read.errors, float)
+        errors[read.Ks.index(K)] = errors_by_seed(samples, {K: pt}, [K],
+                                                  read.n_seeds).mean()  # fmt: skip
+        out.append(Tie(int(K), other, excess, elbow_k(read.Ks, errors), pt))
+    return out
 
 
 @dataclass

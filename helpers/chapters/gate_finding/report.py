@@ -33,8 +33,14 @@ class Runs:
     k-means restart counts (``restarts``, :func:`.gdlns.elbow_restarts` per count),
     the GDLNs per start (``starts``) and construction (``constructions``), the paper
     construction's match (``m_paper``), the clustering's ``sensitivity`` rows, the
-    XoR networks (``xor``, :func:`.gdlns.xor_algorithm1` per margin) and the depth
-    network (``depth``)."""
+    XoR networks (``xor``, :func:`.gdlns.xor_algorithm1` per margin), the depth
+    network (``depth``); the elbow under each construction of the elbow's GDLNs
+    (``elbows``, ``{construction: Elbow}``, :data:`.gdlns.CONSTRUCTIONS`; ``elbow``
+    is the book's), the elbow's K under the record's construction per k-means
+    restart count (``restart_ks``), the k-means ties (``ties``,
+    :func:`.gdlns.elbow_ties`) and the paper construction's match with the K = 3
+    runner-up optimum as the alternative (``m_paper_tie``, None without a K = 3
+    tie)."""
 
     ds: Dataset
     samples: GateSamples
@@ -47,17 +53,38 @@ class Runs:
     sensitivity: list
     xor: dict
     depth: Depth
+    elbows: dict
+    restart_ks: dict
+    ties: list
+    m_paper_tie: Match | None
 
 
 class Params(NamedTuple):
     """The page's parameters the records name: the elbow GDLNs' start, the epochs,
-    k-means' restarts (the page's and the check's) and single-restart runs."""
+    k-means' restarts (the page's and the check's), single-restart runs, and the
+    construction the elbow record reads (``elbow_construction``)."""
 
     init: str
     epochs: int
     n_init: int
     n_init_check: int
     single_inits: int
+    construction: str = "paper"
+
+
+#: The constructions of the elbow's GDLNs in words (records and prose).
+CONSTRUCTION_WORDS = {
+    "paper": "the paper's construction (context-level gates, 100 units per pathway, "
+    "context pathways that see the items only, the all-on pathway at the ReLU std and "
+    "the others at twice it)",
+    "book": "the book's construction (binarised gates, widths by share, every pathway "
+    "seeing every input, {init} start)",
+}
+
+
+def construction_words(construction: str, init: str) -> str:
+    """The construction ``construction`` of the elbow's GDLNs in words."""
+    return CONSTRUCTION_WORDS[construction].format(init=init)
 
 
 #: What a review of an earlier execution of this chapter (book at 921d0f8) read:
@@ -172,6 +199,38 @@ def _fig9(r: Runs, pm: Params) -> None:
     glue("gf_n_init_few", pm.n_init_check)
     glue("gf_err3_ratio", float(e[KS.index(3)] / err3_few))
     _restarts(r, pm)
+    _record_elbow(r, pm)
+
+
+def _record_elbow(r: Runs, pm: Params) -> None:
+    """The glued numbers of the elbow the record reads (``elbow_construction``)."""
+    main = r.elbows[pm.construction]
+    KS, e = list(main.Ks), np.asarray(main.errors, float)
+    glue("gf_construction", pm.construction)
+    glue("gf_construction_words", construction_words(pm.construction, pm.init))
+    glue("gf_main_k", int(main.best_k))
+    glue("gf_main_k_seeds", ", ".join(str(k) for k in main.best_k_seed))
+    glue("gf_main_k_within", int(main.best_k_within))
+    bends = dict(zip(KS[1:-1], _bends(main)))
+    for K in (3, 4):
+        glue(f"gf_main_bend{K}", float(bends.get(K, np.nan)))
+        glue(f"gf_main_err{K}", float(e[KS.index(K)]))
+    glue("gf_main_err_min", float(e.min()))
+    glue("gf_main_err_min_k", int(KS[int(np.argmin(e))]))
+    glue("gf_main_err4_over_min", float(e[KS.index(4)] / e.min()))
+    for c, el in r.elbows.items():
+        glue(f"gf_{c}_k", int(el.best_k))
+        glue(f"gf_{c}_k_within", int(el.best_k_within))
+    glue(
+        "gf_main_restarts",
+        ", ".join(
+            f"K = {k} ({_n_restarts(n)})" for n, k in sorted(r.restart_ks.items())
+        ),
+    )
+    glue("gf_kmeans_tie", rulebook.KMEANS_TIE)
+    glue("gf_ties", _tie_words(r))
+    k3 = [", ".join(context_strings(t.runner_up, r.ds)) for t in r.ties if t.K == 3]
+    glue("gf_k3_runner_up", k3[0] if k3 else "none within KMEANS_TIE")
 
 
 def _elbows(r: Runs, pm: Params) -> dict:
@@ -312,6 +371,44 @@ def _xor_depth(r: Runs) -> None:
     )
 
 
+def _bends(e: Elbow) -> np.ndarray:
+    """The bend rule's second differences of log error at the inner K."""
+    le = np.log(np.asarray(e.errors, float))
+    return le[:-2] - 2 * le[1:-1] + le[2:]
+
+
+def _tie_words(r: Runs) -> str:
+    """The k-means ties in words ([rulebook-ties])."""
+    if not r.ties:
+        return (
+            "no runner-up optimum at any K lies within "
+            f"{rulebook.KMEANS_TIE:g} of the best's objective"
+        )
+    return "; ".join(
+        f"at K = {t.K} the runner-up optimum "
+        f"{', '.join(context_strings(t.runner_up, r.ds))} lies "
+        f"{100 * t.excess:.2g} % above the best's objective, within "
+        f"KMEANS_TIE = {rulebook.KMEANS_TIE:g}: a tie, and the elbow with it is "
+        f"K = {t.best_k}"
+        for t in r.ties
+    )
+
+
+def _optimum_settings(r: Runs, best_k: int) -> dict:
+    """The ``optimum`` variants of ``best_k``: the elbow with each tied runner-up
+    optimum in its K's place, or, without a tie, the best optimum's own."""
+    if not r.ties:
+        return {
+            "no runner-up optimum within KMEANS_TIE at any K (the best's elbow)": best_k
+        }
+    return {
+        f"the runner-up K = {t.K} optimum "
+        f"({', '.join(context_strings(t.runner_up, r.ds))}; objective "
+        f"{100 * t.excess:+.2g} %)": int(t.best_k)
+        for t in r.ties
+    }
+
+
 def _elbow_records(rec, r: Runs, pm: Params, mismatch) -> dict:
     cl4 = r.by_k[4].clustering
     cuts = {
@@ -332,44 +429,81 @@ def _elbow_records(rec, r: Runs, pm: Params, mismatch) -> dict:
         f"differ from these context gates; k-means: best of {pm.n_init} "
         "restarts.",
     )
-    seeds = {f"GDLN seed {s} alone": int(k) for s, k in enumerate(r.elbow.best_k_seed)}
+    main = r.elbows[pm.construction]
+    seeds = {f"GDLN seed {s} alone": int(k) for s, k in enumerate(main.best_k_seed)}
     cuts_k = {
         "elbow: the smallest K within a factor 2 of the best error": int(
-            r.elbow.best_k_within
+            main.best_k_within
         ),
     }
-    el = _elbows(r, pm)
     restarts = {
-        f"{n} k-means restart{'s' if n > 1 else ''} instead of {pm.n_init}": k
-        for n, (k, _) in el.items()
+        f"{n} k-means restart{'s' if n > 1 else ''} instead of {pm.n_init}": int(k)
+        for n, k in sorted(r.restart_ks.items())
         if n != pm.n_init
     }
+    built = {
+        construction_words(c, pm.init): int(e.best_k)
+        for c, e in r.elbows.items()
+        if c != pm.construction
+    }
     ev = (  # choices in alphabetical order, as the records store them
-        Evidence(int(r.elbow.best_k), compared=4, criterion="exact")
+        Evidence(int(main.best_k), compared=4, criterion="exact")
+        .varied("construction", built)
+        .varied("optimum", _optimum_settings(r, int(main.best_k)))
         .varied("restarts", restarts)
         .varied("seeds", seeds)
         .varied("threshold", cuts_k)
     )
-    lowest = ", ".join(f"{k} ({_n_restarts(n)})" for n, (_, k) in el.items())
+    lowest = ", ".join(
+        f"{e.Ks[int(np.argmin(e.errors))]} with the {c}'s construction"
+        for c, e in r.elbows.items()
+    )
     out["r_best"] = rec.add(
         "best_k",
         ev,
         "elbow (the book's bend rule, fixed before measuring) of the output MSE "
-        f"between the ReLU network and the K-centroid GDLN ({pm.init} start), mean "
-        f"over {r.elbow.n_seeds} GDLN seeds, K = 1..{max(r.elbow.Ks)}; per GDLN seed: "
-        f"{', '.join(str(k) for k in r.elbow.best_k_seed)}; the error is lowest at K = "
-        f"{lowest}; k-means takes the best of {pm.n_init} restarts, and the "
-        "elbow under other restart counts (every K clustered again) is the "
-        "restarts variant.",
+        "between the ReLU network and the K-centroid GDLN built with "
+        f"{construction_words(pm.construction, pm.init)}, mean over "
+        f"{main.n_seeds} GDLN seeds, K = 1..{max(main.Ks)}; per GDLN seed: "
+        f"{', '.join(str(k) for k in main.best_k_seed)}; bend (second difference of "
+        "log error) per inner K: "
+        + ", ".join(f"{K}: {b:.3g}" for K, b in zip(main.Ks[1:-1], _bends(main)))
+        + f"; the error is lowest at K = {lowest}; k-means takes "
+        f"the best of {pm.n_init} restarts ({_tie_words(r)}), and the elbow under "
+        "other restart counts (every K clustered again) is the restarts variant.",
     )
     out["r_err"] = rec.add(
         "elbow_errors",
-        {str(K): float(e) for K, e in zip(r.elbow.Ks, r.elbow.errors)},
+        {str(K): float(e) for K, e in zip(main.Ks, main.errors)},
         "output MSE (Eq. gate_finding-error: mean over sampled epochs, outputs, "
-        f"datapoints and {r.elbow.n_seeds} GDLN seeds of the squared difference ReLU - "
-        "GDLN), per K; the paper gives the curve only as a figure (Fig. 9).",
+        f"datapoints and {main.n_seeds} GDLN seeds of the squared difference ReLU - "
+        f"GDLN), per K, the GDLNs built with "
+        f"{construction_words(pm.construction, pm.init)}; "
+        + "; ".join(
+            f"{construction_words(c, pm.init)}: "
+            + ", ".join(f"{K}: {x:.3g}" for K, x in zip(e.Ks, e.errors))
+            for c, e in r.elbows.items()
+            if c != pm.construction
+        )
+        + "; the paper gives the curve only as a figure (Fig. 9).",
     )
     return out
+
+
+def _k3_optimum(r: Runs) -> dict:
+    """The ``optimum`` variant of ``gap_k4_relu``: the K = 3 alternative built from
+    the runner-up K = 3 optimum where it ties the best ([rulebook-ties])."""
+    tie = next((t for t in r.ties if t.K == 3), None)
+    if tie is None or r.m_paper_tie is None:
+        return {
+            "no K = 3 runner-up optimum within KMEANS_TIE (the best's K = 3 "
+            "alternative)": r.m_paper
+        }
+    strings = ", ".join(context_strings(tie.runner_up, r.ds))
+    return {
+        f"the K = 3 alternative from the runner-up K = 3 optimum ({strings}; "
+        f"objective {100 * tie.excess:+.2g} %)": r.m_paper_tie
+    }
 
 
 def _gap_records(rec, r: Runs, pm: Params) -> dict:
@@ -385,7 +519,7 @@ def _gap_records(rec, r: Runs, pm: Params) -> dict:
                 f"the book's construction, {k} start": r.starts.m[k]
                 for k in sorted(r.starts.m)
             },
-        ),
+        ).varied("optimum", _k3_optimum(r)),
         "time gap between the ReLU trainings and the K = 4 centroid GDLN built as "
         "the paper builds its ReLN (context-level gates, 100 units per pathway, "
         "context pathways seeing the items only, the all-on pathway at the ReLU std "
@@ -437,6 +571,11 @@ def report(rec, runs: Runs, params: Params) -> dict:
         paragraph}``; the records are saved.
     """
     r, pm = runs, params
+    if pm.construction not in r.elbows:
+        raise ValueError(
+            f"elbow_construction {pm.construction!r} has no elbow among "
+            f"{sorted(r.elbows)}"
+        )
     mismatch = _fig8(r)
     _fig9(r, pm)
     _gdln(r, pm)
@@ -459,18 +598,25 @@ def report(rec, runs: Runs, params: Params) -> dict:
         ]
     )  # fmt: skip
     m, m_main = r.m_paper, r.starts.m[pm.init]
-    seeds = ", ".join(str(k) for k in r.elbow.best_k_seed)
+    main = r.elbows[pm.construction]
+    seeds = ", ".join(str(k) for k in main.best_k_seed)
     ok = [i for i, x in r.starts.rows.items() if x["verdict"] == "reproduced"]
+    others = "; ".join(
+        f"built with {construction_words(c, pm.init)} it says K = {e.best_k}"
+        for c, e in r.elbows.items()
+        if c != pm.construction
+    )
     closing = (
         f"In short: with {pm.n_init} k-means restarts Algorithm 1 finds the "
         "common and the three 2-of-3 patterns at K = 4 "
-        f"({g['r_pat']['verdict']}), and the book's elbow rule puts the elbow at "
-        f"K = {r.elbow.best_k} for the seed-averaged error and at {seeds} for each "
-        f"GDLN seed ({g['r_best']['verdict']}); with other k-means restart counts "
+        f"({g['r_pat']['verdict']}). With the GDLNs built with "
+        f"{construction_words(pm.construction, pm.init)}, the book's elbow rule "
+        f"puts the elbow at K = {main.best_k} for the seed-averaged error and at "
+        f"{seeds} for each GDLN seed ({g['r_best']['verdict']}), the factor-2 rule "
+        f"at K = {main.best_k_within}; {others}; with other k-means restart counts "
         "the rule says "
-        + ", ".join(f"K = {k} ({n})" for n, (k, _) in _elbows(r, pm).items())
-        + ", and the error is lowest at K = "
-        + ", ".join(f"{k} ({n})" for n, (_, k) in _elbows(r, pm).items())
+        + ", ".join(f"K = {k} ({n})" for n, k in sorted(r.restart_ks.items()))
+        + f". {_tie_words(r)[0].upper()}{_tie_words(r)[1:]}"
         + ". Built as the paper builds its ReLN, the K = 4 GDLN is "
         f"{m.value:.3f} from the ReLU trainings in the time gap, against a seed "
         f"spread of {m.spread:.3f} and {m.alternative:.3f} for K = 3 "

@@ -32,23 +32,26 @@ def clusterings(by_k, ds) -> str:
     return kit.table(rows, headers)
 
 
-def elbow(Ks, errors, gaps, by_k, relu_curve) -> str:
-    """Fig. 9 in numbers: output error, time gap and loss of each K's GDLN."""
+def elbow(Ks, errors, gaps, by_k, relu_curve, other=None) -> str:
+    """Fig. 9 in numbers: output error, time gap and loss of each K's GDLN;
+    ``other``: ``(name, errors)`` of another construction, a column beside."""
     rows = [
         (K, f"{errors[i]:.3g}", f"{gaps[K].value:.3f}",
          f"{by_k[K].loss[0, 3000]:.3g} / {by_k[K].loss[0, -1]:.3g}")
+        + ((f"{other[1][i]:.3g}",) if other else ())
         for i, K in enumerate(Ks)
     ]  # fmt: skip
     rows.append(
         ("ReLU", "", f"{gaps[Ks[0]].spread:.3f} (two trainings)",
          f"{relu_curve[3000]:.3g} / {relu_curve[-1]:.3g}")
+        + (("",) if other else ())
     )  # fmt: skip
     headers = [
         "K",
         "output MSE {eq}`gate_finding-error` (mean over seeds)",
         "time gap to the ReLU network (median)",
         "GDLN loss at 3000 / end (seed 0)",
-    ]
+    ] + ([f"output MSE, {other[0]}"] if other else [])
     return kit.table(rows, headers)
 
 
