@@ -409,6 +409,20 @@ def _optimum_settings(r: Runs, best_k: int) -> dict:
     }
 
 
+def _k4_optimum(r: Runs, k4: list) -> dict:
+    """The ``optimum`` variant of ``k4_patterns``: the runner-up K = 4 optimum's
+    patterns where it ties the best ([rulebook-ties]), else the best's own."""
+    tie = [t for t in r.ties if t.K == 4]
+    if not tie:
+        return {"no runner-up K = 4 optimum within KMEANS_TIE (the best's)": list(k4)}
+    t = tie[0]
+    return {
+        f"the runner-up K = 4 optimum (objective {100 * t.excess:+.2g} %)": list(
+            context_strings(t.runner_up, r.ds)
+        )
+    }
+
+
 def _elbow_records(rec, r: Runs, pm: Params, mismatch) -> dict:
     cl4 = r.by_k[4].clustering
     cuts = {
@@ -422,7 +436,7 @@ def _elbow_records(rec, r: Runs, pm: Params, mismatch) -> dict:
     out = {}
     out["r_pat"] = rec.add(
         "k4_patterns",
-        ev.varied("threshold", cuts),
+        ev.varied("threshold", cuts).varied("optimum", _k4_optimum(r, k4)),
         "the K = 4 binarised centroids (on where the activation frequency >= 1/2) as "
         "context-level on/off strings (on in a context when on for at least half its "
         f"items); at the level of datapoints {mismatch} of {4 * r.ds.P} entries "
