@@ -456,9 +456,10 @@ def _judge(
     ``beyond_noise`` it holds only if the lower bound itself is beyond the noise.
     ``censored_reference`` (the reference never reached a level the candidate
     reached): the gap cannot show agreement either, so "reproduced" becomes "partly
-    reproduced", while "partly" and "not" stand (``measures.match`` judges such a
-    comparison at the levels both sides reach, this reading being its ``levels``
-    variant).
+    reproduced", while "partly" and "not" stand, and a check that holds becomes
+    "undecided" (a check has no "partly"; the lower bound shows no failure either)
+    (``measures.match`` judges such a comparison at the levels both sides reach, this
+    reading being its ``levels`` variant).
 
     ``interval``: the seed spread's 90 % bootstrap interval ([rulebook-noise]); a
     verdict on the paper that differs at the interval's two ends is ``undecided``.
@@ -534,6 +535,14 @@ def _judge(
     if kind == "check":
         if ok is None:
             return "check", "shown in the chapter (no numeric criterion)"
+        if ok == "partly":
+            # the reference alone censored: within the rule, but a lower bound cannot
+            # show agreement and does not show disagreement (a check has no "partly")
+            return (
+                "undecided",
+                f"undecided: {rule}; within the rule, but a lower bound cannot show "
+                "that the runs agree",
+            )
         return (
             ("check", f"holds: {rule}")
             if ok is True

@@ -410,6 +410,22 @@ def test_a_censored_reference_stops_reproduced_but_not_partly():
     assert rulebook.decide(claim, near.but(censored=True)).verdict == "not reproduced"
 
 
+def test_a_check_with_a_censored_reference_is_undecided_not_failed():
+    """A check has no "partly": within the rule with the reference censored it is
+    undecided (a lower bound shows neither agreement nor failure); beyond the rule it
+    fails, censored or not; uncensored within the rule it holds."""
+    claim = {"kind": "check", "provenance": "authors' code"}
+    near = Evidence(0.01, spread=0.05, criterion="seed_noise")
+    assert rulebook.decide(claim, near).verdict == "check"
+    d = rulebook.decide(claim, near.but(censored_reference=True))
+    assert d.verdict == "undecided" and "lower bound" in d.reason
+    far = Evidence(0.5, spread=0.05, criterion="seed_noise")
+    assert rulebook.decide(claim, far.but(censored_reference=True)).verdict == (
+        "check failed"
+    )
+    assert rulebook.decide(claim, near.but(censored=True)).verdict == "check failed"
+
+
 def test_a_censored_reference_is_judged_at_the_levels_both_reach():
     """C = 3: the ReLU network stalls above the last level the ReLN reaches; the match
     is read at the levels every curve reaches, every level a ``levels`` variant."""
