@@ -5,6 +5,9 @@ import pytest
 # Tests run on the CPU with deterministic settings, whatever the machine has.
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+# the shared record check's asserts say what differs, as a test's own do
+pytest.register_assert_rewrite("tests.chapters.records_check")
+
 
 def run_on_two_cpu_devices(script: str) -> dict:
     """Run ``script`` in a fresh process that sees two CPU devices (the engine's

@@ -124,19 +124,15 @@ def test_matched_a0_tends_to_linear_for_small_init():
     cm = cf.context_modes(ds)
     ratios = []
     for scale in (1.0, 1e-3):
-        lin = cf.context_initial_strength(
-            cm,
-            1e-3,
-            std_context=STD_CONTEXT * scale,
-            std_common=STD_COMMON * scale,
-            method="linear",
-        )
-        mat = cf.context_initial_strength(
-            cm,
-            1e-3,
-            std_context=STD_CONTEXT * scale,
-            std_common=STD_COMMON * scale,
-            method="head_start",
+        lin, mat = (
+            cf.context_initial_strength(
+                cm,
+                1e-3,
+                std_context=STD_CONTEXT * scale,
+                std_common=STD_COMMON * scale,
+                method=method,
+            )
+            for method in ("linear", "head_start")
         )
         ratios.append(mat[0] / lin[0])
     assert ratios[0] < 0.8  # at the authors' init the saturation matters for C = 4

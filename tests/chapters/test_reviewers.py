@@ -1,9 +1,12 @@
 """The reviewers' chapter's own tools (helpers.chapters.reviewers)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 import helpers as h
+from helpers.book import parameters
 from helpers.chapters.reviewers import measures as me
 from helpers.chapters.reviewers import networks as nw
 from helpers.chapters.reviewers import sweeps as sw
@@ -305,32 +308,20 @@ def test_match_summary_with_an_alternative_per_seed():
 
 
 def _page_parameters(**changes):
-    ns = dict(
-        seeds=4,
-        reln_width=100,
-        code_seed=0,
-        label_noise=[0.3],
-        noise_seed=0,
-        primed_gains=[1.0, 30.0],
-        primed_off=1.0,
-        init_scale=0.005,
-        relu_width=700,
-        widths=[16, 700],
-        init_stds=[0.005 / 700, 0.2],
-        batch_sizes=[4],
-        strategy_share=0.5,
-        fit_level=0.01,
-        plateau_min=0.25,
-        gate_change_max=0.05,
-        common_done=0.9,
-        code_rho_pct=[0],
-        schedule_epochs=4000,
-        epochs=8000,
-        primed_units=100,
-        record_every=500,
-        reln_record_every=200,
-    )
-    return {**ns, **changes}
+    """The page's parameters cell (book/reviewers.md, its defaults) as
+    :class:`sw.Parameters` takes them, with ``changes``.
+
+    Args:
+        changes: the parameters to set otherwise.
+
+    Returns:
+        ``{name: value}`` for every field of :class:`sw.Parameters`.
+    """
+    page = parameters.declared("reviewers")
+    return {
+        **{f.name: page[f.name] for f in dataclasses.fields(sw.Parameters)},
+        **changes,
+    }
 
 
 def test_parameters_name_every_problem():

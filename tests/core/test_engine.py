@@ -6,31 +6,38 @@ import pytest
 import helpers as h
 
 
+def _final_weights(net, ds, *, lr, epochs, params0):
+    """Train ``net`` on ``ds`` from ``params0``, recording the weights of the last
+    epoch only.
+
+    Args:
+        net: the network.
+        ds: the dataset (``ds.X``, ``ds.Y``).
+        lr, epochs: as :func:`helpers.train`.
+        params0: the initial weights.
+
+    Returns:
+        The :class:`helpers.core.engine.Run`.
+    """
+    return h.train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=lr,
+        epochs=epochs,
+        params0=params0,
+        record_epochs=[epochs],
+        record=("weights",),
+    )
+
+
 def test_gdln_with_one_always_on_pathway_is_a_linear_network():
     ds = h.hierarchy4()
     lin = h.linear_network((4, 12, 7), 1e-2)
     g = h.gdln(4, 7, 4, [h.Pathway("all", 12, None, init_std=(1e-2, 1e-2))])
     params0 = h.init_params(lin, 3)
-    r1 = h.train(
-        lin,
-        ds.X,
-        ds.Y,
-        lr=0.02,
-        epochs=400,
-        params0=params0,
-        record_epochs=[400],
-        record=("weights",),
-    )
-    r2 = h.train(
-        g,
-        ds.X,
-        ds.Y,
-        lr=0.02,
-        epochs=400,
-        params0=params0,
-        record_epochs=[400],
-        record=("weights",),
-    )
+    r1 = _final_weights(lin, ds, lr=0.02, epochs=400, params0=params0)
+    r2 = _final_weights(g, ds, lr=0.02, epochs=400, params0=params0)
 
     # the same network, compiled as two programs: XLA may order float32 sums
     # differently (on some CPUs a few ulps apart), never more: every epoch's loss
@@ -49,16 +56,7 @@ def test_gdln_with_one_always_on_pathway_is_a_linear_network():
     # off, which an absolute slack of 1e-6 on the loss let pass (the loss is below
     # 0.1 for 195 of the 401 epochs)
     for off in (5e-3, 1e-6):
-        r3 = h.train(
-            lin,
-            ds.X,
-            ds.Y,
-            lr=0.02 * (1 + off),
-            epochs=400,
-            params0=params0,
-            record_epochs=[400],
-            record=("weights",),
-        )
+        r3 = _final_weights(lin, ds, lr=0.02 * (1 + off), epochs=400, params0=params0)
         assert not close(r1, r3), off
 
 
@@ -96,26 +94,8 @@ def test_reln_from_relu_gating_reproduces_relu_output():
             )
             # one gradient step from these weights moves both networks' weights
             # identically (units never active get no gradient in either)
-            r_relu = h.train(
-                relu,
-                ds.X,
-                ds.Y,
-                lr=1e-3,
-                epochs=1,
-                params0=[W[0], W[1]],
-                record_epochs=[1],
-                record=("weights",),
-            )
-            r_reln = h.train(
-                reln,
-                ds.X,
-                ds.Y,
-                lr=1e-3,
-                epochs=1,
-                params0=params,
-                record_epochs=[1],
-                record=("weights",),
-            )
+            r_relu = _final_weights(relu, ds, lr=1e-3, epochs=1, params0=[W[0], W[1]])
+            r_reln = _final_weights(reln, ds, lr=1e-3, epochs=1, params0=params)
             np.testing.assert_allclose(
                 r_reln.records["weights"][0][0, 0],
                 r_relu.records["weights"][0][0, 0][keep],
@@ -168,41 +148,16 @@ def test_one_way_coupling_matches_definition():
     common_only = h.context_reln(ds, "common", coupling="full")
     p0 = h.init_params(oneway, 0)
     sl = oneway.pathway_slice("common")
-    r_ow = h.train(
-        oneway,
-        ds.X,
-        ds.Y,
-        lr=1e-3,
-        epochs=2000,
-        params0=p0,
-        record_epochs=[2000],
-        record=("weights",),
-    )
-    r_c = h.train(
-        common_only,
-        ds.X,
-        ds.Y,
-        lr=1e-3,
-        epochs=2000,
-        params0=[p0[0][sl], p0[1][:, sl]],
-        record_epochs=[2000],
-        record=("weights",),
+    r_ow = _final_weights(oneway, ds, lr=1e-3, epochs=2000, params0=p0)
+    r_c = _final_weights(
+        common_only, ds, lr=1e-3, epochs=2000, params0=[p0[0][sl], p0[1][:, sl]]
     )
     W_ow, W_c = r_ow.records["weights"][0][0, 0, sl], r_c.records["weights"][0][0, 0]
     # float32 products of different shapes round differently (by machine): compare at
     # 1e-4 of the weights' scale; the fully coupled network differs by far more
     scale = np.abs(W_c).max()
     np.testing.assert_allclose(W_ow, W_c, rtol=1e-4, atol=1e-4 * scale)
-    r_full = h.train(
-        full,
-        ds.X,
-        ds.Y,
-        lr=1e-3,
-        epochs=2000,
-        params0=p0,
-        record_epochs=[2000],
-        record=("weights",),
-    )
+    r_full = _final_weights(full, ds, lr=1e-3, epochs=2000, params0=p0)
     assert (
         np.abs(r_full.records["weights"][0][0, 0, sl] - W_c).max() > 100 * 1e-4 * scale
     )
@@ -288,26 +243,18 @@ def test_bad_epochs_raise(epochs):
         h.train(h.linear_network((4, 8, 7), 0.1), ds.X, ds.Y, lr=0.01, epochs=epochs)
 
 
-def test_record_epochs_out_of_range_raise():
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"record_epochs": [11]}, "record_epochs"),
+        ({"record": ("grads",)}, "cannot record"),
+    ],
+)
+def test_bad_recording_raises(kw, match):
+    """An epoch past the last one, or a quantity the engine does not record."""
     ds = h.hierarchy4()
-    with pytest.raises(ValueError, match="record_epochs"):
-        h.train(
-            h.linear_network((4, 8, 7), 0.1),
-            ds.X,
-            ds.Y,
-            lr=0.01,
-            epochs=10,
-            record_epochs=[11],
-        )
-    with pytest.raises(ValueError, match="cannot record"):
-        h.train(
-            h.linear_network((4, 8, 7), 0.1),
-            ds.X,
-            ds.Y,
-            lr=0.01,
-            epochs=10,
-            record=("grads",),
-        )
+    with pytest.raises(ValueError, match=match):
+        h.train(h.linear_network((4, 8, 7), 0.1), ds.X, ds.Y, lr=0.01, epochs=10, **kw)
 
 
 def test_divergence_names_the_epoch():
@@ -331,25 +278,18 @@ def test_recorded_epochs_off_the_grid_are_the_same_states():
     # epochs
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
     net = h.relu_network((11, 30, 60), 0.01)
-    sparse = h.train(
-        net,
-        ds.X,
-        ds.Y,
-        lr=1e-3,
-        epochs=250,
-        seeds=[0, 1],
-        record_epochs=[1, 101, 201],
-        record=("weights", "outputs"),
-    )
-    dense = h.train(
-        net,
-        ds.X,
-        ds.Y,
-        lr=1e-3,
-        epochs=250,
-        seeds=[0, 1],
-        record_epochs=range(0, 251),
-        record=("weights", "outputs"),
+    sparse, dense = (
+        h.train(
+            net,
+            ds.X,
+            ds.Y,
+            lr=1e-3,
+            epochs=250,
+            seeds=[0, 1],
+            record_epochs=at,
+            record=("weights", "outputs"),
+        )
+        for at in ([1, 101, 201], range(0, 251))
     )
     np.testing.assert_array_equal(sparse.loss, dense.loss)
     for e in (1, 101, 201):

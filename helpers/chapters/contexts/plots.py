@@ -271,25 +271,14 @@ def census(t_rec, census, div):
     fig, axes = plt.subplots(
         1, 2, figsize=(11.5, 4), gridspec_kw={"width_ratios": [1.3, 1]}
     )
-    ax = axes[0]
-    ax.stackplot(
+    _class_shares(
+        axes[0],
         t_rec,
-        *[np.mean(census[k], axis=0) for k in CLASS_COLORS],
-        colors=list(CLASS_COLORS.values()),
-        labels=[CLASS_LABELS[k] for k in CLASS_COLORS],
-        alpha=0.8,
+        {k: np.mean(census[k], axis=0) for k in [*CLASS_COLORS, "consistency"]},
+        ("consistency", "gates following the context pattern"),
+        "share of weight mass",
+        "lower left",
     )
-    ax.plot(
-        t_rec,
-        np.mean(census["consistency"], axis=0),
-        color="k",
-        lw=1.5,
-        label="gates following the context pattern",
-    )
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("share of weight mass")
-    ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=7, loc="lower left")
     ax = axes[1]
     xs = np.arange(len(BLOCK_NAMES))
     w = 0.2
@@ -327,25 +316,45 @@ def census(t_rec, census, div):
 def functional(t_rec, fc):
     """fig-contexts-functional: the census through the function over training."""
     fig, ax = plt.subplots(figsize=(7.5, 3.5))
-    ax.stackplot(
+    _class_shares(
+        ax,
         t_rec[1:],
-        *[np.median(fc[k][:, 1:], axis=0) for k in CLASS_COLORS],
+        {k: np.median(fc[k][:, 1:], axis=0) for k in [*CLASS_COLORS, "snap_change"]},
+        ("snap_change", "output change when snapped"),
+        "share of the snapped output",
+        "center right",
+    )
+    plt.show()
+
+
+def _class_shares(ax, t, shares: dict, line: tuple, ylabel: str, loc: str) -> None:
+    """The census's classes stacked over training, with one more measure drawn over
+    them as a black line (figures census and functional).
+
+    Args:
+        ax: the axes to draw on.
+        t: the epochs, shape ``(T,)``.
+        shares: ``{class or measure: its curve over the epochs}``, each shape ``(T,)``,
+            a curve for every class of ``CLASS_COLORS`` and for ``line``'s key.
+        line: ``(key in shares, its label)`` of the measure drawn as a line.
+        ylabel, loc: the y label and where the legend stands.
+
+    Returns:
+        None; it draws on ``ax``.
+    """
+    ax.stackplot(
+        t,
+        *[shares[k] for k in CLASS_COLORS],
         colors=list(CLASS_COLORS.values()),
         labels=[CLASS_LABELS[k] for k in CLASS_COLORS],
         alpha=0.8,
     )
-    ax.plot(
-        t_rec[1:],
-        np.median(fc["snap_change"][:, 1:], axis=0),
-        color="k",
-        lw=1.5,
-        label="output change when snapped",
-    )
+    key, label = line
+    ax.plot(t, shares[key], color="k", lw=1.5, label=label)
     ax.set_xlabel("epoch")
-    ax.set_ylabel("share of the snapped output")
+    ax.set_ylabel(ylabel)
     ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=7, loc="center right")
-    plt.show()
+    ax.legend(fontsize=7, loc=loc)
 
 
 def race(t_rec, maps_sim, pred, mixed_names, single_names, runs, resid):

@@ -208,20 +208,14 @@ def plot_relns(relu_loss, runs, preds, best, floor, L0, epochs, t_half):
         figures.loss_curves(
             ax, best.run.loss, f"Algorithm 1 GDLN, K = {best.K}", col["gdln"], log=log
         )
-        ax.plot(
-            preds["mixed"].loss,
-            color=col["prediction"],
-            ls="--",
-            lw=1.3,
-            label="race prediction, 2-of-3",
-        )
-        ax.plot(
-            preds["single"].loss,
-            color=col["prediction"],
-            ls=":",
-            lw=1.3,
-            label="race prediction, single",
-        )
+        for kind, ls, name in (("mixed", "--", "2-of-3"), ("single", ":", "single")):
+            ax.plot(
+                preds[kind].loss,
+                color=col["prediction"],
+                ls=ls,
+                lw=1.3,
+                label=f"race prediction, {name}",
+            )
         ax.axhline(floor, color=col["mixed"], ls=":", lw=1)
     axes[0].legend(fontsize=7)
     axes[1].set_xlim(0, min(epochs, 2 * int(t_half)))

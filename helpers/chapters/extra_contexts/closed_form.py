@@ -218,6 +218,48 @@ def context_modes(ds: Dataset, tol: float = 1e-9) -> ContextModes:
     )
 
 
+def _settle_time(s_common, d_common, a0_common, lr, settle) -> float:
+    """When the common pathway's mode (Eq. 7) comes within ``settle`` of its fixed
+    point, the end of the head-start phase.
+
+    Args:
+        s_common, d_common, a0_common: the common mode's singular value, input
+            variance and initial strength.
+        lr: the step size.
+        settle: the relative distance from the fixed point that counts as settled.
+
+    Returns:
+        The time (in steps), 0 where ``a0_common`` is already that close.
+    """
+    fixed = s_common / d_common
+    if a0_common >= fixed * (1 - settle):
+        return 0.0
+    return learning_time(s_common, d_common, a0_common, fixed * (1 - settle), lr)
+
+
+def _moments_at(rhs, S0, t_end, method, atol, s) -> np.ndarray:
+    """The second moments of the head-start phase at ``t_end``, integrated from
+    ``S0`` (``rtol = 1e-10``).
+
+    Args:
+        rhs: ``d/dt`` of the flattened 3 x 3 moments, ``rhs(t, y)``.
+        S0: the moments at ``t = 0``, shape ``(3, 3)``.
+        t_end: where the integration stops; ``S0`` itself where it is 0.
+        method, atol: :func:`scipy.integrate.solve_ivp`'s method and absolute
+            tolerance.
+        s: the context mode's singular value (named when the integration fails).
+
+    Returns:
+        The moments at ``t_end``, shape ``(3, 3)``.
+    """
+    if t_end <= 0:
+        return S0
+    sol = solve_ivp(rhs, (0.0, t_end), S0.ravel(), method=method, rtol=1e-10, atol=atol)
+    if not sol.success:
+        raise RuntimeError(f"head-start integration failed for s={s}: {sol.message}")
+    return sol.y[:, -1].reshape(3, 3)
+
+
 def head_start_gain(
     s, s_common, d_common, C, a0_common, lr, std_in, std_out, settle: float = 1e-6
 ) -> np.ndarray:
@@ -248,11 +290,7 @@ def head_start_gain(
     gains = np.empty(s.shape)
     for idx in np.ndindex(s.shape):
         sb, sc = float(s[idx]), float(s_common[idx])
-        fixed = sc / d_common
-        if a0_common >= fixed * (1 - settle):
-            t_end = 0.0
-        else:
-            t_end = learning_time(sc, d_common, a0_common, fixed * (1 - settle), lr)
+        t_end = _settle_time(sc, d_common, a0_common, lr, settle)
 
         def rhs(t, y):
             S = y.reshape(3, 3)
@@ -262,18 +300,7 @@ def head_start_gain(
             return (A @ S + S @ A.T - 2 * sb * lr * S).ravel()
 
         S0 = np.diag([std_in**2, std_out**2, std_out**2])
-        if t_end > 0:
-            sol = solve_ivp(
-                rhs,
-                (0.0, t_end),
-                S0.ravel(),
-                method="DOP853",
-                rtol=1e-10,
-                atol=1e-30 * base,
-            )
-            S = sol.y[:, -1].reshape(3, 3)
-        else:
-            S = S0
+        S = _moments_at(rhs, S0, t_end, "DOP853", 1e-30 * base, sb)
         gains[idx] = (S[0, 0] + S[1, 1] + 2 * S[0, 1]) / base
     return gains
 
@@ -308,12 +335,7 @@ def matched_initial_strength(
     out = np.empty(s.shape)
     for idx in np.ndindex(s.shape):
         sb, sc = float(s[idx]), float(s_common[idx])
-        fixed = sc / d_common
-        t_end = (
-            learning_time(sc, d_common, a0_common, fixed * (1 - settle), lr)
-            if a0_common < fixed * (1 - settle)
-            else 0.0
-        )
+        t_end = _settle_time(sc, d_common, a0_common, lr, settle)
 
         def rhs(t, y):
             S = y.reshape(3, 3)
@@ -325,22 +347,7 @@ def matched_initial_strength(
             return (A @ S + S @ A.T).ravel()
 
         S0 = width * np.diag([std_in**2, std_out**2, std_out**2])
-        if t_end > 0:
-            sol = solve_ivp(
-                rhs,
-                (0.0, t_end),
-                S0.ravel(),
-                method="LSODA",
-                rtol=1e-10,
-                atol=1e-12 * S0[0, 0],
-            )
-            if not sol.success:
-                raise RuntimeError(
-                    f"head-start integration failed for s={sb}: {sol.message}"
-                )
-            m_b = sol.y[1, -1]
-        else:
-            m_b = S0[0, 1]
+        m_b = _moments_at(rhs, S0, t_end, "LSODA", 1e-12 * S0[0, 0], sb)[0, 1]
         if not 0 < m_b < sb:
             raise ValueError(
                 f"matched_initial_strength: the residual mode (s={sb:.4g}) reached "

@@ -41,23 +41,33 @@ def check_parameters(init, contexts, relu_hidden, seeds, context_values) -> None
         )
 
 
+def _start_kw(ds: Dataset, relu) -> dict:
+    """The keyword arguments of :func:`helpers.core.relns.start` for a ReLN of this
+    page: the authors' values of ``extra_contexts_C<C>`` and the start from ``relu``.
+
+    Args:
+        ds: the dataset of one C.
+        relu: the ReLU network the ReLNs start from.
+
+    Returns:
+        ``{"experiment", "relu_net", "X", "contexts"}``.
+    """
+    return {
+        "experiment": f"extra_contexts_C{ds.n_contexts}",
+        "relu_net": relu,
+        "X": ds.X,
+        "contexts": ds.contexts,
+    }
+
+
 def start_stds(ds: Dataset, hidden: int, seeds, *, relu_std: float, width: int):
     """Each seed's initial std per pathway of the common + (C-1)-of-C ReLN under every
     initialisation of [conv-init] (:meth:`helpers.core.relns.Start.stds`):
     ``{init: [stds per seed]}``."""
-    C = ds.n_contexts
     relu = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
     reln = context_reln(ds, "mixed", width=width)
     return {
-        choice: relns.start(
-            reln,
-            choice,
-            list(seeds),
-            experiment=f"extra_contexts_C{C}",
-            relu_net=relu,
-            X=ds.X,
-            contexts=ds.contexts,
-        ).stds()
+        choice: relns.start(reln, choice, list(seeds), **_start_kw(ds, relu)).stds()
         for choice in INITS
     }
 
@@ -94,27 +104,20 @@ def train_networks(
             record=("outputs", "weights", "gates"),
         )
     }
+    start_kw = _start_kw(ds, relu)
     for kind, inits in (("mixed", INITS), ("single", [init])):
         net0 = context_reln(ds, kind, coupling="one-way", width=width)
         for choice in inits:
             progress.report(f"C = {C}: the {kind} ReLN, {choice} initialisation")
-            net, p0 = relns.start(
+            runs[kind, choice], _ = relns.start_and_train(
                 net0,
                 choice,
                 seeds,
-                experiment=f"extra_contexts_C{C}",
-                relu_net=relu,
-                X=ds.X,
-                contexts=ds.contexts,
-            )
-            runs[kind, choice] = train(
-                net,
                 ds.X,
                 ds.Y,
                 lr=lr,
                 epochs=epochs,
-                seeds=seeds,
-                params0=p0,
+                start_kw=start_kw,
                 record_epochs=record_epochs,
                 record=("outputs", "weights"),
             )
@@ -185,23 +188,15 @@ def train_family(
             run = runs[reuse[ks]]
         else:
             progress.report(f"C = {C}: the ReLN {name}, {w} units per pathway")
-            net, p0 = relns.start(
+            run, _ = relns.start_and_train(
                 relns.k_of_c_reln(ds, ks, width=w),
                 init,
                 seeds,
-                experiment=f"extra_contexts_C{C}",
-                relu_net=relu,
-                X=ds.X,
-                contexts=ds.contexts,
-            )
-            run = train(
-                net,
                 ds.X,
                 ds.Y,
                 lr=lr,
                 epochs=epochs,
-                seeds=seeds,
-                params0=p0,
+                start_kw=_start_kw(ds, relu),
                 record_epochs=[epochs],
                 record=("weights",),
             )
