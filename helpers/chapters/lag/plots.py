@@ -100,8 +100,9 @@ def frozen(freeze_epochs, state_epochs, lags: dict, spread: float) -> None:
         ax.set_title(f"{100 * LEVELS[i]:g} % of L(0)")
         ax.set_xlabel("epoch the gates are fixed at")
     axes[0][0].set_ylabel("lag behind the ReLU network (%)")
-    axes[0][-1].legend(fontsize=7)
-    plt.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
+    plt.tight_layout(rect=(0, 0.14, 1, 1))  # the legend below the panels
 
 
 def gates(t_rec, move: dict, freeze_epochs) -> None:
