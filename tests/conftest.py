@@ -1,4 +1,7 @@
+import contextlib
+import fcntl
 import os
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +54,18 @@ def _no_rounding_rule_on_made_up_results():
 def _the_rounding_rule_where_a_test_asks_for_it(request, monkeypatch):
     if request.node.get_closest_marker("rounding_rule") is not None:
         monkeypatch.delenv("HASTE_ROUNDING", raising=False)
+
+
+@contextlib.contextmanager
+def site_lock():
+    """Hold the lock on building ``_build/html``: the site's and the PDF's tests run in
+    two lanes (pytest-xdist), and either may build the site; the second waits for the
+    first and finds it built."""
+    lock = Path(__file__).resolve().parents[1] / "_build" / ".site.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

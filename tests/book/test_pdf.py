@@ -16,6 +16,7 @@ import yaml
 
 import helpers
 from helpers.book import pdf as book_pdf
+from tests.conftest import site_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
@@ -41,16 +42,18 @@ def reader():
     from tests.book.test_site import _site_is_stale, need_chromium
 
     need_chromium("build the PDF")
-    if _site_is_stale():  # the browser tests would build it: one build serves both
-        from helpers.book.build import site
+    with site_lock():  # the browser tests may build it in the other lane
+        if _site_is_stale():  # the browser tests would build it: one build serves both
+            from helpers.book.build import site
 
-        site()
-    elif (
-        not PDF.exists() or PDF.stat().st_mtime < (HTML / "index.html").stat().st_mtime
-    ):
-        from helpers.book.build import pdf
+            site()
+        elif (
+            not PDF.exists()
+            or PDF.stat().st_mtime < (HTML / "index.html").stat().st_mtime
+        ):
+            from helpers.book.build import pdf
 
-        pdf()
+            pdf()
     return PdfReader(str(PDF))
 
 

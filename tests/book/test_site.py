@@ -20,6 +20,8 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
+from tests.conftest import site_lock
+
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -70,10 +72,11 @@ def need_chromium(what: str) -> None:
 @pytest.fixture(scope="module")
 def site():
     need_chromium("run the browser tests")
-    if _site_is_stale():
-        from helpers.book.build import site as build_site
+    with site_lock():  # the PDF's tests may build it in the other lane
+        if _site_is_stale():
+            from helpers.book.build import site as build_site
 
-        build_site()
+            build_site()
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
