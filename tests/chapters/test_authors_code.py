@@ -3,8 +3,10 @@ code on the committed stored curves of the authors' scripts (book/authors_runs) 
 the numbers of the committed records, and its restatement of the scripts' setups agrees
 with the ledger and with the one initialisation function."""
 
+import hashlib
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -144,3 +146,42 @@ def test_the_engine_from_the_scripts_weights_is_the_script_bit_for_bit():
     W0 = ch.scripts_relu_init(s.relu.sizes, 0.005 / 700, seed)
     run = train(s.relu, s.ds.X, s.ds.Y, lr=s.lr, epochs=150, seeds=[seed], params0=W0)
     assert np.array_equal(experiments.align(run.loss)[0], runs.curves["relu"][0, :150])
+
+
+@pytest.fixture(scope="module")
+def race():
+    if "race" not in crosscheck.manifest()["experiments"]["section4"]["scripts"]:
+        pytest.skip("no stored run of race.py")
+    return ch.race_check()
+
+
+def test_the_stored_race_py_run_is_the_books_race_to_float32_rounding(race):
+    """Fig. 4a's race: the authors' race.py as stored against the book's integration
+    of it (contexts page), epoch by epoch after the one-epoch alignment."""
+    assert race.theirs.shape == race.ours.shape == (8001,)
+    worst, epoch = race.worst
+    assert worst < 1e-4 and 1 <= epoch <= 8001
+    assert race.gap < 1e-4
+    # a one-epoch offset is visible: the comparison resolves the recording convention
+    assert race.unshifted.max() > 100 * worst
+    text = ch.race_text(race)
+    assert f"{worst:.2g}" in text and "float32" in text
+
+
+def test_a_race_py_run_that_differs_is_seen(race, tmp_path):
+    """A stored race.py curve 1 % off (a stand-in for another race) is 1 % apart."""
+    runs = tmp_path / "runs"
+    shutil.copytree(crosscheck.RUNS, runs)
+    with np.load(runs / "section4.npz") as z:
+        arrays = {k: np.array(z[k]) for k in z.files}
+    arrays["race"] = (arrays["race"] * np.float32(1.01)).astype(np.float32)
+    np.savez_compressed(runs / "section4.npz", **arrays)
+    man = json.loads((runs / "manifest.json").read_text())
+    digest = hashlib.sha256((runs / "section4.npz").read_bytes()).hexdigest()
+    man["experiments"]["section4"]["sha256"] = digest
+    (runs / "manifest.json").write_text(json.dumps(man))
+    off = ch.race_check(runs)
+    assert off.worst[0] == pytest.approx(0.01 / 1.01, rel=1e-2)
+    fig = ch.plot_race(off)
+    assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 2
+    assert len(fig.axes[1].lines) == 3  # aligned, one epoch off, float32's epsilon
