@@ -49,7 +49,10 @@ epochs)``); its singular-value dumps (``svs/race_*.txt``) are skipped like the o
 experiments named and keeps each experiment's other stored curves, bit for bit, with
 their provenance: the experiment's entry in the manifest describes the run that stored
 its seeded curves, and a script run on its own carries its own ``command``, ``commit``
-and versions in its ``scripts`` entry (:func:`provenance`).
+and versions in its ``scripts`` entry (:func:`provenance`).  Run on its own, a script
+may be stored for more seeds than the experiment's (``1..N`` with ``N`` at least
+theirs; its ``seeds`` in its entry): ``diff_context_num/relu4.py`` is, to measure its
+seed spread on more runs (page *Against the authors' code*).
 
 The per-epoch singular-value computations of the GDLN scripts are kept (they would need
 a larger patch to remove); they only slow the runs.  JAX is the installed one (the
@@ -320,7 +323,9 @@ def crosscheck(
         command: the command line, stored as provenance.
         log: where each run's seconds are reported.
         scripts: keys of the scripts to run (default: all); the experiments' other
-            stored curves are kept as stored, and the seeds must then be theirs.
+            stored curves are kept as stored, and ``seeds`` must then be at least
+            theirs (a script may be stored for more seeds than the others: its
+            ``seeds`` in the manifest; the first rows are the experiment's seeds).
 
     Returns:
         The manifest (entries of other experiments are kept).
@@ -370,12 +375,12 @@ def crosscheck(
             continue
         old = exps.get(name, {}) if len(todo) < len(exp.scripts) else {}
         arrays = _stored_arrays(out, name) if old else {}
-        if old and any(not s.once for s in todo) and old["seeds"] != seed_list:
+        kept_seeds = old.get("seeds", seed_list)
+        if old and seed_list[: len(kept_seeds)] != kept_seeds:
             raise SystemExit(
-                f"--scripts: {name} is stored for seeds {old['seeds']}; run its "
-                f"other scripts again too, or pass --seeds {len(old['seeds'])}"
+                f"--scripts: {name} is stored for seeds {kept_seeds}; run its "
+                f"other scripts again too, or pass --seeds {len(kept_seeds)} or more"
             )
-        seeds_run = old.get("seeds", seed_list)
         metas = {
             k: v
             for k, v in old.get("scripts", {}).items()
@@ -383,7 +388,8 @@ def crosscheck(
         }
         for s in todo:
             curves, seconds = [], []
-            for seed in seeds_run[:1] if s.once else seeds_run:
+            run_seeds = kept_seeds[:1] if s.once else seed_list
+            for seed in run_seeds:
                 loss, sec = run_script(clone / exp.folder, s, seed)
                 log(f"[crosscheck] {exp.folder}/{s.file} seed {seed}: {sec:.1f} s")
                 curves.append(loss)
@@ -394,13 +400,14 @@ def crosscheck(
                 "losses": s.losses,
                 "shape": list(arrays[s.key].shape),
                 "seconds": seconds,
-                **({"once": True, "seeds": seeds_run[:1]} if s.once else {}),
+                **({"once": True} if s.once else {}),
+                **({"seeds": run_seeds} if run_seeds != kept_seeds else {}),
                 **(prov if old else {}),
             }
-        arrays["seeds"] = np.asarray(seeds_run)
+        arrays["seeds"] = np.asarray(kept_seeds)
         path = out / f"{name}.npz"
         np.savez_compressed(path, **arrays)
-        entry = {**old, "title": exp.title, "file": path.name, "seeds": seeds_run}
+        entry = {**old, "title": exp.title, "file": path.name, "seeds": kept_seeds}
         entry.update({} if old else prov)
         entry.update({"sha256": _sha256(path), "scripts": metas})
         exps[name] = entry

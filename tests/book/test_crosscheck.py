@@ -166,7 +166,13 @@ def test_one_script_run_again_keeps_the_others_as_stored(stored, tmp_path):
         man["experiments"]["contexts5"] == cc.manifest(out)["experiments"]["contexts5"]
     )
     with pytest.raises(SystemExit, match="stored for seeds"):
-        cc.crosscheck(clone, 4, ["section4"], copy, log=None, scripts=["relu"])
+        cc.crosscheck(clone, 2, ["section4"], copy, log=None, scripts=["relu"])
+    # one script stored for more seeds: the first rows are the experiment's seeds
+    cc.crosscheck(clone, 5, ["section4"], copy, log=lambda *_: None, scripts=["relu"])
+    more = cc.load("section4", copy)
+    assert more.seeds == (1, 2, 3) and more.curves["relu"].shape == (5, 50)
+    assert np.array_equal(more.curves["relu"][:3], before.curves["relu"])
+    assert more.meta["scripts"]["relu"]["seeds"] == [1, 2, 3, 4, 5]
     with pytest.raises(SystemExit, match="--scripts"):
         cc.crosscheck(clone, 3, ["contexts5"], copy, log=None, scripts=["race"])
 

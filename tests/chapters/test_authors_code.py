@@ -7,6 +7,7 @@ import hashlib
 import json
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 
 from helpers.book import crosscheck
 from helpers.chapters import authors_code as ch
-from helpers.chapters.authors_code import comparison, experiments
+from helpers.chapters.authors_code import comparison, experiments, spreads
 from helpers.core import ledger
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -185,3 +186,35 @@ def test_a_race_py_run_that_differs_is_seen(race, tmp_path):
     fig = ch.plot_race(off)
     assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 2
     assert len(fig.axes[1].lines) == 3  # aligned, one epoch off, float32's epsilon
+
+
+def _curves(taus, T=3000):
+    t = np.arange(T, dtype=float)
+    return np.exp(-t[None] / np.asarray(taus, float)[:, None])
+
+
+def test_the_permutation_test_tells_chance_from_a_wider_scatter():
+    rng = np.random.default_rng(1)
+    a = _curves(100 * np.exp(0.02 * rng.standard_normal(10)))
+    b = _curves(100 * np.exp(0.02 * rng.standard_normal(10)))
+    wide = _curves(100 * np.exp(0.2 * rng.standard_normal(10)))
+    d, p = spreads.permutation_p(a, b, n=300)
+    assert p > 0.05 and abs(d) < 0.02
+    d, p = spreads.permutation_p(a, wide, n=300)
+    assert p < 0.01 and d > 0.05
+    with pytest.raises(ValueError, match="at least 2"):
+        spreads.permutation_p(a[:1], b)
+
+
+def test_the_spread_text_says_chance_only_when_the_test_allows_it():
+    r = spreads.ScriptSpread(
+        seeds=list(range(1, 25)), theirs=0.0188, theirs_interval=(0.016, 0.022),
+        same=0.0188, same_interval=(0.016, 0.022), same_gap=0.001, ours=0.0245,
+        ours_interval=(0.019, 0.03), ours_seeds=24, difference=0.0057, p=0.15,
+        first=(0.018, 0.0272),
+    )  # fmt: skip
+    text = ch.script_spread_text("C = 4", r)
+    assert "0.0180" in text and "0.0272" in text and "15 %" in text
+    assert "chance of the two draws" in text
+    text = ch.script_spread_text("C = 4", replace(r, p=0.01))
+    assert "not found here" in text and "chance of the two draws" not in text

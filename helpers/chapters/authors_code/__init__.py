@@ -25,9 +25,11 @@ from .run_for_run import (
     scripts_relu_init,
     steepest_drop,
 )
+from .spreads import ScriptSpread, script_spread, script_spread_text
 
 __all__ = ["EXPERIMENTS", "Run", "SpreadCheck", "check_parameters"]
 __all__ += ["run", "setup", "spread_check", "stored", "plot_losses", "Results"]
 __all__ += ["plot_same_start", "report", "spread_text", "SAME_START_TOL"]
 __all__ += ["same_start", "same_start_seeds", "scripts_relu_init", "CONTROL_STEP"]
 __all__ += ["steepest_drop", "plot_race", "RaceCheck", "race_check", "race_text"]
+__all__ += ["ScriptSpread", "script_spread", "script_spread_text"]
