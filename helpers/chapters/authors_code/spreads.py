@@ -163,8 +163,8 @@ def script_spread_text(title: str, r: ScriptSpread) -> str:
         f"{100 * r.p:.0f} % of {PERMUTATIONS} relabellings: "
         + (
             "the difference is within what two sets of seeds of one distribution "
-            f"give: the larger engine spread on {REVIEW_RUNS} seeds is the chance of "
-            "the two draws, not a difference of method."
+            f"give, and the larger engine spread on {REVIEW_RUNS} seeds is the chance "
+            "of the two draws, not a difference of method."
             if chance
             else "the difference is beyond what two sets of seeds of one "
             "distribution usually give, and its cause is not found here."
