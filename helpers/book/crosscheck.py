@@ -1,10 +1,11 @@
 """The authors' scripts, run beside the book's engine (page *Against the authors'
 code*, ``book/authors_code.md``).
 
-``python -m helpers.book crosscheck --authors PATH [--seeds N] [--experiments ...]``
-takes a local clone of the authors' repository (CAandL-Lab/make-haste-slowly; the book
-was checked against commit b7d6e41), copies each experiment's folder into a temporary
-directory, runs its ReLU and GDLN scripts there once per seed, and stores their loss
+``python -m helpers.book crosscheck --authors PATH [--seeds N] [--experiments ...]
+[--scripts ...]`` takes a local clone of the authors' repository
+(CAandL-Lab/make-haste-slowly; the book was checked against commit b7d6e41), copies each
+experiment's folder into a temporary directory, runs its ReLU and GDLN scripts there
+once per seed (and Section 4's ``race.py`` once, below), and stores their loss
 curves under ``book/authors_runs/``: one ``<experiment>.npz`` (one float32 array
 ``seeds x epochs`` per script, and the seeds) and ``manifest.json`` (the repository's
 commit, the seeds, the exact command, the patches, the seconds each run took, the
@@ -35,6 +36,23 @@ where expected, or the command stops and names the script):
   does not use it);
 * **depth GDLN**: ``depth/run.sh`` names a ``gdln.py`` the repository lacks; the depth
   experiment runs ``depth/gdln_off.py``, the GDLN script it holds.
+
+Section 4 also runs ``3_context_diff/race.py``, the race reduction whose loss the
+paper's Fig. 4a draws as its prediction: it integrates the singular values of the common
+pathway and of the three 2-of-3 pathways (Eq. 6, one Euler step per epoch, hand-set
+overlaps and initial strengths) and writes their loss to ``losses/race.txt``.  It reads
+no random number (its seed line is patched like the others' but never read), so it is
+**run once**, with the first seed, and stored as one curve (key ``race``, ``(1,
+epochs)``); its singular-value dumps (``svs/race_*.txt``) are skipped like the others'.
+
+``--scripts KEY ...`` runs only those scripts (``relu``, ``gdln``, ``race``) of the
+experiments named and keeps each experiment's other stored curves, bit for bit, with
+their provenance: the experiment's entry in the manifest describes the run that stored
+its seeded curves, and a script run on its own carries its own ``command``, ``commit``
+and versions in its ``scripts`` entry (:func:`provenance`).  Run on its own, a script
+may be stored for more seeds than the experiment's (``1..N`` with ``N`` at least
+theirs; its ``seeds`` in its entry): ``diff_context_num/relu4.py`` is, to measure its
+seed spread on more runs (page *Against the authors' code*).
 
 The per-epoch singular-value computations of the GDLN scripts are kept (they would need
 a larger patch to remove); they only slow the runs.  JAX is the installed one (the
@@ -73,6 +91,7 @@ __all__ = [
     "crosscheck",
     "load",
     "manifest",
+    "provenance",
     "verify",
     "add_arguments",
     "main",
@@ -87,12 +106,14 @@ CHECKED_COMMIT = "b7d6e41"
 
 @dataclass(frozen=True)
 class Script:
-    """One of the authors' scripts: its file, where it writes its loss curve, and the
-    key its curves are stored under."""
+    """One of the authors' scripts: its file, where it writes its loss curve, the key
+    its curves are stored under, and whether it is run once (``once``: it reads no
+    random number, so one run stands for every seed)."""
 
     key: str
     file: str
     losses: str
+    once: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,6 +134,7 @@ EXPERIMENTS = {
             (
                 Script("relu", "relu.py", "losses/relu.txt"),
                 Script("gdln", "gdln.py", "losses/gated.txt"),
+                Script("race", "race.py", "losses/race.txt", once=True),
             ),
         ),
         *(
@@ -149,7 +171,11 @@ PATCHES = (
     "'if __name__ == \"__main__\":'; MPLBACKEND=Agg",
     "missing module: an empty replot_debug.py (imported by diff_context_num/gdln5.py, "
     "whose next line imports plot_outputs from replot over it)",
+    "run once: 3_context_diff/race.py reads no random number (its seed line, set to "
+    "the first seed, is never read); one run, stored as one curve",
 )
+#: What a run records of the machine and code, per experiment or per script.
+PROVENANCE = ("command", "commit", "python", "numpy", "jax", "machine")
 
 _SEED = re.compile(r"^(\s*)seed = np\.random\.randint\(0,\s*100000\)", re.M)
 _DUMP = re.compile(r"np\.savetxt\((?=['\"](?:mds|svs))")
@@ -263,6 +289,19 @@ def manifest(out=RUNS) -> dict:
     return json.loads(p.read_text()) if p.exists() else {}
 
 
+def _stored_arrays(out: Path, name: str) -> dict:
+    """The arrays of experiment ``name``'s stored file, as stored (float32), after
+    :func:`verify`."""
+    entry = manifest(out).get("experiments", {}).get(name)
+    if entry is None:
+        return {}
+    bad = verify(out, [name])
+    if bad:
+        raise SystemExit("; ".join(bad))
+    with np.load(out / entry["file"]) as z:
+        return {k: np.array(z[k]) for k in z.files}
+
+
 def crosscheck(
     authors,
     seeds=4,
@@ -270,9 +309,27 @@ def crosscheck(
     out=RUNS,
     command: str | None = None,
     log=print,
+    scripts=None,
 ) -> dict:
     """Run the experiments' scripts for seeds ``1..seeds`` and store their curves in
-    ``out``; returns the manifest (entries of other experiments are kept)."""
+    ``out``.
+
+    Args:
+        authors: a local clone of the authors' repository.
+        seeds: the seeds ``1..seeds`` of every script that draws random numbers (a
+            script run ``once`` takes the first).
+        experiments: names of :data:`EXPERIMENTS` (default: all).
+        out: the folder of the stored runs.
+        command: the command line, stored as provenance.
+        log: where each run's seconds are reported.
+        scripts: keys of the scripts to run (default: all); the experiments' other
+            stored curves are kept as stored, and ``seeds`` must then be at least
+            theirs (a script may be stored for more seeds than the others: its
+            ``seeds`` in the manifest; the first rows are the experiment's seeds).
+
+    Returns:
+        The manifest (entries of other experiments are kept).
+    """
     clone = check_clone(authors)
     names = list(experiments or EXPERIMENTS)
     unknown = [n for n in names if n not in EXPERIMENTS]
@@ -282,6 +339,13 @@ def crosscheck(
         )
     if int(seeds) < 2:
         raise SystemExit(f"--seeds must be >= 2 (a seed spread), got {seeds}")
+    keys = {s.key for n in names for s in EXPERIMENTS[n].scripts}
+    wanted = keys if scripts is None else set(scripts)
+    if wanted - keys:
+        raise SystemExit(
+            f"--scripts: {sorted(wanted - keys)} not among the scripts of {names} "
+            f"({sorted(keys)})"
+        )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     import jax  # only to record its version
@@ -294,54 +358,86 @@ def crosscheck(
             "patches": list(PATCHES),
         }
     )
+    prov = {
+        "command": command or "",
+        "commit": man["commit"],
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "jax": jax.__version__,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
+    }
     exps = man.setdefault("experiments", {})
     seed_list = list(range(1, int(seeds) + 1))
     for name in names:
         exp = EXPERIMENTS[name]
-        arrays, seconds = {}, {}
-        for s in exp.scripts:
-            curves = []
-            seconds[s.key] = []
-            for seed in seed_list:
+        todo = [s for s in exp.scripts if s.key in wanted]
+        if not todo:
+            continue
+        old = exps.get(name, {}) if len(todo) < len(exp.scripts) else {}
+        arrays = _stored_arrays(out, name) if old else {}
+        kept_seeds = old.get("seeds", seed_list)
+        if old and seed_list[: len(kept_seeds)] != kept_seeds:
+            raise SystemExit(
+                f"--scripts: {name} is stored for seeds {kept_seeds}; run its "
+                f"other scripts again too, or pass --seeds {len(kept_seeds)} or more"
+            )
+        metas = {
+            k: v
+            for k, v in old.get("scripts", {}).items()
+            if k in arrays and k not in {s.key for s in todo}
+        }
+        for s in todo:
+            curves, seconds = [], []
+            run_seeds = kept_seeds[:1] if s.once else seed_list
+            for seed in run_seeds:
                 loss, sec = run_script(clone / exp.folder, s, seed)
                 log(f"[crosscheck] {exp.folder}/{s.file} seed {seed}: {sec:.1f} s")
                 curves.append(loss)
-                seconds[s.key].append(round(sec, 1))
+                seconds.append(round(sec, 1))
             arrays[s.key] = np.stack(curves)
+            metas[s.key] = {
+                "script": f"{exp.folder}/{s.file}",
+                "losses": s.losses,
+                "shape": list(arrays[s.key].shape),
+                "seconds": seconds,
+                **({"once": True} if s.once else {}),
+                **({"seeds": run_seeds} if run_seeds != kept_seeds else {}),
+                **(prov if old else {}),
+            }
+        arrays["seeds"] = np.asarray(kept_seeds)
         path = out / f"{name}.npz"
-        np.savez_compressed(path, seeds=np.asarray(seed_list), **arrays)
-        exps[name] = {
-            "title": exp.title,
-            "file": path.name,
-            "sha256": _sha256(path),
-            "seeds": seed_list,
-            "scripts": {
-                s.key: {
-                    "script": f"{exp.folder}/{s.file}",
-                    "losses": s.losses,
-                    "shape": list(arrays[s.key].shape),
-                    "seconds": seconds[s.key],
-                }
-                for s in exp.scripts
-            },
-            "command": command or "",
-            "commit": man["commit"],
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-            "jax": jax.__version__,
-            "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
-        }
+        np.savez_compressed(path, **arrays)
+        entry = {**old, "title": exp.title, "file": path.name, "seeds": kept_seeds}
+        entry.update({} if old else prov)
+        entry.update({"sha256": _sha256(path), "scripts": metas})
+        exps[name] = entry
         (out / "manifest.json").write_text(
             json.dumps(man, indent=2, sort_keys=True) + "\n"
         )
     return man
 
 
+def provenance(entry: dict, key: str) -> dict:
+    """The provenance of script ``key``'s stored curves in the manifest entry
+    ``entry`` of one experiment.
+
+    Args:
+        entry: ``manifest()["experiments"][name]``.
+        key: a script's key (``relu``, ``gdln``, ``race``).
+
+    Returns:
+        ``{field: value}`` for the fields of :data:`PROVENANCE`: the script's own where
+        it was run on its own (``--scripts``), else the experiment's.
+    """
+    own = entry["scripts"][key]
+    return {f: own.get(f, entry.get(f)) for f in PROVENANCE}
+
+
 @dataclass(frozen=True)
 class AuthorsRuns:
     """One experiment's stored runs: ``curves[key]`` is ``(seeds, epochs)``, the loss
     after each of the script's updates (their ``losses[epoch]`` is recorded after the
-    update of that epoch)."""
+    update of that epoch); ``(1, epochs)`` for a script run once (``race``)."""
 
     name: str
     seeds: tuple[int, ...]
@@ -366,8 +462,11 @@ def load(name: str, out=RUNS) -> AuthorsRuns:
         curves = {k: np.asarray(z[k], np.float64) for k in z.files if k != "seeds"}
         seeds = tuple(int(s) for s in z["seeds"])
     for k, c in curves.items():
-        if c.ndim != 2 or c.shape[0] != len(seeds):
-            raise ValueError(f"{name}.{k}: expected (seeds, epochs), got {c.shape}")
+        rows = len(entry.get("scripts", {}).get(k, {}).get("seeds", seeds))
+        if c.ndim != 2 or c.shape[0] != rows:
+            raise ValueError(
+                f"{name}.{k}: expected ({rows} seeds, epochs), got {c.shape}"
+            )
     return AuthorsRuns(name, seeds, curves, entry)
 
 
@@ -408,6 +507,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=list(EXPERIMENTS),
         help="default: all",
     )
+    p.add_argument(
+        "--scripts",
+        nargs="+",
+        default=None,
+        choices=sorted({s.key for e in EXPERIMENTS.values() for s in e.scripts}),
+        help="only these scripts; the others' stored curves are kept (default: all)",
+    )
     p.add_argument("--out", default=str(RUNS), help="where the curves are stored")
 
 
@@ -417,6 +523,8 @@ def main(args) -> int:
     parts += ["--seeds", str(args.seeds)]
     if args.experiments:
         parts += ["--experiments", *args.experiments]
+    if args.scripts:
+        parts += ["--scripts", *args.scripts]
     if Path(args.out).resolve() != RUNS:
         parts += ["--out", shlex.quote(args.out)]
     crosscheck(
@@ -425,5 +533,6 @@ def main(args) -> int:
         experiments=args.experiments,
         out=args.out,
         command=" ".join(parts),
+        scripts=args.scripts,
     )
     return 0

@@ -112,14 +112,16 @@ def test_the_command_stores_one_curve_per_seed(stored):
     for name in ("section4", "contexts5"):
         runs = cc.load(name, out)
         assert runs.seeds == (1, 2, 3)
-        assert set(runs.curves) == {"relu", "gdln"}
+        race = {"race"} if name == "section4" else set()
+        assert set(runs.curves) == {"relu", "gdln"} | race
         for key, c in runs.curves.items():
-            assert c.shape == (3, 50)
+            rows = 1 if key == "race" else 3  # race.py is run once, for seed 1
+            assert c.shape == (rows, 50)
             # seed s: the stand-in's loss starts at 1 + w^2, w ~ N(0, 1) from seed s
-            np.random.seed(2)
+            np.random.seed(rows - 1 or 1)  # the second seed; race: its only, seed 1
             w = np.random.normal(0.0, 1.0)
-            assert c[1, 0] == pytest.approx(1 + w * w, rel=1e-6)
-            assert len(man["experiments"][name]["scripts"][key]["seconds"]) == 3
+            assert c[min(1, rows - 1), 0] == pytest.approx(1 + w * w, rel=1e-6)
+            assert len(man["experiments"][name]["scripts"][key]["seconds"]) == rows
     entry = man["experiments"]["section4"]
     assert entry["scripts"]["relu"]["script"] == "3_context_diff/relu.py"
     assert entry["command"] == "test" and entry["jax"]
@@ -127,6 +129,52 @@ def test_the_command_stores_one_curve_per_seed(stored):
     assert not any((clone / "3_context_diff").glob("losses*"))
     assert not (clone / "diff_context_num" / "replot_debug.py").exists()
     assert cc.verify(out) == []
+
+
+def test_one_script_run_again_keeps_the_others_as_stored(stored, tmp_path):
+    clone, out, _ = stored
+    copy = tmp_path / "runs"
+    copy.mkdir()
+    for p in out.iterdir():
+        (copy / p.name).write_bytes(p.read_bytes())
+    # the stand-in race.py now gives another curve: only it may change
+    race = clone / "3_context_diff" / "race.py"
+    text = race.read_text()
+    race.write_text(text.replace("np.exp(-0.05 * epoch)", "np.exp(-0.07 * epoch)"))
+    try:
+        man = cc.crosscheck(
+            clone,
+            seeds=3,
+            experiments=["section4"],
+            out=copy,
+            command="again",
+            log=lambda *_: None,
+            scripts=["race"],
+        )
+    finally:
+        race.write_text(text)
+    before, after = cc.load("section4", out), cc.load("section4", copy)
+    for key in ("relu", "gdln"):
+        assert np.array_equal(before.curves[key], after.curves[key])
+    assert not np.array_equal(before.curves["race"], after.curves["race"])
+    entry = man["experiments"]["section4"]
+    assert entry["command"] == "test"  # the seeded curves' run
+    assert cc.provenance(entry, "race")["command"] == "again"
+    assert cc.provenance(entry, "relu")["command"] == "test"
+    assert entry["scripts"]["race"]["seeds"] == [1]
+    assert (
+        man["experiments"]["contexts5"] == cc.manifest(out)["experiments"]["contexts5"]
+    )
+    with pytest.raises(SystemExit, match="stored for seeds"):
+        cc.crosscheck(clone, 2, ["section4"], copy, log=None, scripts=["relu"])
+    # one script stored for more seeds: the first rows are the experiment's seeds
+    cc.crosscheck(clone, 5, ["section4"], copy, log=lambda *_: None, scripts=["relu"])
+    more = cc.load("section4", copy)
+    assert more.seeds == (1, 2, 3) and more.curves["relu"].shape == (5, 50)
+    assert np.array_equal(more.curves["relu"][:3], before.curves["relu"])
+    assert more.meta["scripts"]["relu"]["seeds"] == [1, 2, 3, 4, 5]
+    with pytest.raises(SystemExit, match="--scripts"):
+        cc.crosscheck(clone, 3, ["contexts5"], copy, log=None, scripts=["race"])
 
 
 def test_a_stored_curve_that_changes_fails_the_check(stored, tmp_path):
@@ -160,10 +208,13 @@ def test_the_committed_curves_match_their_manifest():
         assert len(runs.seeds) >= 2
         epochs = ac.setup(name).epochs
         for key, c in runs.curves.items():
-            assert c.shape == (len(runs.seeds), epochs), (name, key)
+            rows = len(entry["scripts"][key].get("seeds", runs.seeds))
+            assert c.shape == (rows, epochs), (name, key)
             assert np.all(np.isfinite(c)) and c[:, -1].max() < c[:, 0].min()
-        for script in entry["scripts"].values():
-            assert len(script["seconds"]) == len(runs.seeds)
+            assert len(entry["scripts"][key]["seconds"]) == rows
+            assert cc.provenance(entry, key)["command"].startswith(
+                "python -m helpers.book crosscheck"
+            )
 
 
 def test_time_gap_of_curves_one_time_scale_apart():

@@ -3,8 +3,11 @@ code on the committed stored curves of the authors' scripts (book/authors_runs) 
 the numbers of the committed records, and its restatement of the scripts' setups agrees
 with the ledger and with the one initialisation function."""
 
+import hashlib
 import json
 import re
+import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +15,7 @@ import pytest
 
 from helpers.book import crosscheck
 from helpers.chapters import authors_code as ch
-from helpers.chapters.authors_code import comparison, experiments
+from helpers.chapters.authors_code import comparison, experiments, spreads
 from helpers.core import ledger
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,3 +147,74 @@ def test_the_engine_from_the_scripts_weights_is_the_script_bit_for_bit():
     W0 = ch.scripts_relu_init(s.relu.sizes, 0.005 / 700, seed)
     run = train(s.relu, s.ds.X, s.ds.Y, lr=s.lr, epochs=150, seeds=[seed], params0=W0)
     assert np.array_equal(experiments.align(run.loss)[0], runs.curves["relu"][0, :150])
+
+
+@pytest.fixture(scope="module")
+def race():
+    if "race" not in crosscheck.manifest()["experiments"]["section4"]["scripts"]:
+        pytest.skip("no stored run of race.py")
+    return ch.race_check()
+
+
+def test_the_stored_race_py_run_is_the_books_race_to_float32_rounding(race):
+    """Fig. 4a's race: the authors' race.py as stored against the book's integration
+    of it (contexts page), epoch by epoch after the one-epoch alignment."""
+    assert race.theirs.shape == race.ours.shape == (8001,)
+    worst, epoch = race.worst
+    assert worst < 1e-4 and 1 <= epoch <= 8001
+    assert race.gap < 1e-4
+    # a one-epoch offset is visible: the comparison resolves the recording convention
+    assert race.unshifted.max() > 100 * worst
+    text = ch.race_text(race)
+    assert f"{worst:.2g}" in text and "float32" in text
+
+
+def test_a_race_py_run_that_differs_is_seen(race, tmp_path):
+    """A stored race.py curve 1 % off (a stand-in for another race) is 1 % apart."""
+    runs = tmp_path / "runs"
+    shutil.copytree(crosscheck.RUNS, runs)
+    with np.load(runs / "section4.npz") as z:
+        arrays = {k: np.array(z[k]) for k in z.files}
+    arrays["race"] = (arrays["race"] * np.float32(1.01)).astype(np.float32)
+    np.savez_compressed(runs / "section4.npz", **arrays)
+    man = json.loads((runs / "manifest.json").read_text())
+    digest = hashlib.sha256((runs / "section4.npz").read_bytes()).hexdigest()
+    man["experiments"]["section4"]["sha256"] = digest
+    (runs / "manifest.json").write_text(json.dumps(man))
+    off = ch.race_check(runs)
+    assert off.worst[0] == pytest.approx(0.01 / 1.01, rel=1e-2)
+    fig = ch.plot_race(off)
+    assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 2
+    assert len(fig.axes[1].lines) == 3  # aligned, one epoch off, float32's epsilon
+
+
+def _curves(taus, T=3000):
+    t = np.arange(T, dtype=float)
+    return np.exp(-t[None] / np.asarray(taus, float)[:, None])
+
+
+def test_the_permutation_test_tells_chance_from_a_wider_scatter():
+    rng = np.random.default_rng(1)
+    a = _curves(100 * np.exp(0.02 * rng.standard_normal(10)))
+    b = _curves(100 * np.exp(0.02 * rng.standard_normal(10)))
+    wide = _curves(100 * np.exp(0.2 * rng.standard_normal(10)))
+    d, p = spreads.permutation_p(a, b, n=300)
+    assert p > 0.05 and abs(d) < 0.02
+    d, p = spreads.permutation_p(a, wide, n=300)
+    assert p < 0.01 and d > 0.05
+    with pytest.raises(ValueError, match="at least 2"):
+        spreads.permutation_p(a[:1], b)
+
+
+def test_the_spread_text_says_chance_only_when_the_test_allows_it():
+    r = spreads.ScriptSpread(
+        seeds=list(range(1, 25)), theirs=0.0188, theirs_interval=(0.016, 0.022),
+        same=0.0188, same_interval=(0.016, 0.022), same_gap=0.001, ours=0.0245,
+        ours_interval=(0.019, 0.03), ours_seeds=24, difference=0.0057, p=0.15,
+        first=(0.018, 0.0272),
+    )  # fmt: skip
+    text = ch.script_spread_text("C = 4", r)
+    assert "0.0180" in text and "0.0272" in text and "15 %" in text
+    assert "chance of the two draws" in text
+    text = ch.script_spread_text("C = 4", replace(r, p=0.01))
+    assert "not found here" in text and "chance of the two draws" not in text

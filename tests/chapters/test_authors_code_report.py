@@ -150,6 +150,7 @@ def test_the_tables_and_the_spread_paragraph(results, written):
         comparison.subset_spreads(D, 3),
         comparison.spread(r.ours["relu"]),
         0.01,
+        r.ours["relu"],
     )
     text = ch.spread_text("Section 4", r.comparison, check)
     assert text.startswith("**Section 4.** Over its first 3 seeds")

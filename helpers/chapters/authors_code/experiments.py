@@ -226,14 +226,16 @@ def conventions(runs: dict) -> dict:
 class SpreadCheck:
     """The engine's ReLU seed spread of one experiment re-measured on more seeds:
     ``seeds`` (the stored ones first), the spread over all (``all_spread``), that of
-    every ``k`` of them (``subsets``, ``k`` the stored seeds' number), and the time gap
-    of the scripts' runs to all the engine's (``cross_all``)."""
+    every ``k`` of them (``subsets``, ``k`` the stored seeds' number), the time gap
+    of the scripts' runs to all the engine's (``cross_all``), and the engine's curves
+    (``curves``)."""
 
     seeds: list
     k: int
     subsets: np.ndarray
     all_spread: float
     cross_all: float
+    curves: np.ndarray  # the engine's ReLU curves on ``seeds``, (seeds, epochs)
 
 
 def spread_check(r: Run, spread_seeds: int) -> SpreadCheck:
@@ -251,4 +253,5 @@ def spread_check(r: Run, spread_seeds: int) -> SpreadCheck:
         subsets=subset_spreads(D, k),
         all_spread=float(np.median(D[np.triu_indices(len(D), 1)])),
         cross_all=float(np.median(cross_gaps(r.theirs["relu"], wide))),
+        curves=wide,
     )

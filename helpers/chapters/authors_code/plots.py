@@ -94,3 +94,37 @@ def plot_same_start(same: dict, titles: dict, tol: float):
     axes.flat[0].legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def plot_race(r, color: str = "#2ca02c"):
+    """Fig. 4a's race prediction two ways (:class:`helpers.chapters.authors_code.race.
+    RaceCheck` ``r``): left, the loss of the authors' ``race.py`` as stored (solid) and
+    of the book's re-implementation (dashed), log scale; right, their relative
+    difference at every epoch, with and without the one-epoch alignment of the recorded
+    epochs, and float32's epsilon dotted; Figure ``fig-authors-code-race``.
+
+    Args:
+        r: the comparison.
+        color: the race's colour (green, as the contexts page draws it).
+
+    Returns:
+        The figure.
+    """
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9.0, 3.4))
+    t = np.arange(1, r.theirs.size + 1)
+    a.plot(t, r.theirs, "-", color=color, lw=2.4, alpha=0.5, label="authors' race.py")
+    a.plot(t, r.ours, "--", color="k", lw=1.0, label="book (contexts page)")
+    a.set_yscale("log")
+    a.set_xlabel("epoch")
+    a.set_ylabel("summed loss")
+    a.legend(fontsize=8)
+    b.plot(t, np.where(r.relative > 0, r.relative, np.nan), color=color, lw=0.8,
+           label="aligned (loss after each update)")  # fmt: skip
+    b.plot(t, r.unshifted, color="0.6", lw=0.8, label="one epoch off")
+    b.axhline(np.finfo(np.float32).eps, color="k", ls=":", lw=0.8)
+    b.set_yscale("log")
+    b.set_xlabel("epoch")
+    b.set_ylabel("|book - race.py| / race.py")
+    b.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
