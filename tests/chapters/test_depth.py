@@ -502,6 +502,65 @@ def test_scatter_bootstrap_and_subsets():
         depth.drops.subset_scatter_ratios(a, b, 13)
 
 
+def test_outlier_resistant_spreads_and_their_profile(monkeypatch):
+    monkeypatch.setattr(depth.drops, "INNER_RESAMPLES", 10)
+    # one far run carries the standard deviation, not the IQR or the MAD
+    a, b = np.array([0.0, 1, 2, 3, 4, 100]), np.array([0.0, 1, 2, 3, 4, 5])
+    lsr = depth.drops.log_spread_ratio
+    assert lsr(a, b, "sd") == pytest.approx(np.log(a.std(ddof=1) / b.std(ddof=1)))
+    assert lsr(a, b, "iqr") == pytest.approx(0.0, abs=1e-12)  # 3.75 - 1.25 both
+    assert lsr(a, b, "mad") == pytest.approx(0.0, abs=1e-12)  # 1.5 both
+    assert lsr(a, b, "sd") > 2.5 > lsr(a, b, "iqr")
+    assert np.isnan(lsr([1.0, 1, 1], b, "mad")) and np.isnan(lsr([1.0], b))
+    with pytest.raises(ValueError, match="spread must be one of"):
+        lsr(a, b, "range")
+    # the SD profile is the default one, draw for draw (the same bootstrap)
+    rng = np.random.default_rng(5)
+    A = rng.normal(0, [50, 300, 900], (14, 3))
+    B = rng.normal(0, [50, 100, 100], (14, 3))
+    sd = depth.drops.spread_profile(A, B, "sd")
+    for k in range(3):
+        assert sd["value"][k] == pytest.approx(
+            depth.drops.log_scatter_ratio(A[:, k], B[:, k])[0]
+        )
+        assert sd["scatter_bs"][k] == depth.drops.scatter_bootstrap(A[:, k], B[:, k])
+    assert sd["k"] == int(np.nanargmax(sd["z"])) == 2  # the widest apart
+    iqr = depth.drops.spread_profile(A, B, "iqr")
+    q = lambda x: np.subtract(*np.percentile(x, [75, 25]))  # noqa: E731
+    assert iqr["spread_ratio"][1] == pytest.approx(q(A[:, 1]) / q(B[:, 1]))
+    assert iqr["scatter_bs"][1][0] > sd["scatter_bs"][1][0]  # noisier than the SD
+    with pytest.raises(ValueError, match="drops differ"):
+        depth.drops.spread_profile(A, B[:, :2], "mad")
+
+
+def test_the_authors_runs_among_the_engines_subsets():
+    # staircases whose last drop comes at the given epochs
+    T, levels = 2000, np.array([96.0, 40.0, 0.0])
+
+    def curves(t1, t2):
+        t = np.arange(T + 1)
+        return np.stack(
+            [96 - 56 * (t >= a) - 40 * (t >= b) for a, b in zip(t1, t2)]
+        ).astype(float)
+
+    rng = np.random.default_rng(0)
+    eng = (rng.normal(1500, 100, 20), rng.normal(1500, 25, 20))
+    relu = curves([500, 510, 520, 530], [1400, 1450, 1500, 1550])
+    gdln = curves([500, 600, 700, 800], [1400, 1450, 1500, 1550])
+    ap = depth.drops.authors_profile(relu, gdln, levels, eng, 1)
+    assert ap["n"] == 4 and ap["k"] == 1
+    assert ap["scatter"][1][0] == pytest.approx(0.0)  # the same last drops
+    assert ap["scatter"][1][1] == pytest.approx(np.sqrt(1 / 3))  # normal theory
+    assert ap["k_worst"] == 0  # 10 against 100 epochs apart at the first drop
+    sub = depth.drops.subset_scatter_ratios(*eng, 4)
+    assert ap["percentile"] == pytest.approx(100 * np.mean(sub[:, 0] < 0.0))
+    assert 0 <= ap["percentile"] < 25  # the engine's ReLU scatters 4x: 0 is low
+    with pytest.raises(ValueError, match="out of range"):
+        depth.drops.authors_profile(relu, gdln, levels, eng, 2)
+    with pytest.raises(ValueError, match="at least 2 runs"):
+        depth.drops.authors_profile(relu[:1], gdln, levels, eng, 1)
+
+
 def test_simulate_relu_records_the_phase_measures(ds):
     net = depth.relu_depth(ds, width=12, std=0.3)
     r = depth.simulate(net, ds, [0], epochs=10, every=5)

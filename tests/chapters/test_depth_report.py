@@ -106,7 +106,19 @@ def _runs_and_params():
         "float32": relu.loss[:2],
         "float64": relu.loss[:2] + shift,
     }
-    entry = {"seeds": list(range(8)), "command": "cmd", "seconds": 60.0, "machine": "t"}
+    entry = {
+        "seeds": list(range(8)),
+        "command": "cmd",
+        "seconds": 60.0,
+        "machine": "t",
+        "commit": "abc1234 (working tree modified)",
+    }
+    # the authors' script runs: 4 + 4, one epoch longer than this execution's
+    rng_a = np.random.default_rng(7)
+    authors = {
+        k: np.c_[_runs(rng_a, k, 4, T, every, j).loss, np.zeros(4)]
+        for k, j in (("relu", 300), ("gdln", 60))
+    }
     runs = ch.Runs(
         ds=ds,
         relu=relu,
@@ -117,7 +129,8 @@ def _runs_and_params():
         L_ow=gh.loss[:1] * 1.01,
         stored={
             "scatter": (big, entry),
-            "rounding": (rd, {"seeds": [0, 1], "command": "c"}),
+            "rounding": (rd, {"seeds": [0, 1], "command": "c", "commit": "abc1234"}),
+            "authors": (authors, {"seeds": [1, 2, 3, 4]}),
         },
     )
     params = ch.Params(
@@ -190,6 +203,31 @@ def test_report_reads_its_numbers_off_the_runs(handed, written):
             for j in range(lv.size - 1)]  # fmt: skip
     assert k == pytest.approx(min(logs, key=lambda v: abs(v - k)), 1e-5)
     assert "14 + 14 seeds" in saved["variance_profile"]["note"]
+    # its definition variants: the IQR and the MAD in place of the SD, each at its
+    # own worst drop; the authors' script runs a seeds variant at the verdict's drop
+    var = saved["variance_profile"]
+    k24 = int(np.nanargmin([abs(v - k) for v in logs]))
+    for spread in ("interquartile range", "median absolute deviation"):
+        (setting,) = [
+            x for x in var["variants"]["definition"] if spread in x["setting"]
+        ]
+        p = ch.drops.spread_profile(*d, "iqr" if "inter" in spread else "mad")
+        assert setting["value"] == pytest.approx(p["value"][p["k"]], 1e-5)
+        assert f"ratio {p['spread_ratio'][p['k']]:.2g}" in setting["setting"]
+    auth = runs.stored["authors"][0]
+    a = [ch.drops.drop_epochs(auth[x][:, : relu.loss.shape[1]], lv) for x in auth]
+    va = np.log(np.nanstd(a[0][:, k24], ddof=1) / np.nanstd(a[1][:, k24], ddof=1))
+    (setting,) = [
+        x
+        for x in var["variants"]["seeds"]
+        if x["setting"].startswith("the authors' own")
+    ]
+    assert setting["value"] == pytest.approx(va, 1e-5)
+    sub = ch.drops.subset_scatter_ratios(d[0][:, k24], d[1][:, k24], 4)
+    assert f"above {100 * np.mean(sub[:, 0] < va):.0f} %" in setting["setting"]
+    # the rounding floor is the ReLU network's; the manifest's modified tree is said
+    assert "the GDLN's last-drop variance" not in var["note"]
+    assert "abc1234 (working tree modified)" in var["note"]
     # rule 5: the gating claims are read where context gating exists, below the
     # best linear map's loss
     L_lin = ch.linear_losses(runs.ds)[-1]

@@ -140,23 +140,85 @@ def log_scatter_ratio(a, b) -> tuple[float, float]:
 INNER_RESAMPLES = 200
 
 
-def _log_sd_ratio(A, B):
-    """ln(sd(A) / sd(B)) along the last axis (NaN where either sd is 0)."""
-    sa, sb = A.std(axis=-1, ddof=1), B.std(axis=-1, ddof=1)
+def _sd(x):
+    return np.std(x, axis=-1, ddof=1)
+
+
+def _iqr(x):
+    lo, hi = np.percentile(x, [25.0, 75.0], axis=-1)
+    return hi - lo
+
+
+def _mad(x):
+    m = np.median(x, axis=-1, keepdims=True)
+    return np.median(np.abs(x - m), axis=-1)
+
+
+#: How the scatter of a drop's epochs over seeds is measured (page ``book/depth.md``,
+#: the variance profile): the standard deviation (the default, the paper's "variance"),
+#: and two spreads that a few early runs cannot carry, the interquartile range and the
+#: median absolute deviation (the record's ``definition`` variants).  Each maps
+#: ``(..., n)`` to ``(...)`` along the last axis.
+SPREADS = {"sd": _sd, "iqr": _iqr, "mad": _mad}
+#: The spreads' names in words.
+SPREAD_NAMES = {
+    "sd": "standard deviation",
+    "iqr": "interquartile range",
+    "mad": "median absolute deviation",
+}
+
+
+def _spread_fn(spread: str):
+    if spread not in SPREADS:
+        raise ValueError(f"spread must be one of {sorted(SPREADS)}, got {spread!r}")
+    return SPREADS[spread]
+
+
+def _log_sd_ratio(A, B, spread: str = "sd"):
+    """ln(spread(A) / spread(B)) along the last axis (NaN where either is 0)."""
+    f = _spread_fn(spread)
+    sa, sb = f(A), f(B)
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.log(sa / sb)
+    r = np.asarray(r, float)
     r[~np.isfinite(r)] = np.nan
     return r
 
 
-def scatter_bootstrap(a, b) -> tuple[float, tuple[float, float]]:
+def log_spread_ratio(a, b, spread: str = "sd") -> float:
+    """``ln(spread(a) / spread(b))`` for two samples of event epochs (NaN = never),
+    with ``spread`` one of :data:`SPREADS`.  Defined for the page ``book/depth.md``
+    (the variance profile's ``definition`` variants).
+
+    Args:
+        a, b: the drop epochs of each network's runs (one per seed).
+        spread: ``"sd"``, ``"iqr"`` or ``"mad"``.
+
+    Returns:
+        the log ratio; NaN with fewer than 2 finite values on a side or a spread of 0.
+    """
+    f = _spread_fn(spread)
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if a.size < 2 or b.size < 2:
+        return float("nan")
+    sa, sb = float(f(a)), float(f(b))
+    if not (sa > 0 and sb > 0):
+        return float("nan")
+    return float(np.log(sa / sb))
+
+
+def scatter_bootstrap(a, b, spread: str = "sd") -> tuple[float, tuple[float, float]]:
     """The seed noise of ``ln(sd(a) / sd(b))`` (:func:`log_scatter_ratio`) by
     bootstrap ([rulebook-noise]; Depth chapter, variance profiles): ``(se, (lo,
     hi))``, the standard deviation of the log ratio over resamples of the seeds of each
     side (with replacement), and the 90 % interval of that standard error when it is
     recomputed on resamples of the seeds (a bootstrap of the bootstrap,
     :data:`INNER_RESAMPLES` inner resamples).  Resamples in which one side has no
-    scatter (every draw the same seed) are left out."""
+    scatter (every draw the same seed) are left out.  ``spread`` (:data:`SPREADS`)
+    puts another spread in place of the standard deviation, with the same draws."""
+    f = _spread_fn(spread)
     a = np.asarray(a, float)
     b = np.asarray(b, float)
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
@@ -170,13 +232,13 @@ def scatter_bootstrap(a, b) -> tuple[float, tuple[float, float]]:
         iy = rng.integers(0, y.shape[-1], y.shape[:-1] + (n, y.shape[-1]))
         xs = np.take_along_axis(x[..., None, :].repeat(n, -2), ix, -1)
         ys = np.take_along_axis(y[..., None, :].repeat(n, -2), iy, -1)
-        return np.nanstd(_log_sd_ratio(xs, ys), axis=-1, ddof=1)
+        return np.nanstd(_log_sd_ratio(xs, ys, spread), axis=-1, ddof=1)
 
     point = float(se(a, b, BOOTSTRAP["resamples"]))
     m = BOOTSTRAP["resamples"]
     outer_a = a[rng.integers(0, a.size, (m, a.size))]
     outer_b = b[rng.integers(0, b.size, (m, b.size))]
-    keep = (outer_a.std(axis=1) > 0) & (outer_b.std(axis=1) > 0)
+    keep = (f(outer_a) > 0) & (f(outer_b) > 0)
     draws = se(outer_a[keep], outer_b[keep], INNER_RESAMPLES)
     lo, hi = np.nanpercentile(draws, BOOTSTRAP["percentiles"])
     return point, (float(lo), float(hi))
@@ -348,3 +410,100 @@ def stored_profile(seeds, relu_loss, gdln_loss, big: dict) -> dict:
     out = drop_scatter(pool["relu"], pool["gdln"], lv)
     out.update(pool=pool, levels_all=lv, names=drop_names(lv))
     return out
+
+
+def spread_profile(drops_a, drops_b, spread: str) -> dict:
+    """The variance profile with another spread in place of the standard deviation
+    (:data:`SPREADS`), drop by drop, judged as the default is: the log ratio of the two
+    networks' spreads, its bootstrap error (:func:`scatter_bootstrap`, the same draws)
+    and the worst drop, furthest from 0 in units of that error.  Defined for the page
+    ``book/depth.md`` (the variance profile's ``definition`` variants).
+
+    Args:
+        drops_a, drops_b: ``(seeds, drops)`` drop epochs of each network
+            (:func:`drop_epochs`), NaN where a run never gets there.
+        spread: ``"sd"``, ``"iqr"`` or ``"mad"``.
+
+    Returns:
+        ``{"spread", "value": per drop log ratio, "spread_ratio": per drop ratio,
+        "scatter_bs": per drop (se, (lo, hi)), "z", "k": the worst drop (None when no
+        drop has a finite z)}``.
+    """
+    A = np.atleast_2d(np.asarray(drops_a, float))
+    B = np.atleast_2d(np.asarray(drops_b, float))
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"drops differ: {A.shape[1]} against {B.shape[1]}")
+    value = np.array(
+        [log_spread_ratio(A[:, k], B[:, k], spread) for k in range(A.shape[1])]
+    )
+    bs = [scatter_bootstrap(A[:, k], B[:, k], spread) for k in range(A.shape[1])]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.abs(value) / np.array([e for e, _ in bs])
+    z[~np.isfinite(z)] = np.nan
+    k = int(np.nanargmax(z)) if np.isfinite(z).any() else None
+    return {
+        "spread": spread,
+        "value": value,
+        "spread_ratio": np.exp(value),
+        "scatter_bs": bs,
+        "z": z,
+        "k": k,
+    }
+
+
+def authors_profile(relu_loss, gdln_loss, levels_all, engine_pair, k: int) -> dict:
+    """The authors' own script runs (``book/authors_runs/depth.npz``, read by
+    :func:`helpers.book.crosscheck.load`) timed at the engine's plateau levels, and
+    where their scatter ratio falls among the engine's subsets of as many seeds.
+    Defined for the page ``book/depth.md`` (the variance profile's ``seeds`` variant).
+
+    The scripts record the loss after each update, the engine before it: their drop
+    epochs sit one epoch later, which no spread sees.
+
+    Args:
+        relu_loss, gdln_loss: the scripts' curves ``(seeds, epochs)``, cut to the
+            engine's epochs by the caller.
+        levels_all: the engine's plateau levels and 0 (the verdict's).
+        engine_pair: ``(relu, gdln)`` the engine's drop epochs at drop ``k``, one
+            per seed (the verdict's pooled seeds).
+        k: the drop the verdict is read at.
+
+    Returns:
+        ``{"drops": {"relu", "gdln"}: (seeds, drops), "scatter": per drop
+        :func:`log_scatter_ratio`, "sd": {"relu", "gdln"} per drop, "n": seeds per
+        side, "k": the drop read, "k_worst": their own worst drop (largest |log
+        ratio| over its normal-theory error), "subsets": the engine's
+        :func:`subset_scatter_ratios` of ``n + n`` seeds at drop ``k``,
+        "percentile": the share (%) of those subsets whose log ratio is below the
+        scripts'}``.
+    """
+    d = {
+        "relu": drop_epochs(relu_loss, levels_all),
+        "gdln": drop_epochs(gdln_loss, levels_all),
+    }
+    n = int(min(d["relu"].shape[0], d["gdln"].shape[0]))
+    if n < 2:
+        raise ValueError(f"authors_profile needs at least 2 runs a side, got {n}")
+    if not 0 <= k < d["relu"].shape[1]:
+        raise ValueError(f"drop {k} out of range (0..{d['relu'].shape[1] - 1})")
+    scatter = [
+        log_scatter_ratio(d["relu"][:, j], d["gdln"][:, j])
+        for j in range(d["relu"].shape[1])
+    ]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.array([abs(v) / e for v, e in scatter])
+    z[~np.isfinite(z)] = np.nan
+    sub = subset_scatter_ratios(*engine_pair, n)
+    v = scatter[k][0]
+    ok = np.isfinite(sub[:, 0])
+    pct = 100.0 * float(np.mean(sub[ok, 0] < v)) if np.isfinite(v) else float("nan")
+    return {
+        "drops": d,
+        "scatter": scatter,
+        "sd": {s: np.nanstd(x, axis=0, ddof=1) for s, x in d.items()},
+        "n": n,
+        "k": int(k),
+        "k_worst": int(np.nanargmax(z)) if np.isfinite(z).any() else None,
+        "subsets": sub,
+        "percentile": pct,
+    }

@@ -46,7 +46,9 @@ class Runs:
     ``init_out``: ``{init: loss curves / outputs}`` of the GDLN under each
     initialisation; ``L_ow``: the other coupling's loss curves (None: not run);
     ``stored``: ``{"scatter": (run, manifest entry), "rounding": (run, entry)}``
-    (:func:`helpers.chapters.depth.stored.load`).
+    (:func:`helpers.chapters.depth.stored.load`), and optionally ``"authors": (curves,
+    entry)``, the authors' own script runs (``{"relu", "gdln"}: (seeds, epochs)``,
+    :func:`helpers.book.crosscheck.load`'s ``curves`` and ``meta``).
     """
 
     ds: object
@@ -119,6 +121,11 @@ def _read(runs: Runs, p: Params) -> SimpleNamespace:
     prof = drops.drop_profile(relu.loss, gh.loss)
     (big, big_entry), (rd, rd_entry) = runs.stored["scatter"], runs.stored["rounding"]
     v24 = drops.stored_profile(seeds, relu.loss, gh.loss, big)
+    robust = {
+        s: drops.spread_profile(v24["drops"]["relu"], v24["drops"]["hand"], s)
+        for s in ("iqr", "mad")
+    }
+    authors = _authors(runs.stored.get("authors"), relu.loss.shape[1], v24)
     floor = drops.rounding_floor(
         drops.same_start(relu.loss, seeds, rd), v24["levels_all"]
     )
@@ -158,6 +165,8 @@ def _read(runs: Runs, p: Params) -> SimpleNamespace:
         var24=v24,
         names24=v24["names"],
         pool=v24["pool"],
+        robust=robust,
+        authors=authors,
         big_entry=big_entry,
         floor=floor,
         rd_entry=rd_entry,
@@ -176,6 +185,27 @@ def _read(runs: Runs, p: Params) -> SimpleNamespace:
         gap_ow=gap_ow,
         m_ow=m_ow,
     )
+
+
+def _authors(stored, T: int, v24: dict) -> dict | None:
+    """The authors' script runs (``(curves, entry)`` or None) at the verdict's levels
+    and drop (:func:`helpers.chapters.depth.drops.authors_profile`), cut to this
+    execution's ``T`` loss values; None where they are not handed over or are
+    shorter."""
+    if stored is None:
+        return None
+    curves, entry = stored
+    if min(np.shape(curves["relu"])[1], np.shape(curves["gdln"])[1]) < T:
+        return None
+    k = v24["k"]
+    out = drops.authors_profile(
+        np.asarray(curves["relu"])[:, :T],
+        np.asarray(curves["gdln"])[:, :T],
+        v24["levels_all"],
+        v24["pairs"][k],
+        k,
+    )
+    return {**out, "entry": entry}
 
 
 def _setup(r):
@@ -421,6 +451,8 @@ def _drops_stored(r, h) -> dict:
         "depth_v24_shape_verdict",
         rb.verdict(per24[k_sh]) if definition else "not testable (one drop only)",
     )
+    definition.update(_robust_variants(r, per24, k24))
+    seeds.update(_authors_variants(r, ev24))
     sd24 = v24["sd"]
     order = {k: list(np.argsort(-np.nan_to_num(sd24[k], nan=-1))) for k in sd24}
     same_order = order["relu"] == order["hand"]
@@ -449,6 +481,7 @@ def _drops_stored(r, h) -> dict:
         f"{added[0]}–{added[-1]}" if added else "none (other epochs: not pooled)",
     )
     glue("depth_v24_command", r.big_entry["command"])
+    glue("depth_v24_commit", _commit_reading(r.big_entry, r.rd_entry))
     glue("depth_v24_seconds", float(r.big_entry["seconds"]) / 60)
     glue("depth_v24_machine", r.big_entry["machine"])
     return {
@@ -457,6 +490,129 @@ def _drops_stored(r, h) -> dict:
         "sd24": sd24,
         "same_order": same_order,
     }
+
+
+def _commit_reading(*entries) -> str:
+    """What the stored runs' manifest entries say of the code that made them: the
+    commit, and whether its working tree was modified (then no commit holds that code,
+    and the runs cannot be made again from the repository bit for bit)."""
+    commits = sorted({str(e.get("commit", "unknown")) for e in entries})
+    dirty = any("modified" in c for c in commits)
+    text = "The manifest names commit " + " and ".join(commits)
+    if dirty:
+        return (
+            text + ": the code was a modified working tree, not that commit's, so no "
+            "commit of the repository remakes these runs bit for bit; the command "
+            "above, run from a clean commit, would make a stored run whose code is "
+            "on record."
+        )
+    return text + ", a clean working tree."
+
+
+def _robust_variants(r, per24, k24) -> dict:
+    """The ``definition`` variants of the variance profile with an outlier-resistant
+    spread in place of the standard deviation (interquartile range, median absolute
+    deviation; :func:`helpers.chapters.depth.drops.spread_profile`), each at its own
+    worst drop; glues their reading and what one early ReLU run does to the SD."""
+    out, words = {}, []
+    for name, rp in r.robust.items():
+        k = rp["k"]
+        if k is None:
+            continue
+        e, iv = rp["scatter_bs"][k]
+        ev = per24[k].but(
+            value=float(rp["value"][k]), spread=float(e), spread_interval=tuple(iv)
+        )
+        what = drops.SPREAD_NAMES[name]
+        out[
+            f"the {what} in place of the standard deviation (worst drop "
+            f"{r.names24[k]}, ratio {rp['spread_ratio'][k]:.2g})"
+        ] = ev
+        words.append(
+            f"the {what} gives {rp['spread_ratio'][k24]:.2f} at the drop "
+            f"{r.names24[k24]} and is worst at {r.names24[k]} (ratio "
+            f"{rp['spread_ratio'][k]:.2f}, {rb.verdict(ev)})"
+        )
+    a = r.var24["drops"]["relu"][:, k24]
+    a = a[np.isfinite(a)]
+    glue(
+        "depth_v24_robust",
+        (
+            "In place of the standard deviation, "
+            + "; ".join(words)
+            + " (the record's `definition` variants)."
+            if words
+            else "No outlier-resistant spread can be read on these seeds."
+        ),
+    )
+    text = ""
+    if a.size > 2:
+        sd, sd1 = a.std(ddof=1), np.delete(a, np.argmin(a)).std(ddof=1)
+        text = (
+            f"Without the single earliest ReLU run at the drop {r.names24[k24]} "
+            f"(epoch {a.min():.0f}) the ReLU runs' standard deviation there moves from "
+            f"{sd:.0f} to {sd1:.0f} epochs: "
+            + (
+                "that one run carries much of it."
+                if sd1 < 0.75 * sd
+                else "on these seeds no single run carries it."
+            )
+        )
+    glue("depth_v24_outlier", text)
+    return out
+
+
+def _authors_variants(r, ev24) -> dict:
+    """The ``seeds`` variants from the authors' own script runs (``r.authors``,
+    :func:`helpers.chapters.depth.drops.authors_profile`): their ratio at the verdict's
+    drop, judged as the 4 + 4 subsets are (normal-theory error, no interval), and at
+    their own worst drop; glues their reading."""
+    a = r.authors
+    if a is None:
+        glue("depth_auth_reading", "The authors' script runs were not handed over.")
+        return {}
+    n, k, kw = a["n"], a["k"], a["k_worst"]
+    v, e = a["scatter"][k]
+    ev = ev24.but(value=float(v), spread=float(e), spread_interval=None, variants=None)
+    out = {
+        f"the authors' own {n} + {n} script runs (book/authors_runs), drop "
+        f"{r.names24[k]}: ratio {np.exp(v):.2g}, above {a['percentile']:.0f} % of "
+        f"the engine's {n} + {n} subsets": ev
+    }
+    text = (
+        f"The authors' own scripts (depth/relu.py and depth/gdln_off.py, run "
+        f"{n} + {n} times as stored in `book/authors_runs`, seeds "
+        f"{', '.join(str(s) for s in a['entry'].get('seeds', []))}) give at the "
+        f"drop {r.names24[k]} a ratio of {np.exp(v):.2f} (standard deviations "
+        f"{a['sd']['relu'][k]:.0f} and {a['sd']['gdln'][k]:.0f} epochs): "
+        f"{rb.verdict(ev)} as 'the same', judged as the {n} + {n} subsets are. "
+        f"Of random {n} + {n} subsets of the engine's {len(r.pool['seeds'])} + "
+        f"{len(r.pool['seeds'])} seeds, {a['percentile']:.1f} % give a smaller "
+        "ratio: the scripts' runs sit "
+        + (
+            "in the low tail of what as many of the engine's seeds give, not outside it"
+            if a["percentile"] < 10
+            else "within what as many of the engine's seeds give"
+        )
+        + "; on so few seeds the paper's 'the same' is what one draw can show."
+    )
+    if kw is not None and kw != k:
+        vw, ew = a["scatter"][kw]
+        evw = ev24.but(
+            value=float(vw), spread=float(ew), spread_interval=None, variants=None
+        )
+        out[
+            f"the authors' {n} + {n} runs at their own worst drop {r.names24[kw]}: "
+            f"ratio {np.exp(vw):.2g}"
+        ] = evw
+        text += (
+            f" Read as the record reads every profile, at its worst drop, their runs "
+            f"are worst at {r.names24[kw]}: ratio {np.exp(vw):.1f} (standard "
+            f"deviations {a['sd']['relu'][kw]:.0f} and {a['sd']['gdln'][kw]:.0f} "
+            f"epochs), {rb.verdict(evw)}."
+        )
+    glue("depth_auth_reading", text)
+    return out
 
 
 def _glue_rounding(r, sd24):
@@ -483,19 +639,57 @@ def _glue_rounding(r, sd24):
         else float("nan"),
     )
     glue("depth_rd_sd_gdln_last", float(sd24["hand"][-1]))
-    share = {k: (fl["sd"][-1] / sd24[k][-1]) ** 2 for k in ("relu", "hand")}
-    glue(
-        "depth_rd_reading",
-        f"Taken as independent of the initial weights, rounding would make about "
-        f"{share['hand']:.0%} of the GDLN's last-drop variance and {share['relu']:.0%} "
-        "of the ReLU network's: "
-        + (
-            "it does not explain the difference between them."
-            if share["relu"] < 0.5
-            else "a large part of the ReLU network's scatter there."
-        ),
-    )
+    glue("depth_rd_reading", _rounding_reading(r, sd24))
     glue("depth_rd_sd_relu_last", float(sd24["relu"][-1]))
+
+
+def _rounding_reading(r, sd24) -> str:
+    """The rounding floor in words: it is the ReLU network's (the comparison from the
+    same initial weights runs the ReLU network only), on the stored rounding run's
+    seeds; its share of the ReLU runs' last-drop variance, the ratio left when it is
+    taken out of the ReLU side, and the floor that would make the two networks'
+    last drops scatter alike."""
+    fl, n_rd = r.floor, len(r.rd_entry["seeds"])
+    f, s_r, s_g = float(fl["sd"][-1]), float(sd24["relu"][-1]), float(sd24["hand"][-1])
+    se = float(r.var24["scatter_bs"][-1][0])
+    limit = float(np.exp(rb.NOISE_MULTIPLE * se))
+    with np.errstate(invalid="ignore"):
+        left = np.sqrt(s_r**2 - f**2) / s_g
+        need = np.sqrt(s_r**2 - (limit * s_g) ** 2)
+    cmd = COMMAND_MORE_ROUNDING
+    per_seed = float(r.rd_entry.get("seconds", float("nan"))) / 60 / n_rd
+    cost = (
+        f", about {per_seed:.0f} minutes of wall time per seed on the machine that "
+        "made this one"
+        if np.isfinite(per_seed)
+        else ""
+    )
+    alike = (
+        f"For the last drops to scatter alike ('the same' allows a ratio up to "
+        f"{limit:.2f}), rounding would have to add a standard deviation of about "
+        f"{need:.0f} epochs to each ReLU run's last drop, against the {f:.0f} "
+        "measured. "
+        if np.isfinite(need)
+        else "The last drops scatter alike within 'the same' without it. "
+    )
+    return (
+        "This floor is the ReLU network's: only the ReLU network is retrained from the "
+        "same initial weights, so it is not a floor for the GDLN, and no share of the "
+        "GDLN's scatter is read from it. "
+        f"Taken as independent of the initial weights, rounding makes about "
+        f"{(f / s_r) ** 2:.0%} of the ReLU runs' last-drop variance; taken out of it, "
+        f"the ReLU runs still scatter {left:.1f} times as much as the GDLN's there "
+        "(a GDLN floor, were there one, would only raise that). "
+        + alike
+        + f"The floor rests on {n_rd} seeds ({2 * n_rd} comparisons), so it is itself "
+        f"rough; a floor on more seeds needs a new stored run (`{cmd}`{cost})."
+    )
+
+
+#: The command of a rounding floor on more seeds (page ``book/depth.md``).
+COMMAND_MORE_ROUNDING = (
+    "JAX_ENABLE_X64=1 python -m helpers.chapters.depth.stored rounding --seeds 12"
+)
 
 
 def _or_nan(ev, criterion):
@@ -1291,9 +1485,25 @@ def _rec_variance(r, var) -> tuple:
         + " in both networks; this execution's "
         f"{S} + {S} seeds: worst drop {r.names_drop[k_var]}, ratio "
         f"{np.exp(scatter[k_var][0]):.2f}; rounding floor (same initial weights, "
-        f"{len(r.rd_entry['seeds'])} seeds, float32 and float64 sums): the last drop "
-        f"moves by up to {max(np.nanmax(m[-1:]) for m in fl['max'].values()):.0f} "
-        f"epochs (sd {fl['sd'][-1]:.0f}, against the GDLN's {sd24['hand'][-1]:.0f})."
+        f"{len(r.rd_entry['seeds'])} seeds of the ReLU network only, float32 and "
+        "float64 sums): its last drop moves by up to "
+        f"{max(np.nanmax(m[-1:]) for m in fl['max'].values()):.0f} epochs (sd "
+        f"{fl['sd'][-1]:.0f}, against the ReLU runs' {sd24['relu'][-1]:.0f}; the "
+        "GDLN is not put through it)"
+        + "".join(
+            f"; {drops.SPREAD_NAMES[s]} in place of the sd: ratio "
+            f"{rp['spread_ratio'][k24]:.2f} at {r.names24[k24]}"
+            for s, rp in r.robust.items()
+        )
+        + (
+            f"; the authors' {r.authors['n']} + {r.authors['n']} script runs: ratio "
+            f"{np.exp(r.authors['scatter'][r.authors['k']][0]):.2f} at "
+            f"{r.names24[r.authors['k']]}, above "
+            f"{r.authors['percentile']:.1f} % of the engine's subsets of as many seeds"
+            if r.authors is not None
+            else ""
+        )
+        + f"; stored run made at commit {r.big_entry.get('commit', 'unknown')}."
     )
     return "variance_profile", var["evidence"], note
 
@@ -1445,7 +1655,8 @@ def _in_short(r, g, var, out, inits, recs) -> str:
         f"{np.exp(v24['scatter'][k24][0]):.1f} times as much "
         f"({recs['variance_profile']['verdict']} as 'the same variance profiles'; "
         f"{sum(v == 'reproduced' for v in var['verdict24'])} of {len(names)} drops "
-        f"scatter alike), and rounding alone moves the last drop by up to "
+        f"scatter alike), and rounding alone moves the ReLU network's last drop by "
+        "up to "
         f"{max(np.nanmax(m[-1:]) for m in r.floor['max'].values()):.0f} epochs. The "
         f"start epoch read off the ReLU gates ({derived.start}) "
         f"{'matches' if abs(derived.start - hand.start) <= 200 else 'differs from'} "
