@@ -16,7 +16,7 @@ from .measures import (
     snap_to_contexts,
     unit_weight,
 )
-from .paper import WIDTH_RULES
+from .paper import COMMON_WIDTHS, WIDTH_RULES
 
 
 def family_name(ks, C: int) -> str:
@@ -66,6 +66,39 @@ def member_width(ks, C: int, total: int, per_pathway: int, rule: str = "total") 
     if rule == "per_pathway":
         return int(per_pathway)
     return max(1, int(np.floor(total / pathway_count(ks, C) + 0.5)))
+
+
+def member_widths(
+    ks, C: int, total: int, per_pathway: int, rule: str = "total", common="equal"
+) -> tuple[int, int]:
+    """Units of a family member's common pathway and of each of its context pathways.
+
+    Defined for the page book/more_contexts.md (its ``width`` variant of
+    ``best_reln``); :func:`member_width` is the one width of the ``"equal"`` rule.
+
+    Args:
+        ks: the context counts of the member's context pathways.
+        C: the number of contexts.
+        total: the ReLU network's hidden units.
+        per_pathway: the paper's units per pathway (100).
+        rule: one of :data:`helpers.core.paper.WIDTH_RULES`.
+        common: one of :data:`helpers.core.paper.COMMON_WIDTHS`; under ``"total"``,
+            ``"fixed"`` gives the common pathway ``per_pathway`` units and shares
+            ``total - per_pathway`` equally over the context pathways (rounded half
+            up, at least 1).
+
+    Returns:
+        ``(common units, units per context pathway)``.
+    """
+    if common not in COMMON_WIDTHS:
+        raise ValueError(f"common must be one of {COMMON_WIDTHS}, got {common!r}")
+    w = member_width(ks, C, total, per_pathway, rule)
+    if rule == "per_pathway" or common == "equal":
+        return w, w
+    rest = (total - per_pathway) / (pathway_count(ks, C) - 1)
+    if rest <= 0:
+        raise ValueError(f"{total} units leave none beside a {per_pathway}-unit common")
+    return int(per_pathway), max(1, int(np.floor(rest + 0.5)))
 
 
 def class_share(net, W1, W2, names) -> float:

@@ -30,6 +30,7 @@ __all__ = [
     "SOURCES",
     "INITS",
     "WIDTH_RULES",
+    "COMMON_WIDTHS",
     "TABLE",
     "INIT_EXPERIMENTS",
     "authors_init",
@@ -48,6 +49,13 @@ INITS = ("authors", "matched", "derived")
 #: which every script of the authors obeys; ``"per_pathway"`` gives every pathway the
 #: paper's 100 units, so a member grows with its pathway count.
 WIDTH_RULES = ("total", "per_pathway")
+
+#: How wide the common pathway of a family's member is under ``"total"``
+#: ([rulebook-best]): ``"equal"``, one of the member's pathways with an equal share
+#: (Appendix F read literally, so the common pathway shrinks as a rival's pathway count
+#: grows: 38 units in 4-of-6, 27 in 5-of-7); ``"fixed"``, the paper's 100 units, the
+#: rest of the ReLU network's units shared equally over the context pathways.
+COMMON_WIDTHS = ("equal", "fixed")
 
 
 @dataclass(frozen=True)

@@ -151,17 +151,23 @@ def k_of_c_reln(
     width: int = WIDTH,
     std_common: float = STD_COMMON,
     std_context: float = STD_CONTEXT,
+    common_width: int | None = None,
 ) -> GatedNetwork:
     """The common pathway plus every k-of-C context pathway for each ``k`` in ``ks``
     (the family of ReLNs of [rulebook-best], pages *More contexts* and *More contexts
     than five*): ``ks = [C - 1]`` is :func:`context_reln` ``"mixed"``, ``[1]`` is
     ``"single"``, ``[C - 1, 1]`` at C = 3 is ``"both"`` (the authors' 7 pathways);
-    ``k = C`` adds a second all-context pathway that sees the items only."""
+    ``k = C`` adds a second all-context pathway that sees the items only.  Every
+    pathway has ``width`` units, the common one ``common_width`` where given
+    (:func:`helpers.core.families.member_widths`)."""
     C = ds.n_contexts
     ks = sorted({int(k) for k in ks}, reverse=True)
     if not ks or not all(1 <= k <= C for k in ks):
         raise ValueError(f"ks must be context counts in 1..{C}, got {ks}")
-    pws = [Pathway("common", width, None, None, (std_common, std_common), common=True)]
+    wc = width if common_width is None else int(common_width)
+    if wc < 1:
+        raise ValueError(f"common_width must be >= 1, got {common_width}")
+    pws = [Pathway("common", wc, None, None, (std_common, std_common), common=True)]
     for k in ks:
         pws += context_pathways(
             ds, k, width, std_context, prefix="ctx" if k < C else "all"

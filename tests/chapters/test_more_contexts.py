@@ -58,12 +58,55 @@ def test_the_family_holds_the_census_classes_the_paper_s_and_a_mixture():
         ch.family_for(5, by_k[:-1], 0.01)
 
 
-def test_ties_are_the_candidates_within_the_spread_of_the_nearest():
-    class M:
-        candidates = {"a": 0.10, "b": 0.12, "c": 0.20}
+def test_ties_are_within_the_rulebook_s_multiple_of_the_larger_spread():
+    gaps = {"a": 0.10, "b": 0.12, "c": 0.20}
+    # 2 x 0.015 = 0.03 covers b (+0.02), not c (+0.10); 1 x would also drop b at 0.015
+    assert ch.tied_with_best(gaps, dict.fromkeys(gaps, 0.015)) == ["a", "b"]
+    assert ch.tied_with_best(gaps, dict.fromkeys(gaps, 0.009)) == ["a"]
+    # the larger of the two spreads is the yardstick: c's own spread of 0.05 ties it
+    assert ch.tied_with_best(gaps, {"a": 0.0, "b": 0.0, "c": 0.05}) == ["a", "c"]
 
-    assert ch.tied_with_best(M, 0.03) == ["a", "b"]
-    assert ch.tied_with_best(M, 0.0) == ["a"]
+
+def test_a_fixed_common_pathway_keeps_its_units_and_shares_the_rest():
+    from helpers.core.families import member_widths
+
+    # C = 6, 600 units: 4-of-6 has 16 pathways, 5-of-6 has 7 (the review's numbers)
+    assert member_widths((4,), 6, 600, 100) == (38, 38)
+    assert member_widths((4,), 6, 600, 100, common="fixed") == (100, 33)
+    assert member_widths((5,), 6, 600, 100, common="fixed") == (100, 83)
+    assert member_widths((5,), 7, 600, 100) == (27, 27)
+    assert member_widths((5,), 7, 600, 100, "per_pathway", "fixed") == (100, 100)
+    with pytest.raises(ValueError, match="common"):
+        member_widths((5,), 7, 600, 100, common="half")
+    ds = h.contextual_task(3)
+    net = h.relns.k_of_c_reln(ds, [2], width=7, common_width=11)
+    L = net.layers[0]
+    assert {n: sl.stop - sl.start for n, sl in L.pathways}["common"] == 11
+    assert L.width == 11 + 3 * 7
+
+
+def test_a_family_fit_trains_the_paper_s_and_the_two_nearest_per_seed():
+    ds = h.contextual_task(3)
+    relu = h.relu_network((ds.X.shape[0], 12, ds.Y.shape[0]), 0.005 / 12)
+    run = h.train(relu, ds.X, ds.Y, lr=0.01, epochs=600, seeds=[0, 1, 2])
+    family = ch.family_for(3, np.array([0, 0.2, 0.5, 0.3]), 0.01)
+    kw = dict(lr=0.01, epochs=600, form="factors")
+    raced = ch.family_fit(ds, family, (relu, run.loss), 12, 3, "total", **kw)
+    assert raced.trained == () and raced.follows == {}
+    assert raced.gaps == raced.race
+    fit = ch.family_fit(
+        ds, family, (relu, run.loss), 12, 3, "total", "equal", [0, 1, 2], **kw
+    )
+    near = sorted(fit.race, key=fit.race.get)[:2]
+    assert set(fit.trained) == {"2-of-3", *near}
+    assert set(fit.follows) == set(fit.trained)
+    for n in family:
+        assert fit.spreads[n] >= fit.relu_spread
+        if n not in fit.trained:
+            assert fit.spreads[n] == fit.relu_spread  # a race has no seed noise
+    assert fit.gaps["3-of-3"] == pytest.approx(fit.race["3-of-3"])  # raced, not trained
+    assert fit.gaps["1-of-3"] != pytest.approx(fit.race["1-of-3"], abs=1e-3)
+    assert fit.ties == ch.tied_with_best(fit.gaps, fit.spreads)
 
 
 def test_the_reading_states_the_direction_against_the_seed_spread():
@@ -72,11 +115,18 @@ def test_the_reading_states_the_direction_against_the_seed_spread():
         3: np.array([[[0, 0.1, 0.6, 0.3]]] * 2),
         5: np.array([[[0, 0, 0.2, 0.5, 0.2, 0.1]]] * 2),
     }
-    txt = reading(frac, by_k, {5: ["3-of-5"]}, {})
+    txt = reading(frac, by_k, {5: ["4-of-5", "3-of-5"]}, {})
     assert txt.startswith(
         "From C = 3 to C = 5 the fraction of contexts a unit serves falls"
     )
-    assert "most weight in 3-of-5 units" in txt and "not among the nearest" in txt
+    assert "most weight in 3-of-5 units" in txt and "the paper's ReLN is among" in txt
+    assert (
+        "the census's heaviest class 3-of-5 is not the nearest ReLN by loss, but" in txt
+    )
+    txt = reading(frac, by_k, {5: ["2-of-5"]}, {})
+    assert "nearest ReLN by loss 2-of-5, none tied with it" in txt
+    assert "3-of-5 is not the nearest ReLN by loss and not tied with it" in txt
+    assert "not among the tied" in txt
 
 
 def test_a_reln_of_the_family_starts_matched_and_unpacks():

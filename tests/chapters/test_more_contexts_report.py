@@ -42,28 +42,30 @@ def _page():
         for C in CS
         if ch.nearest_authors(C) != 1
     }
-    RACE, RACE_OTHER, FIT, FIT_OTHER = {}, {}, {}, {}
-    for C in CS:
-        family = ch.family_for(C, np.median(BY_K[C][:, -1], axis=0), 0.01)
-        for rule, race, fit in (
-            ("total", RACE, FIT),
-            ("per_pathway", RACE_OTHER, FIT_OTHER),
-        ):
-            race[C] = ch.race_census(
-                DS[C], RELU[C][0], HIDDEN[C], WIDTH, rule, **RACE_KW
-            )
-            fit[C] = ch.family_fit(
-                DS[C], family, RELU[C], HIDDEN[C], WIDTH, rule, **RACE_KW
-            )
-    net, _ = ch.reln(DS[4], range(1, 4), RELU[4][0], WIDTH)
-    FORM = ch.form_move(net, DS[4], RACE[4], lr=LR, epochs=EPOCHS, form="factors")
-    SIM_GAP = {
-        4: ch.race_follows_reln(DS[4], RELU[4][0], HIDDEN[4], WIDTH, "total", **RACE_KW)
+    RACE, RUN = {}, {}
+    settings = {
+        "primary": ("total", "equal"),
+        "common": ("total", "fixed"),
+        "rule": ("per_pathway", "equal"),
     }
-    params = ch.Params(SEEDS, HIDDEN, WIDTH, "total", "factors", 4, 4, 0.01)
-    runs = ch.Runs(
-        CENSUS, SNAP, ONEHOT, RACE, RACE_OTHER, FORM, FIT, FIT_OTHER, SIM_GAP
+    FITS = {k: {} for k in settings}
+    for C in CS:
+        RACE[C], *RUN[C] = ch.race_census(
+            DS[C], RELU[C][0], HIDDEN[C], WIDTH, "total", **RACE_KW
+        )
+        family = ch.family_for(C, np.median(BY_K[C][:, -1], axis=0), 0.01)
+        for key, (rule, common) in settings.items():
+            seeds = SEEDS if C == 4 and key != "rule" else ()
+            FITS[key][C] = ch.family_fit(
+                DS[C], family, RELU[C], HIDDEN[C], WIDTH, rule, common, seeds,
+                **RACE_KW,
+            )  # fmt: skip
+    loss, net = RUN[4]
+    FORM = ch.form_move(
+        net, DS[4], RACE[4], lr=LR, epochs=EPOCHS, form="factors", loss=loss
     )
+    params = ch.Params(SEEDS, HIDDEN, WIDTH, "total", "equal", "factors", 4, 4, 0.01)
+    runs = ch.Runs(CENSUS, SNAP, ONEHOT, RACE, FORM, FITS)
     return params, runs
 
 
@@ -95,7 +97,13 @@ def test_every_record_and_glue_is_written(page, tmp_path, monkeypatch):
     assert out["reading"].startswith("**Reading.** From C = 2 to C = 4")
     assert "| claim | verdict |" in out["summary"]
     assert "**Input.** On one-hot contexts" in out["reading"]
-    assert "per_pathway" in stored["best_reln"]["value"]["C4"]
+    width = stored["best_reln"]["variants"]["width"]
+    assert [row["setting"] for row in width] == [
+        "a common pathway of 3 units, the rest shared",
+        "3 units in every pathway",
+    ]
+    assert stored["best_reln"]["depends_on"] == []  # a finding: no verdict moves
+    assert "nearest ReLN by loss" in out["reading"]
     assert "one-hot contexts" in stored["fraction_served"]["value"]["C4"]
 
 
@@ -118,18 +126,34 @@ def test_the_records_hold_the_numbers_of_the_science_functions(
     onehot = runs.onehot[4]["per_unit"] / 4
     assert fraction["C4"]["one-hot contexts"] == pytest.approx(kit.med(onehot), 1e-5)
     best = stored["best_reln"]["value"]
-    for C, m in runs.fit.items():
-        for name, gap in m.candidates.items():
+    for C, f in runs.fits["primary"].items():
+        for name, gap in f.gaps.items():
             assert best[f"C{C}"][name] == pytest.approx(gap, 1e-5)
+        assert best[f"C{C}"]["seed spread"] == pytest.approx(f.relu_spread, 1e-5)
+    four = runs.fits["primary"][4]
+    assert best["C4"]["trained"]["3-of-4"]["race"] == pytest.approx(
+        four.race["3-of-4"], 1e-5
+    )
+    assert "trained" not in best["C3"]  # only C >= sim_check_from is trained
+    fixed = stored["best_reln"]["variants"]["width"][0]["value"]["C4"]
+    for name, gap in runs.fits["common"][4].gaps.items():
+        assert fixed[name] == pytest.approx(gap, 1e-5)
     sim = stored["race_follows_reln"]["value"]
-    assert sim == pytest.approx(runs.sim_gap[4], 1e-5)
-    assert glued["mc_check_C"] == "4"
+    assert sim == pytest.approx(four.follows["3-of-4"], 1e-5)
+    assert glued["mc_check_C"] == "4" and glued["mc_noise_multiple"] == "2"
+    assert glued["mc_common_example"].startswith(
+        "at C = 4 the common pathway has 2 units in 3-of-4 and 2 in 2-of-4"
+    )
 
 
 def test_without_the_form_check_and_the_trained_reln_two_records_go(
     page, tmp_path, monkeypatch
 ):
     params, runs = page
-    runs = replace(runs, form_move=None, sim_gap={})
+    untrained = {
+        k: {C: replace(f, follows={}) for C, f in v.items()}
+        for k, v in runs.fits.items()
+    }
+    runs = replace(runs, form_move=None, fits=untrained)
     _, _, stored = _report(tmp_path, monkeypatch, params, runs)
     assert "race_form_sensitivity" not in stored and "race_follows_reln" not in stored

@@ -12,12 +12,12 @@ from .census import (  # noqa: F401
     train_relu,
 )
 from .races import (  # noqa: F401
+    Fit,
     family_fit,
     family_for,
     form_move,
     other_rule,
     race_census,
-    race_follows_reln,
     reln,
     tied_with_best,
 )

@@ -11,10 +11,10 @@ import numpy as np
 from ...book import kit
 from ...book.notebook import glue
 from ...book.records import claims_table
-from ...core.families import family_name, onehot_fraction
+from ...book.rulebook import NOISE_MULTIPLE
+from ...core.families import family_name, member_widths, onehot_fraction
 from ...core.measures import Evidence, seed_spread
 from .census import census_views
-from .races import other_rule, tied_with_best
 
 
 @dataclass
@@ -26,6 +26,7 @@ class Params:
     hidden: dict
     reln_width: int
     width_rule: str
+    common_width: str
     race_form: str
     form_check_C: int
     sim_check_from: int
@@ -36,20 +37,19 @@ class Params:
 class Runs:
     """The page's runs and races per C: the ReLU census
     (:func:`helpers.chapters.more_contexts.census.train_relu`) and snap change, the
-    one-hot census, the race's census under the two width rules
+    one-hot census, the race's census by class
     (:func:`helpers.chapters.more_contexts.races.race_census`), what the race's form
-    moves (``None`` where not measured), the family fits under the two width rules
-    (``family_fit``) and the race against the trained ReLN (``race_follows_reln``)."""
+    moves (``None`` where not measured) and the family fits
+    (:func:`helpers.chapters.more_contexts.races.family_fit`) by width setting:
+    ``{"primary" | "common" | "rule": {C: Fit}}``, the page's setting, the other
+    common pathway's width and the other width rule."""
 
     census: dict
     snap: dict
     onehot: dict
     race: dict
-    race_other: dict
     form_move: dict | None
-    fit: dict
-    fit_other: dict
-    sim_gap: dict
+    fits: dict
 
 
 @dataclass
@@ -61,13 +61,13 @@ class _Page(Runs, Params):
     BY_K: dict
     FUNC: dict
     FRAC: dict
-    TIES: dict
-    TIES_OTHER: dict
-    OTHER: str
+    SETTINGS: dict
 
 
 def _page(p: Params, runs: Runs) -> _Page:
     BY_K, FUNC, FRAC = census_views(runs.census)
+    other = {"equal": "fixed", "fixed": "equal"}[p.common_width]
+    rule = {"total": "per_pathway", "per_pathway": "total"}[p.width_rule]
     return _Page(
         **vars(runs),
         **vars(p),
@@ -75,10 +75,21 @@ def _page(p: Params, runs: Runs) -> _Page:
         BY_K=BY_K,
         FUNC=FUNC,
         FRAC=FRAC,
-        TIES={C: tied_with_best(m, m.spread) for C, m in runs.fit.items()},
-        TIES_OTHER={C: tied_with_best(m, m.spread) for C, m in runs.fit_other.items()},
-        OTHER=other_rule(p.width_rule),
+        SETTINGS={  # the words of each width setting, by the key of `fits`
+            "primary": _setting_words(p.width_rule, p.common_width, p.reln_width),
+            "common": _setting_words("total", other, p.reln_width),
+            "rule": _setting_words(rule, p.common_width, p.reln_width),
+        },
     )
+
+
+def _setting_words(rule: str, common: str, units: int) -> str:
+    """A width setting in words ([rulebook-best])."""
+    if rule == "per_pathway":
+        return f"{units} units in every pathway"
+    if common == "fixed":
+        return f"a common pathway of {units} units, the rest shared"
+    return "every pathway an equal share (Appendix F)"
 
 
 def _glue(r: _Page) -> None:
@@ -91,6 +102,23 @@ def _glue(r: _Page) -> None:
         f"at C = {C} the {family_name([k], C)} ReLN has {units} units "
         f"against the ReLU network's {r.hidden[C]}",
     )
+    C6 = min([c for c in r.CS if c >= 6] or [C])
+    k6 = max(C6 - 2, 1)
+    sizes = {
+        common: [member_widths([k], C6, r.hidden[C6], r.reln_width, "total", common)
+                 for k in (C6 - 1, k6)]
+        for common in ("equal", "fixed")
+    }  # fmt: skip
+    (a, _), (b, _) = sizes["equal"]
+    (_, fa), (_, fb) = sizes["fixed"]
+    glue(
+        "mc_common_example",
+        f"at C = {C6} the common pathway has {a} units in {family_name([C6 - 1], C6)} "
+        f"and {b} in {family_name([k6], C6)}; with a fixed common pathway of "
+        f"{r.reln_width} units their context pathways have {fa} and {fb}",
+    )
+    glue("mc_seeds", str(len(r.seeds)))
+    glue("mc_noise_multiple", f"{NOISE_MULTIPLE:g}")
     glue("mc_check_C", str(r.form_check_C))
     glue("mc_sim_from", str(r.sim_check_from))
     glue("mc_min_share", f"{r.family_min_share:.0%}")
@@ -166,12 +194,8 @@ def _race_records(r: _Page) -> list[tuple]:
     BY_K = r.BY_K
     peak = {C: int(np.argmax(np.median(BY_K[C][:, -1, 1:C], axis=0))) + 1 for C in r.CS}
     race_peak = {C: int(np.argmax(r.race[C][1:C])) + 1 for C in r.race}
-    other_peak = {C: int(np.argmax(r.race_other[C][1:C])) + 1 for C in r.race_other}
     race = {
-        f"C{C}": {
-            **{f"k{k}": float(v[k]) for k in range(1, C + 1)},
-            r.OTHER: {f"k{k}": float(r.race_other[C][k]) for k in range(1, C + 1)},
-        }
+        f"C{C}": {f"k{k}": float(v[k]) for k in range(1, C + 1)}
         for C, v in r.race.items()
     }
     out = [
@@ -180,11 +204,9 @@ def _race_records(r: _Page) -> list[tuple]:
             race,
             "share of the race reduction's final output maps by class (ReLN of every "
             "context pathway, one-way, every pathway at the ReLU std, "
-            f"{_rule_words(r.width_rule)}), integrated in the {r.race_form} form; "
+            f"{r.SETTINGS['primary']}), integrated in the {r.race_form} form; "
             "agreement of the most weighted context class with the ReLU network's: "
-            + ", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.race)
-            + f"; with {_rule_words(r.OTHER)} (under '{r.OTHER}'): "
-            + ", ".join(f"C{C} {other_peak[C] == peak[C]}" for C in r.race_other),
+            + ", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.race),
         )
     ]
     form = r.race_form
@@ -196,48 +218,96 @@ def _race_records(r: _Page) -> list[tuple]:
             "class share"
         )
         out.append(("race_form_sensitivity", r.form_move, note))
-    if r.sim_gap:
+    fits = r.fits["primary"]
+    sim = {
+        C: f.follows[family_name([C - 1], C)]
+        for C, f in fits.items()
+        if family_name([C - 1], C) in f.follows
+    }
+    if sim:
         note = (
-            "time gap, the trained (C-1)-of-C ReLN (seed 0, matched start, one-way) "
-            f"vs its race in the {form} form, largest over C: "
-            + ", ".join(f"C{C} {g:.4f}" for C, g in r.sim_gap.items())
+            "time gap, the trained (C-1)-of-C ReLN (matched start per seed, one-way) "
+            f"vs its race in the {form} form, largest over {len(r.seeds)} seeds, per "
+            "C: "
+            + ", ".join(f"C{C} {g:.4f}" for C, g in sim.items())
+            + "; the other members trained per seed: "
+            + "; ".join(
+                f"C{C} " + ", ".join(f"{n} {g:.4f}" for n, g in f.follows.items())
+                for C, f in fits.items()
+                if f.follows
+            )
         )
-        gap = Evidence(max(r.sim_gap.values()), criterion="gap")
+        gap = Evidence(max(sim.values()), criterion="gap")
         out.append(("race_follows_reln", gap, note))
     return out + [_fit_record(r)]
 
 
-def _fit_record(r: _Page) -> tuple:
-    """The ReLU network's loss against the race of each ReLN of the family."""
-    moved = [C for C in r.fit if r.fit[C].best != r.fit_other[C].best]
-    fits = {
+def _fit_value(fits: dict) -> dict:
+    """The value of ``best_reln`` under one width setting: per C every member's gap,
+    the ReLU network's seed spread and, per trained member, its yardstick and its
+    race's gap."""
+    return {
         f"C{C}": {
-            **m.candidates,
-            "seed spread": m.spread,
-            r.OTHER: dict(r.fit_other[C].candidates),
+            **f.gaps,
+            "seed spread": f.relu_spread,
+            **(
+                {
+                    "trained": {
+                        n: {"seed spread": f.spreads[n], "race": f.race[n]}
+                        for n in f.trained
+                    }
+                }
+                if f.trained
+                else {}
+            ),
         }
-        for C, m in r.fit.items()
+        for C, f in fits.items()
     }
+
+
+def _ties_words(fits: dict) -> str:
+    return "; ".join(f"C{C} {', '.join(f.ties)}" for C, f in fits.items())
+
+
+def _fit_record(r: _Page) -> tuple:
+    """The ReLU network's loss against each ReLN of the family, under each width
+    setting: the primary's as the value, the others as the ``width`` variant."""
+    F, S = r.fits, r.SETTINGS
+    ev = Evidence(_fit_value(F["primary"])).varied(
+        "width", {S[k]: _fit_value(F[k]) for k in ("common", "rule")}
+    )
+    trained = sorted({C for C, f in F["primary"].items() if f.trained})
+    moved = {
+        k: [C for C in F["primary"] if F["primary"][C].ties != F[k][C].ties]
+        for k in ("common", "rule")
+    }
+    depends = "; ".join(
+        f"with {S[k]} at " + (", ".join(f"C = {C}" for C in Cs) or "no C")
+        for k, Cs in moved.items()
+    )
     return (
         "best_reln",
-        fits,
-        "time gap, ReLU network vs the race reduction of each ReLN (median over "
-        f"seeds), every member {_rule_words(r.width_rule)}; nearest and those "
-        "within the seed spread of it: "
-        + "; ".join(f"C{C} {', '.join(r.TIES[C])}" for C in r.fit)
-        + f". With {_rule_words(r.OTHER)} (under '{r.OTHER}'): "
-        + "; ".join(f"C{C} {', '.join(r.TIES_OTHER[C])}" for C in r.fit_other)
-        + ". The nearest member depends on the width convention at "
-        + (", ".join(f"C = {C}" for C in moved) or "no C")
+        ev,
+        "time gap, ReLU network vs each ReLN (median over "
+        f"{len(r.seeds)} seeds), every member with {S['primary']}; "
+        + (
+            f"at C = {', '.join(map(str, trained))} the paper's (C-1)-of-C and the two "
+            "members nearest by race trained per seed ('trained': each one's seed "
+            "spread and its race's gap), the others raced; "
+            if trained
+            else "every member raced; "
+        )
+        + f"nearest and those tied with it (within {NOISE_MULTIPLE:g} x the larger "
+        "seed spread of the two): "
+        + _ties_words(F["primary"])
+        + f". With {S['common']} (trained as above): "
+        + _ties_words(F["common"])
+        + f". With {S['rule']} (raced only): "
+        + _ties_words(F["rule"])
+        + ". The nearest member or those tied with it differ "
+        + depends
         + ".",
     )
-
-
-def _rule_words(rule: str) -> str:
-    return {
-        "total": "as wide as the ReLU network (its units shared out, Appendix F)",
-        "per_pathway": "the paper's 100 units in every pathway",
-    }[rule]
 
 
 def _onehot_fraction(r: _Page, C: int) -> np.ndarray:
@@ -245,24 +315,33 @@ def _onehot_fraction(r: _Page, C: int) -> np.ndarray:
 
 
 def _variants_reading(r: _Page) -> str:
-    """The page's reading of its two variants: the width rule and one-hot input."""
-    lines = []
-    for C in r.fit:
+    """The page's reading of its variants: the width settings and one-hot input."""
+    F, S = r.fits, r.SETTINGS
+    lines, moved = [], {"common": [], "rule": []}
+    for C, f in F["primary"].items():
         paper = family_name([C - 1], C)
-        a, b = r.TIES[C], r.TIES_OTHER[C]
-        if a != b:
-            where = "among" if paper in a else "not among"
+        other = {k: F[k][C].ties for k in moved if F[k][C].ties != f.ties}
+        for k in other:
+            moved[k].append(str(C))
+        if other:
+            where = "among" if paper in f.ties else "not among"
             lines.append(
-                f"C = {C}: nearest {', '.join(a)} ('{r.width_rule}') against "
-                f"{', '.join(b)} ('{r.OTHER}'); the paper's {paper} is {where} the "
-                f"nearest under '{r.width_rule}'"
+                f"C = {C}: {', '.join(f.ties)} with {S['primary']}, against "
+                + " and ".join(f"{', '.join(t)} with {S[k]}" for k, t in other.items())
+                + f"; the paper's {paper} is {where} them with {S['primary']}"
             )
     width = (
-        "**Width.** The nearest ReLNs change with the width convention at "
+        "**Width.** The nearest ReLN and those tied with it change with the width "
+        "setting at "
         + "; ".join(lines)
-        + "."
+        + ". The answer depends on the common pathway's width at C = "
+        + (", ".join(moved["common"]) or "none")
+        + f" ({S['common']}) and on the width rule at C = "
+        + (", ".join(moved["rule"]) or "none")
+        + f" ({S['rule']})."
         if lines
-        else "**Width.** The nearest ReLNs are the same under both width conventions."
+        else "**Width.** The nearest ReLN and those tied with it are the same under "
+        "every width setting."
     )
     frac = {
         C: (kit.med(r.FRAC[C][:, -1]), kit.med(_onehot_fraction(r, C))) for C in r.CS
@@ -304,12 +383,14 @@ def _summary(R: dict) -> str:
     )
 
 
-def reading(frac: dict, by_k: dict, ties: dict, race_shares: dict) -> str:
+def reading(frac: dict, by_k: dict, fits: dict, race_shares: dict) -> str:
     """The page's answer, generated from its records: per C the fraction of contexts
     a ReLU unit serves (median and seed spread) against the pure (C-1)/C, the class
-    with the most weight, and whether the paper's (C-1)-of-C ReLN is among the
-    nearest ReLNs; then the direction of the fraction from the smallest to the largest
-    C, judged against the seed spreads."""
+    with the most weight, the nearest ReLN by loss and those tied with it (``fits``:
+    :class:`helpers.chapters.more_contexts.races.Fit` per C, or ``{C: tied names,
+    nearest first}``), whether the census's heaviest class is that nearest ReLN and
+    whether the paper's (C-1)-of-C is among the tied; then the direction of the
+    fraction from the smallest to the largest C, judged against the seed spreads."""
     lines, meds, spreads = [], {}, {}
     for C, F in frac.items():
         final = np.asarray(F)[:, -1]
@@ -317,13 +398,23 @@ def reading(frac: dict, by_k: dict, ties: dict, race_shares: dict) -> str:
         shares = np.median(np.asarray(by_k[C])[:, -1, 1:C], axis=0)
         peak = int(np.argmax(shares)) + 1
         paper = family_name([C - 1], C)
-        tie = ties.get(C)
-        fit = (
+        fit = fits.get(C)
+        tie = getattr(fit, "ties", fit)
+        heavy = family_name([peak], C)
+        near = (
             ""
             if tie is None
-            else "; the paper's ReLN is "
-            + ("among the nearest" if paper in tie else "not among the nearest")
-            + f" ({', '.join(tie)})"
+            else f"; nearest ReLN by loss {tie[0]}, "
+            + (f"tied with it {', '.join(tie[1:])}" if tie[1:] else "none tied with it")
+            + "; the census's heaviest class "
+            + (
+                f"{heavy} is the nearest ReLN"
+                if tie[0] == heavy
+                else f"{heavy} is not the nearest ReLN by loss"
+                + (", but tied with it" if heavy in tie else " and not tied with it")
+            )
+            + "; the paper's ReLN is "
+            + ("among the tied" if paper in tie else "not among the tied")
         )
         race_peak = ""
         if C in race_shares:
@@ -333,7 +424,7 @@ def reading(frac: dict, by_k: dict, ties: dict, race_shares: dict) -> str:
             f"- C = {C}: fraction {meds[C]:.3f} (seed spread {spreads[C]:.3f}; pure "
             f"(C-1)/C = {(C - 1) / C:.3f}); most weight in {peak}-of-{C} units"
             + race_peak
-            + fit
+            + near
             + "."
         )
     Cs = list(frac)
@@ -378,7 +469,7 @@ def report(rec, params: Params, runs: Runs) -> dict:
     return {
         "records": R,
         "reading": "**Reading.** "
-        + reading(r.FRAC, r.BY_K, r.TIES, r.race)
+        + reading(r.FRAC, r.BY_K, r.fits["primary"], r.race)
         + "\n\n"
         + _variants_reading(r),
         "summary": _summary(R),

@@ -35,17 +35,24 @@ def class_curve_table(relu: dict, race: dict) -> str:
     return kit.table(rows, heads)
 
 
-def fit_table(fits: dict, ties: dict) -> str:
-    """The family fits, one row per C: every candidate's time gap to the ReLU network
-    (the paper's (C-1)-of-C in bold), the nearest, the members within the ReLU seed
-    spread of it, and that spread."""
+def fit_table(fits: dict) -> str:
+    """The family fits (:class:`helpers.chapters.more_contexts.races.Fit` per C), one
+    row per C: every member's time gap to the ReLU network (the paper's (C-1)-of-C in
+    bold, a member trained per seed marked *), the nearest, the members tied with it
+    within noise and the nearest one's yardstick."""
     rows = []
-    for C, m in fits.items():
+    for C, f in fits.items():
         paper = family_name([C - 1], C)
-        cells = ", ".join(
-            (f"**{n}** {g:.3f}" if n == paper else f"{n} {g:.3f}")
-            for n, g in sorted(m.candidates.items(), key=lambda x: x[1])
-        )
-        rows.append((C, cells, m.best, ", ".join(ties[C]), f"{m.spread:.3f}"))
-    heads = ("C", "time gap of each ReLN (common + ...)", "nearest")
-    return kit.table(rows, (*heads, "tied within spread", "seed spread"))
+
+        def cell(n, g):
+            star = "*" if n in f.trained else ""
+            return f"**{n}**{star} {g:.3f}" if n == paper else f"{n}{star} {g:.3f}"
+
+        cells = ", ".join(cell(n, g) for n, g in sorted(f.gaps.items(), key=_second))
+        rows.append((C, cells, f.best, ", ".join(f.ties), f"{f.spreads[f.best]:.3f}"))
+    heads = ("C", "time gap of each ReLN (common + ...; * trained)", "nearest")
+    return kit.table(rows, (*heads, "tied within noise", "seed spread of the nearest"))
+
+
+def _second(item):
+    return item[1]
