@@ -87,7 +87,7 @@ CHROME = (
 PRINT_CSS = """
 @page { size: A4; margin: 16mm 15mm 18mm 15mm; }
 html, body { background: #fff !important; }
-body { font-size: 10pt; }
+body { font-size: 9.5pt; }
 .bd-page-width, .bd-main, .bd-content, .bd-article-container, .bd-article,
 .bd-container, .bd-container__inner { max-width: none !important;
   width: auto !important; padding: 0 !important; margin: 0 !important;
