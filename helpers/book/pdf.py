@@ -117,6 +117,8 @@ th, td { white-space: normal !important; overflow-wrap: normal !important;
 td code, th code { white-space: normal !important; overflow-wrap: normal !important; }
 tr { break-inside: avoid; }
 figure, div.figure, .cell_output img, div.output img, .sd-card { break-inside: avoid; }
+.sd-dropdown { break-inside: auto !important; }  /* a long dropdown starts where
+  the page has room, not on a page of its own (it breaks anyway) */
 figcaption, .caption { break-before: avoid; }
 img { max-width: 100% !important; height: auto !important; }
 mjx-container[display="true"] { overflow: visible !important; max-width: 100%; }
