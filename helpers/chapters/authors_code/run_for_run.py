@@ -71,7 +71,7 @@ def scripts_relu_init(sizes, std: float, seed: int) -> list[np.ndarray]:
     return weights
 
 
-def _relu_std(net: GatedNetwork) -> float:
+def relu_std_of(net: GatedNetwork) -> float:
     """The one init std of a ReLU network of :func:`setup` (the scripts use one scale
     for every layer)."""
     stds = np.concatenate(
@@ -257,7 +257,7 @@ def same_start(name: str, seeds: int, step: float = 1.0) -> SameStart:
     runs = crosscheck.load(name)
     seed_list = list(runs.seeds[: min(seeds, len(runs.seeds))])
     theirs = runs.curves["relu"][: len(seed_list)]
-    std = _relu_std(s.relu)
+    std = relu_std_of(s.relu)
     starts = [scripts_relu_init(s.relu.sizes, std, sd) for sd in seed_list]
     params0 = [np.stack(layer) for layer in zip(*starts)]
     what = "run for run" if step == 1 else f"run for run at step x {step:g}"

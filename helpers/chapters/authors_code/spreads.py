@@ -14,7 +14,7 @@ from ...core.engine import train
 from ...core.measures import bootstrap_interval
 from .comparison import gap_matrix, pair_gaps
 from .experiments import SpreadCheck, align, setup
-from .run_for_run import _relu_std, scripts_relu_init
+from .run_for_run import relu_std_of, scripts_relu_init
 
 #: Random relabellings of the permutation test (fixed generator seed 0).
 PERMUTATIONS = 2000
@@ -101,7 +101,7 @@ def script_spread(name: str, check: SpreadCheck, out=None) -> ScriptSpread:
     theirs = runs.curves["relu"]
     seeds = list(runs.meta["scripts"]["relu"].get("seeds", runs.seeds))
     s = setup(name)
-    std = _relu_std(s.relu)
+    std = relu_std_of(s.relu)
     starts = [scripts_relu_init(s.relu.sizes, std, sd) for sd in seeds]
     params0 = [np.stack(layer) for layer in zip(*starts)]
     progress.report(f"authors_code: {name}, the scripts' {len(seeds)} draws")

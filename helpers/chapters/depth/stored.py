@@ -37,6 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ...book import crosscheck
 from ...core import relns
 from ...core.engine import init_params, train
 from .networks import EPOCHS, HAND_SCHEDULE, LR, depth_gdln, depth_task, relu_depth
@@ -259,3 +260,15 @@ def main(argv=None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def authors_runs():
+    """The authors' own script runs of Fig. 6b (``book/authors_runs/depth.npz``, read,
+    never re-run; :func:`helpers.book.crosscheck.load`).
+
+    Defined for the page book/depth.md.
+
+    Returns:
+        The stored runs: their loss curves and their provenance.
+    """
+    return crosscheck.load("depth")
