@@ -131,12 +131,18 @@ def test_the_command_stores_one_curve_per_seed(stored):
     assert cc.verify(out) == []
 
 
-def test_one_script_run_again_keeps_the_others_as_stored(stored, tmp_path):
-    clone, out, _ = stored
+def _copy_runs(out, tmp_path):
+    """A copy of the stored runs in ``out``, to change without touching them."""
     copy = tmp_path / "runs"
     copy.mkdir()
     for p in out.iterdir():
         (copy / p.name).write_bytes(p.read_bytes())
+    return copy
+
+
+def test_one_script_run_again_keeps_the_others_as_stored(stored, tmp_path):
+    clone, out, _ = stored
+    copy = _copy_runs(out, tmp_path)
     # the stand-in race.py now gives another curve: only it may change
     race = clone / "3_context_diff" / "race.py"
     text = race.read_text()
@@ -179,10 +185,7 @@ def test_one_script_run_again_keeps_the_others_as_stored(stored, tmp_path):
 
 def test_a_stored_curve_that_changes_fails_the_check(stored, tmp_path):
     _, out, _ = stored
-    copy = tmp_path / "runs"
-    copy.mkdir()
-    for p in out.iterdir():
-        (copy / p.name).write_bytes(p.read_bytes())
+    copy = _copy_runs(out, tmp_path)
     with np.load(copy / "section4.npz") as z:
         arrays = {k: z[k] for k in z.files}
     arrays["relu"] = arrays["relu"].copy()
