@@ -795,6 +795,11 @@ def main(argv=None) -> None:
     g.add_argument("--reserve", type=float, default=30.0, help="seconds kept back")
     g.add_argument("--chapters", nargs="*", default=None, help="default book's")
     g.add_argument("--paper", nargs="*", default=None, help="paper profile's")
+    k = sub.add_parser(
+        "keep",
+        help="maintainers: execute chapters and keep their long runs (book/kept)",
+    )
+    k.add_argument("chapters", nargs="+", help=f"chapters: {CHAPTERS}")
     from . import crosscheck  # the authors' scripts beside ours (never at build time)
 
     crosscheck.add_arguments(
@@ -812,6 +817,14 @@ def main(argv=None) -> None:
 
     if args.cmd == "crosscheck":
         raise SystemExit(crosscheck.main(args))
+
+    if args.cmd == "keep":
+        from . import kept
+
+        for name, m in kept.keep(args.chapters).items():
+            mb = sum(r["bytes"] for r in m["runs"].values()) / 2**20
+            _progress(f"kept {len(m['runs'])} runs of {name} ({mb:.1f} MiB)")
+        return
 
     if args.cmd == "notebook":
         path = notebook_copy(args.chapter)

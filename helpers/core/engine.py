@@ -667,7 +667,7 @@ def train(
         np.float32(lr),
     )
     layout = (how.backend, len(how.devices), how.batching, how.per_device)
-    run_key = store.key(
+    parts = (
         "engine.train",
         _static(net),
         net.coupling,
@@ -678,8 +678,17 @@ def train(
         layout,
     )
     what = f"{net.kind} {net.sizes} x{len(seeds)} seeds, {epochs} epochs"
+    static = (_static(net), net.coupling)
     loss, records = store.load_or_make(
-        run_key, lambda: _run(net, how, inputs, epochs, rec, record, len(seeds)), what
+        store.key(*parts),
+        lambda: _run(static, how, inputs, epochs, rec, record, len(seeds)),
+        what,
+        portable=store.portable_key(*parts),
+        sample=lambda: {
+            "static": static,
+            "inputs": ([W[:1] for W in inputs[0]], *inputs[1:]),
+            "epochs": epochs,
+        },
     )
     bad = ~np.isfinite(loss)
     if bad.any():
@@ -694,16 +703,32 @@ def train(
     )
 
 
-def _run(net, how, inputs, epochs, rec, record, n_seeds):
-    """Train on the devices: the loss ``(S, T)`` (float64) and the recorded buffers."""
+def train_sample(sample: dict, epochs: int) -> np.ndarray:
+    """The first ``epochs`` updates of a kept run's sample (its first seed, one
+    device), the loss ``(epochs + 1,)`` (:mod:`helpers.core.store`, kept runs).
+
+    Args:
+        sample: the kept run's ``sample`` (``static``, ``inputs``, ``epochs``).
+        epochs: updates to train, at most the run's.
+    """
+    epochs = min(check_epochs(epochs), int(sample["epochs"]))
+    how = devices_.plan(1, 1)
+    loss, _ = _run(sample["static"], how, sample["inputs"], epochs, np.zeros(0, int),
+                   (), 1)  # fmt: skip
+    return loss[0]
+
+
+def _run(static, how, inputs, epochs, rec, record, n_seeds):
+    """Train on the devices: the loss ``(S, T)`` (float64) and the recorded buffers;
+    ``static``: the network's ``(_static(net), coupling)``."""
     params, arrays, Xr, Yf, lr = inputs
     k, offset, n_full, tail = segments(epochs, rec)
     slots = record_slots(rec, k, offset, n_full)
     what = tuple(sorted(set(record))) if rec.size else ()
     mesh, fn = _compiled(
         how,
-        static=_static(net),
-        coupling=net.coupling,
+        static=static[0],
+        coupling=static[1],
         record=what,
         k=k,
         offset=offset,

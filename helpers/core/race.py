@@ -23,18 +23,24 @@ from its init (:func:`helpers.core.linear.initial_mode_strength`) unless given;
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import store
 from .checks import TrainingDiverged, check_epochs, check_positive, check_xy
 from .engine import GatedNetwork
 from .linear import initial_mode_strength, modes
 
 __all__ = ["Prediction", "race_pathways", "predict", "effective_a0"]
+
+#: The race's source, part of a race's key (a changed race integrates anew).
+_SOURCE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -258,20 +264,32 @@ def predict(
     state = jnp.asarray(W0, f32)
     if form == "factors":
         state = tuple(jnp.asarray(f, f32) for f in _balanced_factors(W0))
-    loss, buf = _integrate(
-        state,
-        jnp.asarray(X, f32),
-        jnp.asarray(np.stack([pw.mask for pw in pws]), f32),
-        jnp.asarray(gates, f32),
-        jnp.asarray(members.reshape(-1), jnp.int32),
-        jnp.asarray(np.array([pw.on_epoch for pw in pws], np.int32)),
-        jnp.asarray(np.array([pw.common for pw in pws], float), f32),
-        jnp.asarray(Y, f32),
-        jnp.asarray(lr, f32),
-        jnp.asarray(slots),
-        one_way=net.coupling == "one-way",
-        factors=form == "factors",
-        n_records=max(int(rec.size), 1),
+    sample = {
+        "args": (
+            jax.tree_util.tree_map(np.asarray, state),
+            np.asarray(X, np.float32),
+            np.stack([pw.mask for pw in pws]).astype(np.float32),
+            np.asarray(gates, np.float32),
+            members.reshape(-1).astype(np.int32),
+            np.array([pw.on_epoch for pw in pws], np.int32),
+            np.array([pw.common for pw in pws], np.float32),
+            np.asarray(Y, np.float32),
+            np.float32(lr),
+            slots,
+        ),
+        "flags": dict(
+            one_way=net.coupling == "one-way",
+            factors=form == "factors",
+            n_records=max(int(rec.size), 1),
+        ),
+    }
+    parts = ("race.integrate", _SOURCE, sample["args"], sample["flags"])
+    loss, buf = store.load_or_make(
+        store.key(*parts),
+        lambda: integrate_sample(sample),
+        f"race {len(pws)} pathways, {epochs} epochs",
+        portable=store.portable_key(*parts),
+        sample=lambda: sample,
     )
     loss = np.asarray(loss, np.float64)
     bad = np.flatnonzero(~np.isfinite(loss))
@@ -289,6 +307,17 @@ def predict(
         maps=maps,
         a0={pw.name: pw.a0 for pw in pws},
     )
+
+
+def integrate_sample(sample: dict, epochs: int | None = None):
+    """The race of a kept sample (:mod:`helpers.core.store`, kept runs): its loss
+    ``(T,)`` and recorded maps, over its first ``epochs`` updates (default all)."""
+    args = list(sample["args"])
+    if epochs is not None:
+        args[-1] = args[-1][: check_epochs(epochs) + 1]
+    state = jax.tree_util.tree_map(jnp.asarray, args[0])
+    loss, buf = _integrate(state, *map(jnp.asarray, args[1:]), **sample["flags"])
+    return np.asarray(loss), np.asarray(buf)
 
 
 def effective_a0(net: GatedNetwork, params, X, Y) -> dict:

@@ -13,6 +13,16 @@ stored arrays bit for bit (a test executes with an empty store and with a full o
 
 Each call is logged (``calls.jsonl`` in the store: key, seconds, hit or miss, the
 chapter from ``$HASTE_CHAPTER``), which the Performance page reads for the time table.
+
+**Kept runs.**  What the default book cannot afford to train at every execution is
+kept in the repository (``book/kept/<chapter>/``, written by ``python -m helpers.book
+keep CHAPTER``, with a manifest: command, commit, machine, seconds).  A kept run is
+found by its *portable* key: the same inputs, the engine's source, the JAX release and
+``XLA_FLAGS``, but not the CPU, so a reader's machine loads the maintainer's bits
+where it would train the same run (``$HASTE_KEPT=off``: train them).  Each kept run
+carries a sample (its first seed's inputs), which the tests re-train for the first
+:data:`SAMPLE_EPOCHS` epochs and hold against the kept curve within the rulebook's
+``SAME_RUN_TOL``.
 """
 
 from __future__ import annotations
@@ -39,8 +49,16 @@ def _version(package: str) -> str:
 
 
 STORE_VARIABLE = "HASTE_STORE"
+KEPT_VARIABLE = "HASTE_KEPT"
+KEEP_VARIABLE = "HASTE_KEEP"
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "_build" / "store"
+#: The kept runs, one folder per chapter.
+KEPT = ROOT / "book" / "kept"
+#: A run whose training took at least this many seconds is kept by ``keep``.
+KEEP_MIN_SECONDS = 10.0
+#: The epochs of a kept run's sample that the tests re-train.
+SAMPLE_EPOCHS = 300
 
 
 _OFF = [0]
@@ -93,6 +111,61 @@ def key(*parts) -> str:
     return joblib.hash((_machine(), parts))
 
 
+def portable_key(*parts) -> str:
+    """The key of a run made from ``parts`` on any CPU: :func:`key` without the CPU
+    (the JAX release, ``XLA_FLAGS`` and the engine's source stay in)."""
+    m = _machine()
+    return joblib.hash((m[:4] + m[5:], parts))
+
+
+@functools.lru_cache(maxsize=1)
+def _kept_index() -> dict:
+    return {p.stem: p for p in sorted(KEPT.glob("*/*.joblib"))}
+
+
+def kept(portable: str):
+    """A kept run's file content (``result``, ``what``, ``seconds``, ``sample``) or
+    None."""
+    if os.environ.get(KEPT_VARIABLE, "").lower() == "off" or _OFF[0]:
+        return None
+    if os.environ.get(KEEP_VARIABLE):  # keeping: what is kept is trained or cached
+        return None
+    path = _kept_index().get(portable)
+    return None if path is None else joblib.load(path)
+
+
+def _trained_seconds(folder: Path, k: str) -> float | None:
+    """How long the run ``k`` took when it was trained here (the call log)."""
+    log = folder / "calls.jsonl"
+    if not log.exists():
+        return None
+    out = None
+    for line in log.read_text().splitlines():
+        row = json.loads(line)
+        if row["key"] == k and not row["hit"]:
+            out = row["seconds"]
+    return out
+
+
+def _keep(portable, result, what, seconds, sample) -> None:
+    """In ``keep`` mode, a run that took at least :data:`KEEP_MIN_SECONDS` is written
+    to ``$HASTE_KEEP`` with its sample."""
+    folder = os.environ.get(KEEP_VARIABLE)
+    if not folder or portable is None or seconds is None:
+        return
+    if seconds < KEEP_MIN_SECONDS:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    content = {
+        "result": result,
+        "what": what,
+        "seconds": round(float(seconds), 1),
+        "chapter": os.environ.get("HASTE_CHAPTER", ""),
+        "sample": sample() if sample else None,
+    }
+    joblib.dump(content, Path(folder) / f"{portable}.joblib", compress=3)
+
+
 def _compute(key: str, make):
     return make()
 
@@ -102,31 +175,43 @@ def _cached(folder: str):
     return joblib.Memory(folder, verbose=0).cache(_compute, ignore=["make"])
 
 
-def load_or_make(k: str, make, what: str = ""):
-    """``make()``'s result, from the store where the key ``k`` is there.
+def load_or_make(k: str, make, what: str = "", portable=None, sample=None):
+    """``make()``'s result: kept (``portable``), from the store where the key ``k`` is
+    there, or made.
 
     Args:
         k: the run's key (:func:`key`).
         make: a function of no arguments that trains the run.
         what: a short description for the call log.
+        portable: the run's :func:`portable_key` (None: never kept).
+        sample: a function of no arguments giving the sample a kept run carries.
 
     Returns:
         What ``make`` returns (arrays, tuples, dicts), stored on the first call.
     """
-    folder = location()
     t = time.perf_counter()
+    found = kept(portable) if portable else None
+    if found is not None:
+        return found["result"]
+    folder = location()
     if folder is None:
-        return make()
+        out = make()
+        _keep(portable, out, what, time.perf_counter() - t, sample)
+        return out
     func = _cached(str(folder))
     hit = func.check_call_in_cache(k, make)
     out = func(k, make)
+    seconds = time.perf_counter() - t
     row = {
         "key": k,
         "what": what,
         "hit": bool(hit),
-        "seconds": round(time.perf_counter() - t, 3),
+        "seconds": round(seconds, 3),
         "chapter": os.environ.get("HASTE_CHAPTER", ""),
     }
+    keeping = hit and os.environ.get(KEEP_VARIABLE)
+    trained = _trained_seconds(Path(folder), k) if keeping else seconds
+    _keep(portable, out, what, trained, sample)
     with open(Path(folder) / "calls.jsonl", "a") as fh:
         fh.write(json.dumps(row) + "\n")
     return out

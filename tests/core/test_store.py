@@ -62,3 +62,38 @@ def test_nothing_is_stored_while_disabled(in_store):
     with store.disabled():
         _train()
     assert not (in_store / "calls.jsonl").exists()
+
+
+def test_a_kept_run_is_loaded_anywhere_and_its_sample_retrains(tmp_path, monkeypatch):
+    """Kept runs: ``keep`` mode writes a long run with its sample; the default book
+    loads its bits with the store off; the sample re-trains within SAME_RUN_TOL, and
+    a sample whose inputs were scaled (a seeded fault) fails."""
+    from helpers.book import kept
+
+    monkeypatch.setenv(store.STORE_VARIABLE, "off")
+    monkeypatch.setattr(store, "KEEP_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(store, "KEPT", tmp_path / "kept")
+    store._kept_index.cache_clear()
+    monkeypatch.setenv(store.KEEP_VARIABLE, str(tmp_path / "kept" / "ch"))
+    first = _train()
+    monkeypatch.delenv(store.KEEP_VARIABLE)
+    (path,) = sorted((tmp_path / "kept" / "ch").glob("*.joblib"))
+    store._kept_index.cache_clear()
+    assert store.kept(path.stem) is not None
+    again = _train()
+    np.testing.assert_array_equal(again.loss, first.loss)
+    ok = kept.check(path, epochs=100)
+    assert ok["ok"] and ok["epochs"] == 100, ok
+    assert not kept.check(path, epochs=100, scale=1.01)["ok"]
+    monkeypatch.setenv(store.KEPT_VARIABLE, "off")
+    assert store.kept(path.stem) is None
+    store._kept_index.cache_clear()
+
+
+def test_every_kept_run_retrains_its_sample():
+    """CI re-trains a sample of every kept run of the book (its first seed, the first
+    SAMPLE_EPOCHS epochs) and holds it against the kept curve."""
+    from helpers.book import kept
+
+    bad = [r for r in map(kept.check, kept.files()) if not r["ok"]]
+    assert not bad, bad

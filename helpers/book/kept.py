@@ -1,0 +1,122 @@
+"""Kept runs (:mod:`helpers.core.store`): ``python -m helpers.book keep CHAPTER``
+executes a chapter (a run of its own, never ``book/<chapter>.ipynb``) and keeps every
+engine run and race that took at least ``KEEP_MIN_SECONDS`` to train in
+``book/kept/<chapter>/``, with a manifest (command, commit, machine, seconds).  The
+default book loads them wherever it would train the same run; the tests re-train each
+one's sample (:func:`check`).  Defined for the pages *Performance* and *Execution*.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import joblib
+import numpy as np
+
+from ..core import engine, race, store
+from . import rulebook
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _commit() -> str:
+    def git(*a):
+        return subprocess.run(
+            ["git", "-C", str(ROOT), *a], capture_output=True, text=True
+        ).stdout.strip()
+
+    dirty = git("status", "--porcelain", "--", "helpers", "book/*.md")
+    return git("rev-parse", "--short", "HEAD") + (" (modified)" if dirty else "")
+
+
+def keep(names: list[str]) -> dict:
+    """Execute each chapter and keep its long runs in ``book/kept/<chapter>/``.
+
+    Args:
+        names: chapters of ``_toc.yml``.
+
+    Returns:
+        ``{chapter: manifest}``.
+    """
+    from . import build
+
+    unknown = [n for n in names if n not in build.CHAPTERS]
+    if unknown:
+        raise SystemExit(f"unknown chapters {unknown}; choose from {build.CHAPTERS}")
+    out = {}
+    for name in names:
+        staging = build.SCRATCH / f"kept-{name}"
+        shutil.rmtree(staging, ignore_errors=True)
+        os.environ[store.KEEP_VARIABLE] = str(staging)
+        try:
+            t0 = time.perf_counter()
+            build.execute_all([name])
+            seconds = time.perf_counter() - t0
+        finally:
+            os.environ.pop(store.KEEP_VARIABLE, None)
+        dest = store.KEPT / name
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir(parents=True)
+        runs = {}
+        for p in sorted(staging.glob("*.joblib")) if staging.exists() else []:
+            shutil.copy2(p, dest / p.name)
+            c = joblib.load(p)
+            runs[p.name] = {
+                "what": c["what"],
+                "seconds": c["seconds"],
+                "bytes": p.stat().st_size,
+            }
+        manifest = {
+            "command": f"python -m helpers.book keep {name}",
+            "commit": _commit(),
+            "machine": f"{platform.processor() or platform.machine()}, "
+            f"{os.cpu_count()} cores, {platform.platform()}",
+            "date": time.strftime("%Y-%m-%d"),
+            "chapter_seconds": round(seconds, 1),
+            "min_seconds": store.KEEP_MIN_SECONDS,
+            "runs": runs,
+        }
+        (dest / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        out[name] = manifest
+    return out
+
+
+def files() -> list[Path]:
+    """Every kept run's file."""
+    return sorted(store.KEPT.glob("*/*.joblib"))
+
+
+def check(path: Path, epochs: int = store.SAMPLE_EPOCHS, scale: float = 1.0) -> dict:
+    """Re-train a kept run's sample and hold it against the kept curve.
+
+    Args:
+        path: a kept run's file.
+        epochs: updates of the sample re-trained (its first seed).
+        scale: multiplies the sample's inputs ``X`` (a seeded fault: not 1 must fail).
+
+    Returns:
+        ``{"what", "epochs", "rel": the largest relative difference of the loss,
+        "tol": SAME_RUN_TOL, "ok"}``.
+    """
+    c = joblib.load(path)
+    s = c["sample"]
+    if "static" in s:  # an engine run: X is the third input
+        inputs = list(s["inputs"])
+        inputs[2] = (inputs[2] * np.float32(scale)).astype(np.float32)
+        new = engine.train_sample({**s, "inputs": tuple(inputs)}, epochs)
+        kept = np.asarray(c["result"][0])[0, : new.size]
+    else:  # a race: X is the second argument
+        args = list(s["args"])
+        args[1] = (args[1] * np.float32(scale)).astype(np.float32)
+        new = race.integrate_sample({**s, "args": tuple(args)}, epochs)[0]
+        kept = np.asarray(c["result"][0])[: new.size]
+    rel = float(np.max(np.abs(new - kept) / np.abs(kept)))
+    tol = rulebook.SAME_RUN_TOL
+    return {"what": c["what"], "epochs": new.size - 1, "rel": rel, "tol": tol,
+            "ok": rel <= tol}  # fmt: skip
