@@ -113,9 +113,9 @@ def key(*parts) -> str:
 
 def portable_key(*parts) -> str:
     """The key of a run made from ``parts`` on any CPU: :func:`key` without the CPU
-    (the JAX release, ``XLA_FLAGS`` and the engine's source stay in)."""
+    (the JAX release, the backend, ``XLA_FLAGS`` and the engine's source stay in)."""
     m = _machine()
-    return joblib.hash((m[:4] + m[5:], parts))
+    return joblib.hash((m[:4] + m[5:], jax.default_backend(), parts))
 
 
 @functools.lru_cache(maxsize=1)
