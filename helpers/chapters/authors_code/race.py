@@ -9,7 +9,7 @@ context pathways), and writes the loss of the network those singular values make
 each step (``losses/race.txt``); its ``replot.py`` draws that loss as Fig. 4a's "Race
 Dynamics".  It reads no random number, so one stored run
 (:mod:`helpers.book.crosscheck`, key ``race`` of ``section4``) stands for it.  The book
-integrates the same race in :func:`helpers.chapters.contexts.predictions.authors_race`
+integrates the same race in :func:`helpers.core.modes.authors_race`
 (the contexts page draws it as Fig. 4a's green curve); here the two are compared epoch
 by epoch.
 """
@@ -21,9 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...book import crosscheck
+from ...core import modes, relns
 from ...core.measures import time_gap
-from ..contexts import predictions
-from ..contexts.task import facts
 from .experiments import align, setup, stored
 
 #: float32's machine epsilon: race.py keeps its singular values and overlaps in JAX's
@@ -74,7 +73,8 @@ def race_check(out=None) -> RaceCheck:
         )
     theirs = theirs_all["race"][0]
     s = setup("section4")
-    pred = predictions.authors_race(facts(s.ds), lr=s.lr, epochs=theirs.size)
+    net = relns.context_reln(s.ds, "mixed", "one-way")
+    pred = modes.authors_race(s.ds, net, lr=s.lr, epochs=theirs.size)
     full = np.asarray(pred.loss, float)
     ours = align(full)[0]
     entry = crosscheck.manifest(crosscheck.RUNS if out is None else out)

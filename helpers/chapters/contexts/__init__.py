@@ -2,7 +2,8 @@
 cross), its ReLN and the ReLU network it imitates (page book/contexts.md).
 
 * :mod:`.task`: the chapter's parameters, the task and its effective datasets;
-* :mod:`.modes`: pathway modes, their overlaps and the diagonal mode race (Eq. 6);
+* ``modes``: :mod:`helpers.core.modes` (pathway modes, their overlaps and the
+  diagonal mode race of Eq. 6, shared with the page book/authors_code.md);
 * :mod:`.comparisons`: the ReLNs' training and their losses, outputs and singular
   values against the ReLU network;
 * :mod:`.representations`: MDS and the correspondence of hidden representations;
@@ -11,10 +12,10 @@ cross), its ReLN and the ReLU network it imitates (page book/contexts.md).
 * :mod:`.tables`, :mod:`.plots`, :func:`report`: what the page shows and records.
 """
 
+from ...core import modes
 from . import (
     comparisons,
     gating,
-    modes,
     plots,
     predictions,
     representations,

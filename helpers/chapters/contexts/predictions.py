@@ -11,16 +11,14 @@ from typing import Sequence
 
 import numpy as np
 
+from ...core import modes as modes_
 from ...core import relns
 from ...core.datasets import contextual_task
 from ...core.linear import initial_mode_strength
 from ...core.measures import Evidence, match, time_gap
-from ...core.paper import CONTEXTS as PAPER
-from .comparisons import median_gap, pairwise_gap
-from .modes import (
+from ...core.modes import (
     ModeRace,
     PathwayModes,
-    authors_common_race,
     constant_overlap_matrix,
     equivalent_initial_strength,
     mode_projections,
@@ -29,6 +27,8 @@ from .modes import (
     partner_overlaps,
     pathway_modes,
 )
+from ...core.paper import CONTEXTS as PAPER
+from .comparisons import median_gap, pairwise_gap
 
 
 def nanmed(v, axis=None):
@@ -137,8 +137,6 @@ def ladder(
     return rows
 
 
-#: race.py's pairs of pathways, in the order of ``PAPER.race_overlaps``.
-RACE_PAIRS = [("ctx12", "ctx23"), ("ctx12", "ctx13"), ("ctx23", "ctx13")]
 #: The ladder's row of race.py's constants on this book's common pathway and residual.
 STAR_LABEL = "race.py's constants, on the common pathway of Eq. 7 and its residual"
 RACE_LABEL = (
@@ -148,26 +146,10 @@ RACE_LABEL = (
 )
 
 
-def race_py_overlaps(X, modes: Sequence[PathwayModes]) -> np.ndarray:
-    """The overlap matrix of race.py's constants (:func:`constant_overlap_matrix`)."""
-    pairs = dict(zip(map(frozenset, RACE_PAIRS), PAPER.race_overlaps))
-    return constant_overlap_matrix(
-        X, modes, PAPER.race_overlaps[0], pairs=pairs, top=PAPER.race_overlap_top
-    )
-
-
 def authors_race(task, *, lr: float, epochs: int) -> ModeRace:
-    """The curve Fig. 4a printed, as this book integrates it: the per-mode race of the
-    authors' 3_context_diff/race.py (its common pathway, modes paired by rank, its
-    residual and hand-set constants) on ``task`` (:func:`.task.facts`).  Defined for
-    the page book/contexts.md."""
-    X, Y = task.ds.X, task.ds.Y
-    Wc, R = authors_common_race(X, Y, PAPER.race_a0_common, lr=lr, epochs=epochs)
-    modes = pathway_modes(task.net_mixed, X, R)
-    return mode_race(
-        X, Y, R, modes, race_py_overlaps(X, modes), a0=PAPER.race_a0_context,
-        common_map=Wc, a0_common=PAPER.race_a0_common, lr=lr, epochs=epochs,
-    )  # fmt: skip
+    """:func:`helpers.core.modes.authors_race` on ``task`` (:func:`.task.facts`).
+    Defined for the page book/contexts.md."""
+    return modes_.authors_race(task.ds, task.net_mixed, lr=lr, epochs=epochs)
 
 
 @dataclass(frozen=True)
@@ -252,7 +234,7 @@ def variants(task, consts: Constants, *, overlap, a0_common_authors, a0_authors,
             (f"derived overlaps, {auth_}", O, a0, a0_common_authors),
             (f"overlap {overlap}, {auth_}", O45, a0, a0_common_authors),
         ]
-    O_star = race_py_overlaps(task.ds.X, task.pm_mixed)
+    O_star = modes_.race_py_overlaps(task.ds.X, task.pm_mixed)
     out.append((STAR_LABEL, O_star, PAPER.race_a0_context, PAPER.race_a0_common))
     return out
 

@@ -11,8 +11,8 @@ import numpy as np
 from ...core.datasets import Dataset, contextual_task, effective_dataset
 from ...core.engine import GatedNetwork
 from ...core.linear import diagonalizability
+from ...core.modes import PathwayModes, overlap_matrix, pathway_modes
 from ...core.relns import common_fit, context_reln
-from .modes import PathwayModes, overlap_matrix, pathway_modes
 
 #: Each 2-of-3 pathway (off in context j) and the single-context pathway on in j.
 MIRRORS = {"ctx23": "ctx1", "ctx13": "ctx2", "ctx12": "ctx3"}

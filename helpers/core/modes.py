@@ -1,6 +1,8 @@
 """The ReLN's effective datasets on a target (Eq. 4), the overlaps that couple its
 pathways (Eq. 6, Appendix F) and the diagonal mode race they drive
-([conv-contextual], [conv-constants]).  Defined for the page book/contexts.md."""
+([conv-contextual], [conv-constants]); and race.py's race of Fig. 4a
+(:func:`authors_race`).  Shared by the pages book/contexts.md and
+book/authors_code.md."""
 
 from __future__ import annotations
 
@@ -9,11 +11,12 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ...core.checks import check_epochs, check_positive, check_xy
-from ...core.datasets import effective_dataset
-from ...core.engine import GatedNetwork
-from ...core.linear import closed_form_map
-from ...core.race import race_pathways
+from .checks import check_epochs, check_positive, check_xy
+from .datasets import effective_dataset
+from .engine import GatedNetwork
+from .linear import closed_form_map
+from .paper import CONTEXTS as PAPER
+from .race import race_pathways
 
 
 @dataclass(frozen=True)
@@ -334,3 +337,30 @@ def equivalent_initial_strength(a_t, s, d, t: float, lr: float) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         a0 = e * s / (d * (s / (d * a_t) - 1.0 + e))
     return np.where(ok, a0, np.nan)
+
+
+#: race.py's pairs of pathways, in the order of ``PAPER.race_overlaps``.
+RACE_PAIRS = [("ctx12", "ctx23"), ("ctx12", "ctx13"), ("ctx23", "ctx13")]
+
+
+def race_py_overlaps(X, modes: Sequence[PathwayModes]) -> np.ndarray:
+    """The overlap matrix of race.py's constants (:func:`constant_overlap_matrix`)."""
+    pairs = dict(zip(map(frozenset, RACE_PAIRS), PAPER.race_overlaps))
+    return constant_overlap_matrix(
+        X, modes, PAPER.race_overlaps[0], pairs=pairs, top=PAPER.race_overlap_top
+    )
+
+
+def authors_race(ds, net_mixed: GatedNetwork, *, lr: float, epochs: int) -> ModeRace:
+    """The curve Fig. 4a printed, as this book integrates it: the per-mode race of the
+    authors' 3_context_diff/race.py (its common pathway, modes paired by rank, its
+    residual and hand-set constants) on the Section 4 task ``ds`` and its mixed,
+    one-way ReLN ``net_mixed``.  Defined for the pages book/contexts.md and
+    book/authors_code.md."""
+    X, Y = ds.X, ds.Y
+    Wc, R = authors_common_race(X, Y, PAPER.race_a0_common, lr=lr, epochs=epochs)
+    modes = pathway_modes(net_mixed, X, R)
+    return mode_race(
+        X, Y, R, modes, race_py_overlaps(X, modes), a0=PAPER.race_a0_context,
+        common_map=Wc, a0_common=PAPER.race_a0_common, lr=lr, epochs=epochs,
+    )  # fmt: skip
