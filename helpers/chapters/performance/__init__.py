@@ -11,6 +11,8 @@ from .report import (
     glue_depth_paper,
     glue_live,
     glue_stored,
+    kept_runs,
+    kept_table,
     paper_table,
     plot_book,
     plot_rates,
@@ -22,4 +24,4 @@ from .report import (
 __all__ = ["AGREEMENT_RTOL", "load_benchmark", "run_benchmark", "chapter_times"]
 __all__ += ["book_chapter_seconds", "book_table", "flops_table", "glue_depth_paper"]
 __all__ += ["glue_live", "glue_stored", "paper_table", "plot_book", "plot_rates"]
-__all__ += ["rate_table", "ratio_table", "report"]
+__all__ += ["rate_table", "ratio_table", "report", "kept_runs", "kept_table"]

@@ -3,6 +3,9 @@ measured and read. Defined for the page ``book/performance.md``."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown
@@ -10,6 +13,7 @@ from IPython.display import Markdown
 from ... import figures
 from ...book import kit
 from ...book.records import Records, claims_table
+from ...core import store
 from ...core.measures import Evidence
 from .benchmark import (
     AGREEMENT_RTOL,
@@ -93,17 +97,46 @@ def _book_records(chapter_seconds: dict | None, chapters) -> list:
     ]  # fmt: skip
 
 
+def kept_runs(folder=None) -> dict:
+    """What ``book/kept/`` holds, per chapter (its manifest): runs, MiB, the seconds
+    their training took, and where and when they were kept.  Defined for the page
+    book/performance.md."""
+    out = {}
+    for man in sorted(Path(folder or store.KEPT).glob("*/manifest.json")):
+        m = json.loads(man.read_text())
+        out[man.parent.name] = {
+            "runs": len(m["runs"]),
+            "mib": sum(r["bytes"] for r in m["runs"].values()) / 2**20,
+            "seconds": sum(r["seconds"] for r in m["runs"].values()),
+            "kept": f"{m['date']}, {m['commit']}",
+        }
+    return out
+
+
+def kept_table(kept: dict) -> Markdown:
+    """The kept runs per chapter (:func:`kept_runs`) as a table."""
+    rows = [
+        [c, k["runs"], f"{k['seconds']:.0f}", f"{k['mib']:.1f}", k["kept"]]
+        for c, k in kept.items()
+    ]
+    tot = [sum(k[x] for k in kept.values()) for x in ("runs", "seconds", "mib")]
+    rows.append(["**all**", tot[0], f"**{tot[1]:.0f}**", f"{tot[2]:.1f}", ""])
+    heads = ["chapter", "runs kept", "their training (s)", "MiB", "kept on, commit"]
+    return _md(rows, heads)
+
+
 def _paper_records(paper_seconds: dict | None) -> list:
-    """The paper profile's times: each chapter's, rounded to 0.1 s, with ``"total"``
-    (their unrounded sum, rounded) among them; and the depth chapter's target."""
+    """The paper profile's times: each chapter's, rounded to 0.1 s; their unrounded
+    sum, rounded, a record of its own; and the depth chapter's target."""
     if not paper_seconds:
         return []
-    secs = {k: round(float(v), 1) for k, v in paper_seconds.items()}
-    secs["total"] = round(float(sum(paper_seconds.values())), 1)
+    secs = {k: round(float(v), 1) for k, v in paper_seconds.items() if k != "total"}
     out = [
         ("paper_profile_seconds", _timed(secs),
          "execution seconds of each chapter under the paper profile, measured "
          "once (python -m helpers.book execute --profile paper --record-times)"),
+        ("paper_total_seconds", _timed(round(float(sum(secs.values())), 1)),
+         "sum of paper_profile_seconds"),
     ]  # fmt: skip
     if "depth" in paper_seconds:
         out.append(
@@ -122,6 +155,7 @@ def records(
     paper_seconds: dict[str, float] | None = None,
     source: str = "",
     directory=None,
+    kept: dict | None = None,
 ) -> Records:
     """The Performance records, every one a measured time or a ratio of times.
 
@@ -132,6 +166,7 @@ def records(
         paper_seconds: each chapter's seconds under the paper profile (or ``None``).
         source: where ``bench`` came from, for the notes.
         directory: where the records are saved (default ``book/results``).
+        kept: the kept runs per chapter (:func:`kept_runs`), or ``None``.
 
     Returns:
         The :class:`helpers.book.records.Records` (not saved).
@@ -143,6 +178,13 @@ def records(
         + _book_records(chapter_seconds, chapters)
         + _paper_records(paper_seconds),
     )
+    if kept:
+        rec.add(
+            "kept_seconds",
+            _timed({c: round(k["seconds"], 1) for c, k in kept.items()}),
+            "training seconds of the runs each chapter loads from book/kept/ "
+            "(python -m helpers.book keep CHAPTER) instead of training them",
+        )
     return rec
 
 
@@ -400,14 +442,14 @@ SUMMARY = [
 ]  # fmt: skip
 
 
-def report(bench, secs, present, paper_secs, source) -> tuple:
+def report(bench, secs, present, paper_secs, source, kept=None) -> tuple:
     """The page's records (:func:`records`), saved, and its summary table.
 
     Returns:
         ``(records, summary)``: the :class:`helpers.book.records.Records` and the
         closing table as Markdown.
     """
-    rec = records(bench, secs, present, paper_secs, source)
+    rec = records(bench, secs, present, paper_secs, source, kept=kept)
     rec.save()
     rows = [
         (what, "target: {} {:g}".format(*TARGETS[target]), rec.items[key])
