@@ -386,6 +386,18 @@ def marginal(
     )
 
 
+def _distance(value, compared, yardstick: str, alternative) -> str:
+    """``|value - compared|`` against ``yardstick``, and the alternative's value where
+    there is one, for a reason."""
+    g = lambda x: f"{x:.3g}"  # noqa: E731
+    text = (
+        f"|{g(value)} - {g(compared)}| = {g(abs(value - compared))} against {yardstick}"
+    )
+    if _number(alternative):
+        text += f"; alternative {g(alternative)}"
+    return text
+
+
 def _rule(criterion, value, compared, spread, alternative) -> str:
     """The criterion with the record's numbers filled in, for the reason."""
     g = lambda x: f"{x:.3g}"  # noqa: E731
@@ -397,22 +409,13 @@ def _rule(criterion, value, compared, spread, alternative) -> str:
             text += f"; alternative's gap {g(alternative)}"
         return text
     if criterion == "near" and _number(spread) and _number(compared):
-        text = (
-            f"|{g(value)} - {g(compared)}| = {g(abs(value - compared))} against "
-            f"{NOISE_MULTIPLE:g} x seed spread {g(spread)}"
-        )
-        if _number(alternative):
-            text += f"; alternative {g(alternative)}"
-        return text
+        yardstick = f"{NOISE_MULTIPLE:g} x seed spread {g(spread)}"
+        return _distance(value, compared, yardstick, alternative)
     if criterion == "near_bound" and _number(compared):
-        text = (
-            f"shortfall |{g(value)} - {g(compared)}| = {g(abs(value - compared))} "
-            f"against {BOUND_TOLERANCE:g} (one-sided: a share cannot pass "
-            f"{g(compared)})"
+        yardstick = (
+            f"{BOUND_TOLERANCE:g} (one-sided: a share cannot pass {g(compared)})"
         )
-        if _number(alternative):
-            text += f"; alternative {g(alternative)}"
-        return text
+        return "shortfall " + _distance(value, compared, yardstick, alternative)
     if criterion == "gap" and _number(value):
         return f"time gap {g(value)} against {CHECK_GAP:g}"
     if criterion == "same_run" and _number(spread) and _number(compared):

@@ -196,6 +196,37 @@ def census_over_training(gates, W1s, W2s, ds: Dataset, threshold: float = 0.5) -
     return {"census": census, "by_k": np.array(by_k), "functional_by_k": np.array(func)}
 
 
+def trained_relu(
+    ds: Dataset,
+    hidden: int,
+    seeds,
+    *,
+    relu_std: float,
+    lr: float,
+    epochs: int,
+    record_epochs,
+):
+    """The ReLU network of ``ds`` with ``hidden`` units (init std ``relu_std /
+    hidden``), trained with its weights and gates recorded at ``record_epochs``, as
+    the census reads it (:func:`onehot_census`, the page book/more_contexts.md).
+
+    Returns:
+        ``(net, run)``.
+    """
+    net = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
+    run = train(
+        net,
+        ds.X,
+        ds.Y,
+        lr=lr,
+        epochs=epochs,
+        seeds=list(seeds),
+        record_epochs=record_epochs,
+        record=("weights", "gates"),
+    )
+    return net, run
+
+
 def onehot_census(
     C: int, hidden: int, seeds, *, relu_std: float, lr: float, epochs: int, threshold
 ) -> dict:
@@ -207,16 +238,14 @@ def onehot_census(
         ``"per_unit": (seeds,)`` contexts a unit serves, ``"by_k": (seeds, C + 1)}``.
     """
     ds = contextual_task(C, context_value=1.0)
-    relu = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
-    run = train(
-        relu,
-        ds.X,
-        ds.Y,
+    _, run = trained_relu(
+        ds,
+        hidden,
+        seeds,
+        relu_std=relu_std,
         lr=lr,
         epochs=epochs,
-        seeds=list(seeds),
         record_epochs=[epochs],
-        record=("weights", "gates"),
     )
     (W1, W2), G = (W[:, -1] for W in run.records["weights"]), run.records["gates"][0]
     out = {"share": [], "per_unit": [], "by_k": []}

@@ -23,6 +23,18 @@ def _rec(value, verdict="reproduced", spread=0.01, **kw):
     return {"value": value, "spread": spread, "verdict": verdict, **kw}
 
 
+def _floor(rounding: float) -> dict:
+    """A record's entry in the floor: it moves by ``rounding`` (its tolerance the
+    same) and no text of it was seen in two forms."""
+    return {
+        "rounding": rounding,
+        "tolerance": {"value": rounding} if rounding else {},
+        "seen": {},
+        "verdicts": {},
+        "values": {},
+    }
+
+
 def test_measure_finds_what_moved_and_how_far():
     runs = {
         "a": {"c": {"x": _rec(1.0), "y": _rec({"p": 2.0, "q": 5.0}), "z": _rec(3)}},
@@ -52,17 +64,7 @@ def test_measure_finds_what_moved_and_how_far():
 
 
 def test_drift_within_the_floor_and_beyond_it(monkeypatch):
-    floor = {
-        "c": {
-            "x": {
-                "rounding": 0.01,
-                "tolerance": {"value": 0.01},
-                "seen": {},
-                "verdicts": {},
-                "values": {},
-            }
-        }
-    }
+    floor = {"c": {"x": _floor(0.01)}}
     monkeypatch.setattr(
         rounding, "floors", lambda: {"records": floor, "executions": {}}
     )
@@ -158,20 +160,8 @@ def test_a_verdict_that_flips_with_rounding_is_undecided(monkeypatch, tmp_path):
 def test_the_checked_cell_prints_what_holds_on_any_machine(monkeypatch, tmp_path):
     floor = {
         "c": {
-            "moves": {
-                "rounding": 0.01,
-                "tolerance": {"value": 0.01},
-                "seen": {},
-                "verdicts": {},
-                "values": {},
-            },
-            "still": {
-                "rounding": 0.0,
-                "tolerance": {},
-                "seen": {},
-                "verdicts": {},
-                "values": {},
-            },
+            "moves": _floor(0.01),
+            "still": _floor(0.0),
         }
     }
     monkeypatch.setattr(
@@ -262,20 +252,8 @@ def test_a_chapter_on_another_instruction_set_stays_within_its_floor():
 def test_the_rulebook_page_lists_executions_movers_and_flips(monkeypatch):
     floor = {
         "c": {
-            "x": {
-                "rounding": 0.2,
-                "tolerance": {"value": 0.2},
-                "seen": {},
-                "verdicts": {},
-                "values": {},
-            },
-            "y": {
-                "rounding": 0.0,
-                "tolerance": {},
-                "seen": {},
-                "verdicts": {},
-                "values": {},
-            },
+            "x": _floor(0.2),
+            "y": _floor(0.0),
         }
     }
     ex = {

@@ -68,21 +68,22 @@ def test_schedule_validation(ds):
         depth.depth_gdln(ds, stds={"layer3": 1.0})
 
 
+def _small_gdln(ds, schedule, common_width, group_width, std):
+    """A small depth GDLN with every weight group started at the one ``std``."""
+    groups = ("layer1", "layer2", "readout_common", "readout_context")
+    return depth.depth_gdln(
+        ds,
+        schedule,
+        common_width=common_width,
+        group_width=group_width,
+        stds=dict.fromkeys(groups, std),
+    )
+
+
 def test_switch_on_schedule_freezes_learning(ds):
     """Nothing changes before ``start``; the context readout stays put until
     ``context``."""
-    net = depth.depth_gdln(
-        ds,
-        depth.Schedule(5, 12),
-        common_width=8,
-        group_width=4,
-        stds={
-            "layer1": 0.3,
-            "layer2": 0.3,
-            "readout_common": 0.3,
-            "readout_context": 0.3,
-        },
-    )
+    net = _small_gdln(ds, depth.Schedule(5, 12), 8, 4, 0.3)
     run = train(
         net,
         ds.X,
@@ -258,18 +259,7 @@ def test_derive_schedule(ds):
 
 
 def test_simulate_small(ds):
-    net = depth.depth_gdln(
-        ds,
-        depth.Schedule(0, 10),
-        common_width=6,
-        group_width=3,
-        stds={
-            "layer1": 0.2,
-            "layer2": 0.2,
-            "readout_common": 0.2,
-            "readout_context": 0.2,
-        },
-    )
+    net = _small_gdln(ds, depth.Schedule(0, 10), 6, 3, 0.2)
     a = depth.simulate(net, ds, [0, 1, 2], epochs=40, every=20, batch=2, lr=1e-2)
     b = depth.simulate(net, ds, [2], epochs=40, every=20, batch=1, lr=1e-2)
     assert a.loss.shape == (3, 41) and a.grid.tolist() == [0, 20, 40]

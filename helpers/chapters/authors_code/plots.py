@@ -10,6 +10,30 @@ from ... import figures
 LABELS = {"relu": "ReLU", "gdln": "GDLN"}
 
 
+def _grid(n: int, height: float):
+    """A figure of ``n`` panels, at most three a row, each ``height`` inches tall."""
+    cols = min(n, 3)
+    rows = int(np.ceil(n / cols))
+    return plt.subplots(rows, cols, figsize=(4.2 * cols, height * rows), squeeze=False)
+
+
+def _label(ax, title: str, ylabel: str) -> None:
+    """A panel's log scale, title and axis labels (epochs along x)."""
+    ax.set_yscale("log")
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel(ylabel)
+
+
+def _finish(fig, axes, n: int, legend_size: int):
+    """Blanks the panels after the first ``n``, puts the legend on the first."""
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=legend_size)
+    fig.tight_layout()
+    return fig
+
+
 def plot_losses(runs: dict, titles: dict):
     """The scripts' loss curves (solid) and the engine's (dashed) of every experiment
     of ``runs`` (:class:`helpers.chapters.authors_code.Run` by name), ReLU network and
@@ -20,12 +44,7 @@ def plot_losses(runs: dict, titles: dict):
         The figure.
     """
     colors = {"relu": figures.PALETTE["relu"], "gdln": figures.PALETTE["reln"]}
-    n = len(runs)
-    cols = min(n, 3)
-    rows = int(np.ceil(n / cols))
-    fig, axes = plt.subplots(
-        rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False
-    )
+    fig, axes = _grid(len(runs), 3.4)
     for ax, (name, r) in zip(axes.flat, runs.items()):
         for key in ("relu", "gdln"):
             for curves, style, who in (
@@ -44,15 +63,8 @@ def plot_losses(runs: dict, titles: dict):
                     lw=1.8,
                     label=f"{LABELS[key]} ({who})",
                 )
-        ax.set_yscale("log")
-        ax.set_title(titles[name], fontsize=10)
-        ax.set_xlabel("epoch")
-        ax.set_ylabel("summed loss")
-    for ax in list(axes.flat)[n:]:
-        ax.axis("off")
-    axes.flat[0].legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+        _label(ax, titles[name], "summed loss")
+    return _finish(fig, axes, len(runs), 8)
 
 
 def plot_same_start(same: dict, titles: dict, tol: float):
@@ -68,12 +80,7 @@ def plot_same_start(same: dict, titles: dict, tol: float):
     Returns:
         The figure.
     """
-    n = len(same)
-    cols = min(n, 3)
-    rows = int(np.ceil(n / cols))
-    fig, axes = plt.subplots(
-        rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False
-    )
+    fig, axes = _grid(len(same), 3.2)
     colors = plt.get_cmap("viridis")
     for ax, (name, r) in zip(axes.flat, same.items()):
         rel = r.relative()
@@ -85,15 +92,8 @@ def plot_same_start(same: dict, titles: dict, tol: float):
             if r.part[i] < r.epochs:
                 ax.plot(r.part[i], rel[i, r.part[i]], "o", color=c, ms=4)
         ax.axhline(tol, color="k", ls="--", lw=0.8)
-        ax.set_yscale("log")
-        ax.set_title(titles[name], fontsize=10)
-        ax.set_xlabel("epoch")
-        ax.set_ylabel("|engine - script| / script's loss")
-    for ax in list(axes.flat)[n:]:
-        ax.axis("off")
-    axes.flat[0].legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+        _label(ax, titles[name], "|engine - script| / script's loss")
+    return _finish(fig, axes, len(same), 7)
 
 
 def plot_race(r, color: str = "#2ca02c"):

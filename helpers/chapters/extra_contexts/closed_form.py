@@ -260,6 +260,16 @@ def _moments_at(rhs, S0, t_end, method, atol, s) -> np.ndarray:
     return sol.y[:, -1].reshape(3, 3)
 
 
+def _over_modes(one, s, s_common, d_common, a0_common, lr, settle) -> np.ndarray:
+    """``one(s, s_common, T)`` for every pair of ``s`` and ``s_common`` (broadcast
+    arrays), ``T`` the time the common mode takes to settle (:func:`_settle_time`)."""
+    out = np.empty(s.shape)
+    for idx in np.ndindex(s.shape):
+        sb, sc = float(s[idx]), float(s_common[idx])
+        out[idx] = one(sb, sc, _settle_time(sc, d_common, a0_common, lr, settle))
+    return out
+
+
 def head_start_gain(
     s, s_common, d_common, C, a0_common, lr, std_in, std_out, settle: float = 1e-6
 ) -> np.ndarray:
@@ -287,11 +297,8 @@ def head_start_gain(
     if np.any(s <= 0) or np.any(s_common <= 0):
         raise ValueError("head_start_gain needs positive singular values")
     base = std_in**2 + std_out**2
-    gains = np.empty(s.shape)
-    for idx in np.ndindex(s.shape):
-        sb, sc = float(s[idx]), float(s_common[idx])
-        t_end = _settle_time(sc, d_common, a0_common, lr, settle)
 
+    def gain(sb, sc, t_end):
         def rhs(t, y):
             S = y.reshape(3, 3)
             e = (C - 1) * (sc / C - mode_strength(t, sc, d_common, a0_common, lr))
@@ -301,8 +308,9 @@ def head_start_gain(
 
         S0 = np.diag([std_in**2, std_out**2, std_out**2])
         S = _moments_at(rhs, S0, t_end, "DOP853", 1e-30 * base, sb)
-        gains[idx] = (S[0, 0] + S[1, 1] + 2 * S[0, 1]) / base
-    return gains
+        return (S[0, 0] + S[1, 1] + 2 * S[0, 1]) / base
+
+    return _over_modes(gain, s, s_common, d_common, a0_common, lr, settle)
 
 
 def matched_initial_strength(
@@ -332,11 +340,8 @@ def matched_initial_strength(
     lr = check_positive(lr, "lr")
     a0_common = check_positive(a0_common, "a0_common")
     s, s_common = np.broadcast_arrays(np.asarray(s, float), np.asarray(s_common, float))
-    out = np.empty(s.shape)
-    for idx in np.ndindex(s.shape):
-        sb, sc = float(s[idx]), float(s_common[idx])
-        t_end = _settle_time(sc, d_common, a0_common, lr, settle)
 
+    def matched(sb, sc, t_end):
         def rhs(t, y):
             S = y.reshape(3, 3)
             eb = sb - S[0, 1]
@@ -355,8 +360,9 @@ def matched_initial_strength(
                 "start, outside (0, s); Eq. 7 cannot be matched"
             )
         e = np.exp(-2.0 * sb * t_end * lr)
-        out[idx] = sb * e / (sb / m_b - 1.0 + e)
-    return out
+        return sb * e / (sb / m_b - 1.0 + e)
+
+    return _over_modes(matched, s, s_common, d_common, a0_common, lr, settle)
 
 
 A0_METHODS = ("head_start", "linear", "none")

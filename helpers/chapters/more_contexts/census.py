@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...book import progress
-from ...core.engine import relu_network, train
-from ...core.families import census_over_training, node_reuse_index
+from ...core.families import census_over_training, node_reuse_index, trained_relu
 from ...core.measures import functional_census
 from ...core.paper import EXTRA_CONTEXTS
 
@@ -71,16 +70,14 @@ def train_relu(
     of :func:`snap_changes`, both ``(seeds, records, ...)``."""
     C = ds.n_contexts
     progress.report(f"C = {C}: the ReLU network ({len(list(seeds))} seeds)")
-    net = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
-    run = train(
-        net,
-        ds.X,
-        ds.Y,
+    net, run = trained_relu(
+        ds,
+        hidden,
+        seeds,
+        relu_std=relu_std,
         lr=lr,
         epochs=epochs,
-        seeds=list(seeds),
         record_epochs=record_epochs,
-        record=("weights", "gates"),
     )
     W1s, W2s = run.records["weights"]
     census = census_over_training(run.records["gates"][0], W1s, W2s, ds, threshold)
