@@ -405,6 +405,97 @@ def _manifest(run: Path, profile: str, overrides: dict, times: dict) -> None:
     )
 
 
+def _refuse_options(
+    profile: str, overrides: dict, record_times: bool, isa, update_book: bool
+) -> str:
+    """Refuses (SystemExit) what :func:`execute_all` cannot do before any work: an
+    unknown instruction set, ``update_book`` or ``record_times`` with parameters
+    they do not take.
+
+    Returns:
+        The XLA flags of ``isa`` (:func:`helpers.book.rounding.isa_flags`).
+    """
+    try:
+        flags = rounding.isa_flags(isa)
+    except ValueError as exc:
+        raise SystemExit(f"refused before any work: {exc}") from None
+    if update_book and (overrides or profile != "default" or isa or record_times):
+        raise SystemExit(
+            "refused before any work: --update-book writes the committed book and "
+            "takes the default profile and parameters alone (no -p, --profile, --isa "
+            "or --record-times)"
+        )
+    if record_times and (overrides or profile == "default" or isa):
+        raise SystemExit(
+            "refused before any work: --record-times stores a profile's times "
+            "and takes a --profile other than default and no -p "
+            "parameters"
+        )
+    return flags
+
+
+def _plan(names: list[str], profile: str, overrides: dict) -> dict:
+    """Each chapter's parameters (the profile's, then the ``overrides`` it declares),
+    checked; unknown chapters or parameters are refused before any chapter starts.
+
+    Returns:
+        ``{chapter: parameters}``.
+    """
+    unknown = [n for n in names if n not in CHAPTERS]
+    if unknown:
+        raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
+    declared = {n: parameters.declared(n) for n in names}
+    for key in overrides:
+        if not any(key in d for d in declared.values()):
+            raise SystemExit(
+                f"refused before any work: no chapter among {names} has a "
+                f"parameter {key!r}"
+            )
+    plan = {}
+    for n in names:
+        params = {
+            **PROFILES[profile].get(n, {}),
+            **{k: v for k, v in overrides.items() if k in declared[n]},
+        }
+        try:
+            parameters.check(n, params)
+        except ValueError as exc:
+            raise SystemExit(f"refused before any work: {exc}") from None
+        plan[n] = params
+    return plan
+
+
+def _execute_each(
+    names: list[str], plan: dict, run: Path | None, profile: str, overrides: dict
+) -> dict[str, float]:
+    """Executes the chapters in turn with their ``plan``, saying how long is left,
+    and stores their times (``book/stats`` without a ``run``, else its manifest).
+
+    Returns:
+        ``{chapter: seconds}``.
+    """
+    expected = {n: _expected_seconds(n, profile) for n in names}
+    times = {}
+    t0 = time.perf_counter()
+    for i, n in enumerate(names):
+        left = [expected[m] for m in names[i:] if expected[m]]
+        if left and i:
+            _progress(
+                f"{i}/{len(names)} chapters in {time.perf_counter() - t0:.0f} s; "
+                f"about {sum(left):.0f} s left"
+            )
+        times[n] = execute(n, plan[n], run=run, expected=expected[n])
+        if run is None:
+            _record_times({n: times[n]})  # written per chapter: later chapters read it
+        else:
+            _manifest(run, profile, overrides, times)
+    _progress(
+        f"executed {len(times)} chapters in {sum(times.values()):.1f} s"
+        + (f"; the run is in {run}" if run else "")
+    )
+    return times
+
+
 def execute_all(
     names: list[str],
     profile: str = "default",
@@ -428,44 +519,8 @@ def execute_all(
     ``book/stats/execution.json`` once every chapter has succeeded (the Performance page
     reports them); the run's notebooks and records stay in the run's folder."""
     overrides = dict(overrides or {})
-    try:
-        flags = rounding.isa_flags(isa)
-    except ValueError as exc:
-        raise SystemExit(f"refused before any work: {exc}") from None
-    if update_book and (overrides or profile != "default" or isa or record_times):
-        raise SystemExit(
-            "refused before any work: --update-book writes the committed book and "
-            "takes the default profile and parameters alone (no -p, --profile, --isa "
-            "or --record-times)"
-        )
-    if record_times and (overrides or profile == "default" or isa):
-        raise SystemExit(
-            "refused before any work: --record-times stores a profile's times "
-            "and takes a --profile other than default and no -p "
-            "parameters"
-        )
-    unknown = [n for n in names if n not in CHAPTERS]
-    if unknown:
-        raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
-    # refuse bad parameters before any chapter starts
-    declared = {n: parameters.declared(n) for n in names}
-    for key in overrides:
-        if not any(key in d for d in declared.values()):
-            raise SystemExit(
-                f"refused before any work: no chapter among {names} has a "
-                f"parameter {key!r}"
-            )
-    plan = {}
-    for n in names:
-        params = {
-            **PROFILES[profile].get(n, {}),
-            **{k: v for k, v in overrides.items() if k in declared[n]},
-        }
-        try:
-            parameters.check(n, params)
-        except ValueError as exc:
-            raise SystemExit(f"refused before any work: {exc}") from None
-        plan[n] = params
+    flags = _refuse_options(profile, overrides, record_times, isa, update_book)
+    plan = _plan(names, profile, overrides)
     key = run_key(profile, overrides, update_book)
     if isa:
         key = f"{key or profile}-isa-{isa}"
@@ -477,25 +532,7 @@ def execute_all(
         run = RUNS / key
         shutil.rmtree(run, ignore_errors=True)
         run.mkdir(parents=True)
-    expected = {n: _expected_seconds(n, profile) for n in names}
-    times = {}
-    t0 = time.perf_counter()
-    for i, n in enumerate(names):
-        left = [expected[m] for m in names[i:] if expected[m]]
-        if left and i:
-            _progress(
-                f"{i}/{len(names)} chapters in {time.perf_counter() - t0:.0f} s; "
-                f"about {sum(left):.0f} s left"
-            )
-        times[n] = execute(n, plan[n], run=run, expected=expected[n])
-        if run is None:
-            _record_times({n: times[n]})  # written per chapter: later chapters read it
-        else:
-            _manifest(run, profile, overrides, times)
-    _progress(
-        f"executed {len(times)} chapters in {sum(times.values()):.1f} s"
-        + (f"; the run is in {run}" if run else "")
-    )
+    times = _execute_each(names, plan, run, profile, overrides)
     if record_times:
         _record_times(times, profile)
         _progress(f"stored the {profile} profile's times in {STATS / 'execution.json'}")
@@ -702,13 +739,8 @@ def _parse_value(text: str):
         return text
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(
-        prog="python -m helpers.book",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    sub = ap.add_subparsers(dest="cmd", required=True, metavar="<command>")
+def _add_execute_commands(sub) -> None:
+    """The commands ``build`` and ``execute`` and their options."""
     helps = {
         "build": "execute every chapter (or those named), then build the site",
         "execute": "execute chapters (default parameters update book/; others: a run)",
@@ -746,6 +778,10 @@ def main(argv=None) -> None:
             action="store_true",
             help=("store a profile's chapter times in book/stats/execution.json"),
         )
+
+
+def _add_site_commands(sub) -> None:
+    """The commands ``site``, ``drift``, ``notebook`` and ``colab-notebooks``."""
     s = sub.add_parser("site", help="build the site (and its PDF) of the book or a run")
     s.add_argument(
         "--from", dest="source", default=None, help="a run folder (_build/runs/...)"
@@ -762,6 +798,10 @@ def main(argv=None) -> None:
     nb.add_argument("chapter", help=f"the chapter: {CHAPTERS}")
     n = sub.add_parser("colab-notebooks", help="the notebooks for Colab (workflow)")
     n.add_argument("dest", help="folder to write book/<chapter>.ipynb into")
+
+
+def _add_maintainer_commands(sub) -> None:
+    """The commands ``rounding``, ``gpu-check``, ``keep`` and ``crosscheck``."""
     r = sub.add_parser(
         "rounding",
         help="store the rounding floor of every record from runs (book/rounding/)",
@@ -805,69 +845,106 @@ def main(argv=None) -> None:
     crosscheck.add_arguments(
         sub.add_parser("crosscheck", help="run the authors' scripts from a local clone")
     )
-    args = ap.parse_args(argv)
 
-    if args.cmd == "gpu-check":
-        from . import gpucheck
 
-        rep = gpucheck.run(
-            Path(args.out), args.limit, args.reserve, args.chapters, args.paper
-        )
-        raise SystemExit(any(s["status"] == "failed" for s in rep["steps"]))
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m helpers.book``."""
+    ap = argparse.ArgumentParser(
+        prog="python -m helpers.book",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="<command>")
+    _add_execute_commands(sub)
+    _add_site_commands(sub)
+    _add_maintainer_commands(sub)
+    return ap
 
-    if args.cmd == "crosscheck":
-        raise SystemExit(crosscheck.main(args))
 
-    if args.cmd == "keep":
-        from . import kept
+def _gpu_check(args) -> None:
+    from . import gpucheck
 
-        for name, m in kept.keep(args.chapters).items():
-            mb = sum(r["bytes"] for r in m["runs"].values()) / 2**20
-            _progress(f"kept {len(m['runs'])} runs of {name} ({mb:.1f} MiB)")
-        return
+    rep = gpucheck.run(
+        Path(args.out), args.limit, args.reserve, args.chapters, args.paper
+    )
+    raise SystemExit(any(s["status"] == "failed" for s in rep["steps"]))
 
-    if args.cmd == "notebook":
-        path = notebook_copy(args.chapter)
-        print(f"{path.relative_to(ROOT)}  (open it: .venv/bin/jupyter lab {path})")
-        return
 
-    if args.cmd == "colab-notebooks":
-        for path in colab_notebooks(Path(args.dest)):
-            _progress(f"for Colab: {path}")
-        return
+def _crosscheck(args) -> None:
+    from . import crosscheck
 
-    if args.cmd == "rounding":
-        runs = {}
-        for folder in args.runs:
-            m = json.loads((Path(folder) / "manifest.json").read_text())
-            plat = m.get("machine", {}).get("platform", "?")
-            runs[rounding.machine_label(plat, m.get("xla_flags"))] = Path(folder)
-        if args.chapters:
-            print(rounding.store_chapters(runs, tuple(args.chapters)))
-        else:
-            print(rounding.store(runs, args.committed, tuple(args.stale)))
-        return
+    raise SystemExit(crosscheck.main(args))
 
-    if args.cmd == "drift":
-        drifts = drift.compare(drift.committed(args.against), drift.load(args.results))
-        drifts += drift.authors_runs(args.against)
-        print(drift.report(drifts))
-        raise SystemExit(1 if drifts else 0)
-    run = None
-    if args.cmd in ("build", "execute"):
-        overrides = {k: _parse_value(v) for k, v in args.parameter}
-        run = execute_all(
-            args.chapters or chapters_present(),
-            args.profile,
-            overrides,
-            record_times=args.record_times,
-            isa=args.isa,
-            update_book=args.update_book,
-        )
+
+def _keep(args) -> None:
+    from . import kept
+
+    for name, m in kept.keep(args.chapters).items():
+        mb = sum(r["bytes"] for r in m["runs"].values()) / 2**20
+        _progress(f"kept {len(m['runs'])} runs of {name} ({mb:.1f} MiB)")
+
+
+def _notebook(args) -> None:
+    path = notebook_copy(args.chapter)
+    print(f"{path.relative_to(ROOT)}  (open it: .venv/bin/jupyter lab {path})")
+
+
+def _colab_notebooks(args) -> None:
+    for path in colab_notebooks(Path(args.dest)):
+        _progress(f"for Colab: {path}")
+
+
+def _rounding(args) -> None:
+    runs = {}
+    for folder in args.runs:
+        m = json.loads((Path(folder) / "manifest.json").read_text())
+        plat = m.get("machine", {}).get("platform", "?")
+        runs[rounding.machine_label(plat, m.get("xla_flags"))] = Path(folder)
+    if args.chapters:
+        print(rounding.store_chapters(runs, tuple(args.chapters)))
+    else:
+        print(rounding.store(runs, args.committed, tuple(args.stale)))
+
+
+def _drift(args) -> None:
+    drifts = drift.compare(drift.committed(args.against), drift.load(args.results))
+    drifts += drift.authors_runs(args.against)
+    print(drift.report(drifts))
+    raise SystemExit(1 if drifts else 0)
+
+
+def _build_or_execute(args) -> None:
+    overrides = {k: _parse_value(v) for k, v in args.parameter}
+    run = execute_all(
+        args.chapters or chapters_present(),
+        args.profile,
+        overrides,
+        record_times=args.record_times,
+        isa=args.isa,
+        update_book=args.update_book,
+    )
     if args.cmd == "build":
         site(source=run)
-    if args.cmd == "site":
-        site(source=args.source)
+
+
+#: What each command of :func:`main` does with its arguments.
+_COMMANDS = {
+    "gpu-check": _gpu_check,
+    "crosscheck": _crosscheck,
+    "keep": _keep,
+    "notebook": _notebook,
+    "colab-notebooks": _colab_notebooks,
+    "rounding": _rounding,
+    "drift": _drift,
+    "build": _build_or_execute,
+    "execute": _build_or_execute,
+    "site": lambda args: site(source=args.source),
+}
+
+
+def main(argv=None) -> None:
+    args = _parser().parse_args(argv)
+    _COMMANDS[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -476,13 +476,7 @@ def _judge(
     ``ratio_interval``: under ``smaller``, the 90 % bootstrap interval over seeds of
     ``value / compared`` where both are measured once per seed ([rulebook-noise]); a
     verdict that differs at its two ends is ``undecided``."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    if provenance not in PROVENANCES:
-        raise ValueError(f"provenance must be one of {PROVENANCES}, got {provenance!r}")
-    decided_by = decided_by or DECIDED_BY[0]
-    if decided_by not in DECIDED_BY:
-        raise ValueError(f"decided_by must be one of {DECIDED_BY}, got {decided_by!r}")
+    decided_by = _checked_choices(kind, provenance, decided_by)
     if kind == "measured":
         return "measured", "a measurement; no claim is judged on it"
     if kind == "finding":
@@ -496,61 +490,25 @@ def _judge(
     )
 
     def judged(spread_):
-        ok_ = holds(criterion, value, compared, spread_, alternative)
-        if (
-            ok_ is not None
-            and _number(best)
-            and _number(spread_)
-            and value - best > NOISE_MULTIPLE * spread_
-        ):
-            ok_ = False  # another candidate of the family is nearer beyond noise
-        if lower_bound:
-            if criterion == "beyond_noise":
-                ok_ = True if ok_ is True else None
-            elif censored:
-                ok_ = False if ok_ is not None else None
-            elif ok_ is True:
-                # the reference alone censored: a lower bound cannot show agreement,
-                # but it does not turn "partly" into "not"
-                ok_ = "partly"
-        return ok_
+        return _outcome_at(
+            criterion,
+            value,
+            compared,
+            spread_,
+            alternative,
+            best,
+            lower_bound,
+            censored,
+        )
 
     ok = judged(spread)
     rule = _rule(criterion, value, compared, spread, alternative)
     if _number(best) and best < value:
         rule += f"; nearest candidate's gap {best:.3g}"
     if lower_bound:
-        side = " / ".join(
-            text
-            for flag, text in (
-                (
-                    censored,
-                    "the candidate never reaches a loss level the reference reaches",
-                ),
-                (
-                    censored_reference,
-                    "the reference never reaches a loss level the candidate reaches",
-                ),
-            )
-            if flag
-        )
-        rule += f" (a lower bound: {side})"
+        rule += f" (a lower bound: {_censored_sides(censored, censored_reference)})"
     if kind == "check":
-        if ok is None:
-            return "check", "shown in the chapter (no numeric criterion)"
-        if ok == "partly":
-            # the reference alone censored: within the rule, but a lower bound cannot
-            # show agreement and does not show disagreement (a check has no "partly")
-            return (
-                "undecided",
-                f"undecided: {rule}; within the rule, but a lower bound cannot show "
-                "that the runs agree",
-            )
-        return (
-            ("check", f"holds: {rule}")
-            if ok is True
-            else ("check failed", f"fails: {rule}")
-        )
+        return _check_verdict(ok, rule)
     who = f" Decided by {decided_by}."
     if provenance != "paper":
         source = {
@@ -570,10 +528,7 @@ def _judge(
         ends = {_outcome(judged(lo)), _outcome(judged(hi)), _outcome(ok)}
         rule += f" (spread's 90 % interval over seeds {lo:.3g}-{hi:.3g})"
         if len(ends) > 1:
-            return "undecided", (
-                f"{rule}: the verdict changes within the spread's interval "
-                f"({' / '.join(sorted(ends))}); more seeds are needed.{who}"
-            )
+            return _undecided_within(rule, "the spread's interval", ends, who)
     if ratio_interval is not None and criterion == "smaller" and _number(compared):
         lo, hi = (float(x) for x in ratio_interval)
         ends = {_outcome(holds(criterion, r * compared, compared)) for r in (lo, hi)}
@@ -585,10 +540,7 @@ def _judge(
             else f" (ratio's 90 % interval over seeds {lo:.3g}-{hi:.3g})"
         )
         if len(ends) > 1:
-            return "undecided", (
-                f"{rule}: the verdict changes within the ratio's interval "
-                f"({' / '.join(sorted(ends))}); more seeds are needed.{who}"
-            )
+            return _undecided_within(rule, "the ratio's interval", ends, who)
     if ok is True:
         return "reproduced", f"{rule}: holds.{who}"
     if ok == "partly":
@@ -597,6 +549,94 @@ def _judge(
             f"paper's candidate than the alternative the paper argues against.{who}"
         )
     return "not reproduced", f"{rule}: fails.{who}"
+
+
+def _checked_choices(kind: str, provenance: str, decided_by: str | None) -> str:
+    """Refuses an unknown ``kind``, ``provenance`` or ``decided_by`` (ValueError).
+
+    Returns:
+        ``decided_by``, by default the paper's claim.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if provenance not in PROVENANCES:
+        raise ValueError(f"provenance must be one of {PROVENANCES}, got {provenance!r}")
+    decided_by = decided_by or DECIDED_BY[0]
+    if decided_by not in DECIDED_BY:
+        raise ValueError(f"decided_by must be one of {DECIDED_BY}, got {decided_by!r}")
+    return decided_by
+
+
+def _outcome_at(
+    criterion, value, compared, spread, alternative, best, lower_bound, censored
+):
+    """Whether the criterion holds at the seed spread ``spread``: True, False,
+    ``"partly"`` or None (no numeric criterion), failing where another candidate of
+    the family (its gap ``best``) is nearer beyond noise, and read as a lower bound
+    where ``lower_bound`` (``censored``: the candidate's side is censored)."""
+    ok = holds(criterion, value, compared, spread, alternative)
+    if (
+        ok is not None
+        and _number(best)
+        and _number(spread)
+        and value - best > NOISE_MULTIPLE * spread
+    ):
+        ok = False  # another candidate of the family is nearer beyond noise
+    if lower_bound:
+        if criterion == "beyond_noise":
+            ok = True if ok is True else None
+        elif censored:
+            ok = False if ok is not None else None
+        elif ok is True:
+            # the reference alone censored: a lower bound cannot show agreement,
+            # but it does not turn "partly" into "not"
+            ok = "partly"
+    return ok
+
+
+def _censored_sides(censored: bool, censored_reference: bool) -> str:
+    """Which side of a time gap never reaches a loss level the other reaches."""
+    return " / ".join(
+        text
+        for flag, text in (
+            (
+                censored,
+                "the candidate never reaches a loss level the reference reaches",
+            ),
+            (
+                censored_reference,
+                "the reference never reaches a loss level the candidate reaches",
+            ),
+        )
+        if flag
+    )
+
+
+def _check_verdict(ok, rule: str) -> tuple[str, str]:
+    """``(verdict, reason)`` of a check whose criterion gave ``ok``."""
+    if ok is None:
+        return "check", "shown in the chapter (no numeric criterion)"
+    if ok == "partly":
+        # the reference alone censored: within the rule, but a lower bound cannot
+        # show agreement and does not show disagreement (a check has no "partly")
+        return (
+            "undecided",
+            f"undecided: {rule}; within the rule, but a lower bound cannot show "
+            "that the runs agree",
+        )
+    return (
+        ("check", f"holds: {rule}")
+        if ok is True
+        else ("check failed", f"fails: {rule}")
+    )
+
+
+def _undecided_within(rule: str, where: str, ends: set, who: str) -> tuple[str, str]:
+    """The verdict ``undecided``: it changes within an interval over seeds."""
+    return "undecided", (
+        f"{rule}: the verdict changes within {where} "
+        f"({' / '.join(sorted(ends))}); more seeds are needed.{who}"
+    )
 
 
 class Verdict(NamedTuple):

@@ -174,6 +174,90 @@ def batch_orders(seeds, epochs: int, P: int, batch: int) -> np.ndarray:
     return out
 
 
+def _checked_starts(X, Y, params0, batch: int, S: int) -> tuple:
+    """``params0`` as ``(W1 (S, H, d), W2 (S, p, H))``, refused (ValueError) where
+    ``batch`` does not divide the datapoints or the shapes do not fit ``X``, ``Y``."""
+    d, P = X.shape
+    p = Y.shape[0]
+    if P % batch:
+        raise ValueError(f"batch must divide the {P} datapoints, got {batch}")
+    W1, W2 = (np.asarray(W, float) for W in params0)
+    if (
+        W1.ndim != 3
+        or W2.ndim != 3
+        or W1.shape[0] != S
+        or W2.shape[0] != S
+        or W1.shape[2] != d
+        or W2.shape[1] != p
+        or W1.shape[1] != W2.shape[2]
+    ):
+        raise ValueError(
+            f"params0 must be [W1 ({S}, H, {d}), W2 ({S}, {p}, H)]; got "
+            f"{W1.shape} and {W2.shape}"
+        )
+    return W1, W2
+
+
+def _run_seeds(
+    X,
+    Y,
+    W1,
+    W2,
+    seeds,
+    *,
+    lr: float,
+    epochs: int,
+    batch: int,
+    optimiser: str,
+    rec: np.ndarray,
+    betas,
+    eps: float,
+    devices: int | None,
+    batching: str | None,
+) -> tuple:
+    """Runs the compiled program of :func:`minibatch_train` on the checked inputs,
+    the seeds spread over the devices.
+
+    Returns:
+        ``(losses, buffers)`` as the devices hold them (padded seeds included).
+    """
+    P = X.shape[1]
+    S = len(seeds)
+    n_rec = max(int(rec.size), 1)
+    # segments of k epochs, a snapshot at the start of each (the engine's scheme): every
+    # recorded epoch starts a segment, the others write to a spare slot
+    k, offset, n_full, tail = segments(epochs, rec)
+    slots = record_slots(rec, k, offset, n_full)
+    order = batch_orders(seeds, epochs, P, batch)
+    how = devices_.plan(S, devices, batching)
+    V1, W2, order = devices_.pad_seeds([np.swapaxes(W1, 1, 2), W2, order], how)
+    mesh, fn = _mb_program(
+        how,
+        optimiser,
+        P // batch,
+        batch,
+        n_rec,
+        k,
+        offset,
+        n_full,
+        tail,
+        tuple(float(b) for b in betas),
+        float(eps),
+    )
+    put, seeds_, shared = devices_.put, devices_.SEEDS, devices_.SHARED
+    f32 = np.float32
+    return fn(
+        (
+            (put(V1.astype(f32), mesh, seeds_), put(W2.astype(f32), mesh, seeds_)),
+            put(order, mesh, seeds_),
+        ),
+        put(X.T.astype(f32), mesh, shared),
+        put(Y.T.astype(f32), mesh, shared),
+        put(f32(lr), mesh, shared),
+        put(slots, mesh, shared),
+    )
+
+
 def minibatch_train(
     X,
     Y,
@@ -238,60 +322,26 @@ def minibatch_train(
     seeds = check_seeds(seeds)
     if optimiser not in OPTIMISERS:
         raise ValueError(f"optimiser must be one of {OPTIMISERS}, got {optimiser!r}")
-    d, P = X.shape
-    p = Y.shape[0]
-    if P % batch:
-        raise ValueError(f"batch must divide the {P} datapoints, got {batch}")
-    W1, W2 = (np.asarray(W, float) for W in params0)
-    S = len(seeds)
-    if (
-        W1.ndim != 3
-        or W2.ndim != 3
-        or W1.shape[0] != S
-        or W2.shape[0] != S
-        or W1.shape[2] != d
-        or W2.shape[1] != p
-        or W1.shape[1] != W2.shape[2]
-    ):
-        raise ValueError(
-            f"params0 must be [W1 ({S}, H, {d}), W2 ({S}, {p}, H)]; got "
-            f"{W1.shape} and {W2.shape}"
-        )
+    W1, W2 = _checked_starts(X, Y, params0, batch, len(seeds))
     rec = np.unique(np.asarray(list(record_epochs), int))
     if rec.size and (rec.min() < 0 or rec.max() > epochs):
         raise ValueError(f"record_epochs must lie in 0..{epochs}, got {rec.tolist()}")
-    n_rec = max(int(rec.size), 1)
-    # segments of k epochs, a snapshot at the start of each (the engine's scheme): every
-    # recorded epoch starts a segment, the others write to a spare slot
-    k, offset, n_full, tail = segments(epochs, rec)
-    slots = record_slots(rec, k, offset, n_full)
-    order = batch_orders(seeds, epochs, P, batch)
-    how = devices_.plan(S, devices, batching)
-    V1, W2, order = devices_.pad_seeds([np.swapaxes(W1, 1, 2), W2, order], how)
-    mesh, fn = _mb_program(
-        how,
-        optimiser,
-        P // batch,
-        batch,
-        n_rec,
-        k,
-        offset,
-        n_full,
-        tail,
-        tuple(float(b) for b in betas),
-        float(eps),
-    )
-    put, seeds_, shared = devices_.put, devices_.SEEDS, devices_.SHARED
-    f32 = np.float32
-    losses, bufs = fn(
-        (
-            (put(V1.astype(f32), mesh, seeds_), put(W2.astype(f32), mesh, seeds_)),
-            put(order, mesh, seeds_),
-        ),
-        put(X.T.astype(f32), mesh, shared),
-        put(Y.T.astype(f32), mesh, shared),
-        put(f32(lr), mesh, shared),
-        put(slots, mesh, shared),
+    S = len(seeds)
+    losses, bufs = _run_seeds(
+        X,
+        Y,
+        W1,
+        W2,
+        seeds,
+        lr=lr,
+        epochs=epochs,
+        batch=batch,
+        optimiser=optimiser,
+        rec=rec,
+        betas=betas,
+        eps=eps,
+        devices=devices,
+        batching=batching,
     )
     loss = devices_.get(losses, S).astype(np.float64)
     bad = ~np.isfinite(loss)
