@@ -76,6 +76,62 @@ def loss_curves(
     return ax
 
 
+def _context_pathway_names(C: int, kind: str) -> list[str]:
+    """The pathways :func:`draw_context_reln` draws, top to bottom: the common one,
+    then the (C-1)-of-C (``kind`` ``'mixed'`` or ``'both'``) and the single-context
+    ones (``'single'`` or ``'both'``, the latter only where C > 2)."""
+    sets = []
+    if kind in ("mixed", "both"):
+        sets += list(combinations(range(C), C - 1))
+    if kind in ("single", "both") and not (kind == "both" and C == 2):
+        sets += [(c,) for c in range(C)]
+    return ["common"] + ["ctx" + "".join(str(c + 1) for c in s) for s in sets]
+
+
+def _pathway_color(colors: Mapping[str, str], name: str, pattern: str) -> str:
+    """A pathway's fill: its own colour in ``colors``, else its class's (common,
+    single or mixed by its on-pattern ``pattern``), else white."""
+    kind = (
+        "common"
+        if name == "common"
+        else ("single" if pattern.count("1") == 1 else "mixed")
+    )
+    return colors.get(name, colors.get(kind, "w"))
+
+
+def _box(ax, x, y, w, hgt, text, fc, fontsize=8) -> None:
+    """A rounded box centred at ``(x, y)`` with ``text`` in it."""
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - w / 2, y - hgt / 2),
+            w,
+            hgt,
+            boxstyle="round,pad=0.01",
+            fc=fc,
+            ec="0.3",
+            lw=0.8,
+        )
+    )
+    ax.text(x, y, text, ha="center", va="center", fontsize=fontsize)
+
+
+def _arrow(ax, x0, y0, x1, y1, color="0.5", ls="-") -> None:
+    """A thin arrow from ``(x0, y0)`` to ``(x1, y1)``."""
+    ax.add_patch(
+        FancyArrowPatch(
+            (x0, y0),
+            (x1, y1),
+            arrowstyle="-|>",
+            mutation_scale=7,
+            color=color,
+            lw=0.7,
+            ls=ls,
+            shrinkA=0,
+            shrinkB=0,
+        )
+    )
+
+
 def draw_context_reln(
     ax,
     ds: Dataset,
@@ -96,47 +152,13 @@ def draw_context_reln(
     if kind not in ("mixed", "single", "both"):
         raise ValueError(f"kind must be 'mixed', 'single' or 'both', got {kind!r}")
     colors = dict(colors or {})
-    sets = []
-    if kind in ("mixed", "both"):
-        sets += list(combinations(range(C), C - 1))
-    if kind in ("single", "both") and not (kind == "both" and C == 2):
-        sets += [(c,) for c in range(C)]
-    names = ["common"] + ["ctx" + "".join(str(c + 1) for c in s) for s in sets]
+    names = _context_pathway_names(C, kind)
     n = len(names)
     ys = np.linspace(0.88, 0.12, n)
 
-    def box(x, y, w, hgt, text, fc, fontsize=8):
-        ax.add_patch(
-            FancyBboxPatch(
-                (x - w / 2, y - hgt / 2),
-                w,
-                hgt,
-                boxstyle="round,pad=0.01",
-                fc=fc,
-                ec="0.3",
-                lw=0.8,
-            )
-        )
-        ax.text(x, y, text, ha="center", va="center", fontsize=fontsize)
-
-    def arrow(x0, y0, x1, y1, color="0.5", ls="-"):
-        ax.add_patch(
-            FancyArrowPatch(
-                (x0, y0),
-                (x1, y1),
-                arrowstyle="-|>",
-                mutation_scale=7,
-                color=color,
-                lw=0.7,
-                ls=ls,
-                shrinkA=0,
-                shrinkB=0,
-            )
-        )
-
     y_items, y_ctx = 0.65, 0.3
-    box(0.08, y_items, 0.13, 0.22, "items\n(8 one-hot)", "0.92")
-    box(0.08, y_ctx, 0.13, 0.16, f"contexts\n({C} one-hot)", "0.92")
+    _box(ax, 0.08, y_items, 0.13, 0.22, "items\n(8 one-hot)", "0.92")
+    _box(ax, 0.08, y_ctx, 0.13, 0.16, f"contexts\n({C} one-hot)", "0.92")
     nb = C + 1
     block_names = (
         list(block_names)
@@ -147,26 +169,18 @@ def draw_context_reln(
         raise ValueError(f"need {nb} block names, got {len(block_names)}")
     yb = np.linspace(0.85, 0.15, nb)
     for k in range(nb):
-        box(0.92, yb[k], 0.13, 0.55 / nb, block_names[k], "0.96")
+        _box(ax, 0.92, yb[k], 0.13, 0.55 / nb, block_names[k], "0.96")
     for name, y in zip(names, ys):
         pat = pathway_pattern(name, C)
-        fc = colors.get(
-            name,
-            colors.get(
-                "common"
-                if name == "common"
-                else ("single" if pat.count("1") == 1 else "mixed"),
-                "w",
-            ),
-        )
+        fc = _pathway_color(colors, name, pat)
         on = ", ".join(str(c + 1) for c in range(C) if pat[c] == "1")
         label = "common\n(always on)" if name == "common" else f"{name}\non in {on}"
-        box(0.5, y, 0.2, min(0.7 / n, 0.16), label, fc, fontsize=7)
-        arrow(0.145, y_items, 0.4, y)
+        _box(ax, 0.5, y, 0.2, min(0.7 / n, 0.16), label, fc, fontsize=7)
+        _arrow(ax, 0.145, y_items, 0.4, y)
         if name == "common":
-            arrow(0.145, y_ctx, 0.4, y)
+            _arrow(ax, 0.145, y_ctx, 0.4, y)
         for k in range(nb):
-            arrow(0.6, y, 0.855, yb[k], color="0.75")
+            _arrow(ax, 0.6, y, 0.855, yb[k], color="0.75")
     ax.text(
         0.08,
         0.14,

@@ -332,6 +332,36 @@ def crosscheck(
     """
     clone = check_clone(authors)
     names = list(experiments or EXPERIMENTS)
+    wanted = _wanted_scripts(names, seeds, scripts)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    man = manifest(out)
+    man.update(
+        {
+            "repository": REPOSITORY,
+            "commit": commit_of(clone),
+            "patches": list(PATCHES),
+        }
+    )
+    prov = _this_machine(command, man["commit"])
+    exps = man.setdefault("experiments", {})
+    seed_list = list(range(1, int(seeds) + 1))
+    for name in names:
+        exp = EXPERIMENTS[name]
+        todo = [s for s in exp.scripts if s.key in wanted]
+        if not todo:
+            continue
+        old = exps.get(name, {}) if len(todo) < len(exp.scripts) else {}
+        exps[name] = _run_experiment(clone, out, name, todo, old, seed_list, prov, log)
+        (out / "manifest.json").write_text(
+            json.dumps(man, indent=2, sort_keys=True) + "\n"
+        )
+    return man
+
+
+def _wanted_scripts(names: list, seeds, scripts) -> set:
+    """The keys of the scripts to run, the experiments ``names``, ``seeds`` and
+    ``scripts`` refused (SystemExit) where :func:`crosscheck` cannot take them."""
     unknown = [n for n in names if n not in EXPERIMENTS]
     if unknown:
         raise SystemExit(
@@ -346,75 +376,72 @@ def crosscheck(
             f"--scripts: {sorted(wanted - keys)} not among the scripts of {names} "
             f"({sorted(keys)})"
         )
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    return wanted
+
+
+def _this_machine(command: str | None, commit: str) -> dict:
+    """The provenance of the runs made now: the command, the clone's commit, the
+    versions of Python, NumPy and JAX and the machine."""
     import jax  # only to record its version
 
-    man = manifest(out)
-    man.update(
-        {
-            "repository": REPOSITORY,
-            "commit": commit_of(clone),
-            "patches": list(PATCHES),
-        }
-    )
-    prov = {
+    return {
         "command": command or "",
-        "commit": man["commit"],
+        "commit": commit,
         "python": platform.python_version(),
         "numpy": np.__version__,
         "jax": jax.__version__,
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
     }
-    exps = man.setdefault("experiments", {})
-    seed_list = list(range(1, int(seeds) + 1))
-    for name in names:
-        exp = EXPERIMENTS[name]
-        todo = [s for s in exp.scripts if s.key in wanted]
-        if not todo:
-            continue
-        old = exps.get(name, {}) if len(todo) < len(exp.scripts) else {}
-        arrays = _stored_arrays(out, name) if old else {}
-        kept_seeds = old.get("seeds", seed_list)
-        if old and seed_list[: len(kept_seeds)] != kept_seeds:
-            raise SystemExit(
-                f"--scripts: {name} is stored for seeds {kept_seeds}; run its "
-                f"other scripts again too, or pass --seeds {len(kept_seeds)} or more"
-            )
-        metas = {
-            k: v
-            for k, v in old.get("scripts", {}).items()
-            if k in arrays and k not in {s.key for s in todo}
-        }
-        for s in todo:
-            curves, seconds = [], []
-            run_seeds = kept_seeds[:1] if s.once else seed_list
-            for seed in run_seeds:
-                loss, sec = run_script(clone / exp.folder, s, seed)
-                log(f"[crosscheck] {exp.folder}/{s.file} seed {seed}: {sec:.1f} s")
-                curves.append(loss)
-                seconds.append(round(sec, 1))
-            arrays[s.key] = np.stack(curves)
-            metas[s.key] = {
-                "script": f"{exp.folder}/{s.file}",
-                "losses": s.losses,
-                "shape": list(arrays[s.key].shape),
-                "seconds": seconds,
-                **({"once": True} if s.once else {}),
-                **({"seeds": run_seeds} if run_seeds != kept_seeds else {}),
-                **(prov if old else {}),
-            }
-        arrays["seeds"] = np.asarray(kept_seeds)
-        path = out / f"{name}.npz"
-        np.savez_compressed(path, **arrays)
-        entry = {**old, "title": exp.title, "file": path.name, "seeds": kept_seeds}
-        entry.update({} if old else prov)
-        entry.update({"sha256": _sha256(path), "scripts": metas})
-        exps[name] = entry
-        (out / "manifest.json").write_text(
-            json.dumps(man, indent=2, sort_keys=True) + "\n"
+
+
+def _run_experiment(
+    clone: Path, out: Path, name: str, todo: list, old: dict, seed_list, prov, log
+) -> dict:
+    """Runs the scripts ``todo`` of experiment ``name`` and stores its curves in
+    ``out``, beside the stored curves of its other scripts (``old``: their manifest
+    entry, empty when every script runs).
+
+    Returns:
+        The experiment's manifest entry.
+    """
+    exp = EXPERIMENTS[name]
+    arrays = _stored_arrays(out, name) if old else {}
+    kept_seeds = old.get("seeds", seed_list)
+    if old and seed_list[: len(kept_seeds)] != kept_seeds:
+        raise SystemExit(
+            f"--scripts: {name} is stored for seeds {kept_seeds}; run its "
+            f"other scripts again too, or pass --seeds {len(kept_seeds)} or more"
         )
-    return man
+    metas = {
+        k: v
+        for k, v in old.get("scripts", {}).items()
+        if k in arrays and k not in {s.key for s in todo}
+    }
+    for s in todo:
+        curves, seconds = [], []
+        run_seeds = kept_seeds[:1] if s.once else seed_list
+        for seed in run_seeds:
+            loss, sec = run_script(clone / exp.folder, s, seed)
+            log(f"[crosscheck] {exp.folder}/{s.file} seed {seed}: {sec:.1f} s")
+            curves.append(loss)
+            seconds.append(round(sec, 1))
+        arrays[s.key] = np.stack(curves)
+        metas[s.key] = {
+            "script": f"{exp.folder}/{s.file}",
+            "losses": s.losses,
+            "shape": list(arrays[s.key].shape),
+            "seconds": seconds,
+            **({"once": True} if s.once else {}),
+            **({"seeds": run_seeds} if run_seeds != kept_seeds else {}),
+            **(prov if old else {}),
+        }
+    arrays["seeds"] = np.asarray(kept_seeds)
+    path = out / f"{name}.npz"
+    np.savez_compressed(path, **arrays)
+    entry = {**old, "title": exp.title, "file": path.name, "seeds": kept_seeds}
+    entry.update({} if old else prov)
+    entry.update({"sha256": _sha256(path), "scripts": metas})
+    return entry
 
 
 def provenance(entry: dict, key: str) -> dict:

@@ -130,6 +130,90 @@ def _timing_figure(chapter: str, name: str) -> str | None:
     return chapter_data.data(chapter).get("figures", {}).get(name)
 
 
+def _judge_claim(chapter: str, name: str, entry: dict, ev: Evidence, item: dict):
+    """Fills ``item`` with the registered claim ``entry``'s fields, the evidence's and
+    the rulebook's verdict and reason (the rounding floor applied).
+
+    Returns:
+        The verdict.
+    """
+    if ev.target is not None:
+        raise ValueError(f"{chapter}.{name}: a registered claim has no target")
+    d = rulebook.decide(entry, ev)
+    verdict, reason, variants, depends_on, extra = rounding.apply(chapter, name, *d)
+    item.update(
+        {
+            k: entry.get(k, "")
+            for k in (
+                "claim",
+                "where",
+                "group",
+                "quote",
+                "measure",
+                "kind",
+                "provenance",
+            )
+        }
+    )
+    for k in ("setup", "decided_by", "follows", "part_of"):
+        if entry.get(k):
+            item[k] = entry[k]
+    for k in (
+        "spread_interval",
+        "ratio_interval",
+        "spread_candidate",
+        "candidates",
+        "best",
+        "epochs",
+        "phase",
+    ):
+        if getattr(ev, k) is not None:
+            item[k] = _plain(getattr(ev, k))
+    item.update(
+        {
+            "criterion": ev.rule,
+            "spread": _plain(ev.spread),
+            "alternative": _plain(ev.alternative),
+            "reason": reason,
+            **extra,
+        }
+    )
+    if variants or entry.get("kind") == "paper":
+        item["variants"] = _plain(variants)
+        item["depends_on"] = list(depends_on)
+    if entry.get("kind") in ("paper", "check") and rulebook.marginal(
+        ev.rule, ev.value, ev.compared, ev.spread, ev.alternative
+    ):
+        item["marginal"] = True
+    lag = ev.lag_percent()
+    if lag is not None:
+        item["lag_percent"] = _plain(lag)
+    if ev.censored:
+        item["censored"] = True
+    if ev.censored_reference:
+        item["censored_reference"] = True
+    return verdict
+
+
+def _measured(chapter: str, name: str, ev: Evidence, item: dict) -> str:
+    """The verdict of an unregistered record, which must be a measured time: measured,
+    or whether it met its target (``ev.target``, written into ``item``)."""
+    if not ev.timing:
+        raise ValueError(
+            f"{chapter}.{name} is not registered: add it to "
+            f"helpers/book/chapters/{chapter}.toml"
+        )
+    if ev.target is None:
+        return "measured"
+    op, bound = ev.target
+    if op not in ("<=", ">="):
+        raise ValueError(f"target must be ('<=' or '>=', bound), got {ev.target!r}")
+    met = ev.value <= bound if op == "<=" else ev.value >= bound
+    item["paper"] = _plain(bound)
+    item["target"] = op
+    return "target met" if met else "target missed"
+
+
 class Records:
     """Collects one chapter's records; :meth:`save` writes them (sorted, stable)."""
 
@@ -162,82 +246,10 @@ class Records:
         figure = _timing_figure(self.chapter, name)
         item = {"value": _plain(ev.value), "paper": _plain(ev.compared)}
         if entry is not None:
-            if ev.target is not None:
-                raise ValueError(
-                    f"{self.chapter}.{name}: a registered claim has no target"
-                )
-            d = rulebook.decide(entry, ev)
-            verdict, reason, variants, depends_on, extra = rounding.apply(
-                self.chapter, name, *d
-            )
-            item.update(
-                {
-                    k: entry.get(k, "")
-                    for k in (
-                        "claim",
-                        "where",
-                        "group",
-                        "quote",
-                        "measure",
-                        "kind",
-                        "provenance",
-                    )
-                }
-            )
-            for k in ("setup", "decided_by", "follows", "part_of"):
-                if entry.get(k):
-                    item[k] = entry[k]
+            v = _judge_claim(self.chapter, name, entry, ev, item)
             figure = figure or entry.get("figure")
-            for k in ("spread_interval", "ratio_interval"):
-                if getattr(ev, k) is not None:
-                    item[k] = _plain(getattr(ev, k))
-            for k in ("spread_candidate", "candidates", "best"):
-                if getattr(ev, k) is not None:
-                    item[k] = _plain(getattr(ev, k))
-            for k in ("epochs", "phase"):
-                if getattr(ev, k) is not None:
-                    item[k] = _plain(getattr(ev, k))
-            item.update(
-                {
-                    "criterion": ev.rule,
-                    "spread": _plain(ev.spread),
-                    "alternative": _plain(ev.alternative),
-                    "reason": reason,
-                    **extra,
-                }
-            )
-            if variants or entry.get("kind") == "paper":
-                item["variants"] = _plain(variants)
-                item["depends_on"] = list(depends_on)
-            if entry.get("kind") in ("paper", "check") and rulebook.marginal(
-                ev.rule, ev.value, ev.compared, ev.spread, ev.alternative
-            ):
-                item["marginal"] = True
-            lag = ev.lag_percent()
-            if lag is not None:
-                item["lag_percent"] = _plain(lag)
-            if ev.censored:
-                item["censored"] = True
-            if ev.censored_reference:
-                item["censored_reference"] = True
-            v = verdict
         else:
-            if not ev.timing:
-                raise ValueError(
-                    f"{self.chapter}.{name} is not registered: add it to "
-                    f"helpers/book/chapters/{self.chapter}.toml"
-                )
-            v = "measured"
-            if ev.target is not None:
-                op, bound = ev.target
-                if op not in ("<=", ">="):
-                    raise ValueError(
-                        f"target must be ('<=' or '>=', bound), got {ev.target!r}"
-                    )
-                met = ev.value <= bound if op == "<=" else ev.value >= bound
-                v = "target met" if met else "target missed"
-                item["paper"] = _plain(bound)
-                item["target"] = op
+            v = _measured(self.chapter, name, ev, item)
         item.update({"verdict": v, "note": note})
         self.items[name] = item
         if figure:

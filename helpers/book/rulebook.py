@@ -509,7 +509,6 @@ def _judge(
         rule += f" (a lower bound: {_censored_sides(censored, censored_reference)})"
     if kind == "check":
         return _check_verdict(ok, rule)
-    who = f" Decided by {decided_by}."
     if provenance != "paper":
         source = {
             "none": "the paper states no value to compare with",
@@ -523,6 +522,25 @@ def _judge(
             "not testable",
             "the paper's value cannot be compared by a criterion here",
         )
+    return _paper_verdict(
+        ok,
+        rule,
+        judged,
+        criterion,
+        value,
+        compared,
+        interval,
+        ratio_interval,
+        who=f" Decided by {decided_by}.",
+    )
+
+
+def _paper_verdict(
+    ok, rule: str, judged, criterion, value, compared, interval, ratio_interval, who
+) -> tuple[str, str]:
+    """``(verdict, reason)`` on the paper's claim whose criterion gave ``ok``
+    (``judged``: the outcome at another seed spread), ``undecided`` where it changes
+    within the spread's or the ratio's interval over seeds; ``who`` ends the reason."""
     if interval is not None and criterion in NOISE_CRITERIA:
         lo, hi = (float(x) for x in interval)
         ends = {_outcome(judged(lo)), _outcome(judged(hi)), _outcome(ok)}

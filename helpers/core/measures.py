@@ -379,18 +379,7 @@ def match(
         )
     if competitors is not None and alternative is not None:
         raise ValueError("give the paper's alternative or competitors, not both")
-
-    def gaps(other):
-        O = np.atleast_2d(np.asarray(other, float))
-        if O.shape[0] == 1:
-            O = np.repeat(O, R.shape[0], axis=0)
-        if O.shape[0] != R.shape[0]:
-            raise ValueError(
-                f"{O.shape[0]} candidate curves for {R.shape[0]} reference seeds"
-            )
-        return [time_gap(r, o, levels) for r, o in zip(R, O)]
-
-    per = gaps(candidate)
+    per = _gaps_to(R, candidate, levels)
     D_ref = _gap_matrix(R, levels)
     spread = _pair_median(D_ref, range(len(R)))
     C = np.atleast_2d(np.asarray(candidate, float))
@@ -405,22 +394,15 @@ def match(
     cens_ref = any(censored(c, r, levels) for r, c in zip(R, C))
     family = best = None
     if competitors is not None:
-        if not competitors:
-            raise ValueError("competitors: give at least one competing candidate")
-        family = {name: float(np.median(per))}
-        family.update({k: float(np.median(gaps(v))) for k, v in competitors.items()})
-        best = min(family, key=family.get)
-        if paper_alternative is None:
-            alt = min(v for k, v in family.items() if k != name)
-        elif paper_alternative in competitors:
-            alt = family[paper_alternative]
-        else:
-            raise ValueError(
-                f"paper_alternative {paper_alternative!r} is not one of the "
-                f"competitors {list(competitors)}"
-            )
+        family, best, alt = _family_gaps(
+            R, per, levels, competitors, name, paper_alternative
+        )
     else:
-        alt = None if alternative is None else float(np.median(gaps(alternative)))
+        alt = (
+            None
+            if alternative is None
+            else float(np.median(_gaps_to(R, alternative, levels)))
+        )
     out = Match(
         float(np.median(per)),
         max(spread, spread_c) if spread_c is not None else spread,
@@ -459,6 +441,46 @@ def match(
     return primary.varied(
         "levels", {f"every level ({every}): the reference censored, a lower bound": out}
     )
+
+
+def _gaps_to(R: np.ndarray, other, levels) -> list:
+    """The time gap of ``other`` (one curve, or one per seed of ``R``) to each
+    reference curve of ``R``, seed by seed."""
+    O = np.atleast_2d(np.asarray(other, float))
+    if O.shape[0] == 1:
+        O = np.repeat(O, R.shape[0], axis=0)
+    if O.shape[0] != R.shape[0]:
+        raise ValueError(
+            f"{O.shape[0]} candidate curves for {R.shape[0]} reference seeds"
+        )
+    return [time_gap(r, o, levels) for r, o in zip(R, O)]
+
+
+def _family_gaps(R, per, levels, competitors: dict, name: str, paper_alternative):
+    """The median gap of the candidate ``name`` (its gaps ``per``) and of each of
+    its ``competitors`` to the reference ``R`` ([rulebook-best]).
+
+    Returns:
+        ``(family, best, alternative)``: ``{name: gap}``, the nearest's name and the
+        gap of ``paper_alternative`` (without one, the nearest competitor's).
+    """
+    if not competitors:
+        raise ValueError("competitors: give at least one competing candidate")
+    family = {name: float(np.median(per))}
+    family.update(
+        {k: float(np.median(_gaps_to(R, v, levels))) for k, v in competitors.items()}
+    )
+    best = min(family, key=family.get)
+    if paper_alternative is None:
+        alt = min(v for k, v in family.items() if k != name)
+    elif paper_alternative in competitors:
+        alt = family[paper_alternative]
+    else:
+        raise ValueError(
+            f"paper_alternative {paper_alternative!r} is not one of the "
+            f"competitors {list(competitors)}"
+        )
+    return family, best, alt
 
 
 def curve_distance(La, Lb, floor_frac: float = 1e-3) -> float:

@@ -258,6 +258,30 @@ def _run_seeds(
     )
 
 
+def _fetched(losses, bufs, seeds, rec: np.ndarray, what: str, lr: float) -> tuple:
+    """The run's losses and recorded weights brought back from the devices (the
+    padded seeds dropped); TrainingDiverged where a loss is not finite (``what``: the
+    optimiser and batch, as the message names them).
+
+    Returns:
+        ``(loss (S, epochs + 1), [W1 (S, R, H, d), W2 (S, R, p, H)] or [])``.
+    """
+    S = len(seeds)
+    loss = devices_.get(losses, S).astype(np.float64)
+    bad = ~np.isfinite(loss)
+    if bad.any():
+        s, t = np.argwhere(bad)[0]
+        raise TrainingDiverged(
+            f"{what} diverged: loss {loss[s, t]} at "
+            f"epoch {t} for seed {seeds[s]} (lr={lr})"
+        )
+    weights = []
+    if rec.size:
+        b1, b2 = (devices_.get(b, S) for b in bufs)
+        weights = [np.swapaxes(b1, 2, 3), b2]
+    return loss, weights
+
+
 def minibatch_train(
     X,
     Y,
@@ -326,7 +350,6 @@ def minibatch_train(
     rec = np.unique(np.asarray(list(record_epochs), int))
     if rec.size and (rec.min() < 0 or rec.max() > epochs):
         raise ValueError(f"record_epochs must lie in 0..{epochs}, got {rec.tolist()}")
-    S = len(seeds)
     losses, bufs = _run_seeds(
         X,
         Y,
@@ -343,18 +366,9 @@ def minibatch_train(
         devices=devices,
         batching=batching,
     )
-    loss = devices_.get(losses, S).astype(np.float64)
-    bad = ~np.isfinite(loss)
-    if bad.any():
-        s, t = np.argwhere(bad)[0]
-        raise TrainingDiverged(
-            f"{optimiser} (batch {batch}) diverged: loss {loss[s, t]} at "
-            f"epoch {t} for seed {seeds[s]} (lr={lr})"
-        )
-    weights = []
-    if rec.size:
-        b1, b2 = (devices_.get(b, S) for b in bufs)
-        weights = [np.swapaxes(b1, 2, 3), b2]
+    loss, weights = _fetched(
+        losses, bufs, seeds, rec, f"{optimiser} (batch {batch})", lr
+    )
     return MinibatchRun(
         loss=loss,
         record_epochs=rec,
