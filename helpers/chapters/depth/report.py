@@ -1308,14 +1308,27 @@ def _window_words(g) -> str:
     )
 
 
+def _windowed(r, g, key: str, criterion: str, epochs: dict, **windows):
+    """The record ``key``'s evidence averaged over the primary window (rule 5), or
+    not testable where no run reaches it, with its values at each recorded epoch
+    (``epochs``) and rule 3's phase, and as variants its other windows, the other
+    settings of ``windows`` and the seeds (:func:`_sorted_variants`)."""
+    ev = _or_nan(g["ev_w"][g["primary"]][key], criterion).but(
+        epochs=epochs, phase=list(r.phase)
+    )
+    return _sorted_variants(ev, window=g["windows"][key], **windows)
+
+
 def _rec_layer1_always_on(r, g) -> tuple:
     S, phase, grid, strict1 = len(r.SEEDS), r.phase, g["grid"], g["strict1"]
     verdict_at = g["verdict_at"]
-    ev = _or_nan(g["ev_w"][g["primary"]]["layer1_always_on"], "near_bound").but(
-        epochs={int(e): med(strict1[:, k]) for k, e in enumerate(grid)},
-        phase=list(phase),
+    ev = _windowed(
+        r,
+        g,
+        "layer1_always_on",
+        "near_bound",
+        {int(e): med(strict1[:, k]) for k, e in enumerate(grid)},
     )
-    ev = _sorted_variants(ev, window=g["windows"]["layer1_always_on"])
     note = (
         f"share of layer-1 weight in units on for all 24 datapoints, averaged "
         f"{_window_words(g)} "
@@ -1333,18 +1346,15 @@ def _rec_layer1_always_on(r, g) -> tuple:
 
 def _rec_layer1_linear(r, g) -> tuple:
     S, phase, grid, lin1, lin2 = len(r.SEEDS), r.phase, g["grid"], g["lin1"], g["lin2"]
-    ev = _or_nan(g["ev_w"][g["primary"]]["layer1_linear"], "smaller").but(
-        epochs={
-            int(e): {
-                "layer1": med(lin1[:, k]),
-                "layer2": med(lin2[:, k]),
-                "verdict": g["v_lin_at"][int(e)],
-            }
-            for k, e in enumerate(grid)
-        },
-        phase=list(phase),
-    )
-    ev = _sorted_variants(ev, window=g["windows"]["layer1_linear"])
+    epochs = {
+        int(e): {
+            "layer1": med(lin1[:, k]),
+            "layer2": med(lin2[:, k]),
+            "verdict": g["v_lin_at"][int(e)],
+        }
+        for k, e in enumerate(grid)
+    }
+    ev = _windowed(r, g, "layer1_linear", "smaller", epochs)
     note = (
         f"relative output change when layer 1 is made linear against the same change "
         f"for layer 2, each averaged {_window_words(g)} (rule 5), median over {S} "
@@ -1384,21 +1394,21 @@ def _rec_layer1_over_training(r, g) -> tuple:
 def _rec_layer2_mixed(r, g, ref) -> tuple:
     S, phase, grid, fshare = len(r.SEEDS), r.phase, g["grid"], g["fshare"]
     x, nn = g["read"][g["primary"]], g["nn"]
-    ev = _or_nan(g["ev_w"][g["primary"]]["layer2_mixed"], "smaller").but(
-        epochs={
-            int(e): {
-                "single": med(fshare["single"][:, k]),
-                "mixed": med(fshare["mixed"][:, k]),
-                "snap_change": float(g["snap_all"][k]),
-                "verdict": g["v_mix_at"][int(e)],
-            }
-            for k, e in enumerate(grid)
-        },
-        phase=list(phase),
-    )
-    ev = _sorted_variants(
-        ev,
-        window=g["windows"]["layer2_mixed"],
+    epochs = {
+        int(e): {
+            "single": med(fshare["single"][:, k]),
+            "mixed": med(fshare["mixed"][:, k]),
+            "snap_change": float(g["snap_all"][k]),
+            "verdict": g["v_mix_at"][int(e)],
+        }
+        for k, e in enumerate(grid)
+    }
+    ev = _windowed(
+        r,
+        g,
+        "layer2_mixed",
+        "smaller",
+        epochs,
         baseline=g["windows"]["layer2_mixed_baseline"],
     )
     note = (
