@@ -15,6 +15,7 @@ Commands, one a line (``python -m helpers.book <command> --help`` for each):
     python -m helpers.book rounding measure RUN [RUN ...] # each record's rounding floor
     python -m helpers.book notebook xor                   # a copy to run in JupyterLab
     python -m helpers.book gpu-check OUT --limit 840      # a GPU machine, timed
+    python -m helpers.book keep more_contexts             # maintainers: book/kept
 
 The site build also prints the whole book to ``_build/html/make-haste-slowly.pdf``
 (Chromium, offline) where Chromium is installed.
