@@ -21,6 +21,10 @@ from helpers.core.paper import CONTEXTS as PAPER
 from helpers.core.relns import INITS
 from tests.chapters.records_check import check_records
 
+#: The page's science on a shrunk setting still compiles many networks (20-70 s
+#: on 2 cores): the full test command runs it, the quick unit subset does not.
+pytestmark = pytest.mark.slow
+
 report_module = importlib.import_module("helpers.chapters.contexts.report")
 PAGE = Path(__file__).resolve().parents[2] / "book" / "contexts.md"
 SMALL = dict(

@@ -16,6 +16,10 @@ from helpers.book.records import Records
 from helpers.chapters import digits as ch
 from tests.chapters.records_check import check_records
 
+#: The page's science on a shrunk setting still compiles many networks (20-70 s
+#: on 2 cores): the full test command runs it, the quick unit subset does not.
+pytestmark = pytest.mark.slow
+
 PAGE = Path(__file__).resolve().parents[2] / "book" / "digits.md"
 PARAMS = ch.params.Params(
     images_per_class=3,

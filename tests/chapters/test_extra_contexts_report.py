@@ -18,6 +18,10 @@ from helpers.core import families
 from helpers.core.relns import INITS
 from tests.chapters.records_check import check_records
 
+#: The page's science on a shrunk setting still compiles many networks (20-70 s
+#: on 2 cores): the full test command runs it, the quick unit subset does not.
+pytestmark = pytest.mark.slow
+
 report_module = importlib.import_module("helpers.chapters.extra_contexts.report")
 PAGE = Path(__file__).resolve().parents[2] / "book" / "extra_contexts.md"
 CS, SEEDS, INIT, LR, EPOCHS = [3, 4, 5], [0, 1, 2], "authors", 0.01, 600

@@ -16,6 +16,10 @@ from helpers.book.records import Records
 from helpers.chapters import gate_finding as ch
 from helpers.core.measures import Evidence
 
+#: The page's science on a shrunk setting still compiles many networks (20-70 s
+#: on 2 cores): the full test command runs it, the quick unit subset does not.
+pytestmark = pytest.mark.slow
+
 A1 = h.algorithm1
 EPOCHS, LR, WIDTH, SEEDS = 3001, 2e-3, 100, 2
 STD = 0.005 / WIDTH

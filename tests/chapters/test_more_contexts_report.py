@@ -17,6 +17,10 @@ from helpers.book.records import Records
 from helpers.chapters import more_contexts as ch
 from helpers.core.measures import Evidence
 
+#: The page's science on a shrunk setting still compiles many networks (20-70 s
+#: on 2 cores): the full test command runs it, the quick unit subset does not.
+pytestmark = pytest.mark.slow
+
 report_module = importlib.import_module("helpers.chapters.more_contexts.report")
 PAGE = Path(__file__).resolve().parents[2] / "book" / "more_contexts.md"
 CS, SEEDS, LR, EPOCHS, RELU_STD, WIDTH = [2, 3, 4], [0, 1, 2], 0.01, 600, 0.005, 3
