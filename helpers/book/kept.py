@@ -63,15 +63,7 @@ def keep(names: list[str]) -> dict:
         dest = store.KEPT / name
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True)
-        runs = {}
-        for p in sorted(staging.glob("*.joblib")) if staging.exists() else []:
-            shutil.copy2(p, dest / p.name)
-            c = joblib.load(p)
-            runs[p.name] = {
-                "what": c["what"],
-                "seconds": c["seconds"],
-                "bytes": p.stat().st_size,
-            }
+        runs = take(staging, dest)
         manifest = {
             "command": f"python -m helpers.book keep {name}",
             "commit": _commit(),
@@ -80,11 +72,30 @@ def keep(names: list[str]) -> dict:
             "date": time.strftime("%Y-%m-%d"),
             "chapter_seconds": round(seconds, 1),
             "min_seconds": store.KEEP_MIN_SECONDS,
+            "max_mib": store.KEEP_MAX_MIB,
             "runs": runs,
         }
         (dest / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
         out[name] = manifest
     return out
+
+
+def take(staging: Path, dest: Path) -> dict:
+    """The kept runs of ``staging`` that fit in :data:`store.KEEP_MAX_MIB` (float64
+    arrays that float32 holds exactly narrowed), written to ``dest``; per file its
+    ``what``, ``seconds`` and ``bytes``."""
+    runs = {}
+    for p in sorted(staging.glob("*.joblib")) if staging.exists() else []:
+        c = joblib.load(p)
+        c["result"] = store.narrow(store.widen(c["result"]))
+        out = dest / p.name
+        joblib.dump(c, out, compress=3)
+        size = out.stat().st_size
+        if size > store.KEEP_MAX_MIB * 2**20:
+            out.unlink()
+            continue
+        runs[p.name] = {"what": c["what"], "seconds": c["seconds"], "bytes": size}
+    return runs
 
 
 def files() -> list[Path]:
@@ -105,6 +116,7 @@ def check(path: Path, epochs: int = store.SAMPLE_EPOCHS, scale: float = 1.0) -> 
         "tol": SAME_RUN_TOL, "ok"}``.
     """
     c = joblib.load(path)
+    c["result"] = store.widen(c["result"])
     s = c["sample"]
     if "static" in s:  # an engine run: X is the third input
         inputs = list(s["inputs"])

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import jax
 import joblib
+import numpy as np
 
 
 def _version(package: str) -> str:
@@ -57,6 +58,8 @@ DEFAULT = ROOT / "_build" / "store"
 KEPT = ROOT / "book" / "kept"
 #: A run whose training took at least this many seconds is kept by ``keep``.
 KEEP_MIN_SECONDS = 10.0
+#: A kept run's file may hold at most this many MiB (the repository carries them).
+KEEP_MAX_MIB = 3.0
 #: The epochs of a kept run's sample that the tests re-train.
 SAMPLE_EPOCHS = 300
 
@@ -123,6 +126,30 @@ def _kept_index() -> dict:
     return {p.stem: p for p in sorted(KEPT.glob("*/*.joblib"))}
 
 
+def narrow(tree):
+    """Every float64 array that float32 holds exactly, as float32 (half the bytes:
+    the engine's losses are float32 values widened); :func:`widen` undoes it."""
+    if isinstance(tree, dict):
+        return {k: narrow(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(narrow(v) for v in tree)
+    if isinstance(tree, np.ndarray) and tree.dtype == np.float64:
+        small = tree.astype(np.float32)
+        if np.array_equal(small.astype(np.float64), tree, equal_nan=True):
+            return {"float64_as_float32": small}
+    return tree
+
+
+def widen(tree):
+    if isinstance(tree, dict):
+        if set(tree) == {"float64_as_float32"}:
+            return tree["float64_as_float32"].astype(np.float64)
+        return {k: widen(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(widen(v) for v in tree)
+    return tree
+
+
 def kept(portable: str):
     """A kept run's file content (``result``, ``what``, ``seconds``, ``sample``) or
     None."""
@@ -131,7 +158,10 @@ def kept(portable: str):
     if os.environ.get(KEEP_VARIABLE):  # keeping: what is kept is trained or cached
         return None
     path = _kept_index().get(portable)
-    return None if path is None else joblib.load(path)
+    if path is None:
+        return None
+    content = joblib.load(path)
+    return {**content, "result": widen(content["result"])}
 
 
 def _trained_seconds(folder: Path, k: str) -> float | None:
@@ -157,7 +187,7 @@ def _keep(portable, result, what, seconds, sample) -> None:
         return
     Path(folder).mkdir(parents=True, exist_ok=True)
     content = {
-        "result": result,
+        "result": narrow(result),
         "what": what,
         "seconds": round(float(seconds), 1),
         "chapter": os.environ.get("HASTE_CHAPTER", ""),

@@ -90,6 +90,7 @@ def test_a_kept_run_is_loaded_anywhere_and_its_sample_retrains(tmp_path, monkeyp
     store._kept_index.cache_clear()
 
 
+@pytest.mark.slow
 def test_every_kept_run_retrains_its_sample():
     """CI re-trains a sample of every kept run of the book (its first seed, the first
     SAMPLE_EPOCHS epochs) and holds it against the kept curve."""

@@ -656,7 +656,7 @@ def _rounding_reading(r, sd24) -> str:
     with np.errstate(invalid="ignore"):
         left = np.sqrt(s_r**2 - f**2) / s_g
         need = np.sqrt(s_r**2 - (limit * s_g) ** 2)
-    cmd = COMMAND_MORE_ROUNDING
+    cmd = COMMAND_MORE_ROUNDING.format(n=2 * n_rd)
     per_seed = float(r.rd_entry.get("seconds", float("nan"))) / 60 / n_rd
     cost = (
         f", about {per_seed:.0f} minutes of wall time per seed on the machine that "
@@ -681,14 +681,14 @@ def _rounding_reading(r, sd24) -> str:
         f"the ReLU runs still scatter {left:.1f} times as much as the GDLN's there "
         "(a GDLN floor, were there one, would only raise that). "
         + alike
-        + f"The floor rests on {n_rd} seeds ({2 * n_rd} comparisons), so it is itself "
-        f"rough; a floor on more seeds needs a new stored run (`{cmd}`{cost})."
+        + f"The floor rests on {n_rd} seeds ({2 * n_rd} comparisons); a floor on more "
+        f"seeds needs a new stored run (`{cmd}`{cost})."
     )
 
 
 #: The command of a rounding floor on more seeds (page ``book/depth.md``).
 COMMAND_MORE_ROUNDING = (
-    "JAX_ENABLE_X64=1 python -m helpers.chapters.depth.stored rounding --seeds 12"
+    "JAX_ENABLE_X64=1 python -m helpers.chapters.depth.stored rounding --seeds {n}"
 )
 
 
