@@ -48,6 +48,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from ..core import store
 from . import chapter_data, drift, parameters, rounding
 from . import pdf as pdf_module
 from .chapter_data import chapters_present
@@ -528,6 +529,8 @@ def execute_all(
         os.environ[rounding.ISA_VARIABLE] = " ".join(
             x for x in (os.environ.get(rounding.ISA_VARIABLE), flags) if x
         )  # inherited by each chapter's kernel
+        # another CPU's rounding is measured on runs trained here, never kept ones
+        os.environ[store.KEPT_VARIABLE] = "off"
     run = None
     if key is not None:
         run = RUNS / key

@@ -284,11 +284,14 @@ def predict(
         ),
     }
     parts = ("race.integrate", _SOURCE, sample["args"], sample["flags"])
+    # the portable key holds the maps, not their factors: the factors' SVD moves with
+    # the CPU's BLAS kernels, the maps do not
+    mapped = ("race.integrate", _SOURCE, np.asarray(W0, np.float32), parts[2][1:])
     loss, buf = store.load_or_make(
         store.key(*parts),
         lambda: integrate_sample(sample),
         f"race {len(pws)} pathways, {epochs} epochs",
-        portable=store.portable_key(*parts),
+        portable=store.portable_key(*mapped, sample["flags"]),
         sample=lambda: sample,
     )
     loss = np.asarray(loss, np.float64)

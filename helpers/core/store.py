@@ -11,18 +11,18 @@ executions on the same machine, load it.  A changed engine, setting or machine g
 another key and trains anew.  Records never depend on the store: a loaded run is the
 stored arrays bit for bit (a test executes with an empty store and with a full one).
 
-Each call is logged (``calls.jsonl`` in the store: key, seconds, hit or miss, the
-chapter from ``$HASTE_CHAPTER``), which the Performance page reads for the time table.
+Each call is logged (``calls.jsonl`` in the store: key, seconds, hit, miss or
+``"kept"``, the chapter from ``$HASTE_CHAPTER``).
 
 **Kept runs.**  What the default book cannot afford to train at every execution is
 kept in the repository (``book/kept/<chapter>/``, written by ``python -m helpers.book
 keep CHAPTER``, with a manifest: command, commit, machine, seconds).  A kept run is
 found by its *portable* key: the same inputs, the engine's source, the JAX release and
-``XLA_FLAGS``, but not the CPU, so a reader's machine loads the maintainer's bits
-where it would train the same run (``$HASTE_KEPT=off``: train them).  Each kept run
-carries a sample (its first seed's inputs), which the tests re-train for the first
-:data:`SAMPLE_EPOCHS` epochs and hold against the kept curve within the rulebook's
-``SAME_RUN_TOL``.
+the backend, but not the CPU or ``XLA_FLAGS``, so a reader's machine loads the
+maintainer's bits where it would train the same run (``$HASTE_KEPT=off``: train
+them).  Each kept run carries a sample (its first seed's inputs), which the tests
+re-train for the first :data:`SAMPLE_EPOCHS` epochs and hold against the kept curve
+within the rulebook's ``SAME_RUN_TOL``.
 """
 
 from __future__ import annotations
@@ -116,9 +116,10 @@ def key(*parts) -> str:
 
 def portable_key(*parts) -> str:
     """The key of a run made from ``parts`` on any CPU: :func:`key` without the CPU
-    (the JAX release, the backend, ``XLA_FLAGS`` and the engine's source stay in)."""
+    and ``XLA_FLAGS`` (the JAX release, the backend and the engine's source stay in;
+    an execution that emulates another CPU's rounding turns kept runs off)."""
     m = _machine()
-    return joblib.hash((m[:4] + m[5:], jax.default_backend(), parts))
+    return joblib.hash(((m[0], m[1], m[3], m[5]), jax.default_backend(), parts))
 
 
 @functools.lru_cache(maxsize=1)
@@ -220,28 +221,31 @@ def load_or_make(k: str, make, what: str = "", portable=None, sample=None):
         What ``make`` returns (arrays, tuples, dicts), stored on the first call.
     """
     t = time.perf_counter()
+    folder = location()
     found = kept(portable) if portable else None
     if found is not None:
-        return found["result"]
-    folder = location()
-    if folder is None:
+        out, hit = found["result"], "kept"
+    elif folder is None:
         out = make()
         _keep(portable, out, what, time.perf_counter() - t, sample)
         return out
-    func = _cached(str(folder))
-    hit = func.check_call_in_cache(k, make)
-    out = func(k, make)
+    else:
+        func = _cached(str(folder))
+        hit = bool(func.check_call_in_cache(k, make))
+        out = func(k, make)
     seconds = time.perf_counter() - t
-    row = {
-        "key": k,
-        "what": what,
-        "hit": bool(hit),
-        "seconds": round(seconds, 3),
-        "chapter": os.environ.get("HASTE_CHAPTER", ""),
-    }
-    keeping = hit and os.environ.get(KEEP_VARIABLE)
-    trained = _trained_seconds(Path(folder), k) if keeping else seconds
-    _keep(portable, out, what, trained, sample)
-    with open(Path(folder) / "calls.jsonl", "a") as fh:
-        fh.write(json.dumps(row) + "\n")
+    if hit != "kept":
+        keeping = hit and os.environ.get(KEEP_VARIABLE)
+        trained = _trained_seconds(Path(folder), k) if keeping else seconds
+        _keep(portable, out, what, trained, sample)
+    if folder is not None:
+        row = {
+            "key": k,
+            "what": what,
+            "hit": hit,
+            "seconds": round(seconds, 3),
+            "chapter": os.environ.get("HASTE_CHAPTER", ""),
+        }
+        with open(Path(folder) / "calls.jsonl", "a") as fh:
+            fh.write(json.dumps(row) + "\n")
     return out
