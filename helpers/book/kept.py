@@ -1,7 +1,9 @@
 """Kept runs (:mod:`helpers.core.store`): ``python -m helpers.book keep CHAPTER``
 executes a chapter (a run of its own, never ``book/<chapter>.ipynb``) and keeps every
-engine run and race that took at least ``KEEP_MIN_SECONDS`` to train in
-``book/kept/<chapter>/``, with a manifest (command, commit, machine, seconds).  The
+engine run, race and summary (:func:`helpers.core.store.derived`) that took at least
+``KEEP_MIN_SECONDS`` to make and saves at least ``KEEP_SECONDS_PER_MIB`` seconds per
+MiB it weighs in ``book/kept/<chapter>/``, with a manifest (command, commit, machine,
+seconds, the code stamps that :func:`stale` checks).  The
 default book loads them wherever it would train the same run; the tests re-train each
 one's sample (:func:`check`).  Defined for the pages *Performance* and *Execution*.
 """
@@ -60,6 +62,9 @@ def keep(names: list[str]) -> dict:
             seconds = build.execute(name, {}, run=run)
         finally:
             os.environ.pop(store.KEEP_VARIABLE, None)
+        # an execution of this machine with everything trained: a run like any other
+        # (its records can join the rounding floors: rounding measure --add)
+        build.write_manifest(run, "default", {}, {name: seconds})
         dest = store.KEPT / name
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True)
@@ -72,7 +77,10 @@ def keep(names: list[str]) -> dict:
             "date": time.strftime("%Y-%m-%d"),
             "chapter_seconds": round(seconds, 1),
             "min_seconds": store.KEEP_MIN_SECONDS,
+            "seconds_per_mib": store.KEEP_SECONDS_PER_MIB,
             "max_mib": store.KEEP_MAX_MIB,
+            "derived_max_mib": store.DERIVED_MAX_MIB,
+            "engine_stamp": store.engine_stamp(),
             "runs": runs,
         }
         (dest / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
@@ -81,9 +89,11 @@ def keep(names: list[str]) -> dict:
 
 
 def take(staging: Path, dest: Path) -> dict:
-    """The kept runs of ``staging`` that fit in :data:`store.KEEP_MAX_MIB` (float64
-    arrays that float32 holds exactly narrowed), written to ``dest``; per file its
-    ``what``, ``seconds`` and ``bytes``."""
+    """The kept runs of ``staging`` worth their weight, written to ``dest`` (float64
+    arrays that float32 holds exactly narrowed): at most :data:`store.KEEP_MAX_MIB`
+    (a summary :data:`store.DERIVED_MAX_MIB`) and at least
+    :data:`store.KEEP_SECONDS_PER_MIB` seconds of training saved per MiB; per file its
+    ``what``, ``seconds``, ``bytes`` and, for a summary, its package and code stamp."""
     runs = {}
     for p in sorted(staging.glob("*.joblib")) if staging.exists() else []:
         c = joblib.load(p)
@@ -91,11 +101,26 @@ def take(staging: Path, dest: Path) -> dict:
         out = dest / p.name
         joblib.dump(c, out, compress=3)
         size = out.stat().st_size
-        if size > store.KEEP_MAX_MIB * 2**20:
+        mib = size / 2**20
+        most = store.DERIVED_MAX_MIB if c.get("derived") else store.KEEP_MAX_MIB
+        if mib > most or c["seconds"] < store.KEEP_SECONDS_PER_MIB * mib:
             out.unlink()
             continue
         runs[p.name] = {"what": c["what"], "seconds": c["seconds"], "bytes": size}
+        if c.get("derived"):
+            runs[p.name].update(derived=True, package=c["package"], stamp=c["stamp"])
     return runs
+
+
+def stale() -> dict[str, list[str]]:
+    """Per kept chapter, its files whose code changed since the keep
+    (:func:`helpers.core.store.stale`); empty when every kept file is current."""
+    out = {}
+    for path in sorted(store.KEPT.glob("*/manifest.json")):
+        bad = store.stale(json.loads(path.read_text()))
+        if bad:
+            out[path.parent.name] = bad
+    return out
 
 
 def files() -> list[Path]:
@@ -118,6 +143,8 @@ def check(path: Path, epochs: int = store.SAMPLE_EPOCHS, scale: float = 1.0) -> 
     c = joblib.load(path)
     c["result"] = store.widen(c["result"])
     s = c["sample"]
+    if "curve" in s:  # a summary: its first run's curve, kept with the sample
+        c["result"] = (s["curve"][None],)
     if "static" in s:  # an engine run: X is the third input
         inputs = list(s["inputs"])
         inputs[2] = (inputs[2] * np.float32(scale)).astype(np.float32)
@@ -127,7 +154,7 @@ def check(path: Path, epochs: int = store.SAMPLE_EPOCHS, scale: float = 1.0) -> 
         args = list(s["args"])
         args[1] = (args[1] * np.float32(scale)).astype(np.float32)
         new = race.integrate_sample({**s, "args": tuple(args)}, epochs)[0]
-        kept = np.asarray(c["result"][0])[: new.size]
+        kept = np.asarray(c["result"][0]).reshape(-1)[: new.size]
     rel = float(np.max(np.abs(new - kept) / np.abs(kept)))
     tol = rulebook.SAME_RUN_TOL
     return {"what": c["what"], "epochs": new.size - 1, "rel": rel, "tol": tol,

@@ -23,11 +23,23 @@ maintainer's bits where it would train the same run (``$HASTE_KEPT=off``: train
 them).  Each kept run carries a sample (its first seed's inputs), which the tests
 re-train for the first :data:`SAMPLE_EPOCHS` epochs and hold against the kept curve
 within the rulebook's ``SAME_RUN_TOL``.
+
+**Kept summaries.**  Some runs record weights over training and weigh hundreds of MB;
+what the page reads of them (a census, losses, shares) is small.  :func:`derived`
+keeps that value instead: its key holds its inputs and the source of the code that
+makes it (:func:`code_stamp`: every ``.py`` and ``.toml`` of ``helpers/core`` and of
+the chapter's package, this file and the page's report, tables and plots aside), and
+it carries the
+sample of the first engine run made inside it, which the tests re-train like any kept
+run's.  A manifest records each kept file's code stamps; :func:`stale` names the kept
+files whose code has changed since (a test fails on them: keep that chapter again).
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import functools
 import hashlib
 import json
@@ -57,14 +69,20 @@ DEFAULT = ROOT / "_build" / "store"
 #: The kept runs, one folder per chapter.
 KEPT = ROOT / "book" / "kept"
 #: A run whose training took at least this many seconds is kept by ``keep``.
-KEEP_MIN_SECONDS = 10.0
+KEEP_MIN_SECONDS = 2.0
+#: ... and only where it saves at least this many seconds of training per MiB it weighs.
+KEEP_SECONDS_PER_MIB = 5.0
 #: A kept run's file may hold at most this many MiB (the repository carries them).
 KEEP_MAX_MIB = 3.0
+#: A kept summary's file (:func:`derived`) may hold at most this many MiB.
+DERIVED_MAX_MIB = 12.0
 #: The epochs of a kept run's sample that the tests re-train.
 SAMPLE_EPOCHS = 300
 
 
 _OFF = [0]
+#: One frame per :func:`derived` value being made: the sample of its first engine run.
+_MAKING: list[dict] = []
 
 
 @contextlib.contextmanager
@@ -127,25 +145,57 @@ def _kept_index() -> dict:
     return {p.stem: p for p in sorted(KEPT.glob("*/*.joblib"))}
 
 
+def _fields(tree):
+    return [f.name for f in dataclasses.fields(tree)]
+
+
+def _rebuilt(tree, convert):
+    """A shallow copy of the dataclass ``tree`` with every field converted (no
+    ``__init__``: a value's checks ran when it was made)."""
+    out = copy.copy(tree)
+    for name in _fields(tree):
+        object.__setattr__(out, name, convert(getattr(tree, name)))
+    return out
+
+
+def _is_record(tree) -> bool:
+    return dataclasses.is_dataclass(tree) and not isinstance(tree, type)
+
+
 def narrow(tree):
     """Every float64 array that float32 holds exactly, as float32 (half the bytes:
-    the engine's losses are float32 values widened); :func:`widen` undoes it."""
+    the engine's losses are float32 values widened); :func:`widen` undoes it, memory
+    order included.  Descends into dicts, lists, tuples, named tuples and
+    dataclasses."""
     if isinstance(tree, dict):
         return {k: narrow(v) for k, v in tree.items()}
+    if _is_record(tree):
+        return _rebuilt(tree, narrow)
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*(narrow(v) for v in tree))
     if isinstance(tree, (list, tuple)):
         return type(tree)(narrow(v) for v in tree)
     if isinstance(tree, np.ndarray) and tree.dtype == np.float64:
         small = tree.astype(np.float32)
         if np.array_equal(small.astype(np.float64), tree, equal_nan=True):
-            return {"float64_as_float32": small}
+            fortran = tree.flags.f_contiguous and not tree.flags.c_contiguous
+            return {"float64_as_float32": small, "order": "F" if fortran else "C"}
     return tree
 
 
 def widen(tree):
     if isinstance(tree, dict):
-        if set(tree) == {"float64_as_float32"}:
-            return tree["float64_as_float32"].astype(np.float64)
+        if "float64_as_float32" in tree and set(tree) <= {
+            "float64_as_float32",
+            "order",
+        }:
+            order = tree.get("order", "C")
+            return np.array(tree["float64_as_float32"], np.float64, order=order)
         return {k: widen(v) for k, v in tree.items()}
+    if _is_record(tree):
+        return _rebuilt(tree, widen)
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*(widen(v) for v in tree))
     if isinstance(tree, (list, tuple)):
         return type(tree)(widen(v) for v in tree)
     return tree
@@ -178,11 +228,13 @@ def _trained_seconds(folder: Path, k: str) -> float | None:
     return out
 
 
-def _keep(portable, result, what, seconds, sample) -> None:
+def _keep(portable, result, what, seconds, sample, stamp=None, package="") -> None:
     """In ``keep`` mode, a run that took at least :data:`KEEP_MIN_SECONDS` is written
-    to ``$HASTE_KEEP`` with its sample."""
+    to ``$HASTE_KEEP`` with its sample (``stamp``: a summary's :func:`code_stamp`).
+    Nothing is written while a summary is being made: the summary is kept, not its
+    runs."""
     folder = os.environ.get(KEEP_VARIABLE)
-    if not folder or portable is None or seconds is None:
+    if not folder or portable is None or seconds is None or _MAKING:
         return
     if seconds < KEEP_MIN_SECONDS:
         return
@@ -193,6 +245,9 @@ def _keep(portable, result, what, seconds, sample) -> None:
         "seconds": round(float(seconds), 1),
         "chapter": os.environ.get("HASTE_CHAPTER", ""),
         "sample": sample() if sample else None,
+        "derived": stamp is not None,
+        "stamp": stamp,
+        "package": package,
     }
     joblib.dump(content, Path(folder) / f"{portable}.joblib", compress=3)
 
@@ -204,6 +259,21 @@ def _compute(key: str, make):
 @functools.lru_cache(maxsize=4)
 def _cached(folder: str):
     return joblib.Memory(folder, verbose=0).cache(_compute, ignore=["make"])
+
+
+def _log(folder, k: str, what: str, hit, seconds: float) -> None:
+    if folder is None:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)  # a first call may be a kept hit
+    row = {
+        "key": k,
+        "what": what,
+        "hit": hit,
+        "seconds": round(seconds, 3),
+        "chapter": os.environ.get("HASTE_CHAPTER", ""),
+    }
+    with open(Path(folder) / "calls.jsonl", "a") as fh:
+        fh.write(json.dumps(row) + "\n")
 
 
 def load_or_make(k: str, make, what: str = "", portable=None, sample=None):
@@ -220,6 +290,19 @@ def load_or_make(k: str, make, what: str = "", portable=None, sample=None):
     Returns:
         What ``make`` returns (arrays, tuples, dicts), stored on the first call.
     """
+    first = _MAKING and _MAKING[-1]["sample"] is None and sample is not None
+    if first:  # a summary carries its first run's sample and that run's first curve
+        _MAKING[-1]["sample"] = sample()
+        frame = _MAKING[-1]
+    out = _load_or_make(k, make, what, portable, sample)
+    if first:
+        curve = np.asarray(out[0])
+        curve = curve[0] if curve.ndim == 2 else curve
+        frame["sample"] = {**frame["sample"], "curve": curve[: SAMPLE_EPOCHS + 1]}
+    return out
+
+
+def _load_or_make(k: str, make, what: str, portable, sample):
     t = time.perf_counter()
     folder = location()
     found = kept(portable) if portable else None
@@ -238,14 +321,101 @@ def load_or_make(k: str, make, what: str = "", portable=None, sample=None):
         keeping = hit and os.environ.get(KEEP_VARIABLE)
         trained = _trained_seconds(Path(folder), k) if keeping else seconds
         _keep(portable, out, what, trained, sample)
-    if folder is not None:
-        row = {
-            "key": k,
-            "what": what,
-            "hit": hit,
-            "seconds": round(seconds, 3),
-            "chapter": os.environ.get("HASTE_CHAPTER", ""),
-        }
-        with open(Path(folder) / "calls.jsonl", "a") as fh:
-            fh.write(json.dumps(row) + "\n")
+    _log(folder, k, what, hit, seconds)
+    return out
+
+
+def _sources(root: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    files = sorted([*root.rglob("*.py"), *root.rglob("*.toml")])
+    return {
+        str(f.relative_to(ROOT)): hashlib.sha256(f.read_bytes()).hexdigest()
+        for f in files
+        if f.stem not in skip and "__pycache__" not in f.parts
+    }
+
+
+#: Modules of a chapter's package that read a summary but never make one.
+READERS = ("report", "tables", "plots")
+
+
+def code_stamp(package: str) -> dict[str, str]:
+    """The sha256 of every file whose code can make a summary of ``package`` (a
+    chapter's dotted package, e.g. ``helpers.chapters.depth``): each ``.py`` and
+    ``.toml`` of ``helpers/core`` (this file aside: it decides where values live, not
+    what they are) and of the package (its :data:`READERS` aside)."""
+    core = _sources(Path(__file__).parent, skip=("store",))
+    folder = ROOT.joinpath(*package.split("."))
+    if not folder.is_dir():
+        raise ValueError(f"package must be a package of the book, got {package!r}")
+    return {**core, **_sources(folder, skip=READERS)}
+
+
+def engine_stamp() -> dict[str, str]:
+    """The sha256 of the code that makes a kept run's bits (engine, devices, race)."""
+    here = Path(__file__).parent
+    return {
+        str((here / f).relative_to(ROOT)): hashlib.sha256(
+            (here / f).read_bytes()
+        ).hexdigest()
+        for f in ("engine.py", "devices.py", "race.py")
+    }
+
+
+def derived(what: str, parts, make, package: str):
+    """``make()``'s value, kept in the repository by ``keep`` like a run (a *kept
+    summary*, loaded on any CPU) and made everywhere else.
+
+    Args:
+        what: a short description (the call log, the manifest); part of the key.
+        parts: everything ``make`` reads that is not code (networks, data, seeds,
+            settings), hashed into the key.
+        make: a function of no arguments.
+        package: the chapter's dotted package; its code (:func:`code_stamp`) is part
+            of the key, so a change to it makes the value anew.
+
+    Returns:
+        What ``make`` returns, or the kept value bit for bit.
+    """
+    stamp = code_stamp(package)
+    digest = hashlib.sha256(json.dumps(stamp, sort_keys=True).encode()).hexdigest()
+    portable = portable_key("derived", what, digest, parts)
+    t = time.perf_counter()
+    found = kept(portable)
+    if found is not None:
+        _log(location(), portable, what, "kept", time.perf_counter() - t)
+        return found["result"]
+    keeping = bool(os.environ.get(KEEP_VARIABLE))
+    _MAKING.append({"sample": None})
+    try:
+        with disabled() if keeping else contextlib.nullcontext():
+            out = make()  # while keeping, every run is trained: the time is real
+    finally:
+        frame = _MAKING.pop()
+    if _MAKING:  # a summary made inside another: the outer one is kept
+        if _MAKING[-1]["sample"] is None:
+            _MAKING[-1]["sample"] = frame["sample"]
+    elif frame["sample"] is not None:  # a summary with no engine run is not kept
+        seconds = time.perf_counter() - t
+        sample = frame["sample"]
+        _keep(portable, out, what, seconds, lambda: sample, stamp, package)
+    return out
+
+
+def stale(manifest: dict) -> list[str]:
+    """The files of a kept chapter's ``manifest`` whose code changed since the keep:
+    a file of a summary's :func:`code_stamp` changed, added or gone, or the engine's
+    code changed (:func:`engine_stamp`)."""
+    out = []
+    now = engine_stamp()
+    for name, entry in manifest.get("runs", {}).items():
+        was = entry.get("stamp") or manifest.get("engine_stamp", {})
+        if entry.get("derived"):
+            now_here = code_stamp(entry["package"])
+        else:
+            now_here = now
+        changed = sorted(
+            f for f in set(was) | set(now_here) if was.get(f) != now_here.get(f)
+        )
+        if changed:
+            out.append(f"{name}: {', '.join(changed)}")
     return out

@@ -1,6 +1,7 @@
 """Train once ([conv-engine]): a stored run is loaded bit for bit, a changed setting or
 engine trains anew, and records never depend on the store."""
 
+import collections
 import json
 
 import numpy as np
@@ -98,3 +99,81 @@ def test_every_kept_run_retrains_its_sample():
 
     bad = [r for r in map(kept.check, kept.files()) if not r["ok"]]
     assert not bad, bad
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+def test_narrow_and_widen_keep_records_networks_and_memory_order():
+    """A kept summary holds dataclasses, named tuples and arrays of either memory
+    order: the round trip gives them back bit for bit, and a network hashes the same
+    (it may key a later run)."""
+    import joblib
+
+    run = _train()
+    F = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    tree = {"run": run, "pair": Pair(F, [np.float64(0.5), np.ones(3)]), "n": 3}
+    back = store.widen(store.narrow(tree))
+    assert joblib.hash(back["run"].net) == joblib.hash(run.net)
+    np.testing.assert_array_equal(back["run"].loss, run.loss)
+    assert back["run"].loss.dtype == run.loss.dtype
+    assert isinstance(back["pair"], Pair) and back["pair"].a.flags.f_contiguous
+    assert joblib.hash(back["pair"]) == joblib.hash(tree["pair"])
+    assert store.narrow(run).loss["float64_as_float32"].dtype == np.float32
+
+
+def _summary(calls):
+    def make():
+        calls.append(1)
+        return {"loss": _train().loss, "n": len(calls)}
+
+    return store.derived("a test summary", ("x", 3), make, "helpers.chapters.xor")
+
+
+def test_a_kept_summary_is_loaded_its_sample_retrains_and_its_code_is_stamped(
+    tmp_path, monkeypatch
+):
+    """Kept summaries: ``keep`` mode keeps the value and its first run's sample; the
+    default book loads the value without making it; the sample re-trains; a change to
+    the code that makes it is another key, and ``stale`` names the changed file."""
+    from helpers.book import kept
+
+    monkeypatch.setenv(store.STORE_VARIABLE, str(tmp_path / "store"))
+    monkeypatch.setattr(store, "KEEP_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(store, "KEEP_SECONDS_PER_MIB", 0.0)
+    monkeypatch.setattr(store, "KEPT", tmp_path / "kept")
+    store._kept_index.cache_clear()
+    monkeypatch.setenv(store.KEEP_VARIABLE, str(tmp_path / "kept" / "ch"))
+    calls = []
+    first = _summary(calls)
+    monkeypatch.delenv(store.KEEP_VARIABLE)
+    (path,) = sorted((tmp_path / "kept" / "ch").glob("*.joblib"))  # not its run
+    runs = kept.take(tmp_path / "kept" / "ch", tmp_path / "kept" / "ch")
+    store._kept_index.cache_clear()
+    again = _summary(calls)
+    assert len(calls) == 1 and again["n"] == 1
+    np.testing.assert_array_equal(again["loss"], first["loss"])
+    assert _log(tmp_path / "store")[-1]["hit"] == "kept"
+    ok = kept.check(path, epochs=100)
+    assert ok["ok"] and ok["epochs"] == 100, ok
+    assert not kept.check(path, epochs=100, scale=1.01)["ok"]
+    manifest = {"runs": runs, "engine_stamp": store.engine_stamp()}
+    assert store.stale(manifest) == []
+    stamp = store.code_stamp("helpers.chapters.xor")
+    name = sorted(stamp)[0]
+    changed = {**stamp, name: "0" * 64}
+    monkeypatch.setattr(store, "code_stamp", lambda package: changed)
+    assert store.stale(manifest) == [f"{path.name}: {name}"]
+    _summary(calls)
+    assert len(calls) == 2  # another key: made anew
+    store._kept_index.cache_clear()
+
+
+def test_no_kept_run_is_stale():
+    """Every kept file was made by the code in the repository now: a change to the
+    engine or to a summary's code fails here until the chapter is kept again
+    (``python -m helpers.book keep CHAPTER``), instead of the book silently training
+    it at every execution."""
+    from helpers.book import kept
+
+    assert kept.stale() == {}
