@@ -33,19 +33,13 @@ def _page():
     """The page's runs at the shrunk setting, by the page's own functions."""
     DS = {C: h.contextual_task(C, context_value=v) for C, v in zip(CS, (1, 1.1, 1.35))}
     kw = dict(relu_std=RELU_STD, width=WIDTH, lr=LR, epochs=EPOCHS)
-    SIM, CENSUS, FAM, FAM_SHARE, FAM_WIDE, STDS = {}, {}, {}, {}, {}, {}
+    SIM, CENSUS, FAM, FAM_SHARE, FAM_WIDE, MODES, STDS = {}, {}, {}, {}, {}, {}, {}
     for C in CS:
-        SIM[C] = ch.train_networks(
-            DS[C], HIDDEN[C], SEEDS, INIT, record_epochs=T_REC, **kw
-        )
-        CENSUS[C] = ch.relu_census(SIM[C]["relu"], DS[C], 0.5)
-        by_k = np.median(CENSUS[C]["by_k"][:, -1], axis=0)
-        fam = ch.train_family(DS[C], SIM[C], by_k, INIT, SEEDS, **kw)
-        FAM[C], FAM_SHARE[C], _ = fam
-        FAM_WIDE[C] = ch.train_family(
-            DS[C], SIM[C], by_k, INIT, SEEDS, rule="per_pathway", known=fam, **kw
-        )[0]
-        ch.drop_records(SIM[C])
+        out = ch.trained_and_read(
+            DS[C], HIDDEN[C], SEEDS, INIT, census_threshold=0.5, record_epochs=T_REC,
+            **kw,
+        )  # fmt: skip
+        SIM[C], CENSUS[C], _, FAM[C], FAM_SHARE[C], FAM_WIDE[C], MODES[C] = out
         STDS[C] = ch.start_stds(DS[C], HIDDEN[C], SEEDS, relu_std=RELU_STD, width=WIDTH)
     CF = {
         C: {
@@ -68,7 +62,7 @@ def _page():
         for C in (4, 5)
     }
     params = ch.Params(INIT, 0.5, SEEDS, HIDDEN, WIDTH, T, T_REC, LR)
-    runs = ch.Runs(DS, SIM, CENSUS, FAM, FAM_SHARE, ONEHOT, CF, CF_INIT)
+    runs = ch.Runs(DS, SIM, CENSUS, FAM, FAM_SHARE, ONEHOT, CF, CF_INIT, MODES)
     return params, runs, ch.fit_all(SIM, FAM, FAM_WIDE, CF_INIT)
 
 

@@ -400,7 +400,29 @@ def simulate(
     (:func:`reduce_run`), ``batch`` seeds at a time, so memory does not grow with the
     seeds beyond the loss curves and outputs.  ``thresholds``: census thresholds of
     the shares kept at the last record; ``params0``: initial weights stacked over
-    ``seeds`` (:func:`helpers.core.relns.start`; by default the engine's)."""
+    ``seeds`` (:func:`helpers.core.relns.start`; by default the engine's).
+
+    The result is a kept summary (:func:`helpers.core.store.derived`): the runs
+    weigh about 8 MB a seed, the census a fraction of it, so the default book loads
+    the census and its times (``seconds``, ``cpu_seconds``: the maintainer's
+    training) where it was kept."""
+    parts = (net, ds, tuple(int(s) for s in seeds), name, epochs, lr, every, batch)
+    parts += (tuple(thresholds), params0)
+
+    def make():
+        return _simulate(
+            net, ds, seeds, name=name, epochs=epochs, lr=lr, every=every,
+            batch=batch, thresholds=thresholds, params0=params0, progress=progress,
+        )  # fmt: skip
+
+    return store.derived(
+        f"depth census: {name or net.kind}", parts, make, "helpers.chapters.depth"
+    )
+
+
+def _simulate(
+    net, ds, seeds, *, name, epochs, lr, every, batch, thresholds, params0, progress
+) -> DepthRuns:
     epochs = check_epochs(epochs)
     lr = check_positive(lr, "lr")
     seeds = tuple(int(s) for s in seeds)

@@ -23,6 +23,7 @@ from .measures import (  # noqa: F401
     thresholds_census,
 )
 from .networks import (  # noqa: F401
+    Trained,
     check_parameters,
     drop_records,
     paper_reln,
@@ -32,5 +33,6 @@ from .networks import (  # noqa: F401
     start_stds,
     train_family,
     train_networks,
+    trained_and_read,
 )
 from .report import Params, Runs, report  # noqa: F401

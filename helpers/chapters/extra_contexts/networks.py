@@ -4,10 +4,12 @@ one C at a time."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ...book import progress
-from ...core import relns
+from ...core import relns, store
 from ...core.datasets import Dataset
 from ...core.engine import relu_network, train
 from ...core.families import (
@@ -17,6 +19,7 @@ from ...core.families import (
     member_width,
 )
 from ...core.relns import INITS, context_reln
+from .closed_form import mode_strengths
 
 
 def check_parameters(init, contexts, relu_hidden, seeds, context_values) -> None:
@@ -129,8 +132,8 @@ def relu_census(run, ds: Dataset, threshold: float) -> dict:
     (``"final"``: ``[W1, W2]`` per seed) and gates (``"final_gates"``)."""
     W1s, W2s = run.records["weights"]
     out = census_over_training(run.records["gates"][0], W1s, W2s, ds, threshold)
-    out["final"] = [W[:, -1] for W in (W1s, W2s)]
-    out["final_gates"] = run.records["gates"][0][:, -1]
+    out["final"] = [np.array(W[:, -1]) for W in (W1s, W2s)]  # copies, not views
+    out["final_gates"] = np.array(run.records["gates"][0][:, -1])
     return out
 
 
@@ -214,11 +217,12 @@ def train_family(
 
 
 def drop_records(runs: dict) -> None:
-    """Free a C's recorded weights and gates once what later sections need of them is
-    computed (the census, the pathway maps, the family's shares)."""
+    """Free a C's recorded weights, gates and outputs once what later sections need
+    of them is computed (the census, the pathway maps, the family's shares, the mode
+    strengths)."""
     for run in runs.values():
-        run.records.pop("weights", None)
-        run.records.pop("gates", None)
+        for name in ("weights", "gates", "outputs"):
+            run.records.pop(name, None)
 
 
 def same_start(runs: dict, init: str) -> list[str]:
@@ -232,3 +236,65 @@ def paper_reln(C: int) -> str:
     """The ReLN whose loss Fig. 5 shows, as the authors ran it: 7 pathways at C = 3
     (``gdln3.py``), common + (C-1)-of-C at C = 4, 5 (``gdln4.py``, ``gdln5.py``)."""
     return "2+1-of-3" if C == 3 else f"{C - 1}-of-{C}"
+
+
+class Trained(NamedTuple):
+    """One C of the page's Fig. 5 section, trained and read (:func:`trained_and_read`):
+    ``runs`` the networks (:func:`train_networks`, losses only), ``census`` the ReLU
+    network's (:func:`relu_census`), ``svals`` (:func:`pathway_svals`), the family of
+    ReLNs' losses and shares under the total-width rule and its losses under the
+    per-pathway rule (:func:`train_family`), and ``modes`` the mode strengths read off
+    the outputs (:func:`~.closed_form.mode_strengths`)."""
+
+    runs: dict
+    census: dict
+    svals: tuple
+    family: dict
+    family_share: dict
+    family_wide: dict
+    modes: dict
+
+
+def trained_and_read(
+    ds: Dataset,
+    hidden: int,
+    seeds,
+    init: str,
+    *,
+    census_threshold: float,
+    record_epochs,
+    relu_std: float,
+    width: int,
+    lr: float,
+    epochs: int,
+) -> Trained:
+    """Train one C's networks and read what the page needs of them (:class:`Trained`);
+    the recorded weights, gates and outputs are then dropped.
+
+    A kept summary (:func:`helpers.core.store.derived`): the runs record weights and
+    outputs over training (hundreds of MB per C), what the page reads of them a few MB.
+
+    Defined for the page book/extra_contexts.md.
+    """
+    seeds = [int(s) for s in seeds]
+    train_kw = dict(relu_std=relu_std, width=width, lr=lr, epochs=epochs)
+
+    def make():
+        runs = train_networks(
+            ds, hidden, seeds, init, record_epochs=record_epochs, **train_kw
+        )
+        census = relu_census(runs["relu"], ds, census_threshold)
+        svals = pathway_svals(runs["mixed", init], ds.n_contexts)
+        by_k = np.median(census["by_k"][:, -1], axis=0)
+        fam = train_family(ds, runs, by_k, init, seeds, **train_kw)
+        wide = train_family(
+            ds, runs, by_k, init, seeds, rule="per_pathway", known=fam, **train_kw
+        )[0]
+        modes = mode_strengths(runs, ds, init)
+        drop_records(runs)
+        return Trained(runs, census, svals, fam[0], fam[1], wide, modes)
+
+    parts = (ds, int(hidden), seeds, init, float(census_threshold))
+    parts += (np.asarray(record_epochs), sorted(train_kw.items()))
+    what = f"extra_contexts: C = {ds.n_contexts}, trained and read"
+    return store.derived(what, parts, make, "helpers.chapters.extra_contexts")

@@ -22,7 +22,7 @@ from ...core.measures import (
     share_at_bound,
 )
 from ...core.relns import INITS
-from .closed_form import context_modes, mode_strengths
+from .closed_form import context_modes
 from .measures import (
     Fits,
     census_views,
@@ -58,8 +58,8 @@ class Runs:
     (``relu_census``), the family's losses and weight shares (``train_family``), the
     one-hot census (:func:`helpers.core.families.onehot_census`, per C where the input
     is not one-hot), the head-start variants of the closed form (``closed_forms``:
-    ``{C: {method: ClosedForm}}``) and each init's closed-form losses
-    (``closed_init``)."""
+    ``{C: {method: ClosedForm}}``), each init's closed-form losses (``closed_init``)
+    and the mode strengths read off the outputs (``modes``: ``trained_and_read``)."""
 
     tasks: dict
     sim: dict
@@ -69,6 +69,7 @@ class Runs:
     onehot: dict
     closed_forms: dict
     closed_init: dict
+    modes: dict
 
 
 @dataclass
@@ -97,7 +98,7 @@ def _page(p: Params, runs: Runs, fits: Fits) -> _Page:
     """Derive what the page shows from its runs, with the functions the page calls."""
     CS, DS, SIM, CF = list(p.hidden), runs.tasks, runs.sim, runs.closed_forms
     CM = {C: context_modes(DS[C]) for C in CS}
-    MODES = {C: mode_strengths(SIM[C], DS[C], p.init) for C in CS}
+    MODES = runs.modes
     BY_K, FUNC_K, SHARE, PER_UNIT = census_views(runs.census)
     FUNC_FINAL, PROFILE = final_units(runs.census, DS, p.census_threshold)
     return _Page(
