@@ -376,7 +376,7 @@ def _expected_seconds(name: str, profile: str) -> float | None:
     )
 
 
-def _manifest(run: Path, profile: str, overrides: dict, times: dict) -> None:
+def write_manifest(run: Path, profile: str, overrides: dict, times: dict) -> None:
     versions = {}
     for pkg in _PACKAGES:
         try:
@@ -490,7 +490,7 @@ def _execute_each(
         if run is None:
             _record_times({n: times[n]})  # written per chapter: later chapters read it
         else:
-            _manifest(run, profile, overrides, times)
+            write_manifest(run, profile, overrides, times)
     _progress(
         f"executed {len(times)} chapters in {sum(times.values()):.1f} s"
         + (f"; the run is in {run}" if run else "")
@@ -830,6 +830,12 @@ def _add_maintainer_commands(sub) -> None:
         help="measure only these chapters again (their code changed), keeping every "
         "other chapter's stored executions",
     )
+    r.add_argument(
+        "--add",
+        action="store_true",
+        help="with --chapters: the runs join the stored executions of those chapters "
+        "(another machine of the same code), which keep their records",
+    )
     g = sub.add_parser(
         "gpu-check",
         help="on a GPU machine: engine tests, benchmark, book and paper profile, timed",
@@ -904,8 +910,10 @@ def _rounding(args) -> None:
         m = json.loads((Path(folder) / "manifest.json").read_text())
         plat = m.get("machine", {}).get("platform", "?")
         runs[rounding.machine_label(plat, m.get("xla_flags"))] = Path(folder)
+    if args.add and not args.chapters:
+        raise SystemExit("rounding measure --add needs --chapters")
     if args.chapters:
-        print(rounding.store_chapters(runs, tuple(args.chapters)))
+        print(rounding.store_chapters(runs, tuple(args.chapters), add=args.add))
     else:
         print(rounding.store(runs, args.committed, tuple(args.stale)))
 

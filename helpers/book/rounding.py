@@ -254,16 +254,20 @@ def _stored_collections() -> tuple[dict, dict]:
     return executions, collections
 
 
-def store_chapters(runs: dict[str, Path], chapters: tuple) -> Path:
+def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) -> Path:
     """Measure the floors of ``chapters`` again from run folders, keeping every other
     chapter's stored executions (a chapter's code changed; the rest did not).
 
     The re-measured chapters leave the executions the runs do not cover (the old
-    code's records); each run's chapters join, or replace, its label's collection.
+    code's records), unless ``add``: then the runs are other machines' executions of
+    the same code, and join the stored ones.  Each run's chapters join, or replace,
+    its label's collection.
 
     Args:
         runs: ``{label: run folder}``, each holding every chapter of ``chapters``.
-        chapters: the chapters whose code changed.
+        chapters: the chapters whose code changed, or (``add``) that another machine
+            executed.
+        add: keep the stored executions of ``chapters``.
 
     Returns:
         the path of ``floors.json``.
@@ -275,7 +279,7 @@ def store_chapters(runs: dict[str, Path], chapters: tuple) -> Path:
     executions, collections = _stored_collections()
     commit = _commit()
     for label in list(collections):
-        if label not in runs:
+        if label not in runs and not add:
             for ch in chapters:
                 collections[label].pop(ch, None)
     for label, folder in runs.items():

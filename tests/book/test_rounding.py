@@ -331,3 +331,31 @@ def test_measuring_one_chapter_again_keeps_the_others(monkeypatch, tmp_path):
     )
     assert set(got["executions"]["m1"]["redone"]) == {"b"}
     rounding.floors.cache_clear()
+
+
+def test_another_machine_joins_a_chapter_s_executions(monkeypatch, tmp_path):
+    """``rounding measure --chapters ch --add``: another machine's execution of the
+    same code joins the stored executions of ``ch`` (they keep their records), so the
+    floor widens to what that machine moves; other chapters are untouched."""
+    monkeypatch.setattr(rounding, "DIR", tmp_path / "rounding")
+    monkeypatch.setattr(rounding, "FLOORS", tmp_path / "rounding" / "floors.json")
+    rounding.floors.cache_clear()
+    old = {"m1": 2.0, "m1, SSE4_2": 2.5}
+    folders = {}
+    for label, v in {**old, "m2": 4.0}.items():
+        folders[label] = tmp_path / label.replace(" ", "_").replace(",", "")
+        (folders[label] / "results").mkdir(parents=True)
+        recs = {"a": {"x": _rec(1.0)}, "b": {"y": _rec(v)}}
+        for ch, r in recs.items():
+            (folders[label] / "results" / f"{ch}.json").write_text(json.dumps(r))
+        (folders[label] / "manifest.json").write_text(
+            json.dumps({"machine": {"platform": label}, "chapters": {"b": 1.0}})
+        )
+    rounding.store({k: folders[k] for k in old}, committed=None)
+    assert rounding.floors()["records"]["b"]["y"]["tolerance"]["value"] == 0.5
+    rounding.store_chapters({"m2": folders["m2"]}, ("b",), add=True)
+    got = rounding.floors()
+    assert set(got["records"]["b"]["y"]["verdicts"]) == {*old, "m2"}
+    assert got["records"]["b"]["y"]["tolerance"]["value"] == 2.0
+    assert set(got["records"]["a"]["x"]["verdicts"]) == set(old)
+    rounding.floors.cache_clear()
