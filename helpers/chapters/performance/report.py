@@ -106,6 +106,7 @@ def kept_runs(folder=None) -> dict:
         m = json.loads(man.read_text())
         out[man.parent.name] = {
             "runs": len(m["runs"]),
+            "summaries": sum(bool(r.get("derived")) for r in m["runs"].values()),
             "mib": sum(r["bytes"] for r in m["runs"].values()) / 2**20,
             "seconds": sum(r["seconds"] for r in m["runs"].values()),
             "kept": f"{m['date']}, {m['commit']}",
@@ -116,12 +117,15 @@ def kept_runs(folder=None) -> dict:
 def kept_table(kept: dict) -> Markdown:
     """The kept runs per chapter (:func:`kept_runs`) as a table."""
     rows = [
-        [c, k["runs"], f"{k['seconds']:.0f}", f"{k['mib']:.1f}", k["kept"]]
+        [c, k["runs"], k["summaries"], f"{k['seconds']:.0f}", f"{k['mib']:.1f}",
+         k["kept"]]
         for c, k in kept.items()
-    ]
-    tot = [sum(k[x] for k in kept.values()) for x in ("runs", "seconds", "mib")]
-    rows.append(["**all**", tot[0], f"**{tot[1]:.0f}**", f"{tot[2]:.1f}", ""])
-    heads = ["chapter", "runs kept", "their training (s)", "MiB", "kept on, commit"]
+    ]  # fmt: skip
+    cols = ("runs", "summaries", "seconds", "mib")
+    tot = [sum(k[x] for k in kept.values()) for x in cols]
+    rows.append(["**all**", tot[0], tot[1], f"**{tot[2]:.0f}**", f"{tot[3]:.1f}", ""])
+    heads = ["chapter", "files kept", "of them summaries", "their training (s)", "MiB",
+             "kept on, commit"]  # fmt: skip
     return _md(rows, heads)
 
 
