@@ -27,23 +27,14 @@ from .sweeps import (
 MULT = NOISE_MULTIPLE
 #: The match's fields every sweep's record keeps.
 MATCH = (
-    "match_value",
-    "match_spread",
-    "match_spread_interval",
-    "match_alternative",
-    "match_alternative_spread",
-    "match_nearer",
-)
+    "match_value", "match_spread", "match_spread_interval", "match_alternative",
+    "match_alternative_spread", "match_nearer",
+)  # fmt: skip
 #: The fields the data comparison's records keep.
 DATA = (
-    "offdiag_common",
-    "offdiag_ctx23",
-    "mixed",
-    "single",
-    "snap_change",
-    "final_loss_share",
-    *MATCH,
-)
+    "offdiag_common", "offdiag_ctx23", "mixed", "single", "snap_change",
+    "final_loss_share", *MATCH,
+)  # fmt: skip
 #: The strategy's shares a record keeps.
 STRATEGY = ("common", "mixed", "single", "other", "snap_change", "mixed_of_context")
 #: How the page words the answer of :func:`~.measures.nearer_than_half`.
@@ -384,27 +375,16 @@ def _paper_records(r: Results) -> list[tuple]:
     ]
 
 
-_WIDTH_KEYS = (
-    "std",
-    "common",
-    "mixed",
-    "single",
-    "mixed_of_context",
-    "mixed_of_context_spread",
-    "mixed_of_context_spread_interval",
-    "snap_change",
-    "final_loss_share",
-    "strategy",
-    *MATCH,
-    "seeds",
-)
+#: The fields the width sweep's records keep: of the shares, and of every row.
 _SHARE_KEYS = (
-    "mixed_of_context",
-    "mixed_of_context_spread",
-    "mixed_of_context_spread_interval",
-    "final_loss_share",
-    "strategy",
-)
+    "mixed_of_context", "mixed_of_context_spread", "mixed_of_context_spread_interval",
+    "final_loss_share", "strategy",
+)  # fmt: skip
+_WIDTH_KEYS = (
+    "std", "common", "mixed", "single", "mixed_of_context", "mixed_of_context_spread",
+    "mixed_of_context_spread_interval", "snap_change", "final_loss_share", "strategy",
+    *MATCH, "seeds",
+)  # fmt: skip
 
 
 def _width_records(r: Results) -> list[tuple]:
@@ -438,17 +418,9 @@ def _width_records(r: Results) -> list[tuple]:
 
 
 _INIT_KEYS = (
-    "std",
-    "plateau_share",
-    "plateau",
-    "gate_change",
-    "gating_moves",
-    "mixed",
-    "single",
-    "snap_change",
-    *MATCH,
-    "reln_describes",
-)
+    "std", "plateau_share", "plateau", "gate_change", "gating_moves", "mixed",
+    "single", "snap_change", *MATCH, "reln_describes",
+)  # fmt: skip
 _OPT_KEYS = ("step", "race_winner", "mixed", "single", "common", "final_loss_share")
 
 
