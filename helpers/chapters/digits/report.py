@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...book.kit import add_all, glue_many, med, table
-from ...book.notebook import glue
 from ...book.records import claims_table
 from ...book.rulebook import NOISE_MULTIPLE as NM
 from ...core.algorithm1 import pattern_strings
@@ -68,6 +67,16 @@ class _Reading:
         shuffled = shuffle_contexts(task.train, params.shuffle_seed)
         self.el = read_elbow(runs.fits, task, tol, shuffled)
         self.cen = read_census(relu, runs.census, task.train, params.epochs, shuffled)
+        early, end, cen = self.cen.early, params.epochs, self.cen
+        #: the census early, at the end and, for chance, at initialisation and with
+        #: the contexts shuffled (early and at the end)
+        self.at = {
+            "early": cen.at[f"epoch {early}"], "final": cen.at[f"epoch {end}"],
+            "init": cen.init, "shuffled_early": cen.shuffled[early],
+            "shuffled_final": cen.shuffled[end],
+        }  # fmt: skip
+        #: their single / 2-of-3 weight ratios
+        self.chance = {k: _ratio(c) for k, c in self.at.items()}
         losses = {k: v.loss for k, v in runs.relns.items()}
         gdln = self.el.best.run.loss
         self.gaps = reln_gaps(relu.loss, losses, runs.preds, gdln, self.ref, params)
@@ -204,10 +213,9 @@ def _glue_relu(r: _Reading, task_all) -> None:
         "relu_final_frac": med(loss[:, -1]) / r.ref.L0,
         "test_error_lo": 100 * float(np.min(err["test"]["error"])),
         "test_error_hi": 100 * float(np.max(err["test"]["error"])),
+        **{f"{s}_{part}": 100 * med(err[s][part]) for s in ("train", "test")
+           for part in ("error", "class_error", "context_error")},
     })  # fmt: skip
-    for part in ("error", "class_error", "context_error"):
-        glue(f"digits_train_{part}", 100 * med(err["train"][part]))
-        glue(f"digits_test_{part}", 100 * med(err["test"][part]))
 
 
 def _glue_algorithm1(r: _Reading) -> None:
@@ -248,11 +256,12 @@ def _glue_algorithm1(r: _Reading) -> None:
 
 def _glue_census(r: _Reading) -> None:
     census, relu = r.runs.census, r.runs.relu
-    for tag, e in (("early", r.cen.early), ("final", r.p.epochs)):
-        i = relu.index(e)
-        for k in (*CLASSES, *GATE_KINDS, "by_class"):
-            glue(f"digits_{tag}_{k}", med(census[k][:, i]))
-    at = r.cen.at[f"epoch {r.cen.early}"]
+    shares = {
+        f"{tag}_{k}": med(census[k][:, relu.index(e)])
+        for tag, e in (("early", r.cen.early), ("final", r.p.epochs))
+        for k in (*CLASSES, *GATE_KINDS, "by_class")
+    }
+    at = r.at["early"]
     t_floor = _floor_times(r)
     t_rec = relu.record_epochs
     snap_at_floor = [
@@ -261,7 +270,7 @@ def _glue_census(r: _Reading) -> None:
         if t is not None
     ]
     glue_many("digits", {
-        "early": r.cen.early, "early_cm": at["common"] + at["mixed"],
+        **shares, "early": r.cen.early, "early_cm": at["common"] + at["mixed"],
         "t_floor": int(med([t for t in t_floor if t is not None]))
         if all(t is not None for t in t_floor) else "never",
         "snap_at_floor": med(snap_at_floor) if snap_at_floor else float("nan"),
@@ -273,26 +282,9 @@ def _ratio(c: dict) -> float:
     return c["single"] / c["mixed"] if c["mixed"] > 0 else float("inf")
 
 
-def _chance(r: _Reading) -> dict:
-    """The census's single / 2-of-3 ratio early and at the end, beside chance: the
-    network at initialisation and the trained one with the contexts shuffled."""
-    early, final = r.cen.at[f"epoch {r.cen.early}"], r.cen.at[f"epoch {r.p.epochs}"]
-    sh_e, sh_f = r.cen.shuffled[r.cen.early], r.cen.shuffled[r.p.epochs]
-    return {
-        "early": _ratio(early),
-        "final": _ratio(final),
-        "init": _ratio(r.cen.init),
-        "shuffled_early": _ratio(sh_e),
-        "shuffled_final": _ratio(sh_f),
-    }
-
-
 def _census_chance_words(r: _Reading) -> tuple[str, str]:
     """The census against chance: a sentence of numbers, and what they say."""
-    q = _chance(r)
-    at = r.cen.at
-    e, f = at[f"epoch {r.cen.early}"], at[f"epoch {r.p.epochs}"]
-    i, se, sf = r.cen.init, r.cen.shuffled[r.cen.early], r.cen.shuffled[r.p.epochs]
+    q, at, f = r.chance, r.at, r.at["final"]
 
     def cms(c):
         return (
@@ -301,9 +293,10 @@ def _census_chance_words(r: _Reading) -> tuple[str, str]:
         )
 
     numbers = (
-        f"when the loss has halved (epoch {r.cen.early}) the census reads {cms(e)}; "
-        f"at initialisation {cms(i)}; with the contexts shuffled {cms(se)}. At the "
-        f"end (epoch {r.p.epochs}): {cms(f)}; shuffled {cms(sf)}."
+        f"when the loss has halved (epoch {r.cen.early}) the census reads "
+        f"{cms(at['early'])}; at initialisation {cms(at['init'])}; with the contexts "
+        f"shuffled {cms(at['shuffled_early'])}. At the end (epoch {r.p.epochs}): "
+        f"{cms(f)}; shuffled {cms(at['shuffled_final'])}."
     )
     base_e = {"initialisation": q["init"], "shuffled": q["shuffled_early"]}
     base_f = {"initialisation": q["init"], "shuffled": q["shuffled_final"]}
@@ -380,7 +373,7 @@ def _whitened_words(r: _Reading) -> str:
 
 def _glue_chance(r: _Reading) -> None:
     numbers, words = _census_chance_words(r)
-    g, c, q = r.gaps, r.el.best_classes, _chance(r)
+    g, c, q = r.gaps, r.el.best_classes, r.chance
     lv = g.per_level
     nearer = [f for f, x in lv.items() if x["mixed"] < x["single"]]
     apart = [f for f, x in lv.items() if x["single"] - x["mixed"] > NM * x["spread"]]
@@ -395,7 +388,7 @@ def _glue_chance(r: _Reading) -> None:
         lead += "but Algorithm 1's clusters do not."
     else:
         lead = "Not beyond chance."
-    e = r.cen.at[f"epoch {r.cen.early}"]
+    e = r.at["early"]
     two = "the paper's common + 2-of-3 ReLN is"
     glue_many("digits", {
         "chance_table": numbers, "census_words": words[0].upper() + words[1:],
@@ -464,10 +457,10 @@ def _parting(by_level: dict) -> tuple[str, float | None]:
 
 def _glue_relns(r: _Reading) -> None:
     g, relns, diag = r.gaps, r.runs.relns, r.diag
+    ms = {}
     for key in ("reln", "single", "reln_above", "single_above", "gdln"):
         m = getattr(g, f"m_{key}")
-        glue(f"digits_m_{key}", m.value)
-        glue(f"digits_m_{key}_spread", m.spread)
+        ms |= {f"m_{key}": m.value, f"m_{key}_spread": m.spread}
     ctx_names = [n for n in diag["paths"] if n != "common"]
     t50 = {k: _t50(r, k) for k in ("mixed", "single")}
     by_level = g.by_level
@@ -480,7 +473,7 @@ def _glue_relns(r: _Reading) -> None:
         W2_p = derived.params0[-1][:, :, derived.net.pathway_slice(name)]  # readout
         ratios.append(f"{name} {np.median(W2_p.std(axis=(1, 2))) / r.p.relu_std:.2f}")
     glue_many("digits", {
-        "above": ", ".join(f"{f:g}" for f in g.above),
+        **ms, "above": ", ".join(f"{f:g}" for f in g.above),
         "pred_mixed": g.m_pred["mixed"].value, "pred_single": g.m_pred["single"].value,
         "pred_spread": g.m_pred["mixed"].spread,
         "reln_final": med(relns["mixed"].loss[:, -1]),
@@ -598,7 +591,7 @@ def _records_alg1(r: _Reading) -> list:
 
 def _records_census(r: _Reading) -> list:
     """The census's record."""
-    census, i_early, q = r.runs.census, r.runs.relu.index(r.cen.early), _chance(r)
+    census, i_early, q = r.runs.census, r.runs.relu.index(r.cen.early), r.chance
     n_seeds = r.p.seeds
     shares = {
         t: " / ".join(
@@ -721,11 +714,12 @@ def _records_floor(r: _Reading) -> list:
 def _records_rest(r: _Reading, ahead: dict, late: dict) -> list:
     """The test errors, the controls and the step-size check."""
     n_seeds, gdln_err = r.p.seeds, r.el.err_gdln[r.el.best_k]["error"]
+    gdln_spread = float(np.ptp(gdln_err)) if r.p.elbow_seeds > 1 else None
     err = r.err["test"]
     return [
         (
             "test_error_relu",
-            _spread_only(med(err["error"]), float(np.ptp(err["error"]))),
+            Evidence(med(err["error"]), spread=float(np.ptp(err["error"]))),
             f"share of the {r.test.P} test datapoints answered wrongly (class or "
             f"context label), median over {n_seeds} seeds (spread: max - min); class "
             f"wrong {med(err['class_error']):.3f}, context answer wrong "
@@ -734,9 +728,7 @@ def _records_rest(r: _Reading, ahead: dict, late: dict) -> list:
         ),
         (
             "test_error_gdln",
-            _spread_only(
-                med(gdln_err), float(np.ptp(gdln_err)) if r.p.elbow_seeds > 1 else None
-            ),
+            Evidence(med(gdln_err), spread=gdln_spread),
             f"the Algorithm 1 GDLN at K = {r.el.best_k}, {r.p.elbow_seeds} seed(s), "
             "test gates from the nearest training image in the same context; common "
             f"+ 2-of-3 ReLN {med(r.err_reln['mixed']['error']):.3f}, single-context "
@@ -762,11 +754,6 @@ def _records_rest(r: _Reading, ahead: dict, late: dict) -> list:
             "the Euler effect.",
         ),
     ]
-
-
-def _spread_only(value: float, spread: float | None):
-    """A measured value with the range over seeds as its spread."""
-    return Evidence(value, spread=spread)
 
 
 #: The closing table: (question, what the paper says, record) per row.
@@ -814,7 +801,7 @@ def _summary(r: _Reading, recs: dict, ahead: dict, late: dict) -> str:
 def _printed(r: _Reading) -> str:
     """The chapter's headline numbers as the page prints them for the notebook's
     output check."""
-    at = r.cen.at[f"epoch {r.cen.early}"]
+    at = r.at["early"]
     return "\n".join(
         [
             f"best_k                   = {r.el.best_k}",
