@@ -114,9 +114,8 @@ def k_table(elbow, ds, L0: float) -> str:
     """Algorithm 1's clustering for every K (an :class:`Elbow`): the centroids at the
     level of contexts, what each gates on, their shares, the output error, the final
     loss and the test error of the GDLN, as a Markdown table."""
-    rows = []
+    rows, err = [], elbow.err_gdln
     for f, kinds in zip(elbow.fits, elbow.kinds_all):
-        err = elbow.err_gdln
         rows.append(
             [
                 f.K,
@@ -373,23 +372,12 @@ def _whitened_words(r: _Reading) -> str:
 
 def _glue_chance(r: _Reading) -> None:
     numbers, words = _census_chance_words(r)
-    g, c, q = r.gaps, r.el.best_classes, r.chance
+    g, c = r.gaps, r.el.best_classes
     lv = g.per_level
     nearer = [f for f, x in lv.items() if x["mixed"] < x["single"]]
     apart = [f for f, x in lv.items() if x["single"] - x["mixed"] > NM * x["spread"]]
     better = g.m_reln_above.value < g.m_single_above.value
-    where = compare_to_chance(
-        q["early"], {"init": q["init"], "shuffled": q["shuffled_early"]}
-    )
-    if where == "below" and c["mixed"] > c["single"]:
-        lead = "Yes, early in learning, and beyond chance."
-    elif where == "below":
-        lead = "Partly: early in learning the census leans to 2-of-3 beyond chance, "
-        lead += "but Algorithm 1's clusters do not."
-    else:
-        lead = "Not beyond chance."
-    e = r.at["early"]
-    two = "the paper's common + 2-of-3 ReLN is"
+    nearest = "the nearer" if better else "not the nearer"
     glue_many("digits", {
         "chance_table": numbers, "census_words": words[0].upper() + words[1:],
         "alg1_words": _cluster_words(r), "whitened_words": _whitened_words(r),
@@ -402,25 +390,44 @@ def _glue_chance(r: _Reading) -> None:
         "prop42_words": "as Proposition 4.2 predicts"
         if _t50(r, "mixed") < _t50(r, "single") else "against Proposition 4.2",
         "nearer_words": "nearer to it than" if better else "no nearer to it than",
-        "better_words": f"{two} the nearer of the two candidates" if better
-        else f"{two} not the nearer of the two candidates",
-        "conclusion_words": f"{lead} When the loss has halved "
+        "better_words": f"the paper's common + 2-of-3 ReLN is {nearest} of the two "
+        "candidates",
+        "conclusion_words": _conclusion_words(r),
+        "reviewers_words": f"Algorithm 1 finds an always-on cluster "
+        f"({c['common']:.2f} of the rows) and clusters on in some contexts only, "
+        f"{c['single']:.2f} single-context against {c['mixed']:.2f} 2-of-3 at K* = "
+        f"{r.el.best_k}; in the census {words} Of the two ReLNs the paper's 2-of-3 "
+        f"one is {nearest} to the ReLU network "
+        f"over the {len(g.above)} levels above the floor ({g.m_reln_above.value:.3f} "
+        f"against {g.m_single_above.value:.3f}), with a race reduction that predicts "
+        "it. " + _whitened_words(r),
+    })  # fmt: skip
+
+
+def _conclusion_words(r: _Reading) -> str:
+    """The chapter's answer: whether the census leans to 2-of-3 units beyond chance
+    early in learning (and Algorithm 1's clusters with it), with the numbers."""
+    c, q, e = r.el.best_classes, r.chance, r.at["early"]
+    where = compare_to_chance(
+        q["early"], {"init": q["init"], "shuffled": q["shuffled_early"]}
+    )
+    if where == "below" and c["mixed"] > c["single"]:
+        lead = "Yes, early in learning, and beyond chance."
+    elif where == "below":
+        lead = "Partly: early in learning the census leans to 2-of-3 beyond chance, "
+        lead += "but Algorithm 1's clusters do not."
+    else:
+        lead = "Not beyond chance."
+    return (
+        f"{lead} When the loss has halved "
         f"{e['common'] + e['mixed']:.2f} of the ReLU network's weight is in always-on "
         f"and 2-of-3 units and {e['single']:.2f} in single-context ones (Section 4 "
         f"reports none): a single / 2-of-3 ratio of {q['early']:.2f}, against "
         f"{q['init']:.2f} at initialisation and {q['shuffled_early']:.2f} with the "
         f"contexts shuffled. At the end the ratio is {q['final']:.2f}, and at K* = "
         f"{r.el.best_k} Algorithm 1 puts {c['single']:.2f} of the rows in "
-        f"single-context clusters against {c['mixed']:.2f} in 2-of-3 ones.",
-        "reviewers_words": f"Algorithm 1 finds an always-on cluster "
-        f"({c['common']:.2f} of the rows) and clusters on in some contexts only, "
-        f"{c['single']:.2f} single-context against {c['mixed']:.2f} 2-of-3 at K* = "
-        f"{r.el.best_k}; in the census {words} Of the two ReLNs the paper's 2-of-3 "
-        f"one is {'the nearer' if better else 'not the nearer'} to the ReLU network "
-        f"over the {len(g.above)} levels above the floor ({g.m_reln_above.value:.3f} "
-        f"against {g.m_single_above.value:.3f}), with a race reduction that predicts "
-        "it. " + _whitened_words(r),
-    })  # fmt: skip
+        f"single-context clusters against {c['mixed']:.2f} in 2-of-3 ones."
+    )
 
 
 def _t50(r: _Reading, kind: str) -> float:
@@ -533,20 +540,17 @@ def _records_alg1(r: _Reading) -> list:
     """Algorithm 1's records: ``(name, evidence, note)`` each."""
     ds, kb, kc, src = r.ds, r.el.k_bend, r.el.k_check, r.el.best_src
     n = _kind_counts(r.el.kinds_all)
+    rules = (("bend rule", r.el.best_k, kb), ("factor-2 rule", r.el.k_within, kc))
     return [
         (
             "best_k",
             {
-                "bend rule": {
-                    "k": int(r.el.best_k),
-                    "per_gdln_seed": kb["per_seed"],
-                    "interval": list(kb["interval"]),
-                },
-                "factor-2 rule": {
-                    "k": int(r.el.k_within),
-                    "per_gdln_seed": kc["per_seed"],
-                    "interval": list(kc["interval"]),
-                },
+                rule: {
+                    "k": int(k),
+                    "per_gdln_seed": c["per_seed"],
+                    "interval": list(c["interval"]),
+                }
+                for rule, k, c in rules
             },
             "elbow of the output MSE between the ReLU network and the GDLN of the K "
             f"binarised centroids, K = 1..{r.p.k_max}, bend rule of the gate-finding "
@@ -673,6 +677,7 @@ def _records_floor(r: _Reading) -> list:
     """The floor, the race reduction and Assumption 2.1.1."""
     t_floor = _floor_times(r)
     ctx_names = [p for p in r.diag["paths"] if p != "common"]
+    pred = r.gaps.m_pred["mixed"]
     return [
         (
             "reln_floor",
@@ -686,10 +691,7 @@ def _records_floor(r: _Reading) -> list:
         (
             "reln_vs_prediction",
             Evidence(
-                r.gaps.m_pred["mixed"].value,
-                spread=r.gaps.m_pred["mixed"].spread,
-                per_seed=r.gaps.m_pred["mixed"].per_seed,
-                time_gap=True,
+                pred.value, spread=pred.spread, per_seed=pred.per_seed, time_gap=True
             ),
             "time gap simulated common + 2-of-3 ReLN vs helpers.core.race.predict "
             "(nothing fitted), median over seeds; single-context: "
@@ -801,23 +803,21 @@ def _summary(r: _Reading, recs: dict, ahead: dict, late: dict) -> str:
 def _printed(r: _Reading) -> str:
     """The chapter's headline numbers as the page prints them for the notebook's
     output check."""
-    at = r.at["early"]
-    return "\n".join(
-        [
-            f"best_k                   = {r.el.best_k}",
-            f"k_patterns_context_level = {' '.join(r.el.best_patterns)}",
-            f"k_patterns_gate_on       = {' '.join(r.el.best_src['kind'])}",
-            f"census early (common, 2-of-3) = {at['common']:.1f}, {at['mixed']:.1f}",
-            f"reln_vs_relu             = {r.gaps.m_reln.value:.2f}",
-            f"singles_vs_relu          = {r.gaps.m_single.value:.2f}",
-            f"reln_vs_relu_above_floor = {r.gaps.m_reln_above.value:.2f}",
-            f"singles_above_floor      = {r.gaps.m_single_above.value:.2f}",
-            f"parting level            = {_parting(r.gaps.by_level)[1]}",
-            f"test_error_relu          = {med(r.err['test']['error']):.2f}",
-            "test_error_gdln          = "
-            f"{med(r.el.err_gdln[r.el.best_k]['error']):.2f}",
-        ]
-    )
+    at, g = r.at["early"], r.gaps
+    lines = {
+        "best_k": r.el.best_k,
+        "k_patterns_context_level": " ".join(r.el.best_patterns),
+        "k_patterns_gate_on": " ".join(r.el.best_src["kind"]),
+        "census early (common, 2-of-3)": f"{at['common']:.1f}, {at['mixed']:.1f}",
+        "reln_vs_relu": f"{g.m_reln.value:.2f}",
+        "singles_vs_relu": f"{g.m_single.value:.2f}",
+        "reln_vs_relu_above_floor": f"{g.m_reln_above.value:.2f}",
+        "singles_above_floor": f"{g.m_single_above.value:.2f}",
+        "parting level": _parting(g.by_level)[1],
+        "test_error_relu": f"{med(r.err['test']['error']):.2f}",
+        "test_error_gdln": f"{med(r.el.err_gdln[r.el.best_k]['error']):.2f}",
+    }
+    return "\n".join(f"{k:<24} = {v}" for k, v in lines.items())
 
 
 def report(rec, runs: Runs, params: Params) -> dict:
