@@ -112,27 +112,19 @@ class Results:
 
 def _glue_setup(r: Results) -> None:
     p = r.params
-    glue_many(
-        "reviewers",
-        L0=r.L0,
-        L_linear_share=100 * r.L_linear / r.L0,
-        need_total=r.need["total"],
-        need_common=r.need["common"],
-        need_ctx=r.need["ctx12"],
-        mult=MULT,
-        seeds=int(p.seeds),
-        grid_widths=", ".join(map(str, p.widths)),
+    glue_many("reviewers",
+        L0=r.L0, L_linear_share=100 * r.L_linear / r.L0, need_total=r.need["total"],
+        need_common=r.need["common"], need_ctx=r.need["ctx12"], mult=MULT,
+        seeds=int(p.seeds), grid_widths=", ".join(map(str, p.widths)),
         grid_stds=", ".join(f"{v:.1e}" for v in p.init_stds),
         grid_batches=", ".join(map(str, p.batch_sizes)),
         grid_rhos=", ".join(f"{x / 100:g}" for x in p.code_rho_pct),
         grid_noise=", ".join(f"{v:g}" for v in p.label_noise),
         grid_gains=", ".join(f"{v:g}" for v in p.primed_gains),
-        strategy_share=p.strategy_share,
-        fit_level=100 * p.fit_level,
-        plateau_min=p.plateau_min,
-        gate_change_max=100 * p.gate_change_max,
+        strategy_share=p.strategy_share, fit_level=100 * p.fit_level,
+        plateau_min=p.plateau_min, gate_change_max=100 * p.gate_change_max,
         common_left=100 * (1 - p.common_done),
-    )
+    )  # fmt: skip
 
 
 def _glue_base(r: Results) -> None:
@@ -334,6 +326,13 @@ def _glue_sentence(r: Results) -> None:
             x["mixed"] > max(x["single"], x.get("other", 0.0)) for x in winners
         ),
     )  # fmt: skip
+
+
+#: The glue, section by section in the page's order.
+_GLUES = (
+    _glue_setup, _glue_base, _glue_widths, _glue_init, _glue_optimisers, _glue_data,
+    _glue_separation, _glue_modes, _glue_interventions, _glue_sentence,
+)  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------
@@ -604,18 +603,7 @@ def report(rec, results: Results) -> dict:
         "checks": the lines the page prints for nbval, "path": the records' file}``.
     """
     r = results
-    for part in (
-        _glue_setup,
-        _glue_base,
-        _glue_widths,
-        _glue_init,
-        _glue_optimisers,
-        _glue_data,
-        _glue_separation,
-        _glue_modes,
-        _glue_interventions,
-        _glue_sentence,
-    ):
+    for part in _GLUES:
         part(r)
     recs = add_all(rec, _records(r))
     path = rec.save()
