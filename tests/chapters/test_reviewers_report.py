@@ -178,8 +178,8 @@ def results():
 def written(results, tmp_path_factory):
     glued = {}
     mp = pytest.MonkeyPatch()
-    for module in (rp, kit):  # the report glues itself and through the kit
-        mp.setattr(module, "glue", lambda name, value: glued.__setitem__(name, value))
+    # the report glues through the kit
+    mp.setattr(kit, "glue", lambda name, value: glued.__setitem__(name, value))
     rec = Records("reviewers", directory=tmp_path_factory.mktemp("records"))
     try:
         out = rp.report(rec, results)

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...book.kit import add_all, glue_many, med, table
-from ...book.notebook import glue
 from ...book.records import claims_table
 from ...book.rulebook import NOISE_MULTIPLE as NM
 from ...core.algorithm1 import pattern_strings
@@ -68,6 +67,16 @@ class _Reading:
         shuffled = shuffle_contexts(task.train, params.shuffle_seed)
         self.el = read_elbow(runs.fits, task, tol, shuffled)
         self.cen = read_census(relu, runs.census, task.train, params.epochs, shuffled)
+        early, end, cen = self.cen.early, params.epochs, self.cen
+        #: the census early, at the end and, for chance, at initialisation and with
+        #: the contexts shuffled (early and at the end)
+        self.at = {
+            "early": cen.at[f"epoch {early}"], "final": cen.at[f"epoch {end}"],
+            "init": cen.init, "shuffled_early": cen.shuffled[early],
+            "shuffled_final": cen.shuffled[end],
+        }  # fmt: skip
+        #: their single / 2-of-3 weight ratios
+        self.chance = {k: _ratio(c) for k, c in self.at.items()}
         losses = {k: v.loss for k, v in runs.relns.items()}
         gdln = self.el.best.run.loss
         self.gaps = reln_gaps(relu.loss, losses, runs.preds, gdln, self.ref, params)
@@ -105,9 +114,8 @@ def k_table(elbow, ds, L0: float) -> str:
     """Algorithm 1's clustering for every K (an :class:`Elbow`): the centroids at the
     level of contexts, what each gates on, their shares, the output error, the final
     loss and the test error of the GDLN, as a Markdown table."""
-    rows = []
+    rows, err = [], elbow.err_gdln
     for f, kinds in zip(elbow.fits, elbow.kinds_all):
-        err = elbow.err_gdln
         rows.append(
             [
                 f.K,
@@ -204,10 +212,9 @@ def _glue_relu(r: _Reading, task_all) -> None:
         "relu_final_frac": med(loss[:, -1]) / r.ref.L0,
         "test_error_lo": 100 * float(np.min(err["test"]["error"])),
         "test_error_hi": 100 * float(np.max(err["test"]["error"])),
+        **{f"{s}_{part}": 100 * med(err[s][part]) for s in ("train", "test")
+           for part in ("error", "class_error", "context_error")},
     })  # fmt: skip
-    for part in ("error", "class_error", "context_error"):
-        glue(f"digits_train_{part}", 100 * med(err["train"][part]))
-        glue(f"digits_test_{part}", 100 * med(err["test"][part]))
 
 
 def _glue_algorithm1(r: _Reading) -> None:
@@ -248,11 +255,12 @@ def _glue_algorithm1(r: _Reading) -> None:
 
 def _glue_census(r: _Reading) -> None:
     census, relu = r.runs.census, r.runs.relu
-    for tag, e in (("early", r.cen.early), ("final", r.p.epochs)):
-        i = relu.index(e)
-        for k in (*CLASSES, *GATE_KINDS, "by_class"):
-            glue(f"digits_{tag}_{k}", med(census[k][:, i]))
-    at = r.cen.at[f"epoch {r.cen.early}"]
+    shares = {
+        f"{tag}_{k}": med(census[k][:, relu.index(e)])
+        for tag, e in (("early", r.cen.early), ("final", r.p.epochs))
+        for k in (*CLASSES, *GATE_KINDS, "by_class")
+    }
+    at = r.at["early"]
     t_floor = _floor_times(r)
     t_rec = relu.record_epochs
     snap_at_floor = [
@@ -261,7 +269,7 @@ def _glue_census(r: _Reading) -> None:
         if t is not None
     ]
     glue_many("digits", {
-        "early": r.cen.early, "early_cm": at["common"] + at["mixed"],
+        **shares, "early": r.cen.early, "early_cm": at["common"] + at["mixed"],
         "t_floor": int(med([t for t in t_floor if t is not None]))
         if all(t is not None for t in t_floor) else "never",
         "snap_at_floor": med(snap_at_floor) if snap_at_floor else float("nan"),
@@ -273,26 +281,9 @@ def _ratio(c: dict) -> float:
     return c["single"] / c["mixed"] if c["mixed"] > 0 else float("inf")
 
 
-def _chance(r: _Reading) -> dict:
-    """The census's single / 2-of-3 ratio early and at the end, beside chance: the
-    network at initialisation and the trained one with the contexts shuffled."""
-    early, final = r.cen.at[f"epoch {r.cen.early}"], r.cen.at[f"epoch {r.p.epochs}"]
-    sh_e, sh_f = r.cen.shuffled[r.cen.early], r.cen.shuffled[r.p.epochs]
-    return {
-        "early": _ratio(early),
-        "final": _ratio(final),
-        "init": _ratio(r.cen.init),
-        "shuffled_early": _ratio(sh_e),
-        "shuffled_final": _ratio(sh_f),
-    }
-
-
 def _census_chance_words(r: _Reading) -> tuple[str, str]:
     """The census against chance: a sentence of numbers, and what they say."""
-    q = _chance(r)
-    at = r.cen.at
-    e, f = at[f"epoch {r.cen.early}"], at[f"epoch {r.p.epochs}"]
-    i, se, sf = r.cen.init, r.cen.shuffled[r.cen.early], r.cen.shuffled[r.p.epochs]
+    q, at, f = r.chance, r.at, r.at["final"]
 
     def cms(c):
         return (
@@ -301,9 +292,10 @@ def _census_chance_words(r: _Reading) -> tuple[str, str]:
         )
 
     numbers = (
-        f"when the loss has halved (epoch {r.cen.early}) the census reads {cms(e)}; "
-        f"at initialisation {cms(i)}; with the contexts shuffled {cms(se)}. At the "
-        f"end (epoch {r.p.epochs}): {cms(f)}; shuffled {cms(sf)}."
+        f"when the loss has halved (epoch {r.cen.early}) the census reads "
+        f"{cms(at['early'])}; at initialisation {cms(at['init'])}; with the contexts "
+        f"shuffled {cms(at['shuffled_early'])}. At the end (epoch {r.p.epochs}): "
+        f"{cms(f)}; shuffled {cms(at['shuffled_final'])}."
     )
     base_e = {"initialisation": q["init"], "shuffled": q["shuffled_early"]}
     base_f = {"initialisation": q["init"], "shuffled": q["shuffled_final"]}
@@ -380,23 +372,12 @@ def _whitened_words(r: _Reading) -> str:
 
 def _glue_chance(r: _Reading) -> None:
     numbers, words = _census_chance_words(r)
-    g, c, q = r.gaps, r.el.best_classes, _chance(r)
+    g, c = r.gaps, r.el.best_classes
     lv = g.per_level
     nearer = [f for f, x in lv.items() if x["mixed"] < x["single"]]
     apart = [f for f, x in lv.items() if x["single"] - x["mixed"] > NM * x["spread"]]
     better = g.m_reln_above.value < g.m_single_above.value
-    where = compare_to_chance(
-        q["early"], {"init": q["init"], "shuffled": q["shuffled_early"]}
-    )
-    if where == "below" and c["mixed"] > c["single"]:
-        lead = "Yes, early in learning, and beyond chance."
-    elif where == "below":
-        lead = "Partly: early in learning the census leans to 2-of-3 beyond chance, "
-        lead += "but Algorithm 1's clusters do not."
-    else:
-        lead = "Not beyond chance."
-    e = r.cen.at[f"epoch {r.cen.early}"]
-    two = "the paper's common + 2-of-3 ReLN is"
+    nearest = "the nearer" if better else "not the nearer"
     glue_many("digits", {
         "chance_table": numbers, "census_words": words[0].upper() + words[1:],
         "alg1_words": _cluster_words(r), "whitened_words": _whitened_words(r),
@@ -409,25 +390,44 @@ def _glue_chance(r: _Reading) -> None:
         "prop42_words": "as Proposition 4.2 predicts"
         if _t50(r, "mixed") < _t50(r, "single") else "against Proposition 4.2",
         "nearer_words": "nearer to it than" if better else "no nearer to it than",
-        "better_words": f"{two} the nearer of the two candidates" if better
-        else f"{two} not the nearer of the two candidates",
-        "conclusion_words": f"{lead} When the loss has halved "
+        "better_words": f"the paper's common + 2-of-3 ReLN is {nearest} of the two "
+        "candidates",
+        "conclusion_words": _conclusion_words(r),
+        "reviewers_words": f"Algorithm 1 finds an always-on cluster "
+        f"({c['common']:.2f} of the rows) and clusters on in some contexts only, "
+        f"{c['single']:.2f} single-context against {c['mixed']:.2f} 2-of-3 at K* = "
+        f"{r.el.best_k}; in the census {words} Of the two ReLNs the paper's 2-of-3 "
+        f"one is {nearest} to the ReLU network "
+        f"over the {len(g.above)} levels above the floor ({g.m_reln_above.value:.3f} "
+        f"against {g.m_single_above.value:.3f}), with a race reduction that predicts "
+        "it. " + _whitened_words(r),
+    })  # fmt: skip
+
+
+def _conclusion_words(r: _Reading) -> str:
+    """The chapter's answer: whether the census leans to 2-of-3 units beyond chance
+    early in learning (and Algorithm 1's clusters with it), with the numbers."""
+    c, q, e = r.el.best_classes, r.chance, r.at["early"]
+    where = compare_to_chance(
+        q["early"], {"init": q["init"], "shuffled": q["shuffled_early"]}
+    )
+    if where == "below" and c["mixed"] > c["single"]:
+        lead = "Yes, early in learning, and beyond chance."
+    elif where == "below":
+        lead = "Partly: early in learning the census leans to 2-of-3 beyond chance, "
+        lead += "but Algorithm 1's clusters do not."
+    else:
+        lead = "Not beyond chance."
+    return (
+        f"{lead} When the loss has halved "
         f"{e['common'] + e['mixed']:.2f} of the ReLU network's weight is in always-on "
         f"and 2-of-3 units and {e['single']:.2f} in single-context ones (Section 4 "
         f"reports none): a single / 2-of-3 ratio of {q['early']:.2f}, against "
         f"{q['init']:.2f} at initialisation and {q['shuffled_early']:.2f} with the "
         f"contexts shuffled. At the end the ratio is {q['final']:.2f}, and at K* = "
         f"{r.el.best_k} Algorithm 1 puts {c['single']:.2f} of the rows in "
-        f"single-context clusters against {c['mixed']:.2f} in 2-of-3 ones.",
-        "reviewers_words": f"Algorithm 1 finds an always-on cluster "
-        f"({c['common']:.2f} of the rows) and clusters on in some contexts only, "
-        f"{c['single']:.2f} single-context against {c['mixed']:.2f} 2-of-3 at K* = "
-        f"{r.el.best_k}; in the census {words} Of the two ReLNs the paper's 2-of-3 "
-        f"one is {'the nearer' if better else 'not the nearer'} to the ReLU network "
-        f"over the {len(g.above)} levels above the floor ({g.m_reln_above.value:.3f} "
-        f"against {g.m_single_above.value:.3f}), with a race reduction that predicts "
-        "it. " + _whitened_words(r),
-    })  # fmt: skip
+        f"single-context clusters against {c['mixed']:.2f} in 2-of-3 ones."
+    )
 
 
 def _t50(r: _Reading, kind: str) -> float:
@@ -464,10 +464,10 @@ def _parting(by_level: dict) -> tuple[str, float | None]:
 
 def _glue_relns(r: _Reading) -> None:
     g, relns, diag = r.gaps, r.runs.relns, r.diag
+    ms = {}
     for key in ("reln", "single", "reln_above", "single_above", "gdln"):
         m = getattr(g, f"m_{key}")
-        glue(f"digits_m_{key}", m.value)
-        glue(f"digits_m_{key}_spread", m.spread)
+        ms |= {f"m_{key}": m.value, f"m_{key}_spread": m.spread}
     ctx_names = [n for n in diag["paths"] if n != "common"]
     t50 = {k: _t50(r, k) for k in ("mixed", "single")}
     by_level = g.by_level
@@ -480,7 +480,7 @@ def _glue_relns(r: _Reading) -> None:
         W2_p = derived.params0[-1][:, :, derived.net.pathway_slice(name)]  # readout
         ratios.append(f"{name} {np.median(W2_p.std(axis=(1, 2))) / r.p.relu_std:.2f}")
     glue_many("digits", {
-        "above": ", ".join(f"{f:g}" for f in g.above),
+        **ms, "above": ", ".join(f"{f:g}" for f in g.above),
         "pred_mixed": g.m_pred["mixed"].value, "pred_single": g.m_pred["single"].value,
         "pred_spread": g.m_pred["mixed"].spread,
         "reln_final": med(relns["mixed"].loss[:, -1]),
@@ -540,20 +540,17 @@ def _records_alg1(r: _Reading) -> list:
     """Algorithm 1's records: ``(name, evidence, note)`` each."""
     ds, kb, kc, src = r.ds, r.el.k_bend, r.el.k_check, r.el.best_src
     n = _kind_counts(r.el.kinds_all)
+    rules = (("bend rule", r.el.best_k, kb), ("factor-2 rule", r.el.k_within, kc))
     return [
         (
             "best_k",
             {
-                "bend rule": {
-                    "k": int(r.el.best_k),
-                    "per_gdln_seed": kb["per_seed"],
-                    "interval": list(kb["interval"]),
-                },
-                "factor-2 rule": {
-                    "k": int(r.el.k_within),
-                    "per_gdln_seed": kc["per_seed"],
-                    "interval": list(kc["interval"]),
-                },
+                rule: {
+                    "k": int(k),
+                    "per_gdln_seed": c["per_seed"],
+                    "interval": list(c["interval"]),
+                }
+                for rule, k, c in rules
             },
             "elbow of the output MSE between the ReLU network and the GDLN of the K "
             f"binarised centroids, K = 1..{r.p.k_max}, bend rule of the gate-finding "
@@ -598,7 +595,7 @@ def _records_alg1(r: _Reading) -> list:
 
 def _records_census(r: _Reading) -> list:
     """The census's record."""
-    census, i_early, q = r.runs.census, r.runs.relu.index(r.cen.early), _chance(r)
+    census, i_early, q = r.runs.census, r.runs.relu.index(r.cen.early), r.chance
     n_seeds = r.p.seeds
     shares = {
         t: " / ".join(
@@ -680,6 +677,7 @@ def _records_floor(r: _Reading) -> list:
     """The floor, the race reduction and Assumption 2.1.1."""
     t_floor = _floor_times(r)
     ctx_names = [p for p in r.diag["paths"] if p != "common"]
+    pred = r.gaps.m_pred["mixed"]
     return [
         (
             "reln_floor",
@@ -693,10 +691,7 @@ def _records_floor(r: _Reading) -> list:
         (
             "reln_vs_prediction",
             Evidence(
-                r.gaps.m_pred["mixed"].value,
-                spread=r.gaps.m_pred["mixed"].spread,
-                per_seed=r.gaps.m_pred["mixed"].per_seed,
-                time_gap=True,
+                pred.value, spread=pred.spread, per_seed=pred.per_seed, time_gap=True
             ),
             "time gap simulated common + 2-of-3 ReLN vs helpers.core.race.predict "
             "(nothing fitted), median over seeds; single-context: "
@@ -721,11 +716,12 @@ def _records_floor(r: _Reading) -> list:
 def _records_rest(r: _Reading, ahead: dict, late: dict) -> list:
     """The test errors, the controls and the step-size check."""
     n_seeds, gdln_err = r.p.seeds, r.el.err_gdln[r.el.best_k]["error"]
+    gdln_spread = float(np.ptp(gdln_err)) if r.p.elbow_seeds > 1 else None
     err = r.err["test"]
     return [
         (
             "test_error_relu",
-            _spread_only(med(err["error"]), float(np.ptp(err["error"]))),
+            Evidence(med(err["error"]), spread=float(np.ptp(err["error"]))),
             f"share of the {r.test.P} test datapoints answered wrongly (class or "
             f"context label), median over {n_seeds} seeds (spread: max - min); class "
             f"wrong {med(err['class_error']):.3f}, context answer wrong "
@@ -734,9 +730,7 @@ def _records_rest(r: _Reading, ahead: dict, late: dict) -> list:
         ),
         (
             "test_error_gdln",
-            _spread_only(
-                med(gdln_err), float(np.ptp(gdln_err)) if r.p.elbow_seeds > 1 else None
-            ),
+            Evidence(med(gdln_err), spread=gdln_spread),
             f"the Algorithm 1 GDLN at K = {r.el.best_k}, {r.p.elbow_seeds} seed(s), "
             "test gates from the nearest training image in the same context; common "
             f"+ 2-of-3 ReLN {med(r.err_reln['mixed']['error']):.3f}, single-context "
@@ -762,11 +756,6 @@ def _records_rest(r: _Reading, ahead: dict, late: dict) -> list:
             "the Euler effect.",
         ),
     ]
-
-
-def _spread_only(value: float, spread: float | None):
-    """A measured value with the range over seeds as its spread."""
-    return Evidence(value, spread=spread)
 
 
 #: The closing table: (question, what the paper says, record) per row.
@@ -814,23 +803,21 @@ def _summary(r: _Reading, recs: dict, ahead: dict, late: dict) -> str:
 def _printed(r: _Reading) -> str:
     """The chapter's headline numbers as the page prints them for the notebook's
     output check."""
-    at = r.cen.at[f"epoch {r.cen.early}"]
-    return "\n".join(
-        [
-            f"best_k                   = {r.el.best_k}",
-            f"k_patterns_context_level = {' '.join(r.el.best_patterns)}",
-            f"k_patterns_gate_on       = {' '.join(r.el.best_src['kind'])}",
-            f"census early (common, 2-of-3) = {at['common']:.1f}, {at['mixed']:.1f}",
-            f"reln_vs_relu             = {r.gaps.m_reln.value:.2f}",
-            f"singles_vs_relu          = {r.gaps.m_single.value:.2f}",
-            f"reln_vs_relu_above_floor = {r.gaps.m_reln_above.value:.2f}",
-            f"singles_above_floor      = {r.gaps.m_single_above.value:.2f}",
-            f"parting level            = {_parting(r.gaps.by_level)[1]}",
-            f"test_error_relu          = {med(r.err['test']['error']):.2f}",
-            "test_error_gdln          = "
-            f"{med(r.el.err_gdln[r.el.best_k]['error']):.2f}",
-        ]
-    )
+    at, g = r.at["early"], r.gaps
+    lines = {
+        "best_k": r.el.best_k,
+        "k_patterns_context_level": " ".join(r.el.best_patterns),
+        "k_patterns_gate_on": " ".join(r.el.best_src["kind"]),
+        "census early (common, 2-of-3)": f"{at['common']:.1f}, {at['mixed']:.1f}",
+        "reln_vs_relu": f"{g.m_reln.value:.2f}",
+        "singles_vs_relu": f"{g.m_single.value:.2f}",
+        "reln_vs_relu_above_floor": f"{g.m_reln_above.value:.2f}",
+        "singles_above_floor": f"{g.m_single_above.value:.2f}",
+        "parting level": _parting(g.by_level)[1],
+        "test_error_relu": f"{med(r.err['test']['error']):.2f}",
+        "test_error_gdln": f"{med(r.el.err_gdln[r.el.best_k]['error']):.2f}",
+    }
+    return "\n".join(f"{k:<24} = {v}" for k, v in lines.items())
 
 
 def report(rec, runs: Runs, params: Params) -> dict:

@@ -13,7 +13,6 @@ from functools import cached_property
 import numpy as np
 
 from ...book.kit import add_all, glue_many
-from ...book.notebook import glue
 from ...book.records import claims_table
 from ...book.rulebook import NOISE_MULTIPLE, PHASE_SNAP
 from .measures import nanmed
@@ -28,23 +27,14 @@ from .sweeps import (
 MULT = NOISE_MULTIPLE
 #: The match's fields every sweep's record keeps.
 MATCH = (
-    "match_value",
-    "match_spread",
-    "match_spread_interval",
-    "match_alternative",
-    "match_alternative_spread",
-    "match_nearer",
-)
+    "match_value", "match_spread", "match_spread_interval", "match_alternative",
+    "match_alternative_spread", "match_nearer",
+)  # fmt: skip
 #: The fields the data comparison's records keep.
 DATA = (
-    "offdiag_common",
-    "offdiag_ctx23",
-    "mixed",
-    "single",
-    "snap_change",
-    "final_loss_share",
-    *MATCH,
-)
+    "offdiag_common", "offdiag_ctx23", "mixed", "single", "snap_change",
+    "final_loss_share", *MATCH,
+)  # fmt: skip
 #: The strategy's shares a record keeps.
 STRATEGY = ("common", "mixed", "single", "other", "snap_change", "mixed_of_context")
 #: How the page words the answer of :func:`~.measures.nearer_than_half`.
@@ -122,184 +112,145 @@ class Results:
 
 def _glue_setup(r: Results) -> None:
     p = r.params
-    glue_many(
-        "reviewers",
-        L0=r.L0,
-        L_linear_share=100 * r.L_linear / r.L0,
-        need_total=r.need["total"],
-        need_common=r.need["common"],
-        need_ctx=r.need["ctx12"],
-        mult=MULT,
-        seeds=int(p.seeds),
-        grid_widths=", ".join(map(str, p.widths)),
+    glue_many("reviewers",
+        L0=r.L0, L_linear_share=100 * r.L_linear / r.L0, need_total=r.need["total"],
+        need_common=r.need["common"], need_ctx=r.need["ctx12"], mult=MULT,
+        seeds=int(p.seeds), grid_widths=", ".join(map(str, p.widths)),
         grid_stds=", ".join(f"{v:.1e}" for v in p.init_stds),
         grid_batches=", ".join(map(str, p.batch_sizes)),
         grid_rhos=", ".join(f"{x / 100:g}" for x in p.code_rho_pct),
         grid_noise=", ".join(f"{v:g}" for v in p.label_noise),
         grid_gains=", ".join(f"{v:g}" for v in p.primed_gains),
-        strategy_share=p.strategy_share,
-        fit_level=100 * p.fit_level,
-        plateau_min=p.plateau_min,
-        gate_change_max=100 * p.gate_change_max,
+        strategy_share=p.strategy_share, fit_level=100 * p.fit_level,
+        plateau_min=p.plateau_min, gate_change_max=100 * p.gate_change_max,
         common_left=100 * (1 - p.common_done),
-    )
+    )  # fmt: skip
 
 
 def _glue_base(r: Results) -> None:
-    mb = r.matches["paper settings"]
-    glue("reviewers_base_match", mb["value"])
-    glue("reviewers_base_spread", mb["spread"])
-    glue("reviewers_base_alt", mb["alternative"])
-    glue("reviewers_base_ratio", mb["value"] / mb["spread"])
-    glue("reviewers_base_interval", "[{:.3f}, {:.3f}]".format(*mb["spread_interval"]))
-    glue("reviewers_base_half_alt", mb["alternative"] / 2)
-    glue("reviewers_base_nearer", NEARER[mb["nearer_verdict"]])
-    glue("reviewers_base_alt_spread", mb["alternative_spread"])
-    glue("reviewers_base_margin", abs(mb["alternative"] / 2 - mb["value"]))
+    mb, ma = r.matches["paper settings"], r.match_authors
     top = max(mb["spread_interval"][1], mb["alternative_spread_interval"][1])
-    glue("reviewers_base_noise", MULT * top)
-    for k in ("common", "mixed", "single", "other", "snap_change", "mixed_of_context"):
-        glue(f"reviewers_base_{k}", nanmed(r.base_end[k]))
-    glue("reviewers_base_weight_mixed", nanmed(r.weight_census[:, -1]))
-    glue("reviewers_authors_match", r.match_authors["value"])
-    glue("reviewers_authors_factor", mb["value"] / r.match_authors["value"])
+    glue_many("reviewers", {f"base_{k}": nanmed(r.base_end[k]) for k in STRATEGY},
+        base_match=mb["value"], base_spread=mb["spread"], base_alt=mb["alternative"],
+        base_ratio=mb["value"] / mb["spread"],
+        base_interval="[{:.3f}, {:.3f}]".format(*mb["spread_interval"]),
+        base_half_alt=mb["alternative"] / 2, base_nearer=NEARER[mb["nearer_verdict"]],
+        base_alt_spread=mb["alternative_spread"],
+        base_margin=abs(mb["alternative"] / 2 - mb["value"]), base_noise=MULT * top,
+        base_weight_mixed=nanmed(r.weight_census[:, -1]), authors_match=ma["value"],
+        authors_factor=mb["value"] / ma["value"],
+    )  # fmt: skip
 
 
 def _glue_widths(r: Results) -> None:
-    p = r.params
-    widths = p.widths
-    glue("reviewers_w_small", widths[0])
-    glue("reviewers_w_large", widths[-1])
-    glue("reviewers_w_paper", p.relu_width)
+    p, widths, nan = r.params, r.params.widths, float("nan")
+    g = {"w_small": widths[0], "w_large": widths[-1], "w_paper": p.relu_width}
+    g["w_paper_snap"] = r.width_sweep["fixed std"][p.relu_width]["snap_change"]
     for tag, rule in (("std", "fixed std"), ("out", "fixed output scale")):
-        rows_r = r.width_sweep[rule]
-        mw = r.min_width[rule]
-        glue(f"reviewers_min_width_{tag}", mw or "none")
-        at = rows_r.get(mw, {})  # the share behind the answer, with its spread
-        nan = float("nan")
-        glue(f"reviewers_min_width_{tag}_share", at.get("mixed_of_context", nan))
-        glue(
-            f"reviewers_min_width_{tag}_spread", at.get("mixed_of_context_spread", nan)
-        )
-        small = rows_r[widths[0]]
-        glue(f"reviewers_w_{tag}_small_loss", 100 * small["final_loss_share"])
-        glue(f"reviewers_w_{tag}_small_snap", small["snap_change"])
-        on = [w for w in widths if rows_r[w]["strategy"]]
-        mixed_range = [rows_r[w]["mixed"] for w in on] or [nan]
-        glue(f"reviewers_w_{tag}_mixed_lo", min(mixed_range))
-        glue(f"reviewers_w_{tag}_mixed_hi", max(mixed_range))
-        best_w = min(widths, key=lambda w: rows_r[w]["match_value"])
-        glue(f"reviewers_w_{tag}_best", best_w)
-        glue(f"reviewers_w_{tag}_best_match", rows_r[best_w]["match_value"])
-        ref = rows_r[p.relu_width]["match_value"]
-        rel = [rows_r[w]["match_value"] / ref for w in widths]
-        glue(f"reviewers_w_{tag}_rel_lo", min(rel))
-        glue(f"reviewers_w_{tag}_rel_hi", max(rel))
-        glue(
-            f"reviewers_w_{tag}_noise", sum(rows_r[w]["match_matches"] for w in widths)
-        )
-    paper = r.width_sweep["fixed std"][p.relu_width]
-    glue("reviewers_w_paper_snap", paper["snap_change"])
+        rows, mw = r.width_sweep[rule], r.min_width[rule]
+        at = rows.get(mw, {})  # the share behind the answer, with its spread
+        mixed = [rows[w]["mixed"] for w in widths if rows[w]["strategy"]] or [nan]
+        match = {w: rows[w]["match_value"] for w in widths}
+        best = min(widths, key=match.get)
+        rel = [match[w] / rows[p.relu_width]["match_value"] for w in widths]
+        g |= {
+            f"min_width_{tag}": mw or "none",
+            f"min_width_{tag}_share": at.get("mixed_of_context", nan),
+            f"min_width_{tag}_spread": at.get("mixed_of_context_spread", nan),
+            f"w_{tag}_small_loss": 100 * rows[widths[0]]["final_loss_share"],
+            f"w_{tag}_small_snap": rows[widths[0]]["snap_change"],
+            f"w_{tag}_mixed_lo": min(mixed), f"w_{tag}_mixed_hi": max(mixed),
+            f"w_{tag}_best": best, f"w_{tag}_best_match": match[best],
+            f"w_{tag}_rel_lo": min(rel), f"w_{tag}_rel_hi": max(rel),
+            f"w_{tag}_noise": sum(rows[w]["match_matches"] for w in widths),
+        }  # fmt: skip
+    glue_many("reviewers", g)
 
 
 def _glue_init(r: Results) -> None:
-    p = r.params
     order = sorted(r.init_sweep.values(), key=lambda x: x["std"])
-    no_plateau = [x["std"] for x in order if not x["plateau"]]
+    top, nan = order[-1], float("nan")
+    no_plateau = [x for x in order if not x["plateau"]]
     still = [x["std"] for x in order if not x["gating_moves"]]
-    glue("reviewers_base_std", p.base_std)
-    glue("reviewers_no_plateau", min(no_plateau) if no_plateau else "none")
-    glue("reviewers_still", min(still) if still else "none")
-    glue("reviewers_top_std", order[-1]["std"])
-    glue("reviewers_top_gate", 100 * order[-1]["gate_change"])
-    glue("reviewers_top_snap", order[-1]["snap_change"])
-    glue("reviewers_base_gate", 100 * order[0]["gate_change"])
-    plateau_stds = [x["std"] for x in order if x["plateau"]]
-    glue("reviewers_last_plateau", max(plateau_stds) if plateau_stds else float("nan"))
-    glue("reviewers_top_loss_factor", order[-1]["initial_loss"] / r.L0)
-    first = next((x["plateau_share"] for x in order if not x["plateau"]), float("nan"))
-    glue("reviewers_first_noplateau_share", first)
-    glue("reviewers_init_gaps", ", ".join(f"{x['match_value']:.2f}" for x in order))
-    glue("reviewers_init_stds", ", ".join(f"{x['std']:.1e}" for x in order))
-    glue("reviewers_n_describes", sum(x["reln_describes"] for x in order))
-    glue("reviewers_top_mixed", order[-1]["mixed"])
-    glue("reviewers_top_single", order[-1]["single"])
+    plateau = [x["std"] for x in order if x["plateau"]]
+    glue_many("reviewers",
+        base_std=r.params.base_std,
+        no_plateau=min(x["std"] for x in no_plateau) if no_plateau else "none",
+        still=min(still) if still else "none", top_std=top["std"],
+        top_gate=100 * top["gate_change"], top_snap=top["snap_change"],
+        base_gate=100 * order[0]["gate_change"],
+        last_plateau=max(plateau) if plateau else nan,
+        top_loss_factor=top["initial_loss"] / r.L0,
+        first_noplateau_share=no_plateau[0]["plateau_share"] if no_plateau else nan,
+        init_gaps=", ".join(f"{x['match_value']:.2f}" for x in order),
+        init_stds=", ".join(f"{x['std']:.1e}" for x in order),
+        n_describes=sum(x["reln_describes"] for x in order),
+        top_mixed=top["mixed"], top_single=top["single"],
+    )  # fmt: skip
 
 
 def _glue_optimisers(r: Results) -> None:
-    p = r.params
-    opt = r.optimiser
-    for rule in r.lr_adam:
-        glue(f"reviewers_lr_adam_{rule}", r.lr_adam[rule])
+    p, opt, nan = r.params, r.optimiser, float("nan")
+    g = {}
+    for rule, lr in r.lr_adam.items():
         oa = opt.get(f"Adam, {rule} rule", {})
-        for q in ("single", "mixed", "common", "final_loss_share", "snap_change"):
-            glue(f"reviewers_adam_{rule}_{q}", oa.get(q, float("nan")))
-        glue(f"reviewers_adam_{rule}_winner", oa.get("race_winner", "not run"))
-    sgd = [opt[n] for n in opt if n.startswith("SGD")]
-    glue("reviewers_sgd_smallest", min(p.batch_sizes))
-    glue("reviewers_sgd_single_max", max([x["single"] for x in sgd] or [0]))
-    glue("reviewers_sgd_mixed_min", min([x["mixed"] for x in sgd] or [0]))
-    glue("reviewers_sgd_match_max", max([x["match_value"] for x in sgd] or [0]))
-    glue("reviewers_sgd_spread_max", max([x["match_spread"] for x in sgd] or [0]))
-    gd = opt["GD"]
-    glue("reviewers_gd_single", gd["single"])
-    glue("reviewers_gd_match", gd["match_value"])
-    glue("reviewers_gd_snap", gd["snap_change"])
-    glue("reviewers_sgd_batches", ", ".join(str(b) for b in p.batch_sizes))
-    glue("reviewers_sgd_singles", ", ".join(f"{x['single']:.2f}" for x in sgd))
-    glue("reviewers_sgd_matches", ", ".join(f"{x['match_value']:.3f}" for x in sgd))
-    mean = opt.get("Adam, mean rule", {}).get("final_loss_share", float("nan"))
-    glue("reviewers_adam_mean_loss", 100 * mean)
+        qs = ("single", "mixed", "common", "final_loss_share", "snap_change")
+        g[f"lr_adam_{rule}"] = lr
+        g |= {f"adam_{rule}_{q}": oa.get(q, nan) for q in qs}
+        g[f"adam_{rule}_winner"] = oa.get("race_winner", "not run")
+    sgd, gd = [x for n, x in opt.items() if n.startswith("SGD")], opt["GD"]
+
+    def over_sgd(f, key):
+        return f([x[key] for x in sgd] or [0])
+
+    mean = opt.get("Adam, mean rule", {}).get("final_loss_share", nan)
+    glue_many("reviewers", g,
+        sgd_smallest=min(p.batch_sizes), sgd_single_max=over_sgd(max, "single"),
+        sgd_mixed_min=over_sgd(min, "mixed"),
+        sgd_match_max=over_sgd(max, "match_value"),
+        sgd_spread_max=over_sgd(max, "match_spread"), gd_single=gd["single"],
+        gd_match=gd["match_value"], gd_snap=gd["snap_change"],
+        sgd_batches=", ".join(str(b) for b in p.batch_sizes),
+        sgd_singles=", ".join(f"{x['single']:.2f}" for x in sgd),
+        sgd_matches=", ".join(f"{x['match_value']:.3f}" for x in sgd),
+        adam_mean_loss=100 * mean,
+    )  # fmt: skip
 
 
 def _glue_data(r: Results) -> None:
-    p = r.params
-    table = r.data_table
-    glue(
-        "reviewers_noise_sigma",
-        p.label_noise[0] if p.label_noise else "none",
-    )
-    code_keys = [k for k in table if k.startswith("codes")]
-    noise_keys = [k for k in table if k.startswith("label")]
-    for tag, key in [
-        ("onehot", "one-hot (the paper)"),
-        ("code", (code_keys or [None])[0]),
-        ("noise", (noise_keys or [None])[0]),
-    ]:
-        for q in (
-            "offdiag_common",
-            "offdiag_ctx23",
-            "mixed",
-            "single",
-            "snap_change",
-            "match_value",
-            "match_spread",
-            "final_loss_share",
-        ):
-            glue(f"reviewers_{tag}_{q}", table[key][q] if key else float("nan"))
-    glue("reviewers_code_name", code_keys[0] if code_keys else "none")
-    code_row = table[code_keys[0]] if code_keys else None
-    code_learned = bool(code_row and code_row["final_loss_share"] <= p.fit_level)
-    glue("reviewers_code_learned", "has" if code_learned else "has not")
-    pct = 100 * code_row["final_loss_share"] if code_row else float("nan")
-    glue("reviewers_code_loss_pct", pct)
-    glue("reviewers_phase_snap", PHASE_SNAP)
+    p, table = r.params, r.data_table
+    code = next((k for k in table if k.startswith("codes")), None)
+    noise = next((k for k in table if k.startswith("label")), None)
+    qs = (*DATA[:6], "match_value", "match_spread")  # DATA[:6]: all but the match's
+    tags = (("onehot", "one-hot (the paper)"), ("code", code), ("noise", noise))
+    g = {
+        f"{tag}_{q}": table[key][q] if key else float("nan")
+        for tag, key in tags
+        for q in qs
+    }
+    code_row = table[code] if code else None
+    learned = bool(code_row and code_row["final_loss_share"] <= p.fit_level)
+    glue_many("reviewers", g,
+        noise_sigma=p.label_noise[0] if p.label_noise else "none",
+        code_name=code or "none", code_learned="has" if learned else "has not",
+        code_loss_pct=100 * code_row["final_loss_share"] if code_row else float("nan"),
+        phase_snap=PHASE_SNAP,
+    )  # fmt: skip
 
 
 def _glue_separation(r: Results) -> None:
     sep = r.separation
-    glue("reviewers_t_common", sep["t_common"])
-    glue("reviewers_ctx_at_sim", 100 * sep["context_at_t_common_sim"])
-    glue("reviewers_ctx_at_race", 100 * sep["context_at_t_common_race"])
-    races = ("one-way race", "fully coupled race", "separated race")
-    for i, name in enumerate(races):
-        glue(f"reviewers_pred{i}_reln", sep[name]["gap_to_reln"])
-        glue(f"reviewers_pred{i}_relu", sep[name]["gap_to_relu"])
     ow = sep["one-way race"]
-    glue("reviewers_reln_spread", ow["reln_spread"])
-    glue("reviewers_gap_races", sep["gap_oneway_vs_full_race"])
+    races = ("one-way race", "fully coupled race", "separated race")
     within = ow["gap_to_reln"] <= MULT * ow["reln_spread"]
-    glue("reviewers_pred0_within", "within" if within else "outside")
+    glue_many("reviewers",
+        {f"pred{i}_{k}": sep[name][f"gap_to_{k}"]
+         for i, name in enumerate(races) for k in ("reln", "relu")},
+        t_common=sep["t_common"], ctx_at_sim=100 * sep["context_at_t_common_sim"],
+        ctx_at_race=100 * sep["context_at_t_common_race"],
+        reln_spread=ow["reln_spread"], gap_races=sep["gap_oneway_vs_full_race"],
+        pred0_within="within" if within else "outside",
+    )  # fmt: skip
 
 
 def _families(top: dict) -> tuple[float, float]:
@@ -311,96 +262,77 @@ def _families(top: dict) -> tuple[float, float]:
 
 def _glue_modes(r: Results) -> None:
     rows6, t_iso, t_sim = r.rows6, r.t_iso, r.t_sim
-    for k, v in r.mode_order.items():
-        glue(f"reviewers_order_{k}", v)
     mix_raw, one_raw = _families(r.top_raw)
     mix_res, one_res = _families(r.top_res)
-    glue("reviewers_top_common", r.top_raw["common"])
-    glue("reviewers_mix_raw", mix_raw)
-    glue("reviewers_one_raw", one_raw)
-    glue("reviewers_mix_res", mix_res)
-    glue("reviewers_one_res", one_res)
     final = np.array([x.final for x in rows6])
-    big = int(np.argmax(final))
-    glue("reviewers_big_mode", f"{rows6[big].pathway} mode {rows6[big].index + 1}")
-    glue("reviewers_big_final", final[big])
-    glue("reviewers_big_tsim", t_sim[big])
-    first = int(np.nanargmin(t_sim))
-    glue(
-        "reviewers_first_mode", f"{rows6[first].pathway} mode {rows6[first].index + 1}"
-    )
-    glue("reviewers_first_final", final[first])
-    glue("reviewers_first_tsim", t_sim[first])
-    c0 = rows6[0]
-    glue("reviewers_c0_s", c0.s)
-    glue("reviewers_c0_d", c0.d)
-    glue("reviewers_c0_final", c0.final)
-    glue("reviewers_c0_tsim", t_sim[0])
-    glue("reviewers_big_rank", int(np.sum(t_sim < t_sim[big])) + 1)
-    glue("reviewers_big_s", rows6[big].s)
-    glue("reviewers_big_d", rows6[big].d)
-    ctx_top = next(i for i, x in enumerate(rows6) if x.pathway != "common")
-    glue("reviewers_ctx_top_name", rows6[ctx_top].pathway)
-    glue("reviewers_ctx_top_iso", t_iso[ctx_top])
-    glue("reviewers_ctx_top_sim", t_sim[ctx_top])
-    glue("reviewers_race1_single", r.race7[1.0]["single"])
-    glue("reviewers_race1_mixed", r.race7[1.0]["mixed"])
-    glue("reviewers_relu_single", nanmed(r.base_end["single"]))
-    glue("reviewers_relu_mixed", nanmed(r.base_end["mixed"]))
+    big, first = int(np.argmax(final)), int(np.nanargmin(t_sim))
+    ctx = next(i for i, x in enumerate(rows6) if x.pathway != "common")
+    c0, b = rows6[0], rows6[big]
+
+    def mode(i):
+        return f"{rows6[i].pathway} mode {rows6[i].index + 1}"
+
+    glue_many("reviewers", {f"order_{k}": v for k, v in r.mode_order.items()},
+        top_common=r.top_raw["common"], mix_raw=mix_raw, one_raw=one_raw,
+        mix_res=mix_res, one_res=one_res, big_mode=mode(big), big_final=final[big],
+        big_tsim=t_sim[big], first_mode=mode(first), first_final=final[first],
+        first_tsim=t_sim[first], c0_s=c0.s, c0_d=c0.d, c0_final=c0.final,
+        c0_tsim=t_sim[0], big_rank=int(np.sum(t_sim < t_sim[big])) + 1, big_s=b.s,
+        big_d=b.d, ctx_top_name=rows6[ctx].pathway, ctx_top_iso=t_iso[ctx],
+        ctx_top_sim=t_sim[ctx], race1_single=r.race7[1.0]["single"],
+        race1_mixed=r.race7[1.0]["mixed"], relu_single=nanmed(r.base_end["single"]),
+        relu_mixed=nanmed(r.base_end["mixed"]),
+    )  # fmt: skip
 
 
 def _glue_interventions(r: Results) -> None:
-    p = r.params
-    iv = r.intervention
-    glue("reviewers_primed_units", p.primed_units)
-    glue("reviewers_primed_off", p.primed_off)
-    glue("reviewers_schedule_epochs", p.schedule_epochs)
-    glue("reviewers_epochs", p.epochs)
+    p, iv = r.params, r.intervention
+    rs, gains = iv["schedule"], p.primed_gains
     qs = ("mixed", "single", "race_single", "race_mixed", "time_to_1pc_over_gd")
-    for i, row in enumerate(iv.values()):
-        for q in qs:
-            glue(f"reviewers_iv{i}_{q}", row[q])
-    rs = iv["schedule"]
-    glue("reviewers_sched_common_start", rs["common_at_switch"])
+    rows = {f"iv{i}": row for i, row in enumerate(iv.values())}
+    rows |= {"lo": iv[f"primed, gain {gains[0]:g}"]}
+    rows |= {"hi": iv[f"primed, gain {gains[-1]:g}"], "sched": rs}
     ahead = rs["race_single"] > rs["race_mixed"]
-    glue("reviewers_sched_race_order", "ahead" if ahead else "behind")
-    gains = [f"primed, gain {g:g}" for g in p.primed_gains]
-    glue("reviewers_gain_lo", p.primed_gains[0])
-    glue("reviewers_gain_hi", p.primed_gains[-1])
-    for tag, key in [("lo", gains[0]), ("hi", gains[-1]), ("sched", "schedule")]:
-        for q in qs:
-            glue(f"reviewers_{tag}_{q}", iv[key][q])
+    glue_many("reviewers",
+        {f"{tag}_{q}": row[q] for tag, row in rows.items() for q in qs},
+        primed_units=p.primed_units, primed_off=p.primed_off,
+        schedule_epochs=p.schedule_epochs, epochs=p.epochs,
+        sched_common_start=rs["common_at_switch"],
+        sched_race_order="ahead" if ahead else "behind",
+        gain_lo=gains[0], gain_hi=gains[-1],
+    )  # fmt: skip
 
 
 def _glue_sentence(r: Results) -> None:
-    p = r.params
-    for k, v in r.sentence.items():
-        if not isinstance(v, list):
-            glue(f"reviewers_sentence_{k}", v)
-    matching = ", ".join(r.sentence["matching_settings"]) or "none"
-    glue("reviewers_sentence_matching", matching)
-    excluded = r.sentence["excluded_no_strategy"]
-    glue("reviewers_sentence_excluded", ", ".join(excluded) or "none")
-    glue("reviewers_sentence_n_excluded", len(excluded))
-    adam = [k for k, x in r.optimiser.items() if x["match_value"] is None]
-    glue("reviewers_sentence_not_timed", ", ".join(adam) or "none")
+    p, s = r.params, r.sentence
+    excluded = s["excluded_no_strategy"]
+    not_timed = [k for k, x in r.optimiser.items() if x["match_value"] is None]
     ref = r.matches["paper settings"]["value"]
     rel_gaps = [m["value"] / ref for m in r.matches.values()]
-    glue("reviewers_rel_lo", min(rel_gaps))
-    glue("reviewers_rel_hi", max(rel_gaps))
-    other_widths = sum(len(rows) - 1 for rows in r.width_sweep.values())
-    glue("reviewers_n_widths", other_widths)
-    glue("reviewers_n_stds", len(p.stds) - 1)
-    glue("reviewers_n_opts", len(r.optimiser) - 1)
-    glue("reviewers_n_data", len(r.data_table) - 1)
     winners = strategy_settings(
         r.width_sweep, r.init_sweep, r.optimiser, r.data_table, p.relu_width
     )
-    glue("reviewers_n_strategy_settings", len(winners))
-    glue(
-        "reviewers_all_mixed",
-        sum(x["mixed"] > max(x["single"], x.get("other", 0.0)) for x in winners),
-    )
+    glue_many("reviewers",
+        {f"sentence_{k}": v for k, v in s.items() if not isinstance(v, list)},
+        sentence_matching=", ".join(s["matching_settings"]) or "none",
+        sentence_excluded=", ".join(excluded) or "none",
+        sentence_n_excluded=len(excluded),
+        sentence_not_timed=", ".join(not_timed) or "none",
+        rel_lo=min(rel_gaps), rel_hi=max(rel_gaps),
+        n_widths=sum(len(rows) - 1 for rows in r.width_sweep.values()),
+        n_stds=len(p.stds) - 1, n_opts=len(r.optimiser) - 1,
+        n_data=len(r.data_table) - 1, n_strategy_settings=len(winners),
+        all_mixed=sum(
+            x["mixed"] > max(x["single"], x.get("other", 0.0)) for x in winners
+        ),
+    )  # fmt: skip
+
+
+#: The glue, section by section in the page's order.
+_GLUES = (
+    _glue_setup, _glue_base, _glue_widths, _glue_init, _glue_optimisers, _glue_data,
+    _glue_separation, _glue_modes, _glue_interventions, _glue_sentence,
+)  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------
@@ -442,27 +374,16 @@ def _paper_records(r: Results) -> list[tuple]:
     ]
 
 
-_WIDTH_KEYS = (
-    "std",
-    "common",
-    "mixed",
-    "single",
-    "mixed_of_context",
-    "mixed_of_context_spread",
-    "mixed_of_context_spread_interval",
-    "snap_change",
-    "final_loss_share",
-    "strategy",
-    *MATCH,
-    "seeds",
-)
+#: The fields the width sweep's records keep: of the shares, and of every row.
 _SHARE_KEYS = (
-    "mixed_of_context",
-    "mixed_of_context_spread",
-    "mixed_of_context_spread_interval",
-    "final_loss_share",
-    "strategy",
-)
+    "mixed_of_context", "mixed_of_context_spread", "mixed_of_context_spread_interval",
+    "final_loss_share", "strategy",
+)  # fmt: skip
+_WIDTH_KEYS = (
+    "std", "common", "mixed", "single", "mixed_of_context", "mixed_of_context_spread",
+    "mixed_of_context_spread_interval", "snap_change", "final_loss_share", "strategy",
+    *MATCH, "seeds",
+)  # fmt: skip
 
 
 def _width_records(r: Results) -> list[tuple]:
@@ -496,17 +417,9 @@ def _width_records(r: Results) -> list[tuple]:
 
 
 _INIT_KEYS = (
-    "std",
-    "plateau_share",
-    "plateau",
-    "gate_change",
-    "gating_moves",
-    "mixed",
-    "single",
-    "snap_change",
-    *MATCH,
-    "reln_describes",
-)
+    "std", "plateau_share", "plateau", "gate_change", "gating_moves", "mixed",
+    "single", "snap_change", *MATCH, "reln_describes",
+)  # fmt: skip
 _OPT_KEYS = ("step", "race_winner", "mixed", "single", "common", "final_loss_share")
 
 
@@ -690,18 +603,7 @@ def report(rec, results: Results) -> dict:
         "checks": the lines the page prints for nbval, "path": the records' file}``.
     """
     r = results
-    for part in (
-        _glue_setup,
-        _glue_base,
-        _glue_widths,
-        _glue_init,
-        _glue_optimisers,
-        _glue_data,
-        _glue_separation,
-        _glue_modes,
-        _glue_interventions,
-        _glue_sentence,
-    ):
+    for part in _GLUES:
         part(r)
     recs = add_all(rec, _records(r))
     path = rec.save()

@@ -7,6 +7,21 @@ from ...book.kit import table
 from .measures import nanmed
 
 
+def _cells(r: dict, spec) -> list[str]:
+    """The cells of the row ``r``: ``format(r[key], fmt)`` per ``(key, fmt)`` of
+    ``spec``."""
+    return [format(r[k], f) for k, f in spec]
+
+
+#: The match's cells: the gap, its seed spread and the alternative's gap.
+_MATCH = (("match_value", ".3f"), ("match_spread", ".3f"), ("match_alternative", ".3f"))
+#: The strategy's shares.
+_SHARES = (("mixed", ".2f"), ("single", ".2f"))
+#: The width sweep's cells up to the match's gap.
+_WIDTH = (("std", ".2e"), ("final_loss_share", ".2g"), ("common", ".2f"), *_SHARES)
+_WIDTH += (("mixed_of_context", ".2f"), ("snap_change", ".2f"), ("match_value", ".3f"))
+
+
 def width_table(sweep: dict) -> str:
     """The width sweep (Table 1): ``sweep[rule][width]`` rows of
     :func:`~.sweeps.width_row`; the last column is the match relative to the one at the
@@ -21,12 +36,7 @@ def width_table(sweep: dict) -> str:
                 [
                     rule,
                     str(w),
-                    f"{r['std']:.2e}",
-                    f"{r['final_loss_share']:.2g}",
-                    *(f"{r[k]:.2f}" for k in ("common", "mixed", "single")),
-                    f"{r['mixed_of_context']:.2f}",
-                    f"{r['snap_change']:.2f}",
-                    f"{r['match_value']:.3f}",
+                    *_cells(r, _WIDTH),
                     f"{r['match_spread']:.3f} [{lo:.3f}, {hi:.3f}]",
                     f"{r['match_alternative']:.3f}",
                     f"{r['match_value'] / ref['match_value']:.2f}",
@@ -38,26 +48,13 @@ def width_table(sweep: dict) -> str:
     return table(rows, head)
 
 
-def _match_cells(r: dict) -> list[str]:
-    keys = ("match_value", "match_spread", "match_alternative")
-    return [f"{r[k]:.3f}" for k in keys]
-
-
 def init_table(init_sweep: dict) -> str:
     """The init sweep (section 2), rows of :func:`~.sweeps.init_row` by increasing
     std."""
+    spec = (("std", ".1e"), ("initial_loss", ".1f"), ("plateau_share", ".2f"))
+    spec += (("gate_change", ".3f"), *_SHARES, ("snap_change", ".2f"), *_MATCH)
     rows = [
-        [
-            f"{r['std']:.1e}",
-            f"{r['initial_loss']:.1f}",
-            f"{r['plateau_share']:.2f}",
-            f"{r['gate_change']:.3f}",
-            f"{r['mixed']:.2f}",
-            f"{r['single']:.2f}",
-            f"{r['snap_change']:.2f}",
-            *_match_cells(r),
-        ]
-        for r in sorted(init_sweep.values(), key=lambda r: r["std"])
+        _cells(r, spec) for r in sorted(init_sweep.values(), key=lambda r: r["std"])
     ]
     head = ["init std", "initial loss", "plateau share", "gates moved", "2-of-3"]
     head += ["single", "snap change", "match", "seed spread", "alternative"]
@@ -74,10 +71,9 @@ def optimiser_table(optimiser: dict) -> str:
                 name,
                 f"{r['step']:.3g}",
                 r["race_winner"],
-                *(f"{r[k]:.2f}" for k in ("mixed", "single", "common")),
-                f"{r['final_loss_share']:.2g}",
+                *_cells(r, (*_SHARES, ("common", ".2f"), ("final_loss_share", ".2g"))),
                 *(
-                    _match_cells(r)
+                    _cells(r, _MATCH)
                     if timed
                     else ["not compared (another time axis)", "—", "—"]
                 ),
@@ -90,17 +86,9 @@ def optimiser_table(optimiser: dict) -> str:
 
 def data_table(data: dict) -> str:
     """The data comparison (section 4), rows of :func:`~.sweeps.data_row`."""
-    rows = [
-        [
-            name,
-            f"{r['offdiag_common']:.3f}",
-            f"{r['offdiag_ctx23']:.3f}",
-            f"{r['final_loss_share']:.2g}",
-            *(f"{r[k]:.2f}" for k in ("mixed", "single", "snap_change")),
-            *_match_cells(r),
-        ]
-        for name, r in data.items()
-    ]
+    spec = (("offdiag_common", ".3f"), ("offdiag_ctx23", ".3f"))
+    spec += (("final_loss_share", ".2g"), *_SHARES, ("snap_change", ".2f"), *_MATCH)
+    rows = [[name, *_cells(r, spec)] for name, r in data.items()]
     head = ["data", "off-diagonal (common)", "off-diagonal (2-of-3)"]
     head += ["final loss / L(0)", "2-of-3", "single", "snap change", "match"]
     head += ["seed spread", "alternative"]
@@ -133,16 +121,10 @@ def intervention_table(intervention: dict, base_end: dict, base_loss: float) -> 
     final loss over ``L0``, median over seeds)."""
     b = [f"{nanmed(base_end[c]):.2f}" for c in ("mixed", "single", "common")]
     rows = [["none (the paper's settings)", *b, "—", "—", "1", f"{base_loss:.2g}"]]
-    for name, r in intervention.items():
-        keys = ("mixed", "single", "common", "race_mixed", "race_single")
-        rows.append(
-            [
-                name,
-                *(f"{r[k]:.2f}" for k in keys),
-                f"{r['time_to_1pc_over_gd']:.2f}",
-                f"{r['final_loss_share']:.2g}",
-            ]
-        )
+    keys = ("mixed", "single", "common", "race_mixed", "race_single")
+    spec = [(k, ".2f") for k in (*keys, "time_to_1pc_over_gd")]
+    spec += [("final_loss_share", ".2g")]
+    rows += [[name, *_cells(r, spec)] for name, r in intervention.items()]
     head = ["intervention", "2-of-3", "single", "common", "race: 2-of-3"]
     head += ["race: single", "time to 1 % (x GD)", "final loss / L(0)"]
     return table(rows, head)
