@@ -41,10 +41,13 @@ def test_gdln_with_one_always_on_pathway_is_a_linear_network():
 
     # the same network, compiled as two programs: XLA may order float32 sums
     # differently (on some CPUs a few ulps apart), never more: every epoch's loss
-    # within 16 ulps of float32 (no absolute slack where the loss is small), every
-    # weight within 1e-5 of the largest weight of its matrix
+    # above 1 % of its initial value within 16 ulps of float32 (below it the loss's
+    # relative rounding grows as it falls: 3.8e-4 at a loss of 4e-8 on an AMD EPYC,
+    # 1.0e-6 above 1 %), every weight within 1e-5 of the largest weight of its matrix
     def close(a, b):
-        loss = np.all(np.abs(a.loss - b.loss) <= 2e-6 * np.abs(a.loss))
+        high = a.loss > 1e-2 * a.loss[:, :1]
+        gap = np.abs(a.loss - b.loss)[high]
+        loss = np.all(gap <= 2e-6 * np.abs(a.loss[high]))
         weights = all(
             np.max(np.abs(x - y)) <= 1e-5 * np.max(np.abs(x))
             for x, y in zip(a.records["weights"], b.records["weights"])
@@ -54,7 +57,8 @@ def test_gdln_with_one_always_on_pathway_is_a_linear_network():
     assert close(r1, r2)
     # negative controls: a step size 0.5 % off is told apart, and so is one 1e-6
     # off, which an absolute slack of 1e-6 on the loss let pass (the loss is below
-    # 0.1 for 195 of the 401 epochs)
+    # 0.1 for 195 of the 401 epochs); above 1 % of the initial loss it moves the
+    # loss by up to 1.3e-5 relative
     for off in (5e-3, 1e-6):
         r3 = _final_weights(lin, ds, lr=0.02 * (1 + off), epochs=400, params0=params0)
         assert not close(r1, r3), off
