@@ -665,8 +665,10 @@ def _tree_from_run(run: Path) -> Path:
     root.mkdir()
     for name in ("_config.yml", "_toc.yml", "CITATION.cff"):  # the footer's release
         shutil.copy2(ROOT / name, root / name)
-    shutil.copytree(
-        BOOK, root / "book", ignore=shutil.ignore_patterns("*.md", "results")
+    shutil.copytree(  # kernel-ipc-*: a live (or killed) kernel's sockets
+        BOOK,
+        root / "book",
+        ignore=shutil.ignore_patterns("*.md", "results", "kernel-ipc-*"),
     )
     for p in BOOK.glob("pages/*"):
         shutil.copy2(p, root / "book" / "pages" / p.name)
