@@ -29,10 +29,10 @@ what the page reads of them (a census, losses, shares) is small.  :func:`derived
 keeps that value instead: its key holds its inputs and the source of the code that
 makes it (:func:`code_stamp`: every ``.py`` and ``.toml`` of ``helpers/core`` and of
 the chapter's package, this file and the page's report, tables and plots aside), and
-it carries the
-sample of the first engine run made inside it, which the tests re-train like any kept
-run's.  A manifest records each kept file's code stamps; :func:`stale` names the kept
-files whose code has changed since (a test fails on them: keep that chapter again).
+it carries the sample of the first engine run made inside it, which the tests re-train
+like any kept run's.  A manifest records each kept file's code stamps; :func:`stale`
+names the kept files whose code has changed since (a test fails on them: keep that
+chapter again).
 """
 
 from __future__ import annotations
