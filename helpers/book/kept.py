@@ -92,8 +92,9 @@ def take(staging: Path, dest: Path) -> dict:
     """The kept runs of ``staging`` worth their weight, written to ``dest`` (float64
     arrays that float32 holds exactly narrowed): at most :data:`store.KEEP_MAX_MIB`
     (a summary :data:`store.DERIVED_MAX_MIB`) and at least
-    :data:`store.KEEP_SECONDS_PER_MIB` seconds of training saved per MiB; per file its
-    ``what``, ``seconds``, ``bytes`` and, for a summary, its package and code stamp."""
+    :data:`store.KEEP_SECONDS_PER_MIB` seconds of training saved per MiB (a summary
+    kept ``same_everywhere``: whatever it saves); per file its ``what``, ``seconds``,
+    ``bytes`` and, for a summary, its package and code stamp."""
     runs = {}
     for p in sorted(staging.glob("*.joblib")) if staging.exists() else []:
         c = joblib.load(p)
@@ -103,12 +104,15 @@ def take(staging: Path, dest: Path) -> dict:
         size = out.stat().st_size
         mib = size / 2**20
         most = store.DERIVED_MAX_MIB if c.get("derived") else store.KEEP_MAX_MIB
-        if mib > most or c["seconds"] < store.KEEP_SECONDS_PER_MIB * mib:
+        pays = c["seconds"] >= store.KEEP_SECONDS_PER_MIB * mib
+        if mib > most or not (pays or c.get("same_everywhere")):
             out.unlink()
             continue
         runs[p.name] = {"what": c["what"], "seconds": c["seconds"], "bytes": size}
         if c.get("derived"):
             runs[p.name].update(derived=True, package=c["package"], stamp=c["stamp"])
+        if c.get("same_everywhere"):
+            runs[p.name]["same_everywhere"] = True
     return runs
 
 

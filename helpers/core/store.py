@@ -33,6 +33,12 @@ it carries the sample of the first engine run made inside it, which the tests re
 like any kept run's.  A manifest records each kept file's code stamps; :func:`stale`
 names the kept files whose code has changed since (a test fails on them: keep that
 chapter again).
+
+**Kept for the CPU's sake.**  A summary that feeds a threshold or an argmin (the census
+a family of ReLNs is chosen from, the gate samples k-means clusters) is kept with
+``same_everywhere=True`` whatever training it saves: trained anew, float32 rounding on
+another CPU can tip such a choice, so every CPU reads the kept value (at most
+:data:`DERIVED_MAX_MIB`).
 """
 
 from __future__ import annotations
@@ -228,15 +234,17 @@ def _trained_seconds(folder: Path, k: str) -> float | None:
     return out
 
 
-def _keep(portable, result, what, seconds, sample, stamp=None, package="") -> None:
-    """In ``keep`` mode, a run that took at least :data:`KEEP_MIN_SECONDS` is written
-    to ``$HASTE_KEEP`` with its sample (``stamp``: a summary's :func:`code_stamp`).
-    Nothing is written while a summary is being made: the summary is kept, not its
-    runs."""
+def _keep(
+    portable, result, what, seconds, sample, stamp=None, package="", everywhere=False
+) -> None:
+    """In ``keep`` mode, a run that took at least :data:`KEEP_MIN_SECONDS` (any, with
+    ``everywhere``) is written to ``$HASTE_KEEP`` with its sample (``stamp``: a
+    summary's :func:`code_stamp`).  Nothing is written while a summary is being made:
+    the summary is kept, not its runs."""
     folder = os.environ.get(KEEP_VARIABLE)
     if not folder or portable is None or seconds is None or _MAKING:
         return
-    if seconds < KEEP_MIN_SECONDS:
+    if seconds < KEEP_MIN_SECONDS and not everywhere:
         return
     Path(folder).mkdir(parents=True, exist_ok=True)
     content = {
@@ -248,6 +256,7 @@ def _keep(portable, result, what, seconds, sample, stamp=None, package="") -> No
         "derived": stamp is not None,
         "stamp": stamp,
         "package": package,
+        "same_everywhere": bool(everywhere),
     }
     joblib.dump(content, Path(folder) / f"{portable}.joblib", compress=3)
 
@@ -361,7 +370,7 @@ def engine_stamp() -> dict[str, str]:
     }
 
 
-def derived(what: str, parts, make, package: str):
+def derived(what: str, parts, make, package: str, same_everywhere: bool = False):
     """``make()``'s value, kept in the repository by ``keep`` like a run (a *kept
     summary*, loaded on any CPU) and made everywhere else.
 
@@ -372,6 +381,9 @@ def derived(what: str, parts, make, package: str):
         make: a function of no arguments.
         package: the chapter's dotted package; its code (:func:`code_stamp`) is part
             of the key, so a change to it makes the value anew.
+        same_everywhere: keep it whatever training it saves (not only where it pays
+            for its bytes): a threshold or an argmin reads it, which another CPU's
+            rounding could tip.
 
     Returns:
         What ``make`` returns, or the kept value bit for bit.
@@ -397,7 +409,8 @@ def derived(what: str, parts, make, package: str):
     elif frame["sample"] is not None:  # a summary with no engine run is not kept
         seconds = time.perf_counter() - t
         sample = frame["sample"]
-        _keep(portable, out, what, seconds, lambda: sample, stamp, package)
+        _keep(portable, out, what, seconds, lambda: sample, stamp, package,
+              same_everywhere)  # fmt: skip
     return out
 
 

@@ -169,6 +169,35 @@ def test_a_kept_summary_is_loaded_its_sample_retrains_and_its_code_is_stamped(
     store._kept_index.cache_clear()
 
 
+def test_a_summary_kept_same_everywhere_is_kept_whatever_it_saves(
+    tmp_path, monkeypatch
+):
+    """A summary that a threshold or an argmin reads is kept ``same_everywhere``:
+    under the time rules (too short, too little saved per MiB) a plain summary is
+    dropped and this one is kept, with the flag in the manifest."""
+    from helpers.book import kept
+
+    monkeypatch.setenv(store.STORE_VARIABLE, str(tmp_path / "store"))
+    monkeypatch.setattr(store, "KEEP_MIN_SECONDS", 1e6)
+    monkeypatch.setattr(store, "KEEP_SECONDS_PER_MIB", 1e6)
+    monkeypatch.setenv(store.KEEP_VARIABLE, str(tmp_path / "staging"))
+
+    def summary(what, everywhere):
+        def make():
+            return {"loss": _train().loss}
+
+        return store.derived(
+            what, ("x",), make, "helpers.chapters.xor", same_everywhere=everywhere
+        )
+
+    summary("plain", False)
+    summary("for the CPU", True)
+    (tmp_path / "kept").mkdir()
+    runs = kept.take(tmp_path / "staging", tmp_path / "kept")
+    assert [r["what"] for r in runs.values()] == ["for the CPU"]
+    assert all(r["same_everywhere"] and r["derived"] for r in runs.values())
+
+
 def test_no_kept_run_is_stale():
     """Every kept file was made by the code in the repository now: a change to the
     engine or to a summary's code fails here until the chapter is kept again
@@ -177,3 +206,19 @@ def test_no_kept_run_is_stale():
     from helpers.book import kept
 
     assert kept.stale() == {}
+
+
+def test_the_clustered_samples_are_kept_for_every_cpu():
+    """k-means picks its optimum among near-ties of Algorithm 1's samples, which
+    another CPU's rounding moves: the default page loads the kept samples
+    (``keep gate_finding``), kept whatever training they save."""
+    import json
+
+    from helpers.book import parameters
+    from helpers.core import store
+
+    manifest = json.loads((store.KEPT / "gate_finding" / "manifest.json").read_text())
+    p = parameters.declared("gate_finding")
+    what = f"gate_finding samples: (11, {p['width']}, 60), {p['trainings']} trainings"
+    (entry,) = [r for r in manifest["runs"].values() if r["what"] == what]
+    assert entry["derived"] and entry["same_everywhere"]
