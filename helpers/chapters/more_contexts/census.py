@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...book import progress
+from ...core import store
 from ...core.families import census_over_training, node_reuse_index, trained_relu
 from ...core.measures import functional_census
 from ...core.paper import EXTRA_CONTEXTS
@@ -67,21 +68,36 @@ def train_relu(
     """The ReLU network of one C and its census over training: ``((net, loss),
     census, snap change)``, the census of
     :func:`helpers.chapters.extra_contexts.census_over_training` and the snap change
-    of :func:`snap_changes`, both ``(seeds, records, ...)``."""
-    C = ds.n_contexts
-    progress.report(f"C = {C}: the ReLU network ({len(list(seeds))} seeds)")
-    net, run = trained_relu(
-        ds,
-        hidden,
-        seeds,
-        relu_std=relu_std,
-        lr=lr,
-        epochs=epochs,
-        record_epochs=record_epochs,
+    of :func:`snap_changes`, both ``(seeds, records, ...)``.
+
+    The result is a kept summary (:func:`helpers.core.store.derived`, kept
+    ``same_everywhere``): the runs record the weights over training (megabytes a
+    seed), the census and the loss are a fraction of it, and the family of ReLNs is
+    chosen from the census by a threshold (``family_min_share``). Trained anew, a
+    class's share near it moves with the CPU's float32 rounding, so every CPU reads
+    the census that was kept and picks the same family."""
+    seeds = tuple(int(s) for s in seeds)
+    record_epochs = tuple(int(t) for t in record_epochs)
+    parts = (ds, int(hidden), seeds, relu_std, lr, epochs, record_epochs, threshold)
+
+    def make():
+        C = ds.n_contexts
+        progress.report(f"C = {C}: the ReLU network ({len(seeds)} seeds)")
+        net, run = trained_relu(
+            ds, hidden, seeds, relu_std=relu_std, lr=lr, epochs=epochs,
+            record_epochs=record_epochs,
+        )  # fmt: skip
+        W1s, W2s = run.records["weights"]
+        census = census_over_training(run.records["gates"][0], W1s, W2s, ds, threshold)
+        return (net, run.loss), census, snap_changes(W1s, W2s, ds, threshold)
+
+    return store.derived(
+        f"more_contexts census: C = {ds.n_contexts}",
+        parts,
+        make,
+        "helpers.chapters.more_contexts",
+        same_everywhere=True,
     )
-    W1s, W2s = run.records["weights"]
-    census = census_over_training(run.records["gates"][0], W1s, W2s, ds, threshold)
-    return (net, run.loss), census, snap_changes(W1s, W2s, ds, threshold)
 
 
 def census_views(census: dict) -> tuple[dict, dict, dict]:
