@@ -17,6 +17,7 @@ from .clusterings import (  # noqa: F401
     context_strings,
     item_dependent,
     kmeans_optima,
+    sampled_gates,
     unit_clusters,
 )
 from .gdlns import (  # noqa: F401

@@ -11,14 +11,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...core import store
 from ...core.algorithm1 import (
     Clustering,
     GateSamples,
     cluster_gates,
     pattern_strings,
+    sample_gates,
     samples_from_run,
 )
 from ...core.datasets import Dataset
+from ...core.engine import GatedNetwork
 from ...core.measures import context_patterns
 
 #: The common and the three 2-of-3 pathways of Section 4, as context strings.
@@ -33,6 +36,32 @@ def check_seeds(elbow_seeds: int, trainings: int) -> None:
             f"elbow_seeds = {elbow_seeds} must be at most trainings = {trainings}: "
             "each GDLN seed is compared with the ReLU training of the same seed"
         )
+
+
+def sampled_gates(
+    net: GatedNetwork, ds: Dataset, *, lr: float, epochs: int, seeds, every: int
+) -> GateSamples:
+    """Algorithm 1's samples of ``net`` trained on ``ds``
+    (:func:`helpers.core.algorithm1.sample_gates`), as a kept summary
+    (:func:`helpers.core.store.derived`, kept ``same_everywhere``): k-means picks its
+    optimum among near-ties of the samples, and another CPU's float32 rounding moves
+    the samples enough to tip it (and the elbow after it), so every CPU clusters the
+    samples that were kept."""
+    seeds = tuple(int(s) for s in np.atleast_1d(seeds))
+    parts = (net, ds, lr, epochs, seeds, int(every))
+
+    def make():
+        return sample_gates(
+            net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=seeds, every=every
+        )
+
+    return store.derived(
+        f"gate_finding samples: {net.sizes}, {len(seeds)} trainings",
+        parts,
+        make,
+        "helpers.chapters.gate_finding",
+        same_everywhere=True,
+    )
 
 
 def context_strings(cl: Clustering, ds: Dataset) -> list[str]:
