@@ -3,7 +3,8 @@ executes a chapter (a run of its own, never ``book/<chapter>.ipynb``) and keeps 
 engine run, race and summary (:func:`helpers.core.store.derived`) that took at least
 ``KEEP_MIN_SECONDS`` to make and saves at least ``KEEP_SECONDS_PER_MIB`` seconds per
 MiB it weighs in ``book/kept/<chapter>/``, with a manifest (command, commit, machine,
-seconds, the code stamps that :func:`stale` checks).  The
+seconds, the code stamps that :func:`stale` checks); a file kept before that the
+execution asks for again stays as it was where its code holds (:func:`carried`).  The
 default book loads them wherever it would train the same run; the tests re-train each
 one's sample (:func:`check`).  Defined for the pages *Performance* and *Execution*.
 """
@@ -66,9 +67,15 @@ def keep(names: list[str]) -> dict:
         # (its records can join the rounding floors: rounding measure --add)
         build.write_manifest(run, "default", {}, {name: seconds})
         dest = store.KEPT / name
+        before = build.SCRATCH / f"kept-{name}-before"  # the files kept until now
+        shutil.rmtree(before, ignore_errors=True)
+        if dest.exists():
+            shutil.copytree(dest, before)
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True)
         runs = take(staging, dest)
+        runs.update(carried(before, dest, staging, runs))
+        runs = dict(sorted(runs.items()))
         manifest = {
             "command": f"python -m helpers.book keep {name}",
             "commit": _commit(),
@@ -114,6 +121,28 @@ def take(staging: Path, dest: Path) -> dict:
         if c.get("same_everywhere"):
             runs[p.name]["same_everywhere"] = True
     return runs
+
+
+def carried(before: Path, dest: Path, staging: Path, runs: dict) -> dict:
+    """The files kept before (``before``: the chapter's old folder) that this keep
+    asked for again but did not keep (on a faster machine a run can fall under the
+    time rules), copied to ``dest`` as they were, where their code still holds; each
+    entry says when and where it was kept."""
+    path = before / "manifest.json"
+    if not path.exists():
+        return {}
+    old = json.loads(path.read_text())
+    asked_file = staging / store.ASKED
+    asked = set(asked_file.read_text().split()) if asked_file.exists() else set()
+    out = {}
+    for file, entry in old.get("runs", {}).items():
+        alone = {"engine_stamp": old.get("engine_stamp", {}), "runs": {file: entry}}
+        if file in runs or Path(file).stem not in asked or store.stale(alone):
+            continue
+        shutil.copy2(before / file, dest / file)
+        where = f"{old['date']}: {old['command']}, {old['machine']}"
+        out[file] = {**entry, "kept": entry.get("kept", where)}
+    return out
 
 
 def stale() -> dict[str, list[str]]:

@@ -84,6 +84,8 @@ KEEP_MAX_MIB = 3.0
 DERIVED_MAX_MIB = 12.0
 #: The epochs of a kept run's sample that the tests re-train.
 SAMPLE_EPOCHS = 300
+#: In ``keep`` mode, the portable keys the execution asked for, one a line.
+ASKED = "asked.txt"
 
 
 _OFF = [0]
@@ -242,11 +244,13 @@ def _keep(
     summary's :func:`code_stamp`).  Nothing is written while a summary is being made:
     the summary is kept, not its runs."""
     folder = os.environ.get(KEEP_VARIABLE)
-    if not folder or portable is None or seconds is None or _MAKING:
-        return
-    if seconds < KEEP_MIN_SECONDS and not everywhere:
+    if not folder or portable is None or _MAKING:
         return
     Path(folder).mkdir(parents=True, exist_ok=True)
+    with open(Path(folder) / ASKED, "a") as fh:  # what this execution asked for
+        fh.write(f"{portable}\n")
+    if seconds is None or (seconds < KEEP_MIN_SECONDS and not everywhere):
+        return
     content = {
         "result": narrow(result),
         "what": what,

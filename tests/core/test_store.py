@@ -198,6 +198,34 @@ def test_a_summary_kept_same_everywhere_is_kept_whatever_it_saves(
     assert all(r["same_everywhere"] and r["derived"] for r in runs.values())
 
 
+def test_a_file_kept_before_stays_when_asked_again_and_current(tmp_path):
+    """A faster machine trains a kept run in less time, and the time rules would drop
+    it: ``keep`` carries the old file over where the execution asked for it again and
+    its code still holds, saying when it was kept; what was not asked for goes."""
+    from helpers.book import kept
+
+    before, dest, staging = (tmp_path / d for d in ("before", "dest", "staging"))
+    for d in (before, dest, staging):
+        d.mkdir()
+    entry = {"what": "a run", "seconds": 9.0, "bytes": 3}
+    old = {
+        "date": "2026-01-01", "command": "keep ch", "machine": "slow",
+        "engine_stamp": store.engine_stamp(),
+        "runs": {f"{k}.joblib": entry for k in ("asked", "gone", "new")},
+    }  # fmt: skip
+    (before / "manifest.json").write_text(json.dumps(old))
+    for k in ("asked", "gone", "new"):
+        (before / f"{k}.joblib").write_bytes(k.encode())
+    (staging / store.ASKED).write_text("asked\nnew\n")
+    out = kept.carried(before, dest, staging, {"new.joblib": entry})
+    assert list(out) == ["asked.joblib"]
+    assert out["asked.joblib"]["kept"] == "2026-01-01: keep ch, slow"
+    assert (dest / "asked.joblib").read_bytes() == b"asked"
+    stale = {**old, "engine_stamp": {"helpers/core/engine.py": "another"}}
+    (before / "manifest.json").write_text(json.dumps(stale))
+    assert kept.carried(before, dest, staging, {}) == {}
+
+
 def test_no_kept_run_is_stale():
     """Every kept file was made by the code in the repository now: a change to the
     engine or to a summary's code fails here until the chapter is kept again
