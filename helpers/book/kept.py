@@ -74,7 +74,7 @@ def keep(names: list[str]) -> dict:
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True)
         runs = take(staging, dest)
-        runs.update(carried(before, dest, staging, runs))
+        runs.update(carried(before, dest, staging))
         runs = dict(sorted(runs.items()))
         manifest = {
             "command": f"python -m helpers.book keep {name}",
@@ -123,11 +123,12 @@ def take(staging: Path, dest: Path) -> dict:
     return runs
 
 
-def carried(before: Path, dest: Path, staging: Path, runs: dict) -> dict:
+def carried(before: Path, dest: Path, staging: Path) -> dict:
     """The files kept before (``before``: the chapter's old folder) that this keep
-    asked for again but did not keep (on a faster machine a run can fall under the
-    time rules), copied to ``dest`` as they were, where their code still holds; each
-    entry says when and where it was kept."""
+    asked for again, copied to ``dest`` as they were where their code still holds:
+    another CPU's bits would move the records that read them, and on a faster
+    machine a run can fall under the time rules.  Each entry says when and where it
+    was kept."""
     path = before / "manifest.json"
     if not path.exists():
         return {}
@@ -137,7 +138,7 @@ def carried(before: Path, dest: Path, staging: Path, runs: dict) -> dict:
     out = {}
     for file, entry in old.get("runs", {}).items():
         alone = {"engine_stamp": old.get("engine_stamp", {}), "runs": {file: entry}}
-        if file in runs or Path(file).stem not in asked or store.stale(alone):
+        if Path(file).stem not in asked or store.stale(alone):
             continue
         shutil.copy2(before / file, dest / file)
         where = f"{old['date']}: {old['command']}, {old['machine']}"
