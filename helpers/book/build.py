@@ -49,7 +49,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ..core import store
-from . import chapter_data, drift, parameters, rounding
+from . import chapter_data, crosscheck, drift, gpucheck, kept, parameters, rounding
 from . import pdf as pdf_module
 from .chapter_data import chapters_present
 from .progress import LOG_VARIABLE
@@ -852,8 +852,6 @@ def _add_maintainer_commands(sub) -> None:
         help="maintainers: execute chapters and keep their long runs (book/kept)",
     )
     k.add_argument("chapters", nargs="+", help=f"chapters: {CHAPTERS}")
-    from . import crosscheck  # the authors' scripts beside ours (never at build time)
-
     crosscheck.add_arguments(
         sub.add_parser("crosscheck", help="run the authors' scripts from a local clone")
     )
@@ -874,8 +872,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _gpu_check(args) -> None:
-    from . import gpucheck
-
     rep = gpucheck.run(
         Path(args.out), args.limit, args.reserve, args.chapters, args.paper
     )
@@ -883,14 +879,10 @@ def _gpu_check(args) -> None:
 
 
 def _crosscheck(args) -> None:
-    from . import crosscheck
-
     raise SystemExit(crosscheck.main(args))
 
 
 def _keep(args) -> None:
-    from . import kept
-
     for name, m in kept.keep(args.chapters).items():
         mb = sum(r["bytes"] for r in m["runs"].values()) / 2**20
         _progress(f"kept {len(m['runs'])} runs of {name} ({mb:.1f} MiB)")

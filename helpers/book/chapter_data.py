@@ -22,6 +22,8 @@ import tomllib
 from functools import lru_cache
 from pathlib import Path
 
+from ..core import paper
+
 __all__ = [
     "chapters",
     "chapters_present",
@@ -83,8 +85,6 @@ def chapters_present() -> list[str]:
 def _resolve(rule: dict) -> dict:
     choices = rule.get("choices")
     if isinstance(choices, str):  # the name of a tuple of helpers.core.paper
-        from ..core import paper
-
         return {**rule, "choices": tuple(getattr(paper, choices))}
     return {**rule, "choices": tuple(choices)} if choices is not None else dict(rule)
 

@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from .chapter_data import chapters_present
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH_SEEDS = (1, 8, 64, 512)
 
@@ -85,8 +87,6 @@ def run(
     Returns:
         ``{"limit_s", "steps": [{name, seconds, rc, status}], "stopped"}``.
     """
-    from .build import chapters_present
-
     if not limit > 0:
         raise ValueError(f"limit must be a positive number of seconds, got {limit!r}")
     if reserve < 0:

@@ -10,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...core import relns
+from ...core import relns, store
 from ...core.checks import check_epochs, check_positive_int
 from ...core.datasets import Dataset
 from ...core.engine import GatedNetwork, Pathway, gdln, init_params, relu_network, train
@@ -55,6 +55,28 @@ def train_settings(net: GatedNetwork, X, Y, params0, n_settings: int, **kw):
         raise ValueError(f"{n} starts do not split into {n_settings} settings")
     run = train(net, X, Y, seeds=list(range(n)), params0=params0, **kw)
     return run, run.loss.reshape(n_settings, n // n_settings, -1)
+
+
+def reln_settings(net: GatedNetwork, X, Y, params0, n_settings: int, maps=0, **kw):
+    """:func:`train_settings` of a ReLN as a kept summary
+    (:func:`helpers.core.store.derived`): the run records the weights of every start
+    (megabytes a start), the page reads the loss and the first ``maps`` starts'
+    pathway maps (:meth:`helpers.core.engine.Run.pathway_maps`).
+
+    Defined for the page book/reviewers.md.
+
+    Returns:
+        ``(loss (settings, seeds, T), [maps of start 0, ...])``.
+    """
+    n = int(np.shape(params0[0])[0])
+
+    def make():
+        run, loss = train_settings(net, X, Y, params0, n_settings, **kw)
+        return loss, [run.pathway_maps(s) for s in range(maps)]
+
+    parts = (net, X, Y, params0, n_settings, maps, kw)
+    what = f"reviewers ReLNs: {n} starts, {n_settings} settings"
+    return store.derived(what, parts, make, "helpers.chapters.reviewers")
 
 
 ADAM_RULES = ("mean", "largest")
