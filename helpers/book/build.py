@@ -43,8 +43,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import uuid
 from importlib import metadata
 from pathlib import Path
 
@@ -244,7 +246,11 @@ def _unexecuted(name: str) -> Path:
 def _kernel_manager():
     """The kernel manager papermill starts chapters with: the kernel talks over IPC
     sockets (files readable by this user only) rather than unencrypted local TCP, which
-    ipykernel warns about on every start; TCP where IPC is not available (Windows)."""
+    ipykernel warns about on every start; TCP where IPC is not available (Windows).
+    Each kernel's sockets get a name of their own in the temporary folder: by default
+    they are ``kernel-ipc-1``, ``-2``, ... in the notebook's folder, and two kernels
+    started there at once (the test lanes) took the same files and each other's
+    messages ("Invalid Signature", "Kernel didn't respond")."""
     from jupyter_client.manager import AsyncKernelManager
 
     if os.name == "nt":
@@ -253,6 +259,10 @@ def _kernel_manager():
 
     class IPCKernelManager(AsyncKernelManager):
         transport = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+        def _ip_default(self) -> str:
+            name = f"haste-kernel-{uuid.uuid4().hex[:16]}-ipc"
+            return os.path.join(tempfile.gettempdir(), name)
 
     return IPCKernelManager
 

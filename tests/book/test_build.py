@@ -87,6 +87,16 @@ def test_parameters_bound_by_another_are_refused_by_name(chapter, values, messag
         parameters.check(chapter, values)
 
 
+def test_two_kernels_never_share_their_sockets():
+    """Two chapters executed at once (the test lanes) each start a kernel; with the
+    IPC sockets' default names, ``kernel-ipc-N`` in the notebook's folder, both took
+    the same files and failed ("Invalid Signature")."""
+    manager = build._kernel_manager()
+    a, b = manager(), manager()
+    if a.transport == "ipc":
+        assert a.ip != b.ip and Path(a.ip).is_absolute()
+
+
 def test_every_chapter_declares_valid_defaults():
     for name in build.chapters_present():
         parameters.check(name, parameters.declared(name))
