@@ -140,18 +140,3 @@ def test_a_reln_of_the_family_starts_matched_and_unpacks():
         "20",
         "1",
     ]
-
-
-def test_the_family_reads_a_kept_census_at_every_default_C():
-    """The family is chosen from the census by ``family_min_share``; a class's share
-    near it moves with the CPU when the network is trained anew, so the default page
-    must load each C's census from ``book/kept`` (``keep more_contexts``)."""
-    import json
-
-    from helpers.book import parameters
-    from helpers.core import store
-
-    manifest = json.loads((store.KEPT / "more_contexts" / "manifest.json").read_text())
-    kept = {r["what"] for r in manifest["runs"].values() if r.get("derived")}
-    contexts = parameters.declared("more_contexts")["contexts"]
-    assert kept == {f"more_contexts census: C = {C}" for C in contexts}
