@@ -91,6 +91,7 @@ def keep(names: list[str]) -> dict:
             "runs": runs,
         }
         (dest / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        shutil.rmtree(before, ignore_errors=True)
         out[name] = manifest
     return out
 
