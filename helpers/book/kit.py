@@ -7,8 +7,10 @@ glued numbers and tables.  It uses:
 * :func:`table`, a Markdown table through ``tabulate`` (never written by hand);
 * :func:`glue_many`, many glued values under one prefix in one call;
 * :func:`note`, a record's note: the template in the chapter's TOML table
-  (``note = "... {n} seeds ..."``) filled from the values the evidence was made of;
-* :func:`add_all`, a chapter's records as a list of ``(name, evidence, note)``.
+  (``template = "... {n} seeds ..."``) filled from the values the evidence was made
+  of (the table's ``note`` is the claim's fixed caveat, not the record's);
+* :func:`add_all`, a chapter's records as a list of ``(name, evidence)``, or
+  ``(name, evidence, values)`` that fill the record's template.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def note(chapter: str, name: str, **values) -> str:
     Args:
         chapter: the chapter's name.
         name: the record's name; its table in ``helpers/book/chapters/<chapter>.toml``
-            holds ``note = "... {field:fmt} ..."``.
+            holds ``template = "... {field:fmt} ..."``.
         values: the fields the template names.
 
     Returns:
@@ -96,7 +98,7 @@ def note(chapter: str, name: str, **values) -> str:
         KeyError: the template names a field not given (its name in the message).
     """
     entry = rulebook.claim(chapter, name) or {}
-    template = entry.get("note", "")
+    template = entry.get("template", "")
     try:
         return template.format(**values)
     except KeyError as e:
@@ -108,7 +110,9 @@ def add_all(rec, records: Iterable[tuple]) -> dict:
 
     Args:
         rec: the chapter's records.
-        records: ``(name, evidence)`` or ``(name, evidence, note)`` per record.
+        records: ``(name, evidence)``, ``(name, evidence, note)`` or ``(name,
+            evidence, {field: value})`` per record (the last fills the record's
+            template, :func:`note`).
 
     Returns:
         ``{name: stored record}``.
@@ -116,5 +120,8 @@ def add_all(rec, records: Iterable[tuple]) -> dict:
     out = {}
     for item in records:
         name, evidence, *rest = item
-        out[name] = rec.add(name, evidence, rest[0] if rest else "")
+        said = rest[0] if rest else ""
+        if isinstance(said, dict):
+            said = note(rec.chapter, name, **said)
+        out[name] = rec.add(name, evidence, said)
     return out

@@ -21,8 +21,24 @@ def test_one_median_in_the_values_own_precision():
 
 
 def test_a_note_is_its_template_filled_and_names_a_missing_value(monkeypatch):
-    entry = {"note": "median over {n} seeds, gap {gap:.2f}"}
+    entry = {"template": "median over {n} seeds, gap {gap:.2f}", "note": "fixed"}
     monkeypatch.setattr(rulebook, "claim", lambda chapter, name: entry)
     assert kit.note("x", "y", n=4, gap=0.123) == "median over 4 seeds, gap 0.12"
     with pytest.raises(KeyError, match="x.y: the note needs the value 'gap'"):
         kit.note("x", "y", n=4)
+
+
+def test_records_given_values_get_their_filled_template(monkeypatch):
+    entry = {"template": "{n} seeds"}
+    monkeypatch.setattr(rulebook, "claim", lambda chapter, name: entry)
+    added = []
+
+    class Rec:
+        chapter = "x"
+
+        def add(self, name, evidence, note=""):
+            added.append((name, evidence, note))
+            return note
+
+    out = kit.add_all(Rec(), [("a", 1.0, {"n": 3}), ("b", 2.0), ("c", 3.0, "said")])
+    assert out == {"a": "3 seeds", "b": "", "c": "said"}
