@@ -26,10 +26,11 @@ within the rulebook's ``SAME_RUN_TOL``.
 
 **Kept summaries.**  Some runs record weights over training and weigh hundreds of MB;
 what the page reads of them (a census, losses, shares) is small.  :func:`derived`
-keeps that value instead: its key holds its inputs and the source of the code that
-makes it (:func:`code_stamp`: every ``.py`` and ``.toml`` of ``helpers/core`` and of
-the chapter's package, this file and the page's report, tables and plots aside), and
-it carries the sample of the first engine run made inside it, which the tests re-train
+keeps that value instead: its key holds its inputs and the code that makes it
+(:func:`code_stamp`: every ``.py`` and ``.toml`` of ``helpers/core`` and of the
+chapter's package, this file and the page's report, tables and plots aside, each read
+as code by :func:`code_hash`: a docstring, a comment or a line break changed moves
+nothing), and it carries the sample of the first engine run made inside it, which the tests re-train
 like any kept run's.  A manifest records each kept file's code stamps; :func:`stale`
 names the kept files whose code has changed since (a test fails on them: keep that
 chapter again).
@@ -43,15 +44,19 @@ another CPU can tip such a choice, so every CPU reads the kept value (at most
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import copy
 import dataclasses
 import functools
 import hashlib
+import io
 import json
 import os
 import platform
 import time
+import tokenize
+import tomllib
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -338,10 +343,66 @@ def _load_or_make(k: str, make, what: str, portable, sample):
     return out
 
 
+def _words(text: str) -> set[int]:
+    """The lines of a module's docstrings and ``__all__`` (1-based): words about the
+    code, not code.  A docstring on its ``def``'s own line stays."""
+    out, tree = set(), ast.parse(text)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list) or not body:
+            continue
+        first = body[0]
+        doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+        if doc and isinstance(first.value.value, str):
+            if first.lineno > getattr(node, "lineno", 0):
+                out.update(range(first.lineno, first.end_lineno + 1))
+    for node in tree.body:
+        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+        if any(getattr(t, "id", None) == "__all__" for t in targets):
+            out.update(range(node.lineno, node.end_lineno + 1))
+    return out
+
+
+def code_hash(path: Path) -> str:
+    """The sha256 of what the file ``path`` computes: a module's tokens without its
+    comments, docstrings, ``__all__`` and layout; a TOML file's data.  A changed word
+    or line break leaves a kept summary's key as it was (any Python 3.11+: an
+    f-string counts as its source text)."""
+    text = path.read_text()
+    if path.suffix == ".toml":
+        canon = json.dumps(tomllib.loads(text), sort_keys=True)
+    else:
+        words = _words(text)
+        lines = text.splitlines(keepends=True)
+        kept = "".join(x for i, x in enumerate(lines, 1) if i not in words)
+        skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
+        out, depth = [], 0
+        for tok in tokenize.generate_tokens(io.StringIO(kept).readline):
+            name = tokenize.tok_name[tok.type]
+            if name == "FSTRING_START":  # Python 3.12+: keep the f-string whole
+                depth, start = depth + 1, tok.start if depth == 0 else start
+            elif name == "FSTRING_END":
+                depth -= 1
+                if depth == 0:
+                    out.append(_span(kept, start, tok.end))
+            elif depth == 0 and tok.type not in skip:
+                out.append(tok.string if tok.string.strip() else name)
+        canon = " ".join(out)
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def _span(text: str, start: tuple, end: tuple) -> str:
+    lines = text.splitlines(keepends=True)
+    if start[0] == end[0]:
+        return lines[start[0] - 1][start[1] : end[1]]
+    middle = "".join(lines[start[0] : end[0] - 1])
+    return lines[start[0] - 1][start[1] :] + middle + lines[end[0] - 1][: end[1]]
+
+
 def _sources(root: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
     files = sorted([*root.rglob("*.py"), *root.rglob("*.toml")])
     return {
-        str(f.relative_to(ROOT)): hashlib.sha256(f.read_bytes()).hexdigest()
+        str(f.relative_to(ROOT)): code_hash(f)
         for f in files
         if f.stem not in skip and "__pycache__" not in f.parts
     }
@@ -352,8 +413,8 @@ READERS = ("report", "tables", "plots")
 
 
 def code_stamp(package: str) -> dict[str, str]:
-    """The sha256 of every file whose code can make a summary of ``package`` (a
-    chapter's dotted package, e.g. ``helpers.chapters.depth``): each ``.py`` and
+    """The :func:`code_hash` of every file whose code can make a summary of ``package``
+    (a chapter's dotted package, e.g. ``helpers.chapters.depth``): each ``.py`` and
     ``.toml`` of ``helpers/core`` (this file aside: it decides where values live, not
     what they are) and of the package (its :data:`READERS` aside)."""
     core = _sources(Path(__file__).parent, skip=("store",))

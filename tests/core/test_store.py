@@ -169,6 +169,48 @@ def test_a_kept_summary_is_loaded_its_sample_retrains_and_its_code_is_stamped(
     store._kept_index.cache_clear()
 
 
+MODULE = '''"""A module."""
+
+__all__ = ["f"]
+
+
+def f(x, y=1):  # a comment
+    """Add."""
+    return x + y + len(f"{x!r:>4}")
+'''
+
+
+@pytest.mark.parametrize(
+    "edit, same",
+    [
+        (lambda s: s.replace('"""Add."""', '"""Add them up,\n    say."""'), True),
+        (lambda s: s.replace("# a comment", "# another"), True),
+        (lambda s: s.replace("(x, y=1)", "(\n    x, y=1\n)"), True),
+        (lambda s: s.replace('__all__ = ["f"]', ""), True),
+        (lambda s: s.replace("x + y", "x - y"), False),
+        (lambda s: s.replace("y=1", "y=2"), False),
+        (lambda s: s.replace(":>4", ":>5"), False),
+        (lambda s: s.replace("    return", "    y = 0\n    return"), False),
+    ],
+)
+def test_a_code_stamp_reads_code_not_words(tmp_path, edit, same):
+    """A kept summary's stamp hashes what a module computes: a docstring, a comment,
+    ``__all__`` or a line break changed leaves it, any code changed moves it."""
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text(MODULE)
+    b.write_text(edit(MODULE))
+    assert b.read_text() != MODULE
+    assert (store.code_hash(a) == store.code_hash(b)) is same
+
+
+def test_a_code_stamp_reads_a_toml_file_s_data(tmp_path):
+    a, b, c = (tmp_path / f"{n}.toml" for n in "abc")
+    a.write_text('x = 1  # one\n[t]\ny = "z"\n')
+    b.write_text('x = 1\n\n[t]\ny   = "z"\n')
+    c.write_text('x = 2\n[t]\ny = "z"\n')
+    assert store.code_hash(a) == store.code_hash(b) != store.code_hash(c)
+
+
 def test_a_summary_kept_same_everywhere_is_kept_whatever_it_saves(
     tmp_path, monkeypatch
 ):
