@@ -30,10 +30,10 @@ keeps that value instead: its key holds its inputs and the code that makes it
 (:func:`code_stamp`: every ``.py`` and ``.toml`` of ``helpers/core`` and of the
 chapter's package, this file and the page's report, tables and plots aside, each read
 as code by :func:`code_hash`: a docstring, a comment or a line break changed moves
-nothing), and it carries the sample of the first engine run made inside it, which the tests re-train
-like any kept run's.  A manifest records each kept file's code stamps; :func:`stale`
-names the kept files whose code has changed since (a test fails on them: keep that
-chapter again).
+nothing), and it carries the sample of the first engine run made inside it, which the
+tests re-train like any kept run's.  A manifest records each kept file's code stamps;
+:func:`stale` names the kept files whose code has changed since (a test fails on them:
+keep that chapter again).
 
 **Kept for the CPU's sake.**  A summary that feeds a threshold or an argmin (the census
 a family of ReLNs is chosen from, the gate samples k-means clusters) is kept with
@@ -376,11 +376,12 @@ def code_hash(path: Path) -> str:
         lines = text.splitlines(keepends=True)
         kept = "".join(x for i, x in enumerate(lines, 1) if i not in words)
         skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
-        out, depth = [], 0
+        out, depth, start = [], 0, (0, 0)
         for tok in tokenize.generate_tokens(io.StringIO(kept).readline):
             name = tokenize.tok_name[tok.type]
             if name == "FSTRING_START":  # Python 3.12+: keep the f-string whole
-                depth, start = depth + 1, tok.start if depth == 0 else start
+                start = tok.start if depth == 0 else start
+                depth += 1
             elif name == "FSTRING_END":
                 depth -= 1
                 if depth == 0:
