@@ -12,8 +12,6 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from .core.datasets import Dataset
 from .core.relns import pathway_pattern
 
-__all__ = ["setup", "loss_curves", "draw_context_reln", "PALETTE"]
-
 PALETTE = {
     "relu": "#222222",
     "reln": "#d62728",

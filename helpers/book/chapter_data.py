@@ -24,16 +24,6 @@ from pathlib import Path
 
 from ..core import paper
 
-__all__ = [
-    "chapters",
-    "chapters_present",
-    "data",
-    "rules",
-    "profiles",
-    "profile",
-    "claims",
-]
-
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 DATA = Path(__file__).with_name("chapters")

@@ -78,25 +78,6 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = [
-    "EXPERIMENTS",
-    "PATCHES",
-    "RUNS",
-    "Script",
-    "Experiment",
-    "AuthorsRuns",
-    "check_clone",
-    "patch_script",
-    "run_script",
-    "crosscheck",
-    "load",
-    "manifest",
-    "provenance",
-    "verify",
-    "add_arguments",
-    "main",
-]
-
 ROOT = Path(__file__).resolve().parents[2]
 #: Where the stored curves live.
 RUNS = ROOT / "book" / "authors_runs"

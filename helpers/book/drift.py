@@ -27,16 +27,6 @@ from pathlib import Path
 
 from . import crosscheck, rounding, rulebook
 
-__all__ = [
-    "RTOL",
-    "Drift",
-    "compare",
-    "committed",
-    "load",
-    "report",
-    "authors_runs",
-]
-
 #: Relative difference beyond which a re-executed number that does not move under
 #: rounding has drifted.  Values are stored to 6 significant digits, so 1e-5 lets only
 #: the last stored digit round the other way.  A number that moves under rounding

@@ -26,8 +26,6 @@ import numpy as np
 
 from . import rulebook, scorecard
 
-__all__ = ["COLOURS", "positions", "figure", "alt_text", "html"]
-
 #: The verdicts' colours (the badges' hues).
 COLOURS = {
     "reproduced": "#2e7d32",

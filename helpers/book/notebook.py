@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["glue"]
-
 
 def glue(name: str, value, display: bool = False):
     """``myst_nb.glue`` that first turns NumPy scalars into Python numbers.

@@ -23,8 +23,6 @@ from pathlib import Path
 
 from .chapter_data import rules
 
-__all__ = ["declared", "check", "check_namespace"]
-
 BOOK = Path(__file__).resolve().parents[2] / "book"
 _CELL = re.compile(
     r"```\{code-cell\} ipython3\n:tags: \[parameters[^\]]*\]\n\n?(.*?)\n```", re.S

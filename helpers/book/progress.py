@@ -13,8 +13,6 @@ import sys
 import time
 from typing import Iterable, Iterator, TypeVar
 
-__all__ = ["report", "steps", "LOG_VARIABLE"]
-
 T = TypeVar("T")
 LOG_VARIABLE = "HASTE_PROGRESS_LOG"
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 import ast
 import re
 
-__all__ = ["glued", "convert", "readable"]
-
 _PREFIX = "application/papermill.record/"
 _ROLE = re.compile(r"\{([a-z]+(?::[a-z]*)?|bdg-[a-z-]+)\}`([^`]*)`")
 _FENCE = re.compile(r"^(?P<fence>:{3,}|`{3,})\{(?P<name>[a-z:-]+)\}\s*(?P<arg>.*)$")

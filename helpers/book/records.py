@@ -34,19 +34,6 @@ from ..core.measures import Evidence
 from . import chapter_data, rounding, rulebook
 from .notebook import glue
 
-__all__ = [
-    "RESULTS_DIR",
-    "RESULTS_VARIABLE",
-    "INTERACTIVE_DIR",
-    "results_dir",
-    "Records",
-    "load_all",
-    "check",
-    "claims_table",
-    "compared",
-    "notes",
-]
-
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "book" / "results"
 RESULTS_VARIABLE = "HASTE_RESULTS_DIR"
 

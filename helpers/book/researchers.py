@@ -18,17 +18,6 @@ from pathlib import Path
 from . import rulebook, scorecard
 from .pdf import release
 
-__all__ = [
-    "FIGURES",
-    "figures_named",
-    "figure_claims",
-    "figure_index",
-    "downloads",
-    "STORED_RUNS",
-    "stored_runs",
-    "citation",
-]
-
 #: ``{paper figure: {"what", "counterparts"}}`` in the paper's order.
 FIGURES = tomllib.loads((Path(__file__).parent / "paper_figures.toml").read_text())
 

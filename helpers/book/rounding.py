@@ -41,26 +41,6 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = [
-    "DIR",
-    "FLOORS",
-    "ISA_VARIABLE",
-    "isa_flags",
-    "other_isa",
-    "cpu_model",
-    "measure",
-    "store",
-    "store_chapters",
-    "floors",
-    "entry",
-    "apply",
-    "tolerance",
-    "seen",
-    "raw_verdict",
-    "summary",
-    "machine_label",
-]
-
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "book" / "rounding"
 FLOORS = DIR / "floors.json"

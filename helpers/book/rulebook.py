@@ -34,43 +34,6 @@ import numpy as np
 from ..core.measures import Evidence
 from . import chapter_data
 
-__all__ = [
-    "KINDS",
-    "PROVENANCES",
-    "CRITERIA",
-    "VERDICTS",
-    "PAPER_VERDICTS",
-    "DECIDED_BY",
-    "NOISE_CRITERIA",
-    "NOISE_MULTIPLE",
-    "CLEARLY",
-    "CHECK_GAP",
-    "SAME_RUN_TOL",
-    "PHASE_SNAP",
-    "BOUND_TOLERANCE",
-    "ROUNDING_MULTIPLE",
-    "KMEANS_TIE",
-    "MARGINAL",
-    "kmeans_tie",
-    "thresholds",
-    "marginal",
-    "STRUCTURE_RULE",
-    "structure_window",
-    "registry",
-    "claim",
-    "holds",
-    "CHOICES",
-    "Verdict",
-    "decide",
-    "seed_variants",
-    "variants_clause",
-    "verdict",
-    "worse_end",
-    "worst_case",
-    "WORST_FIRST",
-    "setup_clause",
-]
-
 KINDS = ("paper", "check", "finding", "measured")
 PROVENANCES = ("paper", "authors' code", "derived here", "none")
 PAPER_VERDICTS = (

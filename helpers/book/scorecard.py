@@ -26,21 +26,6 @@ from .records import dropdown as _dropdown
 from .records import fmt as _fmt
 from .records import short as _short
 
-__all__ = [
-    "claims",
-    "counts",
-    "bottom_line",
-    "in_words",
-    "decides",
-    "mark",
-    "why",
-    "legend",
-    "choices_table",
-    "scorecard",
-    "bold_line",
-    "appendix",
-]
-
 #: The verdicts on the paper's claims in the order the bottom line gives them, and
 #: their short names there.
 COUNTED = {

@@ -40,23 +40,6 @@ from .engine import GatedNetwork, Pathway, Run, deep_gdln, train
 from .measures import context_patterns, curve_distance
 from .relns import check_start, start
 
-__all__ = [
-    "SAMPLE_EVERY",
-    "GateSamples",
-    "Clustering",
-    "ElbowPoint",
-    "sample_epochs",
-    "sample_gates",
-    "samples_from_run",
-    "cluster_gates",
-    "pattern_strings",
-    "pathway_widths",
-    "centroid_gdln",
-    "gdln_error",
-    "elbow",
-    "elbow_k",
-]
-
 SAMPLE_EVERY = 100  # Algorithm 1: "if j mod 100 = 0"
 
 

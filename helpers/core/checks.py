@@ -7,16 +7,6 @@ import numbers
 
 import numpy as np
 
-__all__ = [
-    "TrainingDiverged",
-    "check_xy",
-    "check_gate",
-    "check_positive",
-    "check_positive_int",
-    "check_epochs",
-    "check_seeds",
-]
-
 
 class TrainingDiverged(FloatingPointError):
     """A run whose loss became NaN or infinite; the message names the epoch and seed."""

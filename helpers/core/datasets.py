@@ -14,17 +14,6 @@ import numpy as np
 
 from .checks import check_gate, check_xy
 
-__all__ = [
-    "Dataset",
-    "hierarchy4",
-    "xor",
-    "STRUCTURES",
-    "structure",
-    "contextual_task",
-    "effective_dataset",
-    "context_gate",
-]
-
 
 @dataclass(frozen=True)
 class Dataset:

@@ -26,22 +26,6 @@ from pathlib import Path
 
 from . import paper
 
-__all__ = [
-    "EXPERIMENTS",
-    "NOT_COMPARED",
-    "NONE_AFFECTED",
-    "VERDICT_USES",
-    "Experiment",
-    "Row",
-    "load",
-    "experiment",
-    "differences",
-    "same",
-    "show",
-    "cell_defaults",
-    "departures",
-]
-
 LEDGER = Path(__file__).with_name("ledger.toml")
 BOOK = Path(__file__).resolve().parents[2] / "book"
 

@@ -12,17 +12,6 @@ import numpy as np
 
 from .checks import check_positive, check_xy
 
-__all__ = [
-    "Modes",
-    "modes",
-    "mode_strength",
-    "learning_time",
-    "closed_form_loss",
-    "closed_form_map",
-    "diagonalizability",
-    "initial_mode_strength",
-]
-
 
 @dataclass(frozen=True)
 class Modes:

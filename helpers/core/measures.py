@@ -10,32 +10,6 @@ from itertools import combinations
 
 import numpy as np
 
-__all__ = [
-    "LEVELS",
-    "level_times",
-    "time_gap",
-    "Evidence",
-    "Match",
-    "match",
-    "BOOTSTRAP",
-    "bootstrap_interval",
-    "seed_spread",
-    "seed_spread_interval",
-    "share_at_bound",
-    "ratio_interval",
-    "censored",
-    "curve_distance",
-    "output_gap",
-    "halfway_time",
-    "learning_time_from_curve",
-    "unit_weight",
-    "context_patterns",
-    "gating_census",
-    "stereotype_index",
-    "snap_to_contexts",
-    "functional_census",
-]
-
 #: The loss levels at which two curves are compared: fractions of the initial loss.
 LEVELS = (0.5, 0.1, 0.01, 0.001)
 

@@ -29,14 +29,6 @@ from .checks import (
 )
 from .engine import UNROLL, record_slots, segments
 
-__all__ = [
-    "OPTIMISERS",
-    "MinibatchRun",
-    "minibatch_train",
-    "batch_orders",
-    "stack_params",
-]
-
 OPTIMISERS = ("sgd", "adam")
 #: Updates unrolled per iteration of the scan over an epoch's batches (True: all).
 UNROLL_BATCHES = True

@@ -18,24 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-__all__ = [
-    "Constant",
-    "Section",
-    "FOUNDATION",
-    "XOR",
-    "CONTEXTS",
-    "EXTRA_CONTEXTS",
-    "DEPTH",
-    "GATE_FINDING",
-    "SOURCES",
-    "INITS",
-    "WIDTH_RULES",
-    "COMMON_WIDTHS",
-    "TABLE",
-    "INIT_EXPERIMENTS",
-    "authors_init",
-]
-
 SOURCES = ("paper", "authors' code", "reconstruction")
 
 #: How a ReLN or GDLN starts ([conv-init]; :func:`helpers.core.relns.start`): the

@@ -33,28 +33,6 @@ from .engine import GatedNetwork, Pathway, forward, gdln, init_params, train
 from .measures import context_patterns, snap_to_contexts
 from .paper import CONTEXTS, INIT_EXPERIMENTS, INITS, authors_init
 
-__all__ = [
-    "RELN_KINDS",
-    "INITS",
-    "item_rows",
-    "WIDTH",
-    "STD_COMMON",
-    "STD_CONTEXT",
-    "context_pathways",
-    "pathway_pattern",
-    "context_reln",
-    "k_of_c_reln",
-    "common_fit",
-    "derived_stds",
-    "with_stds",
-    "initial_weights",
-    "INIT_EXPERIMENTS",
-    "LEVELS",
-    "Start",
-    "check_start",
-    "start",
-]
-
 #: Where the derived choice reads the ReLU network's gates: snapped to the contexts
 #: (the ReLNs' pathways are context-level) or per datapoint (Algorithm 1's centroids).
 LEVELS = ("contexts", "datapoints")

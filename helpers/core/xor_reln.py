@@ -44,22 +44,6 @@ from scipy.optimize import brentq
 from . import datasets, engine, linear
 from .checks import check_positive
 
-__all__ = [
-    "KINDS",
-    "LEARNING_FRACTION",
-    "GATES",
-    "pathway_width",
-    "reln",
-    "analytic_modes",
-    "effective_modes",
-    "xor_initial_strength",
-    "xor_closed_form_loss",
-    "check_eps",
-    "closed_form_learning_time",
-    "eps_star",
-    "learning_time_crossover",
-]
-
 KINDS = ("linear", "xor")
 
 #: The learning-time criterion: the loss has fallen to this fraction of its initial

@@ -8,14 +8,6 @@ import numpy as np
 
 from ...figures import PALETTE, loss_curves
 
-__all__ = [
-    "COLORS",
-    "plot_paper_settings",
-    "plot_init_sweep",
-    "plot_optimisers",
-    "plot_separation",
-]
-
 #: One colour per gating class and curve kind (the book's palette, and one for
 #: "other" units).
 COLORS = {
