@@ -116,12 +116,12 @@ def _outside(per_margin) -> str:
     return " ".join(text) or "Every counted margin is within the seed noise."
 
 
-def _follow(main, d, rec) -> tuple[dict, str, float, str]:
+def _follow(main, d) -> tuple[list, float, str]:
     """The records of "the ReLU network follows the faster ReLN" and their glue:
     "always" is judged at the margins that can decide it (``d.decides``), the worst
     deciding (rulebook rule 4); every margin deciding (``j_all``) is a ``definition``
-    variant.  Returns the records, the headline's line, the sensitivity figure's
-    noise line and the table of margins."""
+    variant.  Returns the records, the sensitivity figure's noise line and the table
+    of margins."""
     per = {
         f"{e:g}": {
             "faster": str(d.faster[j]),
@@ -171,44 +171,31 @@ def _follow(main, d, rec) -> tuple[dict, str, float, str]:
     )
     kit.glue_many("xor", follow=mid["value"])
     kit.glue_many("xor_follow", g)
+    primary = Evidence(None, criterion="seed_noise", time_gap=True)
     decided = "no margin can decide"
     if j_worst is not None:
+        primary = d.follow[j_worst]
         decided = (
             f"the worst of them decides, eps = {keys[j_worst]}: time gap ReLU network "
             f"vs the faster simulated ReLN (median over {main.seeds} seeds) against "
             "the two-sample seed spread, the slower ReLN as alternative"
         )
-    readings = {
-        f"every margin decides, near-ties included (the worst, ε = {keys[j_all]})": (
-            d.follow[j_all]
-        )
-    }
+    every = f"every margin decides, near-ties included (the worst, ε = {keys[j_all]})"
+    readings = {every: d.follow[j_all]}
     for j, m in enumerate(d.follow):
         if j not in (j_worst, j_all):
             tie = "" if d.decides[j] else " (the ReLNs within the noise)"
             readings[f"ε = {keys[j]} decides{tie}"] = m
     typical = Evidence(**mid, criterion="seed_noise")
     readings["a typical margin decides (medians over margins)"] = typical
-    primary = (
-        Evidence(None, criterion="seed_noise", time_gap=True)
-        if j_worst is None
-        else d.follow[j_worst]
-    )
     plain = "; ".join(ties).replace("ε", "eps").replace("×", "x") or "none"
     values = {**g, "n_eps": len(main.eps), "nm": NM, "decided": decided}
     values |= {"ties": plain, "gap": mid["value"]}
     ev = primary.varied("definition", readings)
-    r = kit.add_all(
-        rec,
-        [
-            ("learning_time_follows_faster", ev, values),
-            ("follows_faster_per_margin", per, {"nm": NM}),
-        ],
-    )
-    rf = r["learning_time_follows_faster"]
-    line = f"{g['n_hold']} of {g['n_decide']} counted margins hold ({rf['verdict']})"
-    if j_worst is not None:
-        line = f"{rf['value']:.2f} at eps {keys[j_worst]}, " + line
+    records = [
+        ("learning_time_follows_faster", ev, values),
+        ("follows_faster_per_margin", per, {"nm": NM}),
+    ]
     rows = [
         [
             e,
@@ -226,10 +213,10 @@ def _follow(main, d, rec) -> tuple[dict, str, float, str]:
         f"ε|faster ReLN|the two ReLNs apart (time gap)|{NM:g} × seed spread|"
         "ReLU vs the faster (lag)|ReLU vs the slower|verdict at this margin|counted"
     )
-    return r, line, NM * mid["spread"], kit.table(rows, headers.split("|"))
+    return records, NM * mid["spread"], kit.table(rows, headers.split("|"))
 
 
-def _switch(main, sweep, d, rec):
+def _switch(main, sweep, d) -> list:
     """The record of the ReLU networks' switch and its glue."""
     sw, eps_star, eps = d.switch, d.eps_star, main.eps
     cross, eps_x = sw["cross"], sw["eps_x"]
@@ -268,10 +255,10 @@ def _switch(main, sweep, d, rec):
             )
     values = dict(g, seeds=main.seeds, init_std=main.init_std, width=main.width)
     values |= {"lr": main.lr, "n_sweep": len(sweep[0]["cross"])}
-    return kit.add_all(rec, [("eps_crossover_relu", ev, values)])
+    return [("eps_crossover_relu", ev, values)]
 
 
-def _sweep(main, sweep, d, rec, *, sweep_widths, bootstrap, fit_u0_max):
+def _sweep(main, sweep, d, *, sweep_widths, bootstrap, fit_u0_max) -> tuple[list, str]:
     """The small-init limit's record and the sweep's glue and table."""
     fit, width, n_seeds = d.fit, main.width, len(sweep[0]["cross"])
     smallest = min(fit["fit_set"], key=lambda s: s["u0"])
@@ -313,7 +300,6 @@ def _sweep(main, sweep, d, rec, *, sweep_widths, bootstrap, fit_u0_max):
     kit.glue_many("xor", g)
     ev = Evidence(float(fit["eps_inf"]), spread=fit["sd"])
     values = dict(g, fit_u0_max=fit_u0_max, n_seeds=n_seeds)
-    r = kit.add_all(rec, [("eps_crossover_relu_small_init_limit", ev, values)])
     rows = [
         [
             s["width"],
@@ -328,27 +314,22 @@ def _sweep(main, sweep, d, rec, *, sweep_widths, bootstrap, fit_u0_max):
         ]
         for s in sweep
     ]
-    headers = [
-        "width",
-        "init std",
-        "$u_0^*$",
-        "seeds that switch",
-        "ReLU switch (median)",
-        "range over seeds",
-        "time gap to the faster closed form",
-    ]
-    return r, kit.table(rows, headers)
+    headers = (
+        "width|init std|$u_0^*$|seeds that switch|ReLU switch (median)|range over "
+        "seeds|time gap to the faster closed form"
+    )
+    limit = [("eps_crossover_relu_small_init_limit", ev, values)]
+    return limit, kit.table(rows, headers.split("|"))
 
 
-def _checks(main, d, rec) -> tuple[dict, list]:
-    """The book's two checks (the crossover of the data, the closed forms) and the
-    setup's glue; returns the records and their headline lines."""
+def _checks(main, d) -> list:
+    """The setup's glue and the book's two checks: the crossover of the data, the
+    closed forms."""
     eps, lr, a0 = main.eps, main.lr, main.a0
     t_sim = {k: learning_times(main.sim[k]) for k in KINDS}
     t_cf = {k: learning_times(main.cf[k]) for k in KINDS}
     t_exact = {k: xor_reln.closed_form_learning_time(eps, k, a0[k], lr) for k in KINDS}
     window = speed_ratio_window(1.1)
-    cf_gap_max = float(max(d.cf_gap[k].max() for k in KINDS))
     s_max = max(xor_reln.analytic_modes(eps.max(), k)[0] for k in KINDS)
     g = dict(
         mode_err=float(d.mode_err),
@@ -366,7 +347,7 @@ def _checks(main, d, rec) -> tuple[dict, list]:
         window_lo=window[0],
         window_hi=window[1],
         same_init="identical" if main.same_init else "NOT identical",
-        cf_gap=cf_gap_max,
+        cf_gap=float(max(d.cf_gap[k].max() for k in KINDS)),
         check_gap=rulebook.CHECK_GAP,
         sim_slower=int(sum(np.sum(np.median(t_sim[k], 1) >= t_cf[k]) for k in KINDS)),
         n_cmp=2 * len(eps),
@@ -378,31 +359,14 @@ def _checks(main, d, rec) -> tuple[dict, list]:
         seeds=main.seeds,
     )
     kit.glue_many("xor", g)
-    eps_star_data = xor_reln.eps_star(from_data=True)
     sqrt = float(np.sqrt(2 / 3))
-    r = kit.add_all(
-        rec,
-        [
-            (
-                "eps_star",
-                Evidence(eps_star_data, compared=sqrt, criterion="exact"),
-                g,
-            ),
-            ("gap_closed_form_reln", Evidence(cf_gap_max, criterion="gap"), g),
-        ],
-    )
-    return r, [
-        f"eps_star (from the data)       = {eps_star_data:.4f} "
-        f"({r['eps_star']['verdict']})",
-        f"gap_closed_form_reln           = {cf_gap_max:.2f} "
-        f"({r['gap_closed_form_reln']['verdict']})",
-    ]
+    star = Evidence(xor_reln.eps_star(from_data=True), compared=sqrt, criterion="exact")
+    gap = Evidence(g["cf_gap"], criterion="gap")
+    return [("eps_star", star, g), ("gap_closed_form_reln", gap, g)]
 
 
 def report(rec, main, sweep, *, sweep_widths, bootstrap, fit_u0_max) -> dict:
-    """Write the XoR chapter's records and the glue its prose reads.
-
-    Defined for the page book/xor.md.
+    """Write the XoR chapter's records (saved) and the glue its prose reads.
 
     Args:
         rec: the chapter's :class:`helpers.book.records.Records` (``"xor"``).
@@ -413,35 +377,22 @@ def report(rec, main, sweep, *, sweep_widths, bootstrap, fit_u0_max) -> dict:
     Returns:
         ``{"sweep": Markdown table of the sensitivity sweep, "summary": the closing
         table, "noise": twice the main sweep's median ReLU seed spread (the
-        sensitivity figure's line), "headline": the records' values and verdicts in
-        five lines, "margins": Markdown table of "follows the faster ReLN" margin by
-        margin, the near-ties marked}``; the records are saved.
+        sensitivity figure's line), "margins": Markdown table of "follows the faster
+        ReLN" margin by margin, the near-ties marked}``.
     """
     d = analyse(main, sweep, bootstrap=bootstrap, fit_u0_max=fit_u0_max)
-    r, lines = _checks(main, d, rec)
-    follow, line, noise, margins = _follow(main, d, rec)
-    r |= follow | _switch(main, sweep, d, rec)
+    records = _checks(main, d)
+    follow, noise, margins = _follow(main, d)
+    records += follow + _switch(main, sweep, d)
     params = dict(sweep_widths=sweep_widths, bootstrap=bootstrap, fit_u0_max=fit_u0_max)
-    limit, sweep_table = _sweep(main, sweep, d, rec, **params)
-    r |= limit
+    limit, table = _sweep(main, sweep, d, **params)
+    r = kit.add_all(rec, records + limit)
     kit.glue_many(
         "xor",
         verdict_x=r["eps_crossover_relu"]["verdict"],
         verdict_f=r["learning_time_follows_faster"]["verdict"],
     )
     rec.save()
-    lines += [
-        f"learning_time_follows_faster   = {line}",
-        f"eps_crossover_relu             = {d.switch['eps_x']:.2f} "
-        f"({r['eps_crossover_relu']['verdict']})",
-        f"small-init limit               = {d.fit['eps_inf']:.2f}",
-    ]
     rows = [(rulebook.claim("xor", n), x) for n, x in r.items()]
-    summary = [(e["summary"], e["summary_quote"], x) for e, x in rows]
-    return {
-        "sweep": sweep_table,
-        "summary": claims_table(summary),
-        "noise": noise,
-        "headline": "\n".join(lines),
-        "margins": margins,
-    }
+    summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
+    return {"sweep": table, "summary": summary, "noise": noise, "margins": margins}
