@@ -17,10 +17,6 @@ MID = dict(ha="center", va="center")
 ARROW = dict(arrowprops=dict(arrowstyle="->", lw=0.8))
 
 
-def _label_color(y):
-    return PALETTE["reln"] if y > 0 else PALETTE["prediction"]
-
-
 def dataset(margins=(0.3, 1.2)):
     """Fig. ``fig-xor-dataset``: the four points in 3-D at each margin, with the
     plane ``x_3 = 0``."""
@@ -31,7 +27,7 @@ def dataset(margins=(0.3, 1.2)):
         ax = fig.add_subplot(1, len(margins), k + 1, projection="3d")
         ax.plot_surface(gx, gy, 0 * gx, color="0.8", alpha=0.3)
         for i in range(4):
-            x, c = ds_.X[:, i], _label_color(ds_.Y[0, i])
+            x, c = ds_.X[:, i], PALETTE["reln" if ds_.Y[0, i] > 0 else "prediction"]
             ax.scatter(*x, color=c, s=60, depthshade=False)
             ax.plot([x[0], x[0]], [x[1], x[1]], [0, x[2]], color=c, lw=0.8, ls=":")
             ax.text(x[0] * 1.15, x[1] * 1.15, x[2] + 0.08, f"$x_{i + 1}$")
@@ -43,7 +39,8 @@ def dataset(margins=(0.3, 1.2)):
 def relns(width):
     """Fig. ``fig-xor-relns``: the two candidate ReLNs, their pathways and gates."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    y_lab, box = xor(0.5).Y[0], dict(boxstyle="round,pad=0.02", fc="white", ec="k")
+    box = dict(boxstyle="round,pad=0.02", fc="white", ec="k")
+    point = [PALETTE["reln" if y > 0 else "prediction"] for y in xor(0.5).Y[0]]
     ym, hgt = 0.57, 0.15
     s_txt = {
         "linear": "$s = 2\\epsilon$, $d = 2\\epsilon^2$",
@@ -60,7 +57,7 @@ def relns(width):
             ax.add_patch(FancyBboxPatch((0.3, y - hgt / 2), 0.4, hgt, **box))
             ax.text(0.5, y + hgt / 4, f"{name}: {units} units", fontsize=8, **MID)
             for i in range(4):
-                c = "0.85" if not g[i] else _label_color(y_lab[i])
+                c = point[i] if g[i] else "0.85"
                 x0, h0 = (0.37 + 0.07 * i, y - hgt / 2 + 0.015), hgt / 2 - 0.02
                 ax.add_patch(plt.Rectangle(x0, 0.055, h0, fc=c, ec="k", lw=0.5))
                 xy = (0.3975 + 0.07 * i, y - hgt / 4)
@@ -69,8 +66,7 @@ def relns(width):
             ax.annotate("", (0.86, ym), (0.7, y), **ARROW)
         every = "every pathway: " + s_txt[kind]
         ax.text(0.5, 0.08, every, ha="center", va="bottom", fontsize=8)
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 0.95)
+        ax.set(xlim=(0, 1), ylim=(0, 0.95))
         ax.axis("off")
         fig_ = "b" if kind == "linear" else "c"
         ax.set_title(f"{LABELS[kind][:-5]} gating (paper Fig. 2{fig_})")

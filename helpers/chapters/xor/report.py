@@ -248,11 +248,9 @@ def _switch(main, sweep, d) -> list:
             variants["init"][f"init std {s['std']:.0e} ({n_sw})"] = s["cross"]
         elif s["std"] == main.init_std and s["width"] != main.width:
             variants["width"][f"width {s['width']} ({n_sw})"] = s["cross"]
-    for choice, settings in variants.items():
-        if settings:
-            ev = ev.varied(
-                choice, {k: _switch_evidence(c) for k, c in settings.items()}
-            )
+    for choice, crosses in variants.items():
+        if crosses:
+            ev = ev.varied(choice, {k: _switch_evidence(c) for k, c in crosses.items()})
     values = dict(g, seeds=main.seeds, init_std=main.init_std, width=main.width)
     values |= {"lr": main.lr, "n_sweep": len(sweep[0]["cross"])}
     return [("eps_crossover_relu", ev, values)]
