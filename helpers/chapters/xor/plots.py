@@ -99,10 +99,8 @@ def losses(main, eps_show, t_sim):
 
 
 def learning_time(main, t_relu, t_sim, switch, ties=()):
-    """Fig. ``fig-xor-learning-time``: learning time against the margin, ReLU
-    networks (median and range), simulated ReLNs and closed forms, with the crossover
-    and the ReLU switch (``eps_x``, ``q25``, ``q75``); ``ties``, the margins where the
-    ReLNs are within the seed noise of each other, are red crosses on the axis."""
+    """Fig. ``fig-xor-learning-time``: learning times against the margin, with the
+    crossover, the ReLU ``switch`` and the near-tie margins ``ties`` (red crosses)."""
     eps_grid, a0, lr = main.eps, main.a0, main.lr
     eps_dense = np.linspace(0.15, eps_grid.max() + 0.05, 300)
     fig, ax = plt.subplots(figsize=(6.8, 4))
@@ -162,10 +160,9 @@ def gating(main, eps_show, switch):
 
 
 def sensitivity(sweep, fit, width, main_point, noise):
-    """Fig. ``fig-xor-sensitivity``: left, the switch of every sweep setting against
-    ``1/ln(1/u0*)`` with the fit (``fit``) and its limit, and the main sweep
-    (``main_point``, ``(x, switch)``); right, each setting's time gap to the faster
-    closed form against ``noise`` (twice the main sweep's ReLU seed spread)."""
+    """Fig. ``fig-xor-sensitivity``: left, each setting's switch against
+    ``1/ln(1/u0*)`` with the ``fit`` and the ``main_point`` ``(x, switch)``; right,
+    its time gap to the faster closed form against ``noise``."""
     eps_inf, C_fit = fit["eps_inf"], fit["slope"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
     x_max = 0.2
@@ -178,9 +175,8 @@ def sensitivity(sweep, fit, width, main_point, noise):
         if not np.isfinite(d["cross_med"]) or x > x_max:
             continue
         at_width = d["width"] == width
-        lo, hi = np.nanmin(d["cross"]), np.nanmax(d["cross"])
+        y, lo, hi = d["cross_med"], np.nanmin(d["cross"]), np.nanmax(d["cross"])
         mk = "o" if at_width else ("s" if d["width"] < width else "D")
-        y = d["cross_med"]
         other = f"width {d['width']}, σ = {d['std']:.1e}"
         ax1.errorbar(x, y, yerr=[[y - lo], [hi - y]], fmt=mk, ms=5, capsize=2,
                      color="C0" if at_width else "C1",

@@ -24,8 +24,7 @@ def _near(value, spread=None, interval=None) -> Evidence:
 
 
 def _switch_evidence(cross) -> Evidence:
-    """One setting's switch; not testable where fewer than half of the seeds switch
-    within the sweep's margins."""
+    """A setting's switch; not testable where under half of its seeds switch."""
     cross = np.asarray(cross, float)
     ok = cross[np.isfinite(cross)]
     if ok.size < max(2, cross.size / 2):
@@ -40,8 +39,7 @@ def _pct(gap) -> float:
 
 
 def _tie_text(e, d) -> str:
-    """A near-tie margin in words; a close call where it would count at the low end
-    of the spread's 90 % interval over seeds."""
+    """A near-tie margin in words, and whether the call is close."""
     text = (
         f"ε = {e} (the ReLNs {d['reln_gap']:.4f} apart, within {NM:g} × the seed "
         f"spread, {NM * d['spread']:.4f}"
@@ -56,8 +54,7 @@ def _tie_text(e, d) -> str:
 
 
 def _review_text(e, d, ties) -> str:
-    """The page's words on the review that asked for the near-ties to be set aside,
-    from the margin the old reading is decided at."""
+    """The page's words on the review that asked to set the near-ties aside."""
     asked = (
         "A review asked for margins where the two ReLNs are within the seed noise "
         "of each other to be set aside; "
@@ -86,9 +83,7 @@ def _review_text(e, d, ties) -> str:
 
 
 def _worst(verdicts, follow, decides) -> tuple[int | None, int]:
-    """The margin that decides "always" among those that can (None if none can), and
-    among all margins (the old reading): the rulebook's worst case, an undecided
-    margin counted at its worse end."""
+    """The worst margin among those that can decide (None if none can) and of all."""
     severity = [m.value / m.spread for m in follow]
     counted = [rulebook.worse_end(m) for m in follow]
     j_all = rulebook.worst_case(verdicts, severity, counted)
@@ -117,11 +112,7 @@ def _outside(per_margin) -> str:
 
 
 def _follow(main, d) -> tuple[list, float, str]:
-    """The records of "the ReLU network follows the faster ReLN" and their glue:
-    "always" is judged at the margins that can decide it (``d.decides``), the worst
-    deciding (rulebook rule 4); every margin deciding (``j_all``) is a ``definition``
-    variant.  Returns the records, the sensitivity figure's noise line and the table
-    of margins."""
+    """The records, glue, noise line and margins of "follows the faster ReLN"."""
     per = {
         f"{e:g}": {
             "faster": str(d.faster[j]),
@@ -256,7 +247,7 @@ def _switch(main, sweep, d) -> list:
     return [("eps_crossover_relu", ev, values)]
 
 
-def _sweep(main, sweep, d, *, sweep_widths, bootstrap, fit_u0_max) -> tuple[list, str]:
+def _sweep(main, sweep, d, sweep_widths, bootstrap, fit_u0_max) -> tuple[list, str]:
     """The small-init limit's record and the sweep's glue and table."""
     fit, width, n_seeds = d.fit, main.width, len(sweep[0]["cross"])
     smallest = min(fit["fit_set"], key=lambda s: s["u0"])
@@ -321,8 +312,7 @@ def _sweep(main, sweep, d, *, sweep_widths, bootstrap, fit_u0_max) -> tuple[list
 
 
 def _checks(main, d) -> list:
-    """The setup's glue and the book's two checks: the crossover of the data, the
-    closed forms."""
+    """The setup's glue and the book's two checks (crossover, closed forms)."""
     eps, lr, a0 = main.eps, main.lr, main.a0
     t_sim = {k: learning_times(main.sim[k]) for k in KINDS}
     t_cf = {k: learning_times(main.cf[k]) for k in KINDS}
@@ -382,8 +372,7 @@ def report(rec, main, sweep, *, sweep_widths, bootstrap, fit_u0_max) -> dict:
     records = _checks(main, d)
     follow, noise, margins = _follow(main, d)
     records += follow + _switch(main, sweep, d)
-    params = dict(sweep_widths=sweep_widths, bootstrap=bootstrap, fit_u0_max=fit_u0_max)
-    limit, table = _sweep(main, sweep, d, **params)
+    limit, table = _sweep(main, sweep, d, sweep_widths, bootstrap, fit_u0_max)
     r = kit.add_all(rec, records + limit)
     kit.glue_many(
         "xor",
