@@ -304,8 +304,8 @@ def _sweep(main, sweep, d, sweep_widths, bootstrap, fit_u0_max) -> tuple[list, s
         for s in sweep
     ]
     headers = (
-        "width|init std|$u_0^*$|seeds that switch|ReLU switch (median)|range over "
-        "seeds|time gap to the faster closed form"
+        "width|init std|$u_0^*$|seeds that switch|ReLU switch (median)|"
+        "range over seeds|time gap to the faster closed form"
     )
     limit = [("eps_crossover_relu_small_init_limit", ev, values)]
     return limit, kit.table(rows, headers.split("|"))
