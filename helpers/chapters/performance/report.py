@@ -82,20 +82,12 @@ def records(
     directory=None,
     kept: dict | None = None,
 ) -> Records:
-    """The Performance records, every one a measured time or a ratio of times.
-
-    Args:
-        bench: a benchmark (:func:`helpers.chapters.performance.run_benchmark`).
-        chapter_seconds: each chapter's default execution seconds (or ``None``).
-        chapters: the chapters expected (those missing are named in the notes).
-        paper_seconds: each chapter's seconds under the paper profile (or ``None``).
-        source: where ``bench`` came from, for the notes.
-        directory: where the records are saved (default ``book/results``).
-        kept: the kept runs per chapter (:func:`kept_runs`), or ``None``.
-
-    Returns:
-        The :class:`helpers.book.records.Records` (not saved).
-    """
+    """The Performance records (not saved; ``directory``: where they would be, default
+    ``book/results``), every one a measured time or a ratio of times: from a benchmark
+    ``bench`` (:func:`.benchmark.run_benchmark`; ``source``: where it came from), each
+    chapter's default and paper-profile execution seconds (or ``None``; ``chapters``:
+    those expected, the missing ones named in the notes) and the ``kept`` runs per
+    chapter (:func:`kept_runs`, or ``None``)."""
     d, m = bench["derived"], bench["machine"]
     where = (
         f"From {source or 'a benchmark run'} started {bench['started_utc']} on "
