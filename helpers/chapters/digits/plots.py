@@ -22,8 +22,7 @@ def colors() -> dict:
 def plot_task(task):
     """The first training image of each class, its inputs and its targets in every
     context (Figure ``fig-digits-task``)."""
-    X, Y = task.train.X, task.train.Y
-    n_train = task.train.P // C
+    X, Y, n_train = task.train.X, task.train.Y, task.train.P // C
     first = [int(np.flatnonzero(task.labels_train == k)[0]) for k in range(10)]
     cols = np.concatenate([c * n_train + np.array(first) for c in range(C)])
     rows = task.rows()
@@ -47,11 +46,8 @@ def plot_task(task):
         else:
             for b in list(rows)[1:]:
                 ax.axhline(rows[b].start - 0.5, color=figures.PALETTE["reln"], lw=0.8)
-            ax.set_yticks(
-                [(s.start + s.stop - 1) / 2 for s in rows.values()],
-                ["class", "parity", ">= 5", "mod 3"],
-                fontsize=8,
-            )
+            mids = [(s.start + s.stop - 1) / 2 for s in rows.values()]
+            ax.set_yticks(mids, ["class", "parity", ">= 5", "mod 3"], fontsize=8)
             for c in range(C):
                 ax.text(10 * c + 4.5, 17.3, f"context {c + 1}", ha="center",
                         va="top", fontsize=8)  # fmt: skip
@@ -74,8 +70,7 @@ def plot_centroids(elbow, show_ks, task):
     """Algorithm 1's clusterings (an :class:`~.elbow.Elbow`) with ``show_ks``
     centroids over the training datapoints, sorted by class within each context
     (Figure ``fig-digits-centroids``)."""
-    ds = task.train
-    n_train = ds.P // C
+    ds, n_train = task.train, task.train.P // C
     order = np.argsort(task.labels_train, kind="stable")
     col_order = np.concatenate([c * n_train + order for c in range(C)])
     class_edges = np.flatnonzero(np.diff(np.sort(task.labels_train))) + 1
@@ -92,11 +87,10 @@ def plot_centroids(elbow, show_ks, task):
                 ax.axvline(c * n_train - 0.5, color=figures.PALETTE["reln"], lw=1.2)
             for e in class_edges:
                 ax.axvline(c * n_train + e - 0.5, color="0.6", lw=0.4)
-        ax.set_yticks(
-            range(K),
-            [f"{p} {k} ({100 * w:.0f}%)" for p, k, w in zip(pats, kinds, cl.shares)],
-            fontsize=7,
-        )
+        labels = [
+            f"{p} {k} ({100 * w:.0f}%)" for p, k, w in zip(pats, kinds, cl.shares)
+        ]
+        ax.set_yticks(range(K), labels, fontsize=7)
         ax.set_xticks([])
         ax.grid(False)
         ax.set_title(f"K = {K}", fontsize=9, loc="left")

@@ -555,34 +555,27 @@ def _records(r: _Reading) -> list:
         "reln_err": med(r.err_reln["mixed"]["error"]),
         "single_err": med(r.err_reln["single"]["error"]), "nm": NM,
     }  # fmt: skip
-    rules = (
-        ("bend rule", el.best_k, el.k_bend),
-        ("factor-2 rule", el.k_within, el.k_check),
-    )
     best_k = {
-        rule: {
-            "k": int(k),
-            "per_gdln_seed": c["per_seed"],
-            "interval": list(c["interval"]),
-        }
-        for rule, k, c in rules
-    }
-    chance = {
-        "epoch 0 (initialisation)": r.cen.init,
-        **{f"shuffled contexts, epoch {e}": c for e, c in r.cen.shuffled.items()},
-    }
+        rule: {"k": int(k), "per_gdln_seed": c["per_seed"],
+               "interval": list(c["interval"])}
+        for rule, k, c in (("bend rule", el.best_k, el.k_bend),
+                           ("factor-2 rule", el.k_within, el.k_check))
+    }  # fmt: skip
+    chance = {f"shuffled contexts, epoch {e}": c for e, c in r.cen.shuffled.items()}
     diag = {
-        "task_offdiag": r.diag["task"]["offdiag"],
-        "task_leak": r.diag["task"]["leak"],
+        "task_offdiag": r.diag["task"]["offdiag"], "task_leak": r.diag["task"]["leak"],
         "pathways_offdiag_max": max(r.diag["paths"][k]["offdiag"] for k in ctx_names),
         "section4_offdiag": r.diag["section4"]["offdiag"],
-    }
+    }  # fmt: skip
     gdln_spread = float(np.ptp(gdln_err)) if p.elbow_seeds > 1 else None
+    spread, euler = float(np.ptp(err["error"])), r.runs.euler
     evidence = {
         "best_k": best_k,
         "k_patterns_context_level": list(el.best_patterns),
         "k_patterns_gate_on": [str(k) for k in el.best_src["kind"]],
-        "census_context_level": {**r.cen.at, **chance},
+        "census_context_level": {
+            **r.cen.at, "epoch 0 (initialisation)": r.cen.init, **chance
+        },
         "reln_vs_relu": g.m_reln,
         "singles_vs_relu": g.m_single,
         "reln_vs_relu_above_floor": g.m_reln_above,
@@ -593,16 +586,11 @@ def _records(r: _Reading) -> list:
             pred.value, spread=pred.spread, per_seed=pred.per_seed, time_gap=True
         ),
         "assumption_211": diag,
-        "test_error_relu": Evidence(
-            med(err["error"]), spread=float(np.ptp(err["error"]))
-        ),
+        "test_error_relu": Evidence(med(err["error"]), spread=spread),
         "test_error_gdln": Evidence(med(gdln_err), spread=gdln_spread),
         "controls": controls_record(r.runs.controls, r.ahead, r.late),
-        "step_size_check": {
-            "half_step": r.runs.euler[0.5],
-            "double_step": r.runs.euler[2.0],
-        },
-    }
+        "step_size_check": {"half_step": euler[0.5], "double_step": euler[2.0]},
+    }  # fmt: skip
     return [(name, e, v) for name, e in evidence.items()]
 
 
