@@ -70,18 +70,10 @@ SUMMARY = {
 
 
 def report(rec, results: Results) -> dict:
-    """Write the Background chapter's records and the glue its prose reads.
-
-    Defined for the page book/background.md.
-
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records` (``"background"``).
-        results: what the page computed (:class:`Results`).
-
-    Returns:
-        ``{"summary": the closing table, "headline": the records' values and
-        verdicts in two lines}``; the records are saved.
-    """
+    """Write the Background chapter's records ``rec`` (saved) and the glue its prose
+    reads from what the page computed (:class:`Results`); return the closing table
+    (``summary``) and the records' values and verdicts in two lines (``headline``).
+    Defined for the page book/background.md."""
     r, gap = results, rulebook.CHECK_GAP
     gap_seed = np.asarray(r.gap_seed)
     worst = max(r.sweep, key=r.sweep.get)
