@@ -655,20 +655,14 @@ def _printed(r: _Reading) -> str:
 
 
 def report(rec, runs: Runs, params: Params) -> dict:
-    """Write the chapter's records and glue every number its prose cites.
-
+    """Write the chapter's records ``rec`` (saved) and glue every number its prose
+    cites, from what the page trained (:class:`Runs`) under its :class:`Params`.
     Defined for the page book/digits.md.
 
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records`.
-        runs: :class:`Runs`, what the page trained.
-        params: the page's :class:`Params`.
-
     Returns:
-        ``{name: Markdown or text}``: ``controls`` (Table 2, the task and its
-        controls), ``summary`` (the closing table of the records) and ``printed``
-        (the headline numbers the page prints for the notebook's output check).
-        The records are saved.
+        ``controls`` (Table 2, the task and its controls), ``summary`` (the closing
+        table of the records) and ``printed`` (the headline numbers the page prints
+        for the notebook's output check), as Markdown or text.
     """
     r = _Reading(runs, params)
     _glue_task(r)
