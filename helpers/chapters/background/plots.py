@@ -15,18 +15,6 @@ from ...figures import PALETTE
 SCHEMATIC_GATES = ((1, 1, 1, 1), (1, 1, 0, 0), (0, 0, 1, 1))
 
 
-def _check_gates(gates) -> np.ndarray:
-    G = np.asarray(gates)
-    if G.ndim != 2 or not 1 <= G.shape[0] <= 6 or not 1 <= G.shape[1] <= 12:
-        raise ValueError(
-            "gates must be a (pathways x datapoints) table with 1-6 pathways and "
-            f"1-12 datapoints, got shape {G.shape}"
-        )
-    if not np.isin(G, (0, 1)).all():
-        raise ValueError("gates must hold only 0 (off) and 1 (on)")
-    return G.astype(int)
-
-
 def gdln_schematic(gates=SCHEMATIC_GATES):
     r"""The GDLN notation as a drawing: the page's counterpart of the paper's Fig. 1.
 
@@ -46,7 +34,15 @@ def gdln_schematic(gates=SCHEMATIC_GATES):
     Returns:
         The Matplotlib figure.
     """
-    G = _check_gates(gates)
+    G = np.asarray(gates)
+    if G.ndim != 2 or not 1 <= G.shape[0] <= 6 or not 1 <= G.shape[1] <= 12:
+        raise ValueError(
+            "gates must be a (pathways x datapoints) table with 1-6 pathways and "
+            f"1-12 datapoints, got shape {G.shape}"
+        )
+    if not np.isin(G, (0, 1)).all():
+        raise ValueError("gates must hold only 0 (off) and 1 (on)")
+    G = G.astype(int)
     colors = plt.cm.tab10(np.arange(G.shape[0]) % 10)
     fig, (ax, axg) = plt.subplots(
         1, 2, figsize=(10.5, 4.2), gridspec_kw={"width_ratios": [1.6, 1]}
@@ -61,28 +57,17 @@ def _draw_network(ax, n_p: int, colors) -> None:
     """The schematic's left panel: the nodes, the pathways and their gates."""
 
     def node(x, y, w, h, units, fc, vertical=True):
-        ax.add_patch(
-            FancyBboxPatch(
-                (x - w / 2, y - h / 2),
-                w,
-                h,
-                boxstyle="round,pad=0.01",
-                fc=fc,
-                ec="0.3",
-                lw=0.9,
-            )
-        )
+        box = FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.01",
+                             fc=fc, ec="0.3", lw=0.9)  # fmt: skip
+        ax.add_patch(box)
         pos = np.linspace(-0.3, 0.3, units)
         cx, cy = (x + 0 * pos, y + pos * h) if vertical else (x + pos * w, y + 0 * pos)
         ax.plot(cx, cy, "o", ms=6, mfc="w", mec="0.3", mew=0.8)
 
     def edge(p0, p1, color):
-        ax.add_patch(
-            FancyArrowPatch(
-                p0, p1, arrowstyle="-|>", mutation_scale=9, color=color, lw=1.3,
-                shrinkA=0, shrinkB=0,
-            )
-        )  # fmt: skip
+        arrow = FancyArrowPatch(p0, p1, arrowstyle="-|>", mutation_scale=9,
+                                color=color, lw=1.3, shrinkA=0, shrinkB=0)  # fmt: skip
+        ax.add_patch(arrow)
 
     def along(p0, p1, t):
         return p0[0] + t * (p1[0] - p0[0]), p0[1] + t * (p1[1] - p0[1])
@@ -115,20 +100,12 @@ def _draw_network(ax, n_p: int, colors) -> None:
         lx, ly = along(a, b, 0.5)
         ax.text(lx, ly + 0.02, f"$W_2^{{({k})}}$", ha="center", va="bottom",
                 fontsize=9, color=c)  # fmt: skip
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.02)
+    ax.set(xlim=(0, 1), ylim=(0, 1.02))
     ax.axis("off")
     ax.set_title("a GDLN: gated pathways through the layers", fontsize=10)
-    ax.text(
-        0.5,
-        -0.08,
-        r"$\hat y(x) = \sum_p\, g_p(x)\, W_2^{(p)} W_1^{(p)}\, x,\quad "
-        r"g_p(x) \in \{0, 1\}$",
-        transform=ax.transAxes,
-        ha="center",
-        va="top",
-        fontsize=10,
-    )
+    ax.text(0.5, -0.08, r"$\hat y(x) = \sum_p\, g_p(x)\, W_2^{(p)} W_1^{(p)}\, x,\quad "
+            r"g_p(x) \in \{0, 1\}$", transform=ax.transAxes, ha="center", va="top",
+            fontsize=10)  # fmt: skip
 
 
 def _draw_gates(axg, G, colors) -> None:
@@ -153,15 +130,9 @@ def _draw_gates(axg, G, colors) -> None:
         side.set_visible(False)
     axg.set_xlabel("datapoint $x^i$")
     axg.set_title("gates $g_p(x^i)$: 1 on, 0 off", fontsize=10)
-    axg.text(
-        0.5,
-        -0.3,
-        r"effective dataset: $\Sigma_{yx}(p) = \sum_i g_p(x^i)\, y^i x^{i\top}$",
-        transform=axg.transAxes,
-        ha="center",
-        va="top",
-        fontsize=10,
-    )
+    axg.text(0.5, -0.3,
+             r"effective dataset: $\Sigma_{yx}(p) = \sum_i g_p(x^i)\, y^i x^{i\top}$",
+             transform=axg.transAxes, ha="center", va="top", fontsize=10)  # fmt: skip
 
 
 def svd(ds, modes):
@@ -170,18 +141,12 @@ def svd(ds, modes):
     _, axes = plt.subplots(
         1, 4, figsize=(10, 3.2), gridspec_kw={"width_ratios": [4] * 4}
     )
-    panels = [
-        (ds.Y, "$Y$ (features x items)"),
-        (modes.U, "$U$"),
-        (np.diag(modes.s), "$S$"),
-        (modes.V.T, "$V^T$"),
-    ]
+    panels = [(ds.Y, "$Y$ (features x items)"), (modes.U, "$U$"),
+              (np.diag(modes.s), "$S$"), (modes.V.T, "$V^T$")]  # fmt: skip
     for ax, (M, title) in zip(axes, panels):
         lim = np.abs(M).max()
         ax.imshow(M, cmap="RdBu_r", vmin=-lim, vmax=lim)
-        ax.set_title(title)
-        ax.set_xticks([])
-        ax.set_yticks([])
+        ax.set(title=title, xticks=[], yticks=[])
         ax.grid(False)
     axes[0].set_yticks(range(7), ds.features)
     axes[0].set_xticks(range(4), ds.inputs, rotation=45)
@@ -201,8 +166,7 @@ def closed_form(t_rec, a_sim, a_cf, loss, L_cf, s):
             ax1.plot(t_rec, a_cf[k, :, a], color="k", lw=0.8, ls="--", alpha=0.6)
         ax1.plot([], [], color=colors[a], label=f"mode {a + 1}: s = {s[a]:.2f}")
     ax1.plot([], [], "k--", lw=0.8, label="closed form")
-    ax1.set_xlabel("epoch")
-    ax1.set_ylabel("mode strength $a_\\alpha$")
+    ax1.set(xlabel="epoch", ylabel="mode strength $a_\\alpha$")
     ax1.legend(fontsize=8)
     t_all = np.arange(loss.shape[1])
     for k in range(seeds):
@@ -210,9 +174,7 @@ def closed_form(t_rec, a_sim, a_cf, loss, L_cf, s):
         ax2.plot(t_all, L_cf[k], color=PALETTE["closed_form"], lw=1, ls="--", alpha=0.8)
     ax2.plot([], [], color=PALETTE["relu"], label="simulated")
     ax2.plot([], [], color=PALETTE["closed_form"], ls="--", label="closed form")
-    ax2.set_yscale("log")
-    ax2.set_xlabel("epoch")
-    ax2.set_ylabel("summed loss")
+    ax2.set(yscale="log", xlabel="epoch", ylabel="summed loss")
     ax2.legend()
     plt.tight_layout()
 
@@ -231,8 +193,6 @@ def node_reuse(curves):
         ax.plot(t_all, pred.loss, color="k", ls="--", lw=0.8)
         ax.plot([], [], color=color[label], label=label)
     ax.plot([], [], "k--", lw=0.8, label="race prediction")
-    ax.set_yscale("log")
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("summed loss")
+    ax.set(yscale="log", xlabel="epoch", ylabel="summed loss")
     ax.legend()
     plt.tight_layout()

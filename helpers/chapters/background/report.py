@@ -14,22 +14,15 @@ from ...core.measures import Evidence, halfway_time, time_gap
 
 @dataclass
 class Results:
-    """What the page computed, for :func:`report`.
-
-    Args:
-        modes: the hierarchy's modes (``helpers.core.linear.modes``).
-        diag: its ``helpers.core.linear.diagonalizability``.
-        gap_seed, gap_expected: per seed, the time gap between the simulated loss and
-            the closed form from the seed's own ``a0`` and from the expected ``a0``.
-        a0_seed, a0_expected: those initial strengths, ``(seeds, modes)`` and one.
-        raw_projection: the raw initial projections ``u^T W2 W1 v``.
-        sweep: :func:`helpers.chapters.background.init_sweep`.
-        spectra: :func:`helpers.chapters.background.effective_spectra` of the
-            separate (context 1) and shared pathways.
-        runs, predictions: ``{"separate": run, "shared": run}`` of the two GDLNs and
-            their race predictions.
-        double: the :class:`helpers.core.measures.Evidence` of "twice as fast".
-    """
+    """What the page computed, for :func:`report`: the hierarchy's ``modes`` and
+    their ``diag`` (``helpers.core.linear``); per seed, the time gap between the
+    simulated loss and the closed form from the seed's own ``a0`` (``gap_seed``,
+    ``a0_seed``) and from the expected one (``gap_expected``, ``a0_expected``); the
+    ``raw_projection`` ``u^T W2 W1 v``; the init ``sweep`` (:func:`init_sweep`); the
+    ``spectra`` of the separate (context 1) and shared pathways
+    (:func:`effective_spectra`); the two GDLNs' ``runs`` and ``predictions``
+    (``{"separate": run, "shared": run}``); ``double``, the evidence of "twice as
+    fast"."""
 
     modes: object
     diag: dict
@@ -57,114 +50,67 @@ def spectra_table(spectra: dict) -> str:
         [k, ", ".join(f"{v:.3f}" for v in s), ", ".join(f"{v:.1f}" for v in d)]
         for k, (s, d) in spectra.items()
     ]
-    headers = [
-        "pathway",
-        "singular values of $\\Sigma_{yx}(p)$",
-        "eigenvalues of $\\Sigma_x(p,p)$",
-    ]
-    return kit.table(rows, headers)
+    headers = ["pathway", "singular values of $\\Sigma_{yx}(p)$"]
+    return kit.table(rows, [*headers, "eigenvalues of $\\Sigma_x(p,p)$"])
 
 
-def _closed_form(rec, r: Results) -> dict:
-    """The closed form against the simulation: its record and glue."""
-    check_gap = rulebook.CHECK_GAP
-    gap_seed = np.asarray(r.gap_seed)
-    worst = max(r.sweep, key=r.sweep.get)
-    over = [k for k, v in r.sweep.items() if v > check_gap]
-    kit.glue_many(
-        "bg",
-        s=", ".join(f"{v:.3f}" for v in r.modes.s),
-        offdiag=r.diag["offdiag"],
-        gap_seed=kit.med(gap_seed),
-        gap_seed_max=float(gap_seed.max()),
-        gap_expected=kit.med(r.gap_expected),
-        check_gap=check_gap,
-        a0_expected=r.a0_expected,
-        a0_seed_range=f"{r.a0_seed.min():.2e} to {r.a0_seed.max():.2e}",
-        raw_neg=int(np.sum(r.raw_projection < 0)),
-        raw_total=int(r.raw_projection.size),
-        sweep_max=r.sweep[worst],
-        sweep_worst=f"init std {worst[0]:.0e}, {worst[1]} hidden units",
-        sweep_over=f"{len(over)} of the {len(r.sweep)} settings exceed the "
-        f"rulebook's check gap of {check_gap:g}: the agreement is a small-init "
-        "property"
-        if over
-        else f"every setting stays within the rulebook's check gap of {check_gap:g}",
-    )
-    return rec.add(
-        "gap_closed_form_simulated",
-        Evidence(kit.med(gap_seed), criterion="gap"),
-        note="time gap, closed-form vs simulated linear-network loss on the Fig. 7 "
-        f"hierarchy, median over {len(gap_seed)} seeds (largest {gap_seed.max():.4f}); "
-        "a0 from each seed's initial weights (Eq. bg-a0); with the expected a0 for "
-        f"every seed: {kit.med(r.gap_expected):.4f}.",
-    )
-
-
-def _node_reuse(rec, r: Results) -> dict:
-    """Node reuse, twice as fast: its record and glue."""
-    sep, sh = r.runs["separate"].loss, r.runs["shared"].loss
-    pred_sep, pred_sh = r.predictions["separate"].loss, r.predictions["shared"].loss
-    speedup = [halfway_time(a) / halfway_time(b) for a, b in zip(sep, sh)]
-    ratio = r.spectra["shared"][0][0] / r.spectra["separate (context 1)"][0][0]
-    kit.glue_many(
-        "bg",
-        speedup=kit.med(speedup),
-        gap_double=r.double.value,
-        gap_double_spread=r.double.spread,
-        gap_double_alt=r.double.alternative,
-        speedup_theory=float(ratio),
-        speedup_pred=float(halfway_time(pred_sep) / halfway_time(pred_sh)),
-        pred_gap=kit.med([time_gap(L, pred_sh) for L in sh]),
-    )
-    return rec.add(
-        "gap_node_reuse_double_speed",
-        r.double,
-        note="time gap between the shared GDLN's loss and the separate GDLN's loss at "
-        f"twice the speed (every second epoch), same seed, median over {len(sep)} "
-        "seeds; spread: two seeds of the shared GDLN; alternative: the separate GDLN "
-        "at its own speed. Twice is derived here: the ratio of the effective "
-        f"datasets' singular values, {ratio:.3f}; the paper states the effect in "
-        f"words. Halfway-time ratio, median over seeds: {kit.med(speedup):.3f}.",
-    )
+#: The closing table: ``(question, what the paper says)`` per record.
+SUMMARY = {
+    "gap_closed_form_simulated": (
+        "Closed-form mode dynamics follow a simulated linear network (Fig. 7; book's "
+        "check)",
+        "near exact agreement",
+    ),
+    "gap_node_reuse_double_speed": (
+        "A layer shared by two pathways learns twice as fast (node reuse; the factor "
+        "derived here; book's check)",
+        "more frequently used edges will naturally learn quicker",
+    ),
+}
 
 
 def report(rec, results: Results) -> dict:
-    """Write the Background chapter's records and the glue its prose reads.
-
-    Defined for the page book/background.md.
-
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records` (``"background"``).
-        results: what the page computed (:class:`Results`).
-
-    Returns:
-        ``{"summary": the closing table, "headline": the records' values and
-        verdicts in two lines}``; the records are saved.
-    """
-    r_cf, r_reuse = _closed_form(rec, results), _node_reuse(rec, results)
+    """Write the Background chapter's records ``rec`` (saved) and the glue its prose
+    reads from what the page computed (:class:`Results`); return the closing table
+    (``summary``) and the records' values and verdicts in two lines (``headline``).
+    Defined for the page book/background.md."""
+    r, gap = results, rulebook.CHECK_GAP
+    gap_seed = np.asarray(r.gap_seed)
+    worst = max(r.sweep, key=r.sweep.get)
+    over = [k for k, v in r.sweep.items() if v > gap]
+    sep, sh = r.runs["separate"].loss, r.runs["shared"].loss
+    pred_sep, pred_sh = r.predictions["separate"].loss, r.predictions["shared"].loss
+    speedup = kit.med([halfway_time(a) / halfway_time(b) for a, b in zip(sep, sh)])
+    ratio = r.spectra["shared"][0][0] / r.spectra["separate (context 1)"][0][0]
+    kit.glue_many("bg", {
+        "s": ", ".join(f"{v:.3f}" for v in r.modes.s), "offdiag": r.diag["offdiag"],
+        "gap_seed": kit.med(gap_seed), "gap_seed_max": float(gap_seed.max()),
+        "gap_expected": kit.med(r.gap_expected), "check_gap": gap,
+        "a0_expected": r.a0_expected,
+        "a0_seed_range": f"{r.a0_seed.min():.2e} to {r.a0_seed.max():.2e}",
+        "raw_neg": int(np.sum(r.raw_projection < 0)),
+        "raw_total": int(r.raw_projection.size), "sweep_max": r.sweep[worst],
+        "sweep_worst": f"init std {worst[0]:.0e}, {worst[1]} hidden units",
+        "sweep_over": f"{len(over)} of the {len(r.sweep)} settings exceed the "
+        f"rulebook's check gap of {gap:g}: the agreement is a small-init property"
+        if over else f"every setting stays within the rulebook's check gap of {gap:g}",
+        "speedup": speedup, "gap_double": r.double.value,
+        "gap_double_spread": r.double.spread, "gap_double_alt": r.double.alternative,
+        "speedup_theory": float(ratio),
+        "speedup_pred": float(halfway_time(pred_sep) / halfway_time(pred_sh)),
+        "pred_gap": kit.med([time_gap(L, pred_sh) for L in sh]),
+    })  # fmt: skip
+    v = {"n_cf": len(gap_seed), "gap_max": gap_seed.max(), "n": len(sep)}
+    v |= {"gap_expected": kit.med(r.gap_expected), "ratio": ratio, "speedup": speedup}
+    evidence = {
+        "gap_closed_form_simulated": Evidence(kit.med(gap_seed), criterion="gap"),
+        "gap_node_reuse_double_speed": r.double,
+    }
+    recs = kit.add_all(rec, [(name, e, v) for name, e in evidence.items()])
     rec.save()
-    headline = "\n".join(
-        [
-            f"gap_closed_form_simulated   = {r_cf['value']:.2f} ({r_cf['verdict']})",
-            "gap_node_reuse_double_speed = "
-            f"{r_reuse['value']:.2f} ({r_reuse['verdict']})",
-        ]
-    )
-    summary = claims_table(
-        [
-            (
-                "Closed-form mode dynamics follow a simulated linear network (Fig. 7; "
-                "book's check)",
-                "near exact agreement",
-                r_cf,
-            ),
-            (
-                "A layer shared by two pathways learns twice as fast (node reuse; the "
-                "factor derived here; book's check)",
-                "more frequently used edges will naturally learn quicker",
-                r_reuse,
-            ),
-        ]
-    )
-    return {"summary": summary, "headline": headline}
+    return {
+        "summary": claims_table([(*SUMMARY[n], x) for n, x in recs.items()]),
+        "headline": "\n".join(
+            f"{n:<27} = {x['value']:.2f} ({x['verdict']})" for n, x in recs.items()
+        ),
+    }

@@ -22,8 +22,7 @@ def colors() -> dict:
 def plot_task(task):
     """The first training image of each class, its inputs and its targets in every
     context (Figure ``fig-digits-task``)."""
-    X, Y = task.train.X, task.train.Y
-    n_train = task.train.P // C
+    X, Y, n_train = task.train.X, task.train.Y, task.train.P // C
     first = [int(np.flatnonzero(task.labels_train == k)[0]) for k in range(10)]
     cols = np.concatenate([c * n_train + np.array(first) for c in range(C)])
     rows = task.rows()
@@ -39,8 +38,7 @@ def plot_task(task):
         ax.imshow(M, cmap="Greys", aspect="auto", vmin=0, vmax=M[:64].max())
         for c in range(1, C):
             ax.axvline(10 * c - 0.5, color=figures.PALETTE["reln"], lw=1)
-        ax.set_ylabel(lab)
-        ax.set_xticks([])
+        ax.set(ylabel=lab, xticks=[])
         ax.grid(False)
         if r == 0:
             ax.axhline(63.5, color=figures.PALETTE["reln"], lw=0.8)
@@ -48,20 +46,11 @@ def plot_task(task):
         else:
             for b in list(rows)[1:]:
                 ax.axhline(rows[b].start - 0.5, color=figures.PALETTE["reln"], lw=0.8)
-            ax.set_yticks(
-                [(s.start + s.stop - 1) / 2 for s in rows.values()],
-                ["class", "parity", ">= 5", "mod 3"],
-                fontsize=8,
-            )
+            mids = [(s.start + s.stop - 1) / 2 for s in rows.values()]
+            ax.set_yticks(mids, ["class", "parity", ">= 5", "mod 3"], fontsize=8)
             for c in range(C):
-                ax.text(
-                    10 * c + 4.5,
-                    17.3,
-                    f"context {c + 1}",
-                    ha="center",
-                    va="top",
-                    fontsize=8,
-                )
+                ax.text(10 * c + 4.5, 17.3, f"context {c + 1}", ha="center",
+                        va="top", fontsize=8)  # fmt: skip
     return fig
 
 
@@ -81,39 +70,27 @@ def plot_centroids(elbow, show_ks, task):
     """Algorithm 1's clusterings (an :class:`~.elbow.Elbow`) with ``show_ks``
     centroids over the training datapoints, sorted by class within each context
     (Figure ``fig-digits-centroids``)."""
-    ds = task.train
-    n_train = ds.P // C
+    ds, n_train = task.train, task.train.P // C
     order = np.argsort(task.labels_train, kind="stable")
     col_order = np.concatenate([c * n_train + order for c in range(C)])
     class_edges = np.flatnonzero(np.diff(np.sort(task.labels_train))) + 1
-    fig, axes = plt.subplots(
-        len(show_ks),
-        1,
-        figsize=(10, 0.9 + 0.34 * sum(show_ks)),
-        gridspec_kw={"height_ratios": show_ks},
-    )
+    fig, axes = plt.subplots(len(show_ks), 1, figsize=(10, 0.9 + 0.34 * sum(show_ks)),
+                             gridspec_kw={"height_ratios": show_ks})  # fmt: skip
     for ax, K in zip(np.atleast_1d(axes), show_ks):
         cl = elbow.fits[K - 1].clustering
         pats = pattern_strings(cl.binary, ds.contexts, C)
         kinds = elbow.sources[K - 1]["kind"]
-        ax.imshow(
-            cl.centroids[:, col_order],
-            cmap="Greys",
-            vmin=0,
-            vmax=1,
-            aspect="auto",
-            interpolation="nearest",
-        )
+        ax.imshow(cl.centroids[:, col_order], cmap="Greys", vmin=0, vmax=1,
+                  aspect="auto", interpolation="nearest")  # fmt: skip
         for c in range(C):
             if c:
                 ax.axvline(c * n_train - 0.5, color=figures.PALETTE["reln"], lw=1.2)
             for e in class_edges:
                 ax.axvline(c * n_train + e - 0.5, color="0.6", lw=0.4)
-        ax.set_yticks(
-            range(K),
-            [f"{p} {k} ({100 * w:.0f}%)" for p, k, w in zip(pats, kinds, cl.shares)],
-            fontsize=7,
-        )
+        labels = [
+            f"{p} {k} ({100 * w:.0f}%)" for p, k, w in zip(pats, kinds, cl.shares)
+        ]
+        ax.set_yticks(range(K), labels, fontsize=7)
         ax.set_xticks([])
         ax.grid(False)
         ax.set_title(f"K = {K}", fontsize=9, loc="left")
@@ -131,16 +108,12 @@ def plot_elbow(elbow, relu_loss, floor: float, L0: float):
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
     axes[0].plot(KS, errors, "o-", color=col["gdln"])
     axes[0].plot([best_k], [errors[best_k - 1]], "o", ms=12, mfc="none", mec="k")
-    axes[0].set_yscale("log")
-    axes[0].set_xlabel("K")
-    axes[0].set_ylabel("output MSE, ReLU vs GDLN")
+    axes[0].set(yscale="log", xlabel="K", ylabel="output MSE, ReLU vs GDLN")
     final = [med(f.run.loss[:, -1]) if f.run is not None else L0 for f in fits]
     axes[1].plot(KS, final, "o-", color=col["gdln"], label="centroid GDLN")
     axes[1].axhline(med(relu_loss[:, -1]), color=col["relu"], label="ReLU network")
     axes[1].axhline(floor, color=col["mixed"], ls=":", label="context-gated floor")
-    axes[1].set_yscale("log")
-    axes[1].set_xlabel("K")
-    axes[1].set_ylabel("final summed loss")
+    axes[1].set(yscale="log", xlabel="K", ylabel="final summed loss")
     axes[1].legend(fontsize=8)
     plt.tight_layout()
     return fig
@@ -151,16 +124,9 @@ def plot_census(census: dict, t_rec, early: int):
     seeds faint and the median bold (Figure ``fig-digits-census``)."""
     col = colors()
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharex=True)
-    cc = {
-        "common": col["common"],
-        "mixed": col["mixed"],
-        "single": col["single"],
-        "other": "#17becf",
-        "context": col["mixed"],
-        "item": "#2ca02c",
-        "both": col["gdln"],
-        "by_class": "0.3",
-    }
+    cc = {k: col[k] for k in ("common", "mixed", "single")}
+    cc |= {"context": col["mixed"], "both": col["gdln"], "item": "#2ca02c"}
+    cc |= {"other": "#17becf", "by_class": "0.3"}
     panels = [
         ("common", "mixed", "single", "other"),
         ("context", "item", "both", "by_class"),
@@ -171,19 +137,12 @@ def plot_census(census: dict, t_rec, early: int):
             for curve in census[k]:
                 ax.plot(t_rec, curve, color=cc[k], alpha=0.2, lw=0.7, ls=ls)
             lab = {"mixed": "2-of-3", "by_class": "class and context"}.get(k, k)
-            ax.plot(
-                t_rec, np.median(census[k], axis=0), color=cc[k], lw=2, ls=ls, label=lab
-            )
+            median = np.median(census[k], axis=0)
+            ax.plot(t_rec, median, color=cc[k], lw=2, ls=ls, label=lab)
         ax.axvline(early, color="0.6", lw=0.8)
-        ax.set_xlabel("epoch")
-        ax.set_ylim(0, 1)
-    axes[0].plot(
-        t_rec,
-        np.median(census["snap_change"], axis=0),
-        "k--",
-        lw=1.5,
-        label="snap change",
-    )
+        ax.set(xlabel="epoch", ylim=(0, 1))
+    snap = np.median(census["snap_change"], axis=0)
+    axes[0].plot(t_rec, snap, "k--", lw=1.5, label="snap change")
     axes[0].set_ylabel("share of weight")
     for ax in axes:
         ax.legend(fontsize=7)
@@ -197,28 +156,19 @@ def plot_relns(relu_loss, runs, preds, best, floor, L0, epochs, t_half):
     ``t_half`` where the ReLU loss has halved (Figure ``fig-digits-reln``)."""
     col = colors()
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
+    curves = [
+        (relu_loss, "ReLU", "relu"), (runs["mixed"].loss, "common + 2-of-3", "mixed"),
+        (runs["single"].loss, "common + single-context", "single"),
+        (best.run.loss, f"Algorithm 1 GDLN, K = {best.K}", "gdln"),
+    ]  # fmt: skip
     for ax, log in zip(axes, [True, False]):
-        figures.loss_curves(ax, relu_loss, "ReLU", col["relu"], log=log)
-        figures.loss_curves(
-            ax, runs["mixed"].loss, "common + 2-of-3", col["mixed"], log=log
-        )
-        figures.loss_curves(
-            ax, runs["single"].loss, "common + single-context", col["single"], log=log
-        )
-        figures.loss_curves(
-            ax, best.run.loss, f"Algorithm 1 GDLN, K = {best.K}", col["gdln"], log=log
-        )
+        for loss, label, c in curves:
+            figures.loss_curves(ax, loss, label, col[c], log=log)
         for kind, ls, name in (("mixed", "--", "2-of-3"), ("single", ":", "single")):
-            ax.plot(
-                preds[kind].loss,
-                color=col["prediction"],
-                ls=ls,
-                lw=1.3,
-                label=f"race prediction, {name}",
-            )
+            ax.plot(preds[kind].loss, color=col["prediction"], ls=ls, lw=1.3,
+                    label=f"race prediction, {name}")  # fmt: skip
         ax.axhline(floor, color=col["mixed"], ls=":", lw=1)
     axes[0].legend(fontsize=7)
-    axes[1].set_xlim(0, min(epochs, 2 * int(t_half)))
-    axes[1].set_ylim(0, 1.05 * L0)
+    axes[1].set(xlim=(0, min(epochs, 2 * int(t_half))), ylim=(0, 1.05 * L0))
     plt.tight_layout()
     return fig

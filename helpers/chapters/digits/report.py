@@ -82,6 +82,22 @@ class _Reading:
         self.gaps = reln_gaps(relu.loss, losses, runs.preds, gdln, self.ref, params)
         self.err_reln = reln_test_errors(runs.relns, task)
         self.diag = assumption_211(task, runs.starts["mixed"].net)
+        #: the early and the late lead of the ReLU network, per control
+        self.ahead = {k: relu_ahead(c, NM) for k, c in runs.controls.items()}
+        self.late = {k: relu_ends_lower(c, NM) for k, c in runs.controls.items()}
+        #: the centroids over all K that gate on the context, on both, on the image
+        kinds = ("context", "both", "item")
+        self.n_kinds = {
+            k: sum(int(np.sum(x == k)) for x in self.el.kinds_all) for k in kinds
+        }
+        #: per ReLU seed, the first epoch its loss is at or below the floor (or None)
+        below = [L <= self.ref.floor for L in relu.loss]
+        self.t_floor = [int(np.argmax(b)) if np.any(b) else None for b in below]
+        #: the ReLNs' median epoch of L0 / 2
+        self.t50 = {
+            k: med([level_times(L, (0.5,))[0] for L in runs.relns[k].loss])
+            for k in ("mixed", "single")
+        }
 
 
 # ------------------------------------------------------------- tables the page shows
@@ -90,43 +106,30 @@ class _Reading:
 def errors_table(err: dict, P_train: int, P_test: int) -> str:
     """The ReLU network's error rates (:func:`relu_errors`) on the training and test
     datapoints (medians over seeds, with their range) as a Markdown table."""
-
-    def row(label, e):
-        lo, hi = 100 * np.min(e["error"]), 100 * np.max(e["error"])
-        return [
-            label,
-            f"{100 * med(e['error']):.1f} ({lo:.1f}-{hi:.1f})",
-            f"{100 * med(e['class_error']):.1f}",
-            f"{100 * med(e['context_error']):.1f}",
-        ]
-
+    rows = [
+        [f"{s} ({P} datapoints)",
+         f"{100 * med(e['error']):.1f} ({100 * np.min(e['error']):.1f}-"
+         f"{100 * np.max(e['error']):.1f})",
+         *(f"{100 * med(e[k]):.1f}" for k in ("class_error", "context_error"))]
+        for s, P, e in (("train", P_train, err["train"]), ("test", P_test, err["test"]))
+    ]  # fmt: skip
     headers = ["ReLU network", "error % (range over seeds)", "class wrong %"]
-    return table(
-        [
-            row(f"train ({P_train} datapoints)", err["train"]),
-            row(f"test ({P_test} datapoints)", err["test"]),
-        ],
-        [*headers, "context answer wrong %"],
-    )
+    return table(rows, [*headers, "context answer wrong %"])
 
 
 def k_table(elbow, ds, L0: float) -> str:
     """Algorithm 1's clustering for every K (an :class:`Elbow`): the centroids at the
     level of contexts, what each gates on, their shares, the output error, the final
     loss and the test error of the GDLN, as a Markdown table."""
-    rows, err = [], elbow.err_gdln
-    for f, kinds in zip(elbow.fits, elbow.kinds_all):
-        rows.append(
-            [
-                f.K,
-                ", ".join(pattern_strings(f.clustering.binary, ds.contexts, C)),
-                ", ".join(kinds),
-                ", ".join(f"{w:.2f}" for w in f.clustering.shares),
-                f"{f.output_mse:.2e}",
-                f"{med(f.run.loss[:, -1]) if f.run is not None else L0:.1f}",
-                f"{100 * med(err[f.K]['error']):.1f}" if f.K in err else "—",
-            ]
-        )
+    err = elbow.err_gdln
+    rows = [
+        [f.K, ", ".join(pattern_strings(f.clustering.binary, ds.contexts, C)),
+         ", ".join(kinds), ", ".join(f"{w:.2f}" for w in f.clustering.shares),
+         f"{f.output_mse:.2e}",
+         f"{med(f.run.loss[:, -1]) if f.run is not None else L0:.1f}",
+         f"{100 * med(err[f.K]['error']):.1f}" if f.K in err else "—"]
+        for f, kinds in zip(elbow.fits, elbow.kinds_all)
+    ]  # fmt: skip
     headers = ["K", "centroids (context level)", "gate on", "shares", "output MSE"]
     return table(rows, [*headers, "final loss", "test error %"])
 
@@ -136,15 +139,15 @@ def gap_table(gaps) -> str:
     levels, over the levels above the floor and level by level, as a Markdown
     table."""
     g, levels = gaps, list(gaps.by_level)
-    rows = []
-    for label, key, ms in (
-        ("common + 2-of-3 ReLN", "mixed", (g.m_reln, g.m_reln_above)),
-        ("common + single-context ReLN", "single", (g.m_single, g.m_single_above)),
-        ("common + 2-of-3, derived init", "derived", (g.m_derived, g.m_derived_above)),
-    ):
-        rows.append(
-            [label, *(m.value for m in ms), *(g.by_level[f][key] for f in levels)]
+    rows = [
+        [label, *(getattr(g, f"m_{m}{a}").value for a in ("", "_above")),
+         *(g.by_level[f][key] for f in levels)]
+        for label, key, m in (
+            ("common + 2-of-3 ReLN", "mixed", "reln"),
+            ("common + single-context ReLN", "single", "single"),
+            ("common + 2-of-3, derived init", "derived", "derived"),
         )
+    ]  # fmt: skip
     spread = [g.by_level[f]["spread"] for f in levels]
     rows.append(
         ["two ReLU seeds (spread)", g.m_reln.spread, g.m_reln_above.spread, *spread]
@@ -157,23 +160,7 @@ def gap_table(gaps) -> str:
 # ---------------------------------------------------------------------- the glue
 
 
-def _kind_counts(kinds_all) -> dict:
-    return {
-        k: sum(int(np.sum(kinds == k)) for kinds in kinds_all)
-        for k in ("context", "both", "item")
-    }
-
-
-def _floor_times(r: _Reading) -> list:
-    """Per ReLU seed, the first epoch its loss is at or below the floor (None:
-    never)."""
-    return [
-        int(np.argmax(L <= r.ref.floor)) if np.any(L <= r.ref.floor) else None
-        for L in r.runs.relu.loss
-    ]
-
-
-def _glue_task(r: _Reading):
+def _glue_task(r: _Reading) -> None:
     ds, test, ref = r.ds, r.test, r.ref
     task_all = digits_task(0, r.p.test_fraction, r.p.split_seed)  # the paper profile's
     n_all = (task_all.train.P // C, task_all.test.P // C)
@@ -185,10 +172,6 @@ def _glue_task(r: _Reading):
         "L_linear_frac": ref.linear / ref.L0, "L_linear_class": ref.linear_class,
         "floor": ref.floor, "floor_frac": ref.floor / ref.L0,
     })  # fmt: skip
-    return task_all
-
-
-def _glue_relu(r: _Reading, task_all) -> None:
     X, Y, p, euler, err = r.ds.X, r.ds.Y, r.p, r.runs.euler, r.err
     s_all = np.linalg.svd(Y @ X.T, compute_uv=False)
     s1 = float(s_all[0])
@@ -222,7 +205,7 @@ def _glue_algorithm1(r: _Reading) -> None:
     best, kb = el.best, el.k_bend
     dead_exact = 1 - live_samples(sa)[1]  # off for every datapoint
     allon = r.samples.counts[r.samples.patterns.all(axis=1)].sum() / sa.n_samples
-    n = _kind_counts(el.kinds_all)
+    n = r.n_kinds
     agree = el.best_k == el.k_within and kb["interval"][0] == kb["interval"][1]
     train_out = best.run.records["outputs"][:, -1] if best.run else None
     glue_many("digits", {
@@ -261,7 +244,7 @@ def _glue_census(r: _Reading) -> None:
         for k in (*CLASSES, *GATE_KINDS, "by_class")
     }
     at = r.at["early"]
-    t_floor = _floor_times(r)
+    t_floor = r.t_floor
     t_rec = relu.record_epochs
     snap_at_floor = [
         census["snap_change"][s, int(np.argmin(np.abs(t_rec - t)))]
@@ -281,15 +264,25 @@ def _ratio(c: dict) -> float:
     return c["single"] / c["mixed"] if c["mixed"] > 0 else float("inf")
 
 
+def _shares(c: dict, keys=("common", "mixed", "single")) -> str:
+    """The shares ``c`` of the classes ``keys`` in words."""
+    names = {"mixed": "2-of-3", "single": "single-context"}
+    return ", ".join(f"{names.get(k, k)} {c[k]:.2f}" for k in keys)
+
+
+def _chance(r: _Reading, t: str) -> str:
+    """Where the census's single / 2-of-3 ratio at ``t`` (early, final) lies against
+    chance: below, within or above."""
+    q = r.chance
+    return compare_to_chance(q[t], {"init": q["init"], "shuffled": q[f"shuffled_{t}"]})
+
+
 def _census_chance_words(r: _Reading) -> tuple[str, str]:
     """The census against chance: a sentence of numbers, and what they say."""
     q, at, f = r.chance, r.at, r.at["final"]
 
     def cms(c):
-        return (
-            f"common {c['common']:.2f}, 2-of-3 {c['mixed']:.2f}, single-context "
-            f"{c['single']:.2f} (single / 2-of-3 = {_ratio(c):.2f})"
-        )
+        return f"{_shares(c)} (single / 2-of-3 = {_ratio(c):.2f})"
 
     numbers = (
         f"when the loss has halved (epoch {r.cen.early}) the census reads "
@@ -297,25 +290,22 @@ def _census_chance_words(r: _Reading) -> tuple[str, str]:
         f"shuffled {cms(at['shuffled_early'])}. At the end (epoch {r.p.epochs}): "
         f"{cms(f)}; shuffled {cms(at['shuffled_final'])}."
     )
-    base_e = {"initialisation": q["init"], "shuffled": q["shuffled_early"]}
-    base_f = {"initialisation": q["init"], "shuffled": q["shuffled_final"]}
-    where_e = compare_to_chance(q["early"], base_e)
-    where_f = compare_to_chance(q["final"], base_f)
+    more = "unit of 2-of-3 weight than chance gives"
     early_text = {
         "below": "early in learning the network holds less single-context weight per "
-        "unit of 2-of-3 weight than chance gives, the direction the paper describes",
+        f"{more}, the direction the paper describes",
         "within": "early in learning the balance of single-context and 2-of-3 weight "
         "is within what chance gives",
         "above": "early in learning the network holds more single-context weight per "
-        "unit of 2-of-3 weight than chance gives, against the paper's description",
-    }[where_e]
+        f"{more}, against the paper's description",
+    }[_chance(r, "early")]
     lead = "single-context" if f["single"] > f["mixed"] else "2-of-3"
     words = (
         f"{early_text} ({q['early']:.2f} against {q['init']:.2f} at initialisation "
         f"and {q['shuffled_early']:.2f} with shuffled contexts). By the end {lead} "
         f"units hold more of the weight ({f['single']:.2f} single-context against "
-        f"{f['mixed']:.2f} 2-of-3, ratio {q['final']:.2f}, {where_f} the range chance "
-        "gives)."
+        f"{f['mixed']:.2f} 2-of-3, ratio {q['final']:.2f}, {_chance(r, 'final')} the "
+        "range chance gives)."
     )
     return numbers, words
 
@@ -324,13 +314,6 @@ def _cluster_words(r: _Reading) -> str:
     """Algorithm 1's clusters at the elbow by class, and read with shuffled
     contexts."""
     c, sh = r.el.best_classes, r.el.best_classes_shuffled
-
-    def shares(x):
-        return (
-            f"common {x['common']:.2f}, 2-of-3 {x['mixed']:.2f}, single-context "
-            f"{x['single']:.2f}, other {x['other']:.2f}"
-        )
-
     if c["single"] > c["mixed"]:
         verdict = (
             "single-context clusters outweigh the 2-of-3 ones, the opposite of "
@@ -340,33 +323,34 @@ def _cluster_words(r: _Reading) -> str:
         verdict = "2-of-3 clusters outweigh the single-context ones, as in Section 4"
     else:
         verdict = "single-context and 2-of-3 clusters weigh the same"
+    keys = ("common", "mixed", "single", "other")
     return (
-        f"By share of the sampled rows its clusters are {shares(c)}: {verdict} (with "
-        "the contexts shuffled over the datapoints the same centroids read "
-        f"{shares(sh)})."
+        f"By share of the sampled rows its clusters are {_shares(c, keys)}: {verdict} "
+        "(with the contexts shuffled over the datapoints the same centroids read "
+        f"{_shares(sh, keys)})."
     )
 
 
 def _whitened_words(r: _Reading) -> str:
     """Whether whitening leaves the two ReLNs distinguishable."""
     w = r.runs.controls["whitened pixels"]
-    a, b = w["mixed"].value, w["single"].value
-    sp = w["mixed"].spread
-    lv = ", ".join(f"{f:g}" for f in w["levels"])
+    a, b, sp = w["mixed"].value, w["single"].value, w["mixed"].spread
+    gaps = (
+        f"{a:.3f} (2-of-3) and {b:.3f} (single-context) over the levels "
+        + ", ".join(f"{f:g}" for f in w["levels"])
+    )
     if abs(a - b) <= sp:
         return (
             "With whitened pixels the two ReLNs cannot be told apart: their gaps to "
-            f"the ReLU network, {a:.3f} (2-of-3) and {b:.3f} (single-context) over "
-            f"the levels {lv}, differ by {abs(a - b):.3f}, less than the seed spread "
-            f"{sp:.3f}; whitening erases the difference between the paper's ReLN and "
-            "its alternative on this task."
+            f"the ReLU network, {gaps}, differ by {abs(a - b):.3f}, less than the "
+            f"seed spread {sp:.3f}; whitening erases the difference between the "
+            "paper's ReLN and its alternative on this task."
         )
     nearer = "2-of-3" if a < b else "single-context"
     return (
-        f"With whitened pixels the two ReLNs stay apart: their gaps, {a:.3f} (2-of-3) "
-        f"and {b:.3f} (single-context) over the levels {lv}, differ by "
-        f"{abs(a - b):.3f}, more than the seed spread {sp:.3f}; the {nearer} ReLN is "
-        "the nearer."
+        f"With whitened pixels the two ReLNs stay apart: their gaps, {gaps}, differ "
+        f"by {abs(a - b):.3f}, more than the seed spread {sp:.3f}; the {nearer} ReLN "
+        "is the nearer."
     )
 
 
@@ -388,7 +372,7 @@ def _glue_chance(r: _Reading) -> None:
                     for f, x in lv.items())
         + f"), and nearer by more than {NM:g} x the seed spread at {len(apart)}",
         "prop42_words": "as Proposition 4.2 predicts"
-        if _t50(r, "mixed") < _t50(r, "single") else "against Proposition 4.2",
+        if r.t50["mixed"] < r.t50["single"] else "against Proposition 4.2",
         "nearer_words": "nearer to it than" if better else "no nearer to it than",
         "better_words": f"the paper's common + 2-of-3 ReLN is {nearest} of the two "
         "candidates",
@@ -408,16 +392,13 @@ def _conclusion_words(r: _Reading) -> str:
     """The chapter's answer: whether the census leans to 2-of-3 units beyond chance
     early in learning (and Algorithm 1's clusters with it), with the numbers."""
     c, q, e = r.el.best_classes, r.chance, r.at["early"]
-    where = compare_to_chance(
-        q["early"], {"init": q["init"], "shuffled": q["shuffled_early"]}
-    )
-    if where == "below" and c["mixed"] > c["single"]:
+    if _chance(r, "early") != "below":
+        lead = "Not beyond chance."
+    elif c["mixed"] > c["single"]:
         lead = "Yes, early in learning, and beyond chance."
-    elif where == "below":
+    else:
         lead = "Partly: early in learning the census leans to 2-of-3 beyond chance, "
         lead += "but Algorithm 1's clusters do not."
-    else:
-        lead = "Not beyond chance."
     return (
         f"{lead} When the loss has halved "
         f"{e['common'] + e['mixed']:.2f} of the ReLU network's weight is in always-on "
@@ -430,11 +411,6 @@ def _conclusion_words(r: _Reading) -> str:
     )
 
 
-def _t50(r: _Reading, kind: str) -> float:
-    """The ReLN ``kind``'s median epoch of L0 / 2."""
-    return med([level_times(L, (0.5,))[0] for L in r.runs.relns[kind].loss])
-
-
 def _parting(by_level: dict) -> tuple[str, float | None]:
     """Where the curves part, in words, from the gaps level by level, and the level
     from which on every gap is beyond the noise (None: none such)."""
@@ -443,14 +419,14 @@ def _parting(by_level: dict) -> tuple[str, float | None]:
     first = [f for f in by_level if part is None or f > part]
     text = []
     if first:
+        most = {
+            k: max(by_level[f][k] for f in first) for k in ("mixed", "single", "spread")
+        }
         text.append(
-            "through the levels "
-            + ", ".join(f"{f:g}" for f in first)
-            + " of $L_0$ the "
-            f"2-of-3 ReLN stays within {max(by_level[f]['mixed'] for f in first):.3f} "
-            "of the ReLU network (the single-context ReLN within "
-            f"{max(by_level[f]['single'] for f in first):.3f}), against a seed spread "
-            f"of up to {max(by_level[f]['spread'] for f in first):.3f}"
+            f"through the levels {', '.join(f'{f:g}' for f in first)} of $L_0$ the "
+            f"2-of-3 ReLN stays within {most['mixed']:.3f} of the ReLU network (the "
+            f"single-context ReLN within {most['single']:.3f}), against a seed spread "
+            f"of up to {most['spread']:.3f}"
         )
     if part is not None:
         text.append(
@@ -464,21 +440,23 @@ def _parting(by_level: dict) -> tuple[str, float | None]:
 
 def _glue_relns(r: _Reading) -> None:
     g, relns, diag = r.gaps, r.runs.relns, r.diag
-    ms = {}
-    for key in ("reln", "single", "reln_above", "single_above", "gdln"):
-        m = getattr(g, f"m_{key}")
-        ms |= {f"m_{key}": m.value, f"m_{key}_spread": m.spread}
+    ms = {
+        f"m_{k}{tail}": getattr(getattr(g, f"m_{k}"), field)
+        for k in ("reln", "single", "reln_above", "single_above", "gdln")
+        for tail, field in (("", "value"), ("_spread", "spread"))
+    }
     ctx_names = [n for n in diag["paths"] if n != "common"]
-    t50 = {k: _t50(r, k) for k in ("mixed", "single")}
+    t50 = r.t50
     by_level = g.by_level
     upper = [f for f in by_level if f > 0.5]
     early_max = max(max(by_level[f]["mixed"], by_level[f]["single"]) for f in upper)
     f0 = list(by_level)[0]
     derived = r.runs.starts["derived"]
-    ratios = []
-    for name in derived.net.pathway_names():
-        W2_p = derived.params0[-1][:, :, derived.net.pathway_slice(name)]  # readout
-        ratios.append(f"{name} {np.median(W2_p.std(axis=(1, 2))) / r.p.relu_std:.2f}")
+    net, W2 = derived.net, derived.params0[-1]  # the readout's std per pathway
+    stds = {
+        n: np.median(W2[:, :, net.pathway_slice(n)].std(axis=(1, 2))) / r.p.relu_std
+        for n in net.pathway_names()
+    }
     glue_many("digits", {
         **ms, "above": ", ".join(f"{f:g}" for f in g.above),
         "pred_mixed": g.m_pred["mixed"].value, "pred_single": g.m_pred["single"].value,
@@ -498,19 +476,14 @@ def _glue_relns(r: _Reading) -> None:
         "first_derived": by_level[f0]["derived"],
         "first_spread": by_level[f0]["spread"],
         "m_derived_above": g.m_derived_above.value,
-        "derived_stds": ", ".join(ratios),
+        "derived_stds": ", ".join(f"{n} {x:.2f}" for n, x in stds.items()),
         "mixed_vs_single": "faster" if t50["mixed"] < t50["single"] else "slower",
     })  # fmt: skip
 
 
-def _leads(r: _Reading) -> tuple[dict, dict]:
-    """The early and the late lead of the ReLU network, per control."""
-    ahead = {k: relu_ahead(c, NM) for k, c in r.runs.controls.items()}
-    late = {k: relu_ends_lower(c, NM) for k, c in r.runs.controls.items()}
-    return ahead, late
+def _glue_controls(r: _Reading) -> None:
+    ahead, late = r.ahead, r.late
 
-
-def _glue_controls(r: _Reading, ahead: dict, late: dict) -> None:
     def names(d, v):
         return ", ".join(k for k, x in d.items() if x == v) or "none"
 
@@ -536,226 +509,89 @@ def _glue_controls(r: _Reading, ahead: dict, late: dict) -> None:
 # ------------------------------------------------------------------- the records
 
 
-def _records_alg1(r: _Reading) -> list:
-    """Algorithm 1's records: ``(name, evidence, note)`` each."""
-    ds, kb, kc, src = r.ds, r.el.k_bend, r.el.k_check, r.el.best_src
-    n = _kind_counts(r.el.kinds_all)
-    rules = (("bend rule", r.el.best_k, kb), ("factor-2 rule", r.el.k_within, kc))
-    return [
-        (
-            "best_k",
-            {
-                rule: {
-                    "k": int(k),
-                    "per_gdln_seed": c["per_seed"],
-                    "interval": list(c["interval"]),
-                }
-                for rule, k, c in rules
-            },
-            "elbow of the output MSE between the ReLU network and the GDLN of the K "
-            f"binarised centroids, K = 1..{r.p.k_max}, bend rule of the gate-finding "
-            f"chapter on the median over {r.p.elbow_seeds} GDLN seeds (per seed: "
-            f"{kb['per_seed']}); factor-2 check: K = {r.el.k_within} (per seed: "
-            f"{kc['per_seed']}); errors "
-            + ", ".join(f"{e:.3g}" for e in r.el.errors)
-            + f"; {r.p.trainings} trainings sampled every {r.p.sample_every} epochs, "
-            f"{r.runs.samples_all.n_samples} rows, rows on for <= "
-            f"{r.p.gate_tolerance} of the datapoints ({1 - r.live_share:.2f}) dropped "
-            f"before k-means ({r.p.kmeans_n_init} restarts), "
-            f"{len(r.samples.patterns)} distinct live rows of {ds.P} entries.",
-        ),
-        (
-            "k_patterns_context_level",
-            list(r.el.best_patterns),
-            "binarised centroids at the elbow as context-level on/off strings (on in "
-            "a context when on for at least half its images); shares "
-            + ", ".join(f"{w:.2f}" for w in r.el.best.clustering.shares)
-            + "; by class "
-            + ", ".join(f"{k} {v:.2f}" for k, v in r.el.best_classes.items())
-            + "; read with the contexts shuffled over the datapoints "
-            + ", ".join(f"{k} {v:.2f}" for k, v in r.el.best_classes_shuffled.items())
-            + ".",
-        ),
-        (
-            "k_patterns_gate_on",
-            [str(k) for k in src["kind"]],
-            "what each centroid at the elbow is a function of, to "
-            f"{r.p.gate_tolerance} of the datapoints: share differing from its "
-            "context-level gate "
-            + ", ".join(f"{v:.3f}" for v in src["dev_context"])
-            + "; from its image-level gate "
-            + ", ".join(f"{v:.3f}" for v in src["dev_item"])
-            + "; from its class-and-context gate "
-            + ", ".join(f"{v:.3f}" for v in src["dev_class"])
-            + f". Over all K: {n['context']} context only, {n['both']} both, "
-            f"{n['item']} image only.",
-        ),
-    ]
+def _records(r: _Reading) -> list:
+    """The chapter's records, ``(name, evidence, values)``: the values fill each
+    record's template in the chapter's TOML."""
+    el, g, p, census, err = r.el, r.gaps, r.p, r.runs.census, r.err["test"]
+    i_early, t_floor = r.runs.relu.index(r.cen.early), r.t_floor
+    ctx_names = [k for k in r.diag["paths"] if k != "common"]
+    pred, gdln_err = g.m_pred["mixed"], el.err_gdln[el.best_k]["error"]
 
+    def joined(xs, fmt):
+        return ", ".join(format(x, fmt) for x in xs)
 
-def _records_census(r: _Reading) -> list:
-    """The census's record."""
-    census, i_early, q = r.runs.census, r.runs.relu.index(r.cen.early), r.chance
-    n_seeds = r.p.seeds
-    shares = {
-        t: " / ".join(
+    def by_class(c):
+        return ", ".join(f"{k} {v:.2f}" for k, v in c.items())
+
+    def census_shares(i):
+        return " / ".join(
             f"{med(census[k][:, i]):.3f}" for k in ("context", "item", "both")
         )
-        for t, i in (("early", i_early), ("final", -1))
-    }
-    chance = {
-        "epoch 0 (initialisation)": r.cen.init,
-        **{f"shuffled contexts, epoch {e}": c for e, c in r.cen.shuffled.items()},
-    }
-    return [
-        (
-            "census_context_level",
-            {**r.cen.at, **chance},
-            f"single / 2-of-3 weight: early {q['early']:.3f}, final {q['final']:.3f}; "
-            f"chance: at initialisation {q['init']:.3f}, contexts shuffled over the "
-            f"datapoints (seed {r.p.shuffle_seed}) {q['shuffled_early']:.3f} early "
-            f"and {q['shuffled_final']:.3f} at the end. Gating census by weight "
-            "(conv-census) and the functional census's snap change, median over "
-            f"{n_seeds} seeds, at the record epoch nearest the loss's half-time "
-            f"({r.cen.early}) and at the end ({r.p.epochs}); weight in units gating "
-            f"on the context only / image only / both: early {shares['early']}, final "
-            f"{shares['final']}.",
-        ),
-    ]
 
-
-def _records_gaps(r: _Reading) -> list:
-    """The records of the ReLNs' time gaps to the ReLU network."""
-    n_seeds = r.p.seeds
-    return [
-        (
-            "reln_vs_relu",
-            r.gaps.m_reln,
-            "time gap ReLU vs common + 2-of-3 ReLN (one-way, matched init), median "
-            f"over {n_seeds} seeds, all levels; the level 0.1 lies below the ReLN's "
-            f"floor ({r.ref.floor / r.ref.L0:.3f} L0), so the gap is a lower bound "
-            "set by the run's end.",
+    v = {
+        "p": p, "kb": el.k_bend, "kc": el.k_check, "k_within": el.k_within,
+        "errors": joined(el.errors, ".3g"), "n_rows": r.runs.samples_all.n_samples,
+        "dead": 1 - r.live_share, "n_distinct": len(r.samples.patterns),
+        "P": r.ds.P, "shares": joined(el.best.clustering.shares, ".2f"),
+        "by_class": by_class(el.best_classes),
+        "by_class_shuffled": by_class(el.best_classes_shuffled),
+        **{f"dev_{k}": joined(el.best_src[f"dev_{k}"], ".3f")
+           for k in ("context", "item", "class")},
+        "n": r.n_kinds, "q": r.chance, "early": r.cen.early,
+        "shares_early": census_shares(i_early), "shares_final": census_shares(-1),
+        "floor_frac": r.ref.floor / r.ref.L0, "above": g.above,
+        "candidates": tuple(p.reln_levels),
+        "per_level": "; ".join(
+            f"{f:g}: {x['mixed']:.4f} (single {x['single']:.4f}, spread "
+            f"{x['spread']:.4f})" for f, x in g.per_level.items()
         ),
-        (
-            "singles_vs_relu",
-            r.gaps.m_single,
-            "time gap ReLU vs common + single-context ReLN (one-way, matched init), "
-            f"median over {n_seeds} seeds, all levels; alternative: the 2-of-3 ReLN.",
+        "m_derived": g.m_derived.value, "m_derived_above": g.m_derived_above.value,
+        "linear_frac": r.ref.linear / r.ref.L0,
+        "relu_final_frac": med(r.runs.relu.loss[:, -1]) / r.ref.L0,
+        "t_floor_med": "never" if None in t_floor else med(t_floor),
+        "pred_single": g.m_pred["single"].value, "P_test": r.test.P,
+        "class_err": med(err["class_error"]), "context_err": med(err["context_error"]),
+        "train_err": med(r.err["train"]["error"]), "best_k": el.best_k,
+        "reln_err": med(r.err_reln["mixed"]["error"]),
+        "single_err": med(r.err_reln["single"]["error"]), "nm": NM,
+    }  # fmt: skip
+    best_k = {
+        rule: {"k": int(k), "per_gdln_seed": c["per_seed"],
+               "interval": list(c["interval"])}
+        for rule, k, c in (("bend rule", el.best_k, el.k_bend),
+                           ("factor-2 rule", el.k_within, el.k_check))
+    }  # fmt: skip
+    chance = {f"shuffled contexts, epoch {e}": c for e, c in r.cen.shuffled.items()}
+    diag = {
+        "task_offdiag": r.diag["task"]["offdiag"], "task_leak": r.diag["task"]["leak"],
+        "pathways_offdiag_max": max(r.diag["paths"][k]["offdiag"] for k in ctx_names),
+        "section4_offdiag": r.diag["section4"]["offdiag"],
+    }  # fmt: skip
+    gdln_spread = float(np.ptp(gdln_err)) if p.elbow_seeds > 1 else None
+    spread, euler = float(np.ptp(err["error"])), r.runs.euler
+    evidence = {
+        "best_k": best_k,
+        "k_patterns_context_level": list(el.best_patterns),
+        "k_patterns_gate_on": [str(k) for k in el.best_src["kind"]],
+        "census_context_level": {
+            **r.cen.at, "epoch 0 (initialisation)": r.cen.init, **chance
+        },
+        "reln_vs_relu": g.m_reln,
+        "singles_vs_relu": g.m_single,
+        "reln_vs_relu_above_floor": g.m_reln_above,
+        "singles_vs_relu_above_floor": g.m_single_above,
+        "gap_by_level": {f"{f:g}": x for f, x in g.by_level.items()},
+        "reln_floor": r.ref.floor / r.ref.L0,
+        "reln_vs_prediction": Evidence(
+            pred.value, spread=pred.spread, per_seed=pred.per_seed, time_gap=True
         ),
-        (
-            "reln_vs_relu_above_floor",
-            r.gaps.m_reln_above,
-            f"as reln_vs_relu over the levels at least {r.p.floor_margin:g} x the "
-            f"ReLN floor ({r.gaps.above}; candidates {tuple(r.p.reln_levels)}); per "
-            "level "
-            + "; ".join(
-                f"{f:g}: {g['mixed']:.4f} (single {g['single']:.4f}, spread "
-                f"{g['spread']:.4f})"
-                for f, g in r.gaps.per_level.items()
-            )
-            + ".",
-        ),
-        (
-            "singles_vs_relu_above_floor",
-            r.gaps.m_single_above,
-            f"as singles_vs_relu over the levels at least {r.p.floor_margin:g} x the "
-            f"ReLN floor ({r.gaps.above}).",
-        ),
-        (
-            "gap_by_level",
-            {f"{f:g}": g for f, g in r.gaps.by_level.items()},
-            "time gap ReLU vs each ReLN at one level at a time (fractions of L0 on a "
-            "fixed grid, those above the ReLN floor), median over seeds, and the "
-            "ReLU seed spread at that level; 'derived': the 2-of-3 ReLN from the "
-            f"derived init (all levels {r.gaps.m_derived.value:.4f}, above the floor "
-            f"{r.gaps.m_derived_above.value:.4f}).",
-        ),
-    ]
-
-
-def _records_floor(r: _Reading) -> list:
-    """The floor, the race reduction and Assumption 2.1.1."""
-    t_floor = _floor_times(r)
-    ctx_names = [p for p in r.diag["paths"] if p != "common"]
-    pred = r.gaps.m_pred["mixed"]
-    return [
-        (
-            "reln_floor",
-            r.ref.floor / r.ref.L0,
-            "lowest loss of any context-gated ReLN (per-context affine fit of the "
-            f"pixels) over L0; best linear map {r.ref.linear / r.ref.L0:.3f} L0; ReLU "
-            f"network at the end {med(r.runs.relu.loss[:, -1]) / r.ref.L0:.4f} L0 "
-            "(median), below the floor from epoch "
-            f"{'never' if None in t_floor else med(t_floor)}.",
-        ),
-        (
-            "reln_vs_prediction",
-            Evidence(
-                pred.value, spread=pred.spread, per_seed=pred.per_seed, time_gap=True
-            ),
-            "time gap simulated common + 2-of-3 ReLN vs helpers.core.race.predict "
-            "(nothing fitted), median over seeds; single-context: "
-            f"{r.gaps.m_pred['single'].value:.4f}.",
-        ),
-        (
-            "assumption_211",
-            {
-                "task_offdiag": r.diag["task"]["offdiag"],
-                "task_leak": r.diag["task"]["leak"],
-                "pathways_offdiag_max": max(
-                    r.diag["paths"][p]["offdiag"] for p in ctx_names
-                ),
-                "section4_offdiag": r.diag["section4"]["offdiag"],
-            },
-            "helpers.core.linear.diagonalizability of the task and of the 2-of-3 "
-            "pathways' effective datasets (0 when Assumption 2.1.1 holds).",
-        ),
-    ]
-
-
-def _records_rest(r: _Reading, ahead: dict, late: dict) -> list:
-    """The test errors, the controls and the step-size check."""
-    n_seeds, gdln_err = r.p.seeds, r.el.err_gdln[r.el.best_k]["error"]
-    gdln_spread = float(np.ptp(gdln_err)) if r.p.elbow_seeds > 1 else None
-    err = r.err["test"]
-    return [
-        (
-            "test_error_relu",
-            Evidence(med(err["error"]), spread=float(np.ptp(err["error"]))),
-            f"share of the {r.test.P} test datapoints answered wrongly (class or "
-            f"context label), median over {n_seeds} seeds (spread: max - min); class "
-            f"wrong {med(err['class_error']):.3f}, context answer wrong "
-            f"{med(err['context_error']):.3f}; train "
-            f"{med(r.err['train']['error']):.4f}.",
-        ),
-        (
-            "test_error_gdln",
-            Evidence(med(gdln_err), spread=gdln_spread),
-            f"the Algorithm 1 GDLN at K = {r.el.best_k}, {r.p.elbow_seeds} seed(s), "
-            "test gates from the nearest training image in the same context; common "
-            f"+ 2-of-3 ReLN {med(r.err_reln['mixed']['error']):.3f}, single-context "
-            f"{med(r.err_reln['single']['error']):.3f}.",
-        ),
-        (
-            "controls",
-            controls_record(r.runs.controls, ahead, late),
-            f"ReLU ({r.p.relu_width} units) vs the two ReLNs ({r.p.reln_width} units "
-            f"per pathway, matched) on the task and three controls, {n_seeds} seeds; "
-            f"gaps over the levels of {tuple(r.p.reln_levels)} at least "
-            f"{r.p.floor_margin:g} x each task's floor; relu_ahead (the early lead): "
-            f"halves first and the 2-of-3 gap is beyond {NM:g} x the top of the "
-            "spread's interval; relu_ends_lower (the late lead): final loss below "
-            f"both ReLNs' by more than {NM:g} x the top of the final losses' spread "
-            "interval.",
-        ),
-        (
-            "step_size_check",
-            {"half_step": r.runs.euler[0.5], "double_step": r.runs.euler[2.0]},
-            "largest |ln| ratio of the level times with lr/2 (twice the epochs) and "
-            f"2 lr (half the epochs) to those with lr = {r.p.kappa} / s_1, seed 0: "
-            "the Euler effect.",
-        ),
-    ]
+        "assumption_211": diag,
+        "test_error_relu": Evidence(med(err["error"]), spread=spread),
+        "test_error_gdln": Evidence(med(gdln_err), spread=gdln_spread),
+        "controls": controls_record(r.runs.controls, r.ahead, r.late),
+        "step_size_check": {"half_step": euler[0.5], "double_step": euler[2.0]},
+    }  # fmt: skip
+    return [(name, e, v) for name, e in evidence.items()]
 
 
 #: The closing table: (question, what the paper says, record) per row.
@@ -783,20 +619,18 @@ SUMMARY = [
 ]  # fmt: skip
 
 
-def _summary(r: _Reading, recs: dict, ahead: dict, late: dict) -> str:
-    kb, kc = r.el.k_bend, r.el.k_check
-    recs = dict(recs)
-    recs["best_k"] = {
-        **recs["best_k"],
-        "value": f"bend rule K = {r.el.best_k} (GDLN seeds {kb['interval'][0]}-"
+def _summary(r: _Reading, recs: dict) -> str:
+    """The closing table, the elbow's rules and the controls' leads in words."""
+    kb, kc, yes = r.el.k_bend, r.el.k_check, {True: "yes", False: "no"}
+    values = {
+        "best_k": f"bend rule K = {r.el.best_k} (GDLN seeds {kb['interval'][0]}-"
         f"{kb['interval'][1]}); factor-2 rule K = {r.el.k_within} "
         f"({kc['interval'][0]}-{kc['interval'][1]})",
+        "controls": "; ".join(
+            f"{k}: {yes[x]} / {yes[r.late[k]]}" for k, x in r.ahead.items()
+        ),
     }
-    yes = {True: "yes", False: "no"}
-    recs["controls"] = {
-        **recs["controls"],
-        "value": "; ".join(f"{k}: {yes[ahead[k]]} / {yes[late[k]]}" for k in ahead),
-    }
+    recs = {k: {**x, "value": values[k]} if k in values else x for k, x in recs.items()}
     return claims_table([(q, paper, recs[name]) for q, paper, name in SUMMARY])
 
 
@@ -821,43 +655,26 @@ def _printed(r: _Reading) -> str:
 
 
 def report(rec, runs: Runs, params: Params) -> dict:
-    """Write the chapter's records and glue every number its prose cites.
-
+    """Write the chapter's records ``rec`` (saved) and glue every number its prose
+    cites, from what the page trained (:class:`Runs`) under its :class:`Params`.
     Defined for the page book/digits.md.
 
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records`.
-        runs: :class:`Runs`, what the page trained.
-        params: the page's :class:`Params`.
-
     Returns:
-        ``{name: Markdown or text}``: ``controls`` (Table 2, the task and its
-        controls), ``summary`` (the closing table of the records) and ``printed``
-        (the headline numbers the page prints for the notebook's output check).
-        The records are saved.
+        ``controls`` (Table 2, the task and its controls), ``summary`` (the closing
+        table of the records) and ``printed`` (the headline numbers the page prints
+        for the notebook's output check), as Markdown or text.
     """
     r = _Reading(runs, params)
-    task_all = _glue_task(r)
-    _glue_relu(r, task_all)
+    _glue_task(r)
     _glue_algorithm1(r)
     _glue_census(r)
     _glue_relns(r)
-    ahead, late = _leads(r)
-    _glue_controls(r, ahead, late)
+    _glue_controls(r)
     _glue_chance(r)
-    recs = add_all(
-        rec,
-        [
-            *_records_alg1(r),
-            *_records_census(r),
-            *_records_gaps(r),
-            *_records_floor(r),
-            *_records_rest(r, ahead, late),
-        ],
-    )
+    recs = add_all(rec, _records(r))
     rec.save()
     return {
         "controls": controls_table(runs.controls),
-        "summary": _summary(r, recs, ahead, late),
+        "summary": _summary(r, recs),
         "printed": _printed(r),
     }

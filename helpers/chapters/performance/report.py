@@ -41,62 +41,6 @@ def _timed(value, key: str | None = None) -> Evidence:
     return Evidence(value, timing=True, target=TARGETS[key] if key else None)
 
 
-def _benchmark_records(bench: dict, source: str) -> list:
-    """The engine's ratios and the two targets on them, from a benchmark dict."""
-    d, m = bench["derived"], bench["machine"]
-    where = (
-        f"From {source or 'a benchmark run'} started {bench['started_utc']} on "
-        f"{m['cpus']} CPUs ({m.get('devices', 1)} JAX devices), load average "
-        f"{m['load_average_before'][0]} before / {m['load_average_after'][0]} after."
-    )
-    out = [
-        ("fraction_of_floor", _timed(d["fraction_of_floor"]),
-         "engine rate x operations per seed-epoch / measured matmul rate, per "
-         f"network and seed count. {where}"),
-        ("batching_efficiency", _timed(d["batching_efficiency"]),
-         f"engine time per seed at S seeds / at 1 seed, per network. {where}"),
-        ("speedup_vs_authors_loop", _timed(d["speedup_vs_authors_loop"]),
-         f"engine rate / baseline (a) rate, per network and seed count. {where}"),
-    ]  # fmt: skip
-    floor = [v for by in d["fraction_of_floor"].values()
-             for s, v in by.items() if s in ("8", "64")]  # fmt: skip
-    if floor:
-        out.append(
-            ("floor_target", _timed(min(floor), "fraction_of_floor"),
-             "the smallest fraction of the floor at 8 and 64 seeds over both "
-             "networks; target >= 0.55")
-        )  # fmt: skip
-    eff8 = [by["8"] for by in d["batching_efficiency"].values() if "8" in by]
-    if eff8:
-        out.append(
-            ("batching_target", _timed(max(eff8), "batching_efficiency"),
-             "the largest batching efficiency at 8 seeds over both networks; "
-             "target <= 0.6")
-        )  # fmt: skip
-    return out
-
-
-def _book_records(chapter_seconds: dict | None, chapters) -> list:
-    """Each chapter's default execution time and the whole book's against its target."""
-    if chapter_seconds is None:
-        return []
-    missing = [c for c in (chapters or []) if c not in chapter_seconds]
-    note = (
-        "execution seconds of each chapter with default parameters "
-        "(book/stats/execution.json)"
-    )
-    if missing:
-        note += f"; no time recorded for {missing}"
-    total = float(sum(chapter_seconds.values()))
-    return [
-        ("chapter_seconds",
-         _timed({k: round(float(v), 1) for k, v in chapter_seconds.items()}), note),
-        ("book_total_seconds", _timed(total, "book_total_seconds"),
-         "sum of chapter_seconds; target <= 900 s (15 minutes) on the 2-core machine"
-         + (f"; incomplete: no time for {missing}" if missing else "")),
-    ]  # fmt: skip
-
-
 def kept_runs(folder=None) -> dict:
     """What ``book/kept/`` holds, per chapter (its manifest): runs, MiB, the seconds
     their training took, and where and when they were kept.  Defined for the page
@@ -104,13 +48,13 @@ def kept_runs(folder=None) -> dict:
     out = {}
     for man in sorted(Path(folder or store.KEPT).glob("*/manifest.json")):
         m = json.loads(man.read_text())
+        runs = m["runs"].values()
         out[man.parent.name] = {
-            "runs": len(m["runs"]),
-            "summaries": sum(bool(r.get("derived")) for r in m["runs"].values()),
-            "mib": sum(r["bytes"] for r in m["runs"].values()) / 2**20,
-            "seconds": sum(r["seconds"] for r in m["runs"].values()),
+            "runs": len(runs), "summaries": sum(bool(r.get("derived")) for r in runs),
+            "mib": sum(r["bytes"] for r in runs) / 2**20,
+            "seconds": sum(r["seconds"] for r in runs),
             "kept": f"{m['date']}, {m['commit']}",
-        }
+        }  # fmt: skip
     return out
 
 
@@ -129,29 +73,6 @@ def kept_table(kept: dict) -> Markdown:
     return _md(rows, heads)
 
 
-def _paper_records(paper_seconds: dict | None) -> list:
-    """The paper profile's times: each chapter's, rounded to 0.1 s; their unrounded
-    sum, rounded, a record of its own; and the depth chapter's target."""
-    if not paper_seconds:
-        return []
-    secs = {k: round(float(v), 1) for k, v in paper_seconds.items() if k != "total"}
-    out = [
-        ("paper_profile_seconds", _timed(secs),
-         "execution seconds of each chapter under the paper profile, measured "
-         "once (python -m helpers.book execute --profile paper --record-times)"),
-        ("paper_total_seconds", _timed(round(float(sum(secs.values())), 1)),
-         "sum of paper_profile_seconds"),
-    ]  # fmt: skip
-    if "depth" in paper_seconds:
-        out.append(
-            ("paper_depth_seconds",
-             _timed(float(paper_seconds["depth"]), "paper_depth_seconds"),
-             "the depth chapter under the paper profile (99 seeds x 30001 epochs); "
-             "target <= 25 min")
-        )  # fmt: skip
-    return out
-
-
 def records(
     bench: dict,
     chapter_seconds: dict[str, float] | None,
@@ -161,45 +82,88 @@ def records(
     directory=None,
     kept: dict | None = None,
 ) -> Records:
-    """The Performance records, every one a measured time or a ratio of times.
-
-    Args:
-        bench: a benchmark (:func:`helpers.chapters.performance.run_benchmark`).
-        chapter_seconds: each chapter's default execution seconds (or ``None``).
-        chapters: the chapters expected (those missing are named in the notes).
-        paper_seconds: each chapter's seconds under the paper profile (or ``None``).
-        source: where ``bench`` came from, for the notes.
-        directory: where the records are saved (default ``book/results``).
-        kept: the kept runs per chapter (:func:`kept_runs`), or ``None``.
-
-    Returns:
-        The :class:`helpers.book.records.Records` (not saved).
-    """
-    rec = Records("performance", directory)
-    kit.add_all(
-        rec,
-        _benchmark_records(bench, source)
-        + _book_records(chapter_seconds, chapters)
-        + _paper_records(paper_seconds),
+    """The Performance records (not saved; ``directory``: where they would be, default
+    ``book/results``), every one a measured time or a ratio of times: from a benchmark
+    ``bench`` (:func:`.benchmark.run_benchmark`; ``source``: where it came from), each
+    chapter's default and paper-profile execution seconds (or ``None``; ``chapters``:
+    those expected, the missing ones named in the notes) and the ``kept`` runs per
+    chapter (:func:`kept_runs`, or ``None``)."""
+    d, m = bench["derived"], bench["machine"]
+    where = (
+        f"From {source or 'a benchmark run'} started {bench['started_utc']} on "
+        f"{m['cpus']} CPUs ({m.get('devices', 1)} JAX devices), load average "
+        f"{m['load_average_before'][0]} before / {m['load_average_after'][0]} after."
     )
+    what = {
+        "fraction_of_floor": "engine rate x operations per seed-epoch / measured "
+        "matmul rate, per network and seed count",
+        "batching_efficiency": "engine time per seed at S seeds / at 1 seed, per "
+        "network",
+        "speedup_vs_authors_loop": "engine rate / baseline (a) rate, per network and "
+        "seed count",
+    }
+    out = [(k, _timed(d[k]), f"{w}. {where}") for k, w in what.items()]
+    floor = [v for by in d["fraction_of_floor"].values()
+             for s, v in by.items() if s in ("8", "64")]  # fmt: skip
+    if floor:
+        out.append(
+            ("floor_target", _timed(min(floor), "fraction_of_floor"),
+             "the smallest fraction of the floor at 8 and 64 seeds over both "
+             "networks; target >= 0.55")
+        )  # fmt: skip
+    eff8 = [by["8"] for by in d["batching_efficiency"].values() if "8" in by]
+    if eff8:
+        out.append(
+            ("batching_target", _timed(max(eff8), "batching_efficiency"),
+             "the largest batching efficiency at 8 seeds over both networks; "
+             "target <= 0.6")
+        )  # fmt: skip
+    if chapter_seconds is not None:
+        missing = [c for c in (chapters or []) if c not in chapter_seconds]
+        secs = {k: round(float(v), 1) for k, v in chapter_seconds.items()}
+        out += [
+            ("chapter_seconds", _timed(secs),
+             "execution seconds of each chapter with default parameters "
+             "(book/stats/execution.json)"
+             + (f"; no time recorded for {missing}" if missing else "")),
+            ("book_total_seconds",
+             _timed(float(sum(chapter_seconds.values())), "book_total_seconds"),
+             "sum of chapter_seconds; target <= 900 s (15 minutes) on the 2-core "
+             "machine" + (f"; incomplete: no time for {missing}" if missing else "")),
+        ]  # fmt: skip
+    if paper_seconds:
+        secs = {k: round(float(v), 1) for k, v in paper_seconds.items() if k != "total"}
+        out += [
+            ("paper_profile_seconds", _timed(secs),
+             "execution seconds of each chapter under the paper profile, measured "
+             "once (python -m helpers.book execute --profile paper --record-times)"),
+            ("paper_total_seconds", _timed(round(float(sum(secs.values())), 1)),
+             "sum of paper_profile_seconds"),
+        ]  # fmt: skip
+    if paper_seconds and "depth" in paper_seconds:
+        out.append(
+            ("paper_depth_seconds",
+             _timed(float(paper_seconds["depth"]), "paper_depth_seconds"),
+             "the depth chapter under the paper profile (99 seeds x 30001 epochs); "
+             "target <= 25 min")
+        )  # fmt: skip
     if kept:
-        rec.add(
-            "kept_seconds",
-            _timed({c: round(k["seconds"], 1) for c, k in kept.items()}),
-            "training seconds of the runs each chapter loads from book/kept/ "
-            "(python -m helpers.book keep CHAPTER) instead of training them",
-        )
+        secs = {c: round(k["seconds"], 1) for c, k in kept.items()}
+        out.append(
+            ("kept_seconds", _timed(secs),
+             "training seconds of the runs each chapter loads from book/kept/ "
+             "(python -m helpers.book keep CHAPTER) instead of training them")
+        )  # fmt: skip
+    rec = Records("performance", directory)
+    kit.add_all(rec, out)
     return rec
 
 
 #: The colour of each method in the rates figure.
-METHOD_COLORS = {
-    "engine": "reln",
-    "engine_one_device": "mixed",
-    "engine_vmap": "single",
-    "authors_loop": "relu",
-    "loop_async": "common",
-}
+METHOD_COLORS = dict(
+    engine="reln", engine_one_device="mixed", engine_vmap="single",
+    authors_loop="relu", loop_async="common",
+)  # fmt: skip
 
 
 def _md(rows, headers) -> Markdown:
@@ -208,16 +172,14 @@ def _md(rows, headers) -> Markdown:
 
 def flops_table() -> tuple[dict, Markdown]:
     """Operations per seed-epoch of each benchmark network (glued for the prose)."""
-    flops = {}
-    for name, bn in NETWORKS.items():
-        _, X, _ = bn.build()
-        flops[name] = flops_per_epoch(bn.sizes, X.shape[1])
-    kit.glue_many(
-        "perf",
-        flops_s4=flops["section4"]["total"] / 1e6,
-        flops_depth=flops["depth"]["total"] / 1e6,
-        hidden_every=AUTHORS_HIDDEN_EVERY,
-    )
+    flops = {
+        n: flops_per_epoch(b.sizes, b.build()[1].shape[1]) for n, b in NETWORKS.items()
+    }
+    kit.glue_many("perf", {
+        "flops_s4": flops["section4"]["total"] / 1e6,
+        "flops_depth": flops["depth"]["total"] / 1e6,
+        "hidden_every": AUTHORS_HIDDEN_EVERY,
+    })  # fmt: skip
     rows = [
         [NETWORKS[n].label]
         + [f"{f[k] / 1e6:.2f} M" for k in ("forward", "backward", "total")]
@@ -229,17 +191,11 @@ def flops_table() -> tuple[dict, Markdown]:
 def rate_table(bench: dict) -> Markdown:
     """Every configuration of a benchmark: rate, compile time, fraction of the floor."""
     rows = [
-        [
-            NETWORKS[r["network"]].label,
-            r["seeds"],
-            METHOD_LABELS[r["method"]],
-            r["epochs_measured"],
-            f"{r['seed_epochs_per_s']:,.0f}",
-            f"{r['compile_seconds']:.2f}",
-            f"{r['fraction_of_floor']:.2f}",
-        ]
+        [NETWORKS[r["network"]].label, r["seeds"], METHOD_LABELS[r["method"]],
+         r["epochs_measured"], f"{r['seed_epochs_per_s']:,.0f}",
+         f"{r['compile_seconds']:.2f}", f"{r['fraction_of_floor']:.2f}"]
         for r in bench["rows"]
-    ]
+    ]  # fmt: skip
     headers = ["network", "seeds", "method", "epochs per seed", "seed-epochs / s"]
     return _md(rows, headers + ["compile (s)", "fraction of the floor"])
 
@@ -248,65 +204,55 @@ def glue_live(live: dict) -> float:
     """The live run's numbers for the prose; returns the largest loss difference of
     any method from the engine."""
     diff = max(r["max_rel_loss_diff_vs_engine"] for r in live["rows"])
-    kit.glue_many(
-        "perf",
-        live_diff=diff,
-        agree_tol=AGREEMENT_RTOL,
-        live_matmul=live["matmul"]["flops_per_s"] / 1e9,
-        live_load=live["machine"]["load_average_before"][0],
-        live_when=live["started_utc"],
-        live_devices=live["machine"]["devices"],
-    )
+    kit.glue_many("perf", {
+        "live_diff": diff, "agree_tol": AGREEMENT_RTOL,
+        "live_matmul": live["matmul"]["flops_per_s"] / 1e9,
+        "live_load": live["machine"]["load_average_before"][0],
+        "live_when": live["started_utc"], "live_devices": live["machine"]["devices"],
+    })  # fmt: skip
     return diff
 
 
 def glue_stored(bench: dict, source: str) -> None:
     """The stored (or live) benchmark's provenance, machine and ratios at 8 seeds."""
     m, d = bench["machine"], bench["derived"]
-    kit.glue_many(
-        "perf",
-        source=source,
-        when=bench["started_utc"],
-        cmd=bench.get("command", "python -m helpers.chapters.performance"),
-        load_before=m["load_average_before"][0],
-        load_after=m["load_average_after"][0],
-        cpus=m["cpus"],
-        devices=m.get("devices", 1),
-        platform=f"{m['platform']}, JAX {m['jax']} on {m['backend']}",
-        matmul=bench["matmul"]["flops_per_s"] / 1e9,
-        wall=bench["wall_seconds"] / 60,
-    )
-    for key, short in [
-        ("fraction_of_floor", "floor"),
-        ("batching_efficiency", "eff"),
-        ("speedup_vs_authors_loop", "auth"),
-        ("speedup_vs_one_device", "dev"),
-        ("speedup_vs_vmap", "vmap"),
-    ]:
-        for n, tag in [("section4", "s4"), ("depth", "depth")]:
-            value = d[key].get(n, {}).get("8", float("nan"))
-            kit.glue_many("perf", {f"{short}_{tag}_8": value})
+    shorts = {"fraction_of_floor": "floor", "batching_efficiency": "eff"}
+    shorts |= {"speedup_vs_authors_loop": "auth", "speedup_vs_one_device": "dev"}
+    kit.glue_many("perf", {
+        "source": source, "when": bench["started_utc"],
+        "cmd": bench.get("command", "python -m helpers.chapters.performance"),
+        "load_before": m["load_average_before"][0],
+        "load_after": m["load_average_after"][0], "cpus": m["cpus"],
+        "devices": m.get("devices", 1),
+        "platform": f"{m['platform']}, JAX {m['jax']} on {m['backend']}",
+        "matmul": bench["matmul"]["flops_per_s"] / 1e9,
+        "wall": bench["wall_seconds"] / 60,
+        **{f"{short}_{tag}_8": d[key].get(n, {}).get("8", float("nan"))
+           for key, short in (shorts | {"speedup_vs_vmap": "vmap"}).items()
+           for n, tag in (("section4", "s4"), ("depth", "depth"))},
+    })  # fmt: skip
 
 
-RATIOS = [
-    ("fraction of the floor", "fraction_of_floor"),
-    ("batching efficiency (time per seed vs 1 seed)", "batching_efficiency"),
-    ("speed-up over loop (a), the authors' way", "speedup_vs_authors_loop"),
-    ("speed-up over loop (b)", "speedup_vs_loop_async"),
-    ("speed-up over one device", "speedup_vs_one_device"),
-    ("speed-up over vmap on one device", "speedup_vs_vmap"),
-]
+#: The rows of the ratio table: ``{measure: its key in a benchmark's derived}``.
+RATIOS = {
+    "fraction of the floor": "fraction_of_floor",
+    "batching efficiency (time per seed vs 1 seed)": "batching_efficiency",
+    "speed-up over loop (a), the authors' way": "speedup_vs_authors_loop",
+    "speed-up over loop (b)": "speedup_vs_loop_async",
+    "speed-up over one device": "speedup_vs_one_device",
+    "speed-up over vmap on one device": "speedup_vs_vmap",
+}
 
 
 def ratio_table(bench: dict) -> Markdown:
     """The derived ratios of a benchmark at 1, 8 and 64 seeds, per network."""
-    d = bench["derived"]
-    rows = []
-    for n in (n for n in NETWORKS if n in bench["flops_per_epoch"]):
-        for label, key in RATIOS:
-            by = d[key].get(n, {})
-            cells = [f"{by[s]:.2f}" if s in by else "—" for s in ("1", "8", "64")]
-            rows.append([NETWORKS[n].label, label, *cells])
+    rows = [
+        [NETWORKS[n].label, label,
+         *(f"{by[s]:.2f}" if s in by else "—" for s in ("1", "8", "64"))]
+        for n in NETWORKS if n in bench["flops_per_epoch"]
+        for label, key in RATIOS.items()
+        for by in [bench["derived"][key].get(n, {})]
+    ]  # fmt: skip
     return _md(rows, ["network", "measure", "1 seed", "8 seeds", "64 seeds"])
 
 
@@ -331,42 +277,32 @@ def glue_depth_paper(bench, runs, paper_secs) -> None:
     book's own, the rest), for the prose; nan where nothing is stored."""
     split = depth_paper_training(bench, runs) if bench else None
     total = (paper_secs or {}).get("depth")
-    keys = ("total", "total_min", "runs_paper", "runs_ours", "updates", "us")
-    keys += ("paper", "ours", "rest", "without", "runs_all", "floor")
     if split is None or total is None:
-        kit.glue_many("perf_dp", dict.fromkeys(keys, float("nan")))
+        keys = "total total_min runs_paper runs_ours updates us paper ours rest"
+        keys += " without runs_all floor"
+        kit.glue_many("perf_dp", dict.fromkeys(keys.split(), float("nan")))
         return
-    n_all = sum(split["runs"].values())
-    floor_rate = bench["floor_seed_epochs_per_s"]["depth"]
-    values = (
-        total,
-        total / 60,
-        split["runs"]["paper"],
-        split["runs"]["ours"],
-        split["updates"],
-        1e6 / split["seed_epochs_per_s"],
-        split["seconds"]["paper"],
-        split["seconds"]["ours"],
-        total - sum(split["seconds"].values()),
-        (total - split["seconds"]["ours"]) / 60,
-        n_all,
-        n_all * split["updates"] / floor_rate,
-    )
-    kit.glue_many("perf_dp", dict(zip(keys, values)))
+    n_all, secs = sum(split["runs"].values()), split["seconds"]
+    kit.glue_many("perf_dp", {
+        "total": total, "total_min": total / 60, "runs_paper": split["runs"]["paper"],
+        "runs_ours": split["runs"]["ours"], "updates": split["updates"],
+        "us": 1e6 / split["seed_epochs_per_s"], "paper": secs["paper"],
+        "ours": secs["ours"], "rest": total - sum(secs.values()),
+        "without": (total - secs["ours"]) / 60, "runs_all": n_all,
+        "floor": n_all * split["updates"] / bench["floor_seed_epochs_per_s"]["depth"],
+    })  # fmt: skip
 
 
 def book_table(secs, present, own_seconds, times_file, after) -> Markdown:
     """The default book's time per chapter, its total against the target, glued."""
     total = None if secs is None or times_file is None else sum(secs.values())
-    kit.glue_many(
-        "perf",
-        own=own_seconds,
-        after=", ".join(after) if after else "none",
-        total_min=float("nan") if total is None else total / 60,
-        book_target_min=f"{TARGETS['book_total_seconds'][1] / 60:g}",
-        total_s=float("nan") if total is None else total,
-        exec_cpus=(times_file or {}).get("machine", {}).get("cpus", "?"),
-    )
+    kit.glue_many("perf", {
+        "own": own_seconds, "after": ", ".join(after) if after else "none",
+        "total_min": float("nan") if total is None else total / 60,
+        "book_target_min": f"{TARGETS['book_total_seconds'][1] / 60:g}",
+        "total_s": float("nan") if total is None else total,
+        "exec_cpus": (times_file or {}).get("machine", {}).get("cpus", "?"),
+    })  # fmt: skip
     if total is None:
         return Markdown(
             "`book/stats/execution.json` does not exist: no chapter has been executed "
@@ -401,9 +337,7 @@ def plot_rates(bench: dict):
         floor = bench["floor_seed_epochs_per_s"][n]
         ax.axhline(floor, color="k", ls="--", lw=1, label="floor")
         ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("seeds")
-        ax.set_ylabel("seed-epochs per second")
+        ax.set(yscale="log", xlabel="seeds", ylabel="seed-epochs per second")
         ax.set_title(NETWORKS[n].label, fontsize=10)
     axes[0][0].legend(fontsize=7)
     plt.tight_layout()
