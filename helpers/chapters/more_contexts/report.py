@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from types import SimpleNamespace
 
 import numpy as np
 
 from ...book import kit
-from ...book.notebook import glue
 from ...book.records import claims_table
 from ...book.rulebook import NOISE_MULTIPLE
 from ...core.families import family_name, member_widths, onehot_fraction
 from ...core.measures import Evidence, seed_spread
+from ...core.paper import COMMON_WIDTHS, WIDTH_RULES
 from .census import census_views
+from .races import other_rule
 
 
 @dataclass
@@ -52,37 +54,6 @@ class Runs:
     fits: dict
 
 
-@dataclass
-class _Page(Runs, Params):
-    """The page's parameters and runs, with what the report derives from them by the
-    page's own functions (under the page's names)."""
-
-    CS: list
-    BY_K: dict
-    FUNC: dict
-    FRAC: dict
-    SETTINGS: dict
-
-
-def _page(p: Params, runs: Runs) -> _Page:
-    BY_K, FUNC, FRAC = census_views(runs.census)
-    other = {"equal": "fixed", "fixed": "equal"}[p.common_width]
-    rule = {"total": "per_pathway", "per_pathway": "total"}[p.width_rule]
-    return _Page(
-        **vars(runs),
-        **vars(p),
-        CS=list(p.hidden),
-        BY_K=BY_K,
-        FUNC=FUNC,
-        FRAC=FRAC,
-        SETTINGS={  # the words of each width setting, by the key of `fits`
-            "primary": _setting_words(p.width_rule, p.common_width, p.reln_width),
-            "common": _setting_words("total", other, p.reln_width),
-            "rule": _setting_words(rule, p.common_width, p.reln_width),
-        },
-    )
-
-
 def _setting_words(rule: str, common: str, units: int) -> str:
     """A width setting in words ([rulebook-best])."""
     if rule == "per_pathway":
@@ -92,16 +63,32 @@ def _setting_words(rule: str, common: str, units: int) -> str:
     return "every pathway an equal share (Appendix F)"
 
 
-def _glue(r: _Page) -> None:
-    other = {"factors": "matrix", "matrix": "factors"}[r.race_form]
+def _page(p: Params, runs: Runs) -> SimpleNamespace:
+    """The parameters and runs, with what the report derives from them by the page's
+    own functions (under the page's names)."""
+    BY_K, FUNC, FRAC = census_views(runs.census)
+    other = other_rule(p.common_width, COMMON_WIDTHS)
+    rule = other_rule(p.width_rule, WIDTH_RULES)
+    return SimpleNamespace(
+        **vars(runs),
+        **vars(p),
+        CS=list(p.hidden),
+        BY_K=BY_K,
+        FUNC=FUNC,
+        FRAC=FRAC,
+        other_form={"factors": "matrix", "matrix": "factors"}[p.race_form],
+        SETTINGS={  # the words of each width setting, by the key of `fits`
+            "primary": _setting_words(p.width_rule, p.common_width, p.reln_width),
+            "common": _setting_words("total", other, p.reln_width),
+            "rule": _setting_words(rule, p.common_width, p.reln_width),
+        },
+    )
+
+
+def _glue(r) -> None:
     C = max(r.CS)
     k = max(C - 2, 1)
     units = r.reln_width * (1 + len(list(combinations(range(C), k))))
-    glue(
-        "mc_width_example",
-        f"at C = {C} the {family_name([k], C)} ReLN has {units} units "
-        f"against the ReLU network's {r.hidden[C]}",
-    )
     C6 = min([c for c in r.CS if c >= 6] or [C])
     k6 = max(C6 - 2, 1)
     sizes = {
@@ -111,135 +98,26 @@ def _glue(r: _Page) -> None:
     }  # fmt: skip
     (a, _), (b, _) = sizes["equal"]
     (_, fa), (_, fb) = sizes["fixed"]
-    glue(
-        "mc_common_example",
-        f"at C = {C6} the common pathway has {a} units in {family_name([C6 - 1], C6)} "
-        f"and {b} in {family_name([k6], C6)}; with a fixed common pathway of "
-        f"{r.reln_width} units their context pathways have {fa} and {fb}",
-    )
-    glue("mc_seeds", str(len(r.seeds)))
-    glue("mc_noise_multiple", f"{NOISE_MULTIPLE:g}")
-    glue("mc_check_C", str(r.form_check_C))
-    glue("mc_sim_from", str(r.sim_check_from))
-    glue("mc_min_share", f"{r.family_min_share:.0%}")
     F = r.form_move
-    glue(
-        "mc_form_move",
-        f"not measured (C = {r.form_check_C} is not among the races)"
+    kit.glue_many(
+        "mc",
+        width_example=f"at C = {C} the {family_name([k], C)} ReLN has {units} units "
+        f"against the ReLU network's {r.hidden[C]}",
+        common_example=f"at C = {C6} the common pathway has {a} units in "
+        f"{family_name([C6 - 1], C6)} and {b} in {family_name([k6], C6)}; with a "
+        f"fixed common pathway of {r.reln_width} units their context pathways have "
+        f"{fa} and {fb}",
+        seeds=str(len(r.seeds)),
+        noise_multiple=f"{NOISE_MULTIPLE:g}",
+        check_C=str(r.form_check_C),
+        sim_from=str(r.sim_check_from),
+        min_share=f"{r.family_min_share:.0%}",
+        form_move=f"not measured (C = {r.form_check_C} is not among the races)"
         if F is None
-        else f"at C = {F['C']} the {other} form moves the race's loss by a time gap "
-        f"of {F['time gap']:.4f} and its class shares by at most "
+        else f"at C = {F['C']} the {r.other_form} form moves the race's loss by a "
+        f"time gap of {F['time gap']:.4f} and its class shares by at most "
         f"{F['largest class share change']:.4f}",
     )
-
-
-def _census_records(r: _Page) -> list[tuple]:
-    """The ReLU network's census by class, through the function, and the fraction
-    of contexts a unit serves."""
-    CS, BY_K, FUNC, FRAC, spr = r.CS, r.BY_K, r.FUNC, r.FRAC, seed_spread
-    census = (
-        "census_by_class",
-        Evidence(
-            {
-                f"C{C}": {
-                    **{f"k{k}": kit.med(BY_K[C][:, -1, k]) for k in range(1, C + 1)},
-                    "seed spread": max(spr(BY_K[C][:, -1, k]) for k in range(1, C + 1)),
-                }
-                for C in CS
-            },
-            spread=max(spr(BY_K[C][:, -1, k]) for C in CS for k in range(1, C + 1)),
-        ),
-        f"final share of the ReLU network's weight in units on in k of the C "
-        f"contexts (k = C: common), median over {len(r.seeds)} seeds; seed spread: "
-        "the largest over the classes of that C.",
-    )
-    functional = (
-        "census_functional",
-        {
-            f"C{C}": {
-                **{f"k{k}": kit.med(FUNC[C][:, -1, k]) for k in range(1, C + 1)},
-                "snap change": kit.med(r.snap[C][:, -1]),
-            }
-            for C in CS
-        },
-        "the same census through the function (each unit snapped to its "
-        "context-level gate) and the snap change, last epoch, median over seeds",
-    )
-    fraction = (
-        "fraction_served",
-        Evidence(
-            {
-                f"C{C}": {
-                    "median": kit.med(FRAC[C][:, -1]),
-                    "seed spread": spr(FRAC[C][:, -1]),
-                    "(C-1)/C": (C - 1) / C,
-                    "one-hot contexts": kit.med(_onehot_fraction(r, C)),
-                }
-                for C in CS
-            },
-            spread=max(spr(FRAC[C][:, -1]) for C in CS),
-        ),
-        "weighted fraction of the C contexts a ReLU unit is on in, last epoch, "
-        "median over seeds; a pure (C-1)-of-C code gives (C-1)/C; 'one-hot "
-        "contexts': the same for the ReLU network trained with a one-hot context "
-        "input (the paper's setup; the authors' data scale it to 1.1 and 1.35, this "
-        "page from C = 4 on)",
-    )
-    return [census, functional, fraction]
-
-
-def _race_records(r: _Page) -> list[tuple]:
-    """The race reduction's census, what its form moves, the race against the
-    trained ReLN and the family fits."""
-    BY_K = r.BY_K
-    peak = {C: int(np.argmax(np.median(BY_K[C][:, -1, 1:C], axis=0))) + 1 for C in r.CS}
-    race_peak = {C: int(np.argmax(r.race[C][1:C])) + 1 for C in r.race}
-    race = {
-        f"C{C}": {f"k{k}": float(v[k]) for k in range(1, C + 1)}
-        for C, v in r.race.items()
-    }
-    out = [
-        (
-            "race_census",
-            race,
-            "share of the race reduction's final output maps by class (ReLN of every "
-            "context pathway, one-way, every pathway at the ReLU std, "
-            f"{r.SETTINGS['primary']}), integrated in the {r.race_form} form; "
-            "agreement of the most weighted context class with the ReLU network's: "
-            + ", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.race),
-        )
-    ]
-    form = r.race_form
-    if r.form_move is not None:
-        other = {"factors": "matrix", "matrix": "factors"}[form]
-        note = (
-            f"the all-pathway race at C = {r.form_move['C']}, {other} form against "
-            f"{form} form: the time gap of the losses and the largest change of a "
-            "class share"
-        )
-        out.append(("race_form_sensitivity", r.form_move, note))
-    fits = r.fits["primary"]
-    sim = {
-        C: f.follows[family_name([C - 1], C)]
-        for C, f in fits.items()
-        if family_name([C - 1], C) in f.follows
-    }
-    if sim:
-        note = (
-            "time gap, the trained (C-1)-of-C ReLN (matched start per seed, one-way) "
-            f"vs its race in the {form} form, largest over {len(r.seeds)} seeds, per "
-            "C: "
-            + ", ".join(f"C{C} {g:.4f}" for C, g in sim.items())
-            + "; the other members trained per seed: "
-            + "; ".join(
-                f"C{C} " + ", ".join(f"{n} {g:.4f}" for n, g in f.follows.items())
-                for C, f in fits.items()
-                if f.follows
-            )
-        )
-        gap = Evidence(max(sim.values()), criterion="gap")
-        out.append(("race_follows_reln", gap, note))
-    return out + [_fit_record(r)]
 
 
 def _fit_value(fits: dict) -> dict:
@@ -265,56 +143,105 @@ def _fit_value(fits: dict) -> dict:
     }
 
 
-def _ties_words(fits: dict) -> str:
-    return "; ".join(f"C{C} {', '.join(f.ties)}" for C, f in fits.items())
-
-
-def _fit_record(r: _Page) -> tuple:
-    """The ReLU network's loss against each ReLN of the family, under each width
-    setting: the primary's as the value, the others as the ``width`` variant."""
-    F, S = r.fits, r.SETTINGS
-    ev = Evidence(_fit_value(F["primary"])).varied(
-        "width", {S[k]: _fit_value(F[k]) for k in ("common", "rule")}
+def _records(r) -> list[tuple]:
+    """The chapter's records, each with the values its note's template names."""
+    CS, BY_K, FRAC, F, S = r.CS, r.BY_K, r.FRAC, r.fits, r.SETTINGS
+    classes = {C: range(1, C + 1) for C in CS}
+    census = Evidence(
+        {
+            f"C{C}": {
+                **{f"k{k}": kit.med(BY_K[C][:, -1, k]) for k in classes[C]},
+                "seed spread": max(seed_spread(BY_K[C][:, -1, k]) for k in classes[C]),
+            }
+            for C in CS
+        },
+        spread=max(seed_spread(BY_K[C][:, -1, k]) for C in CS for k in classes[C]),
     )
+    functional = {
+        f"C{C}": {
+            **{f"k{k}": kit.med(r.FUNC[C][:, -1, k]) for k in classes[C]},
+            "snap change": kit.med(r.snap[C][:, -1]),
+        }
+        for C in CS
+    }
+    fraction = Evidence(
+        {
+            f"C{C}": {
+                "median": kit.med(FRAC[C][:, -1]),
+                "seed spread": seed_spread(FRAC[C][:, -1]),
+                "(C-1)/C": (C - 1) / C,
+                "one-hot contexts": kit.med(_onehot_fraction(r, C)),
+            }
+            for C in CS
+        },
+        spread=max(seed_spread(FRAC[C][:, -1]) for C in CS),
+    )
+    peak = {C: int(np.argmax(np.median(BY_K[C][:, -1, 1:C], axis=0))) + 1 for C in CS}
+    race_peak = {C: int(np.argmax(r.race[C][1:C])) + 1 for C in r.race}
+    race = {
+        f"C{C}": {f"k{k}": float(v[k]) for k in range(1, C + 1)}
+        for C, v in r.race.items()
+    }
+    out = [
+        ("census_by_class", census),
+        ("census_functional", functional),
+        ("fraction_served", fraction),
+        ("race_census", race),
+    ]
+    if r.form_move is not None:
+        out.append(("race_form_sensitivity", r.form_move))
+    sim = {
+        C: f.follows[family_name([C - 1], C)]
+        for C, f in F["primary"].items()
+        if family_name([C - 1], C) in f.follows
+    }
+    if sim:
+        out.append(("race_follows_reln", Evidence(max(sim.values()), criterion="gap")))
     trained = sorted({C for C, f in F["primary"].items() if f.trained})
     moved = {
         k: [C for C in F["primary"] if F["primary"][C].ties != F[k][C].ties]
         for k in ("common", "rule")
     }
-    depends = "; ".join(
-        f"with {S[k]} at " + (", ".join(f"C = {C}" for C in Cs) or "no C")
-        for k, Cs in moved.items()
+    best = Evidence(_fit_value(F["primary"])).varied(
+        "width", {S[k]: _fit_value(F[k]) for k in ("common", "rule")}
     )
-    return (
-        "best_reln",
-        ev,
-        "time gap, ReLU network vs each ReLN (median over "
-        f"{len(r.seeds)} seeds), every member with {S['primary']}; "
-        + (
-            f"at C = {', '.join(map(str, trained))} the paper's (C-1)-of-C and the two "
-            "members nearest by race trained per seed ('trained': each one's seed "
-            "spread and its race's gap), the others raced; "
-            if trained
-            else "every member raced; "
-        )
-        + f"nearest and those tied with it (within {NOISE_MULTIPLE:g} x the larger "
-        "seed spread of the two): "
-        + _ties_words(F["primary"])
-        + f". With {S['common']} (trained as above): "
-        + _ties_words(F["common"])
-        + f". With {S['rule']} (raced only): "
-        + _ties_words(F["rule"])
-        + ". The nearest member or those tied with it differ "
-        + depends
-        + ".",
+    out.append(("best_reln", best))
+    values = dict(
+        S=S,
+        form=r.race_form,
+        other=r.other_form,
+        move=r.form_move,
+        n_seeds=len(r.seeds),
+        noise=NOISE_MULTIPLE,
+        agree=", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.race),
+        sim=", ".join(f"C{C} {g:.4f}" for C, g in sim.items()),
+        members="; ".join(
+            f"C{C} " + ", ".join(f"{n} {g:.4f}" for n, g in f.follows.items())
+            for C, f in F["primary"].items()
+            if f.follows
+        ),
+        trained=f"at C = {', '.join(map(str, trained))} the paper's (C-1)-of-C and "
+        "the two members nearest by race trained per seed ('trained': each one's seed "
+        "spread and its race's gap), the others raced; "
+        if trained
+        else "every member raced; ",
+        ties={
+            k: "; ".join(f"C{C} {', '.join(f.ties)}" for C, f in fits.items())
+            for k, fits in F.items()
+        },
+        depends="; ".join(
+            f"with {S[k]} at " + (", ".join(f"C = {C}" for C in Cs) or "no C")
+            for k, Cs in moved.items()
+        ),
     )
+    return [(name, evidence, values) for name, evidence in out]
 
 
-def _onehot_fraction(r: _Page, C: int) -> np.ndarray:
+def _onehot_fraction(r, C: int) -> np.ndarray:
     return onehot_fraction(r.onehot, C, r.FRAC[C][:, -1])
 
 
-def _variants_reading(r: _Page) -> str:
+def _variants_reading(r) -> str:
     """The page's reading of its variants: the width settings and one-hot input."""
     F, S = r.fits, r.SETTINGS
     lines, moved = [], {"common": [], "rule": []}
@@ -361,26 +288,17 @@ def _variants_reading(r: _Page) -> str:
     return width + "\n\n" + onehot
 
 
-def _summary(R: dict) -> str:
-    return claims_table(
-        [
-            ("ReLU census by class, C = 2..8", "—", R["census_by_class"]),
-            ("Fraction of contexts a unit serves", "—", R["fraction_served"]),
-            ("The ReLU census through the function", "—", R["census_functional"]),
-            ("The race reduction's census", "—", R["race_census"]),
-            ("The ReLN nearest the ReLU network's loss", "—", R["best_reln"]),
-            *(
-                [("What the race's form moves", "—", R["race_form_sensitivity"])]
-                if "race_form_sensitivity" in R
-                else []
-            ),
-            *(
-                [("The race follows the trained ReLN", "—", R["race_follows_reln"])]
-                if "race_follows_reln" in R
-                else []
-            ),
-        ]
-    )
+#: The closing table's rows: (record, the claim in the table); a record the run did
+#: not write has no row.
+SUMMARY = [
+    ("census_by_class", "ReLU census by class, C = 2..8"),
+    ("fraction_served", "Fraction of contexts a unit serves"),
+    ("census_functional", "The ReLU census through the function"),
+    ("race_census", "The race reduction's census"),
+    ("best_reln", "The ReLN nearest the ReLU network's loss"),
+    ("race_form_sensitivity", "What the race's form moves"),
+    ("race_follows_reln", "The race follows the trained ReLN"),
+]
 
 
 def reading(frac: dict, by_k: dict, fits: dict, race_shares: dict) -> str:
@@ -452,11 +370,6 @@ def report(rec, params: Params, runs: Runs) -> dict:
 
     Defined for the page book/more_contexts.md.
 
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records`.
-        params: the page's parameters (:class:`Params`).
-        runs: the page's runs (:class:`Runs`).
-
     Returns:
         ``{"records": {key: stored record}, "reading": the page's answer as
         Markdown, "summary": the closing table as Markdown}``; the records are
@@ -464,13 +377,11 @@ def report(rec, params: Params, runs: Runs) -> dict:
     """
     r = _page(params, runs)
     _glue(r)
-    R = kit.add_all(rec, _census_records(r) + _race_records(r))
+    R = kit.add_all(rec, _records(r))
     rec.save()
+    reading_ = reading(r.FRAC, r.BY_K, r.fits["primary"], r.race)
     return {
         "records": R,
-        "reading": "**Reading.** "
-        + reading(r.FRAC, r.BY_K, r.fits["primary"], r.race)
-        + "\n\n"
-        + _variants_reading(r),
-        "summary": _summary(R),
+        "reading": f"**Reading.** {reading_}\n\n{_variants_reading(r)}",
+        "summary": claims_table([(c, "—", R[n]) for n, c in SUMMARY if n in R]),
     }
