@@ -12,17 +12,11 @@ from ...core.relns import INITS, pathway_pattern
 from .predictions import nanmed
 from .representations import representation_similarity
 
-#: The chapter's colours: the networks, the race prediction, the ReLN's pathways.
-COLORS = {
-    "relu": figures.PALETTE["relu"],
-    "reln": figures.PALETTE["reln"],
-    "full": "#e377c2",
-    "mixed": "#8c564b",
-    "single": figures.PALETTE["single"],
-    "prediction": figures.PALETTE["prediction"],
-    "race_py": "#2ca02c",  # the authors' race.py, green dashed as in their replot.py
-    "common": figures.PALETTE["common"],
-}
+#: The chapter's colours: the networks, the race prediction, the ReLN's pathways (the
+#: book's palette), and race_py, the authors' race.py (green as in their replot.py).
+COLORS = {k: figures.PALETTE[k] for k in ("relu", "reln", "single", "prediction")}
+COLORS |= {"full": "#e377c2", "mixed": "#8c564b", "race_py": "#2ca02c"}
+COLORS["common"] = figures.PALETTE["common"]
 #: The census's classes of units: colour and label.
 CLASSES = {
     "common": (COLORS["common"], "common"),
@@ -31,8 +25,6 @@ CLASSES = {
     "other": ("#bcbd22", "other"),
 }
 BLOCK_NAMES = ["common H", "ctx 1: H", "ctx 2: R", "ctx 3: K"]
-#: Axes without ticks (the matrices and the MDS maps).
-BARE = dict(xticks=[], yticks=[])
 
 
 def task(ds, C):
@@ -41,16 +33,13 @@ def task(ds, C):
     gs = fig.add_gridspec(
         2, 2, width_ratios=[1, 1.35], height_ratios=[11, 60], hspace=0.08, wspace=0.08
     )
-    axX = fig.add_subplot(gs[0, 0])
-    axY = fig.add_subplot(gs[1, 0])
-    axN = fig.add_subplot(gs[:, 1])
+    axX, axY, axN = (fig.add_subplot(g) for g in (gs[0, 0], gs[1, 0], gs[:, 1]))
     line = dict(color=COLORS["reln"], lw=0.8)
     for ax, M in ((axX, ds.X), (axY, ds.Y)):
         ax.imshow(M, cmap="Greys", aspect="auto", vmin=0, vmax=1)
-    for ax in (axX, axY):
         for c in range(1, C):
             ax.axvline(8 * c - 0.5, **line)
-        ax.set(**BARE)
+        ax.set(xticks=[], yticks=[])
         ax.grid(False)
     for b in range(1, C + 1):
         axY.axhline(15 * b - 0.5, **line)
@@ -67,9 +56,8 @@ def task(ds, C):
 
 
 def losses(relu, runs, preds, race_py, L0):
-    """fig-contexts-loss: the paper's Fig. 4a with seeds, linear and log scale
-    (``runs``, ``preds``: the ReLNs and their race predictions by ``kind/coupling``;
-    ``race_py``: the loss of the authors' race.py; ``L0``: the log panel's top)."""
+    """fig-contexts-loss: the paper's Fig. 4a with seeds, linear and log scale (``runs``
+    and ``preds`` by ``kind/coupling``, ``race_py`` race.py's loss, ``L0`` the top)."""
     t_all = np.arange(relu.loss.shape[1])
     curves = [
         (relu.loss, "ReLU, 700 units", "relu"),
@@ -78,10 +66,8 @@ def losses(relu, runs, preds, race_py, L0):
         (runs["mixed/one-way"].loss, "common + 2-of-3", "mixed"),
         (runs["single/one-way"].loss, "common + single-context", "single"),
     ]
-    dashed = [
-        (race_py, "authors' race.py", COLORS["race_py"]),
-        (preds["both/one-way"].loss, "this book's race", COLORS["prediction"]),
-    ]
+    dashed = [(race_py, "authors' race.py", COLORS["race_py"])]
+    dashed += [(preds["both/one-way"].loss, "this book's race", COLORS["prediction"])]
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
     for ax, log in zip(axes, [False, True]):
         for L, label, col in curves:
@@ -96,8 +82,7 @@ def losses(relu, runs, preds, race_py, L0):
 
 def init_gaps(init_rows, spread, single_gap):
     """fig-contexts-init: the ReLU-ReLN time gap under each initialisation, against
-    the rulebook's two bounds (``spread``: the headline's seed spread,
-    ``single_gap``: the alternative's gap)."""
+    the rulebook's bounds (the headline's seed ``spread``, the alternative's gap)."""
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
     xs = np.arange(len(INITS))
     bars = [
@@ -108,13 +93,13 @@ def init_gaps(init_rows, spread, single_gap):
     for k, (kind, col, lab) in enumerate(bars):
         gaps = [init_rows[i][kind] for i in INITS]
         ax.bar(xs + (k - 1) * 0.27, gaps, 0.25, color=col, label=lab)
-    label = "2 x ReLU seed spread"
-    ax.axhline(NOISE_MULTIPLE * spread, color="k", ls="--", lw=1, label=label)
-    label = "half the alternative's gap"
-    ax.axhline(CLEARLY * single_gap, color="k", ls=":", lw=1, label=label)
+    black = dict(color="k", lw=1)
+    ax.axhline(NOISE_MULTIPLE * spread, ls="--", label="2 x ReLU seed spread", **black)
+    ax.axhline(
+        CLEARLY * single_gap, ls=":", label="half the alternative's gap", **black
+    )
     ax.set_xticks(xs, INITS)
-    ax.set_ylabel("time gap to the ReLU network")
-    ax.set_yscale("log")
+    ax.set(ylabel="time gap to the ReLU network", yscale="log")
     ax.legend(fontsize=7)
     plt.show()
 
@@ -123,9 +108,8 @@ def outputs(relu, reln, show_epochs):
     """fig-contexts-outputs: outputs of both networks at the epochs shown (seed 0)
     and their difference."""
     out_relu, out_reln = relu.records["outputs"], reln.records["outputs"]
-    fig, axes = plt.subplots(
-        3, len(show_epochs), figsize=(10, 7.5), sharex=True, sharey=True
-    )
+    n = len(show_epochs)
+    fig, axes = plt.subplots(3, n, figsize=(10, 7.5), sharex=True, sharey=True)
     for k, e in enumerate(show_epochs):
         A, B = out_relu[0, relu.index(e)], out_reln[0, reln.index(e)]
         shown = [(A, "ReLU"), (B, "ReLN"), (A - B, "ReLU - ReLN")]
@@ -133,7 +117,7 @@ def outputs(relu, reln, show_epochs):
             ax, lim = axes[r, k], 1.0 if r < 2 else 0.2
             ax.imshow(M, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
             ax.grid(False)
-            ax.set(**BARE)
+            ax.set(xticks=[], yticks=[])
             if r == 0:
                 ax.set_title(f"epoch {e}")
             if k == 0:
@@ -179,9 +163,8 @@ def mds(relu, reln, ds, show_epochs, sims, t_rec, C):
     offset = dict(fontsize=7, xytext=(3, 3), textcoords="offset points")
     for k, e in enumerate(show_epochs):
         ax = fig.add_subplot(gs[0, k])
-        v = representation_similarity(
-            H_relu[0, relu.index(e)], H_reln[0, reln.index(e)]
-        )
+        a, b = H_relu[0, relu.index(e)], H_reln[0, reln.index(e)]
+        v = representation_similarity(a, b)
         A, B = v["mds_a"], v["aligned"]
         for i in range(ds.P):
             c = ctx_col[ds.contexts[i]]
@@ -189,7 +172,7 @@ def mds(relu, reln, ds, show_epochs, sims, t_rec, C):
             ax.scatter(*B[i], facecolor="none", edgecolor=c, s=90, lw=1.2)
             ax.annotate(str(ds.items[i]), A[i], **offset)
         ax.set_title(f"epoch {e}: Procrustes {v['procrustes']:.3f}", fontsize=9)
-        ax.set(**BARE)
+        ax.set(xticks=[], yticks=[])
     for c in range(C):
         ax.scatter([], [], color=ctx_col[c], label=f"context {c + 1}")
     ax.legend(fontsize=7, loc="lower right")
@@ -220,9 +203,8 @@ def mds(relu, reln, ds, show_epochs, sims, t_rec, C):
 def census(t_rec, census, div):
     """fig-contexts-census: the census by weight over training, and which units
     produce each output block at the end (ReLU network against ReLN)."""
-    fig, axes = plt.subplots(
-        1, 2, figsize=(11.5, 4), gridspec_kw={"width_ratios": [1.3, 1]}
-    )
+    ratios = {"width_ratios": [1.3, 1]}
+    fig, axes = plt.subplots(1, 2, figsize=(11.5, 4), gridspec_kw=ratios)
     shares = {k: np.mean(census[k], axis=0) for k in [*CLASSES, "consistency"]}
     line = ("consistency", "gates following the context pattern")
     _class_shares(axes[0], t_rec, shares, line, "share of weight mass", "lower left")
@@ -261,16 +243,13 @@ def _class_shares(ax, t, shares: dict, line: tuple, ylabel: str, loc: str) -> No
         alpha=0.8,
     )
     ax.plot(t, shares[line[0]], color="k", lw=1.5, label=line[1])
-    ax.set_xlabel("epoch")
-    ax.set_ylabel(ylabel)
-    ax.set_ylim(0, 1.02)
+    ax.set(xlabel="epoch", ylabel=ylabel, ylim=(0, 1.02))
     ax.legend(fontsize=7, loc=loc)
 
 
 def race(t_rec, maps_sim, pred, mixed_names, single_names, runs, resid):
-    """fig-contexts-race: the context pathways' map norms in the 7-pathway ReLN, and
-    the losses of the 2-of-3 and single-context ReLNs with and without the common
-    pathway's phase."""
+    """fig-contexts-race: the context pathways' map norms in the 7-pathway ReLN, and the
+    2-of-3 and single-context ReLNs' losses with and without the common pathway."""
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 3.9))
     for n in mixed_names + single_names:
         col = COLORS["reln"] if n in mixed_names else COLORS["single"]
@@ -280,9 +259,7 @@ def race(t_rec, maps_sim, pred, mixed_names, single_names, runs, resid):
         ax.plot(t_rec, norm, color=col, lw=1, ls="--")
         end = (t_rec[-1], np.linalg.norm(pred.maps[n][-1]))
         ax.annotate(n, end, fontsize=7, xytext=(2, 0), textcoords="offset points")
-    ax.set_yscale("log")
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("$\\|W_2 W_1\\|_F$ of the pathway")
+    ax.set(yscale="log", xlabel="epoch", ylabel="$\\|W_2 W_1\\|_F$ of the pathway")
     mixed, single = runs["mixed/one-way"].loss, runs["single/one-way"].loss
     figures.loss_curves(ax2, mixed, "common + 2-of-3", COLORS["mixed"])
     figures.loss_curves(ax2, single, "common + single-context", COLORS["single"])
@@ -296,9 +273,8 @@ def race(t_rec, maps_sim, pred, mixed_names, single_names, runs, resid):
 
 
 def head_start(t_rec, modes, consts, band, epoch):
-    """fig-contexts-headstart: the equivalent initial strength of each 2-of-3
-    pathway's top residual mode over training (``consts``: the race's constants,
-    ``band``: the authors' hand-set values, ``epoch``: where it is read)."""
+    """fig-contexts-headstart: the equivalent a0 of each 2-of-3 pathway's top residual
+    mode over training, against the authors' hand-set ``band``, read at ``epoch``."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     for k, (p, col) in enumerate(zip(modes, ["#d62728", "#ff9896", "#8c564b"])):
         sim = nanmed(consts.eq_top_sim[:, k], axis=0)
@@ -307,17 +283,14 @@ def head_start(t_rec, modes, consts, band, epoch):
     ax.axhline(consts.a0_context, color="0.5", lw=1, label="$a_0$ from the init")
     ax.axhspan(*band, color="#2ca02c", alpha=0.15, label="authors' hand-set $a_0$")
     ax.axvline(epoch, color="k", lw=0.6, ls=":")
-    ax.set_yscale("log")
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("equivalent $a_0$ (top residual mode)")
+    ax.set(yscale="log", xlabel="epoch", ylabel="equivalent $a_0$ (top residual mode)")
     ax.legend(fontsize=7)
     plt.show()
 
 
 def ladder(lad):
     """fig-contexts-ladder: the simulated common + 2-of-3 ReLN against every variant
-    of the mode race, race.py's constants and the matrix race (``lad``: the ladder,
-    the matrix race its last row)."""
+    of the mode race, race.py's constants and the matrix race (the last row)."""
     rows, t_all = lad.rows, np.arange(lad.sim_m.shape[1])
     fig, ax = plt.subplots(figsize=(8, 4.2))
     figures.loss_curves(ax, lad.sim_m, "simulated ReLN", COLORS["mixed"])
