@@ -203,8 +203,7 @@ def mds(relu, reln, ds, show_epochs, sims, t_rec, C):
 def census(t_rec, census, div):
     """fig-contexts-census: the census by weight over training, and which units
     produce each output block at the end (ReLU network against ReLN)."""
-    ratios = {"width_ratios": [1.3, 1]}
-    fig, axes = plt.subplots(1, 2, figsize=(11.5, 4), gridspec_kw=ratios)
+    fig, axes = plt.subplots(1, 2, figsize=(11.5, 4), width_ratios=[1.3, 1])
     shares = {k: np.mean(census[k], axis=0) for k in [*CLASSES, "consistency"]}
     line = ("consistency", "gates following the context pattern")
     _class_shares(axes[0], t_rec, shares, line, "share of weight mass", "lower left")
@@ -235,13 +234,9 @@ def functional(t_rec, fc):
 
 def _class_shares(ax, t, shares: dict, line: tuple, ylabel: str, loc: str) -> None:
     """The classes' ``shares`` stacked over ``t``, ``line``'s (key, label) over them."""
-    ax.stackplot(
-        t,
-        *[shares[k] for k in CLASSES],
-        colors=[col for col, _ in CLASSES.values()],
-        labels=[label for _, label in CLASSES.values()],
-        alpha=0.8,
-    )
+    colors, labels = zip(*CLASSES.values())
+    curves = [shares[k] for k in CLASSES]
+    ax.stackplot(t, *curves, colors=colors, labels=labels, alpha=0.8)
     ax.plot(t, shares[line[0]], color="k", lw=1.5, label=line[1])
     ax.set(xlabel="epoch", ylabel=ylabel, ylim=(0, 1.02))
     ax.legend(fontsize=7, loc=loc)
