@@ -37,14 +37,10 @@ class Params:
 
 @dataclass
 class Runs:
-    """The page's runs and races per C: the ReLU census
-    (:func:`helpers.chapters.more_contexts.census.train_relu`) and snap change, the
-    one-hot census, the race's census by class
-    (:func:`helpers.chapters.more_contexts.races.race_census`), what the race's form
-    moves (``None`` where not measured) and the family fits
-    (:func:`helpers.chapters.more_contexts.races.family_fit`) by width setting:
-    ``{"primary" | "common" | "rule": {C: Fit}}``, the page's setting, the other
-    common pathway's width and the other width rule."""
+    """The page's runs and races per C (this package's ``train_relu``,
+    ``onehot_census``, ``race_census``, ``form_move``, ``None`` where not measured, and
+    ``family_fit``), the fits by width setting: ``{"primary" | "common" | "rule": {C:
+    Fit}}``, the page's setting, the other common pathway's width, the other rule."""
 
     census: dict
     snap: dict
@@ -124,58 +120,37 @@ def _fit_value(fits: dict) -> dict:
     """The value of ``best_reln`` under one width setting: per C every member's gap,
     the ReLU network's seed spread and, per trained member, its yardstick and its
     race's gap."""
-    return {
-        f"C{C}": {
-            **f.gaps,
-            "seed spread": f.relu_spread,
-            **(
-                {
-                    "trained": {
-                        n: {"seed spread": f.spreads[n], "race": f.race[n]}
-                        for n in f.trained
-                    }
-                }
-                if f.trained
-                else {}
-            ),
-        }
-        for C, f in fits.items()
-    }
+    value = {}
+    for C, f in fits.items():
+        value[f"C{C}"] = {**f.gaps, "seed spread": f.relu_spread}
+        if f.trained:
+            trained = {
+                n: {"seed spread": f.spreads[n], "race": f.race[n]} for n in f.trained
+            }
+            value[f"C{C}"]["trained"] = trained
+    return value
 
 
 def _records(r) -> list[tuple]:
     """The chapter's records, each with the values its note's template names."""
-    CS, BY_K, FRAC, F, S = r.CS, r.BY_K, r.FRAC, r.fits, r.SETTINGS
-    classes = {C: range(1, C + 1) for C in CS}
-    census = Evidence(
-        {
-            f"C{C}": {
-                **{f"k{k}": kit.med(BY_K[C][:, -1, k]) for k in classes[C]},
-                "seed spread": max(seed_spread(BY_K[C][:, -1, k]) for k in classes[C]),
-            }
-            for C in CS
-        },
-        spread=max(seed_spread(BY_K[C][:, -1, k]) for C in CS for k in classes[C]),
-    )
-    functional = {
-        f"C{C}": {
-            **{f"k{k}": kit.med(r.FUNC[C][:, -1, k]) for k in classes[C]},
-            "snap change": kit.med(r.snap[C][:, -1]),
+    CS, BY_K, F, S, P = r.CS, r.BY_K, r.fits, r.SETTINGS, r.fits["primary"]
+    census, functional, fraction = {}, {}, {}
+    for C in CS:
+        by_k, frac, ks = BY_K[C][:, -1], r.FRAC[C][:, -1], range(1, C + 1)
+        census[f"C{C}"] = {f"k{k}": kit.med(by_k[:, k]) for k in ks}
+        census[f"C{C}"]["seed spread"] = max(seed_spread(by_k[:, k]) for k in ks)
+        functional[f"C{C}"] = {f"k{k}": kit.med(r.FUNC[C][:, -1, k]) for k in ks}
+        functional[f"C{C}"]["snap change"] = kit.med(r.snap[C][:, -1])
+        fraction[f"C{C}"] = {
+            "median": kit.med(frac),
+            "seed spread": seed_spread(frac),
+            "(C-1)/C": (C - 1) / C,
+            "one-hot contexts": kit.med(_onehot_fraction(r, C)),
         }
-        for C in CS
-    }
-    fraction = Evidence(
-        {
-            f"C{C}": {
-                "median": kit.med(FRAC[C][:, -1]),
-                "seed spread": seed_spread(FRAC[C][:, -1]),
-                "(C-1)/C": (C - 1) / C,
-                "one-hot contexts": kit.med(_onehot_fraction(r, C)),
-            }
-            for C in CS
-        },
-        spread=max(seed_spread(FRAC[C][:, -1]) for C in CS),
-    )
+    spread = max(v["seed spread"] for v in census.values())
+    census = Evidence(census, spread=spread)
+    spread = max(v["seed spread"] for v in fraction.values())
+    fraction = Evidence(fraction, spread=spread)
     peak = {C: int(np.argmax(np.median(BY_K[C][:, -1, 1:C], axis=0))) + 1 for C in CS}
     race_peak = {C: int(np.argmax(r.race[C][1:C])) + 1 for C in r.race}
     race = {
@@ -190,19 +165,13 @@ def _records(r) -> list[tuple]:
     ]
     if r.form_move is not None:
         out.append(("race_form_sensitivity", r.form_move))
-    sim = {
-        C: f.follows[family_name([C - 1], C)]
-        for C, f in F["primary"].items()
-        if family_name([C - 1], C) in f.follows
-    }
+    paper = {C: family_name([C - 1], C) for C in P}
+    sim = {C: f.follows[paper[C]] for C, f in P.items() if paper[C] in f.follows}
     if sim:
         out.append(("race_follows_reln", Evidence(max(sim.values()), criterion="gap")))
-    trained = sorted({C for C, f in F["primary"].items() if f.trained})
-    moved = {
-        k: [C for C in F["primary"] if F["primary"][C].ties != F[k][C].ties]
-        for k in ("common", "rule")
-    }
-    best = Evidence(_fit_value(F["primary"])).varied(
+    trained = sorted({C for C, f in P.items() if f.trained})
+    moved = {k: [C for C in P if P[C].ties != F[k][C].ties] for k in ("common", "rule")}
+    best = Evidence(_fit_value(P)).varied(
         "width", {S[k]: _fit_value(F[k]) for k in ("common", "rule")}
     )
     out.append(("best_reln", best))
@@ -217,7 +186,7 @@ def _records(r) -> list[tuple]:
         sim=", ".join(f"C{C} {g:.4f}" for C, g in sim.items()),
         members="; ".join(
             f"C{C} " + ", ".join(f"{n} {g:.4f}" for n, g in f.follows.items())
-            for C, f in F["primary"].items()
+            for C, f in P.items()
             if f.follows
         ),
         trained=f"at C = {', '.join(map(str, trained))} the paper's (C-1)-of-C and "
@@ -246,46 +215,41 @@ def _variants_reading(r) -> str:
     F, S = r.fits, r.SETTINGS
     lines, moved = [], {"common": [], "rule": []}
     for C, f in F["primary"].items():
-        paper = family_name([C - 1], C)
         other = {k: F[k][C].ties for k in moved if F[k][C].ties != f.ties}
         for k in other:
             moved[k].append(str(C))
         if other:
+            paper = family_name([C - 1], C)
             where = "among" if paper in f.ties else "not among"
-            lines.append(
-                f"C = {C}: {', '.join(f.ties)} with {S['primary']}, against "
-                + " and ".join(f"{', '.join(t)} with {S[k]}" for k, t in other.items())
-                + f"; the paper's {paper} is {where} them with {S['primary']}"
+            against = " and ".join(
+                f"{', '.join(t)} with {S[k]}" for k, t in other.items()
             )
-    width = (
-        "**Width.** The nearest ReLN and those tied with it change with the width "
-        "setting at "
-        + "; ".join(lines)
-        + ". The answer depends on the common pathway's width at C = "
-        + (", ".join(moved["common"]) or "none")
-        + f" ({S['common']}) and on the width rule at C = "
-        + (", ".join(moved["rule"]) or "none")
-        + f" ({S['rule']})."
+            lines.append(
+                f"C = {C}: {', '.join(f.ties)} with {S['primary']}, against {against}; "
+                f"the paper's {paper} is {where} them with {S['primary']}"
+            )
+    common, rule = (", ".join(moved[k]) or "none" for k in ("common", "rule"))
+    width = "**Width.** The nearest ReLN and those tied with it " + (
+        f"change with the width setting at {'; '.join(lines)}. The answer depends on "
+        f"the common pathway's width at C = {common} ({S['common']}) and on the width "
+        f"rule at C = {rule} ({S['rule']})."
         if lines
-        else "**Width.** The nearest ReLN and those tied with it are the same under "
-        "every width setting."
+        else "are the same under every width setting."
     )
     frac = {
         C: (kit.med(r.FRAC[C][:, -1]), kit.med(_onehot_fraction(r, C))) for C in r.CS
     }
     Cs = list(frac)
     d1 = frac[Cs[-1]][1] - frac[Cs[0]][1]
-    onehot = (
-        "**Input.** On one-hot contexts the fraction of contexts a unit serves is "
-        + ", ".join(
-            f"{v[1]:.3f} (C = {C}; {v[0]:.3f} with the input above)"
-            for C, v in frac.items()
-        )
-        + f"; from C = {Cs[0]} to {Cs[-1]} it "
-        + ("rises" if d1 > 0 else "falls")
-        + f" by {abs(d1):.3f}."
+    each = ", ".join(
+        f"{v[1]:.3f} (C = {C}; {v[0]:.3f} with the input above)"
+        for C, v in frac.items()
     )
-    return width + "\n\n" + onehot
+    return (
+        f"{width}\n\n**Input.** On one-hot contexts the fraction of contexts a unit "
+        f"serves is {each}; from C = {Cs[0]} to {Cs[-1]} it "
+        f"{'rises' if d1 > 0 else 'falls'} by {abs(d1):.3f}."
+    )
 
 
 #: The closing table's rows: (record, the claim in the table); a record the run did
@@ -313,38 +277,32 @@ def reading(frac: dict, by_k: dict, fits: dict, race_shares: dict) -> str:
     for C, F in frac.items():
         final = np.asarray(F)[:, -1]
         meds[C], spreads[C] = float(np.median(final)), seed_spread(final)
-        shares = np.median(np.asarray(by_k[C])[:, -1, 1:C], axis=0)
-        peak = int(np.argmax(shares)) + 1
-        paper = family_name([C - 1], C)
-        fit = fits.get(C)
-        tie = getattr(fit, "ties", fit)
-        heavy = family_name([peak], C)
-        near = (
-            ""
-            if tie is None
-            else f"; nearest ReLN by loss {tie[0]}, "
-            + (f"tied with it {', '.join(tie[1:])}" if tie[1:] else "none tied with it")
-            + "; the census's heaviest class "
-            + (
-                f"{heavy} is the nearest ReLN"
-                if tie[0] == heavy
-                else f"{heavy} is not the nearest ReLN by loss"
-                + (", but tied with it" if heavy in tie else " and not tied with it")
-            )
-            + "; the paper's ReLN is "
-            + ("among the tied" if paper in tie else "not among the tied")
-        )
-        race_peak = ""
-        if C in race_shares:
-            k_race = int(np.argmax(race_shares[C][1:C])) + 1
-            race_peak = f"; the race's most weighted class: {k_race}-of-{C}"
-        lines.append(
+        peak = int(np.argmax(np.median(np.asarray(by_k[C])[:, -1, 1:C], axis=0))) + 1
+        paper, heavy = family_name([C - 1], C), family_name([peak], C)
+        tie = getattr(fits.get(C), "ties", fits.get(C))
+        line = (
             f"- C = {C}: fraction {meds[C]:.3f} (seed spread {spreads[C]:.3f}; pure "
             f"(C-1)/C = {(C - 1) / C:.3f}); most weight in {peak}-of-{C} units"
-            + race_peak
-            + near
-            + "."
         )
+        if C in race_shares:
+            k_race = int(np.argmax(race_shares[C][1:C])) + 1
+            line += f"; the race's most weighted class: {k_race}-of-{C}"
+        if tie is not None:
+            tied = (
+                f"tied with it {', '.join(tie[1:])}" if tie[1:] else "none tied with it"
+            )
+            nearest = (
+                "is the nearest ReLN"
+                if tie[0] == heavy
+                else "is not the nearest ReLN by loss"
+                + (", but tied with it" if heavy in tie else " and not tied with it")
+            )
+            among = "among the tied" if paper in tie else "not among the tied"
+            line += (
+                f"; nearest ReLN by loss {tie[0]}, {tied}; the census's heaviest class "
+                f"{heavy} {nearest}; the paper's ReLN is {among}"
+            )
+        lines.append(line + ".")
     Cs = list(frac)
     lo, hi = Cs[0], Cs[-1]
     d = meds[hi] - meds[lo]
@@ -367,8 +325,6 @@ def reading(frac: dict, by_k: dict, fits: dict, race_shares: dict) -> str:
 
 def report(rec, params: Params, runs: Runs) -> dict:
     """Write the page's records and glue, and build its reading and closing table.
-
-    Defined for the page book/more_contexts.md.
 
     Returns:
         ``{"records": {key: stored record}, "reading": the page's answer as
