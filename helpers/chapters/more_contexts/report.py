@@ -1,8 +1,6 @@
 """The records, glue, reading and closing table of the page book/more_contexts.md,
 from the page's runs (:class:`Runs`) and parameters (:class:`Params`)."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from itertools import combinations
 from types import SimpleNamespace
@@ -21,8 +19,7 @@ from .races import other_rule
 
 @dataclass
 class Params:
-    """The page's parameters the report reads (``hidden``: ``{C: ReLU width}``, its
-    keys the page's C)."""
+    """The page's parameters the report reads (``hidden``: ``{C: ReLU width}``)."""
 
     seeds: list
     hidden: dict
@@ -62,31 +59,22 @@ def _setting_words(rule: str, common: str, units: int) -> str:
 def _page(p: Params, runs: Runs) -> SimpleNamespace:
     """The parameters and runs, with what the report derives from them by the page's
     own functions (under the page's names)."""
-    BY_K, FUNC, FRAC = census_views(runs.census)
-    other = other_rule(p.common_width, COMMON_WIDTHS)
-    rule = other_rule(p.width_rule, WIDTH_RULES)
-    return SimpleNamespace(
-        **vars(runs),
-        **vars(p),
-        CS=list(p.hidden),
-        BY_K=BY_K,
-        FUNC=FUNC,
-        FRAC=FRAC,
-        other_form={"factors": "matrix", "matrix": "factors"}[p.race_form],
-        SETTINGS={  # the words of each width setting, by the key of `fits`
-            "primary": _setting_words(p.width_rule, p.common_width, p.reln_width),
-            "common": _setting_words("total", other, p.reln_width),
-            "rule": _setting_words(rule, p.common_width, p.reln_width),
-        },
-    )
+    r = SimpleNamespace(**vars(runs), **vars(p), CS=list(p.hidden))
+    r.BY_K, r.FUNC, r.FRAC = census_views(runs.census)
+    r.other_form = other_rule(p.race_form, ("factors", "matrix"))
+    widths = {  # each width setting by its key in `fits`: (width rule, common width)
+        "primary": (p.width_rule, p.common_width),
+        "common": ("total", other_rule(p.common_width, COMMON_WIDTHS)),
+        "rule": (other_rule(p.width_rule, WIDTH_RULES), p.common_width),
+    }
+    r.SETTINGS = {k: _setting_words(*w, p.reln_width) for k, w in widths.items()}
+    return r
 
 
 def _glue(r) -> None:
-    C = max(r.CS)
-    k = max(C - 2, 1)
+    C, C6 = max(r.CS), min([c for c in r.CS if c >= 6] or [max(r.CS)])
+    k, k6 = max(C - 2, 1), max(C6 - 2, 1)
     units = r.reln_width * (1 + len(list(combinations(range(C), k))))
-    C6 = min([c for c in r.CS if c >= 6] or [C])
-    k6 = max(C6 - 2, 1)
     sizes = {
         common: [member_widths([k], C6, r.hidden[C6], r.reln_width, "total", common)
                  for k in (C6 - 1, k6)]
@@ -117,9 +105,8 @@ def _glue(r) -> None:
 
 
 def _fit_value(fits: dict) -> dict:
-    """The value of ``best_reln`` under one width setting: per C every member's gap,
-    the ReLU network's seed spread and, per trained member, its yardstick and its
-    race's gap."""
+    """``best_reln``'s value under one width setting: per C every member's gap, the
+    ReLU network's seed spread and each trained member's own and its race's gap."""
     value = {}
     for C, f in fits.items():
         value[f"C{C}"] = {**f.gaps, "seed spread": f.relu_spread}
@@ -145,10 +132,9 @@ def _records(r) -> list[tuple]:
             "median": kit.med(frac),
             "seed spread": seed_spread(frac),
             "(C-1)/C": (C - 1) / C,
-            "one-hot contexts": kit.med(_onehot_fraction(r, C)),
+            "one-hot contexts": kit.med(onehot_fraction(r.onehot, C, frac)),
         }
-    spread = max(v["seed spread"] for v in census.values())
-    census = Evidence(census, spread=spread)
+    census = Evidence(census, spread=max(v["seed spread"] for v in census.values()))
     spread = max(v["seed spread"] for v in fraction.values())
     fraction = Evidence(fraction, spread=spread)
     peak = {C: int(np.argmax(np.median(BY_K[C][:, -1, 1:C], axis=0))) + 1 for C in CS}
@@ -157,12 +143,8 @@ def _records(r) -> list[tuple]:
         f"C{C}": {f"k{k}": float(v[k]) for k in range(1, C + 1)}
         for C, v in r.race.items()
     }
-    out = [
-        ("census_by_class", census),
-        ("census_functional", functional),
-        ("fraction_served", fraction),
-        ("race_census", race),
-    ]
+    out = [("census_by_class", census), ("census_functional", functional)]
+    out += [("fraction_served", fraction), ("race_census", race)]
     if r.form_move is not None:
         out.append(("race_form_sensitivity", r.form_move))
     paper = {C: family_name([C - 1], C) for C in P}
@@ -171,15 +153,10 @@ def _records(r) -> list[tuple]:
         out.append(("race_follows_reln", Evidence(max(sim.values()), criterion="gap")))
     trained = sorted({C for C, f in P.items() if f.trained})
     moved = {k: [C for C in P if P[C].ties != F[k][C].ties] for k in ("common", "rule")}
-    best = Evidence(_fit_value(P)).varied(
-        "width", {S[k]: _fit_value(F[k]) for k in ("common", "rule")}
-    )
-    out.append(("best_reln", best))
-    values = dict(
-        S=S,
-        form=r.race_form,
-        other=r.other_form,
-        move=r.form_move,
+    widths = {S[k]: _fit_value(F[k]) for k in ("common", "rule")}
+    out.append(("best_reln", Evidence(_fit_value(P)).varied("width", widths)))
+    values = dict(S=S, form=r.race_form, other=r.other_form, move=r.form_move)
+    values |= dict(
         n_seeds=len(r.seeds),
         noise=NOISE_MULTIPLE,
         agree=", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.race),
@@ -204,10 +181,6 @@ def _records(r) -> list[tuple]:
         ),
     )
     return [(name, evidence, values) for name, evidence in out]
-
-
-def _onehot_fraction(r, C: int) -> np.ndarray:
-    return onehot_fraction(r.onehot, C, r.FRAC[C][:, -1])
 
 
 def _variants_reading(r) -> str:
@@ -236,24 +209,21 @@ def _variants_reading(r) -> str:
         if lines
         else "are the same under every width setting."
     )
-    frac = {
-        C: (kit.med(r.FRAC[C][:, -1]), kit.med(_onehot_fraction(r, C))) for C in r.CS
-    }
-    Cs = list(frac)
-    d1 = frac[Cs[-1]][1] - frac[Cs[0]][1]
+    med = {C: kit.med(r.FRAC[C][:, -1]) for C in r.CS}
+    hot = {C: kit.med(onehot_fraction(r.onehot, C, r.FRAC[C][:, -1])) for C in r.CS}
+    lo, hi = r.CS[0], r.CS[-1]
+    d1 = hot[hi] - hot[lo]
     each = ", ".join(
-        f"{v[1]:.3f} (C = {C}; {v[0]:.3f} with the input above)"
-        for C, v in frac.items()
+        f"{hot[C]:.3f} (C = {C}; {med[C]:.3f} with the input above)" for C in r.CS
     )
     return (
         f"{width}\n\n**Input.** On one-hot contexts the fraction of contexts a unit "
-        f"serves is {each}; from C = {Cs[0]} to {Cs[-1]} it "
+        f"serves is {each}; from C = {lo} to {hi} it "
         f"{'rises' if d1 > 0 else 'falls'} by {abs(d1):.3f}."
     )
 
 
-#: The closing table's rows: (record, the claim in the table); a record the run did
-#: not write has no row.
+#: The closing table's rows, (record, claim), where the run wrote the record.
 SUMMARY = [
     ("census_by_class", "ReLU census by class, C = 2..8"),
     ("fraction_served", "Fraction of contexts a unit serves"),
@@ -303,33 +273,28 @@ def reading(frac: dict, by_k: dict, fits: dict, race_shares: dict) -> str:
                 f"{heavy} {nearest}; the paper's ReLN is {among}"
             )
         lines.append(line + ".")
-    Cs = list(frac)
-    lo, hi = Cs[0], Cs[-1]
-    d = meds[hi] - meds[lo]
-    noise = max(spreads[lo], spreads[hi])
-    below = [C for C in Cs if (C - 1) / C - meds[C] > spreads[C]]
+    lo, hi = list(frac)[0], list(frac)[-1]
+    d, noise = meds[hi] - meds[lo], max(spreads[lo], spreads[hi])
+    below = [str(C) for C in frac if (C - 1) / C - meds[C] > spreads[C]]
     trend = (
         "stays within the seed spread"
         if abs(d) <= noise
         else ("rises" if d > 0 else "falls")
         + f" by {abs(d):.3f} (more than the seed spread {noise:.3f})"
     )
-    head = (
+    return (
         f"From C = {lo} to C = {hi} the fraction of contexts a unit serves {trend}; it "
-        f"lies below the pure (C-1)/C by more than the seed spread at C = "
-        + (", ".join(str(C) for C in below) or "none")
-        + "."
+        "lies below the pure (C-1)/C by more than the seed spread at C = "
+        f"{', '.join(below) or 'none'}.\n\n" + "\n".join(lines)
     )
-    return head + "\n\n" + "\n".join(lines)
 
 
 def report(rec, params: Params, runs: Runs) -> dict:
     """Write the page's records and glue, and build its reading and closing table.
 
     Returns:
-        ``{"records": {key: stored record}, "reading": the page's answer as
-        Markdown, "summary": the closing table as Markdown}``; the records are
-        saved.
+        ``{"records": {key: stored record}, "reading": the page's answer as Markdown,
+        "summary": the closing table as Markdown}``; the records are saved.
     """
     r = _page(params, runs)
     _glue(r)
