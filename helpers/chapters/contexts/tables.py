@@ -7,9 +7,8 @@ from ...core.relns import pathway_pattern
 
 
 def pathway_table(task) -> str:
-    """The effective datasets: each pathway's singular values on the residual and its
-    top one on the raw targets (``task``: :func:`helpers.chapters.contexts.task.facts`).
-    """
+    """The effective datasets of ``task`` (:func:`.task.facts`): each pathway's
+    singular values on the residual and its top one on the raw targets."""
     rows = []
     for p, r in zip(task.pm_mixed + task.pm_single, task.raw_mixed + task.raw_single):
         pat = pathway_pattern(p.name, task.C)
@@ -23,10 +22,8 @@ def pathway_table(task) -> str:
 def loss_table(curves: dict, epochs) -> str:
     """The summed loss of each network (``{label: (seeds, T) or (T,)}``), median over
     seeds, at ``epochs``."""
-    rows = [
-        [label] + [f"{np.median(np.atleast_2d(L)[:, e]):.3g}" for e in epochs]
-        for label, L in curves.items()
-    ]
+    meds = {label: np.median(np.atleast_2d(L), axis=0) for label, L in curves.items()}
+    rows = [[label] + [f"{m[e]:.3g}" for e in epochs] for label, m in meds.items()]
     headers = ["summed loss (median over seeds) at epoch"] + [str(e) for e in epochs]
     return kit.table(rows, headers)
 
