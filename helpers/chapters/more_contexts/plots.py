@@ -43,14 +43,9 @@ def over_training(CS, BY_K, SNAP, t_rec) -> None:
     """The census over training, one panel per C, and the snap change."""
     fig, axes = plt.subplots(2, 4, figsize=(12, 5.2), sharex=True)
     for ax, C in zip(axes.flat, CS):
-        shades = plt.cm.magma(np.linspace(0.85, 0.1, C))
+        shades, med = plt.cm.magma(np.linspace(0.85, 0.1, C)), np.median(BY_K[C], 0)
         for k in range(1, C + 1):
-            ax.plot(
-                t_rec,
-                np.median(BY_K[C][..., k], 0),
-                color=shades[k - 1],
-                label=f"{k}/{C}",
-            )
+            ax.plot(t_rec, med[:, k], color=shades[k - 1], label=f"{k}/{C}")
         ax.set_title(f"C = {C}", fontsize=9)
         ax.legend(fontsize=6, ncol=2)
     ax = axes.flat[-1]

@@ -1,5 +1,4 @@
-"""The tables of the page book/more_contexts.md, as Markdown
-(:func:`helpers.book.kit.table`)."""
+"""The tables of the page book/more_contexts.md (:func:`helpers.book.kit.table`)."""
 
 import numpy as np
 
@@ -14,9 +13,8 @@ def settings_table(CS, DS, HIDDEN, CVAL) -> str:
 
 
 def class_curve_table(relu: dict, race: dict) -> str:
-    """Per C and fraction k/C of the contexts a unit is on in: the ReLU network's
-    final census share (``relu``: ``{C: (seeds, C + 1)}``; median, range over seeds)
-    and the race reduction's, classes under 0.005 in both left out."""
+    """Per C and k/C: the ReLU census share (``relu``: ``{C: (seeds, C + 1)}``; median,
+    range over seeds) and the race reduction's, classes under 0.005 in both left out."""
     rows = []
     for C, shares in relu.items():
         for k, s in enumerate(np.asarray(shares).T[1:], 1):
@@ -31,9 +29,8 @@ def class_curve_table(relu: dict, race: dict) -> str:
 
 
 def fit_table(fits: dict) -> str:
-    """The family fits (:class:`helpers.chapters.more_contexts.races.Fit` per C): each
-    member's time gap to the ReLU network (the paper's (C-1)-of-C in bold, * trained
-    per seed), the nearest, those tied with it within noise and its seed spread."""
+    """Per C (a :class:`.races.Fit`): each member's time gap (the paper's in bold, *
+    trained per seed), the nearest, those tied with it and the nearest's seed spread."""
     rows = []
     for C, f in fits.items():
         paper = family_name([C - 1], C)
