@@ -53,6 +53,5 @@ def over_training(CS, BY_K, SNAP, t_rec) -> None:
         ax.plot(t_rec[1:], np.median(SNAP[C][:, 1:], 0), color=col, label=f"C = {C}")
     ax.set_title("snap change", fontsize=9)
     ax.legend(fontsize=6, ncol=2)
-    for ax in axes[1]:
-        ax.set_xlabel("epoch")
+    plt.setp(axes[1], xlabel="epoch")
     plt.tight_layout()
