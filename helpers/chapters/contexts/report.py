@@ -299,10 +299,9 @@ def _records(r) -> list:
     # a share cannot fall below 0: held against that bound one-sided (near_bound),
     # where a seed spread shrinking at the bound is no yardstick
     at_bound = _share(one_only, alt).but(criterion="near_bound")
+    at = {str(e): r.relu.index(e) for e in show}  # the shown epochs' records
     window = {
-        f"epoch {e}": _share(fc[:, r.relu.index(e)], alt)
-        for e in show
-        if r.relu.index(e) != g.r_last
+        f"epoch {e}": _share(fc[:, i], alt) for e, i in at.items() if i != g.r_last
     }
     share = share.varied("definition", {literal: at_bound}).varied("window", window)
     ctl = ablation_summary(g.ablation, g.control)
@@ -327,7 +326,6 @@ def _records(r) -> list:
         lad=r.ladder,
         pred=r.race.ratio_pred[-1],
     )
-    at = {str(e): r.relu.index(e) for e in show}
     by_epoch = {
         e: {k: float(v[i]) for k, v in r.reps.cka_by_epoch.items()}
         for e, i in at.items()
