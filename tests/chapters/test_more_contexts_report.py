@@ -80,7 +80,7 @@ def page():
 
 def _report(tmp_path, monkeypatch, params, runs):
     glued = {}
-    monkeypatch.setattr(report_module, "glue", lambda n, v: glued.setdefault(n, v))
+    monkeypatch.setattr(kit, "glue", lambda n, v: glued.setdefault(n, v))
     out = ch.report(Records("more_contexts", directory=tmp_path), params, runs)
     stored = json.loads((tmp_path / "more_contexts.json").read_text())
     return out, glued, stored

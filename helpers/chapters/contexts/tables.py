@@ -1,7 +1,5 @@
 """The tables the page book/contexts.md shows where it computes them."""
 
-from __future__ import annotations
-
 import numpy as np
 
 from ...book import kit
@@ -9,31 +7,23 @@ from ...core.relns import pathway_pattern
 
 
 def pathway_table(task) -> str:
-    """The effective datasets: each pathway's singular values on the residual and its
-    top one on the raw targets (``task``: :func:`helpers.chapters.contexts.task.facts`).
-    """
+    """The effective datasets of ``task`` (:func:`.task.facts`): each pathway's
+    singular values on the residual and its top one on the raw targets."""
     rows = []
-    modes, raw = task.pm_mixed + task.pm_single, task.raw_mixed + task.raw_single
-    for p, r in zip(modes, raw):
+    for p, r in zip(task.pm_mixed + task.pm_single, task.raw_mixed + task.raw_single):
         pat = pathway_pattern(p.name, task.C)
         on = ", ".join(str(c + 1) for c in range(task.C) if pat[c] == "1")
         rows.append([p.name, on, ", ".join(f"{v:.3f}" for v in p.s), f"{r.s[0]:.2f}"])
-    headers = [
-        "pathway",
-        "on in contexts",
-        "singular values of $\\Sigma_{yx}(p)$ on the residual",
-        "top singular value on the raw $Y$",
-    ]
-    return kit.table(rows, headers)
+    svs = "singular values of $\\Sigma_{yx}(p)$ on the residual"
+    heads = ["pathway", "on in contexts", svs, "top singular value on the raw $Y$"]
+    return kit.table(rows, heads)
 
 
 def loss_table(curves: dict, epochs) -> str:
     """The summed loss of each network (``{label: (seeds, T) or (T,)}``), median over
     seeds, at ``epochs``."""
-    rows = [
-        [label] + [f"{np.median(np.atleast_2d(L)[:, e]):.3g}" for e in epochs]
-        for label, L in curves.items()
-    ]
+    meds = {label: np.median(np.atleast_2d(L), axis=0) for label, L in curves.items()}
+    rows = [[label] + [f"{m[e]:.3g}" for e in epochs] for label, m in meds.items()]
     headers = ["summed loss (median over seeds) at epoch"] + [str(e) for e in epochs]
     return kit.table(rows, headers)
 
@@ -49,17 +39,13 @@ def overlap_table(po: dict) -> str:
     """The overlaps of the 2-of-3 pathways' modes, pair by pair
     (:func:`helpers.chapters.contexts.modes.partner_overlaps`)."""
     rows = []
-    top = {tuple(sorted(k)): v for k, v in po["top"].items()}
-    for (a, b), v in top.items():
+    for (a, b), v in {tuple(sorted(k)): v for k, v in po["top"].items()}.items():
         p = po["pairs"][(a, b)]
         spread = f"{p.min():.2f} / {np.median(p):.2f} / {p.max():.2f}"
         rows.append([f"{a}, {b}", f"{v:.3f}", spread])
-    headers = [
-        "pathway pair",
-        "overlap of the top modes $O_{p1,q1}$",
-        "partner overlaps of all modes (min / median / max)",
-    ]
-    return kit.table(rows, headers)
+    top = "overlap of the top modes $O_{p1,q1}$"
+    heads = ["pathway pair", top, "partner overlaps of all modes (min / median / max)"]
+    return kit.table(rows, heads)
 
 
 def ladder_table(lad) -> str:
@@ -71,10 +57,6 @@ def ladder_table(lad) -> str:
     ]
     final = f"{np.median(lad.sim_m[:, -1]):.3g}"
     body.append(["*simulation (median over seeds)*", "—", final, "—"])
-    headers = [
-        "prediction of the common + 2-of-3 ReLN",
-        "time gap to the simulation",
-        "loss at the last epoch",
-        "loss at the race's fixed point",
-    ]
-    return kit.table(body, headers)
+    heads = ["prediction of the common + 2-of-3 ReLN", "time gap to the simulation"]
+    heads += ["loss at the last epoch", "loss at the race's fixed point"]
+    return kit.table(body, heads)

@@ -1,26 +1,25 @@
 """The records, glue, reading and closing table of the page book/more_contexts.md,
 from the page's runs (:class:`Runs`) and parameters (:class:`Params`)."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from itertools import combinations
+from types import SimpleNamespace
 
 import numpy as np
 
 from ...book import kit
-from ...book.notebook import glue
 from ...book.records import claims_table
 from ...book.rulebook import NOISE_MULTIPLE
 from ...core.families import family_name, member_widths, onehot_fraction
 from ...core.measures import Evidence, seed_spread
+from ...core.paper import COMMON_WIDTHS, WIDTH_RULES
 from .census import census_views
+from .races import other_rule
 
 
 @dataclass
 class Params:
-    """The page's parameters the report reads (``hidden``: ``{C: ReLU width}``, its
-    keys the page's C)."""
+    """The page's parameters the report reads (``hidden``: ``{C: ReLU width}``)."""
 
     seeds: list
     hidden: dict
@@ -35,14 +34,10 @@ class Params:
 
 @dataclass
 class Runs:
-    """The page's runs and races per C: the ReLU census
-    (:func:`helpers.chapters.more_contexts.census.train_relu`) and snap change, the
-    one-hot census, the race's census by class
-    (:func:`helpers.chapters.more_contexts.races.race_census`), what the race's form
-    moves (``None`` where not measured) and the family fits
-    (:func:`helpers.chapters.more_contexts.races.family_fit`) by width setting:
-    ``{"primary" | "common" | "rule": {C: Fit}}``, the page's setting, the other
-    common pathway's width and the other width rule."""
+    """The page's runs and races per C (this package's ``train_relu``,
+    ``onehot_census``, ``race_census``, ``form_move``, ``None`` where not measured, and
+    ``family_fit``), the fits by width setting: ``{"primary" | "common" | "rule": {C:
+    Fit}}``, the page's setting, the other common pathway's width, the other rule."""
 
     census: dict
     snap: dict
@@ -50,37 +45,6 @@ class Runs:
     race: dict
     form_move: dict | None
     fits: dict
-
-
-@dataclass
-class _Page(Runs, Params):
-    """The page's parameters and runs, with what the report derives from them by the
-    page's own functions (under the page's names)."""
-
-    CS: list
-    BY_K: dict
-    FUNC: dict
-    FRAC: dict
-    SETTINGS: dict
-
-
-def _page(p: Params, runs: Runs) -> _Page:
-    BY_K, FUNC, FRAC = census_views(runs.census)
-    other = {"equal": "fixed", "fixed": "equal"}[p.common_width]
-    rule = {"total": "per_pathway", "per_pathway": "total"}[p.width_rule]
-    return _Page(
-        **vars(runs),
-        **vars(p),
-        CS=list(p.hidden),
-        BY_K=BY_K,
-        FUNC=FUNC,
-        FRAC=FRAC,
-        SETTINGS={  # the words of each width setting, by the key of `fits`
-            "primary": _setting_words(p.width_rule, p.common_width, p.reln_width),
-            "common": _setting_words("total", other, p.reln_width),
-            "rule": _setting_words(rule, p.common_width, p.reln_width),
-        },
-    )
 
 
 def _setting_words(rule: str, common: str, units: int) -> str:
@@ -92,18 +56,25 @@ def _setting_words(rule: str, common: str, units: int) -> str:
     return "every pathway an equal share (Appendix F)"
 
 
-def _glue(r: _Page) -> None:
-    other = {"factors": "matrix", "matrix": "factors"}[r.race_form]
-    C = max(r.CS)
-    k = max(C - 2, 1)
+def _page(p: Params, runs: Runs) -> SimpleNamespace:
+    """The parameters and runs, with what the report derives from them by the page's
+    own functions (under the page's names)."""
+    r = SimpleNamespace(**vars(runs), **vars(p), CS=list(p.hidden))
+    r.BY_K, r.FUNC, r.FRAC = census_views(runs.census)
+    r.other_form = other_rule(p.race_form, ("factors", "matrix"))
+    widths = {  # each width setting by its key in `fits`: (width rule, common width)
+        "primary": (p.width_rule, p.common_width),
+        "common": ("total", other_rule(p.common_width, COMMON_WIDTHS)),
+        "rule": (other_rule(p.width_rule, WIDTH_RULES), p.common_width),
+    }
+    r.SETTINGS = {k: _setting_words(*w, p.reln_width) for k, w in widths.items()}
+    return r
+
+
+def _glue(r) -> None:
+    C, C6 = max(r.CS), min([c for c in r.CS if c >= 6] or [max(r.CS)])
+    k, k6 = max(C - 2, 1), max(C6 - 2, 1)
     units = r.reln_width * (1 + len(list(combinations(range(C), k))))
-    glue(
-        "mc_width_example",
-        f"at C = {C} the {family_name([k], C)} ReLN has {units} units "
-        f"against the ReLU network's {r.hidden[C]}",
-    )
-    C6 = min([c for c in r.CS if c >= 6] or [C])
-    k6 = max(C6 - 2, 1)
     sizes = {
         common: [member_widths([k], C6, r.hidden[C6], r.reln_width, "total", common)
                  for k in (C6 - 1, k6)]
@@ -111,276 +82,157 @@ def _glue(r: _Page) -> None:
     }  # fmt: skip
     (a, _), (b, _) = sizes["equal"]
     (_, fa), (_, fb) = sizes["fixed"]
-    glue(
-        "mc_common_example",
-        f"at C = {C6} the common pathway has {a} units in {family_name([C6 - 1], C6)} "
-        f"and {b} in {family_name([k6], C6)}; with a fixed common pathway of "
-        f"{r.reln_width} units their context pathways have {fa} and {fb}",
-    )
-    glue("mc_seeds", str(len(r.seeds)))
-    glue("mc_noise_multiple", f"{NOISE_MULTIPLE:g}")
-    glue("mc_check_C", str(r.form_check_C))
-    glue("mc_sim_from", str(r.sim_check_from))
-    glue("mc_min_share", f"{r.family_min_share:.0%}")
     F = r.form_move
-    glue(
-        "mc_form_move",
-        f"not measured (C = {r.form_check_C} is not among the races)"
+    kit.glue_many(
+        "mc",
+        width_example=f"at C = {C} the {family_name([k], C)} ReLN has {units} units "
+        f"against the ReLU network's {r.hidden[C]}",
+        common_example=f"at C = {C6} the common pathway has {a} units in "
+        f"{family_name([C6 - 1], C6)} and {b} in {family_name([k6], C6)}; with a "
+        f"fixed common pathway of {r.reln_width} units their context pathways have "
+        f"{fa} and {fb}",
+        seeds=str(len(r.seeds)),
+        noise_multiple=f"{NOISE_MULTIPLE:g}",
+        check_C=str(r.form_check_C),
+        sim_from=str(r.sim_check_from),
+        min_share=f"{r.family_min_share:.0%}",
+        form_move=f"not measured (C = {r.form_check_C} is not among the races)"
         if F is None
-        else f"at C = {F['C']} the {other} form moves the race's loss by a time gap "
-        f"of {F['time gap']:.4f} and its class shares by at most "
+        else f"at C = {F['C']} the {r.other_form} form moves the race's loss by a "
+        f"time gap of {F['time gap']:.4f} and its class shares by at most "
         f"{F['largest class share change']:.4f}",
     )
 
 
-def _census_records(r: _Page) -> list[tuple]:
-    """The ReLU network's census by class, through the function, and the fraction
-    of contexts a unit serves."""
-    CS, BY_K, FUNC, FRAC, spr = r.CS, r.BY_K, r.FUNC, r.FRAC, seed_spread
-    census = (
-        "census_by_class",
-        Evidence(
-            {
-                f"C{C}": {
-                    **{f"k{k}": kit.med(BY_K[C][:, -1, k]) for k in range(1, C + 1)},
-                    "seed spread": max(spr(BY_K[C][:, -1, k]) for k in range(1, C + 1)),
-                }
-                for C in CS
-            },
-            spread=max(spr(BY_K[C][:, -1, k]) for C in CS for k in range(1, C + 1)),
-        ),
-        f"final share of the ReLU network's weight in units on in k of the C "
-        f"contexts (k = C: common), median over {len(r.seeds)} seeds; seed spread: "
-        "the largest over the classes of that C.",
-    )
-    functional = (
-        "census_functional",
-        {
-            f"C{C}": {
-                **{f"k{k}": kit.med(FUNC[C][:, -1, k]) for k in range(1, C + 1)},
-                "snap change": kit.med(r.snap[C][:, -1]),
+def _fit_value(fits: dict) -> dict:
+    """``best_reln``'s value under one width setting: per C every member's gap, the
+    ReLU network's seed spread and each trained member's own and its race's gap."""
+    value = {}
+    for C, f in fits.items():
+        value[f"C{C}"] = {**f.gaps, "seed spread": f.relu_spread}
+        if f.trained:
+            trained = {
+                n: {"seed spread": f.spreads[n], "race": f.race[n]} for n in f.trained
             }
-            for C in CS
-        },
-        "the same census through the function (each unit snapped to its "
-        "context-level gate) and the snap change, last epoch, median over seeds",
-    )
-    fraction = (
-        "fraction_served",
-        Evidence(
-            {
-                f"C{C}": {
-                    "median": kit.med(FRAC[C][:, -1]),
-                    "seed spread": spr(FRAC[C][:, -1]),
-                    "(C-1)/C": (C - 1) / C,
-                    "one-hot contexts": kit.med(_onehot_fraction(r, C)),
-                }
-                for C in CS
-            },
-            spread=max(spr(FRAC[C][:, -1]) for C in CS),
-        ),
-        "weighted fraction of the C contexts a ReLU unit is on in, last epoch, "
-        "median over seeds; a pure (C-1)-of-C code gives (C-1)/C; 'one-hot "
-        "contexts': the same for the ReLU network trained with a one-hot context "
-        "input (the paper's setup; the authors' data scale it to 1.1 and 1.35, this "
-        "page from C = 4 on)",
-    )
-    return [census, functional, fraction]
+            value[f"C{C}"]["trained"] = trained
+    return value
 
 
-def _race_records(r: _Page) -> list[tuple]:
-    """The race reduction's census, what its form moves, the race against the
-    trained ReLN and the family fits."""
-    BY_K = r.BY_K
-    peak = {C: int(np.argmax(np.median(BY_K[C][:, -1, 1:C], axis=0))) + 1 for C in r.CS}
+def _records(r) -> list[tuple]:
+    """The chapter's records, each with the values its note's template names."""
+    CS, BY_K, F, S, P = r.CS, r.BY_K, r.fits, r.SETTINGS, r.fits["primary"]
+    census, functional, fraction = {}, {}, {}
+    for C in CS:
+        by_k, frac, ks = BY_K[C][:, -1], r.FRAC[C][:, -1], range(1, C + 1)
+        census[f"C{C}"] = {f"k{k}": kit.med(by_k[:, k]) for k in ks}
+        census[f"C{C}"]["seed spread"] = max(seed_spread(by_k[:, k]) for k in ks)
+        functional[f"C{C}"] = {f"k{k}": kit.med(r.FUNC[C][:, -1, k]) for k in ks}
+        functional[f"C{C}"]["snap change"] = kit.med(r.snap[C][:, -1])
+        fraction[f"C{C}"] = {
+            "median": kit.med(frac),
+            "seed spread": seed_spread(frac),
+            "(C-1)/C": (C - 1) / C,
+            "one-hot contexts": kit.med(onehot_fraction(r.onehot, C, frac)),
+        }
+    census = Evidence(census, spread=max(v["seed spread"] for v in census.values()))
+    spread = max(v["seed spread"] for v in fraction.values())
+    fraction = Evidence(fraction, spread=spread)
+    peak = {C: int(np.argmax(np.median(BY_K[C][:, -1, 1:C], axis=0))) + 1 for C in CS}
     race_peak = {C: int(np.argmax(r.race[C][1:C])) + 1 for C in r.race}
     race = {
         f"C{C}": {f"k{k}": float(v[k]) for k in range(1, C + 1)}
         for C, v in r.race.items()
     }
-    out = [
-        (
-            "race_census",
-            race,
-            "share of the race reduction's final output maps by class (ReLN of every "
-            "context pathway, one-way, every pathway at the ReLU std, "
-            f"{r.SETTINGS['primary']}), integrated in the {r.race_form} form; "
-            "agreement of the most weighted context class with the ReLU network's: "
-            + ", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.race),
-        )
-    ]
-    form = r.race_form
+    out = [("census_by_class", census), ("census_functional", functional)]
+    out += [("fraction_served", fraction), ("race_census", race)]
     if r.form_move is not None:
-        other = {"factors": "matrix", "matrix": "factors"}[form]
-        note = (
-            f"the all-pathway race at C = {r.form_move['C']}, {other} form against "
-            f"{form} form: the time gap of the losses and the largest change of a "
-            "class share"
-        )
-        out.append(("race_form_sensitivity", r.form_move, note))
-    fits = r.fits["primary"]
-    sim = {
-        C: f.follows[family_name([C - 1], C)]
-        for C, f in fits.items()
-        if family_name([C - 1], C) in f.follows
-    }
+        out.append(("race_form_sensitivity", r.form_move))
+    paper = {C: family_name([C - 1], C) for C in P}
+    sim = {C: f.follows[paper[C]] for C, f in P.items() if paper[C] in f.follows}
     if sim:
-        note = (
-            "time gap, the trained (C-1)-of-C ReLN (matched start per seed, one-way) "
-            f"vs its race in the {form} form, largest over {len(r.seeds)} seeds, per "
-            "C: "
-            + ", ".join(f"C{C} {g:.4f}" for C, g in sim.items())
-            + "; the other members trained per seed: "
-            + "; ".join(
-                f"C{C} " + ", ".join(f"{n} {g:.4f}" for n, g in f.follows.items())
-                for C, f in fits.items()
-                if f.follows
-            )
-        )
-        gap = Evidence(max(sim.values()), criterion="gap")
-        out.append(("race_follows_reln", gap, note))
-    return out + [_fit_record(r)]
-
-
-def _fit_value(fits: dict) -> dict:
-    """The value of ``best_reln`` under one width setting: per C every member's gap,
-    the ReLU network's seed spread and, per trained member, its yardstick and its
-    race's gap."""
-    return {
-        f"C{C}": {
-            **f.gaps,
-            "seed spread": f.relu_spread,
-            **(
-                {
-                    "trained": {
-                        n: {"seed spread": f.spreads[n], "race": f.race[n]}
-                        for n in f.trained
-                    }
-                }
-                if f.trained
-                else {}
-            ),
-        }
-        for C, f in fits.items()
-    }
-
-
-def _ties_words(fits: dict) -> str:
-    return "; ".join(f"C{C} {', '.join(f.ties)}" for C, f in fits.items())
-
-
-def _fit_record(r: _Page) -> tuple:
-    """The ReLU network's loss against each ReLN of the family, under each width
-    setting: the primary's as the value, the others as the ``width`` variant."""
-    F, S = r.fits, r.SETTINGS
-    ev = Evidence(_fit_value(F["primary"])).varied(
-        "width", {S[k]: _fit_value(F[k]) for k in ("common", "rule")}
+        out.append(("race_follows_reln", Evidence(max(sim.values()), criterion="gap")))
+    trained = sorted({C for C, f in P.items() if f.trained})
+    moved = {k: [C for C in P if P[C].ties != F[k][C].ties] for k in ("common", "rule")}
+    widths = {S[k]: _fit_value(F[k]) for k in ("common", "rule")}
+    out.append(("best_reln", Evidence(_fit_value(P)).varied("width", widths)))
+    values = dict(S=S, form=r.race_form, other=r.other_form, move=r.form_move)
+    values |= dict(
+        n_seeds=len(r.seeds),
+        noise=NOISE_MULTIPLE,
+        agree=", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.race),
+        sim=", ".join(f"C{C} {g:.4f}" for C, g in sim.items()),
+        members="; ".join(
+            f"C{C} " + ", ".join(f"{n} {g:.4f}" for n, g in f.follows.items())
+            for C, f in P.items()
+            if f.follows
+        ),
+        trained=f"at C = {', '.join(map(str, trained))} the paper's (C-1)-of-C and "
+        "the two members nearest by race trained per seed ('trained': each one's seed "
+        "spread and its race's gap), the others raced; "
+        if trained
+        else "every member raced; ",
+        ties={
+            k: "; ".join(f"C{C} {', '.join(f.ties)}" for C, f in fits.items())
+            for k, fits in F.items()
+        },
+        depends="; ".join(
+            f"with {S[k]} at " + (", ".join(f"C = {C}" for C in Cs) or "no C")
+            for k, Cs in moved.items()
+        ),
     )
-    trained = sorted({C for C, f in F["primary"].items() if f.trained})
-    moved = {
-        k: [C for C in F["primary"] if F["primary"][C].ties != F[k][C].ties]
-        for k in ("common", "rule")
-    }
-    depends = "; ".join(
-        f"with {S[k]} at " + (", ".join(f"C = {C}" for C in Cs) or "no C")
-        for k, Cs in moved.items()
-    )
-    return (
-        "best_reln",
-        ev,
-        "time gap, ReLU network vs each ReLN (median over "
-        f"{len(r.seeds)} seeds), every member with {S['primary']}; "
-        + (
-            f"at C = {', '.join(map(str, trained))} the paper's (C-1)-of-C and the two "
-            "members nearest by race trained per seed ('trained': each one's seed "
-            "spread and its race's gap), the others raced; "
-            if trained
-            else "every member raced; "
-        )
-        + f"nearest and those tied with it (within {NOISE_MULTIPLE:g} x the larger "
-        "seed spread of the two): "
-        + _ties_words(F["primary"])
-        + f". With {S['common']} (trained as above): "
-        + _ties_words(F["common"])
-        + f". With {S['rule']} (raced only): "
-        + _ties_words(F["rule"])
-        + ". The nearest member or those tied with it differ "
-        + depends
-        + ".",
-    )
+    return [(name, evidence, values) for name, evidence in out]
 
 
-def _onehot_fraction(r: _Page, C: int) -> np.ndarray:
-    return onehot_fraction(r.onehot, C, r.FRAC[C][:, -1])
-
-
-def _variants_reading(r: _Page) -> str:
+def _variants_reading(r) -> str:
     """The page's reading of its variants: the width settings and one-hot input."""
     F, S = r.fits, r.SETTINGS
     lines, moved = [], {"common": [], "rule": []}
     for C, f in F["primary"].items():
-        paper = family_name([C - 1], C)
         other = {k: F[k][C].ties for k in moved if F[k][C].ties != f.ties}
         for k in other:
             moved[k].append(str(C))
         if other:
+            paper = family_name([C - 1], C)
             where = "among" if paper in f.ties else "not among"
-            lines.append(
-                f"C = {C}: {', '.join(f.ties)} with {S['primary']}, against "
-                + " and ".join(f"{', '.join(t)} with {S[k]}" for k, t in other.items())
-                + f"; the paper's {paper} is {where} them with {S['primary']}"
+            against = " and ".join(
+                f"{', '.join(t)} with {S[k]}" for k, t in other.items()
             )
-    width = (
-        "**Width.** The nearest ReLN and those tied with it change with the width "
-        "setting at "
-        + "; ".join(lines)
-        + ". The answer depends on the common pathway's width at C = "
-        + (", ".join(moved["common"]) or "none")
-        + f" ({S['common']}) and on the width rule at C = "
-        + (", ".join(moved["rule"]) or "none")
-        + f" ({S['rule']})."
+            lines.append(
+                f"C = {C}: {', '.join(f.ties)} with {S['primary']}, against {against}; "
+                f"the paper's {paper} is {where} them with {S['primary']}"
+            )
+    common, rule = (", ".join(moved[k]) or "none" for k in ("common", "rule"))
+    width = "**Width.** The nearest ReLN and those tied with it " + (
+        f"change with the width setting at {'; '.join(lines)}. The answer depends on "
+        f"the common pathway's width at C = {common} ({S['common']}) and on the width "
+        f"rule at C = {rule} ({S['rule']})."
         if lines
-        else "**Width.** The nearest ReLN and those tied with it are the same under "
-        "every width setting."
+        else "are the same under every width setting."
     )
-    frac = {
-        C: (kit.med(r.FRAC[C][:, -1]), kit.med(_onehot_fraction(r, C))) for C in r.CS
-    }
-    Cs = list(frac)
-    d1 = frac[Cs[-1]][1] - frac[Cs[0]][1]
-    onehot = (
-        "**Input.** On one-hot contexts the fraction of contexts a unit serves is "
-        + ", ".join(
-            f"{v[1]:.3f} (C = {C}; {v[0]:.3f} with the input above)"
-            for C, v in frac.items()
-        )
-        + f"; from C = {Cs[0]} to {Cs[-1]} it "
-        + ("rises" if d1 > 0 else "falls")
-        + f" by {abs(d1):.3f}."
+    med = {C: kit.med(r.FRAC[C][:, -1]) for C in r.CS}
+    hot = {C: kit.med(onehot_fraction(r.onehot, C, r.FRAC[C][:, -1])) for C in r.CS}
+    lo, hi = r.CS[0], r.CS[-1]
+    d1 = hot[hi] - hot[lo]
+    each = ", ".join(
+        f"{hot[C]:.3f} (C = {C}; {med[C]:.3f} with the input above)" for C in r.CS
     )
-    return width + "\n\n" + onehot
+    return (
+        f"{width}\n\n**Input.** On one-hot contexts the fraction of contexts a unit "
+        f"serves is {each}; from C = {lo} to {hi} it "
+        f"{'rises' if d1 > 0 else 'falls'} by {abs(d1):.3f}."
+    )
 
 
-def _summary(R: dict) -> str:
-    return claims_table(
-        [
-            ("ReLU census by class, C = 2..8", "—", R["census_by_class"]),
-            ("Fraction of contexts a unit serves", "—", R["fraction_served"]),
-            ("The ReLU census through the function", "—", R["census_functional"]),
-            ("The race reduction's census", "—", R["race_census"]),
-            ("The ReLN nearest the ReLU network's loss", "—", R["best_reln"]),
-            *(
-                [("What the race's form moves", "—", R["race_form_sensitivity"])]
-                if "race_form_sensitivity" in R
-                else []
-            ),
-            *(
-                [("The race follows the trained ReLN", "—", R["race_follows_reln"])]
-                if "race_follows_reln" in R
-                else []
-            ),
-        ]
-    )
+#: The closing table's rows, (record, claim), where the run wrote the record.
+SUMMARY = [
+    ("census_by_class", "ReLU census by class, C = 2..8"),
+    ("fraction_served", "Fraction of contexts a unit serves"),
+    ("census_functional", "The ReLU census through the function"),
+    ("race_census", "The race reduction's census"),
+    ("best_reln", "The ReLN nearest the ReLU network's loss"),
+    ("race_form_sensitivity", "What the race's form moves"),
+    ("race_follows_reln", "The race follows the trained ReLN"),
+]
 
 
 def reading(frac: dict, by_k: dict, fits: dict, race_shares: dict) -> str:
@@ -395,82 +247,62 @@ def reading(frac: dict, by_k: dict, fits: dict, race_shares: dict) -> str:
     for C, F in frac.items():
         final = np.asarray(F)[:, -1]
         meds[C], spreads[C] = float(np.median(final)), seed_spread(final)
-        shares = np.median(np.asarray(by_k[C])[:, -1, 1:C], axis=0)
-        peak = int(np.argmax(shares)) + 1
-        paper = family_name([C - 1], C)
-        fit = fits.get(C)
-        tie = getattr(fit, "ties", fit)
-        heavy = family_name([peak], C)
-        near = (
-            ""
-            if tie is None
-            else f"; nearest ReLN by loss {tie[0]}, "
-            + (f"tied with it {', '.join(tie[1:])}" if tie[1:] else "none tied with it")
-            + "; the census's heaviest class "
-            + (
-                f"{heavy} is the nearest ReLN"
-                if tie[0] == heavy
-                else f"{heavy} is not the nearest ReLN by loss"
-                + (", but tied with it" if heavy in tie else " and not tied with it")
-            )
-            + "; the paper's ReLN is "
-            + ("among the tied" if paper in tie else "not among the tied")
-        )
-        race_peak = ""
-        if C in race_shares:
-            k_race = int(np.argmax(race_shares[C][1:C])) + 1
-            race_peak = f"; the race's most weighted class: {k_race}-of-{C}"
-        lines.append(
+        peak = int(np.argmax(np.median(np.asarray(by_k[C])[:, -1, 1:C], axis=0))) + 1
+        paper, heavy = family_name([C - 1], C), family_name([peak], C)
+        tie = getattr(fits.get(C), "ties", fits.get(C))
+        line = (
             f"- C = {C}: fraction {meds[C]:.3f} (seed spread {spreads[C]:.3f}; pure "
             f"(C-1)/C = {(C - 1) / C:.3f}); most weight in {peak}-of-{C} units"
-            + race_peak
-            + near
-            + "."
         )
-    Cs = list(frac)
-    lo, hi = Cs[0], Cs[-1]
-    d = meds[hi] - meds[lo]
-    noise = max(spreads[lo], spreads[hi])
-    below = [C for C in Cs if (C - 1) / C - meds[C] > spreads[C]]
+        if C in race_shares:
+            k_race = int(np.argmax(race_shares[C][1:C])) + 1
+            line += f"; the race's most weighted class: {k_race}-of-{C}"
+        if tie is not None:
+            tied = (
+                f"tied with it {', '.join(tie[1:])}" if tie[1:] else "none tied with it"
+            )
+            nearest = (
+                "is the nearest ReLN"
+                if tie[0] == heavy
+                else "is not the nearest ReLN by loss"
+                + (", but tied with it" if heavy in tie else " and not tied with it")
+            )
+            among = "among the tied" if paper in tie else "not among the tied"
+            line += (
+                f"; nearest ReLN by loss {tie[0]}, {tied}; the census's heaviest class "
+                f"{heavy} {nearest}; the paper's ReLN is {among}"
+            )
+        lines.append(line + ".")
+    lo, hi = list(frac)[0], list(frac)[-1]
+    d, noise = meds[hi] - meds[lo], max(spreads[lo], spreads[hi])
+    below = [str(C) for C in frac if (C - 1) / C - meds[C] > spreads[C]]
     trend = (
         "stays within the seed spread"
         if abs(d) <= noise
         else ("rises" if d > 0 else "falls")
         + f" by {abs(d):.3f} (more than the seed spread {noise:.3f})"
     )
-    head = (
+    return (
         f"From C = {lo} to C = {hi} the fraction of contexts a unit serves {trend}; it "
-        f"lies below the pure (C-1)/C by more than the seed spread at C = "
-        + (", ".join(str(C) for C in below) or "none")
-        + "."
+        "lies below the pure (C-1)/C by more than the seed spread at C = "
+        f"{', '.join(below) or 'none'}.\n\n" + "\n".join(lines)
     )
-    return head + "\n\n" + "\n".join(lines)
 
 
 def report(rec, params: Params, runs: Runs) -> dict:
     """Write the page's records and glue, and build its reading and closing table.
 
-    Defined for the page book/more_contexts.md.
-
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records`.
-        params: the page's parameters (:class:`Params`).
-        runs: the page's runs (:class:`Runs`).
-
     Returns:
-        ``{"records": {key: stored record}, "reading": the page's answer as
-        Markdown, "summary": the closing table as Markdown}``; the records are
-        saved.
+        ``{"records": {key: stored record}, "reading": the page's answer as Markdown,
+        "summary": the closing table as Markdown}``; the records are saved.
     """
     r = _page(params, runs)
     _glue(r)
-    R = kit.add_all(rec, _census_records(r) + _race_records(r))
+    R = kit.add_all(rec, _records(r))
     rec.save()
+    reading_ = reading(r.FRAC, r.BY_K, r.fits["primary"], r.race)
     return {
         "records": R,
-        "reading": "**Reading.** "
-        + reading(r.FRAC, r.BY_K, r.fits["primary"], r.race)
-        + "\n\n"
-        + _variants_reading(r),
-        "summary": _summary(R),
+        "reading": f"**Reading.** {reading_}\n\n{_variants_reading(r)}",
+        "summary": claims_table([(c, "—", R[n]) for n, c in SUMMARY if n in R]),
     }

@@ -1,7 +1,4 @@
-"""The tables of the page book/more_contexts.md, as Markdown
-(:func:`helpers.book.kit.table`)."""
-
-from __future__ import annotations
+"""The tables of the page book/more_contexts.md (:func:`helpers.book.kit.table`)."""
 
 import numpy as np
 
@@ -16,43 +13,31 @@ def settings_table(CS, DS, HIDDEN, CVAL) -> str:
 
 
 def class_curve_table(relu: dict, race: dict) -> str:
-    """Per C: the ReLU network's final census share by the fraction k/C of the
-    contexts a unit is on in (median over seeds, with the range over seeds) and the
-    race reduction's prediction where it was integrated."""
+    """Per C and k/C: the ReLU census share (``relu``: ``{C: (seeds, C + 1)}``; median,
+    range over seeds) and the race reduction's, classes under 0.005 in both left out."""
     rows = []
     for C, shares in relu.items():
-        shares = np.asarray(shares)  # (seeds, C + 1)
-        for k in range(1, C + 1):
-            med = np.median(shares[:, k])
-            if med < 0.005 and (C not in race or race[C][k] < 0.005):
+        for k, s in enumerate(np.asarray(shares).T[1:], 1):
+            med, r = np.median(s), race[C][k] if C in race else None
+            if med < 0.005 and (r is None or r < 0.005):
                 continue
-            lo, hi = shares[:, k].min(), shares[:, k].max()
-            r = f"{race[C][k]:.3f}" if C in race else "—"
-            rows.append(
-                (C, f"{k}/{C} = {k / C:.2f}", f"{med:.3f} ({lo:.3f}-{hi:.3f})", r)
-            )
+            census = f"{med:.3f} ({s.min():.3f}-{s.max():.3f})"
+            r = "—" if r is None else f"{r:.3f}"
+            rows.append((C, f"{k}/{C} = {k / C:.2f}", census, r))
     heads = ("C", "k/C", "ReLU census (median; range over seeds)", "race reduction")
     return kit.table(rows, heads)
 
 
 def fit_table(fits: dict) -> str:
-    """The family fits (:class:`helpers.chapters.more_contexts.races.Fit` per C), one
-    row per C: every member's time gap to the ReLU network (the paper's (C-1)-of-C in
-    bold, a member trained per seed marked *), the nearest, the members tied with it
-    within noise and the nearest one's yardstick."""
+    """Per C (a :class:`.races.Fit`): each member's time gap (the paper's in bold, *
+    trained per seed), the nearest, those tied with it and the nearest's seed spread."""
     rows = []
     for C, f in fits.items():
         paper = family_name([C - 1], C)
-
-        def cell(n, g):
-            star = "*" if n in f.trained else ""
-            return f"**{n}**{star} {g:.3f}" if n == paper else f"{n}{star} {g:.3f}"
-
-        cells = ", ".join(cell(n, g) for n, g in sorted(f.gaps.items(), key=_second))
+        cells = ", ".join(
+            f"{f'**{n}**' if n == paper else n}{'*' if n in f.trained else ''} {g:.3f}"
+            for n, g in sorted(f.gaps.items(), key=lambda item: item[1])
+        )
         rows.append((C, cells, f.best, ", ".join(f.ties), f"{f.spreads[f.best]:.3f}"))
     heads = ("C", "time gap of each ReLN (common + ...; * trained)", "nearest")
     return kit.table(rows, (*heads, "tied within noise", "seed spread of the nearest"))
-
-
-def _second(item):
-    return item[1]
