@@ -17,13 +17,10 @@ from .run_for_run import CONTROL_STEP, SAME_START_TOL
 
 @dataclass(frozen=True)
 class Results:
-    """What the page computed: ``runs`` (:class:`helpers.chapters.authors_code.Run`
-    by experiment, in the page's order), the stored runs' ``manifest``
-    (:func:`helpers.book.crosscheck.manifest`), ``same_start``
-    (:class:`helpers.chapters.authors_code.run_for_run.SameStart` by experiment) and
-    ``control`` (the same at a step size
-    :data:`helpers.chapters.authors_code.run_for_run.CONTROL_STEP` off, one seed of
-    one experiment; None: none run)."""
+    """What the page computed: ``runs`` (:class:`~.experiments.Run` by experiment, in
+    the page's order), the stored runs' ``manifest``, ``same_start``
+    (:class:`~.run_for_run.SameStart` by experiment) and ``control`` (the same at a step
+    size :data:`~.run_for_run.CONTROL_STEP` off, one seed; None: none run)."""
 
     runs: dict
     manifest: dict
@@ -35,7 +32,7 @@ class Results:
 
     @cached_property
     def conventions(self) -> dict:
-        """:func:`helpers.chapters.authors_code.conventions` of the runs."""
+        """:func:`~.experiments.conventions` of the runs."""
         return conventions(self.runs)
 
 
@@ -43,11 +40,13 @@ def _interval(i) -> str:
     return f"[{i[0]:.4f}, {i[1]:.4f}]"
 
 
-def evidence(c) -> dict:
-    """The two records' evidence of one :class:`Comparison` ``c``: the engine's ReLU
-    curves against the scripts' (``relu``), and the ReLU-GDLN gap of the engine
-    against the scripts' (``relu_gdln``), each against the smaller of the two
-    implementations' seed spreads, with that spread's own interval."""
+def _join(xs, fmt="{}") -> str:
+    return ", ".join(fmt.format(x) for x in xs)
+
+
+def _evidence(c) -> dict:
+    """The records ``relu`` and ``relu_gdln`` of one :class:`~.comparison.Comparison`,
+    each against the smaller of the two implementations' seed spreads."""
     theirs_smaller = c.spread_theirs <= c.spread_ours
     rg_theirs_smaller = c.rg_spread_theirs <= c.rg_spread
     return {
@@ -72,16 +71,65 @@ def evidence(c) -> dict:
     }
 
 
-def _notes(c) -> dict:
-    return {
-        "relu": "time gap, the script's ReLU curves against the engine's, median over "
-        f"{c.seeds} x {c.seeds} pairs; seed spreads {c.spread_theirs:.4f} (scripts) "
-        f"and {c.spread_ours:.4f} (engine), the smaller is the yardstick.",
-        "relu_gdln": "time gap ReLU network vs GDLN, median over seeds: engine (value) "
-        "against scripts (compared); seed spreads of the per-seed gaps "
-        f"{c.rg_spread_theirs:.4f} (scripts) and {c.rg_spread:.4f} (engine), the "
-        "smaller is the yardstick.",
-    }
+def _same_start_evidence(r, c) -> Evidence:
+    """The record of one experiment run for run (``r``, a :class:`SameStart`) under the
+    rulebook's ``same_run``, against the engine's own seed spread (``c``, the
+    experiment's :class:`Comparison`; None: no yardstick), with the variant ``levels``
+    read at the loss levels both curves reach."""
+    ev = Evidence(
+        float(np.max(r.gaps)),
+        spread=None if c is None else c.spread_ours,
+        spread_interval=None if c is None else c.interval_ours,
+        per_seed=tuple(float(g) for g in r.gaps),
+        compared=float(np.max(r.rescale)),
+        criterion="same_run",
+        censored=r.censored,
+        censored_reference=r.censored_reference,
+        time_gap=True,
+    )
+    both = r.gaps_both[np.isfinite(r.gaps_both)]
+    if both.size:
+        at_both = ev.but(
+            value=float(np.max(both)), censored=False, censored_reference=False
+        )
+        ev = ev.varied("levels", {"the loss levels both curves reach": at_both})
+    return ev
+
+
+def _shifts(r) -> str:
+    """The shifts after the runs part, per loss level reached and seed."""
+    out = []
+    for k, f in enumerate(LEVELS):
+        col = r.shift[:, k]
+        if np.isfinite(col).any():
+            each = _join(("—" if not np.isfinite(x) else f"{x:+.0f}" for x in col))
+            out.append(f"{100 * f:g} %: {each}")
+    return "; ".join(out) if out else "no loss level reached by both"
+
+
+def _records(res: Results) -> list:
+    """The page's records as ``(name, evidence, values of its template)``."""
+    out = []
+    for name, r in res.runs.items():
+        ev = _evidence(r.comparison)
+        for k in ("relu", "relu_gdln"):
+            out.append((f"{k}_{name}", ev[k], {"c": r.comparison}))
+    for name, r in res.same_start.items():
+        c = res.runs[name].comparison if name in res.runs else None
+        values = {
+            "r": r,
+            "tol": SAME_START_TOL,
+            "identical": _join(r.identical.tolist()),
+            "part": _join(p if p < r.epochs else "never" for p in r.part.tolist()),
+            "steepest": _join(r.steepest, "{:.2f}"),
+            "rescale": _join(r.rescale, "{:.1e}"),
+            "shifts": _shifts(r),
+            "spread": ""
+            if c is None
+            else (f" against the engine's own seed spread {c.spread_ours:.4f}"),
+        }
+        out.append((f"same_start_{name}", _same_start_evidence(r, c), values))
+    return out
 
 
 def _runs_table(res: Results) -> str:
@@ -169,86 +217,6 @@ def _closing(res: Results, recs: dict) -> str:
     return " ".join(text)
 
 
-def same_start_evidence(r, c) -> Evidence:
-    """The record of one experiment run for run (:class:`SameStart` ``r``), under the
-    rulebook's ``same_run``: the step-size error the agreement before the runs part
-    leaves possible (``compared``, the largest over seeds of ``r.rescale``), and the
-    time gap of the script's curve and the engine's from the same start (the value,
-    the largest over seeds; before they part the curves agree, so it is the shift
-    after), held against the seed spread of the engine's own ReLU runs of the same
-    experiment (:class:`Comparison` ``c``: ``spread_ours`` and its interval).  Where
-    a gap is censored, its ``levels`` variant reads it at the levels both curves
-    reach.
-
-    Defined for the page book/authors_code.md.
-
-    Args:
-        r: :class:`helpers.chapters.authors_code.run_for_run.SameStart`.
-        c: :class:`helpers.chapters.authors_code.comparison.Comparison` of the same
-            experiment (the two sets of seeds), or None (no yardstick: no verdict).
-
-    Returns:
-        :class:`helpers.core.measures.Evidence`.
-    """
-    ev = Evidence(
-        float(np.max(r.gaps)),
-        spread=None if c is None else c.spread_ours,
-        spread_interval=None if c is None else c.interval_ours,
-        per_seed=tuple(float(g) for g in r.gaps),
-        compared=float(np.max(r.rescale)),
-        criterion="same_run",
-        censored=r.censored,
-        censored_reference=r.censored_reference,
-        time_gap=True,
-    )
-    both = r.gaps_both[np.isfinite(r.gaps_both)]
-    if both.size:
-        at_both = ev.but(
-            value=float(np.max(both)), censored=False, censored_reference=False
-        )
-        ev = ev.varied("levels", {"the loss levels both curves reach": at_both})
-    return ev
-
-
-def _pct(f: float) -> str:
-    return f"{100 * f:g} %"
-
-
-def _join(xs, fmt="{}") -> str:
-    return ", ".join(fmt.format(x) for x in xs)
-
-
-def _shifts(r) -> str:
-    """The shifts after the runs part, per loss level reached and seed (engine minus
-    script, epochs), for the note and the text."""
-    out = []
-    for k, f in enumerate(LEVELS):
-        col = r.shift[:, k]
-        if np.isfinite(col).any():
-            each = _join(("—" if not np.isfinite(x) else f"{x:+.0f}" for x in col))
-            out.append(f"{_pct(f)}: {each}")
-    return "; ".join(out) if out else "no loss level reached by both"
-
-
-def _same_start_note(r, c) -> str:
-    parts = _join(f"{p}" if p < r.epochs else "never" for p in r.part.tolist())
-    spread = (
-        f" against the engine's own seed spread {c.spread_ours:.4f}"
-        if c is not None
-        else ""
-    )
-    return (
-        f"seeds {r.seeds}: equal bit for bit for the first "
-        f"{_join(r.identical.tolist())} epochs; within relative "
-        f"{SAME_START_TOL:g} until epoch {parts} (of {r.epochs}); steepest "
-        f"|d ln L / d ln t| before that {_join(r.steepest, '{:.2f}')}, so the "
-        f"step-size error left possible is {_join(r.rescale, '{:.1e}')} (paper field: "
-        f"the largest); shifts after they part, engine minus script, epochs at the "
-        f"loss levels, per seed: {_shifts(r)}; value: time gap, largest over "
-        f"seeds{spread}."
-    )
-
-
 def _same_start_table(res: Results, recs: dict, tol: float) -> str:
     rows = []
     for name, r in res.same_start.items():
@@ -287,9 +255,8 @@ def _same_start_table(res: Results, recs: dict, tol: float) -> str:
 
 
 def _control_text(ctrl, rec_spread, title: str) -> str:
-    """The control of the rule: :class:`SameStart` ``ctrl`` of the engine at a step
-    size :data:`CONTROL_STEP` off, decided by the same rule against the yardstick
-    ``rec_spread`` of the real run's record."""
+    """The control: the engine at a step size :data:`CONTROL_STEP` off (``ctrl``),
+    under the same rule against the real run's yardstick ``rec_spread``."""
     ev = Evidence(
         float(np.max(ctrl.gaps)),
         spread=rec_spread,
@@ -321,23 +288,9 @@ def _control_text(ctrl, rec_spread, title: str) -> str:
     )
 
 
-def same_start_text(res: Results, recs: dict, tol: float) -> str:
-    """The reading of the section *Run for run*, from its numbers: the epochs equal
-    bit for bit, the agreement within ``tol`` and the step-size error it leaves
-    possible, the shifts after the runs part against the engine's own seed spread,
-    the control (a step size :data:`CONTROL_STEP` off) and the depth network.
-
-    Defined for the page book/authors_code.md.
-
-    Args:
-        res: :class:`Results` with ``same_start`` (and ``control``, if any).
-        recs: the page's stored records (``same_start_*``).
-        tol: the relative tolerance of agreement
-            (:data:`helpers.chapters.authors_code.SAME_START_TOL`).
-
-    Returns:
-        Markdown paragraphs.
-    """
+def _same_start_text(res: Results, recs: dict, tol: float) -> str:
+    """The reading of the section *Run for run* (agreement within ``tol``), with the
+    control, *On any machine* and the depth network."""
     same = res.same_start
     if not same:
         return ""
@@ -419,9 +372,7 @@ def _any_machine(same: dict, recs: dict) -> str:
 
 
 def _depth_reading(r, rec: dict) -> str:
-    """The depth network's run for run (:class:`SameStart` ``r``, its record
-    ``rec``), in words generated from its numbers: where the runs part and how far
-    the later drops move, seed by seed, against the engine's own seed spread."""
+    """The depth network's run for run (``r``, its record ``rec``) in words."""
     lo, hi = int(r.identical.min()), int(r.identical.max())
     frac = r.part_loss / r.theirs[:, 0]
     text = (
@@ -456,23 +407,8 @@ def _depth_reading(r, rec: dict) -> str:
     return text
 
 
-def _records(res: Results) -> list:
-    """The page's records as ``(name, evidence, note)``, in the page's order."""
-    out = []
-    for name, r in res.runs.items():
-        ev, notes = evidence(r.comparison), _notes(r.comparison)
-        out += [(f"{k}_{name}", ev[k], notes[k]) for k in ("relu", "relu_gdln")]
-    for name, r in res.same_start.items():
-        run = res.runs.get(name)
-        c = None if run is None else run.comparison
-        out.append(
-            (f"same_start_{name}", same_start_evidence(r, c), _same_start_note(r, c))
-        )
-    return out
-
-
 def _claims(res: Results) -> list:
-    """``(record name, claim)`` of the closing table, in the page's order."""
+    """``(record name, claim)`` of the closing table."""
     out = []
     for name in res.runs:
         title = res.title(name)
@@ -487,21 +423,12 @@ def _claims(res: Results) -> list:
 
 
 def report(rec, results: Results) -> dict:
-    """Write the page's records and build its tables and closing sentences.
-
-    Defined for the page book/authors_code.md.
-
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records`.
-        results: :class:`Results`, what the page computed.
+    """Write and save the page's records (``rec``, a
+    :class:`helpers.book.records.Records`) and build its tables and sentences.
 
     Returns:
-        ``{name: Markdown}``: ``runs`` (the experiments and their stored runs),
-        ``conventions`` (the four conventions, checked), ``headline`` (the numbers
-        behind the records), ``claims`` (the closing table of the records) and
-        ``closing`` (what the comparison says), ``same_start`` (the table of the
-        runs from the scripts' own weights) and ``same_start_text`` (its reading).
-        The records are saved.
+        ``{name: Markdown}`` for ``runs``, ``conventions``, ``headline``, ``claims``
+        (the closing table), ``closing``, ``same_start`` and ``same_start_text``.
     """
     recs = kit.add_all(rec, _records(results))
     claims = [(claim, "—", recs[key]) for key, claim in _claims(results)]
@@ -513,7 +440,7 @@ def report(rec, results: Results) -> dict:
         "claims": claims_table(claims),
         "closing": _closing(results, recs),
         "same_start": _same_start_table(results, recs, SAME_START_TOL),
-        "same_start_text": same_start_text(results, recs, SAME_START_TOL),
+        "same_start_text": _same_start_text(results, recs, SAME_START_TOL),
     }
 
 
