@@ -20,15 +20,9 @@ def _show():
 
 def plot_paper_settings(L_relu, L_mixed, L_single, census, weight_census, t_rec):
     """Figure ``fig-reviewers-base``: the loss of the ReLU network and of the two ReLNs
-    (left), and the functional share of each gating class over training, median over
-    seeds, with the 2-of-3 share of the census by weight dotted (right).
-
-    Args:
-        L_relu, L_mixed, L_single: loss curves ``(seeds, T)``.
-        census: :func:`helpers.chapters.reviewers.census_over_training` of the ReLU
-            runs (``{class: (seeds, R)}``); ``weight_census``: the 2-of-3 share by
-            weight, ``(seeds, R)``; ``t_rec``: the ``R`` recorded epochs.
-    """
+    (left), and the functional share of each gating class over training (``census``,
+    ``{class: (seeds, R)}`` at the epochs ``t_rec``), median over seeds, with the
+    2-of-3 share by weight (``weight_census``, ``(seeds, R)``) dotted (right)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     loss_curves(a, L_relu, "ReLU", COLORS["relu"])
     loss_curves(a, L_mixed, "ReLN common + 2-of-3 (matched)", COLORS["mixed"])
@@ -45,15 +39,10 @@ def plot_paper_settings(L_relu, L_mixed, L_single, census, weight_census, t_rec)
 
 def plot_init_sweep(order, stds, L_init, plateau_min, multiple):
     """Figure ``fig-reviewers-init``: the loss over its own initial loss per initial
-    std (left), and per std the plateau share, the share of gates that moved and the
-    match over the seed spread (right, the last on a log axis).
-
-    Args:
-        order: the init sweep's rows sorted by ``std``; ``stds``: the stds in the order
-            of ``L_init``'s settings (loss curves ``(settings, seeds, T)``).
-        plateau_min, multiple: the plateau threshold (dashed) and the rulebook's noise
-            multiple (dotted).
-    """
+    std (left; ``L_init``: ``(settings, seeds, T)``, a setting per std of ``stds``),
+    and per std (``order``: the init sweep's rows by std) the plateau share (its
+    threshold dashed), the share of gates moved and the match over the seed spread
+    (right, on a log axis, the noise ``multiple`` dotted)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     shades = plt.cm.viridis(np.linspace(0.85, 0.1, len(order)))
     t_all = np.arange(np.shape(L_init)[-1])
@@ -112,16 +101,11 @@ def _phase_curves(maps, ctx_names):
 
 def plot_separation(maps, race_maps, ctx_names, t_reln, t_common, L_reln, preds):
     """Figure ``fig-reviewers-separation``: the common pathway's distance to its final
-    map and the context pathways' summed norm over its final value, simulated (median
-    over seeds) and one-way race (dashed), with the epoch where the common pathway has
-    finished (left); the simulated ReLN's loss against the races (right).
-
-    Args:
-        maps: per seed, the simulated ReLN's pathway maps ``{name: (R, p, d)}``;
-            ``race_maps``: the one-way race's; ``t_reln``: their recorded epochs.
-        L_reln: the simulated ReLN's loss curves; ``preds``: ``{name: race
-            prediction}`` (each with ``loss``).
-    """
+    map and the context pathways' summed norm over its final value, simulated (``maps``,
+    per seed ``{name: (R, p, d)}`` at the epochs ``t_reln``; median over seeds) and
+    one-way race (``race_maps``, dashed), with the epoch ``t_common`` where the common
+    pathway has finished (left); the simulated ReLN's loss against the races' (right;
+    ``preds``: ``{name: prediction with .loss}``)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     sim = np.array([_phase_curves(m, ctx_names) for m in maps])
     race_c = _phase_curves(race_maps, ctx_names)

@@ -10,11 +10,11 @@ import numpy as np
 
 from ...book.kit import add_all, glue_many
 from ...book.records import claims_table
-from ...book.rulebook import NOISE_MULTIPLE, PHASE_SNAP
+from ...book.rulebook import NOISE_MULTIPLE as MULT
+from ...book.rulebook import PHASE_SNAP
 from .measures import nanmed
 from .sweeps import min_width, score_sentence, strategy_settings, structure_by_setting
 
-MULT = NOISE_MULTIPLE
 #: The match's fields every sweep's record keeps.
 MATCH = ("match_value", "match_spread", "match_spread_interval", "match_alternative")
 MATCH += ("match_alternative_spread", "match_nearer")
@@ -23,8 +23,6 @@ DATA = ("offdiag_common", "offdiag_ctx23", "mixed", "single", "snap_change")
 DATA += ("final_loss_share", *MATCH)
 #: The strategy's shares a record keeps.
 STRATEGY = ("common", "mixed", "single", "other", "snap_change", "mixed_of_context")
-#: How the page words the answer of :func:`~.measures.nearer_than_half`.
-NEARER = {"undecided": "not told apart from"}  # the others as they are
 
 
 def _each(rows: dict, keys) -> dict:
@@ -82,7 +80,7 @@ def _glue_base(r: Results) -> None:
         base_ratio=mb["value"] / mb["spread"],
         base_interval="[{:.3f}, {:.3f}]".format(*mb["spread_interval"]),
         base_half_alt=mb["alternative"] / 2,
-        base_nearer=NEARER.get(mb["nearer_verdict"], mb["nearer_verdict"]),
+        base_nearer=mb["nearer_verdict"].replace("undecided", "not told apart from"),
         base_alt_spread=mb["alternative_spread"],
         base_margin=abs(mb["alternative"] / 2 - mb["value"]), base_noise=MULT * top,
         base_weight_mixed=nanmed(r.weight_census[:, -1]), authors_match=ma["value"],
@@ -180,8 +178,7 @@ def _glue_data(r: Results) -> None:
 
 
 def _glue_separation(r: Results) -> None:
-    sep = r.separation
-    ow = sep["one-way race"]
+    sep, ow = r.separation, r.separation["one-way race"]
     races = ("one-way race", "fully coupled race", "separated race")
     within = ow["gap_to_reln"] <= MULT * ow["reln_spread"]
     glue_many("reviewers",
@@ -243,8 +240,7 @@ def _glue_interventions(r: Results) -> None:
 
 
 def _glue_sentence(r: Results) -> None:
-    p, s = r.params, r.sentence
-    excluded = s["excluded_no_strategy"]
+    p, s, excluded = r.params, r.sentence, r.sentence["excluded_no_strategy"]
     not_timed = [k for k, x in r.optimiser.items() if x["match_value"] is None]
     ref = r.matches["paper settings"]["value"]
     rel_gaps = [m["value"] / ref for m in r.matches.values()]
@@ -346,8 +342,7 @@ def _per(d: dict, key: str, fmt: str) -> str:
 
 
 def _summary(recs: dict, r: Results) -> str:
-    """The closing table: one row per headline, each value a one-line digest of its
-    record (the record holds every number behind it; None: the record itself)."""
+    """The closing table: per headline its record, or a one-line digest of it."""
     width_flat = {
         f"{w} ({rule})": x
         for rule, rows in r.width_sweep.items()
@@ -395,11 +390,7 @@ def _summary(recs: dict, r: Results) -> str:
 
 def report(rec, results: Results) -> dict:
     """Write the chapter's records, glue every number the prose cites and build the
-    closing table.  Defined for the page book/reviewers.md.
-
-    Returns:
-        ``{"records": {name: record}, "summary": the closing table (Markdown), "path":
-        the records' file}``.
+    closing table: ``{"records": {name: record}, "summary": Markdown, "path": file}``.
     """
     for part in _GLUES:
         part(results)

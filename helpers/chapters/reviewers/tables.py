@@ -1,5 +1,4 @@
-"""The tables of the page ``book/reviewers.md``, shown where their section is (Markdown
-through :func:`helpers.book.kit.table`)."""
+"""The tables of the page ``book/reviewers.md`` (:func:`helpers.book.kit.table`)."""
 
 from __future__ import annotations
 
@@ -30,9 +29,8 @@ _WIDTH += (("mixed_of_context", ".2f"), ("snap_change", ".2f"), ("match_value", 
 
 
 def width_table(sweep: dict) -> str:
-    """The width sweep (Table 1): ``sweep[rule][width]`` rows of
-    :func:`~.sweeps.width_row`, the match also relative to the one at 700 units (or
-    the rule's middle width when 700 is not swept)."""
+    """The width sweep (Table 1), rows of :func:`~.sweeps.width_row` by rule and width;
+    the match also relative to 700 units' (or the middle width's, 700 not swept)."""
     rows = []
     for rule, by_width in sweep.items():
         ref = by_width.get(700) or by_width[sorted(by_width)[len(by_width) // 2]]
@@ -94,9 +92,8 @@ def mode_table(rows6, t_iso, t_race, t_sim) -> str:
 
 
 def intervention_table(intervention: dict, base_end: dict, base_loss: float) -> str:
-    """The interventions (section 7), rows of :func:`~.sweeps.intervention_row` after
-    the paper's settings (``base_end``: their strategy per seed; ``base_loss``: their
-    final loss over ``L0``, median over seeds)."""
+    """The interventions (section 7), rows of :func:`~.sweeps.intervention_row`, after
+    the paper's settings (their strategy per seed, ``base_end``, and final loss)."""
     b = [f"{nanmed(base_end[c]):.2f}" for c in ("mixed", "single", "common")]
     rows = [["none (the paper's settings)", *b, "—", "—", "1", f"{base_loss:.2g}"]]
     keys = ("mixed", "single", "common", "race_mixed", "race_single")
@@ -109,8 +106,7 @@ def intervention_table(intervention: dict, base_end: dict, base_loss: float) -> 
 
 
 def sentence_table(matches: dict, reference: str) -> str:
-    """Every setting's match (:func:`~.measures.match_summary`), also relative to the
-    ``reference`` setting's."""
+    """Every setting's match (:func:`~.measures.match_summary`), also relative."""
     ref = matches[reference]["value"]
     rows = []
     for name, m in matches.items():
