@@ -47,22 +47,20 @@ def _join(xs, fmt="{}") -> str:
 def _evidence(c) -> dict:
     """The records ``relu`` and ``relu_gdln`` of one :class:`~.comparison.Comparison`,
     each against the smaller of the two implementations' seed spreads."""
-    theirs_smaller = c.spread_theirs <= c.spread_ours
-    rg_theirs_smaller = c.rg_spread_theirs <= c.rg_spread
+    relu_iv = c.interval_theirs if c.spread_theirs <= c.spread_ours else c.interval_ours
+    rg_smaller = c.rg_theirs if c.rg_spread_theirs <= c.rg_spread else c.rg_ours
     return {
         "relu": Evidence(
             c.gap,
             spread=min(c.spread_theirs, c.spread_ours),
-            spread_interval=c.interval_theirs if theirs_smaller else c.interval_ours,
+            spread_interval=relu_iv,
             criterion="seed_noise",
             time_gap=True,
         ),
         "relu_gdln": Evidence(
             kit.med(c.rg_ours),
             spread=min(c.rg_spread, c.rg_spread_theirs),
-            spread_interval=seed_spread_interval(
-                c.rg_theirs if rg_theirs_smaller else c.rg_ours
-            ),
+            spread_interval=seed_spread_interval(rg_smaller),
             per_seed=tuple(float(g) for g in c.rg_ours),
             compared=kit.med(c.rg_theirs),
             criterion="near",
@@ -71,21 +69,30 @@ def _evidence(c) -> dict:
     }
 
 
-def _same_start_evidence(r, c) -> Evidence:
-    """The record of one experiment run for run (``r``, a :class:`SameStart`) under the
-    rulebook's ``same_run``, against the engine's own seed spread (``c``, the
-    experiment's :class:`Comparison`; None: no yardstick), with the variant ``levels``
-    read at the loss levels both curves reach."""
-    ev = Evidence(
+def _same_run(r, spread, **more) -> Evidence:
+    """The evidence of a run for run ``r`` (:class:`~.run_for_run.SameStart`) under
+    the rulebook's ``same_run``, against the seed spread ``spread``."""
+    return Evidence(
         float(np.max(r.gaps)),
-        spread=None if c is None else c.spread_ours,
-        spread_interval=None if c is None else c.interval_ours,
-        per_seed=tuple(float(g) for g in r.gaps),
+        spread=spread,
         compared=float(np.max(r.rescale)),
         criterion="same_run",
         censored=r.censored,
         censored_reference=r.censored_reference,
         time_gap=True,
+        **more,
+    )
+
+
+def _same_start_evidence(r, c) -> Evidence:
+    """The record of one experiment run for run, against the engine's own seed spread
+    (``c``, its :class:`~.comparison.Comparison`; None: no yardstick), with the
+    variant ``levels`` read at the loss levels both curves reach."""
+    ev = _same_run(
+        r,
+        None if c is None else c.spread_ours,
+        spread_interval=None if c is None else c.interval_ours,
+        per_seed=tuple(float(g) for g in r.gaps),
     )
     both = r.gaps_both[np.isfinite(r.gaps_both)]
     if both.size:
@@ -116,6 +123,7 @@ def _records(res: Results) -> list:
             out.append((f"{k}_{name}", ev[k], {"c": r.comparison}))
     for name, r in res.same_start.items():
         c = res.runs[name].comparison if name in res.runs else None
+        yard = "" if c is None else f"{c.spread_ours:.4f}"
         values = {
             "r": r,
             "tol": SAME_START_TOL,
@@ -124,9 +132,7 @@ def _records(res: Results) -> list:
             "steepest": _join(r.steepest, "{:.2f}"),
             "rescale": _join(r.rescale, "{:.1e}"),
             "shifts": _shifts(r),
-            "spread": ""
-            if c is None
-            else (f" against the engine's own seed spread {c.spread_ours:.4f}"),
+            "spread": f" against the engine's own seed spread {yard}" if yard else "",
         }
         out.append((f"same_start_{name}", _same_start_evidence(r, c), values))
     return out
@@ -193,10 +199,8 @@ def _closing(res: Results, recs: dict) -> str:
     comp = {n: r.comparison for n, r in res.runs.items()}
     conv = res.conventions
     failed = [k for k, r in recs.items() if r["verdict"] != "check"]
-    worst = max(
-        comp,
-        key=lambda n: comp[n].gap / min(comp[n].spread_theirs, comp[n].spread_ours),
-    )
+    noise = {n: c.gap / min(c.spread_theirs, c.spread_ours) for n, c in comp.items()}
+    worst = max(noise, key=noise.get)
     c = comp[worst]
     first = max(abs(v["first_ratio"] - 1) for v in conv.values())
     target = max(abs(v["target_ratio"] - 1) for v in conv.values())
@@ -220,12 +224,8 @@ def _closing(res: Results, recs: dict) -> str:
 def _same_start_table(res: Results, recs: dict, tol: float) -> str:
     rows = []
     for name, r in res.same_start.items():
-        part = _join(
-            f"{p} ({100 * r.part_loss[i] / r.theirs[i, 0]:.0f} %)"
-            if p < r.epochs
-            else "none"
-            for i, p in enumerate(r.part.tolist())
-        )
+        parts = zip(r.part.tolist(), 100 * r.part_loss / r.theirs[:, 0])
+        part = _join(f"{p} ({f:.0f} %)" if p < r.epochs else "none" for p, f in parts)
         rec = recs[f"same_start_{name}"]
         spread = rec.get("spread")
         yard = f" ({spread:.4f})" if isinstance(spread, float) else ""
@@ -257,15 +257,7 @@ def _same_start_table(res: Results, recs: dict, tol: float) -> str:
 def _control_text(ctrl, rec_spread, title: str) -> str:
     """The control: the engine at a step size :data:`CONTROL_STEP` off (``ctrl``),
     under the same rule against the real run's yardstick ``rec_spread``."""
-    ev = Evidence(
-        float(np.max(ctrl.gaps)),
-        spread=rec_spread,
-        compared=float(np.max(ctrl.rescale)),
-        criterion="same_run",
-        censored=ctrl.censored,
-        censored_reference=ctrl.censored_reference,
-        time_gap=True,
-    )
+    ev = _same_run(ctrl, rec_spread)
     v = rulebook.verdict(ev, kind="check", provenance="authors' code")
     old = rulebook.holds("gap", float(np.max(ctrl.gaps)))
     i = 0
@@ -407,19 +399,12 @@ def _depth_reading(r, rec: dict) -> str:
     return text
 
 
-def _claims(res: Results) -> list:
-    """``(record name, claim)`` of the closing table."""
-    out = []
-    for name in res.runs:
-        title = res.title(name)
-        out += [
-            (f"relu_{name}", f"{title}: the engine's ReLU network is the script's"),
-            (f"relu_gdln_{name}", f"{title}: the same ReLU-GDLN gap"),
-        ]
-    for name in res.same_start:
-        claim = f"{res.title(name)}: from the script's own weights, the same run"
-        out.append((f"same_start_{name}", claim))
-    return out
+#: The closing table's claim of each kind of record, after the experiment's title.
+_CLAIMS = {
+    "relu": "the engine's ReLU network is the script's",
+    "relu_gdln": "the same ReLU-GDLN gap",
+    "same_start": "from the script's own weights, the same run",
+}
 
 
 def report(rec, results: Results) -> dict:
@@ -431,7 +416,11 @@ def report(rec, results: Results) -> dict:
         (the closing table), ``closing``, ``same_start`` and ``same_start_text``.
     """
     recs = kit.add_all(rec, _records(results))
-    claims = [(claim, "—", recs[key]) for key, claim in _claims(results)]
+    kinds = [(k, n) for n in results.runs for k in ("relu", "relu_gdln")]
+    kinds += [("same_start", n) for n in results.same_start]
+    claims = [
+        (f"{results.title(n)}: {_CLAIMS[k]}", "—", recs[f"{k}_{n}"]) for k, n in kinds
+    ]
     rec.save()
     return {
         "runs": _runs_table(results),
@@ -446,8 +435,8 @@ def report(rec, results: Results) -> dict:
 
 def spread_text(title: str, c, check) -> str:
     """The paragraph on the two implementations' seed spreads of one experiment: its
-    :class:`Comparison` ``c`` against the engine's spread on more seeds (``check``,
-    a :class:`helpers.chapters.authors_code.SpreadCheck`)."""
+    :class:`~.comparison.Comparison` ``c`` against the engine's spread on more seeds
+    (``check``, a :class:`~.experiments.SpreadCheck`)."""
     k, subs = check.k, check.subsets
     n = len(check.seeds)
     q5, q50, q95 = np.quantile(subs, [0.05, 0.5, 0.95])
@@ -464,11 +453,9 @@ def spread_text(title: str, c, check) -> str:
         f"ReLU spread is {c.spread_ours:.4f} and the scripts' {c.spread_theirs:.4f} "
         f"(ratio {c.spread_ours / c.spread_theirs:.1f}); their bootstrap intervals "
         f"over seeds are {_interval(c.interval_ours)} and "
-        f"{_interval(c.interval_theirs)}"
-        f"{', which do not overlap' if apart else ', which overlap'}. "
+        f"{_interval(c.interval_theirs)}, which {'do not ' if apart else ''}overlap. "
         f"Over {n} seeds the engine's spread is {check.all_spread:.4f}, and the spread "
-        "of "
-        f"every {k} of its seeds ranges over {q5:.4f}–{q95:.4f} (5 and 95 % of "
+        f"of every {k} of its seeds ranges over {q5:.4f}–{q95:.4f} (5 and 95 % of "
         f"{len(subs)} subsets, median {q50:.4f}): the engine's first {k} seeds lie at "
         f"{100 * np.mean(subs <= c.spread_ours):.0f} % of that range and the scripts' "
         f"spread at {100 * np.mean(subs <= c.spread_theirs):.0f} %. The time gap of "
