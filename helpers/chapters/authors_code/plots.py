@@ -5,9 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ... import figures
-
-LABELS = {"relu": "ReLU", "gdln": "GDLN"}
+from ...figures import PALETTE
 
 
 def _grid(n: int, height: float):
@@ -34,33 +32,28 @@ def _finish(fig, axes, n: int, legend_size: int):
 
 
 def plot_losses(runs: dict, titles: dict):
-    """Figure ``fig-authors-code-loss``: the scripts' loss curves (solid) and the
-    engine's (dashed) of every experiment of ``runs`` (:class:`~.experiments.Run` by
-    name), ReLU network and GDLN, seeds faint and the median bold, one panel per
-    experiment titled from ``titles``."""
-    colors = {"relu": figures.PALETTE["relu"], "gdln": figures.PALETTE["reln"]}
+    """Figure ``fig-authors-code-loss``: per experiment of ``runs`` (a panel titled
+    from ``titles``), the scripts' loss curves (solid) and the engine's (dashed), ReLU
+    network and GDLN, seeds faint and the median bold."""
     fig, axes = _grid(len(runs), 3.4)
     for ax, (name, r) in zip(axes.flat, runs.items()):
-        for key in ("relu", "gdln"):
-            for curves, style, who in (
-                (r.theirs, "-", "authors"),
-                (r.ours, "--", "engine"),
-            ):
-                c, col, label = curves[key], colors[key], f"{LABELS[key]} ({who})"
+        sides = ((r.theirs, "-", "authors"), (r.ours, "--", "engine"))
+        for key, net, pal in (("relu", "ReLU", "relu"), ("gdln", "GDLN", "reln")):
+            for curves, style, who in sides:
+                c, label = curves[key], f"{net} ({who})"
                 t = np.arange(1, c.shape[1] + 1)
                 for one in c:
-                    ax.plot(t, one, style, color=col, alpha=0.2, lw=0.7)
-                ax.plot(t, np.median(c, axis=0), style, color=col, lw=1.8, label=label)
+                    ax.plot(t, one, style, color=PALETTE[pal], alpha=0.2, lw=0.7)
+                med = np.median(c, axis=0)
+                ax.plot(t, med, style, color=PALETTE[pal], lw=1.8, label=label)
         _label(ax, titles[name], "summed loss")
     return _finish(fig, axes, len(runs), 8)
 
 
 def plot_same_start(same: dict, titles: dict, tol: float):
-    """Figure ``fig-authors-code-same-start``: run for run, per experiment of ``same``
-    (:class:`~.run_for_run.SameStart` by name), ``|engine - script| / script's loss``
-    at every epoch on a log scale, one line per seed (epochs equal bit for bit leave a
-    gap), the tolerance ``tol`` dashed and the epoch each seed parts marked; one panel
-    per experiment titled from ``titles``."""
+    """Figure ``fig-authors-code-same-start``: per experiment of ``same`` (a panel
+    titled from ``titles``), ``|engine - script| / script's loss`` per epoch and seed
+    (equal bits leave a gap), the tolerance ``tol`` dashed, each parting marked."""
     fig, axes = _grid(len(same), 3.2)
     colors = plt.get_cmap("viridis")
     for ax, (name, r) in zip(axes.flat, same.items()):
@@ -78,12 +71,10 @@ def plot_same_start(same: dict, titles: dict, tol: float):
 
 
 def plot_race(r, color: str = "#2ca02c"):
-    """Figure ``fig-authors-code-race``: Fig. 4a's race prediction two ways
-    (:class:`~.race.RaceCheck` ``r``): left, the loss of the authors' ``race.py`` as
-    stored (solid) and of the book's re-implementation (dashed), log scale; right, their
-    relative difference at every epoch, with and without the one-epoch alignment of the
-    recorded epochs, and float32's epsilon dotted.  ``color``: the race's (green, as
-    the contexts page draws it)."""
+    """Figure ``fig-authors-code-race``: Fig. 4a's race (:class:`~.race.RaceCheck`
+    ``r``, drawn in ``color``) by the authors' ``race.py`` (solid) and by the book
+    (dashed), and their relative difference per epoch, aligned and one epoch off, with
+    float32's epsilon dotted."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(9.0, 3.4))
     t = np.arange(1, r.theirs.size + 1)
     a.plot(t, r.theirs, "-", color=color, lw=2.4, alpha=0.5, label="authors' race.py")
