@@ -1,13 +1,11 @@
-"""The figure of the page *Against the authors' code* (``book/authors_code.md``)."""
+"""The figures of the page *Against the authors' code* (``book/authors_code.md``)."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ... import figures
-
-LABELS = {"relu": "ReLU", "gdln": "GDLN"}
+from ...figures import PALETTE
 
 
 def _grid(n: int, height: float):
@@ -21,8 +19,7 @@ def _label(ax, title: str, ylabel: str) -> None:
     """A panel's log scale, title and axis labels (epochs along x)."""
     ax.set_yscale("log")
     ax.set_title(title, fontsize=10)
-    ax.set_xlabel("epoch")
-    ax.set_ylabel(ylabel)
+    ax.set(xlabel="epoch", ylabel=ylabel)
 
 
 def _finish(fig, axes, n: int, legend_size: int):
@@ -35,51 +32,28 @@ def _finish(fig, axes, n: int, legend_size: int):
 
 
 def plot_losses(runs: dict, titles: dict):
-    """The scripts' loss curves (solid) and the engine's (dashed) of every experiment
-    of ``runs`` (:class:`helpers.chapters.authors_code.Run` by name), ReLU network and
-    GDLN, seeds faint and the median bold, one panel per experiment titled from
-    ``titles``; Figure ``fig-authors-code-loss``.
-
-    Returns:
-        The figure.
-    """
-    colors = {"relu": figures.PALETTE["relu"], "gdln": figures.PALETTE["reln"]}
+    """Figure ``fig-authors-code-loss``: per experiment of ``runs`` (a panel titled
+    from ``titles``), the scripts' loss curves (solid) and the engine's (dashed), ReLU
+    network and GDLN, seeds faint and the median bold."""
     fig, axes = _grid(len(runs), 3.4)
     for ax, (name, r) in zip(axes.flat, runs.items()):
-        for key in ("relu", "gdln"):
-            for curves, style, who in (
-                (r.theirs, "-", "authors"),
-                (r.ours, "--", "engine"),
-            ):
-                c = curves[key]
+        sides = ((r.theirs, "-", "authors"), (r.ours, "--", "engine"))
+        for key, net, pal in (("relu", "ReLU", "relu"), ("gdln", "GDLN", "reln")):
+            for curves, style, who in sides:
+                c, label = curves[key], f"{net} ({who})"
                 t = np.arange(1, c.shape[1] + 1)
                 for one in c:
-                    ax.plot(t, one, style, color=colors[key], alpha=0.2, lw=0.7)
-                ax.plot(
-                    t,
-                    np.median(c, axis=0),
-                    style,
-                    color=colors[key],
-                    lw=1.8,
-                    label=f"{LABELS[key]} ({who})",
-                )
+                    ax.plot(t, one, style, color=PALETTE[pal], alpha=0.2, lw=0.7)
+                med = np.median(c, axis=0)
+                ax.plot(t, med, style, color=PALETTE[pal], lw=1.8, label=label)
         _label(ax, titles[name], "summed loss")
     return _finish(fig, axes, len(runs), 8)
 
 
 def plot_same_start(same: dict, titles: dict, tol: float):
-    """Run for run: per experiment of ``same``
-    (:class:`helpers.chapters.authors_code.SameStart` by name), the engine's loss minus
-    the script's at every epoch, as ``|difference| / script's loss`` on a log scale, one
-    line per seed (epochs where the two are equal bit for bit leave a gap), the
-    tolerance ``tol`` dashed, and the epoch each seed parts marked; one panel per
-    experiment titled from ``titles``; Figure ``fig-authors-code-same-start``.
-
-    Defined for the page book/authors_code.md.
-
-    Returns:
-        The figure.
-    """
+    """Figure ``fig-authors-code-same-start``: per experiment of ``same`` (a panel
+    titled from ``titles``), ``|engine - script| / script's loss`` per epoch and seed
+    (equal bits leave a gap), the tolerance ``tol`` dashed, each parting marked."""
     fig, axes = _grid(len(same), 3.2)
     colors = plt.get_cmap("viridis")
     for ax, (name, r) in zip(axes.flat, same.items()):
@@ -97,34 +71,21 @@ def plot_same_start(same: dict, titles: dict, tol: float):
 
 
 def plot_race(r, color: str = "#2ca02c"):
-    """Fig. 4a's race prediction two ways (:class:`helpers.chapters.authors_code.race.
-    RaceCheck` ``r``): left, the loss of the authors' ``race.py`` as stored (solid) and
-    of the book's re-implementation (dashed), log scale; right, their relative
-    difference at every epoch, with and without the one-epoch alignment of the recorded
-    epochs, and float32's epsilon dotted; Figure ``fig-authors-code-race``.
-
-    Args:
-        r: the comparison.
-        color: the race's colour (green, as the contexts page draws it).
-
-    Returns:
-        The figure.
-    """
+    """Figure ``fig-authors-code-race``: Fig. 4a's race (:class:`~.race.RaceCheck`
+    ``r``, drawn in ``color``) by the authors' ``race.py`` (solid) and by the book
+    (dashed), and their relative difference per epoch, aligned and one epoch off, with
+    float32's epsilon dotted."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(9.0, 3.4))
     t = np.arange(1, r.theirs.size + 1)
     a.plot(t, r.theirs, "-", color=color, lw=2.4, alpha=0.5, label="authors' race.py")
     a.plot(t, r.ours, "--", color="k", lw=1.0, label="book (contexts page)")
-    a.set_yscale("log")
-    a.set_xlabel("epoch")
-    a.set_ylabel("summed loss")
+    a.set(yscale="log", xlabel="epoch", ylabel="summed loss")
     a.legend(fontsize=8)
-    b.plot(t, np.where(r.relative > 0, r.relative, np.nan), color=color, lw=0.8,
-           label="aligned (loss after each update)")  # fmt: skip
+    aligned = np.where(r.relative > 0, r.relative, np.nan)
+    b.plot(t, aligned, color=color, lw=0.8, label="aligned (loss after each update)")
     b.plot(t, r.unshifted, color="0.6", lw=0.8, label="one epoch off")
     b.axhline(np.finfo(np.float32).eps, color="k", ls=":", lw=0.8)
-    b.set_yscale("log")
-    b.set_xlabel("epoch")
-    b.set_ylabel("|book - race.py| / race.py")
+    b.set(yscale="log", xlabel="epoch", ylabel="|book - race.py| / race.py")
     b.legend(fontsize=8)
     fig.tight_layout()
     return fig

@@ -17,13 +17,10 @@ from .run_for_run import CONTROL_STEP, SAME_START_TOL
 
 @dataclass(frozen=True)
 class Results:
-    """What the page computed: ``runs`` (:class:`helpers.chapters.authors_code.Run`
-    by experiment, in the page's order), the stored runs' ``manifest``
-    (:func:`helpers.book.crosscheck.manifest`), ``same_start``
-    (:class:`helpers.chapters.authors_code.run_for_run.SameStart` by experiment) and
-    ``control`` (the same at a step size
-    :data:`helpers.chapters.authors_code.run_for_run.CONTROL_STEP` off, one seed of
-    one experiment; None: none run)."""
+    """What the page computed: ``runs`` (:class:`~.experiments.Run` by experiment, in
+    the page's order), the stored runs' ``manifest``, ``same_start``
+    (:class:`~.run_for_run.SameStart` by experiment) and ``control`` (the same at a step
+    size :data:`~.run_for_run.CONTROL_STEP` off, one seed; None: none run)."""
 
     runs: dict
     manifest: dict
@@ -35,7 +32,7 @@ class Results:
 
     @cached_property
     def conventions(self) -> dict:
-        """:func:`helpers.chapters.authors_code.conventions` of the runs."""
+        """:func:`~.experiments.conventions` of the runs."""
         return conventions(self.runs)
 
 
@@ -43,27 +40,27 @@ def _interval(i) -> str:
     return f"[{i[0]:.4f}, {i[1]:.4f}]"
 
 
-def evidence(c) -> dict:
-    """The two records' evidence of one :class:`Comparison` ``c``: the engine's ReLU
-    curves against the scripts' (``relu``), and the ReLU-GDLN gap of the engine
-    against the scripts' (``relu_gdln``), each against the smaller of the two
-    implementations' seed spreads, with that spread's own interval."""
-    theirs_smaller = c.spread_theirs <= c.spread_ours
-    rg_theirs_smaller = c.rg_spread_theirs <= c.rg_spread
+def _join(xs, fmt="{}") -> str:
+    return ", ".join(fmt.format(x) for x in xs)
+
+
+def _evidence(c) -> dict:
+    """The records ``relu`` and ``relu_gdln`` of one :class:`~.comparison.Comparison`,
+    each against the smaller of the two implementations' seed spreads."""
+    relu_iv = c.interval_theirs if c.spread_theirs <= c.spread_ours else c.interval_ours
+    rg_smaller = c.rg_theirs if c.rg_spread_theirs <= c.rg_spread else c.rg_ours
     return {
         "relu": Evidence(
             c.gap,
             spread=min(c.spread_theirs, c.spread_ours),
-            spread_interval=c.interval_theirs if theirs_smaller else c.interval_ours,
+            spread_interval=relu_iv,
             criterion="seed_noise",
             time_gap=True,
         ),
         "relu_gdln": Evidence(
             kit.med(c.rg_ours),
             spread=min(c.rg_spread, c.rg_spread_theirs),
-            spread_interval=seed_spread_interval(
-                c.rg_theirs if rg_theirs_smaller else c.rg_ours
-            ),
+            spread_interval=seed_spread_interval(rg_smaller),
             per_seed=tuple(float(g) for g in c.rg_ours),
             compared=kit.med(c.rg_theirs),
             criterion="near",
@@ -72,16 +69,73 @@ def evidence(c) -> dict:
     }
 
 
-def _notes(c) -> dict:
-    return {
-        "relu": "time gap, the script's ReLU curves against the engine's, median over "
-        f"{c.seeds} x {c.seeds} pairs; seed spreads {c.spread_theirs:.4f} (scripts) "
-        f"and {c.spread_ours:.4f} (engine), the smaller is the yardstick.",
-        "relu_gdln": "time gap ReLU network vs GDLN, median over seeds: engine (value) "
-        "against scripts (compared); seed spreads of the per-seed gaps "
-        f"{c.rg_spread_theirs:.4f} (scripts) and {c.rg_spread:.4f} (engine), the "
-        "smaller is the yardstick.",
-    }
+def _same_run(r, spread, **more) -> Evidence:
+    """The evidence of a run for run ``r`` (:class:`~.run_for_run.SameStart`) under
+    the rulebook's ``same_run``, against the seed spread ``spread``."""
+    return Evidence(
+        float(np.max(r.gaps)),
+        spread=spread,
+        compared=float(np.max(r.rescale)),
+        criterion="same_run",
+        censored=r.censored,
+        censored_reference=r.censored_reference,
+        time_gap=True,
+        **more,
+    )
+
+
+def _same_start_evidence(r, c) -> Evidence:
+    """The record of one experiment run for run, against the engine's own seed spread
+    (``c``, its :class:`~.comparison.Comparison`; None: no yardstick), with the
+    variant ``levels`` read at the loss levels both curves reach."""
+    ev = _same_run(
+        r,
+        None if c is None else c.spread_ours,
+        spread_interval=None if c is None else c.interval_ours,
+        per_seed=tuple(float(g) for g in r.gaps),
+    )
+    both = r.gaps_both[np.isfinite(r.gaps_both)]
+    if both.size:
+        at_both = ev.but(
+            value=float(np.max(both)), censored=False, censored_reference=False
+        )
+        ev = ev.varied("levels", {"the loss levels both curves reach": at_both})
+    return ev
+
+
+def _shifts(r) -> str:
+    """The shifts after the runs part, per loss level reached and seed."""
+    out = []
+    for k, f in enumerate(LEVELS):
+        col = r.shift[:, k]
+        if np.isfinite(col).any():
+            each = _join(("—" if not np.isfinite(x) else f"{x:+.0f}" for x in col))
+            out.append(f"{100 * f:g} %: {each}")
+    return "; ".join(out) if out else "no loss level reached by both"
+
+
+def _records(res: Results) -> list:
+    """The page's records as ``(name, evidence, values of its template)``."""
+    out = []
+    for name, r in res.runs.items():
+        ev = _evidence(r.comparison)
+        for k in ("relu", "relu_gdln"):
+            out.append((f"{k}_{name}", ev[k], {"c": r.comparison}))
+    for name, r in res.same_start.items():
+        c = res.runs[name].comparison if name in res.runs else None
+        yard = "" if c is None else f"{c.spread_ours:.4f}"
+        values = {
+            "r": r,
+            "tol": SAME_START_TOL,
+            "identical": _join(r.identical.tolist()),
+            "part": _join(p if p < r.epochs else "never" for p in r.part.tolist()),
+            "steepest": _join(r.steepest, "{:.2f}"),
+            "rescale": _join(r.rescale, "{:.1e}"),
+            "shifts": _shifts(r),
+            "spread": f" against the engine's own seed spread {yard}" if yard else "",
+        }
+        out.append((f"same_start_{name}", _same_start_evidence(r, c), values))
+    return out
 
 
 def _runs_table(res: Results) -> str:
@@ -145,10 +199,8 @@ def _closing(res: Results, recs: dict) -> str:
     comp = {n: r.comparison for n, r in res.runs.items()}
     conv = res.conventions
     failed = [k for k, r in recs.items() if r["verdict"] != "check"]
-    worst = max(
-        comp,
-        key=lambda n: comp[n].gap / min(comp[n].spread_theirs, comp[n].spread_ours),
-    )
+    noise = {n: c.gap / min(c.spread_theirs, c.spread_ours) for n, c in comp.items()}
+    worst = max(noise, key=noise.get)
     c = comp[worst]
     first = max(abs(v["first_ratio"] - 1) for v in conv.values())
     target = max(abs(v["target_ratio"] - 1) for v in conv.values())
@@ -169,95 +221,11 @@ def _closing(res: Results, recs: dict) -> str:
     return " ".join(text)
 
 
-def same_start_evidence(r, c) -> Evidence:
-    """The record of one experiment run for run (:class:`SameStart` ``r``), under the
-    rulebook's ``same_run``: the step-size error the agreement before the runs part
-    leaves possible (``compared``, the largest over seeds of ``r.rescale``), and the
-    time gap of the script's curve and the engine's from the same start (the value,
-    the largest over seeds; before they part the curves agree, so it is the shift
-    after), held against the seed spread of the engine's own ReLU runs of the same
-    experiment (:class:`Comparison` ``c``: ``spread_ours`` and its interval).  Where
-    a gap is censored, its ``levels`` variant reads it at the levels both curves
-    reach.
-
-    Defined for the page book/authors_code.md.
-
-    Args:
-        r: :class:`helpers.chapters.authors_code.run_for_run.SameStart`.
-        c: :class:`helpers.chapters.authors_code.comparison.Comparison` of the same
-            experiment (the two sets of seeds), or None (no yardstick: no verdict).
-
-    Returns:
-        :class:`helpers.core.measures.Evidence`.
-    """
-    ev = Evidence(
-        float(np.max(r.gaps)),
-        spread=None if c is None else c.spread_ours,
-        spread_interval=None if c is None else c.interval_ours,
-        per_seed=tuple(float(g) for g in r.gaps),
-        compared=float(np.max(r.rescale)),
-        criterion="same_run",
-        censored=r.censored,
-        censored_reference=r.censored_reference,
-        time_gap=True,
-    )
-    both = r.gaps_both[np.isfinite(r.gaps_both)]
-    if both.size:
-        at_both = ev.but(
-            value=float(np.max(both)), censored=False, censored_reference=False
-        )
-        ev = ev.varied("levels", {"the loss levels both curves reach": at_both})
-    return ev
-
-
-def _pct(f: float) -> str:
-    return f"{100 * f:g} %"
-
-
-def _join(xs, fmt="{}") -> str:
-    return ", ".join(fmt.format(x) for x in xs)
-
-
-def _shifts(r) -> str:
-    """The shifts after the runs part, per loss level reached and seed (engine minus
-    script, epochs), for the note and the text."""
-    out = []
-    for k, f in enumerate(LEVELS):
-        col = r.shift[:, k]
-        if np.isfinite(col).any():
-            each = _join(("—" if not np.isfinite(x) else f"{x:+.0f}" for x in col))
-            out.append(f"{_pct(f)}: {each}")
-    return "; ".join(out) if out else "no loss level reached by both"
-
-
-def _same_start_note(r, c) -> str:
-    parts = _join(f"{p}" if p < r.epochs else "never" for p in r.part.tolist())
-    spread = (
-        f" against the engine's own seed spread {c.spread_ours:.4f}"
-        if c is not None
-        else ""
-    )
-    return (
-        f"seeds {r.seeds}: equal bit for bit for the first "
-        f"{_join(r.identical.tolist())} epochs; within relative "
-        f"{SAME_START_TOL:g} until epoch {parts} (of {r.epochs}); steepest "
-        f"|d ln L / d ln t| before that {_join(r.steepest, '{:.2f}')}, so the "
-        f"step-size error left possible is {_join(r.rescale, '{:.1e}')} (paper field: "
-        f"the largest); shifts after they part, engine minus script, epochs at the "
-        f"loss levels, per seed: {_shifts(r)}; value: time gap, largest over "
-        f"seeds{spread}."
-    )
-
-
 def _same_start_table(res: Results, recs: dict, tol: float) -> str:
     rows = []
     for name, r in res.same_start.items():
-        part = _join(
-            f"{p} ({100 * r.part_loss[i] / r.theirs[i, 0]:.0f} %)"
-            if p < r.epochs
-            else "none"
-            for i, p in enumerate(r.part.tolist())
-        )
+        parts = zip(r.part.tolist(), 100 * r.part_loss / r.theirs[:, 0])
+        part = _join(f"{p} ({f:.0f} %)" if p < r.epochs else "none" for p, f in parts)
         rec = recs[f"same_start_{name}"]
         spread = rec.get("spread")
         yard = f" ({spread:.4f})" if isinstance(spread, float) else ""
@@ -287,18 +255,9 @@ def _same_start_table(res: Results, recs: dict, tol: float) -> str:
 
 
 def _control_text(ctrl, rec_spread, title: str) -> str:
-    """The control of the rule: :class:`SameStart` ``ctrl`` of the engine at a step
-    size :data:`CONTROL_STEP` off, decided by the same rule against the yardstick
-    ``rec_spread`` of the real run's record."""
-    ev = Evidence(
-        float(np.max(ctrl.gaps)),
-        spread=rec_spread,
-        compared=float(np.max(ctrl.rescale)),
-        criterion="same_run",
-        censored=ctrl.censored,
-        censored_reference=ctrl.censored_reference,
-        time_gap=True,
-    )
+    """The control: the engine at a step size :data:`CONTROL_STEP` off (``ctrl``),
+    under the same rule against the real run's yardstick ``rec_spread``."""
+    ev = _same_run(ctrl, rec_spread)
     v = rulebook.verdict(ev, kind="check", provenance="authors' code")
     old = rulebook.holds("gap", float(np.max(ctrl.gaps)))
     i = 0
@@ -321,23 +280,9 @@ def _control_text(ctrl, rec_spread, title: str) -> str:
     )
 
 
-def same_start_text(res: Results, recs: dict, tol: float) -> str:
-    """The reading of the section *Run for run*, from its numbers: the epochs equal
-    bit for bit, the agreement within ``tol`` and the step-size error it leaves
-    possible, the shifts after the runs part against the engine's own seed spread,
-    the control (a step size :data:`CONTROL_STEP` off) and the depth network.
-
-    Defined for the page book/authors_code.md.
-
-    Args:
-        res: :class:`Results` with ``same_start`` (and ``control``, if any).
-        recs: the page's stored records (``same_start_*``).
-        tol: the relative tolerance of agreement
-            (:data:`helpers.chapters.authors_code.SAME_START_TOL`).
-
-    Returns:
-        Markdown paragraphs.
-    """
+def _same_start_text(res: Results, recs: dict, tol: float) -> str:
+    """The reading of the section *Run for run* (agreement within ``tol``), with the
+    control, *On any machine* and the depth network."""
     same = res.same_start
     if not same:
         return ""
@@ -419,9 +364,7 @@ def _any_machine(same: dict, recs: dict) -> str:
 
 
 def _depth_reading(r, rec: dict) -> str:
-    """The depth network's run for run (:class:`SameStart` ``r``, its record
-    ``rec``), in words generated from its numbers: where the runs part and how far
-    the later drops move, seed by seed, against the engine's own seed spread."""
+    """The depth network's run for run (``r``, its record ``rec``) in words."""
     lo, hi = int(r.identical.min()), int(r.identical.max())
     frac = r.part_loss / r.theirs[:, 0]
     text = (
@@ -456,55 +399,28 @@ def _depth_reading(r, rec: dict) -> str:
     return text
 
 
-def _records(res: Results) -> list:
-    """The page's records as ``(name, evidence, note)``, in the page's order."""
-    out = []
-    for name, r in res.runs.items():
-        ev, notes = evidence(r.comparison), _notes(r.comparison)
-        out += [(f"{k}_{name}", ev[k], notes[k]) for k in ("relu", "relu_gdln")]
-    for name, r in res.same_start.items():
-        run = res.runs.get(name)
-        c = None if run is None else run.comparison
-        out.append(
-            (f"same_start_{name}", same_start_evidence(r, c), _same_start_note(r, c))
-        )
-    return out
-
-
-def _claims(res: Results) -> list:
-    """``(record name, claim)`` of the closing table, in the page's order."""
-    out = []
-    for name in res.runs:
-        title = res.title(name)
-        out += [
-            (f"relu_{name}", f"{title}: the engine's ReLU network is the script's"),
-            (f"relu_gdln_{name}", f"{title}: the same ReLU-GDLN gap"),
-        ]
-    for name in res.same_start:
-        claim = f"{res.title(name)}: from the script's own weights, the same run"
-        out.append((f"same_start_{name}", claim))
-    return out
+#: The closing table's claim of each kind of record, after the experiment's title.
+_CLAIMS = {
+    "relu": "the engine's ReLU network is the script's",
+    "relu_gdln": "the same ReLU-GDLN gap",
+    "same_start": "from the script's own weights, the same run",
+}
 
 
 def report(rec, results: Results) -> dict:
-    """Write the page's records and build its tables and closing sentences.
-
-    Defined for the page book/authors_code.md.
-
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records`.
-        results: :class:`Results`, what the page computed.
+    """Write and save the page's records (``rec``, a
+    :class:`helpers.book.records.Records`) and build its tables and sentences.
 
     Returns:
-        ``{name: Markdown}``: ``runs`` (the experiments and their stored runs),
-        ``conventions`` (the four conventions, checked), ``headline`` (the numbers
-        behind the records), ``claims`` (the closing table of the records) and
-        ``closing`` (what the comparison says), ``same_start`` (the table of the
-        runs from the scripts' own weights) and ``same_start_text`` (its reading).
-        The records are saved.
+        ``{name: Markdown}`` for ``runs``, ``conventions``, ``headline``, ``claims``
+        (the closing table), ``closing``, ``same_start`` and ``same_start_text``.
     """
     recs = kit.add_all(rec, _records(results))
-    claims = [(claim, "—", recs[key]) for key, claim in _claims(results)]
+    kinds = [(k, n) for n in results.runs for k in ("relu", "relu_gdln")]
+    kinds += [("same_start", n) for n in results.same_start]
+    claims = [
+        (f"{results.title(n)}: {_CLAIMS[k]}", "—", recs[f"{k}_{n}"]) for k, n in kinds
+    ]
     rec.save()
     return {
         "runs": _runs_table(results),
@@ -513,14 +429,14 @@ def report(rec, results: Results) -> dict:
         "claims": claims_table(claims),
         "closing": _closing(results, recs),
         "same_start": _same_start_table(results, recs, SAME_START_TOL),
-        "same_start_text": same_start_text(results, recs, SAME_START_TOL),
+        "same_start_text": _same_start_text(results, recs, SAME_START_TOL),
     }
 
 
 def spread_text(title: str, c, check) -> str:
     """The paragraph on the two implementations' seed spreads of one experiment: its
-    :class:`Comparison` ``c`` against the engine's spread on more seeds (``check``,
-    a :class:`helpers.chapters.authors_code.SpreadCheck`)."""
+    :class:`~.comparison.Comparison` ``c`` against the engine's spread on more seeds
+    (``check``, a :class:`~.experiments.SpreadCheck`)."""
     k, subs = check.k, check.subsets
     n = len(check.seeds)
     q5, q50, q95 = np.quantile(subs, [0.05, 0.5, 0.95])
@@ -537,11 +453,9 @@ def spread_text(title: str, c, check) -> str:
         f"ReLU spread is {c.spread_ours:.4f} and the scripts' {c.spread_theirs:.4f} "
         f"(ratio {c.spread_ours / c.spread_theirs:.1f}); their bootstrap intervals "
         f"over seeds are {_interval(c.interval_ours)} and "
-        f"{_interval(c.interval_theirs)}"
-        f"{', which do not overlap' if apart else ', which overlap'}. "
+        f"{_interval(c.interval_theirs)}, which {'do not ' if apart else ''}overlap. "
         f"Over {n} seeds the engine's spread is {check.all_spread:.4f}, and the spread "
-        "of "
-        f"every {k} of its seeds ranges over {q5:.4f}–{q95:.4f} (5 and 95 % of "
+        f"of every {k} of its seeds ranges over {q5:.4f}–{q95:.4f} (5 and 95 % of "
         f"{len(subs)} subsets, median {q50:.4f}): the engine's first {k} seeds lie at "
         f"{100 * np.mean(subs <= c.spread_ours):.0f} % of that range and the scripts' "
         f"spread at {100 * np.mean(subs <= c.spread_theirs):.0f} %. The time gap of "

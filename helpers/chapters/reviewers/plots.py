@@ -8,16 +8,9 @@ import numpy as np
 
 from ...figures import PALETTE, loss_curves
 
-#: One colour per gating class and curve kind (the book's palette, and one for
-#: "other" units).
-COLORS = {
-    "relu": PALETTE["relu"],
-    "mixed": PALETTE["mixed"],
-    "single": PALETTE["single"],
-    "common": PALETTE["common"],
-    "other": "#9467bd",
-    "prediction": PALETTE["prediction"],
-}
+#: One colour per gating class and curve kind (the book's palette; "other" units).
+COLORS = {k: PALETTE[k] for k in ("relu", "mixed", "single", "common", "prediction")}
+COLORS["other"] = "#9467bd"
 
 
 def _show():
@@ -27,19 +20,9 @@ def _show():
 
 def plot_paper_settings(L_relu, L_mixed, L_single, census, weight_census, t_rec):
     """Figure ``fig-reviewers-base``: the loss of the ReLU network and of the two ReLNs
-    (left), and the functional share of each gating class over training, median over
-    seeds, with the 2-of-3 share of the census by weight dotted (right).
-
-    Args:
-        L_relu, L_mixed, L_single: loss curves ``(seeds, T)``.
-        census: :func:`helpers.chapters.reviewers.census_over_training` of the ReLU
-            runs (``{class: (seeds, R)}``).
-        weight_census: the 2-of-3 share by weight, ``(seeds, R)``.
-        t_rec: the ``R`` recorded epochs.
-
-    Returns:
-        None (draws the figure).
-    """
+    (left), and the functional share of each gating class over training (``census``,
+    ``{class: (seeds, R)}`` at the epochs ``t_rec``), median over seeds, with the
+    2-of-3 share by weight (``weight_census``, ``(seeds, R)``) dotted (right)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     loss_curves(a, L_relu, "ReLU", COLORS["relu"])
     loss_curves(a, L_mixed, "ReLN common + 2-of-3 (matched)", COLORS["mixed"])
@@ -47,34 +30,19 @@ def plot_paper_settings(L_relu, L_mixed, L_single, census, weight_census, t_rec)
     a.legend(fontsize=8)
     for k in ("common", "mixed", "single", "other"):
         b.plot(t_rec, np.nanmedian(census[k], axis=0), color=COLORS[k], label=k)
-    b.plot(
-        t_rec,
-        np.median(weight_census, axis=0),
-        color=COLORS["mixed"],
-        ls=":",
-        label="2-of-3 (by weight)",
-    )
-    b.set_xlabel("epoch")
-    b.set_ylabel("share of the snapped output")
+    by_weight = np.median(weight_census, axis=0)
+    b.plot(t_rec, by_weight, color=COLORS["mixed"], ls=":", label="2-of-3 (by weight)")
+    b.set(xlabel="epoch", ylabel="share of the snapped output")
     b.legend(fontsize=8)
     _show()
 
 
 def plot_init_sweep(order, stds, L_init, plateau_min, multiple):
     """Figure ``fig-reviewers-init``: the loss over its own initial loss per initial
-    std (left), and per std the plateau share, the share of gates that moved and the
-    match over the seed spread (right, the last on a log axis).
-
-    Args:
-        order: the init sweep's rows sorted by ``std``.
-        stds: the stds in the order of ``L_init``'s settings.
-        L_init: loss curves ``(settings, seeds, T)``.
-        plateau_min: the plateau threshold (dashed).
-        multiple: the rulebook's noise multiple (dotted).
-
-    Returns:
-        None (draws the figure).
-    """
+    std (left; ``L_init``: ``(settings, seeds, T)``, a setting per std of ``stds``),
+    and per std (``order``: the init sweep's rows by std) the plateau share (its
+    threshold dashed), the share of gates moved and the match over the seed spread
+    (right, on a log axis, the noise ``multiple`` dotted)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     shades = plt.cm.viridis(np.linspace(0.85, 0.1, len(order)))
     t_all = np.arange(np.shape(L_init)[-1])
@@ -84,16 +52,13 @@ def plot_init_sweep(order, stds, L_init, plateau_min, multiple):
         a.plot(t_all, curve, color=col, label=f"std {r['std']:.1e}")
     a.set_yscale("log")
     a.set_xscale("symlog", linthresh=10)
-    a.set_xlim(0, t_all[-1])
-    a.set_xlabel("epoch")
-    a.set_ylabel("L(t) / L(0)")
+    a.set(xlim=(0, t_all[-1]), xlabel="epoch", ylabel="L(t) / L(0)")
     a.legend(fontsize=7)
     xs = [r["std"] for r in order]
     b.plot(xs, [r["plateau_share"] for r in order], "o-", label="plateau share")
     b.axhline(plateau_min, ls="--", color="0.5", lw=0.8)
     b.plot(xs, [r["gate_change"] for r in order], "s-", label="gates moved")
-    b.set_xscale("log")
-    b.set_xlabel("initial std")
+    b.set(xscale="log", xlabel="initial std")
     b2 = b.twinx()
     ratio = [r["match_value"] / r["match_spread"] for r in order]
     b2.plot(xs, ratio, "^-", color=COLORS["mixed"], label="match / spread")
@@ -106,18 +71,10 @@ def plot_init_sweep(order, stds, L_init, plateau_min, multiple):
 
 def plot_optimisers(opt_runs, opt_census, L_reln, t_census):
     """Figure ``fig-reviewers-optimisers``: the loss of every optimiser's run (median
-    over seeds) with the matched ReLN trained by gradient descent (left), and the
-    2-of-3 (solid) and single-context (dashed) functional shares over training (right).
-
-    Args:
-        opt_runs: ``{name: (loss (seeds, T), ...)}``.
-        opt_census: ``{name: census}`` at the epochs ``t_census``.
-        L_reln: the matched ReLN's loss curves.
-        t_census: the epochs of the censuses.
-
-    Returns:
-        None (draws the figure).
-    """
+    over seeds, ``opt_runs``: ``{name: (loss (seeds, T), ...)}``) with the matched
+    ReLN trained by gradient descent (left), and the 2-of-3 (solid) and
+    single-context (dashed) functional shares (``opt_census`` at the epochs
+    ``t_census``) over training (right)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     cols = plt.cm.tab10(np.arange(len(opt_runs)))
     t_all = np.arange(np.shape(L_reln)[-1])
@@ -126,20 +83,11 @@ def plot_optimisers(opt_runs, opt_census, L_reln, t_census):
         census = opt_census[name]
         b.plot(t_census, np.nanmedian(census["mixed"], axis=0), color=col, label=name)
         b.plot(t_census, np.nanmedian(census["single"], axis=0), color=col, ls="--")
-    a.plot(
-        t_all,
-        np.median(L_reln, axis=0),
-        color=COLORS["mixed"],
-        ls="--",
-        lw=1,
-        label="ReLN (GD)",
-    )
-    a.set_yscale("log")
-    a.set_xlabel("epoch")
-    a.set_ylabel("summed loss")
+    gd = np.median(L_reln, axis=0)
+    a.plot(t_all, gd, color=COLORS["mixed"], ls="--", lw=1, label="ReLN (GD)")
+    a.set(yscale="log", xlabel="epoch", ylabel="summed loss")
     a.legend(fontsize=8)
-    b.set_xlabel("epoch")
-    b.set_ylabel("share of the snapped output")
+    b.set(xlabel="epoch", ylabel="share of the snapped output")
     b.legend(fontsize=8)
     _show()
 
@@ -153,22 +101,11 @@ def _phase_curves(maps, ctx_names):
 
 def plot_separation(maps, race_maps, ctx_names, t_reln, t_common, L_reln, preds):
     """Figure ``fig-reviewers-separation``: the common pathway's distance to its final
-    map and the context pathways' summed norm over its final value, simulated (median
-    over seeds) and one-way race (dashed), with the epoch where the common pathway has
-    finished (left); the simulated ReLN's loss against the races (right).
-
-    Args:
-        maps: per seed, the simulated ReLN's pathway maps ``{name: (R, p, d)}``.
-        race_maps: the one-way race's pathway maps.
-        ctx_names: the context pathways.
-        t_reln: the recorded epochs of the maps.
-        t_common: the epoch where the common pathway has finished.
-        L_reln: the simulated ReLN's loss curves.
-        preds: ``{name: race prediction}`` (each with ``loss``).
-
-    Returns:
-        None (draws the figure).
-    """
+    map and the context pathways' summed norm over its final value, simulated (``maps``,
+    per seed ``{name: (R, p, d)}`` at the epochs ``t_reln``; median over seeds) and
+    one-way race (``race_maps``, dashed), with the epoch ``t_common`` where the common
+    pathway has finished (left); the simulated ReLN's loss against the races' (right;
+    ``preds``: ``{name: prediction with .loss}``)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     sim = np.array([_phase_curves(m, ctx_names) for m in maps])
     race_c = _phase_curves(race_maps, ctx_names)

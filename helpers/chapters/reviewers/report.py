@@ -1,84 +1,41 @@
-"""The records, the numbers in the prose (glue) and the closing table of the page
-``book/reviewers.md``: the page computes its runs and rows, :func:`report` writes.
-
-The page hands over its results by name (:class:`Results`); what is derived from them
-alone (the smallest width with the strategy, the sentence's score) is derived here by
-the same functions of :mod:`.sweeps`."""
+"""The records, the glued numbers and the closing table of the page
+``book/reviewers.md``, from what the page computed (:class:`Results`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
+from types import SimpleNamespace
 
 import numpy as np
 
 from ...book.kit import add_all, glue_many
 from ...book.records import claims_table
-from ...book.rulebook import NOISE_MULTIPLE, PHASE_SNAP
+from ...book.rulebook import NOISE_MULTIPLE as MULT
+from ...book.rulebook import PHASE_SNAP
 from .measures import nanmed
-from .sweeps import (
-    Parameters,
-    min_width,
-    score_sentence,
-    strategy_settings,
-    structure_by_setting,
-)
+from .sweeps import min_width, score_sentence, strategy_settings, structure_by_setting
 
-MULT = NOISE_MULTIPLE
 #: The match's fields every sweep's record keeps.
-MATCH = (
-    "match_value", "match_spread", "match_spread_interval", "match_alternative",
-    "match_alternative_spread", "match_nearer",
-)  # fmt: skip
+MATCH = ("match_value", "match_spread", "match_spread_interval", "match_alternative")
+MATCH += ("match_alternative_spread", "match_nearer")
 #: The fields the data comparison's records keep.
-DATA = (
-    "offdiag_common", "offdiag_ctx23", "mixed", "single", "snap_change",
-    "final_loss_share", *MATCH,
-)  # fmt: skip
+DATA = ("offdiag_common", "offdiag_ctx23", "mixed", "single", "snap_change")
+DATA += ("final_loss_share", *MATCH)
 #: The strategy's shares a record keeps.
 STRATEGY = ("common", "mixed", "single", "other", "snap_change", "mixed_of_context")
-#: How the page words the answer of :func:`~.measures.nearer_than_half`.
-NEARER = {
-    "below": "below",
-    "not below": "not below",
-    "undecided": "not told apart from",
-}
 
 
-def _pick(d: dict, keys) -> dict:
-    return {k: d[k] for k in keys if k in d}
+def _each(rows: dict, keys) -> dict:
+    """Every row of ``rows`` with only the fields ``keys`` (those it has)."""
+    return {name: {k: x[k] for k in keys if k in x} for name, x in rows.items()}
 
 
-@dataclass
-class Results:
-    """What the page computed, named as on the page (``book/reviewers.md``): its
-    parameters, the task's scale (``L0``, ``L_linear``, ``need``), every setting's
-    match (``matches``, ``match_authors``), the strategy at the paper's settings
-    (``base_end``, ``weight_census``), the sweeps' rows, the separation, the modes
-    (``rows6``, ``t_sim``, ``mode_order``), node reuse (``top_raw``, ``top_res``,
-    ``race7``) and the interventions."""
-
-    params: Parameters
-    L0: float
-    L_linear: float
-    need: dict
-    matches: dict
-    match_authors: dict
-    base_end: dict
-    weight_census: np.ndarray
-    width_sweep: dict
-    init_sweep: dict
-    optimiser: dict
-    lr_adam: dict
-    data_table: dict
-    separation: dict
-    mode_order: dict
-    rows6: list
-    t_sim: np.ndarray
-    top_raw: dict
-    top_res: dict
-    race7: dict
-    intervention: dict
+class Results(SimpleNamespace):
+    """What the page computed, by the page's names (``book/reviewers.md``): ``params``
+    (:class:`~.sweeps.Parameters`), ``L0``, ``L_linear``, ``need``, ``matches``,
+    ``match_authors``, ``base_end``, ``weight_census``, ``width_sweep``, ``init_sweep``,
+    ``optimiser``, ``lr_adam``, ``data_table``, ``separation``, ``mode_order``,
+    ``rows6``, ``t_sim``, ``top_raw``, ``top_res``, ``race7`` and ``intervention``."""
 
     @cached_property
     def min_width(self) -> dict:
@@ -87,23 +44,11 @@ class Results:
 
     @cached_property
     def sentence(self) -> dict:
-        """:func:`~.sweeps.score_sentence` on the settings with the 2-of-3 strategy
-        (:func:`~.sweeps.structure_by_setting`)."""
+        """:func:`~.sweeps.score_sentence` on the settings with the 2-of-3 strategy."""
         p = self.params
-        structure = structure_by_setting(
-            self.width_sweep,
-            self.init_sweep,
-            self.optimiser,
-            self.data_table,
-            p.relu_width,
-            p.strategy_share,
-        )
+        sweeps = (self.width_sweep, self.init_sweep, self.optimiser, self.data_table)
+        structure = structure_by_setting(*sweeps, p.relu_width, p.strategy_share)
         return score_sentence(self.matches, structure)
-
-    @property
-    def t_iso(self) -> np.ndarray:
-        """Each mode's half-way epoch by Eq. 7 alone."""
-        return np.array([x.t_half for x in self.rows6])
 
 
 # --------------------------------------------------------------------------------------
@@ -134,7 +79,8 @@ def _glue_base(r: Results) -> None:
         base_match=mb["value"], base_spread=mb["spread"], base_alt=mb["alternative"],
         base_ratio=mb["value"] / mb["spread"],
         base_interval="[{:.3f}, {:.3f}]".format(*mb["spread_interval"]),
-        base_half_alt=mb["alternative"] / 2, base_nearer=NEARER[mb["nearer_verdict"]],
+        base_half_alt=mb["alternative"] / 2,
+        base_nearer=mb["nearer_verdict"].replace("undecided", "not told apart from"),
         base_alt_spread=mb["alternative_spread"],
         base_margin=abs(mb["alternative"] / 2 - mb["value"]), base_noise=MULT * top,
         base_weight_mixed=nanmed(r.weight_census[:, -1]), authors_match=ma["value"],
@@ -199,16 +145,13 @@ def _glue_optimisers(r: Results) -> None:
         g |= {f"adam_{rule}_{q}": oa.get(q, nan) for q in qs}
         g[f"adam_{rule}_winner"] = oa.get("race_winner", "not run")
     sgd, gd = [x for n, x in opt.items() if n.startswith("SGD")], opt["GD"]
-
-    def over_sgd(f, key):
-        return f([x[key] for x in sgd] or [0])
-
+    col = {k: [x[k] for x in sgd] or [0] for k in ("single", "mixed", "match_value")}
+    col["match_spread"] = [x["match_spread"] for x in sgd] or [0]
     mean = opt.get("Adam, mean rule", {}).get("final_loss_share", nan)
     glue_many("reviewers", g,
-        sgd_smallest=min(p.batch_sizes), sgd_single_max=over_sgd(max, "single"),
-        sgd_mixed_min=over_sgd(min, "mixed"),
-        sgd_match_max=over_sgd(max, "match_value"),
-        sgd_spread_max=over_sgd(max, "match_spread"), gd_single=gd["single"],
+        sgd_smallest=min(p.batch_sizes), sgd_single_max=max(col["single"]),
+        sgd_mixed_min=min(col["mixed"]), sgd_match_max=max(col["match_value"]),
+        sgd_spread_max=max(col["match_spread"]), gd_single=gd["single"],
         gd_match=gd["match_value"], gd_snap=gd["snap_change"],
         sgd_batches=", ".join(str(b) for b in p.batch_sizes),
         sgd_singles=", ".join(f"{x['single']:.2f}" for x in sgd),
@@ -223,24 +166,19 @@ def _glue_data(r: Results) -> None:
     noise = next((k for k in table if k.startswith("label")), None)
     qs = (*DATA[:6], "match_value", "match_spread")  # DATA[:6]: all but the match's
     tags = (("onehot", "one-hot (the paper)"), ("code", code), ("noise", noise))
-    g = {
-        f"{tag}_{q}": table[key][q] if key else float("nan")
-        for tag, key in tags
-        for q in qs
-    }
-    code_row = table[code] if code else None
+    code_row, nan = table[code] if code else None, float("nan")
     learned = bool(code_row and code_row["final_loss_share"] <= p.fit_level)
-    glue_many("reviewers", g,
+    glue_many("reviewers",
+        {f"{tag}_{q}": table[key][q] if key else nan for tag, key in tags for q in qs},
         noise_sigma=p.label_noise[0] if p.label_noise else "none",
         code_name=code or "none", code_learned="has" if learned else "has not",
-        code_loss_pct=100 * code_row["final_loss_share"] if code_row else float("nan"),
+        code_loss_pct=100 * code_row["final_loss_share"] if code_row else nan,
         phase_snap=PHASE_SNAP,
     )  # fmt: skip
 
 
 def _glue_separation(r: Results) -> None:
-    sep = r.separation
-    ow = sep["one-way race"]
+    sep, ow = r.separation, r.separation["one-way race"]
     races = ("one-way race", "fully coupled race", "separated race")
     within = ow["gap_to_reln"] <= MULT * ow["reln_spread"]
     glue_many("reviewers",
@@ -253,29 +191,27 @@ def _glue_separation(r: Results) -> None:
     )  # fmt: skip
 
 
-def _families(top: dict) -> tuple[float, float]:
-    """The mean top singular value of the 2-of-3 and of the single-context
-    pathways."""
-    mixed, single = ["ctx12", "ctx13", "ctx23"], ["ctx1", "ctx2", "ctx3"]
-    return tuple(float(np.mean([top[n] for n in g])) for g in (mixed, single))
+def _families(top: dict) -> dict:
+    """The mean top singular value of the 2-of-3 and of the single pathways."""
+    names = {"2-of-3": ("ctx12", "ctx13", "ctx23"), "single": ("ctx1", "ctx2", "ctx3")}
+    return {k: float(np.mean([top[n] for n in g])) for k, g in names.items()}
 
 
 def _glue_modes(r: Results) -> None:
-    rows6, t_iso, t_sim = r.rows6, r.t_iso, r.t_sim
-    mix_raw, one_raw = _families(r.top_raw)
-    mix_res, one_res = _families(r.top_res)
+    rows6, t_sim = r.rows6, r.t_sim
+    t_iso = np.array([x.t_half for x in rows6])  # each mode's by Eq. 7 alone
+    mix_raw, one_raw = _families(r.top_raw).values()
+    mix_res, one_res = _families(r.top_res).values()
     final = np.array([x.final for x in rows6])
     big, first = int(np.argmax(final)), int(np.nanargmin(t_sim))
     ctx = next(i for i, x in enumerate(rows6) if x.pathway != "common")
     c0, b = rows6[0], rows6[big]
-
-    def mode(i):
-        return f"{rows6[i].pathway} mode {rows6[i].index + 1}"
+    mode = [f"{x.pathway} mode {x.index + 1}" for x in rows6]
 
     glue_many("reviewers", {f"order_{k}": v for k, v in r.mode_order.items()},
         top_common=r.top_raw["common"], mix_raw=mix_raw, one_raw=one_raw,
-        mix_res=mix_res, one_res=one_res, big_mode=mode(big), big_final=final[big],
-        big_tsim=t_sim[big], first_mode=mode(first), first_final=final[first],
+        mix_res=mix_res, one_res=one_res, big_mode=mode[big], big_final=final[big],
+        big_tsim=t_sim[big], first_mode=mode[first], first_final=final[first],
         first_tsim=t_sim[first], c0_s=c0.s, c0_d=c0.d, c0_final=c0.final,
         c0_tsim=t_sim[0], big_rank=int(np.sum(t_sim < t_sim[big])) + 1, big_s=b.s,
         big_d=b.d, ctx_top_name=rows6[ctx].pathway, ctx_top_iso=t_iso[ctx],
@@ -304,14 +240,14 @@ def _glue_interventions(r: Results) -> None:
 
 
 def _glue_sentence(r: Results) -> None:
-    p, s = r.params, r.sentence
-    excluded = s["excluded_no_strategy"]
+    p, s, excluded = r.params, r.sentence, r.sentence["excluded_no_strategy"]
     not_timed = [k for k, x in r.optimiser.items() if x["match_value"] is None]
     ref = r.matches["paper settings"]["value"]
     rel_gaps = [m["value"] / ref for m in r.matches.values()]
     winners = strategy_settings(
         r.width_sweep, r.init_sweep, r.optimiser, r.data_table, p.relu_width
     )
+    mixed_wins = [x["mixed"] > max(x["single"], x.get("other", 0.0)) for x in winners]
     glue_many("reviewers",
         {f"sentence_{k}": v for k, v in s.items() if not isinstance(v, list)},
         sentence_matching=", ".join(s["matching_settings"]) or "none",
@@ -322,9 +258,7 @@ def _glue_sentence(r: Results) -> None:
         n_widths=sum(len(rows) - 1 for rows in r.width_sweep.values()),
         n_stds=len(p.stds) - 1, n_opts=len(r.optimiser) - 1,
         n_data=len(r.data_table) - 1, n_strategy_settings=len(winners),
-        all_mixed=sum(
-            x["mixed"] > max(x["single"], x.get("other", 0.0)) for x in winners
-        ),
+        all_mixed=sum(mixed_wins),
     )  # fmt: skip
 
 
@@ -336,178 +270,71 @@ _GLUES = (
 
 
 # --------------------------------------------------------------------------------------
-# The records, in the page's order: (name, evidence, note)
-
-
-def _paper_records(r: Results) -> list[tuple]:
-    p, s, mb, ma = r.params, r.sentence, r.matches["paper settings"], r.match_authors
-    n_s = int(p.seeds)
-    return [
-        (
-            "authors_sentence",
-            s,
-            f"the OpenReview reply scored on {s['settings']} settings: the matched "
-            f"common + 2-of-3 ReLN within {MULT:g} x the ReLU seed spread; {n_s} "
-            f"seeds each; of {s['all_settings']} settings timed against the ReLN, "
-            "left out where the ReLU network does not use the 2-of-3 strategy: "
-            f"{', '.join(s['excluded_no_strategy']) or 'none'}; Adam is not timed "
-            "(its epochs are not gradient descent's time)",
-        ),
-        (
-            "paper_settings_match",
-            mb["match"].but(criterion="seed_noise"),
-            f"time gap ReLU (700 units) vs matched common + 2-of-3 ReLN, median over "
-            f"{n_s} seeds; authors' initialisation: {ma['value']:.3f}",
-        ),
-        (
-            "authors_init_match",
-            ma["match"].but(criterion="seed_noise"),
-            "the same ReLN with the authors' stds (context pathways at 2 x the ReLU "
-            "std)",
-        ),
-        (
-            "paper_settings_strategy",
-            {c: nanmed(r.base_end[c]) for c in STRATEGY},
-            f"functional census at epoch {p.epochs}, median over {n_s} seeds",
-        ),
-        ("rank_needed", r.need, "hidden units each pathway needs (rank)"),
-    ]
-
+# The records, in the page's order: each note the template of the record's TOML table
 
 #: The fields the width sweep's records keep: of the shares, and of every row.
-_SHARE_KEYS = (
-    "mixed_of_context", "mixed_of_context_spread", "mixed_of_context_spread_interval",
-    "final_loss_share", "strategy",
-)  # fmt: skip
-_WIDTH_KEYS = (
-    "std", "common", "mixed", "single", "mixed_of_context", "mixed_of_context_spread",
-    "mixed_of_context_spread_interval", "snap_change", "final_loss_share", "strategy",
-    *MATCH, "seeds",
-)  # fmt: skip
+_SHARE_KEYS = ("mixed_of_context", "mixed_of_context_spread")
+_SHARE_KEYS += ("mixed_of_context_spread_interval", "final_loss_share", "strategy")
+_WIDTH_KEYS = ("std", "common", "mixed", "single", "mixed_of_context")
+_WIDTH_KEYS += ("mixed_of_context_spread", "mixed_of_context_spread_interval")
+_WIDTH_KEYS += ("snap_change", "final_loss_share", "strategy", *MATCH, "seeds")
+_INIT_KEYS = ("std", "plateau_share", "plateau", "gate_change", "gating_moves")
+_INIT_KEYS += ("mixed", "single", "snap_change", *MATCH, "reln_describes")
+_OPT_KEYS = ("step", "race_winner", "mixed", "single", "common", "final_loss_share")
+_OPT_KEYS += MATCH
+_IV_KEYS = ("mixed", "single", "common", "race_mixed", "race_single")
+_IV_KEYS += ("time_to_1pc_over_gd",)
 
 
-def _width_records(r: Results) -> list[tuple]:
-    p = r.params
-    sweep = r.width_sweep
-    return [
-        (
-            "width_sweep",
-            {
-                rule: {w: _pick(x, _WIDTH_KEYS) for w, x in rows.items()}
-                for rule, rows in sweep.items()
-            },
-            f"fixed std {p.base_std:.3g}, and fixed output scale (W std^2 as at "
-            f"{p.relu_width} units); ReLN matched, {p.reln_width} units per pathway",
-        ),
+def _records(r: Results) -> list[tuple]:
+    """Every record of the chapter, ``(name, evidence, values of its template)``."""
+    p, s, table = r.params, r.sentence, r.data_table
+    mb, ma = r.matches["paper settings"], r.match_authors
+    ws, one_hot = r.width_sweep, "one-hot (the paper)"
+    codes = [k for k in table if k.startswith("codes")]
+    noise = [k for k in table if k.startswith("label")]
+    values = {
+        "p": p, "s": s, "n": int(p.seeds), "mult": MULT, "ma": ma,
+        "excluded": ", ".join(s["excluded_no_strategy"]) or "none",
+        "common_left": 1 - p.common_done,
+    }  # fmt: skip
+    records = [
+        ("authors_sentence", s),
+        ("paper_settings_match", mb["match"].but(criterion="seed_noise")),
+        ("authors_init_match", ma["match"].but(criterion="seed_noise")),
+        ("paper_settings_strategy", {c: nanmed(r.base_end[c]) for c in STRATEGY}),
+        ("rank_needed", r.need),
+        ("width_sweep", {rule: _each(rows, _WIDTH_KEYS) for rule, rows in ws.items()}),
         (
             "min_width_for_strategy",
             {
                 rule: {
                     "width": r.min_width[rule] or "none",
-                    "shares": {w: _pick(x, _SHARE_KEYS) for w, x in rows.items()},
+                    "shares": _each(rows, _SHARE_KEYS),
                 }
-                for rule, rows in sweep.items()
+                for rule, rows in ws.items()
             },
-            f"smallest width of {p.widths} whose 2-of-3 units make >= "
-            f"{p.strategy_share} of the non-common snapped output, loss below "
-            f"{p.fit_level} L(0); per width the 2-of-3 share of the non-common output "
-            "(median), its seed spread and 90 % interval",
         ),
-    ]
-
-
-_INIT_KEYS = (
-    "std", "plateau_share", "plateau", "gate_change", "gating_moves", "mixed",
-    "single", "snap_change", *MATCH, "reln_describes",
-)  # fmt: skip
-_OPT_KEYS = ("step", "race_winner", "mixed", "single", "common", "final_loss_share")
-
-
-def _sweep_records(r: Results) -> list[tuple]:
-    p, table = r.params, r.data_table
-    code_keys = [k for k in table if k.startswith("codes")]
-    noise_keys = [k for k in table if k.startswith("label")]
-    return [
-        (
-            "init_scale_sweep",
-            {k: _pick(v, _INIT_KEYS) for k, v in r.init_sweep.items()},
-            f"{p.relu_width} units, {int(p.seeds)} seeds per std",
-        ),
-        (
-            "optimiser",
-            {k: _pick(v, (*_OPT_KEYS, *MATCH)) for k, v in r.optimiser.items()},
-            "same initial weights; SGD at the same expected distance per epoch",
-        ),
-        (
-            "correlated_inputs",
-            {k: _pick(table[k], DATA) for k in ["one-hot (the paper)", *code_keys]},
-            f"dense item codes in R^8 (seed {p.code_seed}); offdiag: distance from "
-            "Assumption 2.1.1",
-        ),
-        (
-            "label_noise",
-            {k: _pick(table[k], DATA) for k in noise_keys},
-            f"Gaussian noise on every target entry (seed {p.noise_seed})",
-        ),
-    ]
-
-
-_IV_KEYS = (
-    "mixed",
-    "single",
-    "common",
-    "race_mixed",
-    "race_single",
-    "time_to_1pc_over_gd",
-)
-
-
-def _race_records(r: Results) -> list[tuple]:
-    p = r.params
-    mix_raw, one_raw = _families(r.top_raw)
-    mix_res, one_res = _families(r.top_res)
-    node_reuse = {
-        "top_s_raw": {
-            "common": r.top_raw["common"],
-            "2-of-3": mix_raw,
-            "single": one_raw,
-        },
-        "top_s_residual": {"2-of-3": mix_res, "single": one_res},
-        "race_single_share": r.race7[1.0]["single"],
-        "race_mixed_share": r.race7[1.0]["mixed"],
-        "relu_single_share": nanmed(r.base_end["single"]),
-        "relu_mixed_share": nanmed(r.base_end["mixed"]),
-    }
-    return [
-        (
-            "separation",
-            r.separation,
-            f"common pathway finished: within {1 - p.common_done:.0%} of its final map",
-        ),
-        (
-            "mode_order",
-            r.mode_order,
-            "rank agreement (Kendall) of mode half-way times",
-        ),
+        ("init_scale_sweep", _each(r.init_sweep, _INIT_KEYS)),
+        ("optimiser", _each(r.optimiser, _OPT_KEYS)),
+        ("correlated_inputs", _each({k: table[k] for k in [one_hot, *codes]}, DATA)),
+        ("label_noise", _each({k: table[k] for k in noise}, DATA)),
+        ("separation", r.separation),
+        ("mode_order", r.mode_order),
         (
             "node_reuse",
-            node_reuse,
-            "top singular values of the effective datasets (Eq. 4); singles' "
-            "functional share in the 7-pathway race (gain 1) and in the ReLU network",
+            {
+                "top_s_raw": {"common": r.top_raw["common"], **_families(r.top_raw)},
+                "top_s_residual": _families(r.top_res),
+                "race_single_share": r.race7[1.0]["single"],
+                "race_mixed_share": r.race7[1.0]["mixed"],
+                "relu_single_share": nanmed(r.base_end["single"]),
+                "relu_mixed_share": nanmed(r.base_end["mixed"]),
+            },
         ),
-        (
-            "intervention",
-            {k: _pick(v, _IV_KEYS) for k, v in r.intervention.items()},
-            f"{p.primed_units} primed units per context (off weight {p.primed_off}); "
-            f"schedule: {p.schedule_epochs} epochs on W* X first",
-        ),
+        ("intervention", _each(r.intervention, _IV_KEYS)),
     ]
-
-
-def _records(r: Results) -> list[tuple]:
-    """Every record of the chapter, in the page's order."""
-    parts = (_paper_records, _width_records, _sweep_records, _race_records)
-    return [item for part in parts for item in part(r)]
+    return [(name, ev, values) for name, ev in records]
 
 
 def _per(d: dict, key: str, fmt: str) -> str:
@@ -515,8 +342,7 @@ def _per(d: dict, key: str, fmt: str) -> str:
 
 
 def _summary(recs: dict, r: Results) -> str:
-    """The closing table: one row per headline, each value a one-line digest of its
-    record (the record holds every number behind it; None: the record itself)."""
+    """The closing table: per headline its record, or a one-line digest of it."""
     width_flat = {
         f"{w} ({rule})": x
         for rule, rows in r.width_sweep.items()
@@ -555,61 +381,19 @@ def _summary(recs: dict, r: Results) -> str:
         ("Interventions: single-context share", "intervention",
          _per(r.intervention, "single", ".2f")),
     ]  # fmt: skip
-    rows = [
-        (
-            label,
-            "OpenReview" if name == "authors_sentence" else "—",
-            recs[name]
-            if text is None
-            else {**recs[name], "value": text, "spread": None},
-        )
-        for label, name, text in heads
-    ]
+    rows = []
+    for label, name, t in heads:
+        rec = recs[name] if t is None else {**recs[name], "value": t, "spread": None}
+        rows.append((label, "OpenReview" if name == "authors_sentence" else "—", rec))
     return claims_table(rows)
-
-
-def _checks(r: Results) -> str:
-    """The lines the page prints for nbval (``nbval-check-output``)."""
-    s, mb = r.sentence, r.matches["paper settings"]
-    lines = [
-        f"settings within seed noise = {s['within_seed_noise']} of {s['settings']}",
-        f"paper settings match       = {mb['value']:.2f} (spread {mb['spread']:.3f})",
-        f"authors' init match        = {r.match_authors['value']:.2f}",
-        f"min width for the strategy = {r.min_width}",
-        f"2-of-3 share, paper        = {nanmed(r.base_end['mixed']):.2f}",
-    ]
-    for name, x in r.optimiser.items():
-        lines.append(
-            f"{name:26s} = winner {x['race_winner']}, single {x['single']:.2f}"
-        )
-    ctx = r.separation["context_at_t_common_sim"]
-    lines.append(f"context learned at t_common = {ctx:.2f}")
-    lines.append(f"race vs simulation order   = {r.mode_order['race_vs_sim']:.2f}")
-    for name, x in r.intervention.items():
-        lines.append(f"{name:26s} = single {x['single']:.2f}")
-    return "\n".join(lines)
 
 
 def report(rec, results: Results) -> dict:
     """Write the chapter's records, glue every number the prose cites and build the
-    closing table.  Defined for the page book/reviewers.md.
-
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records` (``"reviewers"``).
-        results: what the page computed (:class:`Results`).
-
-    Returns:
-        ``{"records": {name: record}, "summary": the closing table (Markdown),
-        "checks": the lines the page prints for nbval, "path": the records' file}``.
+    closing table: ``{"records": {name: record}, "summary": Markdown, "path": file}``.
     """
-    r = results
     for part in _GLUES:
-        part(r)
-    recs = add_all(rec, _records(r))
+        part(results)
+    recs = add_all(rec, _records(results))
     path = rec.save()
-    return {
-        "records": recs,
-        "summary": _summary(recs, r),
-        "checks": _checks(r),
-        "path": path,
-    }
+    return {"records": recs, "summary": _summary(recs, results), "path": path}

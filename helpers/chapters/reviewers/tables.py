@@ -1,5 +1,4 @@
-"""The tables of the page ``book/reviewers.md``, shown where their section is (Markdown
-through :func:`helpers.book.kit.table`)."""
+"""The tables of the page ``book/reviewers.md`` (:func:`helpers.book.kit.table`)."""
 
 from __future__ import annotations
 
@@ -8,40 +7,39 @@ from .measures import nanmed
 
 
 def _cells(r: dict, spec) -> list[str]:
-    """The cells of the row ``r``: ``format(r[key], fmt)`` per ``(key, fmt)`` of
-    ``spec``."""
+    """``format(r[key], fmt)`` per ``(key, fmt)`` of ``spec``."""
     return [format(r[k], f) for k, f in spec]
+
+
+def _spread(spread: float, interval) -> str:
+    """A seed spread with its 90 % interval."""
+    return f"{spread:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
 
 
 #: The match's cells: the gap, its seed spread and the alternative's gap.
 _MATCH = (("match_value", ".3f"), ("match_spread", ".3f"), ("match_alternative", ".3f"))
 #: The strategy's shares.
 _SHARES = (("mixed", ".2f"), ("single", ".2f"))
+#: The last cells of the init sweep and of the data comparison, and their titles.
+_TAIL = (*_SHARES, ("snap_change", ".2f"), *_MATCH)
+_TAIL_HEAD = ["2-of-3", "single", "snap change", "match", "seed spread", "alternative"]
 #: The width sweep's cells up to the match's gap.
 _WIDTH = (("std", ".2e"), ("final_loss_share", ".2g"), ("common", ".2f"), *_SHARES)
 _WIDTH += (("mixed_of_context", ".2f"), ("snap_change", ".2f"), ("match_value", ".3f"))
 
 
 def width_table(sweep: dict) -> str:
-    """The width sweep (Table 1): ``sweep[rule][width]`` rows of
-    :func:`~.sweeps.width_row`; the last column is the match relative to the one at the
-    paper's width (700 units, or the rule's middle width when 700 is not swept)."""
+    """The width sweep (Table 1), rows of :func:`~.sweeps.width_row` by rule and width;
+    the match also relative to 700 units' (or the middle width's, 700 not swept)."""
     rows = []
     for rule, by_width in sweep.items():
         ref = by_width.get(700) or by_width[sorted(by_width)[len(by_width) // 2]]
         for w in sorted(by_width):
             r = by_width[w]
-            lo, hi = r["match_spread_interval"]
-            rows.append(
-                [
-                    rule,
-                    str(w),
-                    *_cells(r, _WIDTH),
-                    f"{r['match_spread']:.3f} [{lo:.3f}, {hi:.3f}]",
-                    f"{r['match_alternative']:.3f}",
-                    f"{r['match_value'] / ref['match_value']:.2f}",
-                ]
-            )
+            spread = _spread(r["match_spread"], r["match_spread_interval"])
+            ends = [f"{r['match_alternative']:.3f}"]
+            ends += [f"{r['match_value'] / ref['match_value']:.2f}"]
+            rows.append([rule, str(w), *_cells(r, _WIDTH), spread, *ends])
     head = ["std rule", "width", "init std", "final loss / L(0)", "common", "2-of-3"]
     head += ["single", "2-of-3 of non-common", "snap change", "match"]
     head += ["seed spread [90 %]", "alternative", "match / match at 700"]
@@ -49,36 +47,23 @@ def width_table(sweep: dict) -> str:
 
 
 def init_table(init_sweep: dict) -> str:
-    """The init sweep (section 2), rows of :func:`~.sweeps.init_row` by increasing
-    std."""
+    """The init sweep (section 2), rows of :func:`~.sweeps.init_row` by std."""
     spec = (("std", ".1e"), ("initial_loss", ".1f"), ("plateau_share", ".2f"))
-    spec += (("gate_change", ".3f"), *_SHARES, ("snap_change", ".2f"), *_MATCH)
-    rows = [
-        _cells(r, spec) for r in sorted(init_sweep.values(), key=lambda r: r["std"])
-    ]
-    head = ["init std", "initial loss", "plateau share", "gates moved", "2-of-3"]
-    head += ["single", "snap change", "match", "seed spread", "alternative"]
-    return table(rows, head)
+    spec += (("gate_change", ".3f"), *_TAIL)
+    rows = sorted(init_sweep.values(), key=lambda r: r["std"])
+    head = ["init std", "initial loss", "plateau share", "gates moved", *_TAIL_HEAD]
+    return table([_cells(r, spec) for r in rows], head)
 
 
 def optimiser_table(optimiser: dict) -> str:
     """The optimisers (section 3), rows of :func:`~.sweeps.optimiser_row`."""
+    spec = (*_SHARES, ("common", ".2f"), ("final_loss_share", ".2g"))
     rows = []
     for name, r in optimiser.items():
-        timed = r["match_value"] is not None
-        rows.append(
-            [
-                name,
-                f"{r['step']:.3g}",
-                r["race_winner"],
-                *_cells(r, (*_SHARES, ("common", ".2f"), ("final_loss_share", ".2g"))),
-                *(
-                    _cells(r, _MATCH)
-                    if timed
-                    else ["not compared (another time axis)", "—", "—"]
-                ),
-            ]
-        )
+        match = ["not compared (another time axis)", "—", "—"]
+        match = match if r["match_value"] is None else _cells(r, _MATCH)
+        first = [name, f"{r['step']:.3g}", r["race_winner"]]
+        rows.append([*first, *_cells(r, spec), *match])
     head = ["optimiser", "step", "race winner", "2-of-3", "single", "common"]
     head += ["final loss / L(0)", "match", "seed spread", "alternative"]
     return table(rows, head)
@@ -87,28 +72,19 @@ def optimiser_table(optimiser: dict) -> str:
 def data_table(data: dict) -> str:
     """The data comparison (section 4), rows of :func:`~.sweeps.data_row`."""
     spec = (("offdiag_common", ".3f"), ("offdiag_ctx23", ".3f"))
-    spec += (("final_loss_share", ".2g"), *_SHARES, ("snap_change", ".2f"), *_MATCH)
+    spec += (("final_loss_share", ".2g"), *_TAIL)
     rows = [[name, *_cells(r, spec)] for name, r in data.items()]
     head = ["data", "off-diagonal (common)", "off-diagonal (2-of-3)"]
-    head += ["final loss / L(0)", "2-of-3", "single", "snap change", "match"]
-    head += ["seed spread", "alternative"]
+    head += ["final loss / L(0)", *_TAIL_HEAD]
     return table(rows, head)
 
 
 def mode_table(rows6, t_iso, t_race, t_sim) -> str:
-    """Every mode of the matched ReLN (section 6): :func:`~.measures.mode_table`'s
-    rows with each mode's half-way epoch by Eq. 7 alone, by the race and simulated."""
+    """Every mode of the matched ReLN (section 6), with its half-way epochs."""
     rows = [
-        [
-            r.pathway,
-            str(r.index + 1),
-            f"{r.s:.3f}",
-            f"{r.d:.2f}",
-            f"{r.final:.3f}",
-            f"{r.a0:.1e}",
-            *(f"{t:.0f}" for t in (a, b, c)),
-        ]
-        for r, a, b, c in zip(rows6, t_iso, t_race, t_sim)
+        [r.pathway, str(r.index + 1), f"{r.s:.3f}", f"{r.d:.2f}", f"{r.final:.3f}"]
+        + [f"{r.a0:.1e}", *(f"{t:.0f}" for t in ts)]
+        for r, *ts in zip(rows6, t_iso, t_race, t_sim)
     ]
     head = ["pathway", "mode", "s", "d", "s / d", "a0", "half-way: Eq. 7 alone"]
     head += ["race", "simulated"]
@@ -116,9 +92,8 @@ def mode_table(rows6, t_iso, t_race, t_sim) -> str:
 
 
 def intervention_table(intervention: dict, base_end: dict, base_loss: float) -> str:
-    """The interventions (section 7), rows of :func:`~.sweeps.intervention_row` after
-    the paper's settings (``base_end``: their strategy per seed; ``base_loss``: their
-    final loss over ``L0``, median over seeds)."""
+    """The interventions (section 7), rows of :func:`~.sweeps.intervention_row`, after
+    the paper's settings (their strategy per seed, ``base_end``, and final loss)."""
     b = [f"{nanmed(base_end[c]):.2f}" for c in ("mixed", "single", "common")]
     rows = [["none (the paper's settings)", *b, "—", "—", "1", f"{base_loss:.2g}"]]
     keys = ("mixed", "single", "common", "race_mixed", "race_single")
@@ -131,28 +106,15 @@ def intervention_table(intervention: dict, base_end: dict, base_loss: float) -> 
 
 
 def sentence_table(matches: dict, reference: str) -> str:
-    """Every setting's match (:func:`~.measures.match_summary`), with the spread's
-    90 % interval, the gap relative to the ``reference`` setting's, and whether it is
-    below half the alternative's beyond the noise ("undecided" where the seeds cannot
-    tell)."""
+    """Every setting's match (:func:`~.measures.match_summary`), also relative."""
     ref = matches[reference]["value"]
     rows = []
     for name, m in matches.items():
-        lo, hi = m["spread_interval"]
         verdict = "undecided" if m["undecided"] else ("yes" if m["matches"] else "no")
-        rows.append(
-            [
-                name,
-                f"{m['value']:.3f}",
-                f"{m['spread']:.3f} [{lo:.3f}, {hi:.3f}]",
-                f"{m['value'] / m['spread']:.1f}",
-                f"{m['alternative']:.3f}",
-                f"{m['value'] / ref:.2f}",
-                str(m["levels"]),
-                verdict,
-                m.get("nearer_verdict", "—"),
-            ]
-        )
+        cells = [name, f"{m['value']:.3f}", _spread(m["spread"], m["spread_interval"])]
+        cells += [f"{m['value'] / m['spread']:.1f}", f"{m['alternative']:.3f}"]
+        cells += [f"{m['value'] / ref:.2f}", str(m["levels"]), verdict]
+        rows.append([*cells, m.get("nearer_verdict", "—")])
     head = ["setting", "match", "seed spread [90 %]", "match / spread", "alternative"]
     head += ["match / match at the paper's setting", "levels reached", "within noise"]
     head += ["below half the alternative"]
