@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -13,7 +13,13 @@ from ...book.records import claims_table
 from ...book.rulebook import NOISE_MULTIPLE as MULT
 from ...book.rulebook import PHASE_SNAP
 from .measures import nanmed
-from .sweeps import min_width, score_sentence, strategy_settings, structure_by_setting
+from .sweeps import (
+    Parameters,
+    min_width,
+    score_sentence,
+    strategy_settings,
+    structure_by_setting,
+)
 
 #: The match's fields every sweep's record keeps.
 MATCH = ("match_value", "match_spread", "match_spread_interval", "match_alternative")
@@ -30,12 +36,34 @@ def _each(rows: dict, keys) -> dict:
     return {name: {k: x[k] for k in keys if k in x} for name, x in rows.items()}
 
 
-class Results(SimpleNamespace):
-    """What the page computed, by the page's names (``book/reviewers.md``): ``params``
-    (:class:`~.sweeps.Parameters`), ``L0``, ``L_linear``, ``need``, ``matches``,
-    ``match_authors``, ``base_end``, ``weight_census``, ``width_sweep``, ``init_sweep``,
-    ``optimiser``, ``lr_adam``, ``data_table``, ``separation``, ``mode_order``,
-    ``rows6``, ``t_sim``, ``top_raw``, ``top_res``, ``race7`` and ``intervention``."""
+@dataclass
+class Results:
+    """What the page computed, by the page's names (``book/reviewers.md``): its
+    parameters, the task's scale, every setting's match, the strategy at the paper's
+    settings, the sweeps' rows, the separation, the modes, node reuse and the
+    interventions."""
+
+    params: Parameters
+    L0: float
+    L_linear: float
+    need: dict
+    matches: dict
+    match_authors: dict
+    base_end: dict
+    weight_census: np.ndarray
+    width_sweep: dict
+    init_sweep: dict
+    optimiser: dict
+    lr_adam: dict
+    data_table: dict
+    separation: dict
+    mode_order: dict
+    rows6: list
+    t_sim: np.ndarray
+    top_raw: dict
+    top_res: dict
+    race7: dict
+    intervention: dict
 
     @cached_property
     def min_width(self) -> dict:
