@@ -13,8 +13,19 @@ from ...book.records import claims_table
 from ...core import measures
 from ...core.measures import LEVELS, Evidence, seed_spread, seed_spread_interval
 from ...core.paper import CONTEXTS as PAPER
-from .comparisons import STRATEGIES, median_gap, pairwise_gap
-from .gating import ablation_summary
+from .comparisons import (
+    STRATEGIES,
+    Losses,
+    Outputs,
+    PathwayValues,
+    Race,
+    median_gap,
+    pairwise_gap,
+)
+from .gating import Gating, ablation_summary
+from .predictions import Constants, Ladder
+from .representations import Representations
+from .task import Params, Task
 
 med = kit.med
 
@@ -406,7 +417,22 @@ def _headline(r, out) -> str:
     return "\n".join(lines)
 
 
-def report(rec, params, task, relu, relns: dict, **measured) -> dict:
+def report(
+    rec,
+    params: Params,
+    task: Task,
+    relu,
+    relns: dict,
+    *,
+    losses: Losses,
+    outputs: Outputs,
+    svs: PathwayValues,
+    reps: Representations,
+    gating: Gating,
+    race: Race,
+    consts: Constants,
+    ladder: Ladder,
+) -> dict:
     """Write the chapter's records and glue, and build its closing tables.
 
     Defined for the page book/contexts.md.
@@ -417,16 +443,26 @@ def report(rec, params, task, relu, relns: dict, **measured) -> dict:
             :func:`helpers.chapters.contexts.task.facts`'s task.
         relu, relns: the ReLU network's run and the ReLNs of Fig. 4a
             (:func:`helpers.chapters.contexts.comparisons.train_relns`).
-        measured: what the page measured of them (``losses``, ``outputs``, ``svs``,
-            ``reps``, ``gating``, ``race``, ``consts``, ``ladder``), each by its
-            science function in this chapter's modules.
+        losses .. ladder: what the page measured of them, each by its science
+            function in this chapter's modules.
 
     Returns:
         ``{"summary": the closing table (Markdown), "headline": the lines the page's
         check cell prints, "records": {name: record}}``; the records are saved.
     """
     r = SimpleNamespace(
-        params=params, task=task, relu=relu, relns=dict(relns), **measured
+        params=params,
+        task=task,
+        relu=relu,
+        relns=dict(relns),
+        losses=losses,
+        outputs=outputs,
+        svs=svs,
+        reps=reps,
+        gating=gating,
+        race=race,
+        consts=consts,
+        ladder=ladder,
     )
     for part in (_glue_training, _glue_outputs, _glue_gating, _glue_race):
         kit.glue_many("contexts", part(r))
