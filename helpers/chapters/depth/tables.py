@@ -20,31 +20,24 @@ INIT_NAME = {
 
 
 def gdln_starts(net, stds_derived, relu_std) -> str:
-    """The GDLN's pathways and their initial stds under each initialisation.
-
-    Args:
-        net: the GDLN with the hand-set schedule (its layers' pathways).
-        stds_derived: per seed, ``{pathway: std}`` of the derived initialisation.
-        relu_std: the ReLU network's std (the matched initialisation).
-    """
-    s = GDLN_STDS
+    """The GDLN's pathways (``net``: the hand-set schedule's) and their initial stds
+    under each initialisation (``stds_derived``: per seed, ``{pathway: std}``)."""
+    s, relu = GDLN_STDS, f"{relu_std:.3g}"
+    start, ctx = "$t_\\text{start}$", "$t_\\text{ctx}$"
 
     def dstd(name):
         return f"{med([per[name] for per in stds_derived]):.3g}"
 
-    start, ctx = "$t_\\text{start}$", "$t_\\text{ctx}$"
-    rows = [
-        ["1", "shared (linear)", net.layers[0].width, "every datapoint"]
-        + [f"{s['layer1']:.3g}", f"{relu_std:.3g}", dstd("shared"), start]
-    ]
+    rows = [["1", "shared (linear)", net.layers[0].width, "every datapoint"]]
+    rows[0] += [f"{s['layer1']:.3g}", relu, dstd("shared"), start]
     for name, sl in net.layers[1].pathways:
         common = name == "common"
-        out_std = s["readout_common"] if common else s["readout_context"]
+        out = s["readout_common"] if common else s["readout_context"]
         on = "every datapoint" if common else "contexts " + " and ".join(name[3:])
         rows.append(
-            ["2", name, sl.stop - sl.start, on, f"{s['layer2']:.3g} / {out_std:.3g}"]
-            + [f"{relu_std:.3g}", dstd(name), start if common else ctx]
+            ["2", name, sl.stop - sl.start, on, f"{s['layer2']:.3g} / {out:.3g}"]
         )
+        rows[-1] += [relu, dstd(name), start if common else ctx]
     head = ["layer", "pathway", "units", "on for", "init std: authors' (in / out)"]
     return kit.table(rows, head + ["matched", "derived (median)", "switched on at"])
 
@@ -52,21 +45,19 @@ def gdln_starts(net, stds_derived, relu_std) -> str:
 def inits(init_rows: dict, relu_loss, spread_relu: float) -> str:
     """The comparison with the ReLU runs under each initialisation of the GDLN
     (:func:`.compare.init_comparison`'s rows), and the ReLU runs' own spread last."""
-    rows = []
-    for choice, r_ in init_rows.items():
-        bound = " (lower bound)" if r_["gap_is_lower_bound"] else ""
-        rows.append(
-            [INIT_NAME[choice], r_["seeds"], f"{r_['gap_stereotypes']:.3f}"]
-            + [f"{r_['gap_runs']:.3f}{bound}", r_["reach_10pc"]]
-            + [f"{r_['final_loss']:.3g}", r_["verdict_runs"]]
-        )
-    reach = [np.isfinite(level_times(x)[1]) for x in relu_loss]
-    S = len(relu_loss)
-    rows.append(
-        ["*two ReLU runs (the spread)*", S, "", f"{spread_relu:.3f}"]
-        + [f"{int(np.sum(reach))} of {S}", f"{med(np.asarray(relu_loss)[:, -1]):.3g}"]
-        + [""]
-    )
+    rows = [
+        [INIT_NAME[c], x["seeds"], f"{x['gap_stereotypes']:.3f}"]
+        + [
+            f"{x['gap_runs']:.3f}"
+            + (" (lower bound)" if x["gap_is_lower_bound"] else "")
+        ]
+        + [x["reach_10pc"], f"{x['final_loss']:.3g}", x["verdict_runs"]]
+        for c, x in init_rows.items()
+    ]
+    S, reach = len(relu_loss), sum(np.isfinite(level_times(x)[1]) for x in relu_loss)
+    final = med(np.asarray(relu_loss)[:, -1])
+    spread = ["*two ReLU runs (the spread)*", S, "", f"{spread_relu:.3f}"]
+    rows.append(spread + [f"{int(reach)} of {S}", f"{final:.3g}", ""])
     head = ["GDLN started by", "seeds", "time gap, stereotypes"]
     head += ["median gap, seed $s$ vs $s$", "runs reaching 10 % of $L(0)$"]
     return kit.table(rows, head + ["final loss (median)", "verdict on the median gap"])
@@ -84,9 +75,12 @@ def drops(names, drop_epochs, durations, scatter, scatter_bs) -> str:
     """Each drop's epoch (ReLU and hand-scheduled GDLN), the ratio of their scatter
     over seeds with its bootstrap error, and each drop's duration."""
     rows = [
-        [nm, _fmt_spread(drop_epochs["relu"][:, k])]
-        + [_fmt_spread(drop_epochs["hand"][:, k]), f"{np.exp(scatter[k][0]):.1f}"]
-        + [f"{scatter[k][0]:+.2f} ± {scatter_bs[k][0]:.2f}"]
+        [nm]
+        + [_fmt_spread(drop_epochs[x][:, k]) for x in ("relu", "hand")]
+        + [
+            f"{np.exp(scatter[k][0]):.1f}",
+            f"{scatter[k][0]:+.2f} ± {scatter_bs[k][0]:.2f}",
+        ]
         + [f"{med(durations[x][:, k]):.0f}" for x in ("relu", "hand")]
         for k, nm in enumerate(names)
     ]
@@ -125,14 +119,11 @@ def derived(names, drop_epochs, gap_stereo, gap_stereo_derived, m_hand, m_derive
         [nm, f"{rel[k]:.0f}", f"{off_h[k]:+.0f}", f"{off_d[k]:+.0f}"]
         for k, nm in enumerate(names)
     ]
-    rows.append(
-        ["time gap, ReLU stereotype vs GDLN stereotype", ""]
-        + [f"{gap_stereo:.3f}", f"{gap_stereo_derived:.3f}"]
-    )
-    rows.append(
-        [f"median time gap, seed $s$ vs $s$ (first {len(m_derived.per_seed)} seeds)"]
-        + ["", f"{m_hand.value:.3f}", f"{m_derived.value:.3f}"]
-    )
+    gaps = [f"{gap_stereo:.3f}", f"{gap_stereo_derived:.3f}"]
+    rows.append(["time gap, ReLU stereotype vs GDLN stereotype", ""] + gaps)
+    n = len(m_derived.per_seed)
+    gaps = [f"{m_hand.value:.3f}", f"{m_derived.value:.3f}"]
+    rows.append([f"median time gap, seed $s$ vs $s$ (first {n} seeds)", ""] + gaps)
     head = ["drop", "ReLU median epoch", "hand-set: GDLN − ReLU"]
     return kit.table(rows, head + ["derived: GDLN − ReLU"])
 
@@ -154,35 +145,30 @@ def outputs(gaps_out, steps) -> str:
 def sharper_steps(names, durations, shared) -> str:
     """The reviewer's question on Fig. 6 ("larger, sharper steps"), answered from the
     drops' durations."""
-    dr = np.nanmedian(durations["relu"], axis=0)
-    dg = np.nanmedian(durations["hand"], axis=0)
+    dr, dg = (np.nanmedian(durations[x], axis=0) for x in ("relu", "hand"))
     ratio = dg / dr
-    k_sharp = int(np.nanargmax(ratio))
-    txt = (
+    k = int(np.nanargmax(ratio))
+    sharper = ", ".join(nm for nm, q in zip(names, ratio) if q > 1.25)
+    return (
         '*"ReLU networks appear to make larger, sharper steps in the loss"* (reviewer '
         "on Fig. 6). The drop table above times each drop from 90 % to 10 % of its "
         "step; the median durations (ReLU / GDLN, epochs) are "
         + ", ".join(f"{nm}: {r:.0f} / {g:.0f}" for nm, r, g in zip(names, dr, dg))
         + ". "
-    )
-    if ratio[k_sharp] > 1.25:
-        sharper = [nm for nm, q in zip(names, ratio) if q > 1.25]
-        txt += (
-            f"The reviewer's impression is borne out for {', '.join(sharper)}: there "
-            f"the GDLN takes up to {ratio[k_sharp]:.1f} times as long as the ReLU "
-            "network. "
+        + (
+            f"The reviewer's impression is borne out for {sharper}: there the GDLN "
+            f"takes up to {ratio[k]:.1f} times as long as the ReLU network. "
+            if ratio[k] > 1.25
+            else "The two networks' steps are about equally sharp (no drop takes the "
+            "GDLN 25 % longer). "
         )
-    else:
-        txt += (
-            "The two networks' steps are about equally sharp "
-            "(no drop takes the GDLN 25 % longer). "
+        + "The steps are not larger: both networks plateau at the same levels"
+        + (
+            "."
+            if np.all(shared)
+            else ", except the ReLU network's extra plateau, which splits one of the "
+            "GDLN's steps in two."
         )
-    txt += "The steps are not larger: both networks plateau at the same levels"
-    if np.all(shared):
-        return txt + "."
-    return txt + (
-        ", except the ReLU network's extra plateau, which splits one of the GDLN's "
-        "steps in two."
     )
 
 
@@ -194,10 +180,9 @@ def profile(names, var24) -> str:
     for k, name in enumerate(names):
         (v, _), (e, iv) = var24["scatter"][k], var24["scatter_bs"][k]
         ev = Evidence(v, spread=e, compared=0.0, criterion="near", spread_interval=iv)
-        rows.append(
-            [name, f"{var24['sd']['relu'][k]:.0f}", f"{var24['sd']['hand'][k]:.0f}"]
-            + [f"{np.exp(v):.2f}", f"{v:+.2f} ± {e:.2f}", rulebook.verdict(ev)]
-        )
+        sd = [f"{var24['sd'][x][k]:.0f}" for x in ("relu", "hand")]
+        rows.append([name, *sd, f"{np.exp(v):.2f}", f"{v:+.2f} ± {e:.2f}"])
+        rows[-1].append(rulebook.verdict(ev))
     head = ["drop", "sd ReLU", "sd GDLN", "ratio", "ln ratio ± bootstrap error"]
     return kit.table(rows, head + ["same?"])
 
