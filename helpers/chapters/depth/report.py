@@ -31,16 +31,11 @@ from .tables import INIT_NAME
 
 @dataclass(frozen=True)
 class Runs:
-    """The runs the page trained (and the stored ones it loaded).
-
-    ``ds`` the task; ``relu``, ``gh`` (main GDLN, hand-set schedule), ``gd`` (derived
-    schedule): :class:`helpers.chapters.depth.census.DepthRuns`; ``init_loss``,
-    ``init_out``: ``{init: loss curves / outputs}`` of the GDLN under each
-    initialisation; ``L_ow``: the other coupling's loss curves (None: not run);
-    ``stored``: ``{"scatter": (run, manifest entry), "rounding": (run, entry)}``
-    (:func:`helpers.chapters.depth.stored.load`), and optionally ``"authors": (curves,
-    entry)``, the authors' own script runs (``{"relu", "gdln"}: (seeds, epochs)``,
-    :func:`helpers.book.crosscheck.load`'s ``curves`` and ``meta``).
+    """The runs the page trained and the stored ones it loaded: ``relu``, ``gh`` (main
+    GDLN, hand-set schedule), ``gd`` (derived schedule), ``{init: loss / outputs}``
+    of the GDLN under each initialisation, ``L_ow`` the other coupling's loss (None:
+    not run), ``stored``: ``{"scatter", "rounding", "authors" (optional): (run or
+    curves, manifest entry)}`` (:mod:`.stored`, :func:`helpers.book.crosscheck.load`).
     """
 
     ds: object
@@ -68,18 +63,9 @@ class Params:
 
 
 def report(rec, runs: Runs, params: Params) -> dict:
-    """Write the depth chapter's records, the glue its prose reads and its closing
-    tables.  Defined for the page ``book/depth.md``.
-
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records`.
-        runs: the runs (:class:`Runs`); params: the parameters (:class:`Params`).
-
-    Returns:
-        ``{"summary": closing table, "in_short": closing paragraph, "check": the
-        headline numbers as text}`` (Markdown and plain text); the records are saved
-        (``rec.save()``).
-    """
+    """Write (``rec.save()``) the depth chapter's records in ``rec``, glue the numbers
+    its prose reads, and return its closing table, paragraph and headline numbers
+    (``{"summary", "in_short", "check"}``).  Defined for the page ``book/depth.md``."""
     r = _read(runs, params)
     _setup(r)
     inits = _inits(r)
@@ -119,25 +105,21 @@ def _read(runs: Runs, p: Params) -> SimpleNamespace:
     )
     r.prof = drops.drop_profile(relu.loss, gh.loss)
     r.levels, r.names_drop = r.prof["levels"], r.prof["names"]
-    (big, r.big_entry), (rd, r.rd_entry) = (
-        runs.stored[k] for k in ("scatter", "rounding")
-    )
+    stored = runs.stored
+    (big, r.big_entry), (rd, r.rd_entry) = stored["scatter"], stored["rounding"]
     r.v24 = v24 = drops.stored_profile(seeds, relu.loss, gh.loss, big)
     r.names24, r.n24 = v24["names"], len(v24["pool"]["seeds"])
-    D = v24["drops"]
-    r.robust = {
-        s: drops.spread_profile(D["relu"], D["hand"], s) for s in ("iqr", "mad")
-    }
-    r.authors = _authors(runs.stored.get("authors"), relu.loss.shape[1], v24)
+    D = v24["drops"]["relu"], v24["drops"]["hand"]
+    r.robust = {s: drops.spread_profile(*D, s) for s in ("iqr", "mad")}
+    r.authors = _authors(stored.get("authors"), relu.loss.shape[1], v24)
     same = drops.same_start(relu.loss, seeds, rd)
     r.floor = drops.rounding_floor(same, v24["levels_all"])
     r.derived, r.info, r.checks = gating.derived_schedules(
         relu, gh, r.hand, p.appear_threshold, p.appear_threshold_check
     )
     r.dc = compare.derived_comparison(relu.loss, gh.loss, runs.gd.loss, st.i_r)
-    r.po = compare.plateau_comparison(
-        relu, gh, r.levels, r.L_rank, r.L0, st.i_r, st.i_g
-    )
+    i = st.i_r, st.i_g
+    r.po = compare.plateau_comparison(relu, gh, r.levels, r.L_rank, r.L0, *i)
     r.worst = r.po["worst"]
     r.gap_ow, r.m_ow = compare.coupling_comparison(relu.loss, gh.loss, runs.L_ow)
     r.phase = gating.gating_phase(relu)[0]
@@ -292,16 +274,12 @@ def _drops_here(r) -> dict:
     ok = np.isfinite(sub[:, 0])
     lo, hi = np.nanpercentile(sub[ok, 0], [5, 95])
     four = {"spread": med(sub[ok, 1]), "spread_interval": None}
+    here = f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})"
+    lo_, hi_ = (f"4 + 4 seeds, ratio {np.exp(x):.2g}" for x in (lo, hi))
     return {
-        f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})": ev.but(
-            variants=None
-        ),
-        f"4 + 4 seeds, ratio {np.exp(lo):.2g} (5th percentile of subsets)": ev.but(
-            value=float(lo), **four
-        ),
-        f"4 + 4 seeds, ratio {np.exp(hi):.2g} (95th percentile)": ev.but(
-            value=float(hi), **four
-        ),
+        here: ev.but(variants=None),
+        f"{lo_} (5th percentile of subsets)": ev.but(value=float(lo), **four),
+        f"{hi_} (95th percentile)": ev.but(value=float(hi), **four),
     }
 
 
@@ -640,14 +618,12 @@ def _windows(r, g) -> dict:
     first_plateau, last = np.zeros_like(exists), np.zeros_like(exists)
     first_plateau[g["pre"]], last[:, -1] = True, True
     primary = f"where context gating exists (loss below {float(r.L_rank[-1]):.0f})"
+    in_phase = np.broadcast_to(g["in_phase"], exists.shape)
+    weight = gating.context_weight_window(relu)
     masks = {
         primary: exists,
-        f"rule 3's phase ({phase[0]}-{phase[1]})": np.broadcast_to(
-            g["in_phase"], exists.shape
-        ),
-        "the context classes' weight above its initial value": (
-            gating.context_weight_window(relu)
-        ),
+        f"rule 3's phase ({phase[0]}-{phase[1]})": in_phase,
+        "the context classes' weight above its initial value": weight,
         f"the end of training (epoch {int(grid[-1])})": last,
     }
     if g["ok_pre"].any():
@@ -1034,64 +1010,54 @@ def _review(r, g, ref):
 
 def _summary(r, recs) -> str:
     where = f"where context gating exists, loss below {float(r.L_rank[-1]):.0f}"
-    rows = [
-        (
+    rows = {
+        "layer1_always_on": (
             f"Layer 1 does not gate: its units are on for every datapoint ({where})",
             "all neurons are active for all datapoints",
-            "layer1_always_on",
         ),
-        (
+        "layer1_linear": (
             "Layer 1 works as a linear layer: making it linear changes the output "
             f"clearly less than making layer 2 linear ({where})",
             "does not use the first layer for gating ... used as a linear layer",
-            "layer1_linear",
         ),
-        (
+        "layer1_over_training": (
             "Layer 1 over training (always-on share, output change if linear)",
             "no time given",
-            "layer1_over_training",
         ),
-        (
+        "layer2_mixed": (
             "Layer 2's context gating is 2-of-3: the single-context to 2-of-3 "
             f"ratio of its output is clearly below chance ({where})",
             "contextual pathways are active in two out of the three contexts",
-            "layer2_mixed",
         ),
-        (
+        "layer2_single_context": (
             "Layer 2's single-context share late in training",
             "not in the paper (Fig. 6a has no single-context pathway)",
-            "layer2_single_context",
         ),
-        (
+        "gap_relu_gdln_stereotypes": (
             "ReLU and GDLN stereotypes agree (time gap against the larger of two "
             "ReLU runs' and two GDLN runs' gaps)",
             "close agreement (Fig. 6b)",
-            "gap_relu_gdln_stereotypes",
         ),
-        (
+        "init_sensitivity": (
             "The agreement under each initialisation of the GDLN",
             "begin with the same hyper-parameters (Appendix H)",
-            "init_sensitivity",
         ),
-        (
+        "variance_profile": (
             "The runs of both networks scatter alike (log ratio of standard "
             f"deviations at the worst drop, {r.n24} + {r.n24} stored seeds)",
             "the same variance profiles",
-            "variance_profile",
         ),
-        (
+        "plateau_outputs": (
             "Outputs agree on the plateaus below the rank-one map's (against "
             "the larger of two ReLU runs' and two GDLN runs' gaps)",
             "exact agreement between the outputs",
-            "plateau_outputs",
         ),
-        (
+        "switch_epochs_derived": (
             "Switch-on epochs derived from the ReLU gates [start, context]",
             "hand-set 500, 12000 (authors' code)",
-            "switch_epochs_derived",
         ),
-    ]
-    return claims_table([(claim, paper, recs[name]) for claim, paper, name in rows])
+    }
+    return claims_table([(c, p, recs[name]) for name, (c, p) in rows.items()])
 
 
 def _in_short(r, g, var, out, inits, recs) -> str:
