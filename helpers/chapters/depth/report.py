@@ -173,15 +173,11 @@ def _inits(r) -> dict:
     ratio_ro = GDLN_STDS["readout_context"] / GDLN_STDS["readout_common"]
     stuck = [i for i in rows if rows[i]["reach_10pc"].startswith("0 ")]
     made = [i for i in rows if i not in stuck]
-    reading = (
-        "Under every initialisation the GDLN makes all the drops within the run; "
-        "the table shows how far each choice moves the gap."
-    )
+    reading = "Under every initialisation the GDLN makes all the drops within the "
+    reading += "run; the table shows how far each choice moves the gap."
     if stuck and not made:
-        reading = (
-            "No GDLN run reaches 10 % of the initial loss within the run under any "
-            "initialisation tried here."
-        )
+        reading = "No GDLN run reaches 10 % of the initial loss within the run under "
+        reading += "any initialisation tried here."
     elif stuck:
         reach = (f"{rows[i]['reach_10pc']} runs with {name[i]}" for i in made)
         ends = ", ".join(f"{rows[i]['final_loss']:.1f}" for i in stuck)
@@ -208,10 +204,8 @@ def _drops(r) -> dict:
     (the verdict) and the rounding floor."""
     levels, lv_g = r.levels, plateau_levels(r.gh.loss)
     extra = [x for x in levels if not np.any(np.abs(lv_g - x) <= 0.05 * r.L0)]
-    text = (
-        "Both networks rest at the same levels (a level counts when at least half the "
-        "runs rest there)."
-    )
+    text = "Both networks rest at the same levels (a level counts when at least half "
+    text += "the runs rest there)."
     if extra:
         text = (
             f"The ReLU network has a plateau the GDLN does not, at {extra[0]:.1f}, "
@@ -389,21 +383,16 @@ def _authors_variants(r, ev24) -> dict:
         r.glue(auth_reading="The authors' script runs were not handed over.")
         return {}
     n, k, kw, sd, pc = a["n"], a["k"], a["k_worst"], a["sd"], a["percentile"]
-    (v, e), seeds = (
-        a["scatter"][k],
-        ", ".join(str(s) for s in a["entry"].get("seeds", [])),
-    )
-    ev = ev24.but(value=float(v), spread=float(e), spread_interval=None, variants=None)
+    (v, e), no_iv = a["scatter"][k], {"spread_interval": None, "variants": None}
+    seeds = ", ".join(str(s) for s in a["entry"].get("seeds", []))
+    ev = ev24.but(value=float(v), spread=float(e), **no_iv)
     out = {
         f"the authors' own {n} + {n} script runs (book/authors_runs), drop "
         f"{names[k]}: ratio {np.exp(v):.2g}, above {pc:.0f} % of the engine's {n} + "
         f"{n} subsets": ev
     }
-    sit = "within what as many of the engine's seeds give"
-    if pc < 10:
-        sit = (
-            "in the low tail of what as many of the engine's seeds give, not outside it"
-        )
+    tail = "what as many of the engine's seeds give"
+    sit = f"in the low tail of {tail}, not outside it" if pc < 10 else f"within {tail}"
     text = (
         f"The authors' own scripts (depth/relu.py and depth/gdln_off.py, run "
         f"{n} + {n} times as stored in `book/authors_runs`, seeds {seeds}) give at the "
@@ -416,13 +405,10 @@ def _authors_variants(r, ev24) -> dict:
     )
     if kw is not None and kw != k:
         vw, ew = a["scatter"][kw]
-        evw = ev24.but(
-            value=float(vw), spread=float(ew), spread_interval=None, variants=None
-        )
+        evw = ev24.but(value=float(vw), spread=float(ew), **no_iv)
         at = f"{names[kw]}: ratio"
-        out[
-            f"the authors' {n} + {n} runs at their own worst drop {at} {np.exp(vw):.2g}"
-        ] = evw
+        worst = f"their own worst drop {at} {np.exp(vw):.2g}"
+        out[f"the authors' {n} + {n} runs at {worst}"] = evw
         text += (
             f" Read as the record reads every profile, at its worst drop, their runs "
             f"are worst at {at} {np.exp(vw):.1f} (standard deviations "
