@@ -1,7 +1,5 @@
-"""The depth chapter's figures, drawn on axes the page makes (defined for the page
-``book/depth.md``).  Nothing here imports a plotting backend: each function draws on
-the Matplotlib axes it is given, in the colours :func:`colours` picks from the book's
-palette (``helpers.figures.PALETTE``, passed in by the page)."""
+"""The depth chapter's figures (page ``book/depth.md``), each drawn on the Matplotlib
+axes the page makes, in the colours :func:`colours` picks from the book's palette."""
 
 from __future__ import annotations
 
@@ -12,21 +10,22 @@ from .tables import INIT_NAME
 
 
 def colours(palette: dict) -> dict:
-    """The chapter's colours from the book's palette: the ReLU runs, the GDLN with the
-    hand-set and derived schedules, each initialisation, and the census classes."""
-    keys = [("relu", "relu"), ("hand", "reln"), ("derived", "prediction")]
-    keys += [("oneway", "single"), ("matched", "linear")]
-    col = {
-        k: palette[p] for k, p in keys + [(c, c) for c in ("common", "mixed", "single")]
+    """The chapter's colours (networks, initialisations, census classes)."""
+    names = {
+        "relu": "relu",
+        "hand": "reln",
+        "derived": "prediction",
+        "oneway": "single",
     }
-    col["other"] = "#dddddd"
+    names.update(matched="linear", common="common", mixed="mixed", single="single")
+    col = {k: palette[p] for k, p in names.items()} | {"other": "#dddddd"}
     init = {"authors": "hand", "matched": "matched", "derived": "derived"}
     return {**col, "init": {i: col[k] for i, k in init.items()}}
 
 
 def inits(axes, relu_loss, init_loss, init_rows, limit, col):
-    """Fig. *How the GDLN starts*: the loss curves under each initialisation (left) and
-    the median time gap to the ReLU runs (right), against ``limit`` (dashed)."""
+    """Fig. *How the GDLN starts*: loss curves per initialisation, and the median time
+    gap to the ReLU runs against ``limit`` (dashed)."""
     t = np.arange(np.shape(relu_loss)[1])
     for L in relu_loss:
         axes[0].plot(t, L, color=col["relu"], lw=0.8, alpha=0.5)
@@ -59,13 +58,9 @@ def census(axes, relu, col):
     ax, classes = axes[1], ("common", "mixed", "single", "other")
     shares = {c: relu.functional(c) for c in classes}
     ok_t = np.all(np.isfinite(shares["common"]), axis=0)
-    ax.stackplot(
-        grid[ok_t],
-        *[np.nanmean(shares[c], axis=0)[ok_t] for c in classes],
-        colors=[col[c] for c in classes],
-        labels=["common", "2-of-3", "single", "other"],
-        alpha=0.85,
-    )
+    means = [np.nanmean(shares[c], axis=0)[ok_t] for c in classes]
+    colors, labels = [col[c] for c in classes], ["common", "2-of-3", "single", "other"]
+    ax.stackplot(grid[ok_t], *means, colors=colors, labels=labels, alpha=0.85)
     snap2 = np.median(relu.functional("snap_change"), axis=0)
     ax.plot(grid, snap2, "k--", lw=1.5, label="change if snapped")
     ax.plot(grid, np.median(lin2, axis=0), "k:", lw=1.5, label="change if linear")
@@ -76,9 +71,8 @@ def census(axes, relu, col):
 
 
 def schedule(axes, relu, gh, gd, hand, derived, theta, col):
-    """Fig. *The two schedules against the ReLU runs*: the loss curves (left) and the
-    weight of layer 2's common and 2-of-3 units with their appearance epochs
-    (right)."""
+    """Fig. *The two schedules against the ReLU runs*: the loss curves, and the weight
+    of layer 2's common and 2-of-3 units with their appearance epochs."""
     i_r, i_g, i_d = relu.stereotype(), gh.stereotype(), gd.stereotype()
     L0, ax = relu.loss[0, 0], axes[0]
     for k, L in enumerate(relu.loss):
@@ -94,8 +88,7 @@ def schedule(axes, relu, gh, gd, hand, derived, theta, col):
     for s, c, ls in [(hand, col["hand"], ":"), (derived, col["derived"], "--")]:
         for t in s.as_list():
             ax.axvline(t, color=c, ls=ls, lw=1)
-    ax.set_yscale("log")
-    ax.set_ylim(1e-3 * L0 / 2, 2 * L0)  # down to the lowest level of the time gap
+    ax.set(yscale="log", ylim=(1e-3 * L0 / 2, 2 * L0))  # to the time gap's lowest level
     ax.set(xlabel="epoch", ylabel="summed loss")
     ax.legend()
     ax = axes[1]
@@ -106,8 +99,7 @@ def schedule(axes, relu, gh, gd, hand, derived, theta, col):
                 t_app = appearance_epoch(m, runs.grid, theta)
                 ax.plot([t_app], [theta], "o", color=c, ms=3)
     ax.axhline(theta, color="0.5", lw=0.8)
-    ax.set_yscale("log")
-    ax.set_ylim(1e-3, None)
+    ax.set(yscale="log", ylim=(1e-3, None))
     ax.set(xlabel="epoch", ylabel="weight of the class (layer 2)")
 
 
