@@ -24,8 +24,7 @@ def colours(palette: dict) -> dict:
 
 
 def inits(axes, relu_loss, init_loss, init_rows, limit, col):
-    """Fig. *How the GDLN starts*: loss curves per initialisation, and the median time
-    gap to the ReLU runs against ``limit`` (dashed)."""
+    """Fig. *How the GDLN starts*: loss curves, and time gaps against ``limit``."""
     t = np.arange(np.shape(relu_loss)[1])
     for L in relu_loss:
         axes[0].plot(t, L, color=col["relu"], lw=0.8, alpha=0.5)
@@ -44,8 +43,7 @@ def inits(axes, relu_loss, init_loss, init_rows, limit, col):
 
 
 def census(axes, relu, col):
-    """Fig. *The ReLU network's gating over training*: layer 1 (always-on share and
-    output change if linear), layer 2's functional census, and the loss."""
+    """Fig. *The ReLU network's gating over training*: layer 1, layer 2, the loss."""
     grid, ax, lin2 = relu.grid, axes[0], relu.linear_l2_change
     lines = [(relu.always_on[:, :, 0], "k", "on for every datapoint")]
     lines.append((relu.linear_l1_change, col["hand"], "output change if linear"))
@@ -71,8 +69,7 @@ def census(axes, relu, col):
 
 
 def schedule(axes, relu, gh, gd, hand, derived, theta, col):
-    """Fig. *The two schedules against the ReLU runs*: the loss curves, and the weight
-    of layer 2's common and 2-of-3 units with their appearance epochs."""
+    """Fig. *The two schedules*: loss curves, and layer 2's classes' weight."""
     i_r, i_g, i_d = relu.stereotype(), gh.stereotype(), gd.stereotype()
     L0, ax = relu.loss[0, 0], axes[0]
     for k, L in enumerate(relu.loss):
@@ -80,11 +77,8 @@ def schedule(axes, relu, gh, gd, hand, derived, theta, col):
         ax.plot(L, color=col["relu"], alpha=1 if bold else 0.2, lw=2 if bold else 0.7)
     ax.plot(gh.loss[i_g], color=col["hand"], lw=1.5, label="GDLN, hand-set")
     for k, L in enumerate(gd.loss):
-        bold, c = k == i_d, col["derived"]
-        lab = "GDLN, derived" if bold else None
-        ax.plot(
-            L, color=c, alpha=1 if bold else 0.3, lw=1.5 if bold else 0.7, label=lab
-        )
+        a, w, lab = (1, 1.5, "GDLN, derived") if k == i_d else (0.3, 0.7, None)
+        ax.plot(L, color=col["derived"], alpha=a, lw=w, label=lab)
     for s, c, ls in [(hand, col["hand"], ":"), (derived, col["derived"], "--")]:
         for t in s.as_list():
             ax.axvline(t, color=c, ls=ls, lw=1)
@@ -119,8 +113,7 @@ def drops(ax, drop_epochs: dict, names, col):
 
 
 def outputs(axes, shown, Y):
-    """Fig. *Outputs at the plateaus*: per plateau (``shown``: level, ReLU and GDLN
-    stereotypes' outputs), the two outputs and the target ``Y``."""
+    """Fig. *Outputs at the plateaus* (``shown``: level, ReLU and GDLN outputs)."""
     for row, (lv, a, b) in enumerate(shown):
         for c, (M, lab) in enumerate([(a, "ReLU"), (b, "GDLN"), (Y, "target Y")]):
             ax = axes[row, c]

@@ -128,9 +128,8 @@ def _read(runs: Runs, p: Params) -> SimpleNamespace:
 
 
 def _authors(stored, T: int, v24: dict) -> dict | None:
-    """The authors' script runs (``(curves, entry)`` or None) at the verdict's levels
-    and drop (:func:`.drops.authors_profile`), cut to ``T`` loss values; None where
-    they are not handed over or are shorter."""
+    """The authors' script runs (``(curves, entry)``) at the verdict's levels and drop,
+    cut to ``T`` loss values; None where not handed over or shorter."""
     if stored is None:
         return None
     (curves, entry), k = stored, v24["k"]
@@ -240,9 +239,8 @@ def _drops_here(r) -> dict:
     (var_log, se_normal), (var_se, var_iv) = p["scatter"][k], p["scatter_bs"][k]
     per_drop = _near_zero(p["scatter"], p["scatter_bs"])
     n_same, ev = sum(rb.verdict(e) == "reproduced" for e in per_drop), per_drop[k]
-    # how often 4 + 4 of these seeds (the first pass's number) would fail "the same"
-    # at this drop, judged as the first pass judged it (normal-theory error, no
-    # interval)
+    # how often 4 + 4 of these seeds (the first pass's) would fail "the same" here,
+    # judged as the first pass judged it (normal-theory error, no interval)
     fail = [rb.holds("near", v, 0.0, e) is not True for v, e in sub if np.isfinite(v)]
     fail4 = np.mean(fail)
     v_ends = {rb.verdict(ev.but(spread=e, spread_interval=None)) for e in var_iv}
@@ -647,8 +645,7 @@ def _windows(r, g) -> dict:
 
 
 def _share_near(v, alternative):
-    """Evidence of per-seed shares ``v`` held against 1, a bound a share cannot pass
-    (:func:`helpers.core.measures.share_at_bound`); None for fewer than 2 seeds."""
+    """Per-seed shares ``v`` against the bound 1 (None for fewer than 2 seeds)."""
     v = np.asarray(v, float)
     v = v[np.isfinite(v)]
     return share_at_bound(v, alternative) if v.size >= 2 else None
@@ -817,9 +814,8 @@ def _windowed(r, g, key: str, criterion: str, epochs: dict, **windows):
 
 
 def _section4_reference(rec) -> float:
-    """The Section 4 network's single-context to 2-of-3 ratio of its snapped output at
-    its last recorded epoch (record ``census_over_training`` of ``book/contexts.md``,
-    read beside this chapter's records); NaN where that record is missing."""
+    """The Section 4 network's single-context to 2-of-3 ratio at its last record
+    (``contexts``' ``census_over_training``, beside these records); NaN if missing."""
     path = getattr(rec, "directory", None)
     try:
         value = json.loads((path / "contexts.json").read_text())
@@ -943,8 +939,7 @@ def _iv(iv) -> str:
 
 
 def _review(r, g, ref):
-    """Where the external review of the first pass (2026-11-26) was right and where
-    not, from this execution's numbers (its own numbers are quoted as its)."""
+    """Where the external review of the first pass (2026-11-26) was right and not."""
     x, grid, phase, every = g["read"][g["primary"]], g["grid"], r.phase, r.record_every
     others = [med(v["ratio"]) for w, v in g["read"].items() if w != g["primary"]]
 
