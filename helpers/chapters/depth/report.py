@@ -79,7 +79,7 @@ def report(rec, runs: Runs, params: Params) -> dict:
     return {
         "summary": _summary(r, recs),
         "in_short": _in_short(r, g, var, out, inits, recs),
-        "check": _check(r, g, out, recs),
+        "check": _check(r, g, recs),
     }
 
 
@@ -100,9 +100,8 @@ def _read(runs: Runs, p: Params) -> SimpleNamespace:
     r.hand = Schedule(*p.hand_schedule)
     r.other_coupling = "full" if p.coupling == "one-way" else "one-way"
     r.L_rank, r.L0 = networks.linear_losses(ds), 0.5 * float(np.sum(ds.Y**2))
-    r.init_rows, r.init_evidence = compare.init_comparison(
-        relu.loss, runs.init_loss, st.i_r
-    )
+    init = compare.init_comparison(relu.loss, runs.init_loss, st.i_r)
+    r.init_rows, r.init_evidence = init
     r.prof = drops.drop_profile(relu.loss, gh.loss)
     r.levels, r.names_drop = r.prof["levels"], r.prof["names"]
     stored = runs.stored
@@ -114,9 +113,8 @@ def _read(runs: Runs, p: Params) -> SimpleNamespace:
     r.authors = _authors(stored.get("authors"), relu.loss.shape[1], v24)
     same = drops.same_start(relu.loss, seeds, rd)
     r.floor = drops.rounding_floor(same, v24["levels_all"])
-    r.derived, r.info, r.checks = gating.derived_schedules(
-        relu, gh, r.hand, p.appear_threshold, p.appear_threshold_check
-    )
+    th = p.appear_threshold, p.appear_threshold_check
+    r.derived, r.info, r.checks = gating.derived_schedules(relu, gh, r.hand, *th)
     r.dc = compare.derived_comparison(relu.loss, gh.loss, runs.gd.loss, st.i_r)
     i = st.i_r, st.i_g
     r.po = compare.plateau_comparison(relu, gh, r.levels, r.L_rank, r.L0, *i)
@@ -1082,25 +1080,23 @@ def _in_short(r, g, var, out, inits, recs) -> str:
     )
 
 
-def _check(r, g, out, recs) -> str:
+def _check(r, g, recs) -> str:
     """The headline numbers as text (the page prints them; nbval compares them)."""
     names = ("layer1_always_on", "layer1_linear", "layer2_mixed")
     names += ("gap_relu_gdln_stereotypes", "variance_profile", "plateau_outputs")
-    x, v24, n24 = g["read"][g["primary"]], r.v24, r.n24
-    switch = [int(500 * round(t / 500)) for t in r.derived.as_list()]
+    x = g["read"][g["primary"]]
     lines = [
-        f"layer1_always_on          = {med(x['strict1']):.2f} (context gating exists)",
-        f"layer1_linear             = {med(x['lin1']):.3f} vs {med(x['lin2']):.2f}",
-        f"layer2_mixed (ratio)      = {med(x['ratio']):.2f} vs chance "
-        f"{med(g['chance']):.2f}",
-        f"layer2_single_context     = {med(g['single_late']):.2f}",
-        f"gap_relu_gdln_stereotypes = {r.m_stereo.value:.2f} (spread "
-        f"{r.m_runs.spread:.2f})",
-        f"variance_profile          = {np.exp(v24['scatter'][v24['k']][0]):.1f} "
-        f"({n24} + {n24} seeds)",
-        f"plateau_outputs           = {r.worst[2]:.3f} (spread "
-        f"{out['m_worst'].spread:.3f})",
-        f"switch_epochs_derived     = {switch} (to the nearest 500)",
-        "verdicts                  = " + ", ".join(recs[n]["verdict"] for n in names),
+        "layer1_always_on          = {w_strict1:.2f} (context gating exists)",
+        "layer1_linear             = {lin1:.3f} vs {lin2:.2f}",
+        "layer2_mixed (ratio)      = {w_ratio:.2f} vs chance {chance:.2f}",
+        "layer2_single_context     = {single_late:.2f}",
+        "gap_relu_gdln_stereotypes = {gap_stereo:.2f} (spread {spread_both:.2f})",
+        "variance_profile          = {v24_ratio:.1f} ({v24_n} seeds)",
+        "plateau_outputs           = {out_worst_gap:.3f} (spread {out_worst_yard:.3f})",
+        "switch_epochs_derived     = {switch} (to the nearest 500)",
+        "verdicts                  = ",
     ]
-    return "\n".join(lines)
+    switch = [int(500 * round(t / 500)) for t in r.derived.as_list()]
+    lin1, lin2 = med(x["lin1"]), med(x["lin2"])
+    text = "\n".join(lines).format(**r.glue, lin1=lin1, lin2=lin2, switch=switch)
+    return text + ", ".join(recs[n]["verdict"] for n in names)
