@@ -710,8 +710,7 @@ def _outputs(r) -> dict:
     """The glue of the outputs at the plateaus, under every initialisation of the
     GDLN, and the evidence of ``plateau_outputs``."""
     relu, worst, rows, po, name = r.relu, r.worst, r.init_rows, r.po, INIT_NAME
-    m_out = po["matches"]
-    m_worst = m_out[worst[0]]
+    m_out, m_worst = po["matches"], po["matches"][worst[0]]
     # the same plateau under every initialisation of the GDLN
     Or_w = plateau_outputs(relu.loss, relu.grid, relu.outputs, worst[0])
     for c in rows:

@@ -79,11 +79,10 @@ def drops(names, drop_epochs, durations, scatter, scatter_bs) -> str:
 
 def census_thresholds(final_shares: dict) -> str:
     """The census by weight at the end of training under each census threshold."""
-    rows = [
-        [f"{thr:g}", f"{med(fs[:, 0, 0]):.2f}"]
-        + [f"{med(fs[:, 1, 0] + fs[:, 1, 1]):.2f}", f"{med(fs[:, 1, 2]):.2f}"]
-        for thr, fs in sorted(final_shares.items())
-    ]
+    rows = []
+    for thr, fs in sorted(final_shares.items()):
+        shares = [fs[:, 0, 0], fs[:, 1, 0] + fs[:, 1, 1], fs[:, 1, 2]]
+        rows.append([f"{thr:g}"] + [f"{med(x):.2f}" for x in shares])
     head = ["threshold", "layer 1: common", "layer 2: common + 2-of-3"]
     return kit.table(rows, head + ["layer 2: single"])
 
@@ -165,11 +164,9 @@ def rounding(names, floor) -> str:
     """The rounding floor (:func:`.drops.rounding_floor`): per drop and seed, how far a
     run from the same initial weights lands, and the sd rounding alone adds."""
     others = list(floor["diff"])
-    rows = [
-        [name]
-        + [", ".join(f"{d:+.0f}" for d in floor["diff"][o][:, k]) for o in others]
-        + [f"{floor['sd'][k]:.0f}"]
-        for k, name in enumerate(names)
-    ]
+    rows = []
+    for k, name in enumerate(names):
+        diffs = [", ".join(f"{d:+.0f}" for d in floor["diff"][o][:, k]) for o in others]
+        rows.append([name, *diffs, f"{floor['sd'][k]:.0f}"])
     head = [f"{k}: epochs against the reference, per seed" for k in others]
     return kit.table(rows, ["drop"] + head + ["sd from rounding"])
