@@ -1,6 +1,5 @@
-"""The depth chapter's tables in the middle of the page, as Markdown through
-:func:`helpers.book.kit.table` (defined for the page ``book/depth.md``; the closing
-tables are :mod:`.report`'s).  Each takes what the page computed."""
+"""The depth chapter's tables in the middle of the page (``book/depth.md``), as
+Markdown through :func:`helpers.book.kit.table`, each from what the page computed."""
 
 from __future__ import annotations
 
@@ -20,53 +19,38 @@ INIT_NAME = {
 
 
 def gdln_starts(net, stds_derived, relu_std) -> str:
-    """The GDLN's pathways and their initial stds under each initialisation.
-
-    Args:
-        net: the GDLN with the hand-set schedule (its layers' pathways).
-        stds_derived: per seed, ``{pathway: std}`` of the derived initialisation.
-        relu_std: the ReLU network's std (the matched initialisation).
-    """
-    s = GDLN_STDS
+    """The GDLN's pathways and their initial stds under each initialisation."""
+    s, relu, ctx = GDLN_STDS, f"{relu_std:.3g}", "$t_\\text{ctx}$"
+    start, width = "$t_\\text{start}$", net.layers[0].width
 
     def dstd(name):
         return f"{med([per[name] for per in stds_derived]):.3g}"
 
-    start, ctx = "$t_\\text{start}$", "$t_\\text{ctx}$"
-    rows = [
-        ["1", "shared (linear)", net.layers[0].width, "every datapoint"]
-        + [f"{s['layer1']:.3g}", f"{relu_std:.3g}", dstd("shared"), start]
-    ]
+    rows = [["1", "shared (linear)", width, "every datapoint", f"{s['layer1']:.3g}"]]
+    rows[0] += [relu, dstd("shared"), start]
     for name, sl in net.layers[1].pathways:
         common = name == "common"
-        out_std = s["readout_common"] if common else s["readout_context"]
+        out = s["readout_common"] if common else s["readout_context"]
         on = "every datapoint" if common else "contexts " + " and ".join(name[3:])
-        rows.append(
-            ["2", name, sl.stop - sl.start, on, f"{s['layer2']:.3g} / {out_std:.3g}"]
-            + [f"{relu_std:.3g}", dstd(name), start if common else ctx]
-        )
+        std = f"{s['layer2']:.3g} / {out:.3g}"
+        rows.append(["2", name, sl.stop - sl.start, on, std, relu, dstd(name)])
+        rows[-1].append(start if common else ctx)
     head = ["layer", "pathway", "units", "on for", "init std: authors' (in / out)"]
     return kit.table(rows, head + ["matched", "derived (median)", "switched on at"])
 
 
 def inits(init_rows: dict, relu_loss, spread_relu: float) -> str:
-    """The comparison with the ReLU runs under each initialisation of the GDLN
-    (:func:`.compare.init_comparison`'s rows), and the ReLU runs' own spread last."""
+    """The GDLN against the ReLU runs under each initialisation, and their spread."""
     rows = []
-    for choice, r_ in init_rows.items():
-        bound = " (lower bound)" if r_["gap_is_lower_bound"] else ""
-        rows.append(
-            [INIT_NAME[choice], r_["seeds"], f"{r_['gap_stereotypes']:.3f}"]
-            + [f"{r_['gap_runs']:.3f}{bound}", r_["reach_10pc"]]
-            + [f"{r_['final_loss']:.3g}", r_["verdict_runs"]]
-        )
-    reach = [np.isfinite(level_times(x)[1]) for x in relu_loss]
-    S = len(relu_loss)
-    rows.append(
-        ["*two ReLU runs (the spread)*", S, "", f"{spread_relu:.3f}"]
-        + [f"{int(np.sum(reach))} of {S}", f"{med(np.asarray(relu_loss)[:, -1]):.3g}"]
-        + [""]
-    )
+    for c, x in init_rows.items():
+        low = " (lower bound)" if x["gap_is_lower_bound"] else ""
+        gaps = [f"{x['gap_stereotypes']:.3f}", f"{x['gap_runs']:.3f}{low}"]
+        rows.append([INIT_NAME[c], x["seeds"], *gaps, x["reach_10pc"]])
+        rows[-1] += [f"{x['final_loss']:.3g}", x["verdict_runs"]]
+    S, reach = len(relu_loss), sum(np.isfinite(level_times(x)[1]) for x in relu_loss)
+    final = med(np.asarray(relu_loss)[:, -1])
+    spread = ["*two ReLU runs (the spread)*", S, "", f"{spread_relu:.3f}"]
+    rows.append(spread + [f"{int(reach)} of {S}", f"{final:.3g}", ""])
     head = ["GDLN started by", "seeds", "time gap, stereotypes"]
     head += ["median gap, seed $s$ vs $s$", "runs reaching 10 % of $L(0)$"]
     return kit.table(rows, head + ["final loss (median)", "verdict on the median gap"])
@@ -81,28 +65,24 @@ def _fmt_spread(v) -> str:
 
 
 def drops(names, drop_epochs, durations, scatter, scatter_bs) -> str:
-    """Each drop's epoch (ReLU and hand-scheduled GDLN), the ratio of their scatter
-    over seeds with its bootstrap error, and each drop's duration."""
-    rows = [
-        [nm, _fmt_spread(drop_epochs["relu"][:, k])]
-        + [_fmt_spread(drop_epochs["hand"][:, k]), f"{np.exp(scatter[k][0]):.1f}"]
-        + [f"{scatter[k][0]:+.2f} ± {scatter_bs[k][0]:.2f}"]
-        + [f"{med(durations[x][:, k]):.0f}" for x in ("relu", "hand")]
-        for k, nm in enumerate(names)
-    ]
+    """Each drop's epoch, the ratio of its scatter over seeds, and its duration."""
+    rows = []
+    for k, nm in enumerate(names):
+        (v, _), e = scatter[k], scatter_bs[k][0]
+        spreads = [_fmt_spread(drop_epochs[x][:, k]) for x in ("relu", "hand")]
+        rows.append([nm, *spreads, f"{np.exp(v):.1f}", f"{v:+.2f} ± {e:.2f}"])
+        rows[-1] += [f"{med(durations[x][:, k]):.0f}" for x in ("relu", "hand")]
     head = ["drop", "ReLU: epoch, median (range; sd)", "GDLN", "sd ReLU / sd GDLN"]
     head += ["ln ratio ± bootstrap error", "ReLU duration", "GDLN duration"]
     return kit.table(rows, head)
 
 
 def census_thresholds(final_shares: dict) -> str:
-    """The census by weight at the end of training under each census threshold
-    (:attr:`.census.DepthRuns.final_shares`)."""
-    rows = [
-        [f"{thr:g}", f"{med(fs[:, 0, 0]):.2f}"]
-        + [f"{med(fs[:, 1, 0] + fs[:, 1, 1]):.2f}", f"{med(fs[:, 1, 2]):.2f}"]
-        for thr, fs in sorted(final_shares.items())
-    ]
+    """The census by weight at the end of training under each census threshold."""
+    rows = []
+    for thr, fs in sorted(final_shares.items()):
+        shares = [fs[:, 0, 0], fs[:, 1, 0] + fs[:, 1, 1], fs[:, 1, 2]]
+        rows.append([f"{thr:g}"] + [f"{med(x):.2f}" for x in shares])
     head = ["threshold", "layer 1: common", "layer 2: common + 2-of-3"]
     return kit.table(rows, head + ["layer 2: single"])
 
@@ -115,24 +95,18 @@ def schedules(checks: dict, hand) -> str:
 
 
 def derived(names, drop_epochs, gap_stereo, gap_stereo_derived, m_hand, m_derived):
-    """Drop by drop, how far each schedule's GDLN lies from the ReLU runs, and the time
-    gaps of both schedules (``m_hand``, ``m_derived``: :func:`.compare.match_runs` on
-    the same seeds)."""
+    """Drop by drop, each schedule's GDLN against the ReLU runs, and its time gaps."""
     rel = np.nanmedian(drop_epochs["relu"], axis=0)
-    off_h = np.nanmedian(drop_epochs["hand"], axis=0) - rel
-    off_d = np.nanmedian(drop_epochs["derived"], axis=0) - rel
+    off = [np.nanmedian(drop_epochs[x], axis=0) - rel for x in ("hand", "derived")]
     rows = [
-        [nm, f"{rel[k]:.0f}", f"{off_h[k]:+.0f}", f"{off_d[k]:+.0f}"]
+        [nm, f"{rel[k]:.0f}"] + [f"{o[k]:+.0f}" for o in off]
         for k, nm in enumerate(names)
     ]
-    rows.append(
-        ["time gap, ReLU stereotype vs GDLN stereotype", ""]
-        + [f"{gap_stereo:.3f}", f"{gap_stereo_derived:.3f}"]
-    )
-    rows.append(
-        [f"median time gap, seed $s$ vs $s$ (first {len(m_derived.per_seed)} seeds)"]
-        + ["", f"{m_hand.value:.3f}", f"{m_derived.value:.3f}"]
-    )
+    gaps = [f"{gap_stereo:.3f}", f"{gap_stereo_derived:.3f}"]
+    rows.append(["time gap, ReLU stereotype vs GDLN stereotype", ""] + gaps)
+    n = len(m_derived.per_seed)
+    gaps = [f"{m_hand.value:.3f}", f"{m_derived.value:.3f}"]
+    rows.append([f"median time gap, seed $s$ vs $s$ (first {n} seeds)", ""] + gaps)
     head = ["drop", "ReLU median epoch", "hand-set: GDLN − ReLU"]
     return kit.table(rows, head + ["derived: GDLN − ReLU"])
 
@@ -146,72 +120,53 @@ def outputs(gaps_out, steps) -> str:
     ]
     head = ["plateau", "both networks stop there", "ReLU vs GDLN (median over pairs)"]
     head += ["ReLU vs ReLU", "GDLN vs GDLN"]
-    return kit.table(
-        rows, head + ["ReLU stereotype: change since the previous plateau"]
-    )
+    last = "ReLU stereotype: change since the previous plateau"
+    return kit.table(rows, head + [last])
 
 
 def sharper_steps(names, durations, shared) -> str:
-    """The reviewer's question on Fig. 6 ("larger, sharper steps"), answered from the
-    drops' durations."""
-    dr = np.nanmedian(durations["relu"], axis=0)
-    dg = np.nanmedian(durations["hand"], axis=0)
+    """The reviewer's "larger, sharper steps" (Fig. 6), from the drops' durations."""
+    dr, dg = (np.nanmedian(durations[x], axis=0) for x in ("relu", "hand"))
     ratio = dg / dr
-    k_sharp = int(np.nanargmax(ratio))
-    txt = (
+    k = int(np.nanargmax(ratio))
+    durs = ", ".join(f"{nm}: {r:.0f} / {g:.0f}" for nm, r, g in zip(names, dr, dg))
+    sharp = "The two networks' steps are about equally sharp (no drop takes the GDLN "
+    sharp += "25 % longer). "
+    if ratio[k] > 1.25:
+        sharper = ", ".join(nm for nm, q in zip(names, ratio) if q > 1.25)
+        sharp = f"The reviewer's impression is borne out for {sharper}: there the GDLN "
+        sharp += f"takes up to {ratio[k]:.1f} times as long as the ReLU network. "
+    extra = ", except the ReLU network's extra plateau, which splits one of the GDLN's "
+    extra = "." if np.all(shared) else extra + "steps in two."
+    return (
         '*"ReLU networks appear to make larger, sharper steps in the loss"* (reviewer '
         "on Fig. 6). The drop table above times each drop from 90 % to 10 % of its "
-        "step; the median durations (ReLU / GDLN, epochs) are "
-        + ", ".join(f"{nm}: {r:.0f} / {g:.0f}" for nm, r, g in zip(names, dr, dg))
-        + ". "
-    )
-    if ratio[k_sharp] > 1.25:
-        sharper = [nm for nm, q in zip(names, ratio) if q > 1.25]
-        txt += (
-            f"The reviewer's impression is borne out for {', '.join(sharper)}: there "
-            f"the GDLN takes up to {ratio[k_sharp]:.1f} times as long as the ReLU "
-            "network. "
-        )
-    else:
-        txt += (
-            "The two networks' steps are about equally sharp "
-            "(no drop takes the GDLN 25 % longer). "
-        )
-    txt += "The steps are not larger: both networks plateau at the same levels"
-    if np.all(shared):
-        return txt + "."
-    return txt + (
-        ", except the ReLU network's extra plateau, which splits one of the GDLN's "
-        "steps in two."
+        f"step; the median durations (ReLU / GDLN, epochs) are {durs}. {sharp}The "
+        f"steps are not larger: both networks plateau at the same levels{extra}"
     )
 
 
 def profile(names, var24) -> str:
-    """Per drop of a stored run (:func:`.drops.drop_scatter`): each network's sd of the
-    drop epoch, their ratio, its log with the bootstrap error, and the rulebook's
-    verdict on "the same scatter" at that drop."""
+    """Per drop of a stored run: each network's sd of the drop epoch, their ratio and
+    the rulebook's verdict on "the same scatter" (:func:`.drops.drop_scatter`)."""
     rows = []
     for k, name in enumerate(names):
         (v, _), (e, iv) = var24["scatter"][k], var24["scatter_bs"][k]
         ev = Evidence(v, spread=e, compared=0.0, criterion="near", spread_interval=iv)
-        rows.append(
-            [name, f"{var24['sd']['relu'][k]:.0f}", f"{var24['sd']['hand'][k]:.0f}"]
-            + [f"{np.exp(v):.2f}", f"{v:+.2f} ± {e:.2f}", rulebook.verdict(ev)]
-        )
+        sd = [f"{var24['sd'][x][k]:.0f}" for x in ("relu", "hand")]
+        rows.append([name, *sd, f"{np.exp(v):.2f}", f"{v:+.2f} ± {e:.2f}"])
+        rows[-1].append(rulebook.verdict(ev))
     head = ["drop", "sd ReLU", "sd GDLN", "ratio", "ln ratio ± bootstrap error"]
     return kit.table(rows, head + ["same?"])
 
 
 def rounding(names, floor) -> str:
-    """The rounding floor (:func:`.drops.rounding_floor`): per drop, how far each run
-    from the same initial weights lands from the reference, per seed, and the standard
-    deviation rounding alone adds to one run."""
+    """The rounding floor (:func:`.drops.rounding_floor`): per drop and seed, how far a
+    run from the same initial weights lands, and the sd rounding alone adds."""
     others = list(floor["diff"])
-    rows = [
-        [name]
-        + [", ".join(f"{d:+.0f}" for d in floor["diff"][o][:, k]) for o in others]
-        + [f"{floor['sd'][k]:.0f}"]
-        for k, name in enumerate(names)
-    ]
+    rows = []
+    for k, name in enumerate(names):
+        diffs = [", ".join(f"{d:+.0f}" for d in floor["diff"][o][:, k]) for o in others]
+        rows.append([name, *diffs, f"{floor['sd'][k]:.0f}"])
     head = [f"{k}: epochs against the reference, per seed" for k in others]
     return kit.table(rows, ["drop"] + head + ["sd from rounding"])
