@@ -118,15 +118,12 @@ def _deletions(il: Interlacing, dl: Deletions):
     n_signed, n_task = int(signed["d_eig"].size), sum(len(e["d_eig"]) for e in effs)
     il_said = dict(n_random=len(il.random), n_task=len(il.task), n_ineq=n_ineq)
     dl_said = dict(n_random=dl.nonneg["d_eig"].size, n_datasets=dl.n_datasets)
+    signed_said = dict(n_signed=n_signed, s_eig=s_eig, s_sv=s_sv)
     records = [
         ("interlacing_cases", len(cases), il_said),
         ("interlacing_violations", _exact(viol), {}),
         ("orthant_cases", int(d_eig.size), {**dl_said, "n_task": n_task}),
-        (
-            "orthant_violations",
-            _exact(orth),
-            dict(n_signed=n_signed, s_eig=s_eig, s_sv=s_sv),
-        ),
+        ("orthant_violations", _exact(orth), signed_said),
     ]
     ctx = [c for c in il.task if c["deletion"] == "context inputs"][0]
     e4 = dl.task["section 4 task"]
@@ -165,15 +162,10 @@ def _race(race: Race):
     by_half = {
         label: _winner({k: t_seed[k][sl] for k in pair}) for label, sl in halves.items()
     }
-    by_cut = {
-        f"learning time at {frac:g} x L_lin": _winner(
-            {
-                k: [context_learning_time(L, race.L_lin, frac) for L in race.losses[k]]
-                for k in pair
-            }
-        )
-        for frac in (0.25, 0.75)
-    }
+    by_cut, lin, losses = {}, race.L_lin, race.losses
+    for frac in (0.25, 0.75):
+        t = {k: [context_learning_time(L, lin, frac) for L in losses[k]] for k in pair}
+        by_cut[f"learning time at {frac:g} x L_lin"] = _winner(t)
     ev = _exact(strategy, "mixed").varied("seeds", by_half).varied("threshold", by_cut)
     times = ", ".join(f"{k} {v:.0f}" for k, v in t_ctx.items())
     records = [
@@ -207,16 +199,14 @@ def _race(race: Race):
 
 
 def _singles(race: Race):
-    both, alone = kit.med(race.norms_both), kit.med(race.norms_alone)
-    iv = ratio_interval(race.norms_both, race.norms_alone)
-    mid_both, mid_alone = race.norms_mid
-    window = Evidence(
-        kit.med(mid_both),
-        compared=kit.med(mid_alone),
-        criterion="smaller",
-        ratio_interval=ratio_interval(mid_both, mid_alone),
-    )
-    ev = Evidence(both, compared=alone, criterion="smaller", ratio_interval=iv)
+    def smaller(a, b):
+        iv = ratio_interval(a, b)
+        return Evidence(
+            kit.med(a), compared=kit.med(b), criterion="smaller", ratio_interval=iv
+        )
+
+    ev, window = smaller(race.norms_both, race.norms_alone), smaller(*race.norms_mid)
+    both, alone, iv = ev.value, ev.compared, ev.ratio_interval
     ev = ev.varied("seeds", rulebook.seed_variants(ev)).varied(  # alphabetical order
         "window", {f"at epoch {race.mid}": window}
     )
@@ -311,20 +301,11 @@ ROWS = [
 
 def report(rec, two, cen, units, il, dl, race, ctl, alg, xs) -> str:
     """Write the page's records and glue its numbers (Defined for the page
-    book/proofs.md).
-
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records` (``"proofs"``).
-        two, cen, units: Lemma 4.1 (:func:`.lemma.two_by_two`, :func:`.lemma.census`,
-            :func:`.lemma.unit_classes`).
-        il, dl: Proposition 4.2's steps 1 and 2
-            (:func:`.interlacing.interlacing_checks`, :func:`.deletion_checks`).
-        race, ctl: its race (:func:`.race.race_measures`, :func:`.race.control_race`).
-        alg, xs: Appendix C (:func:`.xor.crossover_algebra`, :func:`.xor.simulate`).
-
-    Returns:
-        The Markdown table of every claim; the records are saved.
-    """
+    book/proofs.md): ``rec`` the chapter's :class:`helpers.book.records.Records`,
+    ``two``, ``cen``, ``units`` Lemma 4.1's (:mod:`.lemma`), ``il``, ``dl``
+    Proposition 4.2's steps 1 and 2 (:mod:`.interlacing`), ``race``, ``ctl`` its race
+    (:mod:`.race`), ``alg``, ``xs`` Appendix C's (:mod:`.xor`).  Returns the Markdown
+    table of every claim; the records are saved."""
     parts = [_lemma(two, cen), _units(units), _deletions(il, dl), _race(race)]
     parts += [_singles(race), _control(ctl, race.L_lin), _xor(alg, xs)]
     g = kit.add_all(rec, [r for records, _ in parts for r in records])
