@@ -93,9 +93,9 @@ def _n_restarts(n) -> str:
     return f"{n} restart" + ("" if int(n) == 1 else "s")
 
 
-def _joined(cl, ds, sep=", ") -> str:
+def _joined(cl, ds) -> str:
     """A clustering's context-level strings, joined."""
-    return sep.join(context_strings(cl, ds))
+    return ", ".join(context_strings(cl, ds))
 
 
 def _fig8(r: Runs) -> tuple[int, dict]:
@@ -258,13 +258,10 @@ def _gdln(r: Runs, pm: Params) -> dict:
     gaps = [x["gap_k4"] for x in rows.values()]
     moves = max(gaps) - min(gaps) <= rulebook.CLEARLY * min(gaps)
     pts = r.starts.points.values()
+    loss = {f"k{K}": np.concatenate([d[K].loss for d in pts]) for K in (4, 3)}
     t_levels = {
         k: np.array([measures.level_times(L) for L in curves])
-        for k, curves in [
-            ("relu", r.elbow.relu_loss),
-            ("k4", np.concatenate([d[4].loss for d in pts])),
-            ("k3", np.concatenate([d[3].loss for d in pts])),
-        ]
+        for k, curves in {"relu": r.elbow.relu_loss, **loss}.items()
     }
     reach = {
         f"{k}_reach": f"{int(np.isfinite(t[:, -1]).sum())} of {len(t)}"
@@ -371,8 +368,7 @@ def _tie_words(r: Runs) -> str:
 
 
 def _optimum_settings(r: Runs, best_k: int) -> dict:
-    """The ``optimum`` variants of ``best_k``: the elbow with each tied runner-up
-    optimum in its K's place, or, without a tie, the best optimum's own."""
+    """``best_k``'s ``optimum`` variants: the elbow with each tied runner-up optimum."""
     if not r.ties:
         return {
             "no runner-up optimum within KMEANS_TIE at any K (the best's elbow)": best_k
@@ -385,8 +381,7 @@ def _optimum_settings(r: Runs, best_k: int) -> dict:
 
 
 def _k4_optimum(r: Runs, k4: list) -> dict:
-    """The ``optimum`` variant of ``k4_patterns``: the runner-up K = 4 optimum's
-    patterns where it ties the best ([rulebook-ties]), else the best's own."""
+    """``k4_patterns``' ``optimum`` variant: a tied runner-up K = 4 optimum's."""
     tie = [t for t in r.ties if t.K == 4]
     if not tie:
         return {"no runner-up K = 4 optimum within KMEANS_TIE (the best's)": list(k4)}
@@ -395,8 +390,7 @@ def _k4_optimum(r: Runs, k4: list) -> dict:
 
 
 def _k3_optimum(r: Runs) -> dict:
-    """The ``optimum`` variant of ``gap_k4_relu``: the K = 3 alternative built from
-    the runner-up K = 3 optimum where it ties the best ([rulebook-ties])."""
+    """``gap_k4_relu``'s ``optimum`` variant: a tied runner-up K = 3 alternative."""
     tie = next((t for t in r.ties if t.K == 3), None)
     if tie is None or r.m_paper_tie is None:
         none = "no K = 3 runner-up optimum within KMEANS_TIE (the best's K = 3 "
@@ -457,8 +451,8 @@ def _records(rec, r: Runs, pm: Params, mismatch: int) -> dict:
             for c, e in others.items()
         ),
     )
-    m, rows, paper_loss = r.m_paper, r.starts.rows, r.constructions.paper_loss
-    v = rulebook.verdict(m)
+    m, rows, v = r.m_paper, r.starts.rows, rulebook.verdict(r.m_paper)
+    final = kit.med(r.constructions.paper_loss[:, -1])
     changed = any(x["verdict"] != v for x in rows.values())
     by_start = {
         f"the book's construction, {k} start": r.starts.m[k] for k in sorted(r.starts.m)
@@ -466,19 +460,14 @@ def _records(rec, r: Runs, pm: Params, mismatch: int) -> dict:
     ev_gap = m.varied("construction", by_start).varied("optimum", _k3_optimum(r))
     said_gap = dict(
         n_seeds=r.elbow.n_seeds,
-        final=np.median(paper_loss[:, -1]),
-        relu=np.median(r.elbow.relu_loss[:, -1]),
+        final=final,
+        relu=kit.med(r.elbow.relu_loss[:, -1]),
         other="Another" if changed else "No other",
         starts="; ".join(
             f"{k} start: gap {x['gap_k4']:.3f}, {x['verdict']}" for k, x in rows.items()
         ),
     )
-    paper = {
-        "gap_k4": m.value,
-        "gap_k3": m.alternative,
-        "final_loss_k4": kit.med(paper_loss[:, -1]),
-        "verdict": v,
-    }
+    paper = dict(gap_k4=m.value, gap_k3=m.alternative, final_loss_k4=final, verdict=v)
     init = {f"book's construction, {k} start": x for k, x in rows.items()}
     init["paper's construction"] = paper
     return kit.add_all(
@@ -493,15 +482,24 @@ def _records(rec, r: Runs, pm: Params, mismatch: int) -> dict:
     )
 
 
-def report(rec, runs: Runs, params: Params) -> dict:
-    """Write the page's records, glue its numbers, and build its closing table and
-    paragraph (Defined for the page book/gate_finding.md).
+#: The page's closing paragraph, filled from its glued numbers and verdicts.
+CLOSING = (
+    "In short: with {n_init} k-means restarts Algorithm 1 finds the common and the "
+    "three 2-of-3 patterns at K = 4 ({v_k4}). With the GDLNs built with "
+    "{construction_words}, the book's elbow rule puts the elbow at K = {main_k} for "
+    "the seed-averaged error and at {main_k_seeds} for each GDLN seed ({v_best}), the "
+    "factor-2 rule at K = {main_k_within}; {others}; with other k-means restart counts "
+    "the rule says {restarts}. {Ties}. Built as the paper builds its ReLN, the K = 4 "
+    "GDLN is {paper_gap:.3f} from the ReLU trainings in the time gap, against a seed "
+    "spread of {paper_spread:.3f} and {paper_gap_k3:.3f} for K = 3 ({v_gap}). The "
+    "book's own construction is {gap_k4:.2f} away and {started}"
+)
 
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records`
-            (``"gate_finding"``).
-        runs: what the page ran (:class:`Runs`).
-        params: the page's parameters the records name (:class:`Params`).
+
+def report(rec, runs: Runs, params: Params) -> dict:
+    """Write the page's records (into ``rec``), glue its numbers, and build its
+    closing table and paragraph from what it ran (:class:`Runs`) and its parameters
+    (:class:`Params`); Defined for the page book/gate_finding.md.
 
     Returns:
         ``{"summary": Markdown table of every claim, "closing": the closing
@@ -513,18 +511,11 @@ def report(rec, runs: Runs, params: Params) -> dict:
             f"elbow_construction {pm.construction!r} has no elbow among "
             f"{sorted(r.elbows)}"
         )
-    mismatch, fig8 = _fig8(r)
-    kit.glue_many(
-        "gf",
-        {
-            **fig8,
-            **_fig9(r, pm),
-            **_restarts(r, pm),
-            **_record_elbow(r, pm),
-            **_gdln(r, pm),
-            **_xor_depth(r),
-        },
-    )
+    mismatch, glued = _fig8(r)
+    for part in (_fig9, _restarts, _record_elbow, _gdln):
+        glued.update(part(r, pm))
+    glued.update(_xor_depth(r))
+    kit.glue_many("gf", glued)
     g = _records(rec, r, pm, mismatch)
     rec.save()
     summary = claims_table(
@@ -544,36 +535,21 @@ def report(rec, runs: Runs, params: Params) -> dict:
              g["init_sensitivity"]),
         ]
     )  # fmt: skip
-    m, m_main = r.m_paper, r.starts.m[pm.init]
-    main = r.elbows[pm.construction]
-    seeds = ", ".join(str(k) for k in main.best_k_seed)
     ok = [i for i, x in r.starts.rows.items() if x["verdict"] == "reproduced"]
-    others = "; ".join(
-        f"built with {construction_words(c, pm.init)} it says K = {e.best_k}"
-        for c, e in r.elbows.items()
-        if c != pm.construction
-    )
-    ties = _tie_words(r)
-    closing = (
-        f"In short: with {pm.n_init} k-means restarts Algorithm 1 finds the "
-        "common and the three 2-of-3 patterns at K = 4 "
-        f"({g['k4_patterns']['verdict']}). With the GDLNs built with "
-        f"{construction_words(pm.construction, pm.init)}, the book's elbow rule "
-        f"puts the elbow at K = {main.best_k} for the seed-averaged error and at "
-        f"{seeds} for each GDLN seed ({g['best_k']['verdict']}), the factor-2 rule "
-        f"at K = {main.best_k_within}; {others}; with other k-means restart counts "
-        "the rule says "
-        + ", ".join(f"K = {k} ({n})" for n, k in sorted(r.restart_ks.items()))
-        + f". {ties[0].upper()}{ties[1:]}"
-        + ". Built as the paper builds its ReLN, the K = 4 GDLN is "
-        f"{m.value:.3f} from the ReLU trainings in the time gap, against a seed "
-        f"spread of {m.spread:.3f} and {m.alternative:.3f} for K = 3 "
-        f"({g['gap_k4_relu']['verdict']}). The book's own construction is "
-        f"{m_main.value:.2f} away and "
-        + (
-            "no start brings it within the seed noise."
-            if not ok
-            else f"within the seed noise only when started {', '.join(ok)}."
-        )
+    closing = CLOSING.format(
+        **glued,
+        v_k4=g["k4_patterns"]["verdict"],
+        v_best=g["best_k"]["verdict"],
+        v_gap=g["gap_k4_relu"]["verdict"],
+        others="; ".join(
+            f"built with {construction_words(c, pm.init)} it says K = {e.best_k}"
+            for c, e in r.elbows.items()
+            if c != pm.construction
+        ),
+        restarts=", ".join(f"K = {k} ({n})" for n, k in sorted(r.restart_ks.items())),
+        Ties=glued["ties"][0].upper() + glued["ties"][1:],
+        started=f"within the seed noise only when started {', '.join(ok)}."
+        if ok
+        else "no start brings it within the seed noise.",
     )
     return {"summary": summary, "closing": closing}
