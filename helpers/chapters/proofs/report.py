@@ -27,15 +27,11 @@ def _witness(two: TwoByTwo) -> str:
     on = ", ".join(n for n, x in zip(names, g) if x)
     off = ", ".join(n for n, x in zip(names, g) if not x) or "nowhere"
     cls, single = pattern_class(g, 2, 2), int(g.sum()) == 1
-    kind = (
-        "a pattern of item and context together, not a single-datapoint one"
-        if cls == "both" and not single
-        else f"NOT a counterexample (class {cls}, single datapoint: {single})"
-    )
-    return (
-        f"w_item = ({w[0]:g}, {w[1]:g}), w_ctx = ({w[2]:g}, {w[3]:g}): on at {on}, "
-        f"off at {off}; {kind}"
-    )
+    kind = f"NOT a counterexample (class {cls}, single datapoint: {single})"
+    if cls == "both" and not single:
+        kind = "a pattern of item and context together, not a single-datapoint one"
+    weights = f"w_item = ({w[0]:g}, {w[1]:g}), w_ctx = ({w[2]:g}, {w[3]:g})"
+    return f"{weights}: on at {on}, off at {off}; {kind}"
 
 
 def _lemma(two: TwoByTwo, cen: Census):
@@ -48,22 +44,17 @@ def _lemma(two: TwoByTwo, cen: Census):
     n22 = {k: int(np.sum(classes[feasible] == k)) for k in kinds}
     # the lemma's own grid: 'both' patterns other than single-datapoint ones
     single22 = int(np.sum((classes == "both") & (np.asarray(two.patterns).sum(1) == 1)))
-    ev = _exact(int(full["both"] - full["single_datapoint"])).varied(
-        "definition",
-        {
-            "single-datapoint units counted too": int(full["both"]),
-            "on Appendix D's own 2 items x 2 contexts": n22["both"] - single22,
-        },
-    )
+    definitions = {
+        "single-datapoint units counted too": int(full["both"]),
+        "on Appendix D's own 2 items x 2 contexts": n22["both"] - single22,
+    }
+    ev = _exact(int(full["both"] - full["single_datapoint"]))
+    ev = ev.varied("definition", definitions)
     kinds = ["implementable", "constant", "context_only", "item_only", "both"]
     said = dict(
-        witness22=witness22,
-        split={k: full[k] for k in kinds},
-        n_bits=8 * cen.n_contexts,
-        n_contexts=cen.n_contexts,
-        n_single=full["single_datapoint"],
-        formula=full["formula"],
+        witness22=witness22, full=full, C=cen.n_contexts, bits=8 * cen.n_contexts
     )
+    said["split"] = {k: full[k] for k in kinds}
     records = [
         ("lemma41_infeasible_2x2", _exact(n_bad, 2), {}),
         ("implementable_patterns_full", ev, said),
@@ -150,18 +141,14 @@ def _winner(times: dict) -> str:
 
 
 def _race(race: Race):
-    fam, t_seed, pair = race.family, race.t_seed, ("single", "mixed")
-    t_ctx = {k: kit.med(v) for k, v in t_seed.items()}
-    fastest, strategy = min(NAMES, key=lambda k: t_ctx[k]), _winner(t_seed)
-    wins = int(np.sum(t_seed["mixed"] < t_seed["single"]))
-    n = len(t_seed["mixed"])
+    fam, ts, pair = race.family, race.t_seed, ("single", "mixed")
+    t_ctx = {k: kit.med(v) for k, v in ts.items()}
+    fastest, strategy = min(NAMES, key=lambda k: t_ctx[k]), _winner(ts)
+    wins, n = int(np.sum(ts["mixed"] < ts["single"])), len(ts["mixed"])
     # variants: the winner on each half of the seeds, and at other cuts of L_lin
-    half = max(n // 2, 1)
-    halves = {f"seeds 0-{half - 1} only": slice(0, half)}
-    halves[f"seeds {half}-{n - 1} only"] = slice(half, n)
-    by_half = {
-        label: _winner({k: t_seed[k][sl] for k in pair}) for label, sl in halves.items()
-    }
+    half, by_half = max(n // 2, 1), {}
+    for lo, hi in ((0, half), (half, n)):
+        by_half[f"seeds {lo}-{hi - 1} only"] = _winner({k: ts[k][lo:hi] for k in pair})
     by_cut, lin, losses = {}, race.L_lin, race.losses
     for frac in (0.25, 0.75):
         t = {k: [context_learning_time(L, lin, frac) for L in losses[k]] for k in pair}
@@ -200,10 +187,8 @@ def _race(race: Race):
 
 def _singles(race: Race):
     def smaller(a, b):
-        iv = ratio_interval(a, b)
-        return Evidence(
-            kit.med(a), compared=kit.med(b), criterion="smaller", ratio_interval=iv
-        )
+        kw = dict(criterion="smaller", ratio_interval=ratio_interval(a, b))
+        return Evidence(kit.med(a), compared=kit.med(b), **kw)
 
     ev, window = smaller(race.norms_both, race.norms_alone), smaller(*race.norms_mid)
     both, alone, iv = ev.value, ev.compared, ev.ratio_interval
@@ -238,18 +223,15 @@ def _control(ctl: Control, L_lin: float):
 def _xor(alg: Algebra, xs: Simulated):
     gaps = {key: time_gap(xs.sim[key], xs.cf[key]) for key in xs.sim}
     sim, cf = float(np.nanmean(xs.cross_sim)), float(np.nanmean(xs.cross_cf))
-    setup = dict(eps=xs.eps, seeds=xs.seeds, width=xs.width, std=xs.init_std, lr=xs.lr)
     cf_max = float(max(gaps.values()))
     records = [
         ("crossover_eps", _exact(alg.eps_data, EPS_PAPER), {"root": alg.poly_root}),
-        ("xor_closed_form_max_gap", Evidence(cf_max, criterion="gap"), setup),
+        ("xor_closed_form_max_gap", Evidence(cf_max, criterion="gap"), {"xs": xs}),
         ("crossover_eps_closed_form", cf, {"sim": sim, "pred": xs.cross_pred}),
     ]
     near, h = min(xs.eps, key=lambda e: abs(e - sim)), xs.halving
-    diffs = [
-        abs(h[near, "linear", s] - h[near, "xor", s]) / h[near, "xor", s]
-        for s in range(xs.seeds)
-    ]
+    lin, xor = ([h[near, k, s] for s in range(xs.seeds)] for k in ("linear", "xor"))
+    diffs = [abs(a - b) / b for a, b in zip(lin, xor)]
     return records, {
         "poly_root": alg.poly_root,
         "eps_data": alg.eps_data,
@@ -273,9 +255,8 @@ ROWS = [
      "implements (LP and certificate, all 16 patterns)", "'cannot implement'",
      "lemma41_infeasible_2x2"),
     ("Lemma 4.1 on the full input: units gate consistently on context or item "
-     "(enumeration of every pattern on 8 x C)",
-     "'must gate consistently for either context or object features'",
-     "implementable_patterns_full"),
+     "(enumeration of every pattern on 8 x C)", "'must gate consistently for either "
+     "context or object features'", "implementable_patterns_full"),
     ("Lemma 4.1 in the trained ReLU network: the patterns its units hold", "—",
      "relu_unit_pattern_classes"),
     ("Prop. 4.2: deleting rows or columns never raises the top singular value "
