@@ -402,7 +402,7 @@ def _k3_optimum(r: Runs) -> dict:
     return {key: r.m_paper_tie}
 
 
-def _records(rec, r: Runs, pm: Params, mismatch: int) -> dict:
+def _records(rec, r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
     ds, cl4, main = r.ds, r.by_k[4].clustering, r.elbows[pm.construction]
     k4 = context_strings(cl4, ds)
     cuts = {
@@ -429,28 +429,7 @@ def _records(rec, r: Runs, pm: Params, mismatch: int) -> dict:
         .varied("seeds", seeds)
         .varied("threshold", {rule2: int(main.best_k_within)})
     )
-    said_k = dict(
-        words=words[pm.construction],
-        n_seeds=main.n_seeds,
-        k_max=max(main.Ks),
-        seeds=", ".join(str(k) for k in main.best_k_seed),
-        bends=", ".join(f"{K}: {b:.3g}" for K, b in zip(main.Ks[1:-1], _bends(main))),
-        lowest=", ".join(
-            f"{e.Ks[int(np.argmin(e.errors))]} with the {c}'s construction"
-            for c, e in r.elbows.items()
-        ),
-        n_init=pm.n_init,
-        ties=_tie_words(r),
-    )
     errors = {str(K): float(e) for K, e in zip(main.Ks, main.errors)}
-    said_err = dict(
-        n_seeds=main.n_seeds,
-        words=words[pm.construction],
-        others="; ".join(
-            f"{words[c]}: " + ", ".join(f"{K}: {x:.3g}" for K, x in zip(e.Ks, e.errors))
-            for c, e in others.items()
-        ),
-    )
     m, rows, v = r.m_paper, r.starts.rows, rulebook.verdict(r.m_paper)
     final = kit.med(r.constructions.paper_loss[:, -1])
     changed = any(x["verdict"] != v for x in rows.values())
@@ -458,10 +437,18 @@ def _records(rec, r: Runs, pm: Params, mismatch: int) -> dict:
         f"the book's construction, {k} start": r.starts.m[k] for k in sorted(r.starts.m)
     }
     ev_gap = m.varied("construction", by_start).varied("optimum", _k3_optimum(r))
-    said_gap = dict(
-        n_seeds=r.elbow.n_seeds,
+    said = dict(glued, main=main, mismatch=mismatch, n=4 * ds.P, k_max=max(main.Ks))
+    said.update(
+        bends=", ".join(f"{K}: {b:.3g}" for K, b in zip(main.Ks[1:-1], _bends(main))),
+        lowest=", ".join(
+            f"{e.Ks[int(np.argmin(e.errors))]} with the {c}'s construction"
+            for c, e in r.elbows.items()
+        ),
+        others="; ".join(
+            f"{words[c]}: " + ", ".join(f"{K}: {x:.3g}" for K, x in zip(e.Ks, e.errors))
+            for c, e in others.items()
+        ),
         final=final,
-        relu=kit.med(r.elbow.relu_loss[:, -1]),
         other="Another" if changed else "No other",
         starts="; ".join(
             f"{k} start: gap {x['gap_k4']:.3f}, {x['verdict']}" for k, x in rows.items()
@@ -470,16 +457,9 @@ def _records(rec, r: Runs, pm: Params, mismatch: int) -> dict:
     paper = dict(gap_k4=m.value, gap_k3=m.alternative, final_loss_k4=final, verdict=v)
     init = {f"book's construction, {k} start": x for k, x in rows.items()}
     init["paper's construction"] = paper
-    return kit.add_all(
-        rec,
-        [
-            ("k4_patterns", ev4, dict(mismatch=mismatch, n=4 * ds.P, n_init=pm.n_init)),
-            ("best_k", ev_k, said_k),
-            ("elbow_errors", errors, said_err),
-            ("gap_k4_relu", ev_gap, said_gap),
-            ("init_sensitivity", init, {"spread": r.starts.m[pm.init].spread}),
-        ],
-    )
+    records = [("k4_patterns", ev4), ("best_k", ev_k), ("elbow_errors", errors)]
+    records += [("gap_k4_relu", ev_gap), ("init_sensitivity", init)]
+    return kit.add_all(rec, [(name, ev, said) for name, ev in records])
 
 
 #: The page's closing paragraph, filled from its glued numbers and verdicts.
@@ -516,7 +496,7 @@ def report(rec, runs: Runs, params: Params) -> dict:
         glued.update(part(r, pm))
     glued.update(_xor_depth(r))
     kit.glue_many("gf", glued)
-    g = _records(rec, r, pm, mismatch)
+    g = _records(rec, r, pm, mismatch, glued)
     rec.save()
     summary = claims_table(
         [
