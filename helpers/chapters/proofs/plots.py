@@ -8,7 +8,7 @@ import numpy as np
 
 from ... import figures
 from ...core import xor_reln
-from .lemma import TwoByTwo, UnitCensus, pattern_class
+from .lemma import CLASSES, TwoByTwo, UnitCensus, pattern_class
 from .race import NAMES, Race
 from .xor import EPS_PAPER, Simulated
 
@@ -43,12 +43,7 @@ def relu_patterns(units: UnitCensus):
     eps = list(shares)
     fig = plt.figure(figsize=(11, 3.6))
     ax = fig.add_axes([0.06, 0.15, 0.38, 0.75])
-    cols = {
-        "constant": P["common"],
-        "context-only": P["mixed"],
-        "item-only": P["single"],
-        "both": P["xor"],
-    }
+    cols = dict(zip(CLASSES, [P["common"], P["mixed"], P["single"], P["xor"]]))
     bottom = np.zeros(len(eps))
     for k, c in cols.items():
         v = np.array([shares[ep][k] for ep in eps])
@@ -68,10 +63,8 @@ def interlacing(ratios_random, ratios_task):
     (fig-proofs-interlacing)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     bins = np.r_[np.linspace(0, 1, 41)[:-1], 1 + 1e-9]  # last bin ends above 1
-    for r, c, name in [
-        (ratios_random, "prediction", "random"),
-        (ratios_task, "mixed", "task"),
-    ]:
+    sets = [(ratios_random, "prediction", "random"), (ratios_task, "mixed", "task")]
+    for r, c, name in sets:
         ax.hist(r, bins=bins, alpha=0.6, color=P[c], label=f"{name} ({len(r)})")
     ax.axvline(1.0, color="k", ls="--", lw=1)
     ax.set(xlim=(0, 1.05), xlabel=r"$\sigma_1(B) / \sigma_1(A)$", ylabel="cases")
