@@ -45,11 +45,10 @@ def centroids(samples, by_k, ks, ds, random_state):
     )
     axes = np.atleast_1d(axes)
     for ax, K in zip(axes, ks):
-        cl = (
-            by_k[K].clustering
-            if K in by_k
-            else cluster_gates(samples, K, random_state=random_state)
-        )
+        if K in by_k:
+            cl = by_k[K].clustering
+        else:
+            cl = cluster_gates(samples, K, random_state=random_state)
         draw_centroids(ax, cl, context_strings(cl, ds), _boundaries(ds), f"K = {K}")
     axes[-1].set_xticks(range(ds.P), ds.column_labels(), rotation=90, fontsize=6)
     plt.tight_layout()
@@ -147,8 +146,7 @@ def xor(results, show, ks):
     for eps, c in zip(eps_all, cm):
         r = results[eps]
         axes[2].plot(ks, r["errors"], "o-", color=c, ms=3, label=f"eps = {eps}")
-        ring = dict(ms=10, mfc="none", mec=c)
-        axes[2].plot([r["k"]], [r["errors"][r["k"] - 1]], "o", **ring)
+        axes[2].plot([r["k"]], [r["errors"][r["k"] - 1]], "o", ms=10, mfc="none", mec=c)
     axes[2].set(yscale="log", xlabel="K", ylabel="output MSE, ReLU vs GDLN")
     axes[2].legend(fontsize=7)
     plt.tight_layout()
