@@ -20,14 +20,8 @@ INIT_COLOURS = {
 
 def draw_centroids(ax, cl, labels, boundaries=(), title=""):
     """A clustering as a K x P image of activation frequencies (Fig. 8 style)."""
-    ax.imshow(
-        cl.centroids,
-        cmap="Greys",
-        vmin=0,
-        vmax=1,
-        aspect="auto",
-        interpolation="nearest",
-    )
+    kw = dict(cmap="Greys", vmin=0, vmax=1, aspect="auto", interpolation="nearest")
+    ax.imshow(cl.centroids, **kw)
     for b in boundaries:
         ax.axvline(b - 0.5, color=figures.PALETTE["reln"], lw=1)
     ax.set_yticks(
@@ -51,11 +45,10 @@ def centroids(samples, by_k, ks, ds, random_state):
     )
     axes = np.atleast_1d(axes)
     for ax, K in zip(axes, ks):
-        cl = (
-            by_k[K].clustering
-            if K in by_k
-            else cluster_gates(samples, K, random_state=random_state)
-        )
+        if K in by_k:
+            cl = by_k[K].clustering
+        else:
+            cl = cluster_gates(samples, K, random_state=random_state)
         draw_centroids(ax, cl, context_strings(cl, ds), _boundaries(ds), f"K = {K}")
     axes[-1].set_xticks(range(ds.P), ds.column_labels(), rotation=90, fontsize=6)
     plt.tight_layout()
@@ -69,14 +62,11 @@ def emergence(samples, share_t, patterns):
     for k in range(len(share_t)):
         label = f"cluster {patterns[k]}"
         ax.plot(samples.epochs, share_t[k], color=colors[k], lw=1.8, label=label)
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("share of hidden units")
-    ax.set_ylim(0, 1)
+    ax.set(xlabel="epoch", ylabel="share of hidden units", ylim=(0, 1))
     ax2 = ax.twinx()
     loss = samples.run.loss.mean(0)
     ax2.plot(np.arange(len(loss)), loss, color="k", alpha=0.35, lw=1)
-    ax2.set_yscale("log")
-    ax2.set_ylabel("summed loss")
+    ax2.set(yscale="log", ylabel="summed loss")
     ax2.grid(False)
     ax.legend(fontsize=8, loc="center right")
     plt.tight_layout()
@@ -90,9 +80,9 @@ def elbow(Ks, err_seed, errors, best_k, gaps, by_k, relu_curve, noise_multiple):
     ax1.plot(Ks, errors, "o-", color=figures.PALETTE["relu"])
     ring = dict(ms=14, mfc="none", mec=figures.PALETTE["reln"], mew=2)
     ax1.plot([best_k], [errors[Ks.index(best_k)]], "o", **ring)
-    ax1.set_yscale("log")
-    ax1.set_xlabel("number of clusters K")
-    ax1.set_ylabel("output MSE, ReLU vs GDLN")
+    ax1.set(
+        yscale="log", xlabel="number of clusters K", ylabel="output MSE, ReLU vs GDLN"
+    )
     ax1b = ax1.twinx()
     blue = figures.PALETTE["prediction"]
     ax1b.plot(Ks, [gaps[K].value for K in Ks], "s--", color=blue, ms=4)
@@ -106,9 +96,7 @@ def elbow(Ks, err_seed, errors, best_k, gaps, by_k, relu_curve, noise_multiple):
         lw = 1.2 if K != best_k else 2.2
         ax2.plot(t, by_k[K].loss[0], color=c, lw=lw, label=f"K = {K}")
     ax2.plot(t, relu_curve, color="k", lw=1.5, ls="--", label="ReLU")
-    ax2.set_yscale("log")
-    ax2.set_xlabel("epoch")
-    ax2.set_ylabel("summed loss")
+    ax2.set(yscale="log", xlabel="epoch", ylabel="summed loss")
     ax2.legend(fontsize=7, ncol=2)
     plt.tight_layout()
 
@@ -126,9 +114,7 @@ def init(relu_loss, points, rows, spread, clearly, noise_multiple):
         for k, L in enumerate(d[4].loss):
             label = choice if k == 0 else None
             axes[0].plot(t, L, color=INIT_COLOURS[choice], lw=0.9, label=label)
-    axes[0].set_yscale("log")
-    axes[0].set_xlabel("epoch")
-    axes[0].set_ylabel("summed loss")
+    axes[0].set(yscale="log", xlabel="epoch", ylabel="summed loss")
     axes[0].legend(fontsize=8)
     names = list(rows)
     xs = np.arange(len(names))
@@ -160,11 +146,8 @@ def xor(results, show, ks):
     for eps, c in zip(eps_all, cm):
         r = results[eps]
         axes[2].plot(ks, r["errors"], "o-", color=c, ms=3, label=f"eps = {eps}")
-        ring = dict(ms=10, mfc="none", mec=c)
-        axes[2].plot([r["k"]], [r["errors"][r["k"] - 1]], "o", **ring)
-    axes[2].set_yscale("log")
-    axes[2].set_xlabel("K")
-    axes[2].set_ylabel("output MSE, ReLU vs GDLN")
+        axes[2].plot([r["k"]], [r["errors"][r["k"] - 1]], "o", ms=10, mfc="none", mec=c)
+    axes[2].set(yscale="log", xlabel="K", ylabel="output MSE, ReLU vs GDLN")
     axes[2].legend(fontsize=7)
     plt.tight_layout()
 
@@ -179,12 +162,9 @@ def depth(d: Depth):
         figsize=(7, 1.2 + 0.32 * (3 + sum(show))),
         gridspec_kw={"height_ratios": [3, *show]},
     )
-    b = _boundaries(ds)
-    draw_centroids(
-        axes[0], clus_d1[3], context_strings(clus_d1[3], ds), b, "layer 1, K = 3"
-    )
-    for ax, K in zip(axes[1:], show):
-        cl = clus_d2[K]
-        draw_centroids(ax, cl, context_strings(cl, ds), b, f"layer 2, K = {K}")
+    panels = [(1, 3, clus_d1[3])] + [(2, K, clus_d2[K]) for K in show]
+    for ax, (layer, K, cl) in zip(axes, panels):
+        title = f"layer {layer}, K = {K}"
+        draw_centroids(ax, cl, context_strings(cl, ds), _boundaries(ds), title)
     axes[-1].set_xticks(range(ds.P), ds.column_labels(), rotation=90, fontsize=6)
     plt.tight_layout()

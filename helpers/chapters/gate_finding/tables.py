@@ -125,8 +125,7 @@ def init(rows: dict, spread: float, relu_loss) -> str:
 def constructions(cons: Constructions, matched, relu_loss, init_std) -> str:
     """The K = 4 GDLN under each construction, below the elbow's K = 4 point started
     ``matched``."""
-    specs, built, gaps = cons.specs, cons.built, cons.gaps
-    m4 = matched
+    specs, built, gaps, m4 = cons.specs, cons.built, cons.gaps, matched
     rows = [
         ("K = 4 GDLN (matched)", "binarised", "by share", "1 x ReLU", "all inputs",
          f"{m4.output_mse:.3g}", f"{match(relu_loss, m4.loss).value:.3f}",
@@ -169,14 +168,12 @@ EPS_STAR = float(np.sqrt(2 / 3))
 
 def xor(results: dict) -> str:
     """Algorithm 1's elbow and centroids on the XoR networks, per margin."""
-    rows = []
-    for eps in sorted(results):
-        r = results[eps]
-        key = ",".join(sorted(r["patterns"]))
-        rows.append(
-            (eps, "below" if eps < EPS_STAR else "above", r["k"], r["k_within"],
-             ", ".join(r["patterns"]), XOR_RELNS.get(key, "mixed"))
-        )  # fmt: skip
+    rows = [
+        (eps, "below" if eps < EPS_STAR else "above", r["k"], r["k_within"],
+         ", ".join(r["patterns"]),
+         XOR_RELNS.get(",".join(sorted(r["patterns"])), "mixed"))
+        for eps, r in sorted(results.items())
+    ]  # fmt: skip
     headers = [
         "eps",
         "side of eps*",
@@ -188,20 +185,16 @@ def xor(results: dict) -> str:
     return kit.table(rows, headers)
 
 
-def _kept(smp) -> str:
-    G = smp.run.records["gates"][0]
-    return f"{np.mean(np.all(G[:, 0] == G[:, -1], axis=-1)):.2f}"
-
-
 def xor_init(small: dict, large: dict, std_small: float, std_large: float) -> str:
     """Algorithm 1 on the XoR networks from a small and a large init."""
     rows = []
     for eps in large:
         for r, std in ((small[eps], std_small), (large[eps], std_large)):
+            G = r["samples"].run.records["gates"][0]  # units keeping their gating
+            kept = np.mean(np.all(G[:, 0] == G[:, -1], axis=-1))
             rows.append(
-                (eps, f"{std:.1e}", r["k"], ", ".join(r["patterns"]),
-                 _kept(r["samples"]))
-            )  # fmt: skip
+                (eps, f"{std:.1e}", r["k"], ", ".join(r["patterns"]), f"{kept:.2f}")
+            )
     headers = [
         "eps",
         "init std",

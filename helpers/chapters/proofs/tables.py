@@ -82,7 +82,6 @@ def strategies(sv: dict) -> str:
 
 def a0(eps_time: dict) -> str:
     """The exact-time crossover margin for each initial strength a0."""
-    eps_paper = EPS_PAPER
     rows = [(f"{a:.0e}", f"{v:.4f}") for a, v in eps_time.items()]
-    rows.append(("$a_0 \\to 0$", f"{eps_paper:.4f}"))
+    rows.append(("$a_0 \\to 0$", f"{EPS_PAPER:.4f}"))
     return kit.table(rows, ["$a_0$", "exact-time crossover $\\varepsilon$"])
