@@ -280,7 +280,18 @@ ROWS = [
 ]  # fmt: skip
 
 
-def report(rec, two, cen, units, il, dl, race, ctl, alg, xs) -> str:
+def report(
+    rec,
+    two: TwoByTwo,
+    cen: Census,
+    units: UnitCensus,
+    il: Interlacing,
+    dl: Deletions,
+    race: Race,
+    ctl: Control,
+    alg: Algebra,
+    xs: Simulated,
+) -> str:
     """Write the page's records and glue its numbers (Defined for the page
     book/proofs.md): ``rec`` the chapter's :class:`helpers.book.records.Records`,
     ``two``, ``cen``, ``units`` Lemma 4.1's (:mod:`.lemma`), ``il``, ``dl``
