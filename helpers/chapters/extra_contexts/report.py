@@ -108,6 +108,8 @@ def _page(p: Params, runs: Runs, fits: measures.Fits) -> SimpleNamespace:
     r.RISE["function"] = measures.smallest_rise(frac["function"])
     onehot = {C: onehot_fraction(runs.onehot, C, frac["weight"][C]) for C in CS}
     r.RISE["onehot"] = measures.smallest_rise(onehot)
+    for x in r.RISE.values():  # by the rulebook's test of a rise
+        x["verdict"] = verdict(_rise_evidence(x))
     return r
 
 
@@ -120,10 +122,6 @@ def _level_ratio(r, C: int, choice: str) -> np.ndarray:
 def _rise_evidence(x: dict) -> Evidence:
     kw = {"spread": x["spread"], "spread_interval": x["interval"]}
     return Evidence(x["value"], criterion="beyond_noise", **kw)
-
-
-def _rise_verdict(x: dict) -> str:
-    return verdict(_rise_evidence(x), criterion="beyond_noise")
 
 
 def _closed_form_glue(r) -> dict:
@@ -196,7 +194,7 @@ def _init_glue(r) -> dict:
         if len(r.SAME_START[C]) > 1
     ]
     best = {C: min(INITS, key=lambda i: M[C, i].value) for C in CS}
-    counts = Counter(SENS[f"C{C}"][i]["verdict"] for C in CS for i in INITS)
+    got = Counter(SENS[f"C{C}"][i]["verdict"] for C in CS for i in INITS)
     n = len(CS) * len(INITS)
     inside, open_ = (
         [
@@ -211,9 +209,7 @@ def _init_glue(r) -> dict:
         "review_confirmed": "confirmed" if confirmed else "not confirmed",
         "same_start": "; ".join(twins) if twins else "no choice here",
         "best": ", ".join(f"{best[C]} (C = {C})" for C in CS),
-        "verdicts_all": ", ".join(
-            f"{v} in {k} of {n}" for v, k in sorted(counts.items())
-        ),
+        "verdicts_all": ", ".join(f"{v} in {k} of {n}" for v, k in sorted(got.items())),
         "init_reading": (
             "Within the seed noise: " + "; ".join(inside)
             if inside
@@ -333,8 +329,8 @@ def _onehot_glue(r) -> dict:
         f"contexts ({rise1['value']:+.4f}, C = {rise1['step']}; with the authors' "
         f"input {rise['value']:+.4f}, C = {rise['step']}); by the rulebook's test of "
         "a rise (beyond the seed noise at every step) that is "
-        f"{_rise_verdict(rise1)} on one-hot contexts against {_rise_verdict(rise)} "
-        "with the authors' input."
+        f"{rise1['verdict']} on one-hot contexts against {rise['verdict']} with the "
+        "authors' input."
     }
 
 
@@ -363,55 +359,36 @@ def _per_c_records(r, C: int) -> list[tuple]:
         for thr, per_c in r.THRESH.items()
         if thr != r.census_threshold
     }
+    # every field of the four records' notes (a, b: the final losses)
     a, b = kit.med(r.sim[C]["relu"].loss[:, -1]), kit.med(r.family[C][paper][:, -1])
-    values = {  # every field of the four records' notes
-        "C": C,
-        "k": C - 1,
-        "init": init,
-        "n": len(r.seeds),
+    values = {"C": C, "k": C - 1, "init": init, "n": len(r.seeds), "paper": paper}
+    values |= {"a": a, "b": b, "ratio": a / b, "thr": r.census_threshold}
+    cf, clause = f"closed form ({C - 1}-of-{C})", starts["verdict_reln"]
+    values |= {
         "largest": max(float(np.max(r.check[C, i])) for i in INITS),
         "net": f"{ds.X.shape[0]}-{r.hidden[C]}-{ds.Y.shape[0]}",
-        "cf_alt": measures.competitor(
-            r.closed[C, init], f"closed form ({C - 1}-of-{C})"
-        ),
+        "cf_alt": measures.competitor(r.closed[C, init], cf),
         "cf_starts": starts["verdict"],
-        "paper": paper,
         "alt": measures.competitor(r.follows[C], paper),
         "width": r.reln_width,
         "alt_wide": measures.competitor(r.follows_wide[C], paper),
-        "a": a,
-        "b": b,
-        "ratio": a / b,
-        "starts": starts["verdict_reln"],
+        "starts": clause,
         # C = 3: the text's ReLN, and the clause mid-sentence
         "text_gap": r.follows[C].candidates.get("2-of-3"),
-        "starts_mid": starts["verdict_reln"][0].lower() + starts["verdict_reln"][1:],
-        "thr": r.census_threshold,
+        "starts_mid": clause[0].lower() + clause[1:],
     }
-    closed = r.closed[C, init].varied(
-        "init", {setting[i]: r.closed[C, i] for i in others}
-    )
+    M, reln = r.closed, r.reln
+    closed = M[C, init].varied("init", {setting[i]: M[C, i] for i in others})
     follows = r.follows[C].varied(
-        "init", {setting[i] + stand_in: r.reln[C, i] for i in others}
+        "init", {setting[i] + stand_in: reln[C, i] for i in others}
     )
-    return [
-        (
-            f"gap_reln_closed_form_C{C}",
-            Evidence(kit.med(r.check[C, init]), criterion="gap"),
-            values,
-        ),
-        (
-            f"gap_relu_closed_form_C{C}",
-            closed.varied("width", {wide: r.closed_wide[C, init]}),
-            values,
-        ),
-        (
-            f"follows_reln_C{C}",
-            follows.varied("width", {wide: r.follows_wide[C]}),
-            values,
-        ),
-        (f"share_mixed_selective_C{C}", share.varied("threshold", at), values),
-    ]
+    evidence = {
+        "gap_reln_closed_form": Evidence(kit.med(r.check[C, init]), criterion="gap"),
+        "gap_relu_closed_form": closed.varied("width", {wide: r.closed_wide[C, init]}),
+        "follows_reln": follows.varied("width", {wide: r.follows_wide[C]}),
+        "share_mixed_selective": share.varied("threshold", at),
+    }
+    return [(f"{name}_C{C}", ev, values) for name, ev in evidence.items()]
 
 
 def _records(r) -> list[tuple]:
@@ -424,33 +401,27 @@ def _records(r) -> list[tuple]:
     # undecided verdict's further variants would break)
     others = "; ".join(
         f"{'through the function' if k == 'function' else f'at threshold {k:g}'} "
-        f"{x['value']:+.4f} against 2 x {x['spread']:.4f} ({_rise_verdict(x)})"
+        f"{x['value']:+.4f} against 2 x {x['spread']:.4f} ({x['verdict']})"
         for k, x in RISE.items()
         if k not in ("primary", "onehot")
     )
+    ev = {k: _rise_evidence(x) for k, x in RISE.items()}
     at = {
-        f"on/off threshold {k:g}": _rise_evidence(x)
-        for k, x in RISE.items()
+        f"on/off threshold {k:g}": ev[k]
+        for k in RISE
         if k not in ("primary", "function", "onehot")
     }
-    rise = (
-        _rise_evidence(RISE["primary"])
-        .varied("threshold", at)
-        .varied("input", {"one-hot contexts": _rise_evidence(RISE["onehot"])})
-        .varied(
-            "definition", {"through the function": _rise_evidence(RISE["function"])}
-        )
-    )
+    rise = ev["primary"].varied("threshold", at)
+    rise = rise.varied("input", {"one-hot contexts": ev["onehot"]})
+    rise = rise.varied("definition", {"through the function": ev["function"]})
     frac = {
         how: {k: v / int(k[1:]) for k, v in x.items()} for how, x in r.REUSE.items()
     }
-    values = {
-        "init": r.init,
-        "n": len(r.seeds),
+    values = {"init": r.init, "n": len(r.seeds), "others": others}
+    values |= {
         "fractions": ", ".join(f"{k} {v:.3f}" for k, v in frac["weight"].items()),
         "per_unit": ", ".join(f"{k} {v:.2f}" for k, v in r.REUSE["weight"].items()),
         "step": RISE["primary"]["step"],
-        "others": others,
         "onehot": RISE["onehot"]["value"],
         "onehot_step": RISE["onehot"]["step"],
         "function": ", ".join(f"{k} {v:.3f}" for k, v in frac["function"].items()),

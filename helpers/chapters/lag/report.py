@@ -96,6 +96,7 @@ def _records(runs: Runs, c: Comparison) -> list:
         for k, v in c.step.items()
     }
     lags = _levels(c.lags["reln"], "{lv} {v}")
+    spread = seed_spread(move["item_dependent"][:, -1])  # the final share's
     return [
         ("reln_lag", c.fit["reln"], {"n": len(runs.relu), "lags": lags}),
         ("frozen_gates", _rows(c, {f"epoch {e}": f"frozen@{e}" for e in S}), {}),
@@ -104,11 +105,7 @@ def _records(runs: Runs, c: Comparison) -> list:
         ("restart_gates", _rows(c, restart), {}),
         ("lag_ladder", _rows(c, {k: k for k in c.step}), {}),
         ("lag_steps", steps, {}),
-        (
-            "within_context_gating",
-            Evidence(gates, spread=seed_spread(move["item_dependent"][:, -1])),
-            {},
-        ),
+        ("within_context_gating", Evidence(gates, spread=spread), {}),
     ]
 
 
@@ -246,10 +243,8 @@ def report(rec, runs: Runs) -> dict:
     :class:`helpers.book.records.Records`) and glue from its ``runs`` (compared by
     :func:`compare`, as the page does). Defined for the page book/lag.md.
 
-    Returns:
-        ``{"records": {name: stored record}, "short": the "In short" box, "reading":
-        the reading, "summary": the closing table}``, all but the records Markdown.
-    """
+    Returns ``{"records": {name: stored record}, "short", "reading", "summary": the
+    closing table}``, all but the records Markdown (:func:`reading`)."""
     c = compare(runs)
     R = kit.add_all(rec, _records(runs, c))
     text = reading(runs, c)
