@@ -25,8 +25,7 @@ def _med_range(v, axis):
     bad = np.isnan(v).any(axis=axis)
     filled = np.where(np.isnan(v), 0.0, v)
     med = np.where(bad, np.nan, np.median(filled, axis=axis))
-    lo = np.where(bad, med, filled.min(axis=axis))
-    hi = np.where(bad, med, filled.max(axis=axis))
+    lo, hi = (np.where(bad, med, f(axis=axis)) for f in (filled.min, filled.max))
     return med, [np.nan_to_num(med - lo), np.nan_to_num(hi - med)]
 
 
@@ -47,8 +46,7 @@ def ladder(relu_loss, losses: dict, lags: dict, labels: dict, spread: float) -> 
     a1.semilogy(np.median(relu_loss, axis=0), color="k", lw=2, label="ReLU network")
     for c, n in zip(colors, names):
         a1.semilogy(np.median(losses[n], axis=0), color=c, lw=1.3, label=labels[n])
-    a1.set_xlabel("epoch")
-    a1.set_ylabel("summed loss (median over seeds)")
+    a1.set(xlabel="epoch", ylabel="summed loss (median over seeds)")
     a1.legend(fontsize=7)
     keep = _reached(lags[names[-1]])  # the levels the ReLN reaches
     x, w = np.arange(len(keep)), 0.8 / len(names)
@@ -114,8 +112,6 @@ def gates(t_rec, move: dict, freeze_epochs) -> None:
         ax.fill_between(t_rec, v.min(0), v.max(0), color=col, alpha=0.2, lw=0)
     for e in freeze_epochs:
         ax.axvline(e, color="0.5", ls=":", lw=0.8)
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("share")
-    ax.set_ylim(0, 1.02)
+    ax.set(xlabel="epoch", ylabel="share", ylim=(0, 1.02))
     ax.legend(fontsize=7)
     plt.tight_layout()
