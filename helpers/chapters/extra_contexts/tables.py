@@ -31,15 +31,8 @@ def common(CS, COMMON) -> str:
         c, m = COMMON[C], COMMON[C]["modes"]
         modes_txt = ", ".join(f"{s:.2f} ({d:.0f})" for s, d in zip(m.s, m.d))
         error, loss = c["residual_error"], c["residual_loss"]
-        rows.append(
-            (
-                C,
-                f"{c['offdiag']:.0e}",
-                f"max error {error:.0e}",
-                f"{loss:.1f}",
-                modes_txt,
-            )
-        )
+        cells = (f"{c['offdiag']:.0e}", f"max error {error:.0e}", f"{loss:.1f}")
+        rows.append((C, *cells, modes_txt))
     heads = ("C", "Assumption 2.1.1 residual", "residual = the residual equation above")
     return kit.table(rows, (*heads, "residual loss", "common modes: s (d)"))
 
@@ -238,9 +231,7 @@ def appendix_h(CS, SIM, STDS, HIDDEN, relu_std, init) -> str:
     return kit.table(rows, heads)
 
 
-def family_table(
-    follows: dict, closed: dict, paper: dict, init: str, wide: dict
-) -> str:
+def family_table(follows, closed, paper, init: str, wide) -> str:
     """The family fits ([rulebook-best]): per C every ReLN's time gap to the ReLU
     network, as wide as the ReLU network (``follows[C]``, Appendix F) and with every
     pathway as wide as the paper's (``wide[C]``), the paper's candidate ``paper[C]``
@@ -257,10 +248,8 @@ def family_table(
         cf = f"closed form of common + {C - 1}-of-{C}"
         rows.append((C, cf, f"{closed[C, init].value:.3f}", ""))
         lo, hi = m.spread_interval
-        spread = f"{m.spread:.3f} ({lo:.3f}-{hi:.3f})"
-        rows.append(
-            (C, "(seed spread: ReLU and ReLN seeds; 90 % interval)", spread, "")
-        )
+        label = "(seed spread: ReLU and ReLN seeds; 90 % interval)"
+        rows.append((C, label, f"{m.spread:.3f} ({lo:.3f}-{hi:.3f})", ""))
     heads = ("C", "ReLN (common + k-of-C)")
     heads += ("time gap, as wide as the ReLU network (App. F)",)
     return kit.table(rows, (*heads, "time gap, every pathway as wide as the paper's"))
