@@ -48,8 +48,7 @@ def modes(CS, CM, MODES, CF, t_rec, t_all) -> None:
         a = np.median(MODES[C]["reln"][0][:, :, kc], axis=0)
         ax.plot(t_rec, a, color=common, lw=1.5)
         ax.plot(t_all, cf.a_common[:, kc], color=common, lw=0.9, ls="--")
-        ax.set_title(f"C = {C}")
-        ax.set_xlabel("epoch")
+        ax.set(title=f"C = {C}", xlabel="epoch")
         ax.legend(fontsize=7, loc="lower right")
     axes[0, 0].set_ylabel("mode strength")
     axes[0, 0].plot([], [], "k--", lw=0.9, label="closed form")
@@ -66,6 +65,8 @@ def losses(CS, SIM, CF, init, t_all) -> None:
     fig, axes = plt.subplots(
         2, len(CS), figsize=(4.2 * len(CS), 6.8), squeeze=False, sharex=True
     )
+    closed = (("head_start", "--", "closed form"), ("none", ":", "no head start"))
+    color = palette["closed_form"]
     for row, log in ((0, False), (1, True)):
         for ax, C in zip(axes[row], CS):
             sim, cf = SIM[C], CF[C]
@@ -73,11 +74,7 @@ def losses(CS, SIM, CF, init, t_all) -> None:
             loss_curves(ax, sim["mixed", init].loss, "ReLN", palette["reln"], log=log)
             single = sim["single", init].loss
             loss_curves(ax, single, "single-context ReLN", palette["single"], log=log)
-            for meth, ls, lab in (
-                ("head_start", "--", "closed form"),
-                ("none", ":", ""),
-            ):
-                lab, color = lab or "no head start", palette["closed_form"]
+            for meth, ls, lab in closed:
                 ax.plot(t_all, cf[meth].loss, color=color, ls=ls, lw=1.4, label=lab)
             top = cf["head_start"].loss[0]
             ax.set_ylim(*((max(1e-4, 1e-6 * top), 2 * top) if log else (0, 1.05 * top)))
@@ -101,8 +98,7 @@ def svals(CS, SV, CM, CF, t_rec, t_all) -> None:
         ax.plot(t_rec, sv_c[:, 0], color=palette["common"], lw=1.2)
         a = np.max(cf.a_common, axis=1)
         ax.plot(t_all, a, color=palette["common"], lw=0.7, ls="--")
-        ax.set_title(f"C = {C}: pathway {name}")
-        ax.set_xlabel("epoch")
+        ax.set(title=f"C = {C}: pathway {name}", xlabel="epoch")
     axes[0, 0].set_ylabel("singular value of the map")
     plt.tight_layout()
 
@@ -138,8 +134,7 @@ def family(CS, FOLLOWS, M, PAPER_RELN, init) -> None:
         ax.axhline(NOISE_MULTIPLE * FOLLOWS[C].spread, color="k", lw=1.2)
         ticks = names + ["closed form"]
         ax.set_xticks(range(len(ticks)), ticks, rotation=45, ha="right", fontsize=8)
-        ax.set_yscale("log")
-        ax.set_title(f"C = {C}")
+        ax.set(yscale="log", title=f"C = {C}")
     axes[0, 0].set_ylabel("time gap to the ReLU network")
     plt.tight_layout()
 
@@ -161,10 +156,8 @@ def census(CS, BY_K, FUNC_K, PER_UNIT, t_rec) -> None:
         ax3.axhline(C - 1, color=f"C{n}", ls=":", lw=1)
     for ax, what in ((ax1, "weight"), (ax2, "snapped output")):
         ax.set_xticks(range(max(CS) + 1))
-        ax.set_xlabel("contexts the unit is off in")
-        ax.set_ylabel(f"share of {what}")
+        ax.set(xlabel="contexts the unit is off in", ylabel=f"share of {what}")
     ax1.legend(fontsize=8)
-    ax3.set_xlabel("epoch")
-    ax3.set_ylabel("contexts per unit")
+    ax3.set(xlabel="epoch", ylabel="contexts per unit")
     ax3.legend(fontsize=8)
     plt.tight_layout()
