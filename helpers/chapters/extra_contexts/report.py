@@ -65,7 +65,7 @@ def _page(p: Params, runs: Runs, fits: measures.Fits) -> SimpleNamespace:
     """The page's parameters, runs and fits, with what the report derives from them
     by the page's own functions (under the page's names)."""
     CS, init, census, thr = list(p.hidden), p.init, runs.census, p.census_threshold
-    r = SimpleNamespace(**vars(fits), **vars(runs), **vars(p), CS=CS, INITS=INITS)
+    r = SimpleNamespace(**vars(fits), **vars(runs), **vars(p), CS=CS)
     r.BY_K, r.FUNC_K, r.SHARE, r.PER_UNIT = measures.census_views(census)
     r.FUNC_FINAL, r.PROFILE = measures.final_units(census, runs.tasks, thr)
     r.THRESH = measures.thresholds_census(census, runs.tasks, thr)
