@@ -154,18 +154,17 @@ def reading(runs: Runs, c: Comparison) -> dict:
             k: ", ".join(f"{_at(c, f'{k}@{e}', i)} (e = {e})" for e in E)
             for k in ("frozen", "snapped")
         }
+        never = (
+            f": from epoch {ahead} on its gating, fixed, is never behind the ReLU "
+            "network that goes on moving its gates. "
+        )
         text += (
             "Fixed at epoch e and trained on from the ReLU network's own weights "
             f"there, its own gates reach the {_lv(LEVELS[i])} level with a lag of "
             f"{at['frozen']}, against the ReLN's {_at(c, 'reln', i)}"
-            + (
-                f": from epoch {ahead} on its gating, fixed, is never behind the ReLU "
-                "network that goes on moving its gates. "
-                if ahead is not None
-                else ". "
-            )
-            + "Snapped to contexts as well (no variation between the items of a "
-            f"context), they reach it {at['snapped']}. "
+            f"{never if ahead is not None else '. '}Snapped to contexts as well (no "
+            "variation between the items of a context), they reach it "
+            f"{at['snapped']}. "
         )
     short, own = text, f"restart frozen@{runs.freeze_epochs[-1]}"
     i = _deepest(c, ["restart random", own])  # the random-gate control
@@ -177,14 +176,13 @@ def reading(runs: Runs, c: Comparison) -> dict:
             f"level with a lag of {_at(c, 'restart random', i)}, against "
             f"{_at(c, own, i)} for the ReLU network's own final gates fixed from the "
             "same start. "
-            + (
-                "A network whose gates are fixed from the start is fast whatever the "
-                "gates, so such restarts measure fixed gates, not the network's "
-                "gating; the page reads the networks that go on from the state "
-                "instead. "
-                if faster
-                else "Its own gates are faster than random ones from the same start. "
-            )
+        )
+        text += (
+            "A network whose gates are fixed from the start is fast whatever the "
+            "gates, so such restarts measure fixed gates, not the network's gating; "
+            "the page reads the networks that go on from the state instead. "
+            if faster
+            else "Its own gates are faster than random ones from the same start. "
         )
     i = _deepest(c, list(c.step))
     if i is None:
