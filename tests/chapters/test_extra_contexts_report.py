@@ -2,7 +2,6 @@
 record, verdict, variant and glue the page needs, from the page's own science run on
 a shrunk setting (few seeds, narrow networks, short training)."""
 
-import importlib
 import json
 import re
 from pathlib import Path
@@ -22,7 +21,6 @@ from tests.chapters.records_check import check_records
 #: on 2 cores): the full test command runs it, the quick unit subset does not.
 pytestmark = pytest.mark.slow
 
-report_module = importlib.import_module("helpers.chapters.extra_contexts.report")
 PAGE = Path(__file__).resolve().parents[2] / "book" / "extra_contexts.md"
 CS, SEEDS, INIT, LR, EPOCHS = [3, 4, 5], [0, 1, 2], "authors", 0.01, 600
 HIDDEN, WIDTH, RELU_STD = {3: 14, 4: 10, 5: 12}, 2, 0.005
@@ -71,7 +69,7 @@ def written(tmp_path_factory):
     glued, where = {}, tmp_path_factory.mktemp("records")
     params, runs, fits = _page()
     mp = pytest.MonkeyPatch()
-    mp.setattr(report_module, "glue", lambda name, value: glued.setdefault(name, value))
+    mp.setattr(kit, "glue", lambda name, value: glued.setdefault(name, value))
     try:
         out = ch.report(Records("extra_contexts", directory=where), params, runs, fits)
     finally:

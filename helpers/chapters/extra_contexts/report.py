@@ -4,12 +4,13 @@ page's runs (:class:`Runs`), its parameters (:class:`Params`) and its fits
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
 from ...book import kit
-from ...book.notebook import glue
 from ...book.records import claims_table
 from ...book.rulebook import setup_clause, verdict
 from ...core.families import onehot_fraction, pathway_count
@@ -22,17 +23,8 @@ from ...core.measures import (
     share_at_bound,
 )
 from ...core.relns import INITS
+from . import measures
 from .closed_form import context_modes
-from .measures import (
-    Fits,
-    census_views,
-    competitor,
-    final_units,
-    gap_variants,
-    halfway,
-    smallest_rise,
-    thresholds_census,
-)
 from .networks import paper_reln, same_start
 
 
@@ -53,13 +45,10 @@ class Params:
 
 @dataclass
 class Runs:
-    """The page's runs per C: its tasks, the trained networks
-    (:func:`helpers.chapters.extra_contexts.networks.train_networks`), the ReLU census
-    (``relu_census``), the family's losses and weight shares (``train_family``), the
-    one-hot census (:func:`helpers.core.families.onehot_census`, per C where the input
-    is not one-hot), the head-start variants of the closed form (``closed_forms``:
-    ``{C: {method: ClosedForm}}``), each init's closed-form losses (``closed_init``)
-    and the mode strengths read off the outputs (``modes``: ``trained_and_read``)."""
+    """The page's runs per C (:mod:`helpers.chapters.extra_contexts.networks`): tasks,
+    trained networks, ReLU census, the family's losses and weight shares, the one-hot
+    census (where the input is not one-hot), the closed form's head-start variants
+    (``{C: {method: ClosedForm}}``), each init's closed-form losses, mode strengths."""
 
     tasks: dict
     sim: dict
@@ -72,499 +61,292 @@ class Runs:
     modes: dict
 
 
-@dataclass
-class _Page(Fits, Runs, Params):
+def _page(p: Params, runs: Runs, fits: measures.Fits) -> SimpleNamespace:
     """The page's parameters, runs and fits, with what the report derives from them
     by the page's own functions (under the page's names)."""
-
-    CS: list
-    INITS: tuple
-    CM: dict
-    PAPER_RELN: dict
-    SAME_START: dict
-    MODES: dict
-    GAP_VAR: dict
-    HALFWAY: list
-    SHARE: dict
-    BY_K: dict
-    FUNC_K: dict
-    PER_UNIT: dict
-    FUNC_FINAL: dict
-    PROFILE: dict
-    THRESH: dict
-
-
-def _page(p: Params, runs: Runs, fits: Fits) -> _Page:
-    """Derive what the page shows from its runs, with the functions the page calls."""
-    CS, DS, SIM, CF = list(p.hidden), runs.tasks, runs.sim, runs.closed_forms
-    CM = {C: context_modes(DS[C]) for C in CS}
-    MODES = runs.modes
-    BY_K, FUNC_K, SHARE, PER_UNIT = census_views(runs.census)
-    FUNC_FINAL, PROFILE = final_units(runs.census, DS, p.census_threshold)
-    return _Page(
-        **vars(fits),
-        **vars(runs),
-        **vars(p),
-        CS=CS,
-        INITS=INITS,
-        CM=CM,
-        PAPER_RELN={C: paper_reln(C) for C in CS},
-        SAME_START={C: same_start(SIM[C], p.init) for C in CS},
-        MODES=MODES,
-        GAP_VAR=gap_variants(CS, CF, SIM, p.init),
-        HALFWAY=halfway(CS, CM, CF, MODES, p.t_all, p.t_rec, p.lr),
-        SHARE=SHARE,
-        BY_K=BY_K,
-        FUNC_K=FUNC_K,
-        PER_UNIT=PER_UNIT,
-        FUNC_FINAL=FUNC_FINAL,
-        PROFILE=PROFILE,
-        THRESH=thresholds_census(runs.census, DS, p.census_threshold),
-    )
-
-
-def _closed_form_glue(r: _Page) -> None:
-    """Glue of the closed form against the ReLN and the ReLU network (Fig. 5)."""
-    CS, CF, init = r.CS, r.closed_forms, r.init
-    glue("ec_init", init)
-    glue("ec_a0_common", float(CF[CS[0]]["head_start"].a0_common))
-    glue("ec_a0_none", float(CF[CS[0]]["none"].a0_context[0]))
-    glue(
-        "ec_a0_range",
-        f"{min(CF[C]['head_start'].a0_context.min() for C in CS):.1e} to "
-        f"{max(CF[C]['head_start'].a0_context.max() for C in CS):.1e}",
-    )
-    implied = [row[-1] for row in r.HALFWAY]
-    # largest gap between simulated ReLN and closed-form context mode strengths,
-    # relative to s
-    sv_gap = {
-        C: kit.med(
-            np.max(
-                np.abs(
-                    r.MODES[C]["reln"][1] - CF[C]["head_start"].a_context[r.t_rec][None]
-                )
-                / r.CM[C].s,
-                axis=(1, 2),
-            )
-        )
-        for C in CS
-    }
-    for C in CS:
-        glue(f"ec_gap_reln_{C}", kit.med(r.check[C, init]))
-        glue(f"ec_gap_relu_{C}", r.closed[C, init].value)
-        glue(f"ec_spread_{C}", r.closed[C, init].spread)
-        glue(f"ec_alt_{C}", r.closed[C, init].alternative)
-        glue(f"ec_gap_relu_reln_{C}", r.reln[C, init].value)
-        for k in range(len(LEVELS)):
-            glue(f"ec_level_{C}_{k}", float(_level_ratio(r, C, init)[k]))
-        glue(f"ec_verdict_{C}", verdict(r.closed[C, init]))
-    for k, f in enumerate(LEVELS):
-        glue(f"ec_level_{k}", f"{100 * f:g} %")
-    glue("ec_check_max", max(float(np.max(v)) for v in r.check.values()))
-    glue("ec_gap_none_min", min(r.GAP_VAR[C, "none", "reln"] for C in CS))
-    glue("ec_gap_linear_max", max(r.GAP_VAR[C, "linear", "reln"] for C in CS))
-    glue("ec_sv_gap", max(sv_gap.values()))
-    glue("ec_implied_lo", float(1 / np.nanmax(implied)))
-    glue("ec_implied_hi", float(1 / np.nanmin(implied)))
-
-
-def _level_ratio(r: _Page, C: int, choice: str) -> np.ndarray:
-    """Where the ReLU-closed form gap sits: ln(t_closed form / t_ReLU) at each level,
-    median over seeds."""
-    return np.nanmedian(
-        [
-            np.log(level_times(b) / level_times(a))
-            for a, b in zip(r.sim[C]["relu"].loss, r.closed_init[C, choice])
-        ],
-        axis=0,
-    )
-
-
-def sensitivity(r: _Page) -> dict:
-    """The value of ``init_sensitivity``: per C and initialisation, the three time
-    gaps and the verdicts on "excellent agreement" (closed form; ReLN)."""
-    init = r.init
-    return {
+    CS, init, census, thr = list(p.hidden), p.init, runs.census, p.census_threshold
+    r = SimpleNamespace(**vars(fits), **vars(runs), **vars(p), CS=CS)
+    r.BY_K, r.FUNC_K, r.SHARE, r.PER_UNIT = measures.census_views(census)
+    r.FUNC_FINAL, r.PROFILE = measures.final_units(census, runs.tasks, thr)
+    r.THRESH = measures.thresholds_census(census, runs.tasks, thr)
+    r.PAPER_RELN = {C: paper_reln(C) for C in CS}
+    r.SAME_START = {C: same_start(runs.sim[C], init) for C in CS}
+    # init_sensitivity: per C and init, the three time gaps and the verdicts on
+    # "excellent agreement" (closed form; ReLN)
+    r.SENS = {
         f"C{C}": {
             "seed_spread": r.closed[C, init].spread,
             "alternative": r.closed[C, init].alternative,
             "same_start_as_" + init: [i for i in r.SAME_START[C] if i != init],
             **{
-                choice: {
-                    "gap_relu_closed_form": r.closed[C, choice].value,
-                    "gap_relu_reln": r.reln[C, choice].value,
-                    "gap_reln_closed_form": kit.med(r.check[C, choice]),
-                    "verdict": verdict(r.closed[C, choice]),
-                    "verdict_reln": verdict(r.reln[C, choice]),
+                i: {
+                    "gap_relu_closed_form": r.closed[C, i].value,
+                    "gap_relu_reln": r.reln[C, i].value,
+                    "gap_reln_closed_form": kit.med(r.check[C, i]),
+                    "verdict": verdict(r.closed[C, i]),
+                    "verdict_reln": verdict(r.reln[C, i]),
                 }
-                for choice in r.INITS
+                for i in INITS
             },
         }
-        for C in r.CS
-    }
-
-
-def _init_glue(r: _Page, SENS: dict) -> None:
-    """Glue of the section on how the ReLN starts."""
-    CS, INITS, M, init = r.CS, r.INITS, r.closed, r.init
-    # the review's measure, to compare with its numbers: curve distance ReLU vs ReLN
-    dist = {
-        (C, i): kit.med(
-            [
-                curve_distance(a, b)
-                for a, b in zip(r.sim[C]["relu"].loss, r.sim[C]["mixed", i].loss)
-            ]
-        )
         for C in CS
-        for i in INITS
     }
-    closed = {C: 1 - M[C, "matched"].value / M[C, "authors"].value for C in CS}
+    r.REUSE = {  # contexts per unit (median over seeds), by weight and by function
+        how: {f"C{C}": kit.med(r.PER_UNIT[C, how][:, -1]) for C in CS}
+        for how in ("weight", "function")
+    }
+    # the smallest rise of the fraction of contexts a unit serves: by weight at the
+    # page's threshold (the primary), at every other threshold, through the function
+    # and on one-hot contexts
+    frac = {
+        k: {C: r.PER_UNIT[C, k][:, -1] / C for C in CS} for k in ("weight", "function")
+    }
+    r.RISE = {"primary": measures.smallest_rise(frac["weight"])}
+    for t, per_c in r.THRESH.items():
+        if t != thr:
+            r.RISE[t] = measures.smallest_rise({C: per_c[C][:, 1] / C for C in CS})
+    r.RISE["function"] = measures.smallest_rise(frac["function"])
+    onehot = {C: onehot_fraction(runs.onehot, C, frac["weight"][C]) for C in CS}
+    r.RISE["onehot"] = measures.smallest_rise(onehot)
+    for x in r.RISE.values():  # by the rulebook's test of a rise
+        x["verdict"] = verdict(_rise_evidence(x))
+    return r
+
+
+def _level_ratio(r, C: int, choice: str) -> np.ndarray:
+    """ln(t_closed form / t_ReLU) at each level, median over seeds."""
+    pairs = zip(r.sim[C]["relu"].loss, r.closed_init[C, choice])
+    return np.nanmedian([np.log(level_times(b) / level_times(a)) for a, b in pairs], 0)
+
+
+def _rise_evidence(x: dict) -> Evidence:
+    kw = {"spread": x["spread"], "spread_interval": x["interval"]}
+    return Evidence(x["value"], criterion="beyond_noise", **kw)
+
+
+def _closed_form_glue(r) -> dict:
+    """Glue of the closed form against the ReLN and the ReLU network (Fig. 5)."""
+    CS, init, M, CF = r.CS, r.init, r.closed, r.closed_forms
+    hs = {C: CF[C]["head_start"] for C in CS}
+    CM = {C: context_modes(r.tasks[C]) for C in CS}
+    gaps = measures.gap_variants(CS, CF, r.sim, init)
+    half = measures.halfway(CS, CM, CF, r.modes, r.t_all, r.t_rec, r.lr)
+    implied = [x[-1] for x in half]
+    g = {
+        "init": init,
+        "a0_common": float(hs[CS[0]].a0_common),
+        "a0_none": float(CF[CS[0]]["none"].a0_context[0]),
+        "a0_range": f"{min(hs[C].a0_context.min() for C in CS):.1e} to "
+        f"{max(hs[C].a0_context.max() for C in CS):.1e}",
+    }
     for C in CS:
-        for choice in INITS:
-            glue(f"ec_sens_{C}_{choice}", M[C, choice].value)
-            glue(f"ec_sens_{C}_{choice}_verdict", SENS[f"C{C}"][choice]["verdict"])
-            glue(f"ec_dist_{C}_{choice}", dist[C, choice])
-        glue(f"ec_closed_{C}", 100 * closed[C])
-        glue(f"ec_2spread_{C}", 2 * M[C, init].spread)
-        r_ = _level_ratio(r, C, "matched")
-        k_ = int(np.nanargmax(np.abs(r_)))
-        glue(
-            f"ec_level_matched_{C}_last",
-            f"{abs(r_[k_]):.3f} at the {100 * LEVELS[k_]:g} % level (the ReLU "
-            f"network {'slower' if r_[k_] < 0 else 'faster'})",
-        )
-    glue(
-        "ec_review_confirmed",
-        "confirmed"
-        if dist[CS[0], "matched"] < 0.5 * dist[CS[0], "authors"]
-        else "not confirmed",
+        level = _level_ratio(r, C, init)
+        g |= {
+            f"gap_reln_{C}": kit.med(r.check[C, init]),
+            f"gap_relu_{C}": M[C, init].value,
+            f"spread_{C}": M[C, init].spread,
+            f"alt_{C}": M[C, init].alternative,
+            f"gap_relu_reln_{C}": r.reln[C, init].value,
+            **{f"level_{C}_{k}": float(level[k]) for k in range(len(LEVELS))},
+            f"verdict_{C}": verdict(M[C, init]),
+        }
+    # the largest gap between the simulated ReLN's and the closed form's context
+    # mode strengths, relative to s
+    sv_gap = (
+        np.abs(r.modes[C]["reln"][1] - hs[C].a_context[r.t_rec][None]) / CM[C].s
+        for C in CS
     )
-    twins_ = [
+    return g | {
+        **{f"level_{k}": f"{100 * f:g} %" for k, f in enumerate(LEVELS)},
+        "check_max": max(float(np.max(v)) for v in r.check.values()),
+        "gap_none_min": min(gaps[C, "none", "reln"] for C in CS),
+        "gap_linear_max": max(gaps[C, "linear", "reln"] for C in CS),
+        "sv_gap": max(kit.med(np.max(x, axis=(1, 2))) for x in sv_gap),
+        "implied_lo": float(1 / np.nanmax(implied)),
+        "implied_hi": float(1 / np.nanmin(implied)),
+    }
+
+
+def _init_glue(r) -> dict:
+    """Glue of the section on how the ReLN starts."""
+    CS, M, init, SENS = r.CS, r.closed, r.init, r.SENS
+    g, dist = {}, {}
+    for C in CS:
+        for i in INITS:
+            # the review's measure, to compare with its numbers: curve distance
+            pairs = zip(r.sim[C]["relu"].loss, r.sim[C]["mixed", i].loss)
+            dist[C, i] = kit.med([curve_distance(a, b) for a, b in pairs])
+            g[f"sens_{C}_{i}"] = M[C, i].value
+            g[f"sens_{C}_{i}_verdict"] = SENS[f"C{C}"][i]["verdict"]
+            g[f"dist_{C}_{i}"] = dist[C, i]
+        x = _level_ratio(r, C, "matched")
+        k = int(np.nanargmax(np.abs(x)))
+        g |= {
+            f"closed_{C}": 100 * (1 - M[C, "matched"].value / M[C, "authors"].value),
+            f"2spread_{C}": 2 * M[C, init].spread,
+            f"level_matched_{C}_last": f"{abs(x[k]):.3f} at the {100 * LEVELS[k]:g} % "
+            f"level (the ReLU network {'slower' if x[k] < 0 else 'faster'})",
+        }
+    confirmed = dist[CS[0], "matched"] < 0.5 * dist[CS[0], "authors"]
+    twins = [
         f"{', '.join(i for i in r.SAME_START[C] if i != init)} at C = {C}"
         for C in CS
         if len(r.SAME_START[C]) > 1
     ]
-    glue("ec_same_start", "; ".join(twins_) if twins_ else "no choice here")
     best = {C: min(INITS, key=lambda i: M[C, i].value) for C in CS}
-    glue("ec_best", ", ".join(f"{best[C]} (C = {C})" for C in CS))
-    counts = {}
-    for C in CS:
-        for i in INITS:
-            v = SENS[f"C{C}"][i]["verdict"]
-            counts[v] = counts.get(v, 0) + 1
-    glue(
-        "ec_verdicts_all",
-        ", ".join(
-            f"{v} in {n} of {len(CS) * len(INITS)}" for v, n in sorted(counts.items())
-        ),
+    got = Counter(SENS[f"C{C}"][i]["verdict"] for C in CS for i in INITS)
+    n = len(CS) * len(INITS)
+    inside, open_ = (
+        [
+            f"C = {C} ({', '.join(v)})"
+            for C in CS
+            if (v := [i for i in INITS if SENS[f"C{C}"][i]["verdict"] == w])
+        ]
+        for w in ("reproduced", "undecided")
     )
-
-    def where(verdict_):
-        hits = {
-            C: [i for i in INITS if SENS[f"C{C}"][i]["verdict"] == verdict_] for C in CS
-        }
-        return [f"C = {C} ({', '.join(v)})" for C, v in hits.items() if v]
-
-    inside, open_ = where("reproduced"), where("undecided")
-    glue(
-        "ec_init_reading",
-        (
-            "No choice is judged within the seed noise of the closed form at any C"
-            if not inside
-            else "Within the seed noise: " + "; ".join(inside)
+    undecided = "; undecided (the verdict changes within the seed spread's interval): "
+    return g | {
+        "review_confirmed": "confirmed" if confirmed else "not confirmed",
+        "same_start": "; ".join(twins) if twins else "no choice here",
+        "best": ", ".join(f"{best[C]} (C = {C})" for C in CS),
+        "verdicts_all": ", ".join(f"{v} in {k} of {n}" for v, k in sorted(got.items())),
+        "init_reading": (
+            "Within the seed noise: " + "; ".join(inside)
+            if inside
+            else "No choice is judged within the seed noise of the closed form at any C"
         )
         + (
-            "; undecided (the verdict changes within the seed spread's interval): "
-            + "; ".join(open_)
-            + "."
-            if open_
-            else "; no result is undecided."
+            undecided + "; ".join(open_) + "." if open_ else "; no result is undecided."
         ),
-    )
+    }
 
 
-def _family_glue(r: _Page) -> None:
+def _family_glue(r) -> dict:
     """Glue of the section on the family of ReLNs."""
+    g, parts, moved = {}, [], []
     for C in r.CS:
         F = r.follows[C]
-        glue(f"ec_paper_reln_{C}", r.PAPER_RELN[C])
-        glue(f"ec_follow_{C}", F.value)
-        glue(f"ec_follow_best_{C}", F.best)
-        glue(f"ec_follow_best_gap_{C}", F.candidates[F.best])
-        glue(f"ec_follow_verdict_{C}", verdict(F))
+        g |= {
+            f"paper_reln_{C}": r.PAPER_RELN[C],
+            f"follow_{C}": F.value,
+            f"follow_best_{C}": F.best,
+            f"follow_best_gap_{C}": F.candidates[F.best],
+            f"follow_verdict_{C}": verdict(F),
+        }
     if 3 in r.CS:
-        glue("ec_follow_text_3", r.follows[3].candidates["2-of-3"])
-    parts, moved = [], []
-    widest = max(
-        _units(n, C, r.reln_width) for C in r.CS for n in r.follows_wide[C].candidates
+        g["follow_text_3"] = r.follows[3].candidates["2-of-3"]
+    widest = max(  # the widest member's units, at reln_width units per pathway
+        r.reln_width * pathway_count([int(k) for k in n.split("-of-")[0].split("+")], C)
+        for C in r.CS
+        for n in r.follows_wide[C].candidates
     )
     for C in r.CS:
         F, W = r.follows[C], r.follows_wide[C]
-        v, vw = verdict(F), verdict(W)
         parts.append(
             f"C = {C}: nearest member {W.best} ({W.candidates[W.best]:.3f}; as wide "
             f"as the ReLU network: {F.best}, {F.candidates[F.best]:.3f}), the paper's "
-            f"ReLN {vw}"
+            f"ReLN {verdict(W)}"
         )
-        if v != vw:
-            moved.append(f"C = {C} ({v} -> {vw})")
-    glue(
-        "ec_width_reading",
+        if verdict(F) != verdict(W):
+            moved.append(f"C = {C} ({verdict(F)} -> {verdict(W)})")
+    hidden, said = ", ".join(str(r.hidden[C]) for C in r.CS), "; ".join(parts)
+    g["width_reading"] = (
         f"With {r.reln_width} units in every pathway instead (a rival then grows with "
-        "its pathway count, up to "
-        f"{widest}"
-        " units against the ReLU network's "
-        + ", ".join(str(r.hidden[C]) for C in r.CS)
-        + "): "
-        + "; ".join(parts)
-        + ". "
+        f"its pathway count, up to {widest} units against the ReLU network's "
+        f"{hidden}): {said}. "
         + (
             "The verdict depends on the width convention at " + ", ".join(moved) + "."
             if moved
             else "No verdict depends on the width convention."
+        )
+    )
+    return g
+
+
+def _census_glue(r) -> dict:
+    """Glue of the census section."""
+    CS, BY_K, REUSE, med, g = r.CS, r.BY_K, r.REUSE, kit.med, {}
+    for C in CS:
+        w, f = REUSE["weight"][f"C{C}"], REUSE["function"][f"C{C}"]
+        g |= {
+            f"share_{C}": med(r.SHARE[C][:, -1]),
+            f"reuse_{C}": w,
+            f"reuse_f_{C}": f,
+            f"frac_{C}": w / C,
+            f"frac_f_{C}": f / C,
+            f"single_{C}": med(BY_K[C][:, -1, 1]),
+            f"multi_{C}": med(BY_K[C][:, -1, 2:C].sum(axis=1)),
+            f"snap_{C}": 100 * med([x["snap_change"] for x in r.FUNC_FINAL[C]]),
+        }
+        if C > 3:
+            g[f"cm2_{C}"] = med(BY_K[C][:, -1, C - 2])
+            g[f"cm2_f_{C}"] = med(r.FUNC_K[C][:, -1, C - 2])
+            for key in r.PROFILE[C][0]:
+                g[f"prof_{C}_{key}"] = med([p[key] for p in r.PROFILE[C]])
+    rise, share = r.RISE["primary"], [med(r.SHARE[C][:, -1]) for C in CS]
+    trend, no = {}, "moves in no one direction"
+    for how in ("weight", "function"):
+        x = np.diff([REUSE[how][f"C{C}"] / C for C in CS])
+        trend[how] = "rises" if all(x > 0) else "falls" if all(x < 0) else no
+    side = {C: REUSE["weight"][f"C{C}"] / C > (C - 1) / C for C in CS}  # above?
+    rises = all(np.diff(list(REUSE["weight"].values())) > 0)
+    return g | {
+        "reuse_spread": max(seed_spread(r.PER_UNIT[C, "weight"][:, -1]) for C in CS),
+        "frac_rise": rise["value"],
+        "frac_spread": rise["spread"],
+        "frac_interval": "{:.3f}-{:.3f}".format(*rise["interval"]),
+        "reuse_rises": "rises" if rises else "does not rise",
+        "share_trend": "falls" if share[-1] < share[0] else "does not fall",
+        "frac_trend": trend["weight"],
+        "frac_f_trend": trend["function"],
+        "frac_vs_reln": "; ".join(
+            f"{w} the ReLN's (C-1)/C by weight at C = "
+            + ", ".join(str(C) for C in CS if side[C] == up)
+            for w, up in (("above", True), ("below", False))
+            if up in side.values()
         ),
-    )
-
-
-def _reuse(r: _Page) -> dict:
-    """Contexts per unit (median over seeds), by weight and through the function."""
-    return {
-        how: {f"C{C}": kit.med(r.PER_UNIT[C, how][:, -1]) for C in r.CS}
-        for how in ("weight", "function")
     }
 
 
-def smallest_rises(r: _Page) -> dict:
-    """The smallest rise of the fraction of contexts a unit serves
-    (:func:`helpers.chapters.extra_contexts.smallest_rise`): by weight at the page's
-    threshold (the primary), at every other threshold of the threshold table, and
-    through the function."""
-    out = {
-        "primary": smallest_rise({C: r.PER_UNIT[C, "weight"][:, -1] / C for C in r.CS})
-    }
-    for thr, per_c in r.THRESH.items():
-        if thr != r.census_threshold:
-            out[thr] = smallest_rise({C: per_c[C][:, 1] / C for C in r.CS})
-    out["function"] = smallest_rise(
-        {C: r.PER_UNIT[C, "function"][:, -1] / C for C in r.CS}
-    )
-    primary = {C: r.PER_UNIT[C, "weight"][:, -1] / C for C in r.CS}
-    out["onehot"] = smallest_rise(
-        {C: onehot_fraction(r.onehot, C, primary[C]) for C in r.CS}
-    )
-    return out
-
-
-def _rise_verdict(rise: dict) -> str:
-    return verdict(_rise_evidence(rise), criterion="beyond_noise")
-
-
-def _onehot_glue(r: _Page, RISE: dict) -> None:
+def _onehot_glue(r) -> dict:
     """Glue of the paragraph on one-hot contexts (the ``input`` variant)."""
     if not r.onehot:
-        glue("ec_onehot_reading", "Every context input here is one-hot already.")
-        return
-    parts = []
+        return {"onehot_reading": "Every context input here is one-hot already."}
+    med, parts = kit.med, []
     for C in r.CS:
-        prim = kit.med(r.SHARE[C][:, -1]), kit.med(r.PER_UNIT[C, "weight"][:, -1]) / C
-        one = (
-            (kit.med(r.onehot[C]["share"]), kit.med(r.onehot[C]["per_unit"]) / C)
-            if C in r.onehot
-            else prim
-        )
+        prim = med(r.SHARE[C][:, -1]), med(r.PER_UNIT[C, "weight"][:, -1]) / C
+        one = r.onehot.get(C)
+        one = (med(one["share"]), med(one["per_unit"]) / C) if C in r.onehot else prim
         parts.append(
             f"C = {C}: share in common + {C - 1}-of-{C} units {prim[0]:.3f} -> "
             f"{one[0]:.3f}, fraction of contexts served {prim[1]:.3f} -> {one[1]:.3f}"
         )
-    rise, rise1 = RISE["primary"], RISE["onehot"]
-    moves = "rises" if rise1["value"] > 0 else "falls"
-    glue(
-        "ec_onehot_reading",
-        "On one-hot contexts (the authors' input -> one-hot, median over "
-        f"{len(r.seeds)} seeds): " + "; ".join(parts) + ". The fraction's smallest "
-        f"step {moves} on one-hot contexts ({rise1['value']:+.4f}, C = "
-        f"{rise1['step']}; with the authors' input {rise['value']:+.4f}, C = "
-        f"{rise['step']}); by the rulebook's test of a rise (beyond the seed noise at "
-        f"every step) that is {_rise_verdict(rise1)} on one-hot contexts against "
-        f"{_rise_verdict(rise)} with the authors' input.",
-    )
-
-
-def _census_glue(r: _Page, REUSE: dict, RISE: dict) -> None:
-    """Glue of the census section."""
-    CS, BY_K, FUNC_K = r.CS, r.BY_K, r.FUNC_K
-    for C in CS:
-        glue(f"ec_share_{C}", kit.med(r.SHARE[C][:, -1]))
-        glue(f"ec_reuse_{C}", REUSE["weight"][f"C{C}"])
-        glue(f"ec_reuse_f_{C}", REUSE["function"][f"C{C}"])
-        glue(f"ec_frac_{C}", REUSE["weight"][f"C{C}"] / C)
-        glue(f"ec_frac_f_{C}", REUSE["function"][f"C{C}"] / C)
-        glue(f"ec_single_{C}", kit.med(BY_K[C][:, -1, 1]))
-        glue(f"ec_multi_{C}", kit.med(BY_K[C][:, -1, 2:C].sum(axis=1)))
-        glue(f"ec_snap_{C}", 100 * kit.med([f["snap_change"] for f in r.FUNC_FINAL[C]]))
-        if C > 3:
-            glue(f"ec_cm2_{C}", kit.med(BY_K[C][:, -1, C - 2]))
-            glue(f"ec_cm2_f_{C}", kit.med(FUNC_K[C][:, -1, C - 2]))
-            for key in r.PROFILE[C][0]:
-                glue(f"ec_prof_{C}_{key}", kit.med([p[key] for p in r.PROFILE[C]]))
-    rise = RISE["primary"]
-    glue(
-        "ec_reuse_spread", max(seed_spread(r.PER_UNIT[C, "weight"][:, -1]) for C in CS)
-    )
-    glue("ec_frac_rise", rise["value"])
-    glue("ec_frac_spread", rise["spread"])
-    glue("ec_frac_interval", "{:.3f}-{:.3f}".format(*rise["interval"]))
-    glue(
-        "ec_reuse_rises",
-        "rises"
-        if all(np.diff(list(REUSE["weight"].values())) > 0)
-        else "does not rise",
-    )
-    share = [kit.med(r.SHARE[C][:, -1]) for C in CS]
-    glue("ec_share_trend", "falls" if share[-1] < share[0] else "does not fall")
-    for how, key in (("weight", "ec_frac_trend"), ("function", "ec_frac_f_trend")):
-        steps_ = np.diff([REUSE[how][f"C{C}"] / C for C in CS])
-        glue(
-            key,
-            "rises"
-            if all(steps_ > 0)
-            else "falls"
-            if all(steps_ < 0)
-            else "moves in no one direction",
-        )
-    side_ = {
-        C: "above" if REUSE["weight"][f"C{C}"] / C > (C - 1) / C else "below"
-        for C in CS
+    rise, rise1 = r.RISE["primary"], r.RISE["onehot"]
+    return {
+        "onehot_reading": "On one-hot contexts (the authors' input -> one-hot, median "
+        f"over {len(r.seeds)} seeds): " + "; ".join(parts) + ". The fraction's "
+        f"smallest step {'rises' if rise1['value'] > 0 else 'falls'} on one-hot "
+        f"contexts ({rise1['value']:+.4f}, C = {rise1['step']}; with the authors' "
+        f"input {rise['value']:+.4f}, C = {rise['step']}); by the rulebook's test of "
+        "a rise (beyond the seed noise at every step) that is "
+        f"{rise1['verdict']} on one-hot contexts against {rise['verdict']} with the "
+        "authors' input."
     }
-    glue(
-        "ec_frac_vs_reln",
-        "; ".join(
-            f"{w} the ReLN's (C-1)/C by weight at C = "
-            + ", ".join(str(C) for C in CS if side_[C] == w)
-            for w in ("above", "below")
-            if w in side_.values()
-        ),
-    )
 
 
-def _setting(choice: str, init: str, twins) -> str:
-    return f"{choice} (starts as {init} here)" if choice in twins else choice
-
-
-def _units(name: str, C: int, per_pathway: int) -> int:
-    """Hidden units of the family member ``name`` (``'4+3-of-5'``) at
-    ``per_pathway`` units in every pathway."""
-    ks = [int(k) for k in name.split("-of-")[0].split("+")]
-    return per_pathway * pathway_count(ks, C)
-
-
-def _final_losses(r: _Page, C: int) -> str:
-    """The final losses of the ReLU network and the paper's ReLN (medians over
-    seeds) and their ratio: how far apart the two end, beside a time gap that a
-    level one of them never reaches makes a lower bound."""
-    a = kit.med(r.sim[C]["relu"].loss[:, -1])
-    b = kit.med(r.family[C][r.PAPER_RELN[C]][:, -1])
-    return (
-        f"Final losses (median over seeds): ReLU network {a:.3g}, ReLN {b:.3g}, "
-        f"ratio {a / b:.3g}."
-    )
-
-
-def _wide(r: _Page) -> str:
-    return f"{r.reln_width} units per pathway (the rivals wider than the ReLU network)"
-
-
-def _rise_evidence(rise: dict) -> Evidence:
-    return Evidence(
-        rise["value"],
-        spread=rise["spread"],
-        spread_interval=rise["interval"],
-        criterion="beyond_noise",
-    )
-
-
-def _other_starts(r: _Page, SENS: dict, C: int, key: str) -> str:
-    """The clause on the other starts for a record at C (init_sensitivity)."""
-    return setup_clause(
-        {i: SENS[f"C{C}"][i][key] for i in r.INITS}, r.init, same=r.SAME_START[C]
-    )
-
-
-def _gap_records(r: _Page, SENS: dict, C: int) -> list[tuple]:
-    """The closed form against the ReLN and against the ReLU network at C."""
-    init, n_s, twins = r.init, len(r.seeds), r.SAME_START[C]
-    others = [i for i in r.INITS if i != init]
-    largest = max(float(np.max(r.check[C, i])) for i in r.INITS)
-    cf_alt = competitor(r.closed[C, init], f"closed form ({C - 1}-of-{C})")
-    ds = r.tasks[C]
-    return [
-        (
-            f"gap_reln_closed_form_C{C}",
-            Evidence(kit.med(r.check[C, init]), criterion="gap"),
-            f"time gap, simulated one-way ReLN (common + {C - 1}-of-{C}, {init} "
-            "init) vs the closed form with the head-start a0 derived from the same "
-            f"init, median over {n_s} seeds; largest over every init and seed "
-            f"{largest:.3f}.",
-        ),
-        (
-            f"gap_relu_closed_form_C{C}",
-            r.closed[C, init]
-            .varied("init", {_setting(i, init, twins): r.closed[C, i] for i in others})
-            .varied("width", {_wide(r): r.closed_wide[C, init]}),
-            "time gap, ReLU network "
-            f"{ds.X.shape[0]}-{r.hidden[C]}-{ds.Y.shape[0]} "
-            f"vs the closed form of the common + {C - 1}-of-{C} ReLN started by the "
-            f"{init} init, median over {n_s} seeds; spread: two ReLU seeds; "
-            f"alternative: the single-context ReLN 1-of-{C}, the paper's; nearest "
-            f"other ReLN of the family: {cf_alt}. "
-            + _other_starts(r, SENS, C, "verdict"),
-        ),
-    ]
-
-
-def _follows_record(r: _Page, SENS: dict, C: int) -> tuple:
-    """The ReLU network against the paper's ReLN at C, held against the family."""
-    init, twins, paper = r.init, r.SAME_START[C], r.PAPER_RELN[C]
+def _per_c_records(r, C: int) -> list[tuple]:
+    """The records at C: the closed form against the ReLN and the ReLU network, the
+    ReLU network against the paper's ReLN (held against the family), and the ReLU
+    weight in the units the paper's ReLN has."""
+    init, twins, paper, ds = r.init, r.SAME_START[C], r.PAPER_RELN[C], r.tasks[C]
+    others = [i for i in INITS if i != init]
+    setting = {i: f"{i} (starts as {init} here)" if i in twins else i for i in others}
     stand_in = " (the text's common + 2-of-3 ReLN)" if C == 3 else ""
-    variants = {
-        _setting(i, init, twins) + stand_in: r.reln[C, i] for i in r.INITS if i != init
+    wide = f"{r.reln_width} units per pathway (the rivals wider than the ReLU network)"
+    starts = {  # the clause on the other starts (init_sensitivity)
+        key: setup_clause({i: r.SENS[f"C{C}"][i][key] for i in INITS}, init, twins)
+        for key in ("verdict", "verdict_reln")
     }
-    starts = _other_starts(r, SENS, C, "verdict_reln")
-    if C == 3:
-        text = (
-            " The text's ReLN (common + 2-of-3, the closed form's): "
-            f"{r.follows[C].candidates['2-of-3']:.3f}."
-        )
-        starts = (
-            " The 7-pathway ReLN is trained under the chosen start only (its "
-            "init variants are the text's ReLN's). For the "
-            "text's common + 2-of-3 ReLN, trained under all three, "
-            + starts[0].lower()
-            + starts[1:]
-        )
-    else:
-        text, starts = "", " " + starts
-    return (
-        f"follows_reln_C{C}",
-        r.follows[C]
-        .varied("init", variants)
-        .varied("width", {_wide(r): r.follows_wide[C]}),
-        f"time gap, ReLU network vs the simulated ReLN {paper} ({init} "
-        f"init, one-way), median over {len(r.seeds)} seeds; spread: the larger of two "
-        "ReLU seeds' and two ReLN seeds' gaps; alternative: the single-context ReLN "
-        f"1-of-{C}, the paper's; nearest other member of the family (each as wide "
-        "as the ReLU network, Appendix F): "
-        f"{competitor(r.follows[C], paper)}; every member: candidates; "
-        f"with {r.reln_width} units per pathway instead, nearest other member "
-        f"{competitor(r.follows_wide[C], paper)}. "
-        + _final_losses(r, C)
-        + text
-        + starts,
-    )
-
-
-def _share_record(r: _Page, C: int) -> tuple:
-    """The ReLU weight in the units the paper's ReLN has, at C."""
     alt_name = f"1-of-{C}"  # the paper's alternative: no (C-1)-of-C pathway at all
     share = share_at_bound(r.SHARE[C][:, -1], kit.med(r.family_share[C][alt_name]))
     if C in r.onehot:  # the authors' input is one-hot already at C = 3
@@ -577,213 +359,149 @@ def _share_record(r: _Page, C: int) -> tuple:
         for thr, per_c in r.THRESH.items()
         if thr != r.census_threshold
     }
-    return (
-        f"share_mixed_selective_C{C}",
-        share.varied("threshold", at),
-        "final ReLU weight share (|W2[:, j]| |W1[j, :]|) in common + "
-        f"{C - 1}-of-{C} units; on in a context when active for >= "
-        f"{r.census_threshold:g} of its items; median over {len(r.seeds)} seeds; "
-        "compared: 1, the paper's ReLN has no other pathway (a bound a share cannot "
-        "pass: judged one-sided); alternative: the same share in "
-        f"the trained single-context ReLN {alt_name} (common + single-context "
-        "pathways, the strategy the paper argues against; its share is its common "
-        "pathway's).",
+    # every field of the four records' notes (a, b: the final losses)
+    a, b = kit.med(r.sim[C]["relu"].loss[:, -1]), kit.med(r.family[C][paper][:, -1])
+    values = {"C": C, "k": C - 1, "init": init, "n": len(r.seeds), "paper": paper}
+    values |= {"a": a, "b": b, "ratio": a / b, "thr": r.census_threshold}
+    cf, clause = f"closed form ({C - 1}-of-{C})", starts["verdict_reln"]
+    values |= {
+        "largest": max(float(np.max(r.check[C, i])) for i in INITS),
+        "net": f"{ds.X.shape[0]}-{r.hidden[C]}-{ds.Y.shape[0]}",
+        "cf_alt": measures.competitor(r.closed[C, init], cf),
+        "cf_starts": starts["verdict"],
+        "alt": measures.competitor(r.follows[C], paper),
+        "width": r.reln_width,
+        "alt_wide": measures.competitor(r.follows_wide[C], paper),
+        "starts": clause,
+        # C = 3: the text's ReLN, and the clause mid-sentence
+        "text_gap": r.follows[C].candidates.get("2-of-3"),
+        "starts_mid": clause[0].lower() + clause[1:],
+    }
+    M, reln = r.closed, r.reln
+    closed = M[C, init].varied("init", {setting[i]: M[C, i] for i in others})
+    follows = r.follows[C].varied(
+        "init", {setting[i] + stand_in: reln[C, i] for i in others}
     )
+    evidence = {
+        "gap_reln_closed_form": Evidence(kit.med(r.check[C, init]), criterion="gap"),
+        "gap_relu_closed_form": closed.varied("width", {wide: r.closed_wide[C, init]}),
+        "follows_reln": follows.varied("width", {wide: r.follows_wide[C]}),
+        "share_mixed_selective": share.varied("threshold", at),
+    }
+    return [(f"{name}_C{C}", ev, values) for name, ev in evidence.items()]
 
 
-def _init_record(r: _Page, SENS: dict) -> tuple:
-    return (
-        "init_sensitivity",
-        SENS,
-        "per C and per initialisation of the ReLN (conv-init): time gaps ReLU vs "
-        "closed form, ReLU vs ReLN, ReLN vs closed form (medians over seeds) and the "
-        "rulebook's verdict on 'excellent agreement' under that choice; seed_spread: "
-        "two ReLU seeds; alternative: the single-context ReLN started by the "
-        f"{r.init} init.",
-    )
-
-
-def _reuse_records(r: _Page, REUSE: dict, RISE: dict) -> list[tuple]:
-    """The rise of node reuse with C, and the fractions it is made of."""
-    rise = RISE["primary"]
+def _records(r) -> list[tuple]:
+    """Every record of the chapter as ``(name, evidence, values of its note)``."""
+    med, F, RISE = kit.med, r.FUNC_FINAL, r.RISE
+    out = [x for C in r.CS for x in _per_c_records(r, C)]
     # the rise at the other thresholds and through the function go in the note, not
     # in variants: the claim lists only seeds (a stored reason must begin with what
     # the rulebook gives the stored fields alone, its seeds clause included, which an
     # undecided verdict's further variants would break)
     others = "; ".join(
         f"{'through the function' if k == 'function' else f'at threshold {k:g}'} "
-        f"{x['value']:+.4f} against 2 x {x['spread']:.4f} "
-        f"({verdict(_rise_evidence(x), criterion='beyond_noise')})"
+        f"{x['value']:+.4f} against 2 x {x['spread']:.4f} ({x['verdict']})"
         for k, x in RISE.items()
         if k not in ("primary", "onehot")
     )
+    ev = {k: _rise_evidence(x) for k, x in RISE.items()}
     at = {
-        f"on/off threshold {k:g}": _rise_evidence(x)
-        for k, x in RISE.items()
+        f"on/off threshold {k:g}": ev[k]
+        for k in RISE
         if k not in ("primary", "function", "onehot")
     }
-    rise_ev = (
-        _rise_evidence(rise)
-        .varied("threshold", at)
-        .varied("input", {"one-hot contexts": _rise_evidence(RISE["onehot"])})
-        .varied(
-            "definition", {"through the function": _rise_evidence(RISE["function"])}
-        )
-    )
-    w = REUSE["weight"]
-    return [
-        (
-            "node_reuse_contexts_per_unit",
-            rise_ev,
-            "the smallest rise, from one C to the next, of the fraction of the C "
-            "contexts a ReLU unit is on in (weighted mean over units, weight "
-            f"|W2[:, j]| |W1[j, :]|, last epoch, median over {len(r.seeds)} seeds): "
-            "fractions "
-            + ", ".join(f"{k} {v / int(k[1:]):.3f}" for k, v in w.items())
-            + "; contexts per unit "
-            + ", ".join(f"{k} {v:.2f}" for k, v in w.items())
-            + f"; the smallest rise is from C = {rise['step']}; spread: the larger of "
-            "the two C's seed spreads of the fraction. The same rise " + others + ". "
-            "Confound: the ReLU network sees the context input, which the authors' "
-            "data scale to 1.1 and 1.35 at C = 4, 5; on one-hot contexts (the paper's "
-            f"setup) the smallest step is {RISE['onehot']['value']:+.4f} (C = "
-            f"{RISE['onehot']['step']}).",
-        ),
-        (
-            "node_reuse_fraction",
-            {k: v / int(k[1:]) for k, v in w.items()},
-            "the same divided by C (the chapter's node-reuse index); through the "
-            "function: "
-            + ", ".join(
-                f"{k} {v / int(k[1:]):.3f}" for k, v in REUSE["function"].items()
-            )
-            + "; a pure (C-1)-of-C code gives (C-1)/C.",
-        ),
+    rise = ev["primary"].varied("threshold", at)
+    rise = rise.varied("input", {"one-hot contexts": ev["onehot"]})
+    rise = rise.varied("definition", {"through the function": ev["function"]})
+    frac = {
+        how: {k: v / int(k[1:]) for k, v in x.items()} for how, x in r.REUSE.items()
+    }
+    values = {"init": r.init, "n": len(r.seeds), "others": others}
+    values |= {
+        "fractions": ", ".join(f"{k} {v:.3f}" for k, v in frac["weight"].items()),
+        "per_unit": ", ".join(f"{k} {v:.2f}" for k, v in r.REUSE["weight"].items()),
+        "step": RISE["primary"]["step"],
+        "onehot": RISE["onehot"]["value"],
+        "onehot_step": RISE["onehot"]["step"],
+        "function": ", ".join(f"{k} {v:.3f}" for k, v in frac["function"].items()),
+    }
+    census = {f"C{C}": {k: med([f[k] for f in F[C]]) for k in F[C][0]} for C in r.CS}
+    out += [
+        ("init_sensitivity", r.SENS, values),
+        ("node_reuse_contexts_per_unit", rise, values),
+        ("node_reuse_fraction", frac["weight"], values),
+        ("functional_census", census, values),
     ]
-
-
-def _functional_record(r: _Page) -> tuple:
-    F = r.FUNC_FINAL
-    return (
-        "functional_census",
-        {f"C{C}": {k: kit.med([f[k] for f in F[C]]) for k in F[C][0]} for C in r.CS},
-        "at the last epoch, median over seeds: snap_change = "
-        "||Yhat_snapped - Yhat|| / "
-        "||Yhat|| when every unit is snapped to its nearest context-level gate; the "
-        "other entries are each class's share of the snapped output (mixed = on in "
-        "C-1 of C).",
-    )
-
-
-def _units_record(r: _Page) -> tuple:
-    """The ReLU units on in 3 of the 5 contexts (at C = 5)."""
-    med, by_k = kit.med, r.BY_K[5][:, -1]
-    onehot = {}
-    if 5 in r.onehot:
-        onehot = {
-            "weight_share_onehot": med(r.onehot[5]["by_k"][:, 3]),
-            "weight_share_4_of_5_onehot": med(r.onehot[5]["by_k"][:, 4]),
-            "weight_share_4_of_5": med(by_k[:, 4]),
-        }
-    P = r.PROFILE[5]
-    return (
-        "units_3_of_5_C5",
-        {
-            "weight_share": med(by_k[:, 3]),
-            "function_share": med(r.FUNC_K[5][:, -1, 3]),
-            **onehot,
-            **{k: med([p[k] for p in P]) for k in P[0] if k != "share"},
-        },
-        "ReLU units on in 3 of the 5 contexts at the last epoch (median over "
-        "seeds): their share of the weight and of the snapped output (and on "
-        "one-hot contexts, with the 4-of-5 units' share beside it), the mean "
-        "number of a context's 8 items they are active for in their 3 contexts "
-        "(active_on) and in the other 2 (active_off), and their mean weight from "
-        "those contexts' inputs.",
-    )
-
-
-def _records(r: _Page, SENS: dict, REUSE: dict, RISE: dict) -> list[tuple]:
-    """Every record of the chapter as ``(name, evidence, note)``."""
-    out = []
-    for C in r.CS:
-        out += [
-            *_gap_records(r, SENS, C),
-            _follows_record(r, SENS, C),
-            _share_record(r, C),
-        ]
-    out += [_init_record(r, SENS), *_reuse_records(r, REUSE, RISE)]
-    out.append(_functional_record(r))
-    if 5 in r.CS:
-        out.append(_units_record(r))
+    if 5 in r.CS:  # the ReLU units on in 3 of the 5 contexts
+        by_k, P = r.BY_K[5][:, -1], r.PROFILE[5]
+        units = {"weight_share": med(by_k[:, 3])}
+        units["function_share"] = med(r.FUNC_K[5][:, -1, 3])
+        if 5 in r.onehot:
+            units["weight_share_onehot"] = med(r.onehot[5]["by_k"][:, 3])
+            units["weight_share_4_of_5_onehot"] = med(r.onehot[5]["by_k"][:, 4])
+            units["weight_share_4_of_5"] = med(by_k[:, 4])
+        units |= {k: med([p[k] for p in P]) for k in P[0] if k != "share"}
+        out.append(("units_3_of_5_C5", units, values))
     return out
 
 
-def _verdict_glue(r: _Page, R: dict) -> None:
+def _verdict_glue(r, R: dict) -> dict:
     """Glue of the verdicts the census section's prose states."""
-    n_s = len(r.seeds)
+    g, undecided = {}, []
     for C in r.CS:
-        glue(f"ec_share_verdict_{C}", R[f"share_mixed_selective_C{C}"]["verdict"])
-        glue(f"ec_share_alt_{C}", R[f"share_mixed_selective_C{C}"]["alternative"])
-    glue("ec_reuse_verdict", R["node_reuse_contexts_per_unit"]["verdict"])
-    undecided_ = [
-        (f"the share at C = {C}", R[f"share_mixed_selective_C{C}"])
-        for C in r.CS
-        if R[f"share_mixed_selective_C{C}"]["verdict"] == "undecided"
-    ] + [("the rise of node reuse", R["node_reuse_contexts_per_unit"])] * (
-        R["node_reuse_contexts_per_unit"]["verdict"] == "undecided"
+        share = R[f"share_mixed_selective_C{C}"]
+        g[f"share_verdict_{C}"] = share["verdict"]
+        g[f"share_alt_{C}"] = share["alternative"]
+        if share["verdict"] == "undecided":
+            undecided.append((f"the share at C = {C}", share))
+    reuse = R["node_reuse_contexts_per_unit"]
+    if reuse["verdict"] == "undecided":
+        undecided.append(("the rise of node reuse", reuse))
+    said = "; ".join(
+        f"{name} ({x['reason'].split(' (')[0].split('; alternative')[0]}; the "
+        "spread's 90 % interval "
+        f"{x['spread_interval'][0]:.4f}-{x['spread_interval'][1]:.4f})"
+        for name, x in undecided
     )
-    glue(
-        "ec_undecided_reading",
-        "Undecided over "
-        + f"{n_s} seeds: "
-        + "; ".join(
-            f"{name} ({r_['reason'].split(' (')[0].split('; alternative')[0]}; the "
-            "spread's 90 % interval "
-            f"{r_['spread_interval'][0]:.4f}-{r_['spread_interval'][1]:.4f})"
-            for name, r_ in undecided_
-        )
-        + ": the seed spread, the yardstick, is itself too uncertain over so few "
-        "seeds; more seeds (the paper profile's) are the way to decide them."
-        if undecided_
+    return g | {
+        "reuse_verdict": reuse["verdict"],
+        "undecided_reading": f"Undecided over {len(r.seeds)} seeds: {said}: the seed "
+        "spread, the yardstick, is itself too uncertain over so few seeds; more seeds "
+        "(the paper profile's) are the way to decide them."
+        if undecided
         else "No verdict here is undecided.",
+    }
+
+
+def _summary(r, R: dict) -> str:
+    """The closing table: ``(claim, the paper's words, record)`` per row."""
+    agree = "once again see excellent agreement (Fig. 5)"
+    reuse = (
+        "as the number of contexts increases, so too does the bias towards node reuse"
     )
 
+    def each(claim, words, name):  # one row per C
+        return [
+            (claim.format(C=C, k=C - 1, reln=r.PAPER_RELN[C]), words, R[name + str(C)])
+            for C in r.CS
+        ]
 
-_AGREE = "once again see excellent agreement (Fig. 5)"
-_REUSE = "as the number of contexts increases, so too does the bias towards node reuse"
-
-
-def _summary(r: _Page, R: dict) -> str:
-    """The closing table: ``(claim, the paper's words, record)`` per row."""
-    CS, fig5 = r.CS, "excellent agreement (Fig. 5)"
     rows = [
-        *(
-            (f"Closed form (App. F-G) matches the simulated ReLN, C = {C} (book's "
-             "check)", fig5, R[f"gap_reln_closed_form_C{C}"])
-            for C in CS
-        ),
-        *(
-            (f"Closed form matches the ReLU network's loss, C = {C} ({r.init} init)",
-             _AGREE, R[f"gap_relu_closed_form_C{C}"])
-            for C in CS
-        ),
+        *each("Closed form (App. F-G) matches the simulated ReLN, C = {C} (book's "
+              "check)", "excellent agreement (Fig. 5)", "gap_reln_closed_form_C"),
+        *each(f"Closed form matches the ReLU network's loss, C = {{C}} ({r.init} init)",
+              agree, "gap_relu_closed_form_C"),
         ("The same under the three initialisations of the ReLN",
          "the same hyper-parameters (App. H)", R["init_sensitivity"]),
-        *(
-            (f"The ReLU network follows the ReLN {r.PAPER_RELN[C]} (the authors' "
-             f"Fig. 5 ReLN), C = {C}", _AGREE, R[f"follows_reln_C{C}"])
-            for C in CS
-        ),
+        *each("The ReLU network follows the ReLN {reln} (the authors' Fig. 5 ReLN), "
+              "C = {C}", agree, "follows_reln_C"),
         ("Node reuse grows with C: the fraction of the C contexts a ReLU unit serves "
-         "rises (smallest step)", _REUSE, R["node_reuse_contexts_per_unit"]),
+         "rises (smallest step)", reuse, R["node_reuse_contexts_per_unit"]),
         ("The same as a fraction of the C contexts", "—", R["node_reuse_fraction"]),
-        *(
-            (f"ReLU weight in common or {C - 1}-of-{C} units (the ReLN's pathways), "
-             f"C = {C}", "the imitating ReLN has only these pathways",
-             R[f"share_mixed_selective_C{C}"])
-            for C in CS
-        ),
+        *each("ReLU weight in common or {k}-of-{C} units (the ReLN's pathways), "
+              "C = {C}", "the imitating ReLN has only these pathways",
+              "share_mixed_selective_C"),
         ("The census through the function", "—", R["functional_census"]),
     ]  # fmt: skip
     if "units_3_of_5_C5" in R:
@@ -791,31 +509,25 @@ def _summary(r: _Page, R: dict) -> str:
     return claims_table(rows)
 
 
-def report(rec, params: Params, runs: Runs, fits: Fits) -> dict:
-    """Write the page's records and glue, and build its closing table.
-
-    Defined for the page book/extra_contexts.md.
-
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records`.
-        params: the page's parameters (:class:`Params`).
-        runs: the page's runs (:class:`Runs`).
-        fits: the page's fits (:func:`helpers.chapters.extra_contexts.measures.
-            fit_all`).
+def report(rec, params: Params, runs: Runs, fits: measures.Fits) -> dict:
+    """Write and save the page's records (``rec``: its
+    :class:`helpers.book.records.Records`) and glue from its parameters, runs and fits
+    (:func:`helpers.chapters.extra_contexts.measures.fit_all`). Defined for the page
+    book/extra_contexts.md.
 
     Returns:
-        ``{"records": {name: stored record}, "summary": the closing table as
-        Markdown}``; the records are saved.
+        ``{"records": {name: stored record}, "summary": the closing table}``.
     """
     r = _page(params, runs, fits)
-    SENS = sensitivity(r)
-    REUSE, RISE = _reuse(r), smallest_rises(r)
-    _closed_form_glue(r)
-    _init_glue(r, SENS)
-    _family_glue(r)
-    _census_glue(r, REUSE, RISE)
-    _onehot_glue(r, RISE)
-    R = kit.add_all(rec, _records(r, SENS, REUSE, RISE))
-    _verdict_glue(r, R)
+    for glue in (
+        _closed_form_glue,
+        _init_glue,
+        _family_glue,
+        _census_glue,
+        _onehot_glue,
+    ):
+        kit.glue_many("ec", glue(r))
+    R = kit.add_all(rec, _records(r))
+    kit.glue_many("ec", _verdict_glue(r, R))
     rec.save()
     return {"records": R, "summary": _summary(r, R)}

@@ -30,15 +30,9 @@ def common(CS, COMMON) -> str:
     for C in CS:
         c, m = COMMON[C], COMMON[C]["modes"]
         modes_txt = ", ".join(f"{s:.2f} ({d:.0f})" for s, d in zip(m.s, m.d))
-        rows.append(
-            (
-                C,
-                f"{c['offdiag']:.0e}",
-                f"max error {c['residual_error']:.0e}",
-                f"{c['residual_loss']:.1f}",
-                modes_txt,
-            )
-        )
+        error, loss = c["residual_error"], c["residual_loss"]
+        cells = (f"{c['offdiag']:.0e}", f"max error {error:.0e}", f"{loss:.1f}")
+        rows.append((C, *cells, modes_txt))
     heads = ("C", "Assumption 2.1.1 residual", "residual = the residual equation above")
     return kit.table(rows, (*heads, "residual loss", "common modes: s (d)"))
 
@@ -48,29 +42,17 @@ def effective(CS, CM, EFF) -> str:
     rows = []
     for C in CS:
         cm, (sxx, sxq, U0, U1, s_num) = CM[C], EFF[C]
+        cos = abs(U0 @ U1)
         rows.append(
-            (
-                C,
-                _values(cm.sigma, ".3f"),
-                _values(cm.s, ".3f"),
-                _values(s_num, ".3f"),
-                f"{sxx[0, 0]:.0f} I",
-                f"{sxq[0, 0]:.0f} I",
-                f"{abs(U0 @ U1):.3f} (theory {1 / (C - 1):.3f})",
-                f"{-abs(U0 @ U1) * sxq[0, 0]:.3f} (theory {cm.coupling:.3f})",
-            )
+            (C, _values(cm.sigma, ".3f"), _values(cm.s, ".3f"), _values(s_num, ".3f"))
+            + (f"{sxx[0, 0]:.0f} I", f"{sxq[0, 0]:.0f} I")
+            + (f"{cos:.3f} (theory {1 / (C - 1):.3f})",)
+            + (f"{-cos * sxq[0, 0]:.3f} (theory {cm.coupling:.3f})",)
         )
-    heads = (
-        "C",
-        "$\\sigma$ of $B_c$",
-        "$s$ from the singular-value formula above",
-        "$s$ of $\\Sigma_{yx}(j)$ (computed)",
-        "$\\Sigma_x(j,j)$",
-        "$\\Sigma_x(q,j)$",
-        "cosine $u_j \\cdot u_q$",
-        "coupling, the coupling formula above",
-    )
-    return kit.table(rows, heads)
+    heads = ("C", "$\\sigma$ of $B_c$", "$s$ from the singular-value formula above")
+    heads += ("$s$ of $\\Sigma_{yx}(j)$ (computed)", "$\\Sigma_x(j,j)$")
+    heads += ("$\\Sigma_x(q,j)$", "cosine $u_j \\cdot u_q$")
+    return kit.table(rows, (*heads, "coupling, the coupling formula above"))
 
 
 def head_start(CS, CM, CF) -> str:
@@ -119,18 +101,12 @@ def init_table(CS, INITS, M, M_RELN, CHECK, SAME_START, init) -> str:
     agreement" for the closed form and the ReLN under each."""
     rows = []
     for C in CS:
-        for choice in INITS:
-            twin = f" (= {init})" if choice != init and choice in SAME_START[C] else ""
-            rows.append(
-                (
-                    C,
-                    f"{choice}{twin}",
-                    f"{M[C, choice].value:.3f}",
-                    f"{M_RELN[C, choice].value:.3f}",
-                    f"{kit.med(CHECK[C, choice]):.3f}",
-                    f"{verdict(M[C, choice])}; {verdict(M_RELN[C, choice])}",
-                )
-            )
+        for i in INITS:
+            twin = f" (= {init})" if i != init and i in SAME_START[C] else ""
+            gaps = [f"{x:.3f}" for x in (M[C, i].value, M_RELN[C, i].value)]
+            gaps.append(f"{kit.med(CHECK[C, i]):.3f}")
+            verdicts = f"{verdict(M[C, i])}; {verdict(M_RELN[C, i])}"
+            rows.append((C, f"{i}{twin}", *gaps, verdicts))
         spread = f"{M[C, init].spread:.3f}; {M[C, init].alternative:.3f}"
         rows.append((C, "(two ReLU seeds; single-context ReLN)", spread, "", "", ""))
     heads = ("C", "init", "ReLU vs closed form", "ReLU vs ReLN", "ReLN vs closed form")
@@ -141,31 +117,21 @@ def init_table(CS, INITS, M, M_RELN, CHECK, SAME_START, init) -> str:
 def race_sizes(CS, DS, CM) -> str:
     """One pathway of each size k: its top singular value on the residual (with the
     theory's) and on the raw target."""
-    rows = []
+    rows, centre = [], np.eye(8) - 1 / 8
     for C in CS:
         ds = DS[C]
         _, R = common_fit(ds)
         items = [i for i, n in enumerate(ds.inputs) if n.startswith("item")]
-        centre = np.eye(8) - 1 / 8
         for k in range(1, C):
             g = np.isin(ds.contexts, np.arange(k)).astype(float)
-            s_res = np.linalg.svd(
-                effective_dataset(ds.X, R, g, inputs=items)[0], compute_uv=False
-            )[0]
-            s_raw = np.linalg.svd(
-                effective_dataset(ds.X, ds.Y, g, inputs=items)[0] @ centre,
-                compute_uv=False,
-            )[0]
+            res = effective_dataset(ds.X, R, g, inputs=items)[0]
+            raw = effective_dataset(ds.X, ds.Y, g, inputs=items)[0] @ centre
+            s_res, s_raw = (np.linalg.svd(x, compute_uv=False)[0] for x in (res, raw))
             theory = np.sqrt(k * (C - k) / C) * CM[C].sigma[0]
             rows.append((C, k, f"{s_res:.3f}", f"{theory:.3f}", f"{s_raw:.3f}"))
-    heads = (
-        "C",
-        "contexts on (k)",
-        "top $s$ on the residual",
-        "theory $\\sqrt{k(C-k)/C}\\,\\sigma_1$",
-        "top $s$ on the raw target (item-centred)",
-    )
-    return kit.table(rows, heads)
+    heads = ("C", "contexts on (k)", "top $s$ on the residual")
+    heads += ("theory $\\sqrt{k(C-k)/C}\\,\\sigma_1$",)
+    return kit.table(rows, (*heads, "top $s$ on the raw target (item-centred)"))
 
 
 def thresholds(CS, THRESH) -> str:
@@ -189,9 +155,8 @@ def settle(CS, DS, STDS, SIM, init, t_all, lr, width, settles=(1e-3, 1e-6, 1e-9)
     for st in settles:
         vals = []
         for C in CS:
-            F_ = closed_form_for_stds(
-                DS[C], t_all, lr, STDS[C, init][0], width=width, settle=st
-            )
+            stds = STDS[C, init][0]
+            F_ = closed_form_for_stds(DS[C], t_all, lr, stds, width=width, settle=st)
             L = SIM[C]["mixed", init].loss
             vals.append(f"{kit.med([time_gap(x, F_.loss) for x in L]):.3f}")
         rows.append((f"{st:g}", *vals))
@@ -206,24 +171,14 @@ def final_census(CS, BY_K, FUNC_K, PER_UNIT, SHARE, FUNC_FINAL, CENSUS) -> str:
     med, rows = kit.med, []
     for C in CS:
         bw_, fk = BY_K[C][:, -1], FUNC_K[C][:, -1]
-
-        def pair(k):
-            return f"{med(bw_[:, k]):.3f} / {med(fk[:, k]):.3f}"
-
-        pu_w, pu_f = PER_UNIT[C, "weight"][:, -1], PER_UNIT[C, "function"][:, -1]
+        w, f = med(PER_UNIT[C, "weight"][:, -1]), med(PER_UNIT[C, "function"][:, -1])
+        pair = [f"{med(bw_[:, k]):.3f} / {med(fk[:, k]):.3f}" for k in range(C + 1)]
+        snap = med([x["snap_change"] for x in FUNC_FINAL[C]])
+        item = med([c[-1]["item_dependent"] for c in CENSUS[C]["census"]])
         rows.append(
-            (
-                C,
-                pair(C),
-                pair(C - 1),
-                pair(C - 2) if C > 3 else "—",
-                pair(1),
-                f"**{med(SHARE[C][:, -1]):.3f}**",
-                f"{med([f['snap_change'] for f in FUNC_FINAL[C]]):.3f}",
-                f"{med(pu_w):.2f} / {med(pu_f):.2f}",
-                f"{med(pu_w) / C:.3f} / {med(pu_f) / C:.3f}",
-                f"{med([c[-1]['item_dependent'] for c in CENSUS[C]['census']]):.2f}",
-            )
+            (C, pair[C], pair[C - 1], pair[C - 2] if C > 3 else "—", pair[1])
+            + (f"**{med(SHARE[C][:, -1]):.3f}**", f"{snap:.3f}")
+            + (f"{w:.2f} / {f:.2f}", f"{w / C:.3f} / {f / C:.3f}", f"{item:.2f}")
         )
     heads = ("C", "common", "(C-1)-of-C", "(C-2)-of-C", "single-context")
     heads += ("common + (C-1)-of-C", "snap change", "contexts per unit")
@@ -237,73 +192,46 @@ def final_census(CS, BY_K, FUNC_K, PER_UNIT, SHARE, FUNC_FINAL, CENSUS) -> str:
     )
 
 
-def _common_width(net) -> int:
-    sl = net.pathway_slice("common")
-    return sl.stop - sl.start
-
-
 def appendix_h(CS, SIM, STDS, HIDDEN, relu_std, init) -> str:
     """Appendix H's hyper-parameters, read from the code's settings and networks."""
-    ds3 = contextual_task(3)
-
-    def n_path(ds, kind):
-        return str(len(context_reln(ds, kind).pathway_names()))
-
     sizes = {C: SIM[C]["relu"].net.sizes for C in CS}
     reln = {C: SIM[C]["mixed", init] for C in CS}
     first = reln[CS[0]]
 
+    def n_path(C, kind):
+        return str(len(context_reln(contextual_task(C), kind).pathway_names()))
+
     def per_c(f):
         return ", ".join(f"{f(C)} (C = {C})" for C in CS)
 
+    def common_width(C):
+        sl = reln[C].net.pathway_slice("common")
+        return sl.stop - sl.start
+
     stds = ", ".join(f"{n} {v:.2e}" for n, v in STDS[CS[0], init][0].items())
+    relu = per_c(lambda C: f"{relu_std / HIDDEN[C]:.2e}")
+    T = first.loss.shape[1]
     rows = [
-        (
-            "Num-Hidden (GDLN), per pathway",
-            "100",
-            per_c(lambda C: _common_width(reln[C].net)),
-        ),
-        ("Num-Modules (GDLN single modules, 3 contexts)", "4", n_path(ds3, "single")),
-        ("Num-Modules (GDLN double modules, 3 contexts)", "4", n_path(ds3, "mixed")),
-        ("Num-Modules (GDLN single and double, 3 contexts)", "7", n_path(ds3, "both")),
-        (
-            "Num-Modules (GDLN triple modules, 4 contexts)",
-            "5",
-            n_path(contextual_task(4), "mixed"),
-        ),
-        (
-            "Num-Modules (GDLN quad modules, 5 contexts)",
-            "6",
-            n_path(contextual_task(5), "mixed"),
-        ),
+        ("Num-Hidden (GDLN), per pathway", "100", per_c(common_width)),
+        ("Num-Modules (GDLN single modules, 3 contexts)", "4", n_path(3, "single")),
+        ("Num-Modules (GDLN double modules, 3 contexts)", "4", n_path(3, "mixed")),
+        ("Num-Modules (GDLN single and double, 3 contexts)", "7", n_path(3, "both")),
+        ("Num-Modules (GDLN triple modules, 4 contexts)", "5", n_path(4, "mixed")),
+        ("Num-Modules (GDLN quad modules, 5 contexts)", "6", n_path(5, "mixed")),
         ("Num-Hidden (ReLU)", "700", per_c(lambda C: sizes[C][1])),
         ("Num-Modules (ReLU)", "NA", "NA (gates are the units' own signs)"),
-        (
-            "Init-Scale",
-            "(see the paper's table)",
-            "ReLU: "
-            + per_c(lambda C: f"{relu_std / HIDDEN[C]:.2e}")
-            + f"; ReLN ({init} init, C = {CS[0]}): {stds}",
-        ),
-        (
-            "Num-Epochs",
-            "8000",
-            f"{first.loss.shape[1] - 1} updates ({first.loss.shape[1]} loss values)",
-        ),
+        ("Init-Scale", "(see the paper's table)", f"ReLU: {relu}; ReLN ({init} "
+         f"init, C = {CS[0]}): {stds}"),
+        ("Num-Epochs", "8000", f"{T - 1} updates ({T} loss values)"),
         ("Step-Size", "0.001", f"{first.lr:g} on the summed loss"),
-        (
-            "Input / output sizes",
-            "(not in the table)",
-            per_c(lambda C: f"{sizes[C][0]} / {sizes[C][-1]}"),
-        ),
-    ]
+        ("Input / output sizes", "(not in the table)",
+         per_c(lambda C: f"{sizes[C][0]} / {sizes[C][-1]}")),
+    ]  # fmt: skip
     heads = ("hyper-parameter", "paper (Appendix H)", "this book (from the code)")
     return kit.table(rows, heads)
 
 
-def family_table(
-    follows: dict, closed: dict, paper: dict, init: str, wide: dict
-) -> str:
+def family_table(follows, closed, paper, init: str, wide) -> str:
     """The family fits ([rulebook-best]): per C every ReLN's time gap to the ReLU
     network, as wide as the ReLU network (``follows[C]``, Appendix F) and with every
     pathway as wide as the paper's (``wide[C]``), the paper's candidate ``paper[C]``
@@ -320,14 +248,8 @@ def family_table(
         cf = f"closed form of common + {C - 1}-of-{C}"
         rows.append((C, cf, f"{closed[C, init].value:.3f}", ""))
         lo, hi = m.spread_interval
-        spread = f"{m.spread:.3f} ({lo:.3f}-{hi:.3f})"
-        rows.append(
-            (C, "(seed spread: ReLU and ReLN seeds; 90 % interval)", spread, "")
-        )
-    heads = (
-        "C",
-        "ReLN (common + k-of-C)",
-        "time gap, as wide as the ReLU network (App. F)",
-        "time gap, every pathway as wide as the paper's",
-    )
-    return kit.table(rows, heads)
+        label = "(seed spread: ReLU and ReLN seeds; 90 % interval)"
+        rows.append((C, label, f"{m.spread:.3f} ({lo:.3f}-{hi:.3f})", ""))
+    heads = ("C", "ReLN (common + k-of-C)")
+    heads += ("time gap, as wide as the ReLU network (App. F)",)
+    return kit.table(rows, (*heads, "time gap, every pathway as wide as the paper's"))
