@@ -127,9 +127,7 @@ def _machine() -> tuple:
         cpu = hashlib.sha256("\n".join(sorted(set(lines))).encode()).hexdigest()
     except OSError:
         cpu = platform.processor()
-    src = "".join(
-        (Path(__file__).parent / f).read_text() for f in ("engine.py", "devices.py")
-    )
+    src = "".join(code_hash(Path(__file__).parent / f) for f in ENGINE[:2])
     return (
         jax.__version__,
         _version("jaxlib"),
@@ -425,15 +423,15 @@ def code_stamp(package: str) -> dict[str, str]:
     return {**core, **_sources(folder, skip=READERS)}
 
 
+#: The code that makes a kept run's bits; the first two are in every run's key.
+ENGINE = ("engine.py", "devices.py", "race.py")
+
+
 def engine_stamp() -> dict[str, str]:
-    """The sha256 of the code that makes a kept run's bits (engine, devices, race)."""
+    """The :func:`code_hash` of the code that makes a kept run's bits
+    (:data:`ENGINE`)."""
     here = Path(__file__).parent
-    return {
-        str((here / f).relative_to(ROOT)): hashlib.sha256(
-            (here / f).read_bytes()
-        ).hexdigest()
-        for f in ("engine.py", "devices.py", "race.py")
-    }
+    return {str((here / f).relative_to(ROOT)): code_hash(here / f) for f in ENGINE}
 
 
 def derived(what: str, parts, make, package: str, same_everywhere: bool = False):
