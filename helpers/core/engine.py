@@ -612,18 +612,13 @@ def train(
     devices: int | None = None,
     batching: str | None = None,
 ) -> Run:
-    """Train ``net`` on ``(X, Y)`` by full-batch gradient descent, one run per seed.
-
-    ``W <- W - lr dL/dW`` on the summed loss ([conv-data]), for ``epochs`` updates; the
-    loss is recorded at every epoch ``0..epochs`` and the quantities named in
-    ``record`` (``'weights'``, ``'outputs'``, ``'hidden'``, ``'gates'``) at
-    ``record_epochs``.  ``params0`` replaces the random init: one list of weights (the
-    same start for every seed) or one with a leading axis over the seeds (a start per
-    seed, e.g. a sweep of init scales).  The seeds run on every device JAX sees (or the
-    first ``devices``), batched by ``batching`` (default: by backend), as
-    :mod:`helpers.core.devices` decides.  Raises :class:`TrainingDiverged` naming the
-    epoch where the loss stopped being finite.
-    """
+    """Train ``net`` on ``(X, Y)`` by full-batch gradient descent (``W <- W - lr
+    dL/dW`` on the summed loss, [conv-data]), one run per seed, ``epochs`` updates; the
+    loss at every epoch, ``record`` (``'weights'``, ``'outputs'``, ``'hidden'``,
+    ``'gates'``) at ``record_epochs``.  ``params0``: one start for every seed, or one
+    per seed (a leading seed axis).  Seeds run on every device JAX sees (or the first
+    ``devices``), batched as :mod:`helpers.core.devices` decides.  Raises
+    :class:`TrainingDiverged` at the epoch where the loss stopped being finite."""
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     if X.shape[0] != net.sizes[0] or Y.shape[0] != net.sizes[-1]:
         raise ValueError(
