@@ -39,7 +39,7 @@ def med(values) -> float:
 
 def table(
     rows: Iterable[Sequence],
-    headers: Sequence[str],
+    headers: Sequence[str] | str,
     *,
     floatfmt: str | Sequence[str] | None = None,
     colalign: Sequence[str] | None = None,
@@ -48,7 +48,7 @@ def table(
 
     Args:
         rows: one sequence of cells per row; strings are left as they are.
-        headers: the column titles.
+        headers: the column titles, or one string of them separated by ``" | "``.
         floatfmt: the format of float cells (one for all, or one per column; None:
             as ``str`` writes them).
         colalign: ``"left"``, ``"right"`` or ``"center"`` per column.
@@ -56,6 +56,8 @@ def table(
     Returns:
         The table's Markdown text.
     """
+    if isinstance(headers, str):
+        headers = [h.strip() for h in headers.split(" | ")]
     if floatfmt is None or isinstance(floatfmt, str):
         fmts = [floatfmt] * len(headers)
     else:

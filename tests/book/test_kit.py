@@ -12,6 +12,7 @@ def test_a_table_formats_floats_as_asked_and_leaves_text_alone():
     assert text.splitlines()[2] == "| a    | 1.23 | 50% |"
     assert "| 1e-3 | 2    | 25% |" in text  # a string stays a string
     assert "1.23456" in kit.table(rows, ["x", "y", "z"])  # no format: as str writes it
+    assert kit.table(rows, "x | y | z") == kit.table(rows, ["x", "y", "z"])
 
 
 def test_one_median_in_the_values_own_precision():

@@ -23,12 +23,7 @@ def clusterings(by_k, ds) -> str:
          f"{p.clustering.inertia:.4g}")
         for K, p in by_k.items()
     ]  # fmt: skip
-    headers = [
-        "K",
-        "binarised centroids (context level)",
-        "shares",
-        "k-means objective",
-    ]
+    headers = "K | binarised centroids (context level) | shares | k-means objective"
     return kit.table(rows, headers)
 
 
@@ -61,11 +56,10 @@ def optima(found: dict, n: int) -> str:
         (key, f"{inert:.6g}", f"{k} of {n}")
         for key, (inert, k) in sorted(found.items(), key=lambda kv: kv[1][0])
     ]
-    headers = [
-        "K = 3 centroids (context level)",
-        "lowest objective found",
-        "single restarts reaching it",
-    ]
+    headers = (
+        "K = 3 centroids (context level) | lowest objective found | "
+        "single restarts reaching it"
+    )
     return kit.table(rows, headers)
 
 
@@ -88,15 +82,10 @@ def restarts(by_restarts: dict, n_init: int, best_k: int, errors, Ks, cl3, ds) -
         if n != n_init:
             done = ", ".join(str(K) for K in r["retrained"]) or "none"
             rows.append(row(n, r["best_k"], r["errors"], done, r["k3"]))
-    headers = [
-        "k-means restarts",
-        "K = 3 centroids",
-        "error K = 3",
-        "error K = 4",
-        "lowest error at K",
-        "K retrained",
-        "elbow K*",
-    ]
+    headers = (
+        "k-means restarts | K = 3 centroids | error K = 3 | error K = 4 | "
+        "lowest error at K | K retrained | elbow K*"
+    )
     return kit.table(rows, headers)
 
 
@@ -111,14 +100,10 @@ def init(rows: dict, spread: float, relu_loss) -> str:
         ("*two ReLU trainings*", f"{spread:.3f}", "", "",
          f"{np.median(relu_loss[:, -1]):.3g}", "")
     )  # fmt: skip
-    headers = [
-        "K = 4 GDLN started by",
-        "time gap K = 4",
-        "time gap K = 3 (alternative)",
-        "output MSE K = 4",
-        "final loss K = 4 (median)",
-        "verdict",
-    ]
+    headers = (
+        "K = 4 GDLN started by | time gap K = 4 | time gap K = 3 (alternative) | "
+        "output MSE K = 4 | final loss K = 4 (median) | verdict"
+    )
     return kit.table(out, headers)
 
 
@@ -174,14 +159,10 @@ def xor(results: dict) -> str:
          XOR_RELNS.get(",".join(sorted(r["patterns"])), "mixed"))
         for eps, r in sorted(results.items())
     ]  # fmt: skip
-    headers = [
-        "eps",
-        "side of eps*",
-        "elbow K* (bend)",
-        "K (within x2)",
-        "binarised centroids at K*",
-        "reads as",
-    ]
+    headers = (
+        "eps | side of eps* | elbow K* (bend) | K (within x2) | "
+        "binarised centroids at K* | reads as"
+    )
     return kit.table(rows, headers)
 
 
@@ -195,13 +176,10 @@ def xor_init(small: dict, large: dict, std_small: float, std_large: float) -> st
             rows.append(
                 (eps, f"{std:.1e}", r["k"], ", ".join(r["patterns"]), f"{kept:.2f}")
             )
-    headers = [
-        "eps",
-        "init std",
-        "elbow K*",
-        "binarised centroids at K*",
-        "units keeping their initial gating",
-    ]
+    headers = (
+        "eps | init std | elbow K* | binarised centroids at K* | "
+        "units keeping their initial gating"
+    )
     return kit.table(rows, headers)
 
 
@@ -214,13 +192,10 @@ def depth(d: Depth) -> str:
         for layer, clus in ((1, clus_d1), (2, clus_d2))
         for K, cl in clus.items()
     ]  # fmt: skip
-    headers = [
-        "layer",
-        "K",
-        "binarised centroids (context level)",
-        "shares",
-        "item-dependent centroids",
-    ]
+    headers = (
+        "layer | K | binarised centroids (context level) | shares | "
+        "item-dependent centroids"
+    )
     return kit.table(rows, headers)
 
 

@@ -31,13 +31,10 @@ def edge(cases: dict) -> str:
         (label, "yes" if o else "no", f"{ov:.3f}", f"{lw:.3f}", f"{lv:.3f}")
         for label, (o, ov, lw, lv) in cases.items()
     ]
-    headers = [
-        "added datapoint",
-        "orthogonal to all others",
-        "overlap with $v'$",
-        "$\\lambda'$ (without)",
-        "$\\lambda$ (with)",
-    ]
+    headers = (
+        "added datapoint | orthogonal to all others | overlap with $v'$ | "
+        "$\\lambda'$ (without) | $\\lambda$ (with)"
+    )
     return kit.table(rows, headers)
 
 
@@ -55,12 +52,10 @@ def race(r: Race) -> str:
         ("ReLU network", f"{np.median(r.t_seed['relu']):.0f}",
          f"{np.median(r.relu_loss[:, -1]):.3g}", f"{m.spread:.3f} (between seeds)")
     )  # fmt: skip
-    headers = [
-        "candidate",
-        "learning time (epochs, median)",
-        "loss at the end",
-        "time gap to ReLU",
-    ]
+    headers = (
+        "candidate | learning time (epochs, median) | loss at the end | "
+        "time gap to ReLU"
+    )
     return kit.table(rows, headers)
 
 
@@ -71,12 +66,10 @@ def strategies(sv: dict) -> str:
         (n, t, ", ".join(f"{v:.3f}" for v in s4), f"{lam:.0f}")
         for (n, t), (s4, lam, _) in sv.items()
     ]
-    headers = [
-        "pathway",
-        "targets",
-        "top singular values of $\\Sigma_{yx}(p)$",
-        "top eigenvalue of $\\Sigma_x(p)$",
-    ]
+    headers = (
+        "pathway | targets | top singular values of $\\Sigma_{yx}(p)$ | "
+        "top eigenvalue of $\\Sigma_x(p)$"
+    )
     return kit.table(rows, headers)
 
 
