@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.datasets import Dataset, contextual_task
+from ...core.datasets import contextual_task
 from ...core.engine import train
 from ...core.linear import diagonalizability
 from ...core.measures import Match, level_times, match
@@ -19,39 +19,15 @@ GRID = (0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.2, 0.1)
 
 
 def timing_levels(levels, floor_frac: float, margin: float) -> tuple:
-    """The loss levels the ReLNs are timed at.
-
-    Args:
-        levels: candidate fractions of L0, each in (0, 1).
-        floor_frac: the floor of any context-gated ReLN over L0.
-        margin: keep a level at least ``margin`` (>= 1) times the floor.
-
-    Returns:
-        The kept levels, highest first (at least the highest).
-    """
+    """The loss levels the ReLNs are timed at: those of ``levels`` (fractions of L0)
+    at least ``margin`` (>= 1) times ``floor_frac`` (the context-gated ReLNs' floor
+    over L0), highest first, or the highest alone if none is."""
     lv = sorted({float(f) for f in levels}, reverse=True)
     if not lv or not all(0 < f < 1 for f in lv):
         raise ValueError(f"levels must be fractions in (0, 1), got {levels!r}")
     if not margin >= 1:
         raise ValueError(f"margin must be >= 1, got {margin!r}")
     return tuple(f for f in lv if f >= margin * floor_frac) or (lv[0],)
-
-
-def pathway_diagonalizability(net, ds: Dataset) -> dict:
-    """Assumption 2.1.1 for every pathway of a one-hidden-layer GDLN: the core's
-    :func:`helpers.core.linear.diagonalizability` of the pathway's effective dataset
-    (its inputs where it is on, against the targets there)."""
-    L = net.layers[0]
-    out = {}
-    for name, sl in L.pathways:
-        gate = L.gating[sl][0] > 0
-        rows = (
-            np.arange(ds.X.shape[0])
-            if L.in_mask is None
-            else np.flatnonzero(L.in_mask[sl][0])
-        )
-        out[name] = diagonalizability(ds.X[rows][:, gate], ds.Y[:, gate])
-    return out
 
 
 def step_size_check(net, X, Y, lr: float, epochs: int, loss, seed: int = 0) -> dict:
@@ -68,36 +44,15 @@ def step_size_check(net, X, Y, lr: float, epochs: int, loss, seed: int = 0) -> d
     return out
 
 
-#: The loss levels (fractions of L0) at which the chapter reads the gaps one at a time.
-GRID = (0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.2, 0.1)
-
-
-def gaps_by_level(relu_loss, losses: dict, L0: float, floor: float, grid=GRID):
-    """The time gap of the ReLU network's curves ``relu_loss`` to each ReLN's
-    (``losses``: ``mixed``, ``single``, ``derived``) at one level at a time, on the
-    levels of ``grid`` above the ``floor`` that every seed of every ReLN reaches:
-    ``{level: {"mixed", "single", "derived", "spread"}}`` (medians over seeds; the
-    spread is the ReLU network's own)."""
-    out = {}
-    for f in grid:
-        reach = all(np.all(L.min(axis=1) <= f * L0) for L in losses.values())
-        if f * L0 > floor and reach:
-            m = {k: match(relu_loss, L, levels=(f,)) for k, L in losses.items()}
-            out[f] = {k: m[k].value for k in ("mixed", "single", "derived")}
-            out[f]["spread"] = m["mixed"].spread
-    return out
-
-
 def per_level(relu_loss, losses: dict, levels) -> dict:
-    """The 2-of-3 and single-context ReLNs' gaps to the ReLU network at each of
-    ``levels`` alone (those every curve reaches): ``{level: {mixed, single,
-    spread}}``."""
+    """The gaps of the ReLNs' curves ``losses`` (``{name: (seeds, T)}``) to the ReLU
+    network's ``relu_loss`` at each of ``levels`` alone, skipping a level a curve does
+    not reach: ``{level: {name: median gap, ..., "spread"}}``, the spread the ReLU
+    network's own (from its match to ``mixed``)."""
     out = {}
     for f in levels:
         try:
-            m = {
-                k: match(relu_loss, losses[k], levels=(f,)) for k in ("mixed", "single")
-            }
+            m = {k: match(relu_loss, L, levels=(f,)) for k, L in losses.items()}
         except ValueError:  # a level no ReLU seed (or no ReLN) reaches
             continue
         out[f] = {k: v.value for k, v in m.items()} | {"spread": m["mixed"].spread}
@@ -108,9 +63,11 @@ def per_level(relu_loss, losses: dict, levels) -> dict:
 class Gaps:
     """The time gaps of the ReLNs to the ReLU network: ``above`` (the timing levels),
     ``m_<reln>`` over all levels and ``m_<reln>_above`` over ``above`` (reln:
-    ``reln`` the 2-of-3, ``single``, ``derived``), ``by_level`` (:func:`gaps_by_level`),
-    ``per_level`` (:func:`per_level` over ``above``), ``m_pred`` (each ReLN against its
-    race prediction) and ``m_gdln`` (the GDLN of Algorithm 1 at the elbow)."""
+    ``reln`` the 2-of-3, ``single``, ``derived``), ``by_level`` (:func:`per_level` of
+    all three at the levels of ``GRID`` above the floor that every seed reaches),
+    ``per_level`` (:func:`per_level` of ``mixed`` and ``single`` over ``above``),
+    ``m_pred`` (each ReLN against its race prediction) and ``m_gdln`` (the GDLN of
+    Algorithm 1 at the elbow)."""
 
     above: tuple
     m_reln: Match
@@ -133,8 +90,11 @@ def reln_gaps(
     ``mixed`` and ``single``; ``gdln_loss``: the elbow GDLN's curves; ``params``:
     ``reln_levels``, ``floor_margin`` and ``elbow_seeds``."""
     above = timing_levels(params.reln_levels, ref.floor / ref.L0, params.floor_margin)
-    L = losses
-    seeds = params.elbow_seeds
+    L, L0, seeds = losses, ref.L0, params.elbow_seeds
+    reached = [
+        f for f in GRID if all(np.all(x.min(axis=1) <= f * L0) for x in L.values())
+    ]
+    two = {k: L[k] for k in ("mixed", "single")}
     return Gaps(
         above=above,
         m_reln=match(relu_loss, L["mixed"], L["single"]),
@@ -143,8 +103,8 @@ def reln_gaps(
         m_single_above=match(relu_loss, L["single"], L["mixed"], levels=above),
         m_derived=match(relu_loss, L["derived"]),
         m_derived_above=match(relu_loss, L["derived"], levels=above),
-        by_level=gaps_by_level(relu_loss, L, ref.L0, ref.floor),
-        per_level=per_level(relu_loss, L, above),
+        by_level=per_level(relu_loss, L, [f for f in reached if f * L0 > ref.floor]),
+        per_level=per_level(relu_loss, two, above),
         m_pred={k: match(L[k], preds[k].loss) for k in preds},
         m_gdln=match(relu_loss if seeds == 1 else relu_loss[:seeds], gdln_loss),
     )
@@ -162,12 +122,18 @@ def reln_test_errors(runs: dict, task: DigitsTask) -> dict:
 
 def assumption_211(task: DigitsTask, net) -> dict:
     """Assumption 2.1.1 measured: :func:`diagonalizability` of the ``task``, of the
-    pathways of the ReLN ``net`` (:func:`pathway_diagonalizability`) and of Section
-    4's task: ``{task, paths, section4}``."""
-    ds = task.train
+    effective dataset of every pathway of the one-hidden-layer ReLN ``net`` (its inputs
+    where it is on, against the targets there) and of Section 4's task: ``{task,
+    paths, section4}``."""
+    ds, L = task.train, net.layers[0]
+    paths = {}
+    for name, sl in L.pathways:
+        on = L.gating[sl][0] > 0
+        X = ds.X if L.in_mask is None else ds.X[np.flatnonzero(L.in_mask[sl][0])]
+        paths[name] = diagonalizability(X[:, on], ds.Y[:, on])
     s4 = contextual_task(3, ["hierarchy", "ring", "cross"])
     return {
         "task": diagonalizability(ds.X, ds.Y),
-        "paths": pathway_diagonalizability(net, ds),
+        "paths": paths,
         "section4": diagonalizability(s4.X, s4.Y),
     }

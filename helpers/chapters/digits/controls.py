@@ -26,12 +26,11 @@ from .task import affine_floor
 def _context_of_rows(ds: Dataset) -> np.ndarray:
     """The context of each output row's block (``c<k>.<block>.<label>``: k - 1),
     -1 for the common block."""
-    return np.array(
-        [
-            int(f[1 : f.index(".")]) - 1 if f.startswith("c") and "." in f else -1
-            for f in ds.features
-        ]
-    )
+
+    def context(f):
+        return int(f[1 : f.index(".")]) - 1 if f.startswith("c") and "." in f else -1
+
+    return np.array([context(f) for f in ds.features])
 
 
 def affine_targets(ds: Dataset) -> Dataset:
@@ -72,13 +71,10 @@ def random_attributes(ds: Dataset, seed: int) -> Dataset:
     image (one-hot), independent of the class; the common block is kept."""
     C = ds.n_contexts
     n = ds.P // C
-    rng = np.random.default_rng(int(seed))
-    bits = rng.integers(0, 2, size=(C, n))
-    common = ds.Y[_context_of_rows(ds) < 0]
-    blocks, features = (
-        [],
-        [f for f, c in zip(ds.features, _context_of_rows(ds)) if c < 0],
-    )
+    bits = np.random.default_rng(int(seed)).integers(0, 2, size=(C, n))
+    common = _context_of_rows(ds) < 0
+    blocks = [ds.Y[common]]
+    features = [f for f, c in zip(ds.features, common) if c]
     for k in range(C):
         blk = np.zeros((2, ds.P))
         blk[:, ds.contexts == k] = np.eye(2)[bits[k]].T
@@ -87,7 +83,7 @@ def random_attributes(ds: Dataset, seed: int) -> Dataset:
     return replace(
         ds,
         name=f"{ds.name}, random attributes",
-        Y=np.vstack([common, *blocks]),
+        Y=np.vstack(blocks),
         features=tuple(features),
     )
 
@@ -108,34 +104,23 @@ def control_run(
     common + 2-of-3 and common + single-context ReLNs (``reln_width`` units per
     pathway, matched init, one-way) trained on ``ds`` from ``seeds``, read by
     :func:`control_summary` (with the ReLU network's final snap change)."""
-    seeds = list(seeds)
-    relu_net = relu_network((ds.X.shape[0], relu_width, ds.Y.shape[0]), relu_std)
-    relu = train(
-        relu_net,
-        ds.X,
-        ds.Y,
-        lr=lr,
-        epochs=epochs,
-        seeds=seeds,
-        record_epochs=[epochs],
-        record=("weights",),
-    )
+    seeds, X, Y, kw = list(seeds), ds.X, ds.Y, dict(lr=lr, epochs=epochs)
+    relu_net = relu_network((X.shape[0], relu_width, Y.shape[0]), relu_std)
+    rec = dict(record_epochs=[epochs], record=("weights",))
+    relu = train(relu_net, X, Y, seeds=seeds, **rec, **kw)
     L = {"relu": relu.loss}
+    start_kw = dict(relu_net=relu_net, relu_std=relu_std)
     for kind in ("mixed", "single"):
         reln = context_reln(ds, kind, "one-way", width=reln_width)
-        start_kw = dict(relu_net=relu_net, relu_std=relu_std)
-        run, _ = start_and_train(
-            reln, "matched", seeds, ds.X, ds.Y, lr=lr, epochs=epochs, start_kw=start_kw
-        )
+        run, _ = start_and_train(reln, "matched", seeds, X, Y, start_kw=start_kw, **kw)
         L[kind] = run.loss
-    W1, W2 = relu.records["weights"]
-    snap = [
-        functional_census(W1[s, -1], W2[s, -1], ds.X, ds.contexts, ds.n_contexts)[
-            "snap_change"
-        ]
-        for s in range(len(seeds))
+    W1, W2 = (W[:, -1] for W in relu.records["weights"])
+    census = [
+        functional_census(w1, w2, X, ds.contexts, ds.n_contexts)
+        for w1, w2 in zip(W1, W2)
     ]
-    return control_summary(L, ds, med(snap), levels, margin)
+    snap = med([c["snap_change"] for c in census])
+    return control_summary(L, ds, snap, levels, margin)
 
 
 def control_summary(
@@ -169,17 +154,9 @@ def controls_table(rows: dict) -> str:
     """The controls as a Markdown table: ``rows`` of :func:`control_summary` by
     name."""
     trio = ("relu", "mixed", "single")
-    headers = [
-        "task",
-        "floor / L0",
-        "final loss / L0: ReLU, 2-of-3, single",
-        "epoch of L0/2: ReLU, 2-of-3, single",
-        "levels",
-        "gap 2-of-3",
-        "gap single",
-        "seed spread [90 %]",
-        "snap change (ReLU, end)",
-    ]
+    headers = ["task", "floor / L0", "final loss / L0: ReLU, 2-of-3, single"]
+    headers += ["epoch of L0/2: ReLU, 2-of-3, single", "levels", "gap 2-of-3"]
+    headers += ["gap single", "seed spread [90 %]", "snap change (ReLU, end)"]
     body = []
     for name, r in rows.items():
         m = r["mixed"]
@@ -215,11 +192,16 @@ def relu_ends_lower(row: dict, multiple: float) -> bool:
     """The late lead in one row of :func:`control_summary`: the ReLU network's final
     loss is below the lower ReLN's by more than ``multiple`` x the top of the 90 %
     interval of the final losses' seed spread ([rulebook-noise])."""
-    f = row["final"]
+    nearer, (_, hi) = _nearer_reln(row)
+    return bool(row["final"][nearer] - row["final"]["relu"] > multiple * hi)
+
+
+def _nearer_reln(row: dict):
+    """The ReLN that ends lower, with the 90 % interval of the final losses' seed
+    spread of the ReLU network against it."""
+    f, per = row["final"], row["final_per_seed"]
     nearer = min(("mixed", "single"), key=lambda k: f[k])
-    per = row["final_per_seed"]
-    hi = seed_spread_interval(per["relu"], per[nearer])[1]
-    return bool(f[nearer] - f["relu"] > multiple * hi)
+    return nearer, seed_spread_interval(per["relu"], per[nearer])
 
 
 CAUSES = {
@@ -242,10 +224,8 @@ def explain_controls(leads: dict, finals: dict | None = None) -> str:
             "the seed noise, at L0/2 or at the end, so the controls have no lead to "
             "explain."
         )
-    parts = []
-    for k, cause in CAUSES.items():
-        if k not in leads:
-            continue
+    parts, tried = [], [k for k in CAUSES if k in leads]
+    for k in tried:
         e, late = leads[k]["early"], leads[k]["late"]
         early_txt = (
             "still halves its loss first beyond the noise"
@@ -253,23 +233,21 @@ def explain_controls(leads: dict, finals: dict | None = None) -> str:
             else "no longer halves its loss first beyond the noise (the early lead, "
             "at L0/2, goes)"
         )
-        late_txt = (
-            "ends lower than both ReLNs beyond the noise"
-            if late
-            else ("no longer ends lower than both ReLNs beyond the noise")
-        )
+        late_txt = "ends lower than both ReLNs beyond the noise"
+        if not late:
+            late_txt = "no longer " + late_txt
         if finals and k in finals:
             f = finals[k]
             late_txt += (
                 f" ({f['relu']:.3f} L0 against {f['mixed']:.3f} for the 2-of-3 and "
                 f"{f['single']:.3f} for the single-context ReLN)"
             )
-        parts.append(f"without {cause}, the ReLU network {early_txt} and {late_txt}")
+        parts.append(
+            f"without {CAUSES[k]}, the ReLU network {early_txt} and {late_txt}"
+        )
     text = "; ".join(parts) + ". "
-    early_kept = [CAUSES[k] for k in CAUSES if k in leads and leads[k]["early"]]
-    late_kept = [CAUSES[k] for k in CAUSES if k in leads and leads[k]["late"]]
-    early_gone = [k for k in CAUSES if k in leads and not leads[k]["early"]]
-    late_gone = [k for k in CAUSES if k in leads and not leads[k]["late"]]
+    early_gone = [k for k in tried if not leads[k]["early"]]
+    late_gone = [k for k in tried if not leads[k]["late"]]
     if early_gone:
         text += "So the early lead is lost with " + " and with ".join(early_gone)
     else:
@@ -281,7 +259,7 @@ def explain_controls(leads: dict, finals: dict | None = None) -> str:
             "; the late lead survives every control, so none of the features the "
             "controls remove is needed for it."
         )
-    if early_kept and late_kept and not (early_gone or late_gone):
+    if tried and not (early_gone or late_gone):
         text += (
             " Each control leaves in place one thing the paper's tasks lack: the "
             "inputs are points in a continuous space, where a unit's half-space can "
@@ -314,11 +292,7 @@ def controls_record(controls: dict, ahead: dict, late: dict | None = None) -> di
         }
         if late is not None:
             out[k]["relu_ends_lower"] = bool(late[k])
-        per = r.get("final_per_seed")
-        if per:
-            f = r["final"]
-            nearer = min(("mixed", "single"), key=lambda q: f[q])
-            out[k]["final_spread_interval"] = [
-                float(v) for v in seed_spread_interval(per["relu"], per[nearer])
-            ]
+        if r.get("final_per_seed"):
+            interval = _nearer_reln(r)[1]
+            out[k]["final_spread_interval"] = [float(v) for v in interval]
     return out

@@ -59,37 +59,22 @@ def centroid_fit(
     width = samples.width if gdln_width is None else int(gdln_width)
     if not 1 <= width <= samples.width:
         raise ValueError(f"gdln_width must lie in 1..{samples.width}, got {width}")
-    net = centroid_gdln(
-        cl, ds.X.shape[0], ds.Y.shape[0], width=width, init_std=init_std
-    )
+    n_in, n_out = ds.X.shape[0], ds.Y.shape[0]
+    net = centroid_gdln(cl, n_in, n_out, width=width, init_std=init_std)
     if net is None:
         per = tuple(float(np.mean(o**2)) for o in O_relu)
         return CentroidFit(int(K), cl, None, None, float(np.mean(O_relu**2)), per)
     spare = samples.width - net.sizes[1]
-    if spare:
-        # the units of centroids that are off everywhere, kept as one pathway whose
-        # weights start at 0: a two-layer block at zero gets no gradient, so it adds and
-        # learns nothing, and every K then has the ReLU network's width (one
-        # compilation)
-        L = net.layers[0]
+    if spare:  # a block at zero weights gets no gradient: it adds and learns nothing
+        L, std = net.layers[0], (init_std, init_std)
         pws = [
-            Pathway(
-                name, sl.stop - sl.start, L.gating[sl][0], None, (init_std, init_std)
-            )
+            Pathway(name, sl.stop - sl.start, L.gating[sl][0], None, std)
             for name, sl in L.pathways
         ]
         pws.append(Pathway("inert", spare, None, None, (0.0, 0.0)))
-        net = gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, pws)
-    run = train(
-        net,
-        ds.X,
-        ds.Y,
-        lr=lr,
-        epochs=epochs,
-        seeds=relu.seeds[:n],
-        record_epochs=relu.record_epochs,
-        record=("outputs", "weights"),
-    )
+        net = gdln(n_in, n_out, ds.P, pws)
+    rec = dict(record_epochs=relu.record_epochs, record=("outputs", "weights"))
+    run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=relu.seeds[:n], **rec)
     diff2 = (O_relu - run.records["outputs"][:, idx]) ** 2
     per = tuple(float(np.mean(d)) for d in diff2)
     return CentroidFit(int(K), cl, net, run, float(np.mean(diff2)), per)
@@ -102,13 +87,8 @@ def live_samples(samples, tol: float = 0.0):
         raise ValueError(f"tol must lie in [0, 1), got {tol}")
     live = samples.patterns.mean(axis=1) > tol
     share = float(samples.counts[live].sum() / samples.counts.sum())
-    out = replace(
-        samples,
-        patterns=samples.patterns[live],
-        counts=samples.counts[live],
-        index=None,
-    )
-    return out, share
+    patterns, counts = samples.patterns[live], samples.counts[live]
+    return replace(samples, patterns=patterns, counts=counts, index=None), share
 
 
 def k_rule(ks, errors_per_seed, rule: str = "bend") -> dict:

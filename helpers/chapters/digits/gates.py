@@ -64,17 +64,10 @@ def gate_sources(G, ds: Dataset, labels=None, tol: float = 0.05) -> dict:
             m = labels == c
             snap[:, :, m] = B[:, :, m].mean(axis=2, keepdims=True) >= 0.5
         out["dev_class"] = np.mean(B != snap, axis=(1, 2))
-    on = B.mean(axis=(1, 2))
-    kind = np.where(
-        on <= tol,
-        "off",
-        np.where(
-            out["dev_context"] <= tol,
-            "context",
-            np.where(out["dev_item"] <= tol, "item", "both"),
-        ),
+    tests = [B.mean(axis=(1, 2)), out["dev_context"], out["dev_item"]]
+    out["kind"] = np.select(
+        [t <= tol for t in tests], ["off", "context", "item"], "both"
     )
-    out["kind"] = kind
     return out
 
 
@@ -86,6 +79,15 @@ def weight_by_kind(kind, weight) -> dict:
     return {k: float(w[kind == k].sum() / w.sum()) for k in GATE_KINDS}
 
 
+def _census(W1, W2, G, ds: Dataset, contexts) -> dict:
+    """:func:`gating_census` of one network read with ``contexts``, with the
+    functional census's ``snap_change``."""
+    C = ds.n_contexts
+    out = gating_census(G, W1, W2, contexts, C)
+    out["snap_change"] = functional_census(W1, W2, ds.X, contexts, C)["snap_change"]
+    return out
+
+
 def census_over_training(run, ds: Dataset, labels=None, tol: float = 0.05) -> dict:
     """The ReLU network's gating at every recorded epoch, per seed ([conv-census]):
     arrays ``(seeds, R)`` of the census classes (``CLASSES``, with the snap change)
@@ -95,23 +97,15 @@ def census_over_training(run, ds: Dataset, labels=None, tol: float = 0.05) -> di
     W1, W2 = run.records["weights"]
     S, R = G.shape[:2]
     out = {k: np.zeros((S, R)) for k in (*CLASSES, *GATE_KINDS, "by_class")}
-    C = ds.n_contexts
-    for s in range(S):
-        for r in range(R):
-            cen = gating_census(G[s, r], W1[s, r], W2[s, r], ds.contexts, C)
-            for k in ("common", "mixed", "single", "other", "item_dependent"):
-                out[k][s, r] = cen[k]
-            out["snap_change"][s, r] = functional_census(
-                W1[s, r], W2[s, r], ds.X, ds.contexts, C
-            )["snap_change"]
-            w = unit_weight(W1[s, r], W2[s, r])
-            src = gate_sources(G[s, r], ds, labels, tol)
-            for k, v in weight_by_kind(src["kind"], w).items():
-                out[k][s, r] = v
-            if labels is not None:
-                out["by_class"][s, r] = float(
-                    w[src["dev_class"] <= tol].sum() / w.sum()
-                )
+    for s, r in np.ndindex(S, R):
+        cen = _census(W1[s, r], W2[s, r], G[s, r], ds, ds.contexts)
+        w = unit_weight(W1[s, r], W2[s, r])
+        src = gate_sources(G[s, r], ds, labels, tol)
+        cen |= weight_by_kind(src["kind"], w)
+        for k in (*CLASSES, *GATE_KINDS):
+            out[k][s, r] = cen[k]
+        if labels is not None:
+            out["by_class"][s, r] = float(w[src["dev_class"] <= tol].sum() / w.sum())
     return out
 
 
@@ -123,17 +117,12 @@ def census_shuffled(run, ds: Dataset, epochs, contexts) -> dict:
         raise ValueError("contexts must be a permutation of ds.contexts")
     G = run.records["gates"][0]
     W1, W2 = run.records["weights"]
-    C = ds.n_contexts
     out = {}
     for e in epochs:
         i = run.index(int(e))
-        rows = []
-        for s in range(G.shape[0]):
-            cen = gating_census(G[s, i], W1[s, i], W2[s, i], shuffled, C)
-            cen["snap_change"] = functional_census(
-                W1[s, i], W2[s, i], ds.X, shuffled, C
-            )["snap_change"]
-            rows.append(cen)
+        rows = [
+            _census(W1[s, i], W2[s, i], G[s, i], ds, shuffled) for s in range(len(G))
+        ]
         out[int(e)] = {k: med([c[k] for c in rows]) for k in CLASSES}
     return out
 
@@ -145,18 +134,9 @@ def cluster_classes(clustering, contexts, n_contexts: int) -> dict:
     C = int(n_contexts)
     pats = pattern_strings(clustering.binary, np.asarray(contexts), C)
     out = {"common": 0.0, "mixed": 0.0, "single": 0.0, "other": 0.0}
+    names = {1: "single", C: "common"} | ({C - 1: "mixed"} if C > 2 else {})
     for p, w in zip(pats, clustering.shares):
-        k = p.count("1")
-        cls = (
-            "common"
-            if k == C
-            else "mixed"
-            if k == C - 1 and C > 2
-            else "single"
-            if k == 1
-            else "other"
-        )
-        out[cls] += float(w)
+        out[names.get(p.count("1"), "other")] += float(w)
     return out
 
 

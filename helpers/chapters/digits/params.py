@@ -38,6 +38,8 @@ class Params:
 
     def __post_init__(self):
         seeds, levels, k_max = self.seeds, self.reln_levels, self.k_max
+        fractions = len(levels) >= 3 and all(0 < f < 1 for f in levels)
+        every, ks = self.sample_every, self.show_ks
         for name, ok, what in [
             ("trainings", self.trainings <= seeds, f"at most seeds = {seeds}"),
             ("elbow_seeds", 2 <= self.elbow_seeds <= seeds, f"2 .. seeds = {seeds}"),
@@ -45,22 +47,10 @@ class Params:
             ("kappa", self.kappa < 1, "below 1 (beyond, gradient descent is unstable)"),
             ("test_fraction", self.test_fraction < 1, "below 1"),
             ("gate_tolerance", self.gate_tolerance < 0.5, "below 0.5"),
-            (
-                "reln_levels",
-                len(levels) >= 3 and all(0 < f < 1 for f in levels),
-                "at least three fractions of L0 in (0, 1)",
-            ),
+            ("reln_levels", fractions, "at least three fractions of L0 in (0, 1)"),
             ("floor_margin", self.floor_margin >= 1, "at least 1"),
-            (
-                "epochs",
-                self.epochs >= 3 * self.sample_every,
-                "at least 3 x sample_every",
-            ),
-            (
-                "show_ks",
-                all(1 <= k <= k_max for k in self.show_ks),
-                f"within 1..{k_max}",
-            ),
+            ("epochs", self.epochs >= 3 * every, "at least 3 x sample_every"),
+            ("show_ks", all(1 <= k <= k_max for k in ks), f"within 1..{k_max}"),
         ]:
             if not ok:
                 raise ValueError(f"{name} must be {what}, got {getattr(self, name)!r}")

@@ -69,11 +69,8 @@ def split_indices(labels, test_fraction: float, seed: int):
     return np.sort(np.concatenate(train)), np.sort(np.concatenate(test))
 
 
-def _subsample(labels, idx, per_class: int | None, seed: int):
-    """The first ``per_class`` images of each class of ``idx`` in a seeded order (all
-    when ``per_class`` is None)."""
-    if per_class is None:
-        return idx
+def _subsample(labels, idx, per_class: int, seed: int):
+    """The first ``per_class`` images of each class of ``idx`` in a seeded order."""
     rng = np.random.default_rng(int(seed) + 1)
     keep = []
     for c in np.unique(labels[idx]):
@@ -90,8 +87,7 @@ def _subsample(labels, idx, per_class: int | None, seed: int):
 def _dataset(name, pixels, labels, images, blocks):
     """Stack images over contexts: ``X`` (64 + C) x (C n), ``Y`` (10 + sum of block
     sizes) x (C n), context-major columns."""
-    C = len(blocks)
-    n = pixels.shape[0]
+    C, (n, n_px) = len(blocks), pixels.shape
     contexts = np.repeat(np.arange(C), n)
     X = np.vstack([np.tile(pixels.T, (1, C)), np.repeat(np.eye(C), n, axis=1)])
     onehot = np.eye(N_CLASSES)[labels].T  # 10 x n
@@ -99,19 +95,16 @@ def _dataset(name, pixels, labels, images, blocks):
     features = [f"class{k}" for k in range(N_CLASSES)]
     for k, b in enumerate(blocks):
         fn, names = BLOCKS[b]
-        lab = np.eye(len(names))[fn(labels)].T
         blk = np.zeros((len(names), C * n))
-        blk[:, contexts == k] = lab
+        blk[:, contexts == k] = np.eye(len(names))[fn(labels)].T
         Y_blocks.append(blk)
         features += [f"c{k + 1}.{b}.{r}" for r in names]
+    inputs = [f"px{i}" for i in range(n_px)] + [f"ctx{k + 1}" for k in range(C)]
     return Dataset(
         name=name,
         X=X,
         Y=np.vstack(Y_blocks),
-        inputs=tuple(
-            [f"px{i}" for i in range(pixels.shape[1])]
-            + [f"ctx{k + 1}" for k in range(C)]
-        ),
+        inputs=tuple(inputs),
         features=tuple(features),
         items=np.tile(images, C),
         contexts=contexts,
@@ -142,10 +135,10 @@ def digits_task(
             f"{images_per_class!r}"
         )
     data = load_digits()
-    pixels = np.asarray(data.data, float) / 16.0
-    labels = np.asarray(data.target, int)
+    pixels, labels = np.asarray(data.data, float) / 16.0, np.asarray(data.target, int)
     tr, te = split_indices(labels, test_fraction, seed)
-    tr = _subsample(labels, tr, int(images_per_class) or None, seed)
+    if images_per_class:
+        tr = _subsample(labels, tr, int(images_per_class), seed)
     scale = 1.0 / np.sqrt(np.mean(np.sum(pixels[tr] ** 2, axis=1)))
     train = _dataset("digits(train)", scale * pixels[tr], labels[tr], tr, blocks)
     test = _dataset("digits(test)", scale * pixels[te], labels[te], te, blocks)

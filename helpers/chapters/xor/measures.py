@@ -13,25 +13,26 @@ from ...book.rulebook import NOISE_MULTIPLE
 from ...core import measures, xor_reln
 from ...core.xor_reln import GATES, KINDS, LEARNING_FRACTION, check_eps
 
+#: The gating classes of :func:`gating_classes`, in the order of the shares' last axis.
+CLASSES = ("xor", "linear", "other")
+
 
 def speed_ratio_window(ratio: float = 1.1) -> tuple[float, float]:
     """The margins at which the linear ReLN's ``s`` is ``1/ratio`` and ``ratio`` times
     the XoR ReLN's: ``4 eps^2 = r^2 (2 + eps^2)``, ``eps = r sqrt(2 / (4 - r^2))``."""
     if not 1 <= ratio < 2:
         raise ValueError(f"ratio must lie in [1, 2), got {ratio}")
-    lo, hi = 1.0 / ratio, float(ratio)
-    return float(lo * np.sqrt(2 / (4 - lo**2))), float(hi * np.sqrt(2 / (4 - hi**2)))
+    lo, hi = (float(r * np.sqrt(2 / (4 - r**2))) for r in (1.0 / ratio, float(ratio)))
+    return lo, hi
 
 
 def learning_times(loss, fraction: float = LEARNING_FRACTION) -> np.ndarray:
-    """Learning time of each loss curve in ``loss`` (``(..., epochs + 1)``), by
-    :func:`helpers.core.measures.learning_time_from_curve` (``inf`` if never reached).
-    """
+    """Learning time of each loss curve in ``loss`` (``(..., epochs + 1)``), ``inf``
+    if never reached (:func:`helpers.core.measures.learning_time_from_curve`)."""
     L = np.asarray(loss, float)
-    flat = L.reshape(-1, L.shape[-1])
-    return np.array(
-        [measures.learning_time_from_curve(c, fraction) for c in flat]
-    ).reshape(L.shape[:-1])
+    curves = L.reshape(-1, L.shape[-1])
+    t = [measures.learning_time_from_curve(c, fraction) for c in curves]
+    return np.reshape(t, L.shape[:-1])
 
 
 def gating_classes(gates) -> np.ndarray:
@@ -40,16 +41,10 @@ def gating_classes(gates) -> np.ndarray:
     two same-label points, Fig. 2b), ``'other'``."""
     G = np.asarray(gates).astype(bool)
     if G.ndim != 2 or G.shape[1] != 4:
-        raise ValueError(
-            f"gates must be (hidden units x 4 datapoints), got shape {G.shape}"
-        )
-    single = G.sum(axis=1) == 1
-    pos, neg = (
-        GATES["linear"]["positive"].astype(bool),
-        GATES["linear"]["negative"].astype(bool),
-    )
-    lin = np.all(G == pos, axis=1) | np.all(G == neg, axis=1)
-    return np.where(single, "xor", np.where(lin, "linear", "other"))
+        raise ValueError(f"gates must be (hidden units x 4 datapoints), got {G.shape}")
+    lin = [np.all(G == g.astype(bool), axis=1) for g in GATES["linear"].values()]
+    lin = np.any(lin, axis=0)
+    return np.where(G.sum(axis=1) == 1, "xor", np.where(lin, "linear", "other"))
 
 
 def gating_shares(gates, W1, W2) -> dict:
@@ -59,10 +54,9 @@ def gating_shares(gates, W1, W2) -> dict:
     cls = gating_classes(gates)
     if len(cls) != len(w):
         raise ValueError(f"{len(cls)} units in gates but {len(w)} in the weights")
-    total = w.sum()
-    if total <= 0:
+    if w.sum() <= 0:
         raise ValueError("gating_shares: every unit has zero weight")
-    return {k: float(w[cls == k].sum() / total) for k in ("xor", "linear", "other")}
+    return {k: float(w[cls == k].sum() / w.sum()) for k in CLASSES}
 
 
 def crossover(eps, share, level: float = 0.5) -> float:
@@ -86,26 +80,25 @@ def small_init_limit(x, switches, bootstrap: int = 2000, seed: int = 0) -> dict:
     """The switch margin extrapolated to vanishing initial weights, with an interval.
 
     Fits ``eps_x = eps_inf + slope * x`` by least squares to the median switch of each
-    setting, ``x = 1 / ln(1 / u0*)`` (0 for an infinitely small init).  ``switches`` is
-    ``(settings, seeds)``: seed ``k`` of every setting starts from the same normal
-    numbers (scaled), so the interval resamples whole seeds, the same ones in every
-    setting (``bootstrap`` resamples with replacement, NumPy ``default_rng(seed)``); NaN
-    (no switch) is ignored in a median.  Returns ``eps_inf``, ``slope``, the largest
-    ``residual`` of the fit, and the 2.5 / 97.5 percentiles ``lo``, ``hi`` and the
-    standard deviation ``sd`` of the resampled ``eps_inf``: an interval over seeds, not
-    over the form of the fit, which is assumed.
+    setting (NaN, no switch, ignored), ``x = 1 / ln(1 / u0*)`` (0 for an infinitely
+    small init).  Seed ``k`` of every setting starts from the same normal numbers, so
+    the interval resamples whole seeds, the same in every setting (``bootstrap``
+    times, NumPy ``default_rng(seed)``): over seeds, not over the form of the fit.
+
+    Args:
+        x: ``(settings,)`` abscissae; switches: ``(settings, seeds)`` switch margins.
+
+    Returns:
+        ``eps_inf``, ``slope``, the largest ``residual`` of the fit, and the 2.5 / 97.5
+        percentiles ``lo``, ``hi`` and the std ``sd`` of the resampled ``eps_inf``.
     """
-    x = np.asarray(x, float)
-    Y = np.asarray(switches, float)
+    x, Y = np.asarray(x, float), np.asarray(switches, float)
     if x.ndim != 1 or Y.ndim != 2 or Y.shape[0] != x.size:
         raise ValueError(
-            f"need one x per setting and (settings, seeds) switches, got {x.shape}, "
-            f"{Y.shape}"
+            f"need one x per setting, (settings, seeds) switches: {Y.shape}"
         )
-    if x.size < 2 or np.unique(x).size < 2:
+    if np.unique(x).size < 2:
         raise ValueError("the fit needs at least two settings with different x")
-    if int(bootstrap) < 1:
-        raise ValueError(f"bootstrap must be >= 1, got {bootstrap}")
     n = Y.shape[1]
 
     def fit(idx):
@@ -127,24 +120,12 @@ def small_init_limit(x, switches, bootstrap: int = 2000, seed: int = 0) -> dict:
 
 
 def reln_separation(main, faster) -> np.ndarray:
-    """How far apart the two simulated ReLNs are at each margin.
-
-    Defined for the page book/xor.md (``learning_time_follows_faster``).
-
-    Args:
-        main: the main sweep (:func:`helpers.chapters.xor.runs.train_margins`).
-        faster: per margin, the faster ReLN's kind (``"linear"`` or ``"xor"``).
-
-    Returns:
-        ``(margins,)``: the time gap between the faster and the slower ReLN, seed
-        against seed, median over seeds.
-    """
+    """``(margins,)``: the time gap between the faster ReLN (``faster``: its kind per
+    margin) and the slower one in the main sweep ``main``, seed against seed, median
+    over seeds."""
     faster = [str(k) for k in faster]
     if len(faster) != len(main.eps) or set(faster) - set(KINDS):
-        raise ValueError(
-            f"faster must name one of {KINDS} per margin ({len(main.eps)}), got "
-            f"{faster}"
-        )
+        raise ValueError(f"faster must name one of {KINDS} per margin, got {faster}")
     out = []
     for j, k in enumerate(faster):
         other = KINDS[1 - KINDS.index(k)]
@@ -154,48 +135,27 @@ def reln_separation(main, faster) -> np.ndarray:
 
 
 def can_decide(follow, separation) -> np.ndarray:
-    """Which margins can decide "the ReLU network follows *the faster* ReLN": those
-    where the two ReLNs are more than ``NOISE_MULTIPLE`` x the seed spread apart
-    (rulebook rule 4: a measure that cannot single out the candidate gives no verdict).
-
-    Defined for the page book/xor.md (``learning_time_follows_faster``).
-
-    Args:
-        follow: per margin, the :class:`helpers.core.measures.Evidence` of the ReLU
-            network against the faster ReLN (its ``spread`` is the yardstick).
-        separation: per margin, the time gap between the two ReLNs
-            (:func:`reln_separation`).
-
-    Returns:
-        ``(margins,)`` booleans: True where the margin can decide the claim.
+    """``(margins,)`` booleans: the margins that can decide "the ReLU network follows
+    *the faster* ReLN", where the ReLNs' ``separation`` (:func:`reln_separation`)
+    exceeds ``NOISE_MULTIPLE`` x the seed spread of ``follow`` (the ReLU network's
+    :class:`helpers.core.measures.Evidence` against the faster ReLN): rulebook rule 4.
     """
     sep = np.asarray(separation, float)
     if sep.shape != (len(follow),):
-        raise ValueError(
-            f"separation needs one value per margin ({len(follow)}), got {sep.shape}"
-        )
+        raise ValueError(f"separation needs one value per margin, got {sep.shape}")
     if not np.all(np.isfinite(sep)) or np.any(sep < 0):
         raise ValueError("separation must be finite time gaps >= 0")
-    spreads = np.array([m.spread for m in follow], float)
-    return sep > NOISE_MULTIPLE * spreads
-
-
-#: The gating classes of :func:`gating_classes`, in the order of the shares' last axis.
-CLASSES = ("xor", "linear", "other")
+    return sep > NOISE_MULTIPLE * np.array([m.spread for m in follow], float)
 
 
 def closed_form_gaps(main) -> dict:
     """``{kind: gaps}``: per margin, the time gap between the closed form and the
     simulated ReLN of :func:`train_margins`' run ``main`` (median over seeds)."""
-    return {
-        k: np.array(
-            [
-                np.median([measures.time_gap(cf, L) for L in sim])
-                for cf, sim in zip(main.cf[k], main.sim[k])
-            ]
-        )
-        for k in KINDS
-    }
+
+    def gap(cf, sim):
+        return np.median([measures.time_gap(cf, L) for L in sim])
+
+    return {k: np.array(list(map(gap, main.cf[k], main.sim[k]))) for k in KINDS}
 
 
 def switch_stats(cross) -> dict:
@@ -223,17 +183,16 @@ def inv_log(u0):
 
 
 def switch_fit(sweep, main_switch, u0_main, *, width, u0_max, bootstrap):
-    """The race picture of the switch: ``eps_x = eps_inf + C / ln(1/u0*)``, fitted by
+    """The race picture of the switch, ``eps_x = eps_inf + C / ln(1/u0*)``:
     :func:`small_init_limit` over the sweep's settings at ``width`` with a lasting
     plateau (``u0* <= u0_max``, every seed switching) plus the main sweep
     (``main_switch`` per seed at ``u0_main``), on the seeds both share.
 
     Returns:
-        :func:`small_init_limit`'s dict, with ``x`` (the fitted abscissae),
-        ``fit_set`` (the settings fitted), ``n_common`` (the seeds used),
-        ``off_fit`` (``{(width, std): median switch minus the line}`` of the other
-        settings with a plateau, ``u0* <= 1e-2``) and ``head_start`` (the slope read
-        as the XoR gating's head start, ``exp(C ds/deps)`` at ``eps*``).
+        That dict with ``x`` (the fitted abscissae), ``fit_set`` (the settings),
+        ``n_common`` (the seeds used), ``off_fit`` (``{(width, std): median switch
+        minus the line}`` of the other settings with ``u0* <= 1e-2``) and
+        ``head_start`` (the XoR gating's head start ``exp(C ds/deps)`` at ``eps*``).
     """
     fit_set = [
         d
@@ -242,11 +201,8 @@ def switch_fit(sweep, main_switch, u0_main, *, width, u0_max, bootstrap):
     ]
     x = np.array([inv_log(d["u0"]) for d in fit_set] + [inv_log(u0_main)])
     n_common = min(len(main_switch), min(len(d["cross"]) for d in sweep))
-    limit = small_init_limit(
-        x,
-        [d["cross"][:n_common] for d in fit_set] + [main_switch[:n_common]],
-        bootstrap=bootstrap,
-    )
+    Y = [d["cross"][:n_common] for d in fit_set] + [main_switch[:n_common]]
+    limit = small_init_limit(x, Y, bootstrap=bootstrap)
     line = lambda u0: limit["eps_inf"] + limit["slope"] * inv_log(u0)  # noqa: E731
     off_fit = {
         (d["width"], d["std"]): d["cross_med"] - line(d["u0"])
@@ -266,14 +222,9 @@ def switch_fit(sweep, main_switch, u0_main, *, width, u0_max, bootstrap):
 
 
 def mode_check(eps_grid) -> tuple[float, bool]:
-    """The formulas' modes against the SVD of every pathway's effective dataset.
-
-    Defined for the page book/xor.md.
-
-    Returns:
-        ``(largest relative difference of s and d, whether Assumption 2.1.1 holds for
-        every pathway)`` over ``eps_grid`` and both ReLNs.
-    """
+    """The formulas' modes against the SVD of every pathway's effective dataset, over
+    ``eps_grid`` and both ReLNs: ``(largest relative difference of s and d, whether
+    Assumption 2.1.1 holds for every pathway)``."""
     err, ok = 0.0, True
     for e in eps_grid:
         for kind in KINDS:
@@ -287,15 +238,9 @@ def mode_check(eps_grid) -> tuple[float, bool]:
 
 
 def follow_faster(main) -> tuple[np.ndarray, list]:
-    """Per margin of the main sweep, the faster simulated ReLN (median learning time)
-    and the ReLU network held against it, the slower as alternative.
-
-    Defined for the page book/xor.md.
-
-    Returns:
-        ``(faster, follow)``: the faster ReLN's kind per margin and
-        :func:`helpers.core.measures.match` of the ReLU network to it.
-    """
+    """``(faster, follow)``: per margin of the main sweep, the faster simulated
+    ReLN's kind (median learning time) and :func:`helpers.core.measures.match` of the
+    ReLU network to it, the slower as alternative."""
     t_sim = {k: learning_times(main.sim[k]) for k in KINDS}
     linear_faster = np.median(t_sim["linear"], 1) < np.median(t_sim["xor"], 1)
     faster = np.where(linear_faster, "linear", "xor")
@@ -309,52 +254,35 @@ def follow_faster(main) -> tuple[np.ndarray, list]:
 
 def switch_crossings(main) -> np.ndarray:
     """Per seed, the margin where the linear share of the final weight rises through
-    1/2 (:func:`crossover`; NaN where it never does).  Defined for the page
-    book/xor.md."""
+    1/2 (:func:`crossover`; NaN where it never does)."""
     final = main.shares[:, :, -1]
     return np.array([crossover(main.eps, final[:, s, 1]) for s in range(main.seeds)])
 
 
 def analyse(main, sweep, *, bootstrap, fit_u0_max) -> SimpleNamespace:
-    """Every value the chapter derives from its two runs, by the functions the page
-    calls one by one.  Defined for the page book/xor.md (its report).
-
-    Args:
-        main: the main sweep (:func:`helpers.chapters.xor.runs.train_margins`).
-        sweep: the sensitivity sweep (:func:`...runs.sensitivity_sweep`).
-        bootstrap, fit_u0_max: as :func:`switch_fit` (``u0_max``).
-
-    Returns:
-        A namespace: ``mode_err``, ``diag_ok`` (:func:`mode_check`), ``eps_star`` and
-        ``eps_star_time`` (the singular values' and closed-form times' crossover),
-        ``cf_gap``, ``faster``, ``follow``, ``separation``, ``decides``, ``switch``
-        (:func:`switch_stats`) and ``fit`` (:func:`switch_fit`).
-    """
+    """Every value the chapter derives from its main sweep ``main`` and sensitivity
+    ``sweep``, by the functions the page calls one by one: ``mode_err``, ``diag_ok``,
+    ``eps_star`` and ``eps_star_time`` (the singular values' and closed-form times'
+    crossover), ``cf_gap``, ``faster``, ``follow``, ``separation``, ``decides``,
+    ``switch`` and ``fit`` (``fit_u0_max``: :func:`switch_fit`'s ``u0_max``)."""
     mode_err, diag_ok = mode_check(main.eps)
     faster, follow = follow_faster(main)
     separation = reln_separation(main, faster)
     cross = switch_crossings(main)
-    eps_star = xor_reln.eps_star()
-    a0 = main.a0
+    eps_star, a0 = xor_reln.eps_star(), main.a0
+    t_star = xor_reln.learning_time_crossover(a0["linear"], a0["xor"], main.lr)
+    u0_main = a0["linear"] * eps_star
+    kw = dict(width=main.width, u0_max=fit_u0_max, bootstrap=bootstrap)
     return SimpleNamespace(
         mode_err=mode_err,
         diag_ok=diag_ok,
         eps_star=eps_star,
-        eps_star_time=xor_reln.learning_time_crossover(
-            a0["linear"], a0["xor"], main.lr
-        ),
+        eps_star_time=t_star,
         cf_gap=closed_form_gaps(main),
         faster=faster,
         follow=follow,
         separation=separation,
         decides=can_decide(follow, separation),
         switch=switch_stats(cross),
-        fit=switch_fit(
-            sweep,
-            cross,
-            a0["linear"] * eps_star,
-            width=main.width,
-            u0_max=fit_u0_max,
-            bootstrap=bootstrap,
-        ),
+        fit=switch_fit(sweep, cross, u0_main, **kw),
     )

@@ -30,17 +30,15 @@ def train_margins(eps_grid, width, init_std, *, lr, epochs, seeds, record_epochs
         record_epochs: the epochs at which the ReLU runs record weights and gates.
 
     Returns:
-        A namespace: ``relu`` ``(eps, seeds, epochs + 1)`` losses, ``sim`` and ``cf``
-        ``{kind: losses}`` of the simulated ReLNs ``(eps, seeds, T)`` and closed forms
-        ``(eps, T)``, ``shares`` ``(eps, seeds, records, 3)`` the weight share of each
-        gating class (:data:`CLASSES`), ``count_init`` ``(eps, seeds, 3)`` the units'
-        classes at epoch 0, ``a0`` the closed forms' initial strengths and
-        ``same_init`` (the ReLN starts from the ReLU network's weights), with the
-        arguments.
+        A namespace of the arguments and ``relu`` ``(eps, seeds, epochs + 1)``
+        losses, ``sim`` and ``cf`` ``{kind: losses}`` of the simulated ReLNs ``(eps,
+        seeds, T)`` and closed forms ``(eps, T)``, ``shares`` ``(eps, seeds, records,
+        3)`` the weight share of each gating class (:data:`CLASSES`), ``count_init``
+        ``(eps, seeds, 3)`` the units' classes at epoch 0, ``a0`` the closed forms'
+        initial strengths and ``same_init`` (the ReLNs start from the ReLU weights).
     """
     eps_grid = np.asarray(eps_grid, float)
     t_all, t_rec = np.arange(epochs + 1), np.asarray(record_epochs)
-    SEEDS = list(range(seeds))
     relu = relu_network((3, width, 1), init_std)
     relns = {k: xor_reln.reln(k, width, init_std) for k in KINDS}
     a0 = {k: xor_reln.xor_initial_strength(k, width, init_std) for k in KINDS}
@@ -54,19 +52,17 @@ def train_margins(eps_grid, width, init_std, *, lr, epochs, seeds, record_epochs
     loss_cf = {k: np.zeros((n_eps, epochs + 1)) for k in KINDS}
     shares = np.zeros((n_eps, seeds, len(t_rec), 3))
     count_init = np.zeros((n_eps, seeds, 3))
+    kw = dict(lr=lr, epochs=epochs, seeds=list(range(seeds)))
     for j, e in enumerate(eps_grid):
         ds = xor(e)
-        kw = dict(lr=lr, epochs=epochs, seeds=SEEDS)
         run = train(relu, ds.X, ds.Y, record_epochs=t_rec, record=GATED, **kw)
         loss_relu[j] = run.loss
-        W1, W2 = run.records["weights"]
-        G = run.records["gates"][0]
+        (W1, W2), G = run.records["weights"], run.records["gates"][0]
+        for s, r in np.ndindex(seeds, len(t_rec)):
+            sh = gating_shares(G[s, r], W1[s, r], W2[s, r])
+            shares[j, s, r] = [sh[c] for c in CLASSES]
         for s in range(seeds):
-            for r in range(len(t_rec)):
-                sh = gating_shares(G[s, r], W1[s, r], W2[s, r])
-                shares[j, s, r] = [sh[c] for c in CLASSES]
-            cls0 = gating_classes(G[s, 0])
-            count_init[j, s] = [np.mean(cls0 == c) for c in CLASSES]
+            count_init[j, s] = [np.mean(gating_classes(G[s, 0]) == c) for c in CLASSES]
         for k in KINDS:
             loss_sim[k][j] = train(relns[k], ds.X, ds.Y, **kw).loss
             loss_cf[k][j] = xor_reln.xor_closed_form_loss(t_all, e, k, a0[k], lr)
@@ -108,48 +104,40 @@ def sensitivity_sweep(groups, eps, seeds, *, lr, epochs, eps_star) -> list[dict]
         and seeds).
     """
     eps = np.asarray(sorted(eps), float)
-    t_all = np.arange(epochs + 1)
-    S_sw = list(range(seeds))
+    t_all, S = np.arange(epochs + 1), list(range(seeds))
     sweep = []
-    for w_, stds_ in groups.items():
-        net_ = relu_network((3, w_, 1), stds_[0])
+    for width, stds in groups.items():
+        net = relu_network((3, width, 1), stds[0])
         starts = [
-            initial_weights([relu_network((3, w_, 1), sd)] * seeds, S_sw)
-            for sd in stds_
+            initial_weights([relu_network((3, width, 1), sd)] * seeds, S) for sd in stds
         ]
         p0 = [np.concatenate(W) for W in zip(*starts)]  # (stds x seeds, ...)
-        runs_ = len(stds_) * seeds
-        lin_ = np.zeros((len(eps), len(stds_), seeds))
-        gap_ = np.zeros_like(lin_)
+        runs = list(range(len(stds) * seeds))
+        lin = np.zeros((len(eps), len(stds), seeds))
+        gap = np.zeros_like(lin)
         for j, e in enumerate(eps):
             ds = xor(e)
-            r_ = train(net_, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=list(range(runs_)),
-                       params0=p0, record_epochs=[epochs], record=GATED)  # fmt: skip
-            W1_, W2_ = (W[:, -1] for W in r_.records["weights"])
-            G_ = r_.records["gates"][0][:, -1]
-            for n, sd in enumerate(stds_):
-                a0_ = {k: xor_reln.xor_initial_strength(k, w_, sd) for k in KINDS}
-                fast_ = min(
-                    KINDS,
-                    key=lambda k: xor_reln.closed_form_learning_time(e, k, a0_[k], lr),
-                )
-                L_fast = xor_reln.xor_closed_form_loss(t_all, e, fast_, a0_[fast_], lr)
-                for s_ in S_sw:
-                    i = n * seeds + s_
-                    lin_[j, n, s_] = gating_shares(G_[i], W1_[i], W2_[i])["linear"]
-                    gap_[j, n, s_] = measures.time_gap(r_.loss[i], L_fast)
-        for n, sd in enumerate(stds_):
-            cx = np.array([crossover(eps, lin_[:, n, s_]) for s_ in S_sw])
+            run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=runs,
+                        params0=p0, record_epochs=[epochs], record=GATED)  # fmt: skip
+            W1, W2 = (W[:, -1] for W in run.records["weights"])
+            G = run.records["gates"][0][:, -1]
+            for n, sd in enumerate(stds):
+                a0 = {k: xor_reln.xor_initial_strength(k, width, sd) for k in KINDS}
+                t = {
+                    k: xor_reln.closed_form_learning_time(e, k, a0[k], lr)
+                    for k in KINDS
+                }
+                fast = min(KINDS, key=t.get)
+                L_fast = xor_reln.xor_closed_form_loss(t_all, e, fast, a0[fast], lr)
+                idx = range(n * seeds, (n + 1) * seeds)
+                lin[j, n] = [gating_shares(G[i], W1[i], W2[i])["linear"] for i in idx]
+                gap[j, n] = [measures.time_gap(run.loss[i], L_fast) for i in idx]
+        for n, sd in enumerate(stds):
+            cx = np.array([crossover(eps, lin[:, n, s]) for s in S])
+            med = float(np.nanmedian(cx)) if np.isfinite(cx).any() else np.nan
+            u0 = xor_reln.xor_initial_strength("linear", width, sd) * eps_star
+            g = float(np.median(gap[:, n]))
             sweep.append(
-                dict(
-                    width=w_,
-                    std=sd,
-                    u0=xor_reln.xor_initial_strength("linear", w_, sd) * eps_star,
-                    cross=cx,
-                    cross_med=float(np.nanmedian(cx))
-                    if np.isfinite(cx).any()
-                    else np.nan,
-                    gap=float(np.median(gap_[:, n])),
-                )
+                dict(width=width, std=sd, u0=u0, cross=cx, cross_med=med, gap=g)
             )
     return sweep
