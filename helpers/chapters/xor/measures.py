@@ -95,10 +95,13 @@ def small_init_limit(x, switches, bootstrap: int = 2000, seed: int = 0) -> dict:
     x, Y = np.asarray(x, float), np.asarray(switches, float)
     if x.ndim != 1 or Y.ndim != 2 or Y.shape[0] != x.size:
         raise ValueError(
-            f"need one x per setting, (settings, seeds) switches: {Y.shape}"
+            f"need one x per setting and (settings, seeds) switches, got {x.shape}, "
+            f"{Y.shape}"
         )
     if np.unique(x).size < 2:
         raise ValueError("the fit needs at least two settings with different x")
+    if int(bootstrap) < 1:
+        raise ValueError(f"bootstrap must be >= 1, got {bootstrap}")
     n = Y.shape[1]
 
     def fit(idx):
@@ -122,7 +125,7 @@ def small_init_limit(x, switches, bootstrap: int = 2000, seed: int = 0) -> dict:
 def reln_separation(main, faster) -> np.ndarray:
     """``(margins,)``: the time gap between the faster ReLN (``faster``: its kind per
     margin) and the slower one in the main sweep ``main``, seed against seed, median
-    over seeds."""
+    over seeds.  Defined for the page book/xor.md."""
     faster = [str(k) for k in faster]
     if len(faster) != len(main.eps) or set(faster) - set(KINDS):
         raise ValueError(f"faster must name one of {KINDS} per margin, got {faster}")
