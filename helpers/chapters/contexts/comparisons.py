@@ -70,8 +70,6 @@ SAME_STRATEGY = {"both": "mixed", "mixed": "both"}
 def family_match(reference, curves: Mapping, kind: str):
     """:func:`helpers.core.measures.match` of the ReLN ``kind`` to the ``reference``
     losses, every other strategy of ``curves`` (``{kind: (seeds, T)}``) a competitor."""
-    if kind not in curves:
-        raise ValueError(f"no curves for {kind!r}; have {list(curves)}")
     rivals = {
         STRATEGIES[k]: v
         for k, v in curves.items()
@@ -197,17 +195,11 @@ def pathway_norm_ratio(
 def pathway_energy_share(W2, H, Yhat, pathways: Mapping, names) -> float:
     """Share of the output's energy in the summed contribution of the pathways
     ``names``, median over seeds (``Yhat`` ``(S, p, P)``, the network's output)."""
-    return float(
-        np.median(
-            [
-                np.sum(
-                    sum(W2[s][:, pathways[n]] @ H[s][pathways[n]] for n in names) ** 2
-                )
-                / np.sum(Yhat[s] ** 2)
-                for s in range(len(W2))
-            ]
-        )
-    )
+    shares = []
+    for s in range(len(W2)):
+        out = sum(W2[s][:, pathways[n]] @ H[s][pathways[n]] for n in names)
+        shares.append(np.sum(out**2) / np.sum(Yhat[s] ** 2))
+    return float(np.median(shares))
 
 
 @dataclass(frozen=True)
@@ -330,18 +322,12 @@ def pathway_values(reln, pred, t_rec, C: int, k: int = 8) -> PathwayValues:
         )
         for n in names
     }
-    on_in = {n: pathway_pattern(n, C).count("1") for n in names}
-    main = [n for n in names if on_in[n] >= C - 1]
+    on = {n: pathway_pattern(n, C).count("1") for n in names}
+    main = [n for n in names if on[n] >= C - 1]
+    mixed = [n for n in names if on[n] == C - 1]
+    single = [n for n in names if on[n] == 1]
     order_ok = [learned_in_order(sim[n][s], t_rec) for n in main for s in range(S)]
-    return PathwayValues(
-        sim,
-        pr,
-        err,
-        main,
-        [n for n in names if on_in[n] == C - 1],
-        [n for n in names if on_in[n] == 1],
-        order_ok,
-    )
+    return PathwayValues(sim, pr, err, main, mixed, single, order_ok)
 
 
 @dataclass(frozen=True)
@@ -364,23 +350,14 @@ def race_norms(reln, pred, values: PathwayValues, resid: Mapping) -> Race:
     single, mixed = values.single_names, values.mixed_names
     maps_sim = [reln.pathway_maps(s) for s in range(len(reln.loss))]
     ratio_final = np.array([pathway_norm_ratio(m, single, mixed)[-1] for m in maps_sim])
-    norm = [
-        float(
-            np.median(
-                [np.sqrt(sum(np.sum(m[n][r] ** 2) for n in single)) for m in maps_sim]
-            )
-        )
-        for r in (0, -1)
-    ]
+
+    def norm(m, r):
+        return np.sqrt(sum(np.sum(m[n][r] ** 2) for n in single))
+
+    norms = [float(np.median([norm(m, r) for m in maps_sim])) for r in (0, -1)]
     W2, H = reln.records["weights"][1][:, -1], reln.records["hidden"][0][:, -1]
     share = pathway_energy_share(
         W2, H, reln.records["outputs"][:, -1], dict(reln.net.layers[0].pathways), single
     )
-    return Race(
-        maps_sim,
-        ratio_final,
-        pathway_norm_ratio(pred.maps, single, mixed),
-        norm,
-        share,
-        dict(resid),
-    )
+    ratio_pred = pathway_norm_ratio(pred.maps, single, mixed)
+    return Race(maps_sim, ratio_final, ratio_pred, norms, share, dict(resid))

@@ -70,22 +70,17 @@ def class_output_share(W2, H, pathways: Mapping, classes: Mapping, name: str) ->
     network's classes: the norm of the class's summed contribution over the sum of the
     classes' norms (``W2`` ``(S, p, H)``, ``H`` ``(S, H, P)``; ``pathways`` name ->
     slice of hidden units; ``classes`` class -> pathway names)."""
-    if name not in classes:
-        raise ValueError(f"no class {name!r}; have {list(classes)}")
 
     def part(s, names):
         return np.linalg.norm(
             sum(W2[s][:, pathways[n]] @ H[s][pathways[n]] for n in names)
         )
 
-    return float(
-        np.median(
-            [
-                part(s, classes[name]) / sum(part(s, v) for v in classes.values())
-                for s in range(len(W2))
-            ]
-        )
-    )
+    shares = [
+        part(s, classes[name]) / sum(part(s, v) for v in classes.values())
+        for s in range(len(W2))
+    ]
+    return float(np.median(shares))
 
 
 def strict_context_census(gates, W1, W2, contexts, n_contexts: int) -> dict:
@@ -154,18 +149,16 @@ def ablate_class(W1, W2, X, Y, contexts, n_contexts: int, cls: str = "single") -
 def ablation_control(
     W1, W2, X, Y, contexts, n_contexts: int, *, draws, seed, cls="single", pool="mixed"
 ) -> dict:
-    """The control of :func:`ablate_class`: random units of the class ``pool`` that
-    carry as much weight ``|W2[:, j]| |W1[j, :]|`` ([conv-census]) as the class ``cls``.
-
-    Each of ``draws`` draws (``numpy.random.default_rng(seed)``) orders the units of
-    ``pool`` at random and removes the shortest run of them from the start whose summed
-    weight comes nearest to that of ``cls`` (one unit fewer where that is nearer).
+    """The control of :func:`ablate_class`: each of ``draws`` draws
+    (``numpy.random.default_rng(seed)``) orders the units of the class ``pool`` at
+    random and removes the run of them from the start whose summed weight
+    ``|W2[:, j]| |W1[j, :]|`` ([conv-census]) comes nearest to that of ``cls``.
 
     Returns:
-        ``{"ablated": the loss without the random units, median over draws,
-        "ablated_draws": (draws,), "weight_ratio": the removed weight over ``cls``'s,
-        "share_units": the fraction of units removed (both median over draws),
-        "enough": whether ``pool`` weighs at least as much as ``cls``}``.
+        ``{"ablated": the loss without the random units, "ablated_draws": (draws,),
+        "weight_ratio": the removed weight over ``cls``'s, "share_units": the fraction
+        of units removed (medians over draws), "enough": whether ``pool`` weighs at
+        least as much as ``cls``}``.
     """
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
         raise ValueError(f"draws must be an integer >= 1, got {draws!r}")
@@ -205,12 +198,8 @@ def ablation_control(
 def unit_class(pattern: str, n_contexts: int) -> str:
     """``common``, ``2-of-3`` (on in C-1 of C), ``single`` or ``other`` for a context
     pattern such as ``'110'``."""
-    n_on = pattern.count("1")
-    if n_on == n_contexts:
-        return "common"
-    if n_on == n_contexts - 1:
-        return "2-of-3"
-    return "single" if n_on == 1 else "other"
+    classes = {1: "single", n_contexts - 1: "2-of-3", n_contexts: "common"}
+    return classes.get(pattern.count("1"), "other")
 
 
 def division_by_class(shares: Mapping, n_contexts: int) -> dict:
@@ -330,16 +319,11 @@ def gating_summary(relu, reln, single_run, net_single, ds, *, t_rec, thresholds,
     )
     final = [(G[s, -1], W1[s, -1], W2[s, -1]) for s in range(S)]
     at_end = [gating_census(*f, ctx, C)["patterns"] for f in final]
-    thr_sens = {
-        thr: np.median(
-            [
-                (c["common"] + c["mixed"], c["single"])
-                for c in (gating_census(*f, ctx, C, threshold=thr) for f in final)
-            ],
-            axis=0,
-        )
-        for thr in thresholds
-    }
+    thr_sens = {}
+    for thr in thresholds:
+        cens = [gating_census(*f, ctx, C, threshold=thr) for f in final]
+        shares = [(c["common"] + c["mixed"], c["single"]) for c in cens]
+        thr_sens[thr] = np.median(shares, axis=0)
     # the context-level phase: snapping changes the output by at most PHASE_SNAP
     snap = np.median(fc["snap_change"], axis=0)
     phase = [r for r in range(1, len(t_rec)) if snap[r] <= PHASE_SNAP]

@@ -90,27 +90,15 @@ def race_constants(task, run_m, pred_m, t_rec, *, lr, head_start_epoch) -> Const
     ``-(C-2)/(C-1)``).  Defined for the page book/contexts.md."""
     std_c, std_x = relns.STD_COMMON, relns.STD_CONTEXT
     a0_context = initial_mode_strength(relns.WIDTH, std_x, std_x)
-    pm, d_ctx = task.pm_mixed, float(task.C - 1)
-    eq_pred = np.array(_top_strengths(pred_m.maps, pm, t_rec, lr, d_ctx), float)
-    eq_sim = np.array(
-        [
-            _top_strengths(run_m.pathway_maps(s), pm, t_rec, lr, d_ctx)
-            for s in range(len(run_m.loss))
-        ],
-        float,
-    )
-    r_hs = list(t_rec).index(head_start_epoch)
+    pm, d = task.pm_mixed, float(task.C - 1)
+    eq_pred = np.array(_top_strengths(pred_m.maps, pm, t_rec, lr, d), float)
+    maps_sim = [run_m.pathway_maps(s) for s in range(len(run_m.loss))]
+    eq_sim = np.array([_top_strengths(m, pm, t_rec, lr, d) for m in maps_sim], float)
+    hs = head_start_epoch
+    r_hs = list(t_rec).index(hs)
+    proj = [mode_projections(pred_m.maps[p.name], p) for p in pm]
     a0_eq = np.concatenate(
-        [
-            equivalent_initial_strength(
-                mode_projections(pred_m.maps[p.name], p)[r_hs],
-                p.s,
-                d_ctx,
-                head_start_epoch,
-                lr,
-            )
-            for p in pm
-        ]
+        [equivalent_initial_strength(a[r_hs], p.s, d, hs, lr) for a, p in zip(proj, pm)]
     )
     po = partner_overlaps(task.O_mixed, pm)
     H = contextual_task(task.C)
