@@ -144,22 +144,16 @@ def output_gaps_at(reference, candidates: Mapping, epochs: Sequence[int]) -> dic
 
 def output_gap_spread(runs: Sequence, epochs: Sequence[int]) -> dict:
     """The two-sample yardstick of the output gap ([rulebook-noise]): per run, the
-    output gap between each pair of its seeds, mean over ``epochs``; ``sides``: each
-    run's median over pairs, ``spread``: the larger, ``interval``: its 90 % bootstrap
-    interval over seeds."""
+    matrix of the output gap between each pair of its seeds, mean over ``epochs``;
+    ``sides``: each run's median over pairs, ``spread``: the larger, ``interval``: its
+    90 % bootstrap interval over seeds."""
     mats = []
     for run in runs:
         outs = run.records["outputs"]
-        S = outs.shape[0]
-        D = np.zeros((S, S))
-        for a, b in combinations(range(S), 2):
-            D[a, b] = D[b, a] = np.mean(
-                [
-                    output_gap([outs[a, run.index(e)]], [outs[b, run.index(e)]])[0]
-                    for e in epochs
-                ]
-            )
-        mats.append(D)
+        gaps = [output_gap(list(outs[:, run.index(e)])) for e in epochs]
+        D = np.zeros((outs.shape[0],) * 2)
+        D[np.triu_indices(len(D), 1)] = np.mean(gaps, axis=0)
+        mats.append(D + D.T)
     sides = [float(np.median(D[np.triu_indices(len(D), 1)])) for D in mats]
     return {"spread": max(sides), "interval": bootstrap_interval(*mats), "sides": sides}
 
@@ -306,21 +300,14 @@ def pathway_values(reln, pred, t_rec, C: int, k: int = 8) -> PathwayValues:
     the simulated pathway's largest value, and whether the modes are learned in order
     of their final size.  Defined for the page book/contexts.md."""
     S, names = reln.loss.shape[0], pred.names
+    maps = [reln.pathway_maps(s) for s in range(S)]
     sim = {
-        n: np.stack(
-            [
-                np.linalg.svd(reln.pathway_maps(s)[n], compute_uv=False)[:, :k]
-                for s in range(S)
-            ]
-        )
+        n: np.stack([np.linalg.svd(m[n], compute_uv=False)[:, :k] for m in maps])
         for n in names
     }
     pr = {n: pred.singular_values(n)[:, :k] for n in names}
     err = {
-        n: np.array(
-            [np.abs(sim[n][s] - pr[n]).max() / sim[n][s].max() for s in range(S)]
-        )
-        for n in names
+        n: np.array([np.abs(x - pr[n]).max() / x.max() for x in sim[n]]) for n in names
     }
     on = {n: pathway_pattern(n, C).count("1") for n in names}
     main = [n for n in names if on[n] >= C - 1]
