@@ -127,15 +127,10 @@ def _loss_keeping(W2, pre, Y, keep) -> float:
 
 
 def ablate_class(W1, W2, X, Y, contexts, n_contexts: int, cls: str = "single") -> dict:
-    """The summed loss of the ReLU network ``W2 relu(W1 X)`` (``W1`` ``(H, d)``, ``W2``
-    ``(p, H)``, ``X`` ``(d, P)``, ``Y`` ``(p, P)``) before and after removing the units
-    of the class ``cls`` (``common``, ``mixed`` or ``single``) of the functional census
-    (every unit snapped to its nearest context-level gate, [conv-census]).
-
-    Returns:
-        ``{"loss", "ablated": the loss without the class, "share_units": the fraction
-        of units removed}``.
-    """
+    """The summed ``loss`` of the ReLU network ``W2 relu(W1 X)`` (``W1`` ``(H, d)``,
+    ``W2`` ``(p, H)``, ``X`` ``(d, P)``, ``Y`` ``(p, P)``), the loss ``ablated`` without
+    the units of the class ``cls`` (``common``, ``mixed`` or ``single``) of the
+    functional census ([conv-census]) and the ``share_units`` so removed."""
     W1, W2, X, Y = (np.asarray(a, float) for a in (W1, W2, X, Y))
     pre, masks = _snapped_classes(W1, X, contexts, n_contexts, ("cls", cls))
     keep = ~masks[cls]
@@ -215,22 +210,18 @@ def division_of_labour(relu, reln, ds, blocks) -> dict:
     """Which units produce which output block at the last record, per class, median
     over seeds: the ReLU network's units grouped by their final context pattern
     against the ReLN's pathways, ``{"ReLU" | "ReLN": {class: (blocks,)}}``."""
-    C = ds.n_contexts
-    G, (_, W2) = relu.records["gates"][0], relu.records["weights"]
-    H_relu, H_reln = relu.records["hidden"][0], reln.records["hidden"][0]
+    C, G = ds.n_contexts, relu.records["gates"][0]
     pw = {pathway_pattern(n, C): sl for n, sl in reln.net.layers[0].pathways}
-    div_relu, div_reln = [], []
-    for s in range(G.shape[0]):
-        groups = unit_groups(G[s, -1], ds.contexts, C)
-        shares = output_division(W2[s, -1], H_relu[s, -1], groups, ds.Y, blocks)
-        div_relu.append(division_by_class(shares, C))
-        W2_reln = reln.records["weights"][1][s, -1]
-        shares = output_division(W2_reln, H_reln[s, -1], pw, ds.Y, blocks)
-        div_reln.append(division_by_class(shares, C))
-    return {
-        name: {k: np.median([d[k] for d in D], axis=0) for k in D[0]}
-        for name, D in [("ReLU", div_relu), ("ReLN", div_reln)]
-    }
+    out = {}
+    for name, run in (("ReLU", relu), ("ReLN", reln)):
+        W2, H = run.records["weights"][1][:, -1], run.records["hidden"][0][:, -1]
+        divs = []
+        for s in range(len(W2)):
+            groups = unit_groups(G[s, -1], ds.contexts, C) if run is relu else pw
+            shares = output_division(W2[s], H[s], groups, ds.Y, blocks)
+            divs.append(division_by_class(shares, C))
+        out[name] = {k: np.median([d[k] for d in divs], axis=0) for k in divs[0]}
+    return out
 
 
 def ablation_summary(ablation, control) -> dict:
@@ -295,16 +286,11 @@ def _stack(dicts) -> dict:
 
 
 def gating_summary(relu, reln, single_run, net_single, ds, *, t_rec, thresholds, draws):
-    """Everything the page book/contexts.md measures of the ReLU network's gating.
-
-    Args:
-        relu: the ReLU network's run (recording gates, weights and hidden activity).
-        reln: the 7-pathway ReLN's run; single_run, net_single: the single-context
-            ReLN's run and network.
-        ds: the contextual task (four output blocks of 15 features).
-        t_rec: the recorded epochs; thresholds: the census's "on" thresholds;
-            draws: the random sets of the ablation's control per seed.
-    """
+    """Everything the page book/contexts.md measures of the gating of the ReLU network
+    ``relu`` (recording gates, weights and hidden activity) on the task ``ds`` (four
+    output blocks of 15 features), beside the 7-pathway ReLN ``reln`` and the
+    single-context ReLN (``single_run`` of ``net_single``); ``thresholds``: the
+    census's "on" thresholds, ``draws``: the control's random sets per seed."""
     C, X, Y, ctx = ds.n_contexts, ds.X, ds.Y, ds.contexts
     G, (W1, W2) = relu.records["gates"][0], relu.records["weights"]
     S, R = W1.shape[:2]

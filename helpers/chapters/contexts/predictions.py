@@ -70,16 +70,11 @@ class Constants:
 
 def _top_strengths(maps, modes, epochs, lr, d) -> list:
     """Each pathway's top mode's equivalent initial strength at each epoch."""
-    out = []
-    for p in modes:
-        a = mode_projections(maps[p.name], p)[:, 0]
-        out.append(
-            [
-                equivalent_initial_strength(a[r], p.s[0], d, t, lr)
-                for r, t in enumerate(epochs)
-            ]
-        )
-    return out
+    tops = [(mode_projections(maps[p.name], p)[:, 0], p.s[0]) for p in modes]
+    return [
+        [equivalent_initial_strength(a[r], s, d, t, lr) for r, t in enumerate(epochs)]
+        for a, s in tops
+    ]
 
 
 def race_constants(task, run_m, pred_m, t_rec, *, lr, head_start_epoch) -> Constants:
