@@ -28,11 +28,8 @@ def unit_groups(
 ) -> dict[str, np.ndarray]:
     """Hidden units grouped by their context pattern
     (:func:`helpers.core.measures.context_patterns`): ``{'110': unit indices, ...}``."""
-    pats, _ = context_patterns(gates, contexts, n_contexts, threshold)
-    groups: dict[str, list] = {}
-    for j, p in enumerate(pats):
-        groups.setdefault(p, []).append(j)
-    return {p: np.asarray(v, int) for p, v in sorted(groups.items())}
+    pats = context_patterns(gates, contexts, n_contexts, threshold)[0]
+    return {p: np.flatnonzero(np.array(pats) == p) for p in sorted(set(pats))}
 
 
 def group_maps(W1, W2, groups: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -280,11 +277,6 @@ class Gating:
     div: dict  # division_of_labour
 
 
-def _stack(dicts) -> dict:
-    """``{key: np.stack of the dicts' values}``."""
-    return {k: np.stack([d[k] for d in dicts]) for k in dicts[0]}
-
-
 def gating_summary(relu, reln, single_run, net_single, ds, *, t_rec, thresholds, draws):
     """Everything the page book/contexts.md measures of the gating of the ReLU network
     ``relu`` (recording gates, weights and hidden activity) on the task ``ds`` (four
@@ -294,15 +286,10 @@ def gating_summary(relu, reln, single_run, net_single, ds, *, t_rec, thresholds,
     C, X, Y, ctx = ds.n_contexts, ds.X, ds.Y, ds.contexts
     G, (W1, W2) = relu.records["gates"][0], relu.records["weights"]
     S, R = W1.shape[:2]
-    census = _stack(
-        [census_over_training(G[s], W1[s], W2[s], ctx, C) for s in range(S)]
-    )
-    fc = _stack(
-        [
-            _stack([functional_census(W1[s, r], W2[s, r], X, ctx, C) for r in range(R)])
-            for s in range(S)
-        ]
-    )
+    census = [census_over_training(G[s], W1[s], W2[s], ctx, C) for s in range(S)]
+    census = {k: np.stack([c[k] for c in census]) for k in census[0]}
+    fc = [functional_census(W1[i], W2[i], X, ctx, C) for i in np.ndindex(S, R)]
+    fc = {k: np.reshape([c[k] for c in fc], (S, R)) for k in fc[0]}
     final = [(G[s, -1], W1[s, -1], W2[s, -1]) for s in range(S)]
     at_end = [gating_census(*f, ctx, C)["patterns"] for f in final]
     thr_sens = {}
