@@ -84,7 +84,7 @@ def race_constants(task, run_m, pred_m, t_rec, *, lr, head_start_epoch) -> Const
     and the modes' overlaps, also on the all-hierarchy task of Section 5 (theory:
     ``-(C-2)/(C-1)``).  Defined for the page book/contexts.md."""
     std_c, std_x = relns.STD_COMMON, relns.STD_CONTEXT
-    a0_context = initial_mode_strength(relns.WIDTH, std_x, std_x)
+    a0x = initial_mode_strength(relns.WIDTH, std_x, std_x)
     pm, d = task.pm_mixed, float(task.C - 1)
     eq_pred = np.array(_top_strengths(pred_m.maps, pm, t_rec, lr, d), float)
     maps_sim = [run_m.pathway_maps(s) for s in range(len(run_m.loss))]
@@ -96,6 +96,7 @@ def race_constants(task, run_m, pred_m, t_rec, *, lr, head_start_epoch) -> Const
         [equivalent_initial_strength(a[r_hs], p.s, d, hs, lr) for a, p in zip(proj, pm)]
     )
     po = partner_overlaps(task.O_mixed, pm)
+    top = {tuple(sorted(k)): v for k, v in po["top"].items()}  # one per pair
     H = contextual_task(task.C)
     pm_H = pathway_modes(
         relns.context_reln(H, "mixed", "one-way"), H.X, relns.common_fit(H)[1]
@@ -103,19 +104,15 @@ def race_constants(task, run_m, pred_m, t_rec, *, lr, head_start_epoch) -> Const
     top_H = partner_overlaps(overlap_matrix(H.X, pm_H), pm_H)["top"]
     return Constants(
         a0_common=initial_mode_strength(relns.WIDTH, std_c, std_c),
-        a0_context=a0_context,
+        a0_context=a0x,
         eq_top_pred=eq_pred,
         eq_top_sim=eq_sim,
         a0_hs_pred=float(nanmed(eq_pred[:, r_hs])),
         a0_hs_sim=float(nanmed(eq_sim[:, :, r_hs])),
         a0_eq=a0_eq,
-        a0_eq_used=np.where(
-            np.isfinite(a0_eq), np.maximum(a0_eq, a0_context), a0_context
-        ),
+        a0_eq_used=np.where(np.isfinite(a0_eq), np.maximum(a0_eq, a0x), a0x),
         overlaps=po,
-        top_vals=np.array(
-            list({tuple(sorted(k)): v for k, v in po["top"].items()}.values())
-        ),
+        top_vals=np.array(list(top.values())),
         partner_all=np.concatenate(list(po["pairs"].values())),
         top_H=np.array(list(top_H.values())),
     )
