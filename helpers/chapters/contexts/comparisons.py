@@ -175,8 +175,8 @@ def pathway_norm_ratio(
     """``sqrt(sum_num ||W_p||_F^2) / sqrt(sum_den ||W_q||_F^2)`` over the last two axes
     (leading axes, e.g. epochs, kept): e.g. single-context over 2-of-3 pathways."""
     missing = [n for n in (*numerator, *denominator) if n not in maps]
-    if missing:
-        raise ValueError(f"no maps for {missing}; have {list(maps)}")
+    if missing or not numerator or not denominator:
+        raise ValueError(f"no maps for {missing} (or an empty side); have {list(maps)}")
 
     def norm(names):
         return np.sqrt(
