@@ -13,15 +13,7 @@ cross), its ReLN and the ReLU network it imitates (page book/contexts.md).
 """
 
 from ...core import modes
-from . import (
-    comparisons,
-    gating,
-    plots,
-    predictions,
-    representations,
-    tables,
-    task,
-)
+from . import comparisons, gating, plots, predictions, representations, tables, task
 from .report import report
 
 __all__ = [

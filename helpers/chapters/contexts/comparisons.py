@@ -5,6 +5,7 @@ of candidate strategies, time gaps, output gaps and the pathways' singular value
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -49,12 +50,11 @@ def train_relns(
     return runs, preds
 
 
-#: The family of candidate ReLNs of Section 4 ([rulebook-best]): the common pathway
-#: with k of the three context pathways on in k contexts, by the kind of
-#: :func:`helpers.core.relns.context_reln`.  k = 3 is the common pathway alone: a
-#: pathway on in every context is a second common pathway, which, trained one-way on
-#: the common pathway's residual, learns nothing the common one has not.  "both" is the
-#: mixture the census points to and the ReLN the authors ran (3_context_diff/gdln.py).
+#: The family of candidate ReLNs of Section 4 ([rulebook-best]) by the kind of
+#: :func:`helpers.core.relns.context_reln`.  k = 3 is the common pathway alone (a
+#: pathway on in every context, trained one-way on the common pathway's residual,
+#: learns nothing).  "both" is the mixture the census points to and the ReLN the
+#: authors ran (3_context_diff/gdln.py).
 STRATEGIES = {
     "both": "7 pathways (Fig. 4a)",
     "mixed": "common + 2-of-3",
@@ -62,19 +62,14 @@ STRATEGIES = {
     "common": "common alone (k = 3)",
 }
 
-
 #: The 7-pathway ReLN and the common + 2-of-3 ReLN are one strategy (the single-context
 #: pathways of the first stay idle, Proposition 4.2): neither is the other's competitor.
 SAME_STRATEGY = {"both": "mixed", "mixed": "both"}
 
 
 def family_match(reference, curves: Mapping, kind: str):
-    """:func:`helpers.core.measures.match` of the ReLN ``kind`` (a key of
-    :data:`STRATEGIES`) to the ``reference`` losses, with every other strategy of
-    ``curves`` (``{kind: (seeds, T)}``) as a competitor (contexts chapter,
-    ``gap_relu_reln`` and ``init_sensitivity``)."""
-    if kind not in curves:
-        raise ValueError(f"no curves for {kind!r}; have {list(curves)}")
+    """:func:`helpers.core.measures.match` of the ReLN ``kind`` to the ``reference``
+    losses, every other strategy of ``curves`` (``{kind: (seeds, T)}``) a competitor."""
     rivals = {
         STRATEGIES[k]: v
         for k, v in curves.items()
@@ -92,12 +87,8 @@ def family_match(reference, curves: Mapping, kind: str):
 
 def init_table(sens: Mapping, reference) -> dict:
     """Per initialisation of the ReLNs ([conv-init]), from ``sens`` (``{init:
-    {kind: family_match, "curves": {kind: (seeds, T)}}}``): the time gaps of each
-    strategy to the ``reference`` (the ReLU network's losses), the 7-pathway ReLN's
-    seed spread, and the verdict the rulebook gives under that start to the 7-pathway
-    and the 2-of-3 ReLN ("excellent agreement") and to the single-context ReLN
-    ("a clear deviation", ``beyond_noise``) (contexts chapter, ``init_sensitivity``).
-    """
+    {kind: family_match, "curves": {kind: (seeds, T)}}}``): each strategy's time gap
+    to ``reference``, the 7-pathway ReLN's seed spread and the rulebook's verdicts."""
     return {
         init: {
             "gap_7_pathways": d["both"].value,
@@ -125,12 +116,7 @@ def median_gap(A, B) -> float:
 def pairwise_gap(curves) -> float:
     """:func:`helpers.core.measures.time_gap` between every pair of runs ``a < b``,
     median (the seed spread of one network; [conv-measures])."""
-    S = len(curves)
-    return float(
-        np.median(
-            [time_gap(curves[a], curves[b]) for a in range(S) for b in range(a + 1, S)]
-        )
-    )
+    return float(np.median([time_gap(a, b) for a, b in combinations(curves, 2)]))
 
 
 def level_log_ratio(La, Lb) -> np.ndarray:
@@ -157,93 +143,19 @@ def output_gaps_at(reference, candidates: Mapping, epochs: Sequence[int]) -> dic
 
 
 def output_gap_spread(runs: Sequence, epochs: Sequence[int]) -> dict:
-    """The two-sample yardstick of the output gap ([rulebook-noise], [conv-output-gap]):
-    for each run (the reference and a stochastic candidate, each recording
-    ``outputs``), the matrix over its seeds ``(a, b)`` of the output gap of ``a`` to
-    ``b``, mean over ``epochs``; ``spread``: the larger of the sides' medians over
-    pairs, ``interval``: its 90 % bootstrap interval over seeds, ``sides``: each side's
-    median (contexts chapter, ``output_gap``)."""
+    """The two-sample yardstick of the output gap ([rulebook-noise]): per run, the
+    matrix of the output gap between each pair of its seeds, mean over ``epochs``;
+    ``sides``: each run's median over pairs, ``spread``: the larger, ``interval``: its
+    90 % bootstrap interval over seeds."""
     mats = []
     for run in runs:
         outs = run.records["outputs"]
-        S = outs.shape[0]
-        D = np.zeros((S, S))
-        for a in range(S):
-            for b in range(a + 1, S):
-                D[a, b] = D[b, a] = np.mean(
-                    [
-                        output_gap([outs[a, run.index(e)]], [outs[b, run.index(e)]])[0]
-                        for e in epochs
-                    ]
-                )
-        mats.append(D)
+        gaps = [output_gap(list(outs[:, run.index(e)])) for e in epochs]
+        D = np.zeros((outs.shape[0],) * 2)
+        D[np.triu_indices(len(D), 1)] = np.mean(gaps, axis=0)
+        mats.append(D + D.T)
     sides = [float(np.median(D[np.triu_indices(len(D), 1)])) for D in mats]
     return {"spread": max(sides), "interval": bootstrap_interval(*mats), "sides": sides}
-
-
-def output_gap_match(gaps: Mapping, spread: Mapping, by_epoch=None) -> Evidence:
-    """The evidence of "excellent agreement across all ... outputs" (contexts chapter,
-    ``output_gap``): the median output gap to the ReLN (``gaps``:
-    :func:`output_gaps_at` with candidates ``reln`` and ``single``), mean over the
-    epochs, against the two-sample spread of the same mean (``spread``:
-    :func:`output_gap_spread`); the alternative is the single-context ReLN.
-    ``by_epoch`` (``{epoch: output_gap_spread at that epoch}``) adds each epoch read
-    alone as a variant of the window."""
-    epochs = list(gaps["reln"])
-
-    def at(name, e):
-        return float(np.median(gaps[name][e]))
-
-    mean = {n: float(np.mean([at(n, e) for e in epochs])) for n in ("reln", "single")}
-    ev = Evidence(
-        mean["reln"],
-        spread["spread"],
-        mean["single"],
-        (mean["reln"],),
-        spread_interval=spread["interval"],
-        spread_candidate=spread["sides"][1],
-        criterion="seed_noise",
-    )
-    if not by_epoch:
-        return ev
-    return ev.varied(
-        "window",
-        {
-            f"epoch {e} alone": Evidence(
-                at("reln", e),
-                s["spread"],
-                at("single", e),
-                spread_interval=s["interval"],
-                spread_candidate=s["sides"][1],
-                criterion="seed_noise",
-            )
-            for e, s in by_epoch.items()
-        },
-    )
-
-
-def singular_values_over_training(run, pred, k: int) -> tuple[dict, dict, dict]:
-    """The top ``k`` singular values of each pathway's map over training: simulated
-    ``{name: (S, R, k)}`` and predicted ``{name: (R, k)}``, and their largest
-    difference relative to the simulated pathway's largest value ``{name: (S,)}``."""
-    S = run.loss.shape[0]
-    sim = {
-        n: np.stack(
-            [
-                np.linalg.svd(run.pathway_maps(s)[n], compute_uv=False)[:, :k]
-                for s in range(S)
-            ]
-        )
-        for n in pred.names
-    }
-    pr = {n: pred.singular_values(n)[:, :k] for n in pred.names}
-    err = {
-        n: np.array(
-            [np.abs(sim[n][s] - pr[n]).max() / sim[n][s].max() for s in range(S)]
-        )
-        for n in pred.names
-    }
-    return sim, pr, err
 
 
 def learned_in_order(sv, epochs, frac: float = 0.1) -> bool:
@@ -262,14 +174,9 @@ def pathway_norm_ratio(
 ) -> np.ndarray:
     """``sqrt(sum_num ||W_p||_F^2) / sqrt(sum_den ||W_q||_F^2)`` over the last two axes
     (leading axes, e.g. epochs, kept): e.g. single-context over 2-of-3 pathways."""
-    if not numerator or not denominator:
-        raise ValueError(
-            "pathway_norm_ratio needs pathways in both the numerator and the "
-            "denominator"
-        )
     missing = [n for n in (*numerator, *denominator) if n not in maps]
-    if missing:
-        raise ValueError(f"no maps for {missing}; have {list(maps)}")
+    if missing or not numerator or not denominator:
+        raise ValueError(f"no maps for {missing} (or an empty side); have {list(maps)}")
 
     def norm(names):
         return np.sqrt(
@@ -282,17 +189,11 @@ def pathway_norm_ratio(
 def pathway_energy_share(W2, H, Yhat, pathways: Mapping, names) -> float:
     """Share of the output's energy in the summed contribution of the pathways
     ``names``, median over seeds (``Yhat`` ``(S, p, P)``, the network's output)."""
-    return float(
-        np.median(
-            [
-                np.sum(
-                    sum(W2[s][:, pathways[n]] @ H[s][pathways[n]] for n in names) ** 2
-                )
-                / np.sum(Yhat[s] ** 2)
-                for s in range(len(W2))
-            ]
-        )
-    )
+    shares = []
+    for s in range(len(W2)):
+        out = sum(W2[s][:, pathways[n]] @ H[s][pathways[n]] for n in names)
+        shares.append(np.sum(out**2) / np.sum(Yhat[s] ** 2))
+    return float(np.median(shares))
 
 
 @dataclass(frozen=True)
@@ -310,18 +211,10 @@ class Losses:
 
 
 def compare_losses(relu, relns: Mapping, preds: Mapping, curves: Mapping, init: str):
-    """The loss comparisons of the page book/contexts.md.
-
-    Args:
-        relu: the ReLU network's run; relns, preds: :func:`train_relns`'s runs and
-            race predictions.
-        curves: ``{init: {kind: (S, T) losses}}``, the family of strategies
-            (:data:`STRATEGIES`) under every initialisation, in [conv-init]'s order.
-        init: the initialisation the page's figures use.
-
-    Returns:
-        :class:`Losses`.
-    """
+    """The loss comparisons of the page book/contexts.md: the ReLU network's run
+    ``relu`` against :func:`train_relns`'s ``relns`` and ``preds``, and against the
+    family of strategies ``curves`` (``{init: {kind: (S, T) losses}}``, every
+    initialisation in [conv-init]'s order; the figures use ``init``)."""
     family, reln = curves[init], relns["both/one-way"]
     full, mixed, single = (
         relns[k].loss for k in ("both/full", "mixed/one-way", "single/one-way")
@@ -333,10 +226,10 @@ def compare_losses(relu, relns: Mapping, preds: Mapping, curves: Mapping, init: 
         "pred_mixed": median_gap(mixed, preds["mixed/one-way"].loss),
         "pred_single": median_gap(single, preds["single/one-way"].loss),
     }
-    sens = {}
-    for choice, L in curves.items():
-        sens[choice] = {kind: family_match(relu.loss, L, kind) for kind in L}
-        sens[choice]["curves"] = L
+    sens = {
+        choice: {**{kind: family_match(relu.loss, L, kind) for kind in L}, "curves": L}
+        for choice, L in curves.items()
+    }
     return Losses(
         m_reln=family_match(relu.loss, family, "both"),
         m_mixed=family_match(relu.loss, family, "mixed"),
@@ -355,17 +248,37 @@ class Outputs:
 
     gaps: dict  # output_gaps_at: {"seed" | "reln" | "single": {epoch: gaps}}
     spread: dict  # output_gap_spread over the epochs shown
-    match: Evidence  # output_gap_match, each epoch alone as a variant
+    match: Evidence  # "excellent agreement": each epoch alone as a variant
 
 
 def compare_outputs(relu, reln, single, show_epochs) -> Outputs:
     """Output gaps of the ReLU network to the 7-pathway ReLN (``reln``), to its own
     seeds and to the single-context ReLN (``single``) at ``show_epochs``, and their
-    two-sample yardstick.  Defined for the page book/contexts.md."""
+    evidence: the median gap to the ReLN, mean over the epochs (and each epoch alone),
+    against the two-sample spread of the same mean, the single-context ReLN the
+    alternative.  Defined for the page book/contexts.md."""
     gaps = output_gaps_at(relu, {"reln": reln, "single": single}, show_epochs)
-    spread = output_gap_spread([relu, reln], show_epochs)
-    at = {e: output_gap_spread([relu, reln], [e]) for e in show_epochs}
-    return Outputs(gaps, spread, output_gap_match(gaps, spread, at))
+
+    def evidence(epochs, **kw):
+        s = output_gap_spread([relu, reln], epochs)
+        reln_, single_ = (
+            float(np.mean([float(np.median(gaps[n][e])) for e in epochs]))
+            for n in ("reln", "single")
+        )
+        return s, Evidence(
+            reln_,
+            s["spread"],
+            single_,
+            spread_interval=s["interval"],
+            spread_candidate=s["sides"][1],
+            criterion="seed_noise",
+            **kw,
+        )
+
+    spread, ev = evidence(show_epochs)
+    ev = ev.but(per_seed=(ev.value,))
+    alone = {f"epoch {e} alone": evidence([e])[1] for e in show_epochs}
+    return Outputs(gaps, spread, ev.varied("window", alone))
 
 
 @dataclass(frozen=True)
@@ -382,24 +295,26 @@ class PathwayValues:
 
 
 def pathway_values(reln, pred, t_rec, C: int, k: int = 8) -> PathwayValues:
-    """:func:`singular_values_over_training` of the 7-pathway ReLN and whether its
-    modes are learned in order of their final size.  Defined for the page
-    book/contexts.md."""
-    sim, pr, err = singular_values_over_training(reln, pred, k)
-    on_in = {n: pathway_pattern(n, C).count("1") for n in pred.names}
-    main = [n for n in pred.names if on_in[n] >= C - 1]
-    order_ok = [
-        learned_in_order(sim[n][s], t_rec) for n in main for s in range(len(reln.loss))
-    ]
-    return PathwayValues(
-        sim,
-        pr,
-        err,
-        main,
-        [n for n in pred.names if on_in[n] == C - 1],
-        [n for n in pred.names if on_in[n] == 1],
-        order_ok,
-    )
+    """The top ``k`` singular values of each pathway's map over training, the 7-pathway
+    ReLN's (``reln``) and predicted (``pred``), their largest difference relative to
+    the simulated pathway's largest value, and whether the modes are learned in order
+    of their final size.  Defined for the page book/contexts.md."""
+    S, names = reln.loss.shape[0], pred.names
+    maps = [reln.pathway_maps(s) for s in range(S)]
+    sim = {
+        n: np.stack([np.linalg.svd(m[n], compute_uv=False)[:, :k] for m in maps])
+        for n in names
+    }
+    pr = {n: pred.singular_values(n)[:, :k] for n in names}
+    err = {
+        n: np.array([np.abs(x - pr[n]).max() / x.max() for x in sim[n]]) for n in names
+    }
+    on = {n: pathway_pattern(n, C).count("1") for n in names}
+    main = [n for n in names if on[n] >= C - 1]
+    mixed = [n for n in names if on[n] == C - 1]
+    single = [n for n in names if on[n] == 1]
+    order_ok = [learned_in_order(sim[n][s], t_rec) for n in main for s in range(S)]
+    return PathwayValues(sim, pr, err, main, mixed, single, order_ok)
 
 
 @dataclass(frozen=True)
@@ -421,26 +336,15 @@ def race_norms(reln, pred, values: PathwayValues, resid: Mapping) -> Race:
     book/contexts.md."""
     single, mixed = values.single_names, values.mixed_names
     maps_sim = [reln.pathway_maps(s) for s in range(len(reln.loss))]
-    ratio_final = np.stack([pathway_norm_ratio(m, single, mixed) for m in maps_sim])[
-        :, -1
-    ]
-    norm = [
-        float(
-            np.median(
-                [np.sqrt(sum(np.sum(m[n][r] ** 2) for n in single)) for m in maps_sim]
-            )
-        )
-        for r in (0, -1)
-    ]
+    ratio_final = np.array([pathway_norm_ratio(m, single, mixed)[-1] for m in maps_sim])
+
+    def norm(m, r):
+        return np.sqrt(sum(np.sum(m[n][r] ** 2) for n in single))
+
+    norms = [float(np.median([norm(m, r) for m in maps_sim])) for r in (0, -1)]
     W2, H = reln.records["weights"][1][:, -1], reln.records["hidden"][0][:, -1]
     share = pathway_energy_share(
         W2, H, reln.records["outputs"][:, -1], dict(reln.net.layers[0].pathways), single
     )
-    return Race(
-        maps_sim,
-        ratio_final,
-        pathway_norm_ratio(pred.maps, single, mixed),
-        norm,
-        share,
-        dict(resid),
-    )
+    ratio_pred = pathway_norm_ratio(pred.maps, single, mixed)
+    return Race(maps_sim, ratio_final, ratio_pred, norms, share, dict(resid))

@@ -27,21 +27,15 @@ def unit_groups(
     gates, contexts, n_contexts: int, threshold: float = 0.5
 ) -> dict[str, np.ndarray]:
     """Hidden units grouped by their context pattern
-    (:func:`helpers.core.measures.context_patterns`):
-    ``{'110': unit indices, ...}``."""
-    pats, _ = context_patterns(gates, contexts, n_contexts, threshold)
-    groups: dict[str, list] = {}
-    for j, p in enumerate(pats):
-        groups.setdefault(p, []).append(j)
-    return {p: np.asarray(v, int) for p, v in sorted(groups.items())}
+    (:func:`helpers.core.measures.context_patterns`): ``{'110': unit indices, ...}``."""
+    pats = context_patterns(gates, contexts, n_contexts, threshold)[0]
+    return {p: np.flatnonzero(np.array(pats) == p) for p in sorted(set(pats))}
 
 
 def group_maps(W1, W2, groups: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The map ``W2[:, G] W1[G, :]`` of each group of hidden units; ``W1`` ``(..., H,
-    d)``,
-    ``W2`` ``(..., p, H)`` (leading axes, e.g. recorded epochs, broadcast)."""
-    W1 = np.asarray(W1, float)
-    W2 = np.asarray(W2, float)
+    d)``, ``W2`` ``(..., p, H)`` (leading axes, e.g. recorded epochs, broadcast)."""
+    W1, W2 = np.asarray(W1, float), np.asarray(W2, float)
     if W1.shape[-2] != W2.shape[-1]:
         raise ValueError(f"W1 has {W1.shape[-2]} hidden units, W2 {W2.shape[-1]}")
     return {g: W2[..., :, idx] @ W1[..., idx, :] for g, idx in groups.items()}
@@ -53,14 +47,8 @@ def output_division(
     """Which units produce which output block: for each group ``G`` and block ``b``,
     ``<W2[b, G] H[G], Y[b]> / ||Y[b]||^2`` (the group's share of the target block; the
     shares of all groups sum to the network's fit of the block)."""
-    W2 = np.asarray(W2, float)
-    H = np.asarray(H, float)
-    Y = np.asarray(Y, float)
-    if (
-        W2.shape[1] != H.shape[0]
-        or W2.shape[0] != Y.shape[0]
-        or H.shape[1] != Y.shape[1]
-    ):
+    W2, H, Y = (np.asarray(a, float) for a in (W2, H, Y))
+    if (W2.shape[1], W2.shape[0], H.shape[1]) != (H.shape[0], Y.shape[0], Y.shape[1]):
         raise ValueError(
             f"shapes do not chain: W2 {W2.shape}, H {H.shape}, Y {Y.shape}"
         )
@@ -73,87 +61,31 @@ def output_division(
     return out
 
 
-def census_seeds(G, W1, W2, contexts, n_contexts: int) -> dict:
-    """:func:`census_over_training` of every seed (``G`` ``(S, R, H, P)``, ``W1``,
-    ``W2`` likewise): ``{class: (S, R)}``."""
-    cens = [
-        census_over_training(G[s], W1[s], W2[s], contexts, n_contexts)
-        for s in range(len(G))
-    ]
-    return {k: np.stack([c[k] for c in cens]) for k in cens[0]}
-
-
-def final_pattern_shares(G, W1, W2, contexts, n_contexts: int, patterns) -> dict:
-    """The weight share of each of ``patterns`` at the last record, median over
-    seeds ([conv-census])."""
-    final = [
-        gating_census(G[s, -1], W1[s, -1], W2[s, -1], contexts, n_contexts)["patterns"]
-        for s in range(len(G))
-    ]
-    return {p: float(np.median([fp.get(p, 0.0) for fp in final])) for p in patterns}
-
-
-def threshold_sensitivity(G, W1, W2, contexts, n_contexts: int, thresholds) -> dict:
-    """``{threshold: (common + 2-of-3 share, single-context share)}`` at the last
-    record, median over seeds, for each "on" threshold of the census."""
-    out = {}
-    for thr in thresholds:
-        shares = []
-        for s in range(len(G)):
-            c = gating_census(
-                G[s, -1], W1[s, -1], W2[s, -1], contexts, n_contexts, threshold=thr
-            )
-            shares.append((c["common"] + c["mixed"], c["single"]))
-        out[thr] = np.median(shares, axis=0)
-    return out
-
-
-def functional_census_seeds(W1, W2, X, contexts, n_contexts: int) -> dict:
-    """:func:`helpers.core.measures.functional_census` at every record of every seed
-    (``W1`` ``(S, R, H, d)``, ``W2`` ``(S, R, p, H)``): ``{key: (S, R)}``."""
-    cens = [
-        [
-            functional_census(W1[s, r], W2[s, r], X, contexts, n_contexts)
-            for r in range(W1.shape[1])
-        ]
-        for s in range(W1.shape[0])
-    ]
-    return {k: np.array([[c[k] for c in row] for row in cens]) for k in cens[0][0]}
-
-
 def class_output_share(W2, H, pathways: Mapping, classes: Mapping, name: str) -> float:
     """Share of a ReLN's output produced by the class ``name`` of pathways, median over
-    seeds, measured as :func:`helpers.core.measures.functional_census` measures the
-    ReLU network's classes: the norm of the class's *summed* contribution over the sum
-    of the classes' norms (``W2`` ``(S, p, H)``, ``H`` ``(S, H, P)`` at one epoch;
-    ``pathways`` name -> slice of hidden units; ``classes`` class -> pathway names).
-    Used for the single-context ReLN's share, the alternative of
-    ``contexts.single_context_share`` (contexts chapter)."""
-    if name not in classes:
-        raise ValueError(f"no class {name!r}; have {list(classes)}")
+    seeds, as :func:`helpers.core.measures.functional_census` measures the ReLU
+    network's classes: the norm of the class's summed contribution over the sum of the
+    classes' norms (``W2`` ``(S, p, H)``, ``H`` ``(S, H, P)``; ``pathways`` name ->
+    slice of hidden units; ``classes`` class -> pathway names)."""
 
     def part(s, names):
         return np.linalg.norm(
             sum(W2[s][:, pathways[n]] @ H[s][pathways[n]] for n in names)
         )
 
-    return float(
-        np.median(
-            [
-                part(s, classes[name]) / sum(part(s, v) for v in classes.values())
-                for s in range(len(W2))
-            ]
-        )
-    )
+    shares = [
+        part(s, classes[name]) / sum(part(s, v) for v in classes.values())
+        for s in range(len(W2))
+    ]
+    return float(np.median(shares))
 
 
 def strict_context_census(gates, W1, W2, contexts, n_contexts: int) -> dict:
-    """The gating census counted strictly, at one record (contexts chapter, "The ReLU
-    network's own gating"): ``context_level``, the weight share of units whose gates
-    are all-or-none in every context (and on somewhere), the only units a ReLN's
-    context-level gates describe exactly; ``one_context_only``, the weight share of
-    units active, for any item, in exactly one context (the literal reading of "context
-    specific").  ``gates`` ``H x P``; weights as in the census ([conv-census])."""
+    """The gating census counted strictly at one record (``gates`` ``H x P``):
+    ``context_level``, the weight share of units whose gates are all-or-none in every
+    context (and on somewhere), the only units a ReLN's context-level gates describe
+    exactly; ``one_context_only``, that of units active, for any item, in exactly one
+    context (the literal reading of "context specific"; [conv-census])."""
     G = np.asarray(gates, bool)
     contexts = np.asarray(contexts)
     w = unit_weight(W1, W2)
@@ -171,10 +103,8 @@ def strict_context_census(gates, W1, W2, contexts, n_contexts: int) -> dict:
     }
 
 
-def _snapped_classes(W1, X, contexts, n_contexts: int):
-    """The pre-activations ``W1 X`` and each unit's class of the functional census
-    (every unit snapped to its nearest context-level gate, [conv-census]):
-    ``{"common", "mixed", "single"}`` -> boolean mask over units."""
+def _snapped_classes(W1, X, contexts, n_contexts: int, *names):
+    """``W1 X`` and each unit's class of the functional census ([conv-census])."""
     pre = W1 @ X
     G = snap_to_contexts(pre > 0, contexts, n_contexts)
     on = np.stack(
@@ -182,6 +112,9 @@ def _snapped_classes(W1, X, contexts, n_contexts: int):
     )
     k = on.sum(axis=1)
     masks = {"common": k == n_contexts, "mixed": k == n_contexts - 1, "single": k == 1}
+    for what, c in names:
+        if c not in masks:
+            raise ValueError(f"{what} must be one of {list(masks)}, got {c!r}")
     return pre, masks
 
 
@@ -191,29 +124,12 @@ def _loss_keeping(W2, pre, Y, keep) -> float:
 
 
 def ablate_class(W1, W2, X, Y, contexts, n_contexts: int, cls: str = "single") -> dict:
-    """The summed loss of a one-hidden-layer ReLU network before and after removing the
-    units of one class of the functional census.
-
-    Defined for the page book/contexts.md (``single_context_ablation``).
-
-    Args:
-        W1, W2: the network's weights, ``(H, d)`` and ``(p, H)``; the network is
-            ``W2 relu(W1 X)``.
-        X, Y: inputs ``(d, P)`` and targets ``(p, P)``.
-        contexts: the context of each datapoint, ``(P,)``.
-        n_contexts: the number of contexts.
-        cls: the class removed, ``common``, ``mixed`` (on in C-1 of C) or ``single``,
-            after every unit is snapped to its nearest context-level gate
-            ([conv-census]).
-
-    Returns:
-        ``{"loss": the summed loss, "ablated": the same without the class,
-        "share_units": the fraction of units removed}``.
-    """
+    """The summed ``loss`` of the ReLU network ``W2 relu(W1 X)`` (``W1`` ``(H, d)``,
+    ``W2`` ``(p, H)``, ``X`` ``(d, P)``, ``Y`` ``(p, P)``), the loss ``ablated`` without
+    the units of the class ``cls`` (``common``, ``mixed`` or ``single``) of the
+    functional census ([conv-census]) and the ``share_units`` so removed."""
     W1, W2, X, Y = (np.asarray(a, float) for a in (W1, W2, X, Y))
-    pre, masks = _snapped_classes(W1, X, contexts, n_contexts)
-    if cls not in masks:
-        raise ValueError(f"cls must be one of {list(masks)}, got {cls!r}")
+    pre, masks = _snapped_classes(W1, X, contexts, n_contexts, ("cls", cls))
     keep = ~masks[cls]
     return {
         "loss": _loss_keeping(W2, pre, Y, np.ones_like(keep)),
@@ -223,53 +139,29 @@ def ablate_class(W1, W2, X, Y, contexts, n_contexts: int, cls: str = "single") -
 
 
 def ablation_control(
-    W1,
-    W2,
-    X,
-    Y,
-    contexts,
-    n_contexts: int,
-    *,
-    draws: int,
-    seed: int,
-    cls: str = "single",
-    pool: str = "mixed",
+    W1, W2, X, Y, contexts, n_contexts: int, *, draws, seed, cls="single", pool="mixed"
 ) -> dict:
-    """The control of :func:`ablate_class`: remove random units of another class that
-    carry as much weight as the class removed there.
-
-    Defined for the page book/contexts.md (``single_context_ablation``). Each draw
-    orders the units of ``pool`` at random and removes the shortest run of them from
-    the start whose summed weight ``|W2[:, j]| |W1[j, :]|`` ([conv-census]) comes
-    nearest to that of the class ``cls`` (one unit fewer where that is nearer).
-
-    Args:
-        W1, W2, X, Y, contexts, n_contexts: as for :func:`ablate_class`.
-        draws: how many random sets are drawn (at least 1).
-        seed: the seed of the draws (``numpy.random.default_rng(seed)``).
-        cls: the class whose removal is controlled for (``single`` by default).
-        pool: the class the random units come from (``mixed``: on in C-1 of C).
+    """The control of :func:`ablate_class`: each of ``draws`` draws
+    (``numpy.random.default_rng(seed)``) orders the units of the class ``pool`` at
+    random and removes the run of them from the start whose summed weight
+    ``|W2[:, j]| |W1[j, :]|`` ([conv-census]) comes nearest to that of ``cls``.
 
     Returns:
-        ``{"ablated": the summed loss without the random units, median over draws,
-        "ablated_draws": (draws,) losses, "weight_ratio": the removed weight over
-        ``cls``'s weight, median over draws, "share_units": the fraction of units
-        removed, median over draws, "enough": whether ``pool`` holds at least as much
-        weight as ``cls``}``.
+        ``{"ablated": the loss without the random units, "ablated_draws": (draws,),
+        "weight_ratio": the removed weight over ``cls``'s, "share_units": the fraction
+        of units removed (medians over draws), "enough": whether ``pool`` weighs at
+        least as much as ``cls``}``.
     """
-    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)):
+    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
         raise ValueError(f"draws must be an integer >= 1, got {draws!r}")
-    if draws < 1:
-        raise ValueError(f"draws must be an integer >= 1, got {draws}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-    W1, W2, X, Y = (np.asarray(a, float) for a in (W1, W2, X, Y))
-    pre, masks = _snapped_classes(W1, X, contexts, n_contexts)
-    for name, c in (("cls", cls), ("pool", pool)):
-        if c not in masks:
-            raise ValueError(f"{name} must be one of {list(masks)}, got {c!r}")
     if cls == pool:
         raise ValueError(f"pool must differ from cls, both are {cls!r}")
+    W1, W2, X, Y = (np.asarray(a, float) for a in (W1, W2, X, Y))
+    pre, masks = _snapped_classes(
+        W1, X, contexts, n_contexts, ("cls", cls), ("pool", pool)
+    )
     w = unit_weight(W1, W2)
     target = float(w[masks[cls]].sum())
     if target <= 0:
@@ -298,12 +190,8 @@ def ablation_control(
 def unit_class(pattern: str, n_contexts: int) -> str:
     """``common``, ``2-of-3`` (on in C-1 of C), ``single`` or ``other`` for a context
     pattern such as ``'110'``."""
-    n_on = pattern.count("1")
-    if n_on == n_contexts:
-        return "common"
-    if n_on == n_contexts - 1:
-        return "2-of-3"
-    return "single" if n_on == 1 else "other"
+    classes = {1: "single", n_contexts - 1: "2-of-3", n_contexts: "common"}
+    return classes.get(pattern.count("1"), "other")
 
 
 def division_by_class(shares: Mapping, n_contexts: int) -> dict:
@@ -319,42 +207,26 @@ def division_of_labour(relu, reln, ds, blocks) -> dict:
     """Which units produce which output block at the last record, per class, median
     over seeds: the ReLU network's units grouped by their final context pattern
     against the ReLN's pathways, ``{"ReLU" | "ReLN": {class: (blocks,)}}``."""
-    C = ds.n_contexts
-    G, (_, W2) = relu.records["gates"][0], relu.records["weights"]
-    H_relu, H_reln = relu.records["hidden"][0], reln.records["hidden"][0]
+    C, G = ds.n_contexts, relu.records["gates"][0]
     pw = {pathway_pattern(n, C): sl for n, sl in reln.net.layers[0].pathways}
-    div_relu, div_reln = [], []
-    for s in range(G.shape[0]):
-        groups = unit_groups(G[s, -1], ds.contexts, C)
-        shares = output_division(W2[s, -1], H_relu[s, -1], groups, ds.Y, blocks)
-        div_relu.append(division_by_class(shares, C))
-        W2_reln = reln.records["weights"][1][s, -1]
-        shares = output_division(W2_reln, H_reln[s, -1], pw, ds.Y, blocks)
-        div_reln.append(division_by_class(shares, C))
-    return {
-        name: {k: np.median([d[k] for d in D], axis=0) for k in D[0]}
-        for name, D in [("ReLU", div_relu), ("ReLN", div_reln)]
-    }
+    out = {}
+    for name, run in (("ReLU", relu), ("ReLN", reln)):
+        W2, H = run.records["weights"][1][:, -1], run.records["hidden"][0][:, -1]
+        divs = []
+        for s in range(len(W2)):
+            groups = unit_groups(G[s, -1], ds.contexts, C) if run is relu else pw
+            shares = output_division(W2[s], H[s], groups, ds.Y, blocks)
+            divs.append(division_by_class(shares, C))
+        out[name] = {k: np.median([d[k] for d in divs], axis=0) for k in divs[0]}
+    return out
 
 
 def ablation_summary(ablation, control) -> dict:
-    """The record ``single_context_ablation``: the loss without the single-context
-    units and without the control's random equal-weight 2-of-3 units, over seeds.
-
-    Defined for the page book/contexts.md.
-
-    Args:
-        ablation: per seed, :func:`helpers.chapters.contexts.ablate_class`'s dict.
-        control: per seed, :func:`helpers.chapters.contexts.ablation_control`'s dict
-            (the same seeds, in the same order).
-
-    Returns:
-        Medians, minima and maxima over seeds; ``ratio_*``: the loss without the
-        single-context units over the control's (median over its draws), per seed;
-        ``seeds_above_median`` / ``seeds_above_every_draw``: in how many seeds the
-        single-context units' removal costs more than the control's median draw /
-        than every draw; ``draws`` per seed and ``seeds``.
-    """
+    """The record ``single_context_ablation`` from :func:`ablate_class`'s and
+    :func:`ablation_control`'s dicts per seed (same seeds, same order): medians,
+    minima and maxima over seeds of the loss without the single-context units, without
+    the control's units (median over its draws) and of their ``ratio``; in how many
+    seeds the first costs more than the control's median draw / every draw."""
     if len(ablation) != len(control) or not ablation:
         raise ValueError(
             f"ablation and control need one entry per seed each, got {len(ablation)} "
@@ -363,21 +235,22 @@ def ablation_summary(ablation, control) -> dict:
     single = np.array([d["ablated"] for d in ablation], float)
     ctl = np.array([d["ablated"] for d in control], float)
     top = np.array([np.max(d["ablated_draws"]) for d in control], float)
-    ratio = single / ctl
+
+    def stats(name, v):
+        return {
+            f"{name}_median": kit.med(v),
+            f"{name}_min": float(v.min()),
+            f"{name}_max": float(v.max()),
+        }
+
     return {
         "loss": kit.med([d["loss"] for d in ablation]),
-        "ablated_median": kit.med(single),
-        "ablated_min": float(single.min()),
-        "ablated_max": float(single.max()),
+        **stats("ablated", single),
         "share_of_units": kit.med([d["share_units"] for d in ablation]),
-        "control_median": kit.med(ctl),
-        "control_min": float(ctl.min()),
-        "control_max": float(ctl.max()),
+        **stats("control", ctl),
         "control_weight_ratio": kit.med([d["weight_ratio"] for d in control]),
         "control_share_of_units": kit.med([d["share_units"] for d in control]),
-        "ratio_median": kit.med(ratio),
-        "ratio_min": float(ratio.min()),
-        "ratio_max": float(ratio.max()),
+        **stats("ratio", single / ctl),
         "seeds_above_median": int(np.sum(single > ctl)),
         "seeds_above_every_draw": int(np.sum(single > top)),
         "draws": int(len(control[0]["ablated_draws"])),
@@ -391,7 +264,7 @@ class Gating:
 
     census: dict  # the census by weight, {class: (S, R)}
     single_by_ctx: dict  # each single-context pattern's weight share at the end
-    thr_sens: dict  # threshold_sensitivity
+    thr_sens: dict  # {threshold: (common + 2-of-3 share, single-context share)}
     peak_common: float  # the common pattern's largest share, median over seeds
     split_epoch: float  # when the common pattern falls under half, median
     fc: dict  # the functional census, {key: (S, R)}
@@ -404,59 +277,47 @@ class Gating:
     div: dict  # division_of_labour
 
 
-def _split(census, t_rec) -> float:
-    """When the common pattern's share first falls under one half, median over seeds."""
-    r = [int(np.argmax((c < 0.5) & (t_rec > 0))) for c in census["common"]]
-    return float(np.median(t_rec[r]))
-
-
-def _phase(fc, t_rec):
-    """The records where snapping changes the output by at most PHASE_SNAP
-    ([rulebook-phase]): ``([first epoch, last epoch], last record)``."""
-    snap = np.median(fc["snap_change"], axis=0)
-    r = [r for r in range(1, len(t_rec)) if snap[r] <= PHASE_SNAP]
-    return [int(t_rec[r[0]]), int(t_rec[r[-1]])], r[-1]
-
-
-def _singles_alt(single_run, net_single) -> float:
-    """The single-context pathways' share of the single-context ReLN's output, by the
-    same norm as the functional census (the class's summed contribution)."""
-    sl = dict(net_single.layers[0].pathways)
-    classes = {"common": ["common"], "single": [n for n in sl if n != "common"]}
-    W2, H = single_run.records["weights"][1][:, -1], single_run.records["hidden"][0]
-    return class_output_share(W2, H[:, -1], sl, classes, "single")
-
-
 def gating_summary(relu, reln, single_run, net_single, ds, *, t_rec, thresholds, draws):
-    """Everything the page book/contexts.md measures of the ReLU network's gating.
-
-    Args:
-        relu: the ReLU network's run (recording gates, weights and hidden activity).
-        reln: the 7-pathway ReLN's run; single_run, net_single: the single-context
-            ReLN's run and network.
-        ds: the contextual task (four output blocks of 15 features).
-        t_rec: the recorded epochs; thresholds: the census's "on" thresholds;
-            draws: the random sets of the ablation's control per seed.
-
-    Returns:
-        :class:`Gating`.
-    """
+    """Everything the page book/contexts.md measures of the gating of the ReLU network
+    ``relu`` (recording gates, weights and hidden activity) on the task ``ds`` (four
+    output blocks of 15 features), beside the 7-pathway ReLN ``reln`` and the
+    single-context ReLN (``single_run`` of ``net_single``); ``thresholds``: the
+    census's "on" thresholds, ``draws``: the control's random sets per seed."""
     C, X, Y, ctx = ds.n_contexts, ds.X, ds.Y, ds.contexts
     G, (W1, W2) = relu.records["gates"][0], relu.records["weights"]
-    census = census_seeds(G, W1, W2, ctx, C)
-    fc = functional_census_seeds(W1, W2, X, ctx, C)
-    final = [(G[s, -1], W1[s, -1], W2[s, -1]) for s in range(len(G))]
-    phase, r_last = _phase(fc, t_rec)
+    S, R = W1.shape[:2]
+    census = [census_over_training(G[s], W1[s], W2[s], ctx, C) for s in range(S)]
+    census = {k: np.stack([c[k] for c in census]) for k in census[0]}
+    fc = [functional_census(W1[i], W2[i], X, ctx, C) for i in np.ndindex(S, R)]
+    fc = {k: np.reshape([c[k] for c in fc], (S, R)) for k in fc[0]}
+    final = [(G[s, -1], W1[s, -1], W2[s, -1]) for s in range(S)]
+    at_end = [gating_census(*f, ctx, C)["patterns"] for f in final]
+    thr_sens = {}
+    for thr in thresholds:
+        cens = [gating_census(*f, ctx, C, threshold=thr) for f in final]
+        shares = [(c["common"] + c["mixed"], c["single"]) for c in cens]
+        thr_sens[thr] = np.median(shares, axis=0)
+    # the context-level phase: snapping changes the output by at most PHASE_SNAP
+    snap = np.median(fc["snap_change"], axis=0)
+    phase = [r for r in range(1, len(t_rec)) if snap[r] <= PHASE_SNAP]
+    split = [int(np.argmax((c < 0.5) & (t_rec > 0))) for c in census["common"]]
+    pw = dict(net_single.layers[0].pathways)
+    classes = {"common": ["common"], "single": [n for n in pw if n != "common"]}
+    W2_alt = single_run.records["weights"][1][:, -1]
+    H_alt = single_run.records["hidden"][0][:, -1]
     return Gating(
         census=census,
-        single_by_ctx=final_pattern_shares(G, W1, W2, ctx, C, ["100", "010", "001"]),
-        thr_sens=threshold_sensitivity(G, W1, W2, ctx, C, thresholds),
+        single_by_ctx={
+            p: float(np.median([fp.get(p, 0.0) for fp in at_end]))
+            for p in ("100", "010", "001")
+        },
+        thr_sens=thr_sens,
         peak_common=float(np.median(census["common"].max(axis=1))),
-        split_epoch=_split(census, t_rec),
+        split_epoch=float(np.median(t_rec[split])),
         fc=fc,
-        singles_alt=_singles_alt(single_run, net_single),
-        phase=phase,
-        r_last=r_last,
+        singles_alt=class_output_share(W2_alt, H_alt, pw, classes, "single"),
+        phase=[int(t_rec[phase[0]]), int(t_rec[phase[-1]])],
+        r_last=phase[-1],
         strict=[strict_context_census(*f, ctx, C) for f in final],
         ablation=[ablate_class(*f[1:], X, Y, ctx, C) for f in final],
         control=[

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -18,7 +17,6 @@ from ...core.linear import initial_mode_strength
 from ...core.measures import Evidence, match, time_gap
 from ...core.modes import (
     ModeRace,
-    PathwayModes,
     constant_overlap_matrix,
     equivalent_initial_strength,
     mode_projections,
@@ -30,113 +28,6 @@ from ...core.modes import (
 from ...core.paper import CONTEXTS as PAPER
 from .comparisons import median_gap, pairwise_gap
 
-
-def nanmed(v, axis=None):
-    """Median over the finite entries (NaN where there are none), without warnings."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmedian(v, axis=axis)
-
-
-def top_mode_strengths(maps_by_seed, modes: Sequence[PathwayModes], epochs, lr, d):
-    """Equivalent initial strength (:func:`equivalent_initial_strength`) of each
-    pathway's top mode at each recorded epoch: ``maps_by_seed`` a list over seeds of
-    ``{name: (R, p, q)}`` maps; returns ``(S, pathways, R)``."""
-    out = []
-    for maps in maps_by_seed:
-        rows = []
-        for p in modes:
-            proj = mode_projections(maps[p.name], p)
-            rows.append(
-                [
-                    equivalent_initial_strength(proj[r, 0], p.s[0], d, t, lr)
-                    for r, t in enumerate(epochs)
-                ]
-            )
-        out.append(rows)
-    return np.array(out, float)
-
-
-def head_start_strengths(pred_maps, modes, epoch_index, epoch, lr, d, floor):
-    """Every residual mode's equivalent initial strength at one epoch of the race
-    prediction, concatenated over pathways (``raw``), and the strengths the mode race
-    uses: at least ``floor`` (the init's), the init's where none is defined."""
-    raw = np.concatenate(
-        [
-            equivalent_initial_strength(
-                mode_projections(pred_maps[p.name], p)[epoch_index], p.s, d, epoch, lr
-            )
-            for p in modes
-        ]
-    )
-    used = np.where(np.isfinite(raw), np.maximum(raw, floor), floor)
-    return raw, used
-
-
-@dataclass(frozen=True)
-class LadderRow:
-    """One prediction of the common + 2-of-3 ReLN's loss against its simulation."""
-
-    label: str
-    gap: float
-    final_loss: float
-    fixed_point_loss: float
-    loss: np.ndarray
-
-
-def ladder(
-    sim, X, Y, R_star, modes, variants, *, lr, epochs, known=(), matrix_race=None
-) -> list[LadderRow]:
-    """Every prediction of the common + 2-of-3 ReLN's loss against its simulation.
-
-    Defined for the page book/contexts.md ("Predictions with no tuned constant").
-
-    Args:
-        sim: the simulated losses, seeds x T.
-        X, Y, R_star, modes: the task, the common pathway's converged residual and the
-            context pathways' modes on it (:func:`mode_race`).
-        variants: ``(label, overlaps, a0, a0_common)`` each: the mode race under it.
-        lr, epochs: the step size and the number of epochs.
-        known: ``(label, ModeRace)`` each: races integrated elsewhere (race.py's, on
-            its own residual), placed after the variants.
-        matrix_race: a loss curve, placed last; its fixed point is zero loss.
-
-    Returns:
-        One :class:`LadderRow` per prediction, each held against ``sim`` by
-        :func:`median_gap`.
-    """
-    races = [
-        (
-            label,
-            mode_race(
-                X, Y, R_star, modes, O, a0=a0x, a0_common=a0c, lr=lr, epochs=epochs
-            ),
-        )
-        for label, O, a0x, a0c in variants
-    ]
-    rows = [
-        LadderRow(
-            label,
-            median_gap(sim, mr.loss),
-            float(mr.loss[-1]),
-            mr.fixed_point_loss,
-            mr.loss,
-        )
-        for label, mr in [*races, *known]
-    ]
-    if matrix_race is not None:
-        rows.append(
-            LadderRow(
-                "matrix race (helpers.core.race), everything derived",
-                median_gap(sim, matrix_race),
-                float(matrix_race[-1]),
-                0.0,
-                matrix_race,
-            )
-        )
-    return rows
-
-
 #: The ladder's row of race.py's constants on this book's common pathway and residual.
 STAR_LABEL = "race.py's constants, on the common pathway of Eq. 7 and its residual"
 RACE_LABEL = (
@@ -144,6 +35,13 @@ RACE_LABEL = (
     f"top {PAPER.race_overlap_top:g}, $a_0$ {PAPER.race_a0_context:.0e} "
     f"(common {PAPER.race_a0_common:.0e})"
 )
+
+
+def nanmed(v, axis=None):
+    """Median over the finite entries (NaN where there are none), without warnings."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmedian(v, axis=axis)
 
 
 def authors_race(task, *, lr: float, epochs: int) -> ModeRace:
@@ -170,47 +68,53 @@ class Constants:
     top_H: np.ndarray  # the top modes' overlap on the all-hierarchy task
 
 
-def _hierarchy_top_overlaps(C: int) -> np.ndarray:
-    """The top modes' overlaps on the all-hierarchy task of Section 5 (theory:
-    ``-(C-2)/(C-1)``)."""
-    ds = contextual_task(C)
-    net = relns.context_reln(ds, "mixed", "one-way")
-    pm = pathway_modes(net, ds.X, relns.common_fit(ds)[1])
-    return np.array(
-        list(partner_overlaps(overlap_matrix(ds.X, pm), pm)["top"].values())
-    )
+def _top_strengths(maps, modes, epochs, lr, d) -> list:
+    """Each pathway's top mode's equivalent initial strength at each epoch."""
+    tops = [(mode_projections(maps[p.name], p)[:, 0], p.s[0]) for p in modes]
+    return [
+        [equivalent_initial_strength(a[r], s, d, t, lr) for r, t in enumerate(epochs)]
+        for a, s in tops
+    ]
 
 
 def race_constants(task, run_m, pred_m, t_rec, *, lr, head_start_epoch) -> Constants:
     """The constants of the mode race read off the data, the init and the common +
-    2-of-3 ReLN (``run_m`` simulated, ``pred_m`` its matrix race).  Defined for the
-    page book/contexts.md."""
+    2-of-3 ReLN (``run_m`` simulated, ``pred_m`` its matrix race): every residual
+    mode's equivalent initial strength at ``head_start_epoch`` (at least the init's)
+    and the modes' overlaps, also on the all-hierarchy task of Section 5 (theory:
+    ``-(C-2)/(C-1)``).  Defined for the page book/contexts.md."""
     std_c, std_x = relns.STD_COMMON, relns.STD_CONTEXT
-    a0_context = initial_mode_strength(relns.WIDTH, std_x, std_x)
-    pm, d_ctx = task.pm_mixed, float(task.C - 1)
-    eq_pred = top_mode_strengths([pred_m.maps], pm, t_rec, lr, d_ctx)[0]
-    maps = [run_m.pathway_maps(s) for s in range(len(run_m.loss))]
-    eq_sim = top_mode_strengths(maps, pm, t_rec, lr, d_ctx)
-    r_hs = list(t_rec).index(head_start_epoch)
-    po = partner_overlaps(task.O_mixed, pm)
-    a0_eq, used = head_start_strengths(
-        pred_m.maps, pm, r_hs, head_start_epoch, lr, d_ctx, floor=a0_context
+    a0x = initial_mode_strength(relns.WIDTH, std_x, std_x)
+    pm, d = task.pm_mixed, float(task.C - 1)
+    eq_pred = np.array(_top_strengths(pred_m.maps, pm, t_rec, lr, d), float)
+    maps_sim = [run_m.pathway_maps(s) for s in range(len(run_m.loss))]
+    eq_sim = np.array([_top_strengths(m, pm, t_rec, lr, d) for m in maps_sim], float)
+    hs = head_start_epoch
+    r_hs = list(t_rec).index(hs)
+    proj = [mode_projections(pred_m.maps[p.name], p) for p in pm]
+    a0_eq = np.concatenate(
+        [equivalent_initial_strength(a[r_hs], p.s, d, hs, lr) for a, p in zip(proj, pm)]
     )
+    po = partner_overlaps(task.O_mixed, pm)
+    top = {tuple(sorted(k)): v for k, v in po["top"].items()}  # one per pair
+    H = contextual_task(task.C)
+    pm_H = pathway_modes(
+        relns.context_reln(H, "mixed", "one-way"), H.X, relns.common_fit(H)[1]
+    )
+    top_H = partner_overlaps(overlap_matrix(H.X, pm_H), pm_H)["top"]
     return Constants(
         a0_common=initial_mode_strength(relns.WIDTH, std_c, std_c),
-        a0_context=a0_context,
+        a0_context=a0x,
         eq_top_pred=eq_pred,
         eq_top_sim=eq_sim,
         a0_hs_pred=float(nanmed(eq_pred[:, r_hs])),
         a0_hs_sim=float(nanmed(eq_sim[:, :, r_hs])),
         a0_eq=a0_eq,
-        a0_eq_used=used,
+        a0_eq_used=np.where(np.isfinite(a0_eq), np.maximum(a0_eq, a0x), a0x),
         overlaps=po,
-        top_vals=np.array(
-            list({tuple(sorted(k)): v for k, v in po["top"].items()}.values())
-        ),
+        top_vals=np.array(list(top.values())),
         partner_all=np.concatenate(list(po["pairs"].values())),
-        top_H=_hierarchy_top_overlaps(task.C),
+        top_H=np.array(list(top_H.values())),
     )
 
 
@@ -240,6 +144,17 @@ def variants(task, consts: Constants, *, overlap, a0_common_authors, a0_authors,
 
 
 @dataclass(frozen=True)
+class LadderRow:
+    """One prediction of the common + 2-of-3 ReLN's loss against its simulation."""
+
+    label: str
+    gap: float
+    final_loss: float
+    fixed_point_loss: float
+    loss: np.ndarray
+
+
+@dataclass(frozen=True)
 class Ladder:
     """Every prediction of the common + 2-of-3 ReLN against its simulation."""
 
@@ -258,14 +173,24 @@ def prediction_ladder(
     task, rows_in, race_py, relu, reln, run_m, pred_m, *, lr, epochs, overlap
 ):
     """The ladder of the page book/contexts.md: the mode races ``rows_in``
-    (:func:`variants`), race.py's curve ``race_py`` and the matrix race ``pred_m``
-    against the simulated common + 2-of-3 ReLN ``run_m``; race.py's curve also
-    against the 7-pathway ReLN ``reln`` and the ReLU network."""
-    sim = run_m.loss
-    rows = ladder(
-        sim, task.ds.X, task.ds.Y, task.R_star, task.pm_mixed, rows_in, lr=lr,
-        epochs=epochs, known=[(RACE_LABEL, race_py)], matrix_race=pred_m.loss,
-    )  # fmt: skip
+    (:func:`variants`), race.py's curve ``race_py`` and last the matrix race
+    ``pred_m`` (fixed point: zero loss), each held against the simulated common +
+    2-of-3 ReLN ``run_m`` by :func:`median_gap`; race.py's curve also against the
+    7-pathway ReLN ``reln`` and the ReLU network."""
+    sim, X, Y, R, pm = run_m.loss, task.ds.X, task.ds.Y, task.R_star, task.pm_mixed
+
+    def row(label, loss, fixed_point_loss):
+        return LadderRow(
+            label, median_gap(sim, loss), float(loss[-1]), fixed_point_loss, loss
+        )
+
+    rows = []
+    for label, O, a0x, a0c in rows_in:
+        mr = mode_race(X, Y, R, pm, O, a0=a0x, a0_common=a0c, lr=lr, epochs=epochs)
+        rows.append(row(label, mr.loss, mr.fixed_point_loss))
+    rows.append(row(RACE_LABEL, race_py.loss, race_py.fixed_point_loss))
+    matrix = "matrix race (helpers.core.race), everything derived"
+    rows.append(row(matrix, pred_m.loss, 0.0))
     race_row = next(r for r in rows if r.label == RACE_LABEL)
     star_row = next(r for r in rows if r.label == STAR_LABEL)
     authors = [r for r in rows if r.label.startswith(f"overlap {overlap}, auth")]

@@ -5,9 +5,10 @@ book/contexts.md."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
+
+SIMILARITY_METRICS = ("rsa", "cka", "procrustes")
 
 
 def _check_rep(H, what):
@@ -30,8 +31,9 @@ def _sq_dists(H):
 def classical_mds(H, k: int = 2):
     """Classical (Torgerson) MDS of the datapoints' representations ``H`` (units x P).
 
-    Returns ``(Z, explained)``: ``Z`` (P x k) the coordinates, ``explained`` the share
-    of the centred Gram matrix's positive eigenvalue mass the ``k`` dimensions hold.
+    Returns ``(Z, explained)``: ``Z`` (P x k) the coordinates (each axis's largest
+    coordinate positive), ``explained`` the share of the centred Gram matrix's positive
+    eigenvalue mass the ``k`` dimensions hold.
     """
     H = _check_rep(H, "H")
     if not 1 <= k < H.shape[1]:
@@ -39,33 +41,15 @@ def classical_mds(H, k: int = 2):
     D2 = _sq_dists(H)
     n = D2.shape[0]
     J = np.eye(n) - 1.0 / n
-    B = -0.5 * J @ D2 @ J
-    w, V = np.linalg.eigh(B)
+    w, V = np.linalg.eigh(-0.5 * J @ D2 @ J)
     order = np.argsort(w)[::-1]
     w, V = w[order], V[:, order]
     pos = np.maximum(w, 0)
     Z = V[:, :k] * np.sqrt(pos[:k])
-    # a sign convention that keeps figures stable: the largest coordinate of each axis
-    # positive
     flip = np.sign(Z[np.abs(Z).argmax(axis=0), np.arange(k)])
     flip[flip == 0] = 1
     explained = float(pos[:k].sum() / pos.sum()) if pos.sum() > 0 else 0.0
     return Z * flip, explained
-
-
-def _procrustes(A, B):
-    """Disparity of B fitted to A by translation, rotation/reflection and scale (both
-    standardised to unit Frobenius norm), and B so fitted."""
-    A = A - A.mean(0)
-    B = B - B.mean(0)
-    na, nb = np.linalg.norm(A), np.linalg.norm(B)
-    if na == 0 or nb == 0:
-        raise ValueError("procrustes: a configuration has all points equal")
-    A, B = A / na, B / nb
-    U, s, Vt = np.linalg.svd(B.T @ A)
-    R = U @ Vt
-    Bf = s.sum() * B @ R
-    return float(np.sum((A - Bf) ** 2)), Bf * na
 
 
 def representation_similarity(Ha, Hb, k: int = 2) -> dict:
@@ -86,11 +70,8 @@ def representation_similarity(Ha, Hb, k: int = 2) -> dict:
         )
     iu = np.triu_indices(Ha.shape[1], 1)
     da, db = np.sqrt(_sq_dists(Ha)[iu]), np.sqrt(_sq_dists(Hb)[iu])
-    rsa = (
-        float(np.corrcoef(da, db)[0, 1])
-        if da.std() > 0 and db.std() > 0
-        else float("nan")
-    )
+    ok = da.std() > 0 and db.std() > 0
+    rsa = float(np.corrcoef(da, db)[0, 1]) if ok else float("nan")
     Ka = (Ha - Ha.mean(1, keepdims=True)).T
     Kb = (Hb - Hb.mean(1, keepdims=True)).T
     Ka, Kb = Ka @ Ka.T, Kb @ Kb.T
@@ -98,36 +79,21 @@ def representation_similarity(Ha, Hb, k: int = 2) -> dict:
     cka = float(np.sum(Ka * Kb) / den) if den > 0 else float("nan")
     Za, _ = classical_mds(Ha, k)
     Zb, _ = classical_mds(Hb, k)
-    disp, aligned = _procrustes(Za, Zb)
+    # Procrustes: Zb fitted to Za by translation, rotation/reflection and scale
+    A, B = Za - Za.mean(0), Zb - Zb.mean(0)
+    na, nb = np.linalg.norm(A), np.linalg.norm(B)
+    if na == 0 or nb == 0:
+        raise ValueError("procrustes: a configuration has all points equal")
+    A, B = A / na, B / nb
+    U, s, Vt = np.linalg.svd(B.T @ A)
+    Bf = s.sum() * B @ (U @ Vt)
     return {
         "rsa": rsa,
         "cka": cka,
-        "procrustes": disp,
+        "procrustes": float(np.sum((A - Bf) ** 2)),
         "mds_a": Za,
-        "aligned": aligned + Za.mean(0),
+        "aligned": Bf * na + Za.mean(0),
     }
-
-
-SIMILARITY_METRICS = ("rsa", "cka", "procrustes")
-
-
-def similarity_over_training(H_ref, others: Mapping) -> dict:
-    """:func:`representation_similarity` of the reference's hidden representations
-    (``(S, R, H, P)``) against each of ``others`` (same shape), seed by seed and record
-    by record: ``{name: {metric: (S, R)}}``, NaN at record 0 (two unrelated random
-    inits)."""
-    S, R = H_ref.shape[:2]
-    out = {
-        name: {m: np.full((S, R), np.nan) for m in SIMILARITY_METRICS}
-        for name in others
-    }
-    for s in range(S):
-        for r in range(1, R):
-            for name, other in others.items():
-                v = representation_similarity(H_ref[s, r], other[s, r])
-                for m in SIMILARITY_METRICS:
-                    out[name][m][s, r] = v[m]
-    return out
 
 
 def next_seed(H) -> np.ndarray:
@@ -148,18 +114,24 @@ class Representations:
 
 
 def compare_representations(relu, reln, single, show_epochs, t_rec) -> Representations:
-    """The ReLU network's hidden representations against the 7-pathway ReLN's
-    (``reln``), its next seed's and the single-context ReLN's (``single``).  Defined
-    for the page book/contexts.md."""
+    """:func:`representation_similarity` of the ReLU network's hidden representations
+    to the 7-pathway ReLN's (``reln``), its next seed's and the single-context ReLN's
+    (``single``), seed by seed and record by record (NaN at record 0: two unrelated
+    random inits).  Defined for the page book/contexts.md."""
     H_relu = relu.records["hidden"][0]
-    sims = similarity_over_training(
-        H_relu,
-        {
-            "reln": reln.records["hidden"][0],
-            "seed": next_seed(H_relu),
-            "single": single.records["hidden"][0],
-        },
-    )
+    others = {
+        "reln": reln.records["hidden"][0],
+        "seed": next_seed(H_relu),
+        "single": single.records["hidden"][0],
+    }
+    S, R = H_relu.shape[:2]
+    sims = {n: {m: np.full((S, R), np.nan) for m in SIMILARITY_METRICS} for n in others}
+    for s in range(S):
+        for r in range(1, R):
+            for name, other in others.items():
+                v = representation_similarity(H_relu[s, r], other[s, r])
+                for m in SIMILARITY_METRICS:
+                    sims[name][m][s, r] = v[m]
     explained = [classical_mds(H_relu[0, relu.index(e)])[1] for e in show_epochs]
     cka = {name: 1 - np.median(v["cka"], axis=0) for name, v in sims.items()}
     gap = {

@@ -53,8 +53,7 @@ class Params:
         return list(range(int(self.seeds)))
 
     @property
-    def t_rec(self) -> np.ndarray:
-        """The recorded epochs."""
+    def t_rec(self) -> np.ndarray:  # the recorded epochs
         return np.arange(0, self.epochs + 1, self.record_every)
 
 
@@ -83,14 +82,8 @@ class Task:
 
 
 def facts(ds: Dataset) -> Task:
-    """The task's effective datasets and the numbers the page cites of them.
-
-    Args:
-        ds: the contextual task (:func:`helpers.core.datasets.contextual_task`).
-
-    Returns:
-        :class:`Task`.
-    """
+    """The effective datasets of the contextual task ``ds``
+    (:func:`helpers.core.datasets.contextual_task`) and the numbers the page cites."""
     C, X, Y = ds.n_contexts, ds.X, ds.Y
     items = [i for i, n in enumerate(ds.inputs) if n.startswith("item")]
     R_star = common_fit(ds)[1]
