@@ -70,6 +70,8 @@ SAME_STRATEGY = {"both": "mixed", "mixed": "both"}
 def family_match(reference, curves: Mapping, kind: str):
     """:func:`helpers.core.measures.match` of the ReLN ``kind`` to the ``reference``
     losses, every other strategy of ``curves`` (``{kind: (seeds, T)}``) a competitor."""
+    if kind not in curves:
+        raise ValueError(f"no curves for {kind!r}; have {list(curves)}")
     rivals = {
         STRATEGIES[k]: v
         for k, v in curves.items()

@@ -67,6 +67,8 @@ def class_output_share(W2, H, pathways: Mapping, classes: Mapping, name: str) ->
     network's classes: the norm of the class's summed contribution over the sum of the
     classes' norms (``W2`` ``(S, p, H)``, ``H`` ``(S, H, P)``; ``pathways`` name ->
     slice of hidden units; ``classes`` class -> pathway names)."""
+    if name not in classes:
+        raise ValueError(f"no class {name!r}; have {list(classes)}")
 
     def part(s, names):
         return np.linalg.norm(
@@ -139,7 +141,17 @@ def ablate_class(W1, W2, X, Y, contexts, n_contexts: int, cls: str = "single") -
 
 
 def ablation_control(
-    W1, W2, X, Y, contexts, n_contexts: int, *, draws, seed, cls="single", pool="mixed"
+    W1,
+    W2,
+    X,
+    Y,
+    contexts,
+    n_contexts: int,
+    *,
+    draws: int,
+    seed: int,
+    cls: str = "single",
+    pool: str = "mixed",
 ) -> dict:
     """The control of :func:`ablate_class`: each of ``draws`` draws
     (``numpy.random.default_rng(seed)``) orders the units of the class ``pool`` at
