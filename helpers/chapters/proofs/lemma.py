@@ -53,10 +53,8 @@ def unit_pattern_lp(X, pattern, strict_off: bool = False) -> dict:
             np.hstack([off.T, float(strict_off) * np.ones((off.shape[1], 1))]),
         ]
     )
-    c = np.zeros(d + 1)
-    c[-1] = -1.0
     res = linprog(
-        c,
+        np.r_[np.zeros(d), -1.0],
         A_ub=A if A.size else None,
         b_ub=np.zeros(A.shape[0]) if A.size else None,
         bounds=[(-1, 1)] * d + [(0, 1)],

@@ -48,18 +48,12 @@ def context_learning_time(L, plateau: float, fraction: float = 0.5) -> float:
 def single_norms(run, epoch_index: int = -1) -> np.ndarray:
     """Per seed, the Frobenius norm of the 1-of-3 pathways' maps at the recorded epoch
     ``epoch_index``."""
-    return np.array(
-        [
-            np.sqrt(
-                sum(
-                    np.sum(M[epoch_index] ** 2)
-                    for n, M in run.pathway_maps(s).items()
-                    if n != "common" and len(n) == 4
-                )
-            )
-            for s in range(run.loss.shape[0])
-        ]
-    )
+    norms = []
+    for s in range(run.loss.shape[0]):
+        maps = run.pathway_maps(s).items()
+        singles = [M[epoch_index] for n, M in maps if n != "common" and len(n) == 4]
+        norms.append(np.sqrt(sum(np.sum(M**2) for M in singles)))
+    return np.array(norms)
 
 
 @dataclass
