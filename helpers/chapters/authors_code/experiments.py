@@ -139,10 +139,12 @@ def setup(name: str) -> Setup:
     raise ValueError(f"unknown experiment {name!r}; choose from {EXPERIMENTS}")
 
 
-def stored(name: str, seeds: int | None = None, out=None) -> tuple[dict, list]:
+def stored(
+    name: str, seeds: int | None = None, out=crosscheck.RUNS
+) -> tuple[dict, list]:
     """The authors' stored curves of ``name`` (:func:`helpers.book.crosscheck.load`),
     the first ``seeds`` of them: ``({'relu': (S, T), 'gdln': (S, T)}, seed list)``."""
-    runs = crosscheck.load(name) if out is None else crosscheck.load(name, out)
+    runs = crosscheck.load(name, out)
     n = len(runs.seeds) if seeds is None else min(int(seeds), len(runs.seeds))
     if n < 2:
         raise ValueError(f"{name}: a seed spread needs 2 stored seeds, have {n}")

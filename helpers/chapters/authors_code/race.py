@@ -45,7 +45,7 @@ class RaceCheck:
         return float(self.relative[i]), i + 1
 
 
-def race_check(out=None) -> RaceCheck:
+def race_check(out=crosscheck.RUNS) -> RaceCheck:
     """The stored ``race.py`` run of Section 4 (in ``out``, default
     ``book/authors_runs``) against the book's integration of the same race."""
     theirs_all, _ = stored("section4", out=out)
@@ -60,7 +60,7 @@ def race_check(out=None) -> RaceCheck:
     pred = modes.authors_race(s.ds, net, lr=s.lr, epochs=theirs.size)
     full = np.asarray(pred.loss, float)
     ours = align(full)[0]
-    entry = crosscheck.manifest(crosscheck.RUNS if out is None else out)
+    entry = crosscheck.manifest(out)
     return RaceCheck(
         theirs=theirs,
         ours=ours,

@@ -73,10 +73,10 @@ class ScriptSpread:
     first: tuple
 
 
-def script_spread(name: str, check: SpreadCheck, out=None) -> ScriptSpread:
+def script_spread(name: str, check: SpreadCheck, out=crosscheck.RUNS) -> ScriptSpread:
     """:class:`ScriptSpread` of experiment ``name``'s scripts' stored ReLU runs (in
     ``out``, default ``book/authors_runs``) against the engine's own runs ``check``."""
-    runs = crosscheck.load(name) if out is None else crosscheck.load(name, out)
+    runs = crosscheck.load(name, out)
     theirs = runs.curves["relu"]
     seeds = list(runs.meta["scripts"]["relu"].get("seeds", runs.seeds))
     progress.report(f"authors_code: {name}, the scripts' {len(seeds)} draws")
