@@ -113,9 +113,6 @@ def _network(name: str) -> BenchNetwork:
         ) from None
 
 
-# --------------------------------------------------------------------------- the floor
-
-
 def flops_per_epoch(sizes: Sequence[int], P: int) -> dict[str, int]:
     """Floating-point operations of one full-batch gradient step on ``P`` datapoints,
     matrix products only (``2 a b P`` for ``a x b`` times ``b x P``): forward every
@@ -151,9 +148,6 @@ def matmul_rate(n: int = 1024, repeats: int = 10) -> dict:
         "best_seconds": best,
         "flops_per_s": 2.0 * n**3 / best,
     }
-
-
-# ----------------------------------------------------------------------- the baselines
 
 
 def make_steps(net: engine.GatedNetwork, X, Y, lr: float) -> dict:
@@ -209,18 +203,6 @@ class Timing:
     loss: np.ndarray
     rounds: list
     compile_seconds: float
-
-    @classmethod
-    def of(cls, method, loss, rounds, first) -> Timing:
-        """The timing of ``rounds``, its first call ``first`` seconds (the engine's
-        includes a whole run, taken off)."""
-        engine_like = method.startswith("engine")
-        return cls(
-            method,
-            loss,
-            rounds,
-            max(first - min(rounds), 0.0) if engine_like else first,
-        )
 
     @property
     def seconds(self) -> float:
@@ -311,10 +293,7 @@ def time_method(
 ) -> Timing:
     """One method timed alone: a first call (compiles), then ``rounds`` timed calls."""
     m = _Method(method, net, X, Y, lr, epochs, seeds)
-    first, times, losses = _take_turns(
-        [m], check_positive_int(rounds, "rounds"), method
-    )
-    return Timing.of(method, losses[method], times[method], first[method])
+    return _take_turns([m], check_positive_int(rounds, "rounds"), method)[method]
 
 
 def measure_epochs(
@@ -361,26 +340,26 @@ def measure(
         if not (m in ("engine_one_device", "engine_vmap") and seeds == 1)
     ]
     label = f"{network}, {seeds} seeds x {epochs + 1} epochs"
-    first, times, losses = _take_turns(todo, rounds, label)
+    timings = _take_turns(todo, rounds, label)
     fl = flops_per_epoch(bn.sizes, X.shape[1])["total"]
-    rows = []
-    for m in todo:
-        tm = Timing.of(m.name, losses[m.name], times[m.name], first[m.name])
-        ref, diff = losses.get("engine"), None
+    rows, ref = [], timings.get("engine")
+    for tm in timings.values():
+        diff = None
         if ref is not None:
-            diff = float(np.max(np.abs(tm.loss - ref) / np.maximum(np.abs(ref), 1e-30)))
+            diff = np.abs(tm.loss - ref.loss) / np.maximum(np.abs(ref.loss), 1e-30)
+            diff = float(np.max(diff))
         if diff is not None and diff > AGREEMENT_RTOL:
             say(
-                f"WARNING: {m.name} disagrees with the engine on {label}: relative "
+                f"WARNING: {tm.method} disagrees with the engine on {label}: relative "
                 f"loss difference {diff:.2e} > {AGREEMENT_RTOL:g}"
             )
         rows.append(_row(bn, tm, (seeds, epochs, rounds), fl, diff))
     return rows
 
 
-def _take_turns(todo: list, rounds: int, label: str) -> tuple[dict, dict, dict]:
+def _take_turns(todo: list, rounds: int, label: str) -> dict[str, Timing]:
     """Compile every method, then time ``rounds`` rounds in which they take turns (the
-    order rotated each round): ``(first call seconds, round seconds, loss curves)``."""
+    order rotated each round)."""
     first, times, losses = {}, {m.name: [] for m in todo}, {}
     say(f"{label}: compiling")
     for m in todo:
@@ -392,7 +371,13 @@ def _take_turns(todo: list, rounds: int, label: str) -> tuple[dict, dict, dict]:
             t0 = time.perf_counter()
             losses[m.name] = m.run()
             times[m.name].append(time.perf_counter() - t0)
-    return first, times, losses
+    out = {}
+    for m in todo:
+        comp = first[m.name]
+        if m.name.startswith("engine"):  # the first call was a whole run
+            comp = max(comp - min(times[m.name]), 0.0)
+        out[m.name] = Timing(m.name, losses[m.name], times[m.name], comp)
+    return out
 
 
 def _row(bn: BenchNetwork, tm: Timing, config: tuple, fl: int, diff) -> dict:
