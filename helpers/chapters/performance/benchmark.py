@@ -417,19 +417,14 @@ def _derived(rows: list[dict], matmul_flops_per_s: float, flops: dict) -> dict:
     for (net, m, s), v in sorted(rate.items()):
         if m != "engine":
             continue
-        key = str(s)
-        out["fraction_of_floor"].setdefault(net, {})[key] = (
-            v * flops[net]["total"] / matmul_flops_per_s
-        )
+        ratios = {"fraction_of_floor": v * flops[net]["total"] / matmul_flops_per_s}
         if (net, "engine", 1) in rate:
-            out["batching_efficiency"].setdefault(net, {})[key] = (
-                rate[(net, "engine", 1)] / v
-            )
+            ratios["batching_efficiency"] = rate[(net, "engine", 1)] / v
         for name, base in bases.items():
             if (net, base, s) in rate:
-                out[f"speedup_vs_{name}"].setdefault(net, {})[key] = (
-                    v / rate[(net, base, s)]
-                )
+                ratios[f"speedup_vs_{name}"] = v / rate[(net, base, s)]
+        for k, x in ratios.items():
+            out[k].setdefault(net, {})[str(s)] = x
     return out
 
 
