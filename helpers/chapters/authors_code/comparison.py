@@ -21,26 +21,14 @@ def pair_gaps(A, B) -> np.ndarray:
 
 
 def cross_gaps(A, B) -> np.ndarray:
-    """The time gap of every curve of ``A`` against every curve of ``B``: the seeds of
-    two implementations are unrelated draws, so no pairing is preferred."""
+    """The time gap of every curve of ``A`` against every curve of ``B`` (unrelated
+    draws: no pairing is preferred)."""
     A, B = np.atleast_2d(A), np.atleast_2d(B)
     return np.array([time_gap(a, b) for a in A for b in B])
 
 
-def spread(A) -> float:
-    """The seed spread of a set of curves: the median over pairs of seeds of their
-    time gap."""
-    A = np.atleast_2d(A)
-    if A.shape[0] < 2:
-        raise ValueError("a seed spread needs at least 2 curves")
-    return float(
-        np.median([time_gap(A[i], A[j]) for i, j in combinations(range(len(A)), 2)])
-    )
-
-
 def gap_matrix(A) -> np.ndarray:
-    """The time gap between every two curves of ``A``, as a symmetric matrix (the input
-    of :func:`helpers.core.measures.bootstrap_interval`)."""
+    """The time gap between every two curves of ``A``, as a symmetric matrix."""
     A = np.atleast_2d(A)
     D = np.zeros((len(A), len(A)))
     for i, j in combinations(range(len(A)), 2):
@@ -48,31 +36,34 @@ def gap_matrix(A) -> np.ndarray:
     return D
 
 
+def pair_spread(D, idx=None) -> float:
+    """The median of the gap matrix ``D`` over pairs of the curves ``idx`` (all)."""
+    idx = np.arange(len(D)) if idx is None else np.asarray(idx)
+    i, j = np.triu_indices(len(idx), 1)
+    return float(np.median(np.asarray(D)[idx[i], idx[j]]))
+
+
+def spread(A) -> float:
+    """The seed spread of a set of curves: the median over pairs of their time gap."""
+    if len(np.atleast_2d(A)) < 2:
+        raise ValueError("a seed spread needs at least 2 curves")
+    return pair_spread(gap_matrix(A))
+
+
 def subset_spreads(D, k: int) -> np.ndarray:
-    """The seed spread of every ``k`` of the curves behind the gap matrix ``D``: how
-    much a spread measured on ``k`` seeds scatters (page *Against the authors' code*,
-    the seed spreads of the two implementations)."""
-    D = np.asarray(D, float)
-    out = []
-    for sub in combinations(range(len(D)), k):
-        out.append(np.median([D[i, j] for i, j in combinations(sub, 2)]))
-    return np.array(out)
+    """The seed spread of every ``k`` of the curves behind the gap matrix ``D``."""
+    return np.array(
+        [pair_spread(D, list(sub)) for sub in combinations(range(len(D)), k)]
+    )
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """One experiment, the authors' scripts against the engine.
-
-    ``gap``: median of the time gaps between their ReLU curves and ours, every seed of
-    one against every seed of the other (:func:`cross_gaps`; the draws are unrelated);
-    ``spread_theirs`` /
-    ``spread_ours``: each implementation's own seed spread; ``rg_theirs`` /
-    ``rg_ours``: per seed, the time gap between the ReLU network and the GDLN of the
-    same implementation; ``rg_spread`` / ``rg_spread_theirs``: the seed spread of
-    ``rg_ours`` / ``rg_theirs`` (:func:`helpers.core.measures.seed_spread`);
-    ``interval_theirs`` / ``interval_ours``: the 90 % bootstrap interval over seeds of
-    each ReLU seed spread (:func:`helpers.core.measures.bootstrap_interval`).
-    """
+    """One experiment, the authors' scripts (``theirs``) against the engine (``ours``):
+    ``gap``, the median ReLU :func:`cross_gaps`; each ReLU seed ``spread_*`` with its
+    90 % bootstrap ``interval_*``; ``rg_*``, per seed the time gap from the ReLU network
+    to the GDLN, and ``rg_spread*`` its :func:`helpers.core.measures.seed_spread`;
+    ``final_*``: the median final ReLU loss."""
 
     name: str
     seeds: int
@@ -100,18 +91,19 @@ def compare(name: str, theirs: dict, ours: dict) -> Comparison:
             )
     rg_t = pair_gaps(theirs["relu"], theirs["gdln"])
     rg_o = pair_gaps(ours["relu"], ours["gdln"])
+    D_t, D_o = gap_matrix(theirs["relu"]), gap_matrix(ours["relu"])
     return Comparison(
         name=name,
         seeds=int(np.shape(theirs["relu"])[0]),
         gap=float(np.median(cross_gaps(theirs["relu"], ours["relu"]))),
-        spread_theirs=spread(theirs["relu"]),
-        spread_ours=spread(ours["relu"]),
+        spread_theirs=pair_spread(D_t),
+        spread_ours=pair_spread(D_o),
         rg_theirs=rg_t,
         rg_ours=rg_o,
         rg_spread=seed_spread(rg_o),
         rg_spread_theirs=seed_spread(rg_t),
-        interval_theirs=bootstrap_interval(gap_matrix(theirs["relu"])),
-        interval_ours=bootstrap_interval(gap_matrix(ours["relu"])),
+        interval_theirs=bootstrap_interval(D_t),
+        interval_ours=bootstrap_interval(D_o),
         final_theirs=float(np.median(np.asarray(theirs["relu"])[:, -1])),
         final_ours=float(np.median(np.asarray(ours["relu"])[:, -1])),
     )

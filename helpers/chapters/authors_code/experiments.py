@@ -14,7 +14,7 @@ removes that difference).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -22,7 +22,14 @@ import numpy as np
 from ...book import crosscheck, progress
 from ...core.datasets import Dataset, context_gate, contextual_task
 from ...core.engine import GatedNetwork, Pathway, deep_gdln, gdln, relu_network, train
-from .comparison import Comparison, compare, cross_gaps, gap_matrix, subset_spreads
+from .comparison import (
+    Comparison,
+    compare,
+    cross_gaps,
+    gap_matrix,
+    pair_spread,
+    subset_spreads,
+)
 
 EXPERIMENTS = tuple(crosscheck.EXPERIMENTS)
 LR = 0.001  # step_size in every script
@@ -48,16 +55,8 @@ def _task(C: int, structures=None, context_scale: float = 1.0) -> Dataset:
     ds = contextual_task(C, structures)
     X = ds.X.copy()
     X[N_ITEMS:] *= context_scale
-    return Dataset(
-        name=ds.name + (f", context inputs x {context_scale:g}" * (context_scale != 1)),
-        X=X,
-        Y=ds.Y,
-        inputs=ds.inputs,
-        features=ds.features,
-        items=ds.items,
-        contexts=ds.contexts,
-        n_contexts=ds.n_contexts,
-    )
+    name = ds.name + (f", context inputs x {context_scale:g}" * (context_scale != 1))
+    return replace(ds, name=name, X=X)
 
 
 def _reln(ds: Dataset, sets, std_common: float, std_context: float, width=100):
@@ -130,8 +129,7 @@ def _setup_depth() -> Setup:
 
 
 def setup(name: str) -> Setup:
-    """The authors' settings for experiment ``name`` (see
-    :data:`helpers.book.crosscheck.EXPERIMENTS`)."""
+    """The authors' settings for experiment ``name`` (of :data:`EXPERIMENTS`)."""
     if name in ("section4", "contexts3"):
         return _setup_three(name)
     if name in ("contexts4", "contexts5"):
@@ -141,10 +139,12 @@ def setup(name: str) -> Setup:
     raise ValueError(f"unknown experiment {name!r}; choose from {EXPERIMENTS}")
 
 
-def stored(name: str, seeds: int | None = None, out=None) -> tuple[dict, list]:
+def stored(
+    name: str, seeds: int | None = None, out=crosscheck.RUNS
+) -> tuple[dict, list]:
     """The authors' stored curves of ``name`` (:func:`helpers.book.crosscheck.load`),
     the first ``seeds`` of them: ``({'relu': (S, T), 'gdln': (S, T)}, seed list)``."""
-    runs = crosscheck.load(name) if out is None else crosscheck.load(name, out)
+    runs = crosscheck.load(name, out)
     n = len(runs.seeds) if seeds is None else min(int(seeds), len(runs.seeds))
     if n < 2:
         raise ValueError(f"{name}: a seed spread needs 2 stored seeds, have {n}")
@@ -171,9 +171,7 @@ def align(engine_loss) -> np.ndarray:
 
 
 def check_parameters(experiments, spread_check: str) -> None:
-    """Refuse experiments the page does not know, and a ``spread_check`` that is not
-    among them (ValueError); the other parameters' rules are in the chapter's data
-    file."""
+    """Refuse (ValueError) unknown experiments and a ``spread_check`` not among them."""
     unknown = [e for e in experiments if e not in EXPERIMENTS]
     if unknown:
         raise ValueError(f"unknown experiments {unknown}; choose from {EXPERIMENTS}")
@@ -224,18 +222,16 @@ def conventions(runs: dict) -> dict:
 
 @dataclass(frozen=True)
 class SpreadCheck:
-    """The engine's ReLU seed spread of one experiment re-measured on more seeds:
-    ``seeds`` (the stored ones first), the spread over all (``all_spread``), that of
-    every ``k`` of them (``subsets``, ``k`` the stored seeds' number), the time gap
-    of the scripts' runs to all the engine's (``cross_all``), and the engine's curves
-    (``curves``)."""
+    """The engine's ReLU seed spread re-measured on more ``seeds`` (the stored ``k``
+    first): over all (``all_spread``), over every ``k`` (``subsets``), the scripts'
+    runs' median gap to all of them (``cross_all``), and their ``curves``."""
 
     seeds: list
     k: int
     subsets: np.ndarray
     all_spread: float
     cross_all: float
-    curves: np.ndarray  # the engine's ReLU curves on ``seeds``, (seeds, epochs)
+    curves: np.ndarray  # (seeds, epochs)
 
 
 def spread_check(r: Run, spread_seeds: int) -> SpreadCheck:
@@ -251,7 +247,7 @@ def spread_check(r: Run, spread_seeds: int) -> SpreadCheck:
         seeds=more,
         k=k,
         subsets=subset_spreads(D, k),
-        all_spread=float(np.median(D[np.triu_indices(len(D), 1)])),
+        all_spread=pair_spread(D),
         cross_all=float(np.median(cross_gaps(r.theirs["relu"], wide))),
         curves=wide,
     )

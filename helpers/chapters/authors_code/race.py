@@ -1,17 +1,11 @@
-"""Fig. 4a's race prediction, the authors' ``3_context_diff/race.py`` against the book's
-re-implementation of it (page *Against the authors' code*, ``book/authors_code.md``).
+"""Fig. 4a's race prediction: the authors' ``3_context_diff/race.py`` against the book's
+re-implementation of it, :func:`helpers.core.modes.authors_race`, epoch by epoch.
 
-``race.py`` integrates the race reduction (Eq. 6) of the Section 4 network mode by mode:
-the common pathway's singular values and those of the three 2-of-3 pathways on the
-common pathway's residual, one Euler step per epoch, with hand-set overlaps (-0.45,
--0.465, -0.49 on the top modes) and initial strengths (3e-9, and 2e4 times that for the
-context pathways), and writes the loss of the network those singular values make after
-each step (``losses/race.txt``); its ``replot.py`` draws that loss as Fig. 4a's "Race
-Dynamics".  It reads no random number, so one stored run
-(:mod:`helpers.book.crosscheck`, key ``race`` of ``section4``) stands for it.  The book
-integrates the same race in :func:`helpers.core.modes.authors_race`
-(the contexts page draws it as Fig. 4a's green curve); here the two are compared epoch
-by epoch.
+``race.py`` integrates the race reduction (Eq. 6) of the Section 4 network mode by mode
+(the common pathway and the three 2-of-3 pathways on its residual, one Euler step per
+epoch, hand-set overlaps and initial strengths) and writes the loss after each step.
+It reads no random number, so one stored run (key ``race`` of ``section4``) stands for
+it.
 """
 
 from __future__ import annotations
@@ -32,13 +26,10 @@ FLOAT32_EPS = float(np.finfo(np.float32).eps)
 
 @dataclass(frozen=True)
 class RaceCheck:
-    """The stored ``race.py`` loss (``theirs``) and the book's re-implementation
-    (``ours``), both after each update (``(epochs,)``), and how far apart they are.
-
-    ``relative``: ``|ours - theirs| / theirs`` per epoch; ``unshifted``: the same
-    without the one-epoch alignment of :func:`helpers.chapters.authors_code.align`
-    (what a recording offset would leave); ``gap``: their time gap
-    (:func:`helpers.core.measures.time_gap`)."""
+    """The stored ``race.py`` loss (``theirs``) and the book's (``ours``), both after
+    each update (``(epochs,)``): ``relative``, ``|ours - theirs| / theirs`` per epoch;
+    ``unshifted``, the same without the one-epoch alignment; ``gap``, their time gap;
+    ``seconds``, the stored run's time."""
 
     theirs: np.ndarray
     ours: np.ndarray
@@ -49,22 +40,14 @@ class RaceCheck:
 
     @property
     def worst(self) -> tuple[float, int]:
-        """The largest relative difference and the epoch (1-based, the scripts'
-        count of updates) where it is."""
+        """The largest relative difference and its epoch (1-based, as the scripts)."""
         i = int(np.argmax(self.relative))
         return float(self.relative[i]), i + 1
 
 
-def race_check(out=None) -> RaceCheck:
-    """The stored ``race.py`` run of Section 4 against the book's integration of the
-    same race at the script's step size and number of steps.
-
-    Args:
-        out: the folder of the stored runs (default: ``book/authors_runs``).
-
-    Returns:
-        :class:`RaceCheck`.
-    """
+def race_check(out=crosscheck.RUNS) -> RaceCheck:
+    """The stored ``race.py`` run of Section 4 (in ``out``, default
+    ``book/authors_runs``) against the book's integration of the same race."""
     theirs_all, _ = stored("section4", out=out)
     if "race" not in theirs_all:
         raise FileNotFoundError(
@@ -77,7 +60,7 @@ def race_check(out=None) -> RaceCheck:
     pred = modes.authors_race(s.ds, net, lr=s.lr, epochs=theirs.size)
     full = np.asarray(pred.loss, float)
     ours = align(full)[0]
-    entry = crosscheck.manifest(crosscheck.RUNS if out is None else out)
+    entry = crosscheck.manifest(out)
     return RaceCheck(
         theirs=theirs,
         ours=ours,

@@ -10,11 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...book import crosscheck, progress
-from ...core.engine import train
 from ...core.measures import bootstrap_interval
-from .comparison import gap_matrix, pair_gaps
-from .experiments import SpreadCheck, align, setup
-from .run_for_run import relu_std_of, scripts_relu_init
+from .comparison import gap_matrix, pair_gaps, pair_spread
+from .experiments import SpreadCheck, setup
+from .run_for_run import train_from_script_draws
 
 #: Random relabellings of the permutation test (fixed generator seed 0).
 PERMUTATIONS = 2000
@@ -23,37 +22,26 @@ PERMUTATIONS = 2000
 REVIEW_RUNS = 13
 
 
-def _spread_of(D, idx) -> float:
-    sub = D[np.ix_(idx, idx)]
-    return float(np.median(sub[np.triu_indices(len(idx), 1)]))
-
-
 def permutation_p(A, B, n: int = PERMUTATIONS, seed: int = 0) -> tuple[float, float]:
     """How often two sets of curves relabelled at random differ in seed spread as much
-    as ``A`` and ``B`` do.
-
-    Args:
-        A, B: curves ``(seeds, epochs)`` of two implementations (any numbers of seeds,
-            at least 2 each).
-        n: the number of random relabellings.
-        seed: the generator's seed.
+    as ``A`` and ``B`` (``(seeds, epochs)``, at least 2 seeds each) do.
 
     Returns:
-        ``(difference, p)``: the spread of ``B`` minus that of ``A`` (median time gap
-        over pairs) and the fraction of relabellings, keeping the two sizes, whose
-        difference is at least as large in absolute value.
+        ``(difference, p)``: the spread of ``B`` minus that of ``A`` and the fraction of
+        ``n`` relabellings (keeping the two sizes) whose difference is at least as large
+        in absolute value.
     """
     A, B = np.atleast_2d(A), np.atleast_2d(B)
     if len(A) < 2 or len(B) < 2:
         raise ValueError("each set needs at least 2 curves")
     D = gap_matrix(np.vstack([A, B]))
     a, m = len(A), len(A) + len(B)
-    obs = _spread_of(D, np.arange(a, m)) - _spread_of(D, np.arange(a))
+    obs = pair_spread(D, np.arange(a, m)) - pair_spread(D, np.arange(a))
     rng = np.random.default_rng(seed)
     hits = 0
     for _ in range(int(n)):
         p = rng.permutation(m)
-        d = _spread_of(D, p[a:]) - _spread_of(D, p[:a])
+        d = pair_spread(D, p[a:]) - pair_spread(D, p[:a])
         hits += abs(d) >= abs(obs) - 1e-12
     return float(obs), hits / int(n)
 
@@ -85,49 +73,31 @@ class ScriptSpread:
     first: tuple
 
 
-def script_spread(name: str, check: SpreadCheck, out=None) -> ScriptSpread:
-    """:class:`ScriptSpread` of experiment ``name`` (its scripts' stored ReLU runs on
-    every stored seed; ``check``: the engine's own runs, :func:`spread_check`).
-
-    Args:
-        name: an experiment of :data:`helpers.chapters.authors_code.EXPERIMENTS`.
-        check: the engine's ReLU runs on more seeds.
-        out: the folder of the stored runs (default: ``book/authors_runs``).
-
-    Returns:
-        :class:`ScriptSpread`.
-    """
-    runs = crosscheck.load(name) if out is None else crosscheck.load(name, out)
+def script_spread(name: str, check: SpreadCheck, out=crosscheck.RUNS) -> ScriptSpread:
+    """:class:`ScriptSpread` of experiment ``name``'s scripts' stored ReLU runs (in
+    ``out``, default ``book/authors_runs``) against the engine's own runs ``check``."""
+    runs = crosscheck.load(name, out)
     theirs = runs.curves["relu"]
     seeds = list(runs.meta["scripts"]["relu"].get("seeds", runs.seeds))
-    s = setup(name)
-    std = relu_std_of(s.relu)
-    starts = [scripts_relu_init(s.relu.sizes, std, sd) for sd in seeds]
-    params0 = [np.stack(layer) for layer in zip(*starts)]
     progress.report(f"authors_code: {name}, the scripts' {len(seeds)} draws")
-    same = align(
-        train(
-            s.relu, s.ds.X, s.ds.Y, lr=s.lr, epochs=s.epochs, seeds=seeds,
-            params0=params0,
-        ).loss
-    )  # fmt: skip
+    same = train_from_script_draws(setup(name), seeds)
     D_t, D_s, D_o = gap_matrix(theirs), gap_matrix(same), gap_matrix(check.curves)
     diff, p = permutation_p(theirs, check.curves)
     return ScriptSpread(
         seeds=seeds,
-        theirs=_spread_of(D_t, np.arange(len(D_t))),
+        theirs=pair_spread(D_t),
         theirs_interval=bootstrap_interval(D_t),
-        same=_spread_of(D_s, np.arange(len(D_s))),
+        same=pair_spread(D_s),
         same_interval=bootstrap_interval(D_s),
         same_gap=float(np.max(pair_gaps(theirs, same))),
-        ours=_spread_of(D_o, np.arange(len(D_o))),
+        ours=pair_spread(D_o),
         ours_interval=bootstrap_interval(D_o),
         ours_seeds=len(D_o),
         difference=diff,
         p=p,
         first=(
-            _spread_of(D_t, np.arange(min(REVIEW_RUNS, len(D_t)))),
-            _spread_of(D_o, np.arange(min(REVIEW_RUNS, len(D_o)))),
+            pair_spread(D_t, np.arange(min(REVIEW_RUNS, len(D_t)))),
+            pair_spread(D_o, np.arange(min(REVIEW_RUNS, len(D_o)))),
         ),
     )
 

@@ -31,44 +31,20 @@ def _parser() -> argparse.ArgumentParser:
     add(
         "--networks", nargs="+", default=["section4", "depth"], choices=sorted(NETWORKS)
     )
-    add(
-        "--seeds",
-        nargs="+",
-        type=int,
-        default=None,
-        help="seed counts (default 1 8 64)",
-    )
-    add(
-        "--scale",
-        type=float,
-        default=1.0,
-        help=f"multiply the seed-epochs per configuration and round {FULL_SEED_EPOCHS}",
-    )
+    add("--seeds", nargs="+", type=int, help="seed counts (default 1 8 64)")
+    text = f"multiply the seed-epochs per configuration and round {FULL_SEED_EPOCHS}"
+    add("--scale", type=float, default=1.0, help=text)
     add("--min-epochs", type=int, default=100)
-    add(
-        "--rounds",
-        type=int,
-        default=None,
-        help="timed rounds per method (default 3, --quick 2)",
+    add("--rounds", type=int, help="timed rounds per method (default 3, --quick 2)")
+    text = "the reduced benchmark the Performance page runs (no records written)"
+    add("--quick", action="store_true", help=text)
+    text = (
+        f"results JSON (default {BENCHMARK_JSON}; --quick: _build/benchmark_quick.json)"
     )
-    add(
-        "--quick",
-        action="store_true",
-        help="the reduced benchmark the Performance page runs (no records written)",
-    )
-    add(
-        "--out",
-        type=Path,
-        default=None,
-        help=f"results JSON (default {BENCHMARK_JSON}; --quick: "
-        "_build/benchmark_quick.json)",
-    )
-    add(
-        "--no-records",
-        action="store_true",
-        help="do not write book/results/performance.json",
-    )
-    return ap  # fmt: skip
+    add("--out", type=Path, help=text)
+    text = "do not write book/results/performance.json"
+    add("--no-records", action="store_true", help=text)
+    return ap
 
 
 def _write_records(bench: dict, out: Path) -> None:

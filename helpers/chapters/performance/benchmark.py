@@ -3,41 +3,24 @@
     python -m helpers.chapters.performance            # the full one (about 10 minutes)
     python -m helpers.chapters.performance --quick    # the reduced one the page runs
 
-It times :func:`helpers.core.engine.train` ([conv-engine]) three ways and two loop
-baselines, on the two ReLU networks of [conv-constants] (the Section 4 network
-11-700-60 on the hierarchy/ring/cross task; the depth network 11-420-420-60 on the
-all-hierarchy task):
+It times :func:`helpers.core.engine.train` ([conv-engine]) on the two ReLU networks of
+[conv-constants] (Section 4's 11-700-60, the depth network 11-420-420-60) as the book
+uses it (``"engine"``), on one device (``"engine_one_device"``), with the seeds batched
+by ``vmap`` (``"engine_vmap"``), and two loop baselines: (a) ``"authors_loop"``, a
+Python loop over epochs as the authors' scripts train (per epoch a jitted update and a
+loss read back to the host, the hidden activity every 10 epochs, the outputs at three
+epochs) and (b) ``"loop_async"``, the losses kept on the device until the run ends.
+All train the same network from the same initial weights with the same maths, and
+every measurement records how closely the loss curves agree.
 
-* ``"engine"``: the engine as the book uses it (every device, seeds one after another
-  within a CPU device);
-* ``"engine_one_device"``: the same on one device (what a second core buys);
-* ``"engine_vmap"``: one device, the seeds batched with ``vmap`` (what the CPU plan
-  avoids);
-* ``"authors_loop"``, baseline (a): a Python loop over epochs as the authors' public
-  scripts train, per epoch a jitted update call, then a separate jitted loss call read
-  back to the host; the hidden activity copied to the host every 10 epochs and the
-  outputs at three epochs; seeds one after another;
-* ``"loop_async"``, baseline (b): the same update loop with the losses kept on the
-  device until the seed's run ends.
-
-All train the same network from the same initial weights
-(:func:`helpers.core.engine.init_params`) with the same maths (full-batch gradient
-descent on the summed loss, [conv-data], float32), and every measurement records how
-closely the loss curves agree.  Rates are *seed-epochs per second* (one gradient step of
-one seed), in the steady state (compilation is timed apart).  A configuration is
-measured on ``seed_epochs / seeds`` epochs per seed (clipped to ``[min_epochs, paper
-epochs]``), in ``rounds`` rounds in which the methods take turns; a method's rate is
-that of its fastest round (on a shared machine, the least disturbed one).
-
-The floor: the floating-point operations of one epoch are counted analytically
-(:func:`flops_per_epoch`) and divided by the machine's measured rate on one large
-float32 matrix product (:func:`matmul_rate`, probed between the configurations, the
-fastest kept). The **batching efficiency** at ``S`` seeds is the engine's time per seed
-at ``S`` seeds over its time per seed at one seed (below 1: seeds share the machine
-better than one).
-
-The raw results go to ``book/stats/benchmark.json``; the headline numbers to
-``book/results/performance.json`` (:func:`helpers.chapters.performance.report.records`).
+Rates are *seed-epochs per second* in the steady state (compilation timed apart), on
+``seed_epochs / seeds`` epochs per seed (clipped to ``[min_epochs, paper epochs]``), in
+``rounds`` rounds in which the methods take turns; a method's rate is its fastest
+round's.  The floor: one epoch's operations (:func:`flops_per_epoch`) over the
+machine's float32 matmul rate (:func:`matmul_rate`, the fastest probe kept).  The
+**batching efficiency** at ``S`` seeds: the time per seed at ``S`` seeds over that at
+one seed.  Raw results go to ``book/stats/benchmark.json``, the headline numbers to
+``book/results/performance.json``.
 """
 
 from __future__ import annotations
@@ -130,25 +113,14 @@ def _network(name: str) -> BenchNetwork:
         ) from None
 
 
-# --------------------------------------------------------------------------- the floor
-
-
 def flops_per_epoch(sizes: Sequence[int], P: int) -> dict[str, int]:
-    """Floating-point operations of one full-batch gradient step (matrix products only).
-
-    For ``sizes = (n_0, ..., n_L)`` and ``P`` datapoints, a product of an ``a x b`` and
-    a ``b x P`` matrix costs ``2 a b P``.  Forward: ``W_l h_{l-1}`` for every layer.
-    Backward: the weight gradient for every layer and the back-propagated error for
-    every layer but the first (the inputs need no gradient).  Element-wise work is left
-    out.
+    """Floating-point operations of one full-batch gradient step on ``P`` datapoints,
+    matrix products only (``2 a b P`` for ``a x b`` times ``b x P``): forward every
+    layer; backward every layer's weight gradient and the error of all but the first.
     """
     sizes = [int(s) for s in sizes]
-    if len(sizes) < 2 or any(s <= 0 for s in sizes):
-        raise ValueError(
-            f"sizes must be (d, ..., p) with positive entries, got {sizes}"
-        )
-    if int(P) <= 0:
-        raise ValueError(f"P (datapoints) must be positive, got {P}")
+    if len(sizes) < 2 or min(sizes) <= 0 or int(P) <= 0:
+        raise ValueError(f"sizes (d, ..., p) and P must be positive, got {sizes}, {P}")
     mults = [a * b for a, b in zip(sizes[1:], sizes[:-1])]
     forward = 2 * int(P) * sum(mults)
     backward = 2 * int(P) * sum(mults) + 2 * int(P) * sum(mults[1:])
@@ -176,9 +148,6 @@ def matmul_rate(n: int = 1024, repeats: int = 10) -> dict:
         "best_seconds": best,
         "flops_per_s": 2.0 * n**3 / best,
     }
-
-
-# ----------------------------------------------------------------------- the baselines
 
 
 def make_steps(net: engine.GatedNetwork, X, Y, lr: float) -> dict:
@@ -284,10 +253,7 @@ class _Method:
         else:
             if self.steps is None:
                 self.steps = make_steps(self.net, self.X, self.Y, self.lr)
-            p = [
-                jnp.asarray(W, jnp.float32)
-                for W in engine.init_params(self.net, self.seeds[0])
-            ]
+            p = self._start(self.seeds[0])
             for f in self.steps.values():
                 jax.block_until_ready(f(p))
         return time.perf_counter() - t0
@@ -301,9 +267,7 @@ class _Method:
             np.linspace(0, self.epochs, AUTHORS_OUTPUT_EPOCHS).astype(int).tolist()
         )
         for i, seed in enumerate(self.seeds):
-            params = [
-                jnp.asarray(W, jnp.float32) for W in engine.init_params(self.net, seed)
-            ]
+            params = self._start(seed)
             if self.name == "authors_loop":  # (a): as the authors' scripts, per epoch
                 for t in range(self.epochs + 1):
                     loss[i, t] = float(st["loss"](params))
@@ -320,36 +284,16 @@ class _Method:
                 loss[i] = np.asarray(jax.device_get(kept), float)
         return loss
 
-    def timed_run(self) -> tuple[np.ndarray, float]:
-        t0 = time.perf_counter()
-        loss = self.run()
-        return loss, time.perf_counter() - t0
+    def _start(self, seed):
+        return [jnp.asarray(W, jnp.float32) for W in engine.init_params(self.net, seed)]
 
 
 def time_method(
-    method: str,
-    net,
-    X,
-    Y,
-    *,
-    lr: float,
-    epochs: int,
-    seeds: Sequence[int],
-    rounds: int = 1,
+    method: str, net, X, Y, *, lr: float, epochs: int, seeds, rounds: int = 1
 ) -> Timing:
     """One method timed alone: a first call (compiles), then ``rounds`` timed calls."""
     m = _Method(method, net, X, Y, lr, epochs, seeds)
-    first = m.compile()
-    times, loss = [], None
-    for _ in range(check_positive_int(rounds, "rounds")):
-        loss, sec = m.timed_run()
-        times.append(sec)
-    comp = max(first - min(times), 0.0) if method.startswith("engine") else first
-    return Timing(method, loss, times, comp)
-
-
-def _max_rel_diff(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-30)))
+    return _take_turns([m], check_positive_int(rounds, "rounds"), method)[method]
 
 
 def measure_epochs(
@@ -387,9 +331,6 @@ def measure(
     bn = _network(network)
     seeds = check_positive_int(seeds, "seeds")
     rounds = check_positive_int(rounds, "rounds")
-    bad = [m for m in methods if m not in METHODS]
-    if bad:
-        raise ValueError(f"unknown methods {bad}; choose from {METHODS}")
     epochs = measure_epochs(network, seeds, seed_epochs, min_epochs, max_epochs)
     net, X, Y = bn.build()
     steps = make_steps(net, X, Y, bn.lr)
@@ -399,28 +340,26 @@ def measure(
         if not (m in ("engine_one_device", "engine_vmap") and seeds == 1)
     ]
     label = f"{network}, {seeds} seeds x {epochs + 1} epochs"
-    first, times, losses = _take_turns(todo, rounds, label)
+    timings = _take_turns(todo, rounds, label)
     fl = flops_per_epoch(bn.sizes, X.shape[1])["total"]
-    rows = []
-    for m in todo:
-        best = min(times[m.name])
-        engine_like = m.name.startswith("engine")
-        comp = max(first[m.name] - best, 0.0) if engine_like else first[m.name]
-        tm = Timing(m.name, losses[m.name], times[m.name], comp)
-        ref = losses.get("engine")
-        diff = None if ref is None else _max_rel_diff(tm.loss, ref)
+    rows, ref = [], timings.get("engine")
+    for tm in timings.values():
+        diff = None
+        if ref is not None:
+            diff = np.abs(tm.loss - ref.loss) / np.maximum(np.abs(ref.loss), 1e-30)
+            diff = float(np.max(diff))
         if diff is not None and diff > AGREEMENT_RTOL:
             say(
-                f"WARNING: {m.name} disagrees with the engine on {label}: relative "
+                f"WARNING: {tm.method} disagrees with the engine on {label}: relative "
                 f"loss difference {diff:.2e} > {AGREEMENT_RTOL:g}"
             )
         rows.append(_row(bn, tm, (seeds, epochs, rounds), fl, diff))
     return rows
 
 
-def _take_turns(todo: list, rounds: int, label: str) -> tuple[dict, dict, dict]:
+def _take_turns(todo: list, rounds: int, label: str) -> dict[str, Timing]:
     """Compile every method, then time ``rounds`` rounds in which they take turns (the
-    order rotated each round): ``(first call seconds, round seconds, loss curves)``."""
+    order rotated each round)."""
     first, times, losses = {}, {m.name: [] for m in todo}, {}
     say(f"{label}: compiling")
     for m in todo:
@@ -429,9 +368,16 @@ def _take_turns(todo: list, rounds: int, label: str) -> tuple[dict, dict, dict]:
         order = todo[k % len(todo) :] + todo[: k % len(todo)]
         say(f"{label}: round {k + 1}/{rounds}")
         for m in order:
-            losses[m.name], sec = m.timed_run()
-            times[m.name].append(sec)
-    return first, times, losses
+            t0 = time.perf_counter()
+            losses[m.name] = m.run()
+            times[m.name].append(time.perf_counter() - t0)
+    out = {}
+    for m in todo:
+        comp = first[m.name]
+        if m.name.startswith("engine"):  # the first call was a whole run
+            comp = max(comp - min(times[m.name]), 0.0)
+        out[m.name] = Timing(m.name, losses[m.name], times[m.name], comp)
+    return out
 
 
 def _row(bn: BenchNetwork, tm: Timing, config: tuple, fl: int, diff) -> dict:
@@ -464,33 +410,21 @@ def _derived(rows: list[dict], matmul_flops_per_s: float, flops: dict) -> dict:
     rate = {
         (r["network"], r["method"], r["seeds"]): r["seed_epochs_per_s"] for r in rows
     }
-    out: dict = {
-        "fraction_of_floor": {},
-        "batching_efficiency": {},
-        "speedup_vs_authors_loop": {},
-        "speedup_vs_loop_async": {},
-        "speedup_vs_one_device": {},
-        "speedup_vs_vmap": {},
-    }
+    bases = {"authors_loop": "authors_loop", "loop_async": "loop_async"}
+    bases.update(one_device="engine_one_device", vmap="engine_vmap")
+    keys = ["fraction_of_floor", "batching_efficiency"]
+    out: dict = {k: {} for k in keys + [f"speedup_vs_{b}" for b in bases]}
     for (net, m, s), v in sorted(rate.items()):
         if m != "engine":
             continue
-        key = str(s)
-        out["fraction_of_floor"].setdefault(net, {})[key] = (
-            v * flops[net]["total"] / matmul_flops_per_s
-        )
+        ratios = {"fraction_of_floor": v * flops[net]["total"] / matmul_flops_per_s}
         if (net, "engine", 1) in rate:
-            out["batching_efficiency"].setdefault(net, {})[key] = (
-                rate[(net, "engine", 1)] / v
-            )
-        for name, base in (
-            ("speedup_vs_authors_loop", "authors_loop"),
-            ("speedup_vs_loop_async", "loop_async"),
-            ("speedup_vs_one_device", "engine_one_device"),
-            ("speedup_vs_vmap", "engine_vmap"),
-        ):
+            ratios["batching_efficiency"] = rate[(net, "engine", 1)] / v
+        for name, base in bases.items():
             if (net, base, s) in rate:
-                out[name].setdefault(net, {})[key] = v / rate[(net, base, s)]
+                ratios[f"speedup_vs_{name}"] = v / rate[(net, base, s)]
+        for k, x in ratios.items():
+            out[k].setdefault(net, {})[str(s)] = x
     return out
 
 
@@ -556,20 +490,12 @@ def run_benchmark(
     say("timing a large matrix multiply")
     probes = [matmul_rate(matmul_n)]
     rows, flops = [], {}
+    opts = dict(methods=methods, min_epochs=min_epochs, max_epochs=max_epochs)
     for n in networks:
-        bn = NETWORKS[n]
-        flops[n] = flops_per_epoch(bn.sizes, 8 * len(bn.structures))
+        flops[n] = flops_per_epoch(NETWORKS[n].sizes, 8 * len(NETWORKS[n].structures))
         for s in seeds[n]:
-            rows.extend(
-                measure(
-                    n,
-                    int(s),
-                    methods=methods,
-                    seed_epochs=seed_epochs[n],
-                    min_epochs=min_epochs,
-                    max_epochs=max_epochs,
-                    rounds=rounds,
-                )
+            rows += measure(
+                n, int(s), seed_epochs=seed_epochs[n], rounds=rounds, **opts
             )
             probes.append(matmul_rate(matmul_n))
     mm = dict(max(probes, key=lambda p: p["flops_per_s"]))

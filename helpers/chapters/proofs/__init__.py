@@ -1,13 +1,13 @@
-"""The paper's proofs turned into computations that could fail (Appendices C, D, E):
-what only the page *Proofs checked numerically* (``book/proofs.md``) needs.
-
-Lemma 4.1 in :mod:`.lemma`, Proposition 4.2's interlacing and deletions in
-:mod:`.interlacing`, its race in :mod:`.race`, Appendix C in :mod:`.xor`; the figures
-(:mod:`.plots`), tables (:mod:`.tables`) and records (:func:`report`).
+"""The paper's proofs turned into computations that could fail (Appendices C, D, E),
+for the page *Proofs checked numerically* (``book/proofs.md``): Lemma 4.1 in
+:mod:`.lemma`, Proposition 4.2's interlacing and deletions in :mod:`.interlacing`, its
+race in :mod:`.race`, Appendix C in :mod:`.xor`; figures, tables and records in
+:mod:`.plots`, :mod:`.tables` and :func:`report`.
 """
 
-from . import plots, tables  # noqa: F401
-from .interlacing import (  # noqa: F401
+# ruff: noqa: F401
+from . import plots, tables
+from .interlacing import (
     deletion_checks,
     deletion_effects,
     edge_cases,
@@ -18,7 +18,7 @@ from .interlacing import (  # noqa: F401
     task_interlacing_cases,
     thompson_bounds,
 )
-from .lemma import (  # noqa: F401
+from .lemma import (
     CLASSES,
     census,
     count_nested,
@@ -35,7 +35,7 @@ from .lemma import (  # noqa: F401
     unit_pattern_lp,
     witness_reproduces,
 )
-from .race import (  # noqa: F401
+from .race import (
     NAMES,
     best_linear_loss,
     context_learning_time,
@@ -43,5 +43,5 @@ from .race import (  # noqa: F401
     race_measures,
     strategy_datasets,
 )
-from .report import report  # noqa: F401
-from .xor import EPS_PAPER, crossing, crossover_algebra, simulate  # noqa: F401
+from .report import report
+from .xor import EPS_PAPER, crossing, crossover_algebra, simulate

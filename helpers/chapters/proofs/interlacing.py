@@ -1,8 +1,5 @@
 """Proposition 4.2, steps 1 and 2 (Appendix E): Thompson's interlacing for deleted rows
-and columns, and deleting a datapoint of non-negative data.
-
-Defined for the page book/proofs.md.
-"""
+and columns, and deleting a datapoint of non-negative data."""
 
 from __future__ import annotations
 
@@ -12,49 +9,40 @@ from typing import NamedTuple
 import numpy as np
 
 from ...core.datasets import Dataset
+from .race import linear_residual
 
 
 def thompson_bounds(A, keep_rows, keep_cols):
-    """Singular values of ``A``, of the submatrix ``B = A[rows, cols]`` and Thompson's
-    bounds (Thompson 1972; Appendix E): with ``r`` rows and ``c`` columns deleted,
+    """Singular values of ``A`` and of ``B = A[rows, cols]``, and Thompson's bounds
+    ``sigma_k(A) >= sigma_k(B) >= sigma_{k+r+c}(A)`` with ``r`` rows and ``c`` columns
+    deleted (``sigma_j(A) = 0`` past the rank).
 
-        sigma_k(A) >= sigma_k(B) >= sigma_{k + r + c}(A)   (sigma_j(A) = 0 past rank).
-
-    Returns ``(sA, sB, upper, lower)`` with ``upper[k] = sigma_k(A)`` and
-    ``lower[k] = sigma_{k+r+c}(A)`` for each ``k`` of ``B``.
+    Returns:
+        ``(sA, sB, upper, lower)``, ``upper``, ``lower`` the bounds for each ``k`` of B.
     """
     A = np.asarray(A, float)
-    if A.ndim != 2 or A.size == 0:
-        raise ValueError(f"A must be a non-empty 2-D matrix, got shape {A.shape}")
-    rows = np.asarray(keep_rows, int)
-    cols = np.asarray(keep_cols, int)
+    rows, cols = np.asarray(keep_rows, int), np.asarray(keep_cols, int)
     if rows.size == 0 or cols.size == 0:
         raise ValueError("keep at least one row and one column")
-    if len(set(rows.tolist())) != rows.size or len(set(cols.tolist())) != cols.size:
-        raise ValueError("keep_rows and keep_cols must not repeat an index")
     if (
-        rows.min() < 0
+        min(rows.min(), cols.min()) < 0
         or rows.max() >= A.shape[0]
-        or cols.min() < 0
         or cols.max() >= A.shape[1]
     ):
         raise ValueError(f"kept indices must lie inside A's shape {A.shape}")
+    if len(set(rows.tolist())) != rows.size or len(set(cols.tolist())) != cols.size:
+        raise ValueError("keep_rows and keep_cols must not repeat an index")
     sA = np.linalg.svd(A, compute_uv=False)
     sB = np.linalg.svd(A[np.ix_(rows, cols)], compute_uv=False)
-    deleted = (A.shape[0] - rows.size) + (A.shape[1] - cols.size)
+    deleted = A.shape[0] - rows.size + A.shape[1] - cols.size
     sA_pad = np.r_[sA, np.zeros(deleted + sB.size)]
     k = np.arange(sB.size)
     return sA, sB, sA_pad[k], sA_pad[k + deleted]
 
 
 def interlacing_gaps(A, keep_rows, keep_cols, rtol: float = 1e-10) -> dict:
-    """How far ``B = A[rows, cols]`` is from violating Thompson's interlacing (Appendix
-    E).
-
-    ``top_ratio = sigma_1(B) / sigma_1(A)`` (never above 1 if the theorem holds);
-    ``violations``: number of the ``2 k`` inequalities broken by more than
-    ``rtol * sigma_1(A)`` (round-off).
-    """
+    """``top_ratio = sigma_1(B) / sigma_1(A)`` and the number of ``violations`` of the
+    ``inequalities`` of :func:`thompson_bounds` by more than ``rtol sigma_1(A)``."""
     sA, sB, upper, lower = thompson_bounds(A, keep_rows, keep_cols)
     tol = rtol * max(sA[0], 1e-300)
     v = int(np.sum(sB > upper + tol) + np.sum(sB < lower - tol))
@@ -65,58 +53,56 @@ def interlacing_gaps(A, keep_rows, keep_cols, rtol: float = 1e-10) -> dict:
     }
 
 
-def random_interlacing_cases(n_cases: int, seed: int, max_dim: int = 12) -> list[dict]:
-    """Random matrices and random deletions for :func:`interlacing_gaps`.
+def _random_keep(rng, m, n, p, delete=False):
+    """Rows and columns each kept with probability ``p``, at least one of each (and,
+    if ``delete``, not all)."""
+    while True:
+        rows = np.flatnonzero(rng.random(m) < p)
+        cols = np.flatnonzero(rng.random(n) < p)
+        if rows.size and cols.size and not (delete and rows.size + cols.size == m + n):
+            return rows, cols
 
-    Shapes ``m, n`` in ``1..max_dim``; entries Gaussian, non-negative, low-rank or with
-    a repeated singular value (a quarter each); at least one row or column deleted.
-    """
+
+def _random_matrix(rng, kind, m, n):
+    """A random ``m x n`` matrix of the ``kind`` named."""
+    if kind == "gaussian":
+        return rng.standard_normal((m, n))
+    if kind == "non-negative":
+        return rng.random((m, n))
+    if kind == "low-rank":
+        r = rng.integers(1, min(m, n) + 1)
+        return rng.standard_normal((m, r)) @ rng.standard_normal((r, n))
+    k = min(m, n)
+    U, _ = np.linalg.qr(rng.standard_normal((m, k)))
+    V, _ = np.linalg.qr(rng.standard_normal((n, k)))
+    return (U * np.sort(rng.choice([1.0, 2.0, 3.0], size=k))[::-1]) @ V.T
+
+
+def random_interlacing_cases(n_cases: int, seed: int, max_dim: int = 12) -> list[dict]:
+    """:func:`interlacing_gaps` of random ``m x n`` matrices (``m, n <= max_dim``, the
+    four kinds in turn), at least one row or column deleted."""
     rng = np.random.default_rng(int(seed))
     out = []
     for i in range(int(n_cases)):
         m, n = rng.integers(1, max_dim + 1, size=2)
-        if m * n == 1:
-            n = 2
-        kind = i % 4
-        if kind == 0:
-            A = rng.standard_normal((m, n))
-        elif kind == 1:
-            A = rng.random((m, n))
-        elif kind == 2:
-            r = rng.integers(1, min(m, n) + 1)
-            A = rng.standard_normal((m, r)) @ rng.standard_normal((r, n))
-        else:
-            k = min(m, n)
-            U, _ = np.linalg.qr(rng.standard_normal((m, k)))
-            V, _ = np.linalg.qr(rng.standard_normal((n, k)))
-            s = np.sort(rng.choice([1.0, 2.0, 3.0], size=k))[::-1]
-            A = (U * s) @ V.T
-        while True:
-            rows = np.flatnonzero(rng.random(m) < 0.7)
-            cols = np.flatnonzero(rng.random(n) < 0.7)
-            if rows.size and cols.size and rows.size + cols.size < m + n:
-                break
-        res = interlacing_gaps(A, rows, cols)
-        res.update(
-            shape=(int(m), int(n)),
-            kind=("gaussian", "non-negative", "low-rank", "repeated")[kind],
-        )
-        out.append(res)
+        n = 2 if m * n == 1 else n
+        kind = ("gaussian", "non-negative", "low-rank", "repeated")[i % 4]
+        A = _random_matrix(rng, kind, m, n)
+        res = interlacing_gaps(A, *_random_keep(rng, m, n, 0.7, delete=True))
+        out.append({**res, "shape": (int(m), int(n)), "kind": kind})
     return out
 
 
 def deletion_effects(X, Y) -> dict:
-    """Effect of deleting each datapoint on the top of the correlations (Appendix E).
+    """The effect of deleting each datapoint ``j`` on the top of the correlations.
 
-    For each datapoint ``j``: ``d_eig[j] = lambda_max(Sigma_x) - lambda_max(Sigma_x
-    without j)`` and ``d_sv[j] = sigma_1(Sigma_yx) - sigma_1(Sigma_yx without j)``, with
-    ``Sigma_x = X X^T`` and ``Sigma_yx = Y X^T``.  Non-negative entries are the same as
-    "never raised by the deletion"; ``overlap[j]`` is ``|v . x_j|`` for the top
-    eigenvector ``v`` of ``Sigma_x`` without ``j`` (zero overlap is the edge case where
-    the top eigenvalue need not change).
+    Returns:
+        ``lambda_max`` of ``Sigma_x = X X^T``, ``sigma_1`` of ``Sigma_yx = Y X^T``, and
+        per datapoint (``(P,)`` each) ``d_eig`` and ``d_sv``, what deleting it takes
+        off them (non-negative: never raised), and ``overlap``, ``|v . x_j|`` for the
+        top eigenvector ``v`` of ``Sigma_x`` without ``j`` (0: the edge case).
     """
-    X = np.asarray(X, float)
-    Y = np.asarray(Y, float)
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
     if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1] or X.shape[1] < 2:
         raise ValueError(
             f"deletion_effects needs X (d x P) and Y (p x P) with P >= 2, got "
@@ -133,22 +119,19 @@ def deletion_effects(X, Y) -> dict:
         d_eig[j] = lam - w[-1]
         d_sv[j] = sv - np.linalg.svd(Yj @ Xj.T, compute_uv=False)[0]
         overlap[j] = abs(V[:, -1] @ X[:, j])
-    return {
-        "lambda_max": float(lam),
-        "sigma_1": float(sv),
-        "d_eig": d_eig,
-        "d_sv": d_sv,
-        "overlap": overlap,
-    }
+    return dict(
+        lambda_max=float(lam),
+        sigma_1=float(sv),
+        d_eig=d_eig,
+        d_sv=d_sv,
+        overlap=overlap,
+    )
 
 
 def random_deletion_cases(n_datasets: int, seed: int, signed: bool = False) -> dict:
-    """:func:`deletion_effects` on random datasets (Appendix E's orthant argument).
-
-    Non-negative data (``signed=False``: uniform entries, about a third set to 0) or
-    Gaussian data as the control.  Returns, over every (dataset, deleted datapoint), the
-    changes relative to the full value, ``d_eig / lambda_max`` and ``d_sv / sigma_1``.
-    """
+    """:func:`deletion_effects` on random non-negative datasets (about a third of the
+    entries 0), or Gaussian ones if ``signed``: ``d_eig / lambda_max`` and ``d_sv /
+    sigma_1`` over every (dataset, deleted datapoint)."""
     rng = np.random.default_rng(int(seed))
     d_eig, d_sv = [], []
     for _ in range(int(n_datasets)):
@@ -158,31 +141,24 @@ def random_deletion_cases(n_datasets: int, seed: int, signed: bool = False) -> d
         else:
             X = rng.random((d, P)) * (rng.random((d, P)) > 1 / 3)
             Y = rng.random((p, P)) * (rng.random((p, P)) > 1 / 3)
-        if not (np.any(X) and np.any(Y @ X.T)):
-            continue
-        eff = deletion_effects(X, Y)
-        d_eig.append(eff["d_eig"] / eff["lambda_max"])
-        d_sv.append(eff["d_sv"] / eff["sigma_1"])
+        if np.any(X) and np.any(Y @ X.T):
+            eff = deletion_effects(X, Y)
+            d_eig.append(eff["d_eig"] / eff["lambda_max"])
+            d_sv.append(eff["d_sv"] / eff["sigma_1"])
     return {"d_eig": np.concatenate(d_eig), "d_sv": np.concatenate(d_sv)}
 
 
 def task_interlacing_cases(ds: Dataset, n_random: int, seed: int) -> list[dict]:
-    """Thompson's inequalities on the contextual task's own correlation matrices
-    (Appendix E).
-
-    Matrices: ``Sigma_yx = Y X^T`` of the common pathway, and for every context pathway
-    (on in one or in C-1 contexts, item inputs only, [conv-contextual]) the effective
-    ``Sigma_yx(p)`` of the residual the common pathway leaves.  Deletions: every single
-    row, every single column, ``n_random`` random subsets, and for the common matrix the
-    structured ones of the proof (the context inputs; each output block of 15 rows).
-    """
-    if not ds.n_contexts:
-        raise ValueError(f"{ds.name} has no contexts")
+    """Thompson's inequalities on the task's ``Sigma_yx = Y X^T`` (``common``) and on
+    each context pathway's (1 or C-1 contexts, item inputs) ``Sigma_yx(p)`` of the
+    common pathway's residual: every single row and column deleted, ``n_random``
+    random subsets, and for ``common`` the proof's (the context inputs; each output
+    block of 15 rows)."""
     rng = np.random.default_rng(int(seed))
-    X, Y, C = ds.X, ds.Y, ds.n_contexts
+    X, C = ds.X, ds.n_contexts
     items = [i for i, nm in enumerate(ds.inputs) if nm.startswith("item")]
-    R = Y - Y @ np.linalg.pinv(X) @ X
-    mats = {"common": Y @ X.T}
+    R = linear_residual(X, ds.Y)
+    mats = {"common": ds.Y @ X.T}
     for on in sorted({1, max(C - 1, 1)}):
         for subset in combinations(range(C), on):
             g = np.isin(ds.contexts, subset).astype(float)
@@ -190,33 +166,26 @@ def task_interlacing_cases(ds: Dataset, n_random: int, seed: int) -> list[dict]:
     out = []
     for name, A in mats.items():
         m, n = A.shape
-        dels = [
-            (f"row {i}", np.delete(np.arange(m), i), np.arange(n)) for i in range(m)
-        ]
-        dels += [
-            (f"column {j}", np.arange(m), np.delete(np.arange(n), j)) for j in range(n)
-        ]
+        rows, cols = np.arange(m), np.arange(n)
+        dels = [(f"row {i}", np.delete(rows, i), cols) for i in range(m)]
+        dels += [(f"column {j}", rows, np.delete(cols, j)) for j in range(n)]
         if name == "common":
-            dels.append(("context inputs", np.arange(m), np.asarray(items)))
+            dels.append(("context inputs", rows, np.asarray(items)))
             dels += [
                 (
                     f"output block {b}",
-                    np.delete(np.arange(m), np.arange(15 * b, 15 * b + 15)),
-                    np.arange(n),
+                    np.delete(rows, np.arange(15 * b, 15 * b + 15)),
+                    cols,
                 )
                 for b in range(m // 15)
             ]
-        for k in range(int(n_random)):
-            while True:
-                rows = np.flatnonzero(rng.random(m) < 0.6)
-                cols = np.flatnonzero(rng.random(n) < 0.6)
-                if rows.size and cols.size:
-                    break
-            dels.append((f"random {k}", rows, cols))
-        for label, rows, cols in dels:
-            res = interlacing_gaps(A, rows, cols)
-            res.update(matrix=name, deletion=label)
-            out.append(res)
+        dels += [
+            (f"random {k}", *_random_keep(rng, m, n, 0.6)) for k in range(int(n_random))
+        ]
+        out += [
+            {**interlacing_gaps(A, r, c), "matrix": name, "deletion": label}
+            for label, r, c in dels
+        ]
     return out
 
 
@@ -237,9 +206,13 @@ def edge_cases() -> dict:
     for label, (Xp, x) in cases.items():
         lam, V = np.linalg.eigh(Xp @ Xp.T)
         Xw = np.column_stack([Xp, x])
-        lam_with = np.linalg.eigvalsh(Xw @ Xw.T)[-1]
         orth = bool(np.all(np.abs(Xp.T @ x) < 1e-12))
-        out[label] = (orth, abs(V[:, -1] @ x), lam[-1], lam_with)
+        out[label] = (
+            orth,
+            abs(V[:, -1] @ x),
+            lam[-1],
+            np.linalg.eigvalsh(Xw @ Xw.T)[-1],
+        )
     return out
 
 
@@ -251,8 +224,7 @@ class Interlacing(NamedTuple):
 
 
 def interlacing_checks(ds: Dataset, n_matrices: int, n_deletions: int, seed: int):
-    """:func:`random_interlacing_cases` and :func:`task_interlacing_cases` together
-    (Defined for the page book/proofs.md)."""
+    """:func:`random_interlacing_cases` and :func:`task_interlacing_cases` together."""
     return Interlacing(
         random_interlacing_cases(n_matrices, seed),
         task_interlacing_cases(ds, n_deletions, seed),
@@ -260,9 +232,8 @@ def interlacing_checks(ds: Dataset, n_matrices: int, n_deletions: int, seed: int
 
 
 class Deletions(NamedTuple):
-    """Deleting datapoints: ``nonneg`` and ``signed`` random datasets (each
-    :func:`random_deletion_cases`, from ``n_datasets``), and :func:`deletion_effects`
-    on each of the ``task`` datasets."""
+    """:func:`random_deletion_cases` on ``nonneg`` and ``signed`` random datasets (of
+    ``n_datasets``), :func:`deletion_effects` on each ``task`` dataset."""
 
     nonneg: dict
     signed: dict
@@ -271,8 +242,7 @@ class Deletions(NamedTuple):
 
 
 def deletion_checks(n_datasets: int, seed: int, task_sets: dict) -> Deletions:
-    """Appendix E's step 2 on random and on the book's datasets (Defined for the page
-    book/proofs.md)."""
+    """Appendix E's step 2 on random datasets and on ``task_sets``."""
     return Deletions(
         random_deletion_cases(n_datasets, seed),
         random_deletion_cases(n_datasets, seed + 1, signed=True),

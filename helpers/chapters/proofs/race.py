@@ -1,8 +1,5 @@
 """The uniqueness race of Proposition 4.2: common + 1-of-3 against common + 2-of-3,
-their superset, and the race restarted from a converged common pathway.
-
-Defined for the page book/proofs.md.
-"""
+their superset, and the race restarted from a converged common pathway."""
 
 from __future__ import annotations
 
@@ -24,54 +21,48 @@ NAMES = {
 }
 
 
+def linear_residual(X, Y) -> np.ndarray:
+    """What the best linear map leaves of the targets, ``Y - Y X^+ X``."""
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    return Y - Y @ np.linalg.pinv(X) @ X
+
+
 def best_linear_loss(X, Y) -> float:
-    """Summed loss of the best linear map, ``1/2 ||Y - Y X^+ X||^2``
-    ([conv-contextual]): the plateau the common pathway alone reaches, and what the
-    context pathways must remove."""
-    X = np.asarray(X, float)
-    Y = np.asarray(Y, float)
-    R = Y - Y @ np.linalg.pinv(X) @ X
-    return float(0.5 * np.sum(R**2))
+    """``1/2 ||Y - Y X^+ X||^2``: the plateau the common pathway alone reaches, and
+    what the context pathways must remove ([conv-contextual])."""
+    return float(0.5 * np.sum(linear_residual(X, Y) ** 2))
 
 
 def context_learning_time(L, plateau: float, fraction: float = 0.5) -> float:
-    """First epoch at which a loss curve falls below ``fraction * plateau`` (``inf`` if
-    never): with ``plateau`` = :func:`best_linear_loss`, the time the context pathways
-    need to remove that fraction of what no linear map can fit."""
-    L = np.asarray(L, float)
+    """First epoch at which the loss curve ``L`` falls below ``fraction * plateau``
+    (``inf`` if never)."""
     if not 0 < fraction < 1 or plateau <= 0:
         raise ValueError(
             f"context_learning_time needs 0 < fraction < 1 and plateau > 0, got "
             f"{fraction}, {plateau}"
         )
-    hit = np.flatnonzero(L <= fraction * plateau)
+    hit = np.flatnonzero(np.asarray(L, float) <= fraction * plateau)
     return float(hit[0]) if hit.size else float("inf")
 
 
 def single_norms(run, epoch_index: int = -1) -> np.ndarray:
-    """Frobenius norm of the 1-of-3 pathways' maps (the pathways named by one context)
-    at the recorded epoch ``epoch_index``, per seed (``singles_inactive``)."""
-    return np.array(
-        [
-            np.sqrt(
-                sum(
-                    np.sum(M[epoch_index] ** 2)
-                    for n, M in run.pathway_maps(s).items()
-                    if n != "common" and len(n) == 4
-                )
-            )
-            for s in range(run.loss.shape[0])
-        ]
-    )
+    """Per seed, the Frobenius norm of the 1-of-3 pathways' maps at the recorded epoch
+    ``epoch_index``."""
+    norms = []
+    for s in range(run.loss.shape[0]):
+        maps = run.pathway_maps(s).items()
+        singles = [M[epoch_index] for n, M in maps if n != "common" and len(n) == 4]
+        norms.append(np.sqrt(sum(np.sum(M**2) for M in singles)))
+    return np.array(norms)
 
 
 @dataclass
 class Race:
-    """The race's measures: the ReLU and candidate losses (``losses``, keyed as
-    :data:`NAMES`), the best linear loss ``L_lin``, learning times per seed
-    (``t_seed``, ReLU included), the 2-of-3 ReLN against the family (``family``) and
-    the superset's gap (``gap_both``), and the 1-of-3 pathways' norms with and
-    without the 2-of-3 ones at the end and at epoch ``mid`` (``norms_mid``)."""
+    """The race: ReLU and candidate ``losses`` (keyed as :data:`NAMES`), the best
+    linear loss ``L_lin``, learning times per seed (``t_seed``, ReLU included), the
+    2-of-3 ReLN against the ``family`` and the superset's gap (``gap_both``), and the
+    1-of-3 pathways' norms with and without the 2-of-3 ones (at the end; ``norms_mid``
+    at epoch ``mid``)."""
 
     relu_loss: np.ndarray
     losses: dict
@@ -91,14 +82,12 @@ class Race:
 
 
 def race_measures(ds: Dataset, relu_loss, runs: dict, mid: int, coupling) -> Race:
-    """The race read off the ReLU losses and the candidates' ``runs`` (weights
-    recorded at ``mid`` and the end; Defined for the page book/proofs.md)."""
+    """The race read off the ReLU losses and the candidates' ``runs``."""
     L_lin = best_linear_loss(ds.X, ds.Y)
     losses = {k: r.loss for k, r in runs.items()}
-    curves = {**losses, "relu": relu_loss}
     t_seed = {
         k: np.array([context_learning_time(L, L_lin) for L in c])
-        for k, c in curves.items()
+        for k, c in {**losses, "relu": relu_loss}.items()
     }
     # the paper's candidate against the family (rulebook, rule 2); "both" contains it
     family = match(
@@ -123,47 +112,32 @@ def race_measures(ds: Dataset, relu_loss, runs: dict, mid: int, coupling) -> Rac
 
 
 def strategy_datasets(ds: Dataset):
-    """The effective datasets of a 1-of-3 and a 2-of-3 pathway (item inputs), on the
-    raw targets and on the residual the best linear map leaves: ``{(pathway,
-    targets): (top 4 singular values, top input eigenvalue, Sigma_yx)}`` and the
-    largest entry of the two residual correlations' sum (0: one is minus the
-    other)."""
-    items = list(range(8))
-    R = ds.Y - ds.Y @ np.linalg.pinv(ds.X) @ ds.X
+    """The effective datasets of a 1-of-3 and a 2-of-3 pathway (item inputs) on the
+    raw targets and on the best linear map's residual.
+
+    Returns:
+        ``{(pathway, targets): (top 4 singular values, top input eigenvalue,
+        Sigma_yx)}`` and the largest entry of the two residual ``Sigma_yx``'s sum (0:
+        one is minus the other).
+    """
+    R = linear_residual(ds.X, ds.Y)
     sv = {}
     names = {"1-of-3 (on in context 1)": (0,), "2-of-3 (off in context 1)": (1, 2)}
     for name, subset in names.items():
         g = context_gate(ds, subset)
         for target, T in [("raw targets Y", ds.Y), ("residual R", R)]:
-            syx, sx = effective_dataset(ds.X, T, g, inputs=items)
+            syx, sx = effective_dataset(ds.X, T, g, inputs=list(range(8)))
             svals = np.linalg.svd(syx, compute_uv=False)[:4]
             sv[name, target] = (svals, np.linalg.eigvalsh(sx)[-1], syx)
     one, two = (sv[k, "residual R"][2] for k in names)
     return sv, float(np.abs(one + two).max())
 
 
-def race_from_converged_common(ds: Dataset, coupling, lr, epochs) -> dict:
-    """The race restarted with the common pathway at the best linear map (a balanced
-    factorisation of ``Y X^+``), the context pathways from their random init (seed
-    0): the summed loss of the 1-of-3 ('single') and 2-of-3 ('mixed') ReLNs."""
-    U, S, Vt = np.linalg.svd(ds.Y @ np.linalg.pinv(ds.X), full_matrices=False)
-    out = {}
-    for kind in ["single", "mixed"]:
-        net = context_reln(ds, kind, coupling=coupling)
-        W1, W2 = init_params(net, 0)
-        sl = net.pathway_slice("common")
-        W1[sl], W2[:, sl] = 0.0, 0.0
-        W1[sl.start : sl.start + S.size] = np.sqrt(S)[:, None] * Vt
-        W2[:, sl.start : sl.start + S.size] = U * np.sqrt(S)
-        run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=[0], params0=[W1, W2])
-        out[kind] = run.loss[0]
-    return out
-
-
 class Control(NamedTuple):
-    """The race without its transient: the two strategies' effective datasets
-    (``sv``, ``identity_gap``: :func:`strategy_datasets`) and the ``losses`` of
-    :func:`race_from_converged_common` after ``epochs``."""
+    """The race without its transient: the strategies' effective datasets (``sv``,
+    ``identity_gap``: :func:`strategy_datasets`) and the summed ``losses`` after
+    ``epochs`` of the 1-of-3 and 2-of-3 ReLNs started from a converged common
+    pathway."""
 
     sv: dict
     identity_gap: float
@@ -172,8 +146,17 @@ class Control(NamedTuple):
 
 
 def control_race(ds: Dataset, coupling, lr, epochs: int) -> Control:
-    """The control of the race (Defined for the page book/proofs.md)."""
-    sv, gap = strategy_datasets(ds)
-    return Control(
-        sv, gap, race_from_converged_common(ds, coupling, lr, epochs), epochs
-    )
+    """The race restarted with the common pathway at the best linear map (a balanced
+    factorisation of ``Y X^+``), the context pathways at their random init (seed 0)."""
+    U, S, Vt = np.linalg.svd(ds.Y @ np.linalg.pinv(ds.X), full_matrices=False)
+    losses = {}
+    for kind in ["single", "mixed"]:
+        net = context_reln(ds, kind, coupling=coupling)
+        W1, W2 = init_params(net, 0)
+        sl = net.pathway_slice("common")
+        W1[sl], W2[:, sl] = 0.0, 0.0
+        W1[sl.start : sl.start + S.size] = np.sqrt(S)[:, None] * Vt
+        W2[:, sl.start : sl.start + S.size] = U * np.sqrt(S)
+        run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=[0], params0=[W1, W2])
+        losses[kind] = run.loss[0]
+    return Control(*strategy_datasets(ds), losses, epochs)

@@ -1,8 +1,5 @@
 """Appendix C: the XoR ReLNs simulated against their closed forms, and where they
-swap speed.
-
-Defined for the page book/proofs.md.
-"""
+swap speed."""
 
 from __future__ import annotations
 
@@ -19,25 +16,6 @@ from ...core.measures import learning_time_from_curve
 EPS_PAPER = float(np.sqrt(2 / 3))  # Eq. 26
 
 
-def xor_runs(eps_list, width, init_std, lr, epochs, seeds):
-    """Appendix C: both XoR ReLNs (``width`` units per pathway) simulated at each
-    margin, and the per-pathway closed form from each pathway's initial strength:
-    ``(simulated, closed_form, a0)``, keyed ``(eps, kind, seed)``."""
-    t = np.arange(epochs + 1)
-    sim, cf, a0s = {}, {}, {}
-    for eps in eps_list:
-        d = xor(eps)
-        for kind in xor_reln.KINDS:
-            net = xor_reln.reln(kind, width * len(xor_reln.GATES[kind]), init_std)
-            run = train(net, d.X, d.Y, lr=lr, epochs=epochs, seeds=list(seeds))
-            for i, s in enumerate(seeds):
-                a0 = race.effective_a0(net, init_params(net, s), d.X, d.Y)
-                a0s[eps, kind, s] = a0
-                sim[eps, kind, s] = run.loss[i]
-                cf[eps, kind, s] = xor_reln.xor_closed_form_loss(t, eps, kind, a0, lr)
-    return sim, cf, a0s
-
-
 def crossing(times, eps_list, s) -> float:
     """Margin where the two XoR ReLNs' halving times ``times[eps, kind, s]`` cross,
     by linear interpolation of their log-ratio (nan when they do not)."""
@@ -48,18 +26,6 @@ def crossing(times, eps_list, s) -> float:
     k = k[0]
     e0, e1 = eps_list[k], eps_list[k + 1]
     return float(e0 + (e1 - e0) * g[k] / (g[k] - g[k + 1]))
-
-
-def modes_max_diff(eps_list) -> float:
-    """Largest difference between the XoR ReLNs' effective modes computed from
-    ``xor(eps)`` and the closed forms (Eq. proofs-xor-modes), over ``eps_list``."""
-    return max(
-        abs(float(x) - float(y))
-        for e in eps_list
-        for kind in xor_reln.KINDS
-        for s_, d_, _ in xor_reln.effective_modes(e, kind).values()
-        for x, y in zip((s_[0], d_[0]), xor_reln.analytic_modes(e, kind))
-    )
 
 
 class Algebra(NamedTuple):
@@ -74,21 +40,30 @@ class Algebra(NamedTuple):
 
 
 def crossover_algebra(eps_list) -> Algebra:
-    """Appendix C's algebra checked (Defined for the page book/proofs.md)."""
+    """Appendix C's algebra checked; ``modes_diff``: the largest difference between
+    the effective modes of ``xor(eps)`` and their closed forms over ``eps_list``."""
+    modes_diff = max(
+        abs(float(x) - float(y))
+        for e in eps_list
+        for kind in xor_reln.KINDS
+        for s_, d_, _ in xor_reln.effective_modes(e, kind).values()
+        for x, y in zip((s_[0], d_[0]), xor_reln.analytic_modes(e, kind))
+    )
     return Algebra(
         float(np.max(np.roots([3.0, 0.0, -2.0]).real)),
         xor_reln.eps_star(from_data=True),
         xor_reln.eps_star(),
-        modes_max_diff(eps_list),
+        modes_diff,
     )
 
 
 @dataclass
 class Simulated:
-    """The XoR ReLNs at each margin (:func:`xor_runs`: ``sim``, ``cf``, ``a0``), their
-    halving times (``halving``, ``halving_cf``), the margins where they cross per seed
-    (``cross_sim``, ``cross_cf``), the mean initial strength and the crossover it
-    predicts; ``eps``, ``seeds``, ``width``, ``init_std``, ``lr``: the settings."""
+    """The XoR ReLNs at each margin (``sim``, closed form ``cf``, initial strengths
+    ``a0``, keyed ``(eps, kind, seed)``), their halving times (``halving``,
+    ``halving_cf``), the margins where they cross per seed (``cross_sim``,
+    ``cross_cf``), the mean initial strength and the crossover it predicts; ``eps``,
+    ``seeds``, ``width``, ``init_std``, ``lr``: the settings."""
 
     sim: dict
     cf: dict
@@ -107,13 +82,24 @@ class Simulated:
 
 
 def simulate(eps_list, width, init_std, lr, epochs, n_seeds: int) -> Simulated:
-    """Appendix C's closed forms against simulation (Defined for the page
-    book/proofs.md)."""
-    sim, cf, a0 = xor_runs(eps_list, width, init_std, lr, epochs, range(n_seeds))
+    """Both XoR ReLNs (``width`` units per pathway) simulated at each margin, against
+    the per-pathway closed form from each pathway's initial strength."""
+    t, seeds = np.arange(epochs + 1), range(n_seeds)
+    sim, cf, a0 = {}, {}, {}
+    for eps in eps_list:
+        d = xor(eps)
+        for kind in xor_reln.KINDS:
+            net = xor_reln.reln(kind, width * len(xor_reln.GATES[kind]), init_std)
+            run = train(net, d.X, d.Y, lr=lr, epochs=epochs, seeds=list(seeds))
+            for i, s in enumerate(seeds):
+                a0[eps, kind, s] = race.effective_a0(net, init_params(net, s), d.X, d.Y)
+                sim[eps, kind, s] = run.loss[i]
+                cf[eps, kind, s] = xor_reln.xor_closed_form_loss(
+                    t, eps, kind, a0[eps, kind, s], lr
+                )
     half = xor_reln.LEARNING_FRACTION
     halving = {k: learning_time_from_curve(L, half) for k, L in sim.items()}
     halving_cf = {k: learning_time_from_curve(L, half) for k, L in cf.items()}
-    seeds = range(n_seeds)
     a0_mean = float(np.mean([v for d in a0.values() for v in d.values()]))
     return Simulated(
         sim,
