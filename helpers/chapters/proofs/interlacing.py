@@ -21,6 +21,8 @@ def thompson_bounds(A, keep_rows, keep_cols):
         ``(sA, sB, upper, lower)``, ``upper``, ``lower`` the bounds for each ``k`` of B.
     """
     A = np.asarray(A, float)
+    if A.ndim != 2 or A.size == 0:
+        raise ValueError(f"A must be a non-empty 2-D matrix, got shape {A.shape}")
     rows, cols = np.asarray(keep_rows, int), np.asarray(keep_cols, int)
     if rows.size == 0 or cols.size == 0:
         raise ValueError("keep at least one row and one column")
@@ -154,6 +156,8 @@ def task_interlacing_cases(ds: Dataset, n_random: int, seed: int) -> list[dict]:
     common pathway's residual: every single row and column deleted, ``n_random``
     random subsets, and for ``common`` the proof's (the context inputs; each output
     block of 15 rows)."""
+    if not ds.n_contexts:
+        raise ValueError(f"{ds.name} has no contexts")
     rng = np.random.default_rng(int(seed))
     X, C = ds.X, ds.n_contexts
     items = [i for i, nm in enumerate(ds.inputs) if nm.startswith("item")]

@@ -21,6 +21,11 @@ def item_context_input(n_items: int, n_contexts: int) -> np.ndarray:
     """The input of [conv-contextual]: item one-hot over context one-hot, context-major
     columns, ``(n_items + C, n_items C)``; for 8 items ``contextual_task(C).X``."""
     n, C = int(n_items), int(n_contexts)
+    if n < 1 or C < 1:
+        raise ValueError(
+            f"item_context_input needs n_items >= 1 and n_contexts >= 1, got "
+            f"{n_items}, {n_contexts}"
+        )
     return np.vstack([np.tile(np.eye(n), (1, C)), np.repeat(np.eye(C), n, axis=1)])
 
 
@@ -60,6 +65,8 @@ def unit_pattern_lp(X, pattern, strict_off: bool = False) -> dict:
         bounds=[(-1, 1)] * d + [(0, 1)],
         method="highs",
     )
+    if res.status != 0:  # pragma: no cover - the LP is always feasible (w = 0, t = 0)
+        raise RuntimeError(f"linprog failed: {res.message}")
     t = float(res.x[-1])
     return {"feasible": t > LP_TOL, "margin": t, "w": res.x[:-1]}
 
@@ -82,7 +89,11 @@ def farkas_certificate(X, pattern):
         bounds=[(0, None)] * (n_on + n_off),
         method="highs",
     )
-    return None if res.status == 2 else (res.x[:n_on], res.x[n_on:])
+    if res.status == 2:
+        return None
+    if res.status != 0:  # pragma: no cover
+        raise RuntimeError(f"linprog failed: {res.message}")
+    return res.x[:n_on], res.x[n_on:]
 
 
 def lp_feasible_patterns(X, patterns, strict_off: bool = False) -> np.ndarray:
@@ -96,6 +107,11 @@ def lp_feasible_patterns(X, patterns, strict_off: bool = False) -> np.ndarray:
 def _as_grid(patterns, n_items, n_contexts):
     """Patterns as ``(N, contexts, items)`` booleans, and whether one was given."""
     P = np.asarray(patterns)
+    if np.atleast_2d(P).shape[1] != n_items * n_contexts:
+        raise ValueError(
+            f"patterns need {n_items * n_contexts} entries (items x contexts), got "
+            f"{np.atleast_2d(P).shape[1]}"
+        )
     return np.atleast_2d(P).reshape(-1, n_contexts, n_items).astype(bool), P.ndim == 1
 
 
