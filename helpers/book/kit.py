@@ -10,11 +10,15 @@ glued numbers and tables.  It uses:
   (``template = "... {n} seeds ..."``) filled from the values the evidence was made
   of (the table's ``note`` is the claim's fixed caveat, not the record's);
 * :func:`add_all`, a chapter's records as a list of ``(name, evidence)``, or
-  ``(name, evidence, values)`` that fill the record's template.
+  ``(name, evidence, values)`` that fill the record's template;
+* :func:`registered`, the records whose TOML table names the science function that
+  measures them (``evidence = "module:function"``): a new claim touches its TOML
+  table, that function and the page's prose, not the report.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -126,4 +130,27 @@ def add_all(rec, records: Iterable[tuple]) -> dict:
         if isinstance(said, dict):
             said = note(rec.chapter, name, **said)
         out[name] = rec.add(name, evidence, said)
+    return out
+
+
+def registered(chapter: str, *runs) -> list[tuple]:
+    """The records of ``chapter`` whose TOML table names their science function.
+
+    Args:
+        chapter: the chapter's name; a table's ``evidence = "module:function"`` names a
+            module of ``helpers.chapters.<chapter>``.
+        runs: what the report hands each function (its runs), as positional arguments.
+
+    Returns:
+        ``(name, evidence, values)`` per such record, in the TOML's order, for
+        :func:`add_all`: each function returns ``(evidence, values)``, the values
+        filling the record's ``template``.
+    """
+    out = []
+    for name, entry in (rulebook.registry().get(chapter) or {}).items():
+        if "evidence" not in entry:
+            continue
+        module, _, function = entry["evidence"].partition(":")
+        package = importlib.import_module(f"helpers.chapters.{chapter}.{module}")
+        out.append((name, *getattr(package, function)(*runs)))
     return out

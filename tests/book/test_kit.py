@@ -43,3 +43,15 @@ def test_records_given_values_get_their_filled_template(monkeypatch):
 
     out = kit.add_all(Rec(), [("a", 1.0, {"n": 3}), ("b", 2.0), ("c", 3.0, "said")])
     assert out == {"a": "3 seeds", "b": "", "c": "said"}
+
+
+def test_a_record_whose_table_names_its_function_is_measured_by_it(monkeypatch):
+    """``evidence = "module:function"`` in a record's table: the report adds the record
+    from that science function (a new claim needs no line of the report)."""
+    table = {"a": {"evidence": "measures:eps_star_record"}, "b": {}}
+    monkeypatch.setattr(rulebook, "registry", lambda: {"xor": table})
+    from helpers.chapters.xor import measures
+
+    monkeypatch.setattr(measures, "eps_star_record", lambda main: (main, {"n": 1}))
+    assert kit.registered("xor", 0.5) == [("a", 0.5, {"n": 1})]
+    assert kit.registered("lag", 0.5) == []

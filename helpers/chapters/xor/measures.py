@@ -11,6 +11,7 @@ import numpy as np
 
 from ...book.rulebook import NOISE_MULTIPLE
 from ...core import measures, xor_reln
+from ...core.measures import Evidence
 from ...core.xor_reln import GATES, KINDS, LEARNING_FRACTION, check_eps
 
 #: The gating classes of :func:`gating_classes`, in the order of the shares' last axis.
@@ -289,3 +290,15 @@ def analyse(main, sweep, *, bootstrap, fit_u0_max) -> SimpleNamespace:
         switch=switch_stats(cross),
         fit=switch_fit(sweep, cross, u0_main, **kw),
     )
+
+
+def eps_star_record(main) -> tuple[Evidence, dict]:
+    """Record ``eps_star`` (Section 3, Eqs. 24-26; the book's check), defined for the
+    page book/xor.md: the root of ``s_lin = s_XoR`` from the reconstructed data's
+    effective datasets against sqrt(2/3), and the closed-form learning times' crossover
+    of the main sweep ``main`` (its note's ``eps_star_time``)."""
+    star = xor_reln.eps_star(from_data=True)
+    ev = Evidence(star, compared=float(np.sqrt(2 / 3)), criterion="exact")
+    a0 = main.a0
+    t = xor_reln.learning_time_crossover(a0["linear"], a0["xor"], main.lr)
+    return ev, {"eps_star_time": t}
