@@ -5,7 +5,8 @@ page book/extra_contexts.md).
 The common pathway is a linear network on ``(X, Y)`` (Eq. 7 per mode).  Context
 pathway ``j`` (off in context ``j``) sees ``b_j (x) B_c``: singular values
 ``sqrt((C-1)/C) sigma``, input variance ``C - 1`` and effective ``d_eff = 1`` in the
-race; its initial strength carries a head start from the common pathway's learning.
+race; its initial strength carries a head start from the common pathway's learning,
+derived from each initialisation ([conv-init]).
 """
 
 from __future__ import annotations

@@ -64,7 +64,8 @@ def gate_movement(gates, W1, W2, ds) -> dict:
 
 
 def median_lag(lag) -> np.ndarray:
-    """Median over seeds of ``(S, levels)`` log lags, nan where any seed is nan."""
+    """Median over seeds of ``(S, levels)`` log lags, nan where any seed is nan.
+    Defined for the page book/lag.md."""
     lag = np.asarray(lag, float)
     med = np.median(lag, axis=0)
     med[np.isnan(lag).any(axis=0)] = np.nan
