@@ -1,5 +1,6 @@
 """The runs of the page ``book/reviewers.md``: settings of one shape in one engine
-call, matched ReLNs, Adam's step, task variants, separated phases, primed units."""
+call, matched ReLNs, Adam's step, Section 4 task variants, separated phases, primed
+units."""
 
 from __future__ import annotations
 
