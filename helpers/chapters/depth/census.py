@@ -1,6 +1,5 @@
-"""The ReLU network's gates over training ([conv-census]): per record the census of each
-hidden layer by weight and by function, and :func:`simulate`, many seeds trained in
-batches and each batch reduced at once to :class:`DepthRuns`."""
+"""The depth networks' gates over training ([conv-census]): the census of each hidden
+layer per record, and :func:`simulate`, seeds trained and reduced in batches."""
 
 from __future__ import annotations
 
@@ -26,8 +25,6 @@ from .networks import EPOCHS, LR
 
 # Census classes of :func:`helpers.core.measures.gating_census`.
 CLASSES = ("common", "mixed", "single", "other")
-
-
 # Entries of the functional census of layer 2 (:func:`layer2_functional`).
 FUNCTIONAL = ("snap_change", "common", "mixed", "single", "other")
 
@@ -39,15 +36,10 @@ def _patterns(C: int) -> tuple[str, ...]:
 def layer_census(
     gates, W_in, W_out, contexts, n_contexts: int, threshold: float = 0.5
 ) -> dict:
-    """Gating census of one hidden layer ([conv-census];
-    :func:`helpers.core.measures.gating_census`).
-
-    ``gates`` ``(H, P)``, ``W_in`` the layer's incoming weights ``(H, ·)``, ``W_out``
-    the next weights ``(·, H)``.  Beside the shares of the classes common / mixed (C-1
-    of C) / single / other and the item-dependent share, returns ``total`` (the layer's
-    weight mass, sum of ``|W_out[:, j]| |W_in[j, :]|``), ``mass`` (weight per context
-    pattern ``'000'..'111'``) and ``always_on`` (the share of weight in units active on
-    *every* datapoint: the strict reading of "always on").
+    """Gating census of one hidden layer ([conv-census]; ``gates`` ``(H, P)``,
+    ``W_in`` ``(H, ·)``, ``W_out`` ``(·, H)``): the class and item-dependent shares,
+    ``total`` weight mass, ``mass`` per context pattern and ``always_on`` (the share
+    in units active on every datapoint).
     """
     G = np.asarray(gates)
     if G.ndim != 2:
@@ -75,11 +67,8 @@ def layer_census(
 
 
 def linearised_first_layer(params, X) -> tuple[np.ndarray, np.ndarray]:
-    """Output of a bias-free ReLU network as trained, and with its first hidden layer
-    made
-    linear (gate 1 everywhere): how much the network uses layer 1 for gating (Section
-    6).
-    """
+    """A bias-free ReLU network's output as trained and with its first hidden layer
+    made linear (Section 6)."""
     Ws = [np.asarray(W, float) for W in params]
     if len(Ws) < 3:
         raise ValueError("linearised_first_layer needs at least two hidden layers")
@@ -94,16 +83,9 @@ def linearised_first_layer(params, X) -> tuple[np.ndarray, np.ndarray]:
 def layer2_functional(
     params, X, contexts, n_contexts: int, threshold: float = 0.5
 ) -> dict:
-    """The functional census of the second hidden layer of ``W3 relu(W2 relu(W1 X))``
-    ([conv-census]): every layer-2 unit is snapped to its nearest context-level gate
-    (layer 1 keeps its own gates) and the output compared, through
-    :func:`helpers.core.measures.functional_census` on the layer's input ``relu(W1 X)``.
-
-    Returns ``snap_change`` (relative output change), the class shares of the snapped
-    output (``common``, ``mixed`` = on in C-1 of C, ``single``, ``other``) and
-    ``linear_change``: the relative output change when layer 2 is made linear (always
-    on).
-    """
+    """Functional census of layer 2 of ``W3 relu(W2 relu(W1 X))`` ([conv-census]):
+    :func:`functional_census` on ``relu(W1 X)`` (``snap_change`` and class shares),
+    and ``linear_change``, the relative output change with layer 2 made linear."""
     Ws = [np.asarray(W, float) for W in params]
     if len(Ws) != 3:
         raise ValueError(
@@ -123,11 +105,8 @@ def layer2_functional(
 
 
 def network_snap_change(params, X, contexts, n_contexts: int) -> float:
-    """How much of a two-hidden-layer ReLU network's output its context-level
-    description misses ([rulebook-phase], [conv-census]; Depth chapter, the phase of
-    training): every unit of layer 1 is snapped to its nearest context-level gate
-    (:func:`helpers.core.measures.snap_to_contexts`), then every unit of layer 2 on the
-    snapped layer 1; returns ``||yhat_snapped - yhat|| / ||yhat||``."""
+    """``||yhat_snapped - yhat|| / ||yhat||`` with both hidden layers snapped to
+    context-level gates ([rulebook-phase], [conv-census])."""
     W1, W2, W3 = (np.asarray(W, float) for W in params)
     X = np.asarray(X, float)
     pre1 = W1 @ X
@@ -140,13 +119,9 @@ def network_snap_change(params, X, contexts, n_contexts: int) -> float:
 
 
 def non_nested_share(gates, W_in, W_out, items, contexts, n_contexts: int) -> float:
-    """Share of a hidden layer's weight (``|W_out[:, j]| |W_in[j, :]|``) in units whose
-    gating is *not nested* (Depth chapter, Lemma 4.1): for some two contexts, neither
-    context's set of active items contains the other's.  A unit whose pre-activation is
-    additive in item and context (``a_item + b_ctx``, any unit that sees a linear map of
-    the one-hot inputs) can only gate nested (its active items in each context are
-    those with ``a_item > -b_ctx``); the 2 x 2 pattern of Lemma 4.1 is the smallest
-    non-nested one.  ``gates`` ``(H, P)``."""
+    """Share of a layer's weight in units whose gating is not nested (Lemma 4.1): for
+    two contexts neither set of active items contains the other's, which a unit
+    additive in item and context cannot do.  ``gates`` ``(H, P)``."""
     G = np.asarray(gates) > 0
     items, contexts = np.asarray(items), np.asarray(contexts)
     w = unit_weight(np.asarray(W_in, float), np.asarray(W_out, float))
@@ -154,7 +129,6 @@ def non_nested_share(gates, W_in, W_out, items, contexts, n_contexts: int) -> fl
     if total <= 0:
         return 0.0
     ids = np.unique(items)
-    # on[j, c, i]: unit j active for item i in context c
     on = np.zeros((G.shape[0], n_contexts, ids.size), bool)
     for c in range(n_contexts):
         for k, i in enumerate(ids):
@@ -171,22 +145,14 @@ def non_nested_share(gates, W_in, W_out, items, contexts, n_contexts: int) -> fl
 
 @dataclass
 class DepthRuns:
-    """Many seeds of one depth network, reduced (see :func:`simulate`).
+    """Many seeds of one depth network, reduced (:func:`simulate`).
 
-    ``loss`` ``(S, epochs + 1)``; ``grid`` the recorded epochs ``(R,)``; ``outputs``
-    ``(S, R, p, P)``; ``mass[l]`` ``(S, R, 2^C)`` weight per context pattern (order
-    ``patterns``) of hidden layer ``l`` (0-based); ``classes[l]`` ``(S, R, 4)`` weight
-    per census class (order :data:`CLASSES`); ``total``, ``always_on``,
-    ``item_dependent`` ``(S, R, L)``; ``final_shares[thr]`` ``(S, L, 4)`` the class
-    shares at the last record for each census threshold; ``linear_l1_change`` ``(S, R)``
-    the relative output change when layer 1 is made linear (ReLU nets; NaN otherwise);
-    ``linear_l1_loss`` the loss of that linearised network; ``linear_l2_change`` the
-    same for layer 2; ``functional2`` ``(S, R, 5)`` the functional census of layer 2
-    (:func:`layer2_functional`, order :data:`FUNCTIONAL`; ReLU nets, NaN otherwise);
-    ``snap_all`` ``(S, R)`` the output change when both layers are snapped to
-    context-level gates (:func:`network_snap_change`) and ``non_nested`` ``(S, R, L)``
-    each layer's weight share in non-nested units (:func:`non_nested_share`; ReLU nets,
-    NaN otherwise).
+    ``loss`` ``(S, epochs + 1)``; ``grid`` ``(R,)``; ``outputs`` ``(S, R, p, P)``;
+    per hidden layer ``l``: ``mass[l]`` ``(S, R, 2^C)``, ``classes[l]`` ``(S, R, 4)``;
+    ``total``, ``always_on``, ``item_dependent``, ``non_nested`` ``(S, R, L)``;
+    ``final_shares[thr]`` ``(S, L, 4)``; ``linear_l1_change``, ``linear_l1_loss``,
+    ``linear_l2_change``, ``snap_all`` ``(S, R)``; ``functional2`` ``(S, R, 5)``.
+    ReLU-only measures are NaN for GDLNs.
     """
 
     name: str
@@ -223,15 +189,13 @@ class DepthRuns:
         return self.classes[layer][:, :, CLASSES.index(cls)]
 
     def share(self, layer: int, cls: str) -> np.ndarray:
-        """Census share ``(S, R)`` of class ``cls`` in layer ``layer`` (0 where the
-        layer has no weight)."""
+        """Census share ``(S, R)`` of class ``cls`` in layer ``layer`` (0 if empty)."""
         tot = self.total[:, :, layer]
         m = self.class_mass(layer, cls)
         return np.divide(m, tot, out=np.zeros_like(m), where=tot > 0)
 
     def stereotype(self) -> int:
-        """Index of the run closest to the mean loss curve
-        (:func:`helpers.core.measures.stereotype_index`)."""
+        """Index of the run closest to the mean loss curve."""
         return stereotype_index(self.loss)
 
     def functional(self, key: str) -> np.ndarray:
@@ -241,8 +205,7 @@ class DepthRuns:
         return self.functional2[:, :, FUNCTIONAL.index(key)]
 
 
-#: The per-record measures of :func:`reduce_record`, in the fields of
-#: :class:`DepthRuns` they fill.
+#: The per-record measures of :func:`reduce_record` (fields of :class:`DepthRuns`).
 REDUCED = (
     "mass",
     "classes",
@@ -259,8 +222,7 @@ REDUCED = (
 
 
 def record_grid(epochs: int = EPOCHS, every: int = 500) -> np.ndarray:
-    """The epochs at which :func:`simulate` records gates, weights and outputs: every
-    ``every`` epochs from 0, and the last epoch."""
+    """The epochs :func:`simulate` records: every ``every`` from 0, and the last."""
     if int(every) <= 0:
         raise ValueError(f"every must be positive, got every={every}")
     grid = np.arange(0, int(epochs) + 1, int(every))
@@ -268,9 +230,7 @@ def record_grid(epochs: int = EPOCHS, every: int = 500) -> np.ndarray:
 
 
 def train_seeds(net, ds, seeds, grid, *, epochs=EPOCHS, lr=LR, params0=None):
-    """One batch of seeds of ``net`` trained on ``ds`` by
-    :func:`helpers.core.engine.train`, its gates, weights and outputs recorded at the
-    epochs ``grid`` (the training half of :func:`simulate`)."""
+    """Train a batch of seeds, recording gates, weights and outputs at ``grid``."""
     return train(
         net,
         ds.X,
@@ -292,11 +252,8 @@ def _masked(net: GatedNetwork, weights) -> list:
 
 
 def reduce_record(net: GatedNetwork, ds: Dataset, gates, weights) -> dict:
-    """The chapter's measures of one seed at one record ([conv-census]; ``gates`` one
-    ``(H, P)`` array per hidden layer): :data:`REDUCED`, the census of each layer by
-    weight (:func:`layer_census`) and, for a ReLU network, layer 2's functional census,
-    the output changes when a layer is made linear or both are snapped, and each
-    layer's non-nested share; NaN where they do not apply."""
+    """The measures :data:`REDUCED` of one seed at one record ([conv-census];
+    ``gates`` one ``(H, P)`` per hidden layer); NaN where they do not apply."""
     C, L = ds.n_contexts, net.depth
     relu = net.kind == "relu"
     Ws = _masked(net, weights)
@@ -337,11 +294,9 @@ def reduce_record(net: GatedNetwork, ds: Dataset, gates, weights) -> dict:
 
 
 def reduce_run(net: GatedNetwork, ds: Dataset, run, thresholds=(0.25, 0.5, 0.75)):
-    """A trained batch of seeds (:func:`train_seeds`) reduced to what the chapter
-    keeps (the reduction half of :func:`simulate`): ``loss`` ``(B, epochs + 1)``,
-    ``outputs`` ``(B, R, p, P)`` (float32), every measure of :func:`reduce_record`
-    stacked to ``(B, R, ...)``, and ``final_shares`` ``{threshold: (B, L, 4)}``, the
-    census shares at the last record for each census threshold."""
+    """A trained batch reduced: ``loss`` ``(B, epochs + 1)``, float32 ``outputs``
+    ``(B, R, p, P)``, :data:`REDUCED` as ``(B, R, ...)`` and ``final_shares``
+    ``{threshold: (B, L, 4)}``."""
     gates, weights = run.records["gates"], run.records["weights"]
     B, R = np.shape(run.records["outputs"])[:2]
     per = [
@@ -396,16 +351,10 @@ def simulate(
     params0: Sequence[np.ndarray] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> DepthRuns:
-    """Train ``net`` from each seed (:func:`train_seeds`) and reduce the runs
-    (:func:`reduce_run`), ``batch`` seeds at a time, so memory does not grow with the
-    seeds beyond the loss curves and outputs.  ``thresholds``: census thresholds of
-    the shares kept at the last record; ``params0``: initial weights stacked over
-    ``seeds`` (:func:`helpers.core.relns.start`; by default the engine's).
-
-    The result is a kept summary (:func:`helpers.core.store.derived`): the runs
-    weigh about 8 MB a seed, the census a fraction of it, so the default book loads
-    the census and its times (``seconds``, ``cpu_seconds``: the maintainer's
-    training) where it was kept."""
+    """Train ``net`` from each seed and reduce the runs, ``batch`` seeds at a time so
+    memory does not grow with the seeds; ``params0``: initial weights stacked over
+    ``seeds``.  A kept summary (:func:`helpers.core.store.derived`; ``seconds``,
+    ``cpu_seconds`` are the maintainer's training)."""
     parts = (net, ds, tuple(int(s) for s in seeds), name, epochs, lr, every, batch)
     parts += (tuple(thresholds), params0)
 

@@ -1,6 +1,5 @@
-"""The ReLU network against its GDLN ([conv-measures], [rulebook-noise]): time gaps of
-loss curves with seeds on both sides, per initialisation, and outputs at the
-plateaus."""
+"""The ReLU network against its GDLN ([conv-measures], [rulebook-noise]): time gaps
+with seeds on both sides, per initialisation, and outputs at the plateaus."""
 
 from __future__ import annotations
 
@@ -24,12 +23,9 @@ from .drops import med, plateau_levels
 
 
 def match_runs(reference, candidate) -> Match:
-    """:func:`helpers.core.measures.match` for fewer candidate runs than reference runs
-    ([conv-measures], [rulebook-noise]; Depth chapter): candidate run ``s`` against
-    reference run ``s`` (the first ``len(candidate)``); the spread is the median gap
-    over every pair of reference runs or, when the candidate runs differ from each
-    other (a GDLN from random weights), the larger of that and the candidate's own
-    (``spread_candidate``), with the bootstrap interval of that spread over seeds."""
+    """Time-gap :class:`Match` of candidate run ``s`` against reference run ``s``
+    ([conv-measures], [rulebook-noise]); the spread is the larger of the two sides'
+    median pairwise gaps (the candidate's only when its runs differ)."""
     R = np.atleast_2d(np.asarray(reference, float))
     Cd = np.atleast_2d(np.asarray(candidate, float))
     if Cd.shape[0] > R.shape[0]:
@@ -67,14 +63,8 @@ def match_runs(reference, candidate) -> Match:
 
 
 def output_match(reference, candidate) -> Match:
-    """Relative output gaps (:func:`helpers.core.measures.output_gap`) of candidate
-    runs to reference runs, as a :class:`helpers.core.measures.Match` with noise on
-    both sides ([rulebook-noise]; Depth chapter, outputs at the plateaus): ``value``
-    the median gap over every pair of a reference and a candidate run; ``spread`` the
-    larger of the two sides' own median gaps over pairs of runs
-    (``spread_candidate``: the candidate's); ``spread_interval`` their bootstrap
-    interval over seeds.  ``None`` entries (runs without a record there) are
-    skipped."""
+    """Relative output gaps of candidate to reference runs as a :class:`Match` with
+    noise on both sides ([rulebook-noise]); ``None`` entries are skipped."""
 
     R = [np.asarray(o, float) for o in reference if o is not None]
     Cd = [np.asarray(o, float) for o in candidate if o is not None]
@@ -103,18 +93,9 @@ def output_match(reference, candidate) -> Match:
 
 
 def init_comparison(relu_loss, init_loss: dict, reference: int) -> tuple[dict, dict]:
-    """The ReLU-GDLN comparison under each initialisation of the GDLN ([conv-init]).
-
-    Args:
-        relu_loss: the ReLU runs' loss curves; init_loss: ``{init: loss curves}``;
-        reference: the index of the ReLU stereotype.
-
-    Returns:
-        ``(rows, evidence)``: per initialisation the row of the page's table and the
-        record ``init_sensitivity`` (time gaps, final loss, runs reaching 10 %,
-        whether a gap is a lower bound, the verdict on the median gap), and the
-        stereotypes' gap as evidence (:func:`match_runs`'s spread).
-    """
+    """The ReLU-GDLN comparison per GDLN init ([conv-init]); ``reference`` the ReLU
+    stereotype.  Returns ``(rows, evidence)``: per init the table row and the
+    stereotypes' gap as evidence."""
 
     R = np.asarray(relu_loss, float)
     t_relu = np.array([level_times(x) for x in R])
@@ -131,8 +112,7 @@ def init_comparison(relu_loss, init_loss: dict, reference: int) -> tuple[dict, d
             "gap_runs": m_i.value,
             "final_loss": float(np.nanmedian(L[:, -1])),
             "reach_10pc": f"{int(np.isfinite(t_c[:, 1]).sum())} of {len(L)}",
-            # a level the ReLU partner reaches and the GDLN run does not: the gap is
-            # a lower bound (the level counts at the run's end)
+            # a level the ReLU partner reaches and the GDLN run does not
             "gap_is_lower_bound": bool(bound.any()),
             "verdict_runs": rulebook.verdict(m_i),
         }
@@ -145,9 +125,8 @@ def init_comparison(relu_loss, init_loss: dict, reference: int) -> tuple[dict, d
 
 
 def plateau_record(runs: DepthRuns, level: float, tol: float = 0.02) -> np.ndarray:
-    """For each run, the index into ``runs.grid`` of the recorded epoch in the middle of
-    the run's stay at loss ``level`` (within ``tol * L(0)``); -1 if no record falls
-    there."""
+    """Per run, the index into ``runs.grid`` mid-way through its stay at ``level``
+    (within ``tol * L(0)``); -1 if none."""
     return _plateau_index(runs.loss, runs.grid, level, tol)
 
 
@@ -161,9 +140,8 @@ def _plateau_index(loss, grid, level, tol):
 
 
 def plateau_outputs(loss, grid, outputs, level: float, tol: float = 0.02) -> list:
-    """Each run's recorded output in the middle of its stay at loss ``level``
-    (:func:`plateau_record`), or None for a run with no record there.  ``loss``
-    ``(S, T)``, ``grid`` the recorded epochs, ``outputs`` ``(S, len(grid), p, P)``."""
+    """Each run's output mid-way through its stay at ``level`` (None if no record);
+    ``loss`` ``(S, T)``, ``outputs`` ``(S, len(grid), p, P)``."""
     loss = np.atleast_2d(np.asarray(loss, float))
     grid = np.asarray(grid)
     if np.shape(outputs)[:2] != (loss.shape[0], grid.size):
@@ -177,16 +155,12 @@ def plateau_outputs(loss, grid, outputs, level: float, tol: float = 0.02) -> lis
 
 
 def compare_plateaus(relu: DepthRuns, gdln: DepthRuns, levels, shared, i_r, i_g):
-    """The outputs of the ReLU and GDLN runs in the middle of each plateau of
-    ``levels`` (``shared``: per level, whether the GDLN rests there too; ``i_r``,
-    ``i_g`` the stereotypes).
+    """Outputs of the ReLU and GDLN runs mid-way through each plateau of ``levels``.
 
     Returns:
         ``(gaps, matches, steps, shown)``: per level ``(level, shared, ReLU-GDLN,
-        ReLU-ReLU, GDLN-GDLN)`` medians of :func:`output_gap`; ``{level: Match}``
-        (:func:`output_match`) on the shared plateaus with two runs a side; the ReLU
-        stereotype's output change since the previous plateau; ``(level, ReLU
-        output, GDLN output)`` of the stereotypes.
+        ReLU-ReLU, GDLN-GDLN)`` median gaps; ``{level: Match}`` on shared plateaus;
+        the ReLU stereotype's change since the last plateau; the stereotypes' outputs.
     """
 
     gaps, matches, steps, shown, prev = [], {}, [], [], None
@@ -207,10 +181,7 @@ def compare_plateaus(relu: DepthRuns, gdln: DepthRuns, levels, shared, i_r, i_g)
 
 @dataclass(frozen=True)
 class Stereotypes:
-    """The ReLU runs against the GDLN runs (:func:`stereotypes`): the stereotypes'
-    indices ``i_r``, ``i_g``; ``m_runs`` seed ``s`` against seed ``s``; ``m_stereo``
-    the stereotypes' gap against the same yardstick; ``spread_relu`` (two ReLU runs);
-    ``gap_mean`` (the mean curves)."""
+    """The ReLU runs against the GDLN runs (:func:`stereotypes`)."""
 
     i_r: int
     i_g: int
@@ -221,9 +192,8 @@ class Stereotypes:
 
 
 def stereotypes(relu_loss, gdln_loss) -> Stereotypes:
-    """The comparison of Fig. 6b's stereotypes, each the run closest to its network's
-    mean curve ([conv-depth]), with seeds on both sides (:func:`match_runs`).  Defined
-    for the page book/depth.md."""
+    """Fig. 6b's stereotypes compared, with seeds on both sides ([conv-depth]).
+    Defined for the page book/depth.md."""
     i_r, i_g = stereotype_index(relu_loss), stereotype_index(gdln_loss)
     gap = time_gap(relu_loss[i_r], gdln_loss[i_g])
     m_runs = match_runs(relu_loss, gdln_loss)
@@ -239,9 +209,8 @@ def stereotypes(relu_loss, gdln_loss) -> Stereotypes:
 
 
 def derived_comparison(relu_loss, hand_loss, derived_loss, i_r: int) -> dict:
-    """The derived schedule's GDLN runs against the ReLU runs: ``gap_stereo`` (its
-    stereotype against the ReLU one), ``m_derived`` and ``m_hand_same`` (seed ``s``
-    against seed ``s``, the hand-set runs on the same seeds)."""
+    """The derived schedule's GDLN runs against the ReLU runs (``gap_stereo``,
+    ``m_derived``) and the hand-set runs on the same seeds (``m_hand_same``)."""
     i_d = stereotype_index(derived_loss)
     return {
         "gap_stereo": time_gap(relu_loss[i_r], derived_loss[i_d]),
@@ -251,16 +220,9 @@ def derived_comparison(relu_loss, hand_loss, derived_loss, i_r: int) -> dict:
 
 
 def plateau_comparison(relu, gdln, levels, L_rank, L0: float, i_r, i_g) -> dict:
-    """The outputs at the plateaus below the first (:func:`compare_plateaus`) and the
-    one that decides: among the shared plateaus below the rank-one map's loss (rule
-    5), where the ReLU-GDLN gap is largest against the two-sample spread.  ``L0``:
-    the initial loss ``||Y||^2 / 2``.
-
-    Returns:
-        ``shared`` (per plateau, whether the GDLN rests there too), ``gaps``,
-        ``matches``, ``steps``, ``shown`` (:func:`compare_plateaus`) and ``worst``
-        (the deciding row of ``gaps``).
-    """
+    """:func:`compare_plateaus` below the first plateau, with ``shared`` and
+    ``worst``: among shared plateaus below the rank-one loss (rule 5), the largest
+    gap against its spread.  ``L0``: the initial loss ``||Y||^2 / 2``."""
     plat = list(levels[1:])
     lv_g = plateau_levels(gdln.loss)
     shared = np.array([np.any(np.abs(lv_g - lv) <= 0.05 * L0) for lv in plat], bool)
@@ -279,9 +241,8 @@ def plateau_comparison(relu, gdln, levels, L_rank, L0: float, i_r, i_g) -> dict:
 
 
 def coupling_comparison(relu_loss, main_loss, other_loss) -> tuple[list, Match | None]:
-    """The GDLN under the other coupling: per seed its time gap to the main GDLN run
-    of the same seed, and :func:`match_runs` against the ReLU runs (``[nan], None``
-    when it was not run)."""
+    """The other coupling's GDLN: per-seed gaps to the main GDLN and
+    :func:`match_runs` against ReLU (``[nan], None`` when not run)."""
     if other_loss is None:
         return [np.nan], None
     gaps = [time_gap(main_loss[k], other_loss[k]) for k in range(len(other_loss))]

@@ -1,6 +1,5 @@
-"""The loss curves' plateaus and drops, and how the drops scatter over seeds (Fig. 6b's
-"variance profiles", [rulebook-noise]); the rounding floor and the stored runs pooled
-in."""
+"""Plateaus and drops of the loss curves and their scatter over seeds (Fig. 6b's
+"variance profiles", [rulebook-noise])."""
 
 from __future__ import annotations
 
@@ -17,12 +16,8 @@ def med(v) -> float:
 def plateaus(
     L, window: int = 500, tol: float = 2e-3, min_len: int = 1000
 ) -> list[tuple[int, int, float]]:
-    """The plateaus of one loss curve: maximal stretches of at least ``min_len`` epochs
-    over
-    which the loss moves by less than ``tol * L(0)`` within any ``window`` epochs.
-
-    Returns ``(first epoch, last epoch, median loss)`` per plateau, in order.
-    """
+    """``(first epoch, last epoch, median loss)`` of each plateau of ``L``: maximal
+    stretches of ``min_len``+ epochs moving less than ``tol * L(0)`` per ``window``."""
     L = np.asarray(L, float)
     if L.ndim != 1 or L.size <= window:
         raise ValueError(
@@ -34,9 +29,8 @@ def plateaus(
     flat = np.abs(L[window:] - L[:-window]) < tol * L[0]
     out = []
     edges = np.flatnonzero(np.diff(np.r_[0, flat.astype(int), 0]))
-    for a, b in zip(
-        edges[::2], edges[1::2]
-    ):  # flat on [a, b): stretch [a, b - 1 + window]
+    # flat on [a, b): stretch [a, b - 1 + window]
+    for a, b in zip(edges[::2], edges[1::2]):
         stop = b - 1 + window
         if stop - a + 1 >= min_len:
             out.append((int(a), int(stop), float(np.median(L[a : stop + 1]))))
@@ -46,11 +40,8 @@ def plateaus(
 def plateau_levels(
     curves, merge: float = 0.05, min_share: float = 0.5, **kw
 ) -> np.ndarray:
-    """Loss levels at which the runs plateau, pooled over runs (descending).
-
-    Plateau medians (:func:`plateaus`) closer than ``merge * L(0)`` are merged; a level
-    is kept when at least ``min_share`` of the runs show it.
-    """
+    """Descending loss levels at which at least ``min_share`` of the runs plateau,
+    plateaus closer than ``merge * L(0)`` merged."""
     curves = np.atleast_2d(np.asarray(curves, float))
     found = []
     for k, L in enumerate(curves):
@@ -75,10 +66,8 @@ def plateau_levels(
 
 
 def drop_epochs(curves, levels) -> np.ndarray:
-    """Epoch of each drop in loss, per run: the first epoch at which the loss falls
-    below the
-    midpoint of two consecutive ``levels`` (descending; append 0 for the final descent).
-    ``(runs, len(levels) - 1)``; NaN where a run never gets there."""
+    """``(runs, len(levels) - 1)``: first epoch below the midpoint of two consecutive
+    descending ``levels`` (append 0 for the final descent); NaN if never."""
     curves = np.atleast_2d(np.asarray(curves, float))
     levels = np.asarray(levels, float)
     if levels.ndim != 1 or levels.size < 2 or np.any(np.diff(levels) >= 0):
@@ -97,9 +86,7 @@ def drop_epochs(curves, levels) -> np.ndarray:
 
 
 def drop_durations(curves, levels, lo: float = 0.1, hi: float = 0.9) -> np.ndarray:
-    """How long each drop takes: epochs from ``hi`` to ``lo`` of the way between two
-    consecutive ``levels`` (e.g. 90 % to 10 % of the step).  ``(runs, drops)``; NaN if
-    never completed."""
+    """``(runs, drops)``: epochs from ``hi`` to ``lo`` of each step of ``levels``."""
     levels = np.asarray(levels, float)
     if not 0 <= lo < hi <= 1:
         raise ValueError(f"need 0 <= lo < hi <= 1, got lo={lo}, hi={hi}")
@@ -118,10 +105,8 @@ def drop_durations(curves, levels, lo: float = 0.1, hi: float = 0.9) -> np.ndarr
 
 
 def log_scatter_ratio(a, b) -> tuple[float, float]:
-    """``(ln(sd(a) / sd(b)), its standard error)`` for two samples of event epochs (one
-    per run, NaN = never): how much more one network's drop scatters over seeds than the
-    other's.  The error is the normal-theory one of a log standard deviation,
-    ``sqrt(1 / (2 (n_a - 1)) + 1 / (2 (n_b - 1)))``."""
+    """``(ln(sd(a) / sd(b)), normal-theory standard error)`` of two samples of event
+    epochs (NaN = never)."""
     a = np.asarray(a, float)
     b = np.asarray(b, float)
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
@@ -135,8 +120,7 @@ def log_scatter_ratio(a, b) -> tuple[float, float]:
     )
 
 
-#: Inner resamples of :func:`scatter_bootstrap` (the standard error of each outer
-#: resample); fixed once, like :data:`helpers.core.measures.BOOTSTRAP`.
+#: Inner resamples of :func:`scatter_bootstrap`.
 INNER_RESAMPLES = 200
 
 
@@ -154,13 +138,9 @@ def _mad(x):
     return np.median(np.abs(x - m), axis=-1)
 
 
-#: How the scatter of a drop's epochs over seeds is measured (page ``book/depth.md``,
-#: the variance profile): the standard deviation (the default, the paper's "variance"),
-#: and two spreads that a few early runs cannot carry, the interquartile range and the
-#: median absolute deviation (the record's ``definition`` variants).  Each maps
-#: ``(..., n)`` to ``(...)`` along the last axis.
+#: Spreads of a drop's epochs over seeds, ``(..., n) -> (...)``: the paper's "variance"
+#: (sd) and two robust ones (the variance profile's ``definition`` variants).
 SPREADS = {"sd": _sd, "iqr": _iqr, "mad": _mad}
-#: The spreads' names in words.
 SPREAD_NAMES = {
     "sd": "standard deviation",
     "iqr": "interquartile range",
@@ -175,7 +155,7 @@ def _spread_fn(spread: str):
 
 
 def _log_sd_ratio(A, B, spread: str = "sd"):
-    """ln(spread(A) / spread(B)) along the last axis (NaN where either is 0)."""
+    """ln(spread(A) / spread(B)) along the last axis, NaN where undefined."""
     f = _spread_fn(spread)
     sa, sb = f(A), f(B)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -186,17 +166,9 @@ def _log_sd_ratio(A, B, spread: str = "sd"):
 
 
 def log_spread_ratio(a, b, spread: str = "sd") -> float:
-    """``ln(spread(a) / spread(b))`` for two samples of event epochs (NaN = never),
-    with ``spread`` one of :data:`SPREADS`.  Defined for the page ``book/depth.md``
-    (the variance profile's ``definition`` variants).
-
-    Args:
-        a, b: the drop epochs of each network's runs (one per seed).
-        spread: ``"sd"``, ``"iqr"`` or ``"mad"``.
-
-    Returns:
-        the log ratio; NaN with fewer than 2 finite values on a side or a spread of 0.
-    """
+    """``ln(spread(a) / spread(b))`` of two samples of drop epochs (NaN = never),
+    ``spread`` in :data:`SPREADS`; NaN with < 2 finite values a side or a spread of 0.
+    Defined for the page ``book/depth.md``."""
     f = _spread_fn(spread)
     a = np.asarray(a, float)
     b = np.asarray(b, float)
@@ -210,14 +182,9 @@ def log_spread_ratio(a, b, spread: str = "sd") -> float:
 
 
 def scatter_bootstrap(a, b, spread: str = "sd") -> tuple[float, tuple[float, float]]:
-    """The seed noise of ``ln(sd(a) / sd(b))`` (:func:`log_scatter_ratio`) by
-    bootstrap ([rulebook-noise]; Depth chapter, variance profiles): ``(se, (lo,
-    hi))``, the standard deviation of the log ratio over resamples of the seeds of each
-    side (with replacement), and the 90 % interval of that standard error when it is
-    recomputed on resamples of the seeds (a bootstrap of the bootstrap,
-    :data:`INNER_RESAMPLES` inner resamples).  Resamples in which one side has no
-    scatter (every draw the same seed) are left out.  ``spread`` (:data:`SPREADS`)
-    puts another spread in place of the standard deviation, with the same draws."""
+    """Bootstrap seed noise of ``ln(spread(a) / spread(b))`` ([rulebook-noise]):
+    ``(se, (lo, hi))``, the standard error over seed resamples and its 90 % interval
+    (a bootstrap of the bootstrap); resamples without scatter are left out."""
     f = _spread_fn(spread)
     a = np.asarray(a, float)
     b = np.asarray(b, float)
@@ -227,7 +194,6 @@ def scatter_bootstrap(a, b, spread: str = "sd") -> tuple[float, tuple[float, flo
     rng = np.random.default_rng(BOOTSTRAP["seed"])
 
     def se(x, y, n):
-        # (m, ...) samples -> bootstrap se of the log ratio per leading index
         ix = rng.integers(0, x.shape[-1], x.shape[:-1] + (n, x.shape[-1]))
         iy = rng.integers(0, y.shape[-1], y.shape[:-1] + (n, y.shape[-1]))
         xs = np.take_along_axis(x[..., None, :].repeat(n, -2), ix, -1)
@@ -245,9 +211,7 @@ def scatter_bootstrap(a, b, spread: str = "sd") -> tuple[float, tuple[float, flo
 
 
 def subset_scatter_ratios(a, b, k: int, draws: int = 1000, seed: int = 0):
-    """``(draws, 2)``: :func:`log_scatter_ratio` (log ratio, normal-theory error) of
-    random subsets of ``k`` runs of each side (without replacement; Depth chapter: how
-    often a verdict on ``k + k`` seeds comes out one way)."""
+    """``(draws, 2)``: :func:`log_scatter_ratio` of random ``k``-run subsets a side."""
     a = np.asarray(a, float)
     b = np.asarray(b, float)
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
@@ -264,14 +228,9 @@ def subset_scatter_ratios(a, b, k: int, draws: int = 1000, seed: int = 0):
 
 
 def drop_scatter(relu_loss, gdln_loss, levels_all) -> dict:
-    """The variance profile of two sets of runs at the drops between ``levels_all``.
-
-    Returns:
-        ``drops`` ``{"relu", "hand"}: (seeds, drops)`` epochs and their ``sd``,
-        ``pairs``, ``scatter`` (:func:`log_scatter_ratio` per drop), ``scatter_bs``
-        (:func:`scatter_bootstrap`), ``z`` (``|ln ratio| / error``) and ``k`` the
-        worst drop.
-    """
+    """The variance profile of two sets of runs at the drops between ``levels_all``:
+    ``drops`` ``(seeds, drops)`` per network, ``sd``, ``pairs``, ``scatter``,
+    ``scatter_bs``, ``z = |ln ratio| / se`` and ``k``, the worst drop."""
     levels_all = np.asarray(levels_all, float)
     drops = {
         "relu": drop_epochs(relu_loss, levels_all),
@@ -295,19 +254,9 @@ def drop_scatter(relu_loss, gdln_loss, levels_all) -> dict:
 
 
 def rounding_floor(curves: dict, levels_all) -> dict:
-    """How far rounding alone moves each drop: the drop epochs of runs from the same
-    initial weights that differ only in the order and precision of their sums.
-
-    Args:
-        curves: ``{name: (seeds, epochs + 1)}``; the first entry is the reference
-            (the engine's float32 runs).
-        levels_all: the plateau levels and 0.
-
-    Returns:
-        ``drops`` and ``diff`` (against the reference) ``{name: (seeds, drops)}``,
-        ``max`` per drop ``|diff|``, ``sd`` per drop the standard deviation rounding
-        adds to one run (root mean square ``diff`` over sqrt 2).
-    """
+    """How far rounding alone moves each drop, from ``curves`` ``{name: (seeds,
+    epochs + 1)}`` of the same starts (the first the reference): ``drops``, ``diff``,
+    ``max |diff|`` and ``sd`` (rms ``diff`` / sqrt 2) per drop."""
     names = list(curves)
     if len(names) < 2:
         raise ValueError("rounding_floor needs a reference and at least one other run")
@@ -326,10 +275,8 @@ def rounding_floor(curves: dict, levels_all) -> dict:
 
 
 def pool_seeds(seeds, curves, stored_seeds, stored_curves) -> dict:
-    """This execution's runs pooled with a stored run's: the stored seeds not trained
-    here are added when their curves are as long as this execution's.  Returns
-    ``{name: pooled curves, "seeds": the pooled seeds, "added": the stored seeds
-    added}``."""
+    """This execution's curves pooled with the stored seeds not trained here (when
+    equally long): ``{name: curves, "seeds": pooled, "added": stored seeds added}``."""
     seeds = [int(x) for x in seeds]
     if set(curves) != set(stored_curves):
         raise ValueError(
@@ -352,9 +299,8 @@ def pool_seeds(seeds, curves, stored_seeds, stored_curves) -> dict:
 
 
 def same_start(engine_loss, seeds, stored: dict) -> dict:
-    """The curves :func:`rounding_floor` compares: this execution's engine runs of the
-    stored rounding run's seeds and the stored float32 and float64 runs from the same
-    initial weights, cut to the seeds and epochs both have."""
+    """The curves :func:`rounding_floor` compares (engine, plain float32 and float64),
+    cut to the seeds and epochs both have."""
     seeds = [int(x) for x in seeds]
     keep = [k for k, x in enumerate(stored["seeds"]) if int(x) in seeds]
     if len(keep) < 1:
@@ -373,14 +319,8 @@ def drop_names(levels_all) -> list[str]:
 
 
 def drop_profile(relu_loss, gdln_loss) -> dict:
-    """The drops of the ReLU and GDLN runs at the ReLU runs' plateaus (Depth chapter,
-    "The variance of the drops").
-
-    Returns:
-        :func:`drop_scatter`'s dict with ``levels`` (the plateaus), ``levels_all``
-        (and 0), ``names``, ``durs`` (:func:`drop_durations` per network) and ``sub``
-        (:func:`subset_scatter_ratios` of 4 + 4 seeds at the worst drop).
-    """
+    """:func:`drop_scatter` at the ReLU runs' plateaus, with ``levels``,
+    ``levels_all``, ``names``, ``durs`` and ``sub`` (4 + 4 seed subsets, worst drop)."""
     levels = plateau_levels(relu_loss)
     levels_all = np.r_[levels, 0.0]
     out = drop_scatter(relu_loss, gdln_loss, levels_all)
@@ -398,12 +338,8 @@ def drop_profile(relu_loss, gdln_loss) -> dict:
 
 
 def stored_profile(seeds, relu_loss, gdln_loss, big: dict) -> dict:
-    """The variance profile on this execution's runs pooled with the stored run ``big``
-    (:func:`pool_seeds`, :func:`drop_scatter` at the pooled ReLU runs' plateaus).
-
-    Returns:
-        :func:`drop_scatter`'s dict with ``pool``, ``levels_all`` and ``names``.
-    """
+    """:func:`drop_scatter` on the runs pooled with the stored ``big``
+    (:func:`pool_seeds`), with ``pool``, ``levels_all`` and ``names``."""
     both = {"relu": relu_loss, "gdln": gdln_loss}
     pool = pool_seeds(seeds, both, big["seeds"], {k: big[k] for k in both})
     lv = np.r_[plateau_levels(pool["relu"]), 0.0]
@@ -413,21 +349,13 @@ def stored_profile(seeds, relu_loss, gdln_loss, big: dict) -> dict:
 
 
 def spread_profile(drops_a, drops_b, spread: str) -> dict:
-    """The variance profile with another spread in place of the standard deviation
-    (:data:`SPREADS`), drop by drop, judged as the default is: the log ratio of the two
-    networks' spreads, its bootstrap error (:func:`scatter_bootstrap`, the same draws)
-    and the worst drop, furthest from 0 in units of that error.  Defined for the page
-    ``book/depth.md`` (the variance profile's ``definition`` variants).
-
-    Args:
-        drops_a, drops_b: ``(seeds, drops)`` drop epochs of each network
-            (:func:`drop_epochs`), NaN where a run never gets there.
-        spread: ``"sd"``, ``"iqr"`` or ``"mad"``.
+    """The variance profile of ``(seeds, drops)`` epochs with another ``spread``
+    (:data:`SPREADS`), judged as the default is.  Defined for the page
+    ``book/depth.md``.
 
     Returns:
-        ``{"spread", "value": per drop log ratio, "spread_ratio": per drop ratio,
-        "scatter_bs": per drop (se, (lo, hi)), "z", "k": the worst drop (None when no
-        drop has a finite z)}``.
+        ``{"spread", "value", "spread_ratio", "scatter_bs", "z", "k"}``, per drop;
+        ``k`` the worst drop (None when no ``z`` is finite).
     """
     A = np.atleast_2d(np.asarray(drops_a, float))
     B = np.atleast_2d(np.asarray(drops_b, float))
@@ -452,30 +380,14 @@ def spread_profile(drops_a, drops_b, spread: str) -> dict:
 
 
 def authors_profile(relu_loss, gdln_loss, levels_all, engine_pair, k: int) -> dict:
-    """The authors' own script runs (``book/authors_runs/depth.npz``, read by
-    :func:`helpers.book.crosscheck.load`) timed at the engine's plateau levels, and
-    where their scatter ratio falls among the engine's subsets of as many seeds.
-    Defined for the page ``book/depth.md`` (the variance profile's ``seeds`` variant).
-
-    The scripts record the loss after each update, the engine before it: their drop
-    epochs sit one epoch later, which no spread sees.
-
-    Args:
-        relu_loss, gdln_loss: the scripts' curves ``(seeds, epochs)``, cut to the
-            engine's epochs by the caller.
-        levels_all: the engine's plateau levels and 0 (the verdict's).
-        engine_pair: ``(relu, gdln)`` the engine's drop epochs at drop ``k``, one
-            per seed (the verdict's pooled seeds).
-        k: the drop the verdict is read at.
+    """The authors' script runs timed at the engine's ``levels_all``, and where their
+    scatter ratio at drop ``k`` falls among the engine's ``n + n``-seed subsets of
+    ``engine_pair``.  Defined for the page ``book/depth.md``.  (The scripts record the
+    loss after each update, the engine before: one epoch later, which no spread sees.)
 
     Returns:
-        ``{"drops": {"relu", "gdln"}: (seeds, drops), "scatter": per drop
-        :func:`log_scatter_ratio`, "sd": {"relu", "gdln"} per drop, "n": seeds per
-        side, "k": the drop read, "k_worst": their own worst drop (largest |log
-        ratio| over its normal-theory error), "subsets": the engine's
-        :func:`subset_scatter_ratios` of ``n + n`` seeds at drop ``k``,
-        "percentile": the share (%) of those subsets whose log ratio is below the
-        scripts'}``.
+        ``{"drops", "scatter", "sd", "n", "k", "k_worst", "subsets", "percentile"}``,
+        ``percentile`` the share (%) of subsets below the scripts' log ratio.
     """
     d = {
         "relu": drop_epochs(relu_loss, levels_all),

@@ -1,6 +1,5 @@
-"""Where in training the paper's gating claims are read ([rulebook-phase],
-[rulebook-structure]), their verdict record by record, and the switch-on schedule
-derived from the epochs at which the ReLU network's gating patterns appear."""
+"""Where in training the gating claims are read ([rulebook-phase],
+[rulebook-structure]), their verdicts, and the switch-on schedule derived from them."""
 
 from __future__ import annotations
 
@@ -20,10 +19,9 @@ def _stretches(mask) -> list[tuple[int, int]]:
 
 
 def training_phase(snap, grid, limit: float) -> tuple[int, int] | None:
-    """The phase of training in which a context-level description applies
-    ([rulebook-phase]): the longest run of consecutive records at which ``snap`` (the
-    output change when every unit is snapped to its context-level gate, median over
-    seeds) is at most ``limit``; ``(first, last)`` epochs, or None."""
+    """``(first, last)`` epochs of the longest stretch where ``snap`` (median output
+    change on snapping to context-level gates) is at most ``limit`` ([rulebook-phase]);
+    None if none."""
     runs = _stretches(np.asarray(snap, float) <= limit)
     if not runs:
         return None
@@ -32,8 +30,7 @@ def training_phase(snap, grid, limit: float) -> tuple[int, int] | None:
 
 
 def epoch_ranges(grid, mask) -> str:
-    """The recorded epochs ``grid`` where ``mask`` holds, as text (``first–last`` per
-    run of consecutive records; ``"none"`` when it holds nowhere)."""
+    """The epochs of ``grid`` where ``mask`` holds, as text (``first–last``, "none")."""
     grid = np.asarray(grid)
     if np.shape(mask) != grid.shape:
         raise ValueError(f"mask {np.shape(mask)} and grid {grid.shape} differ in shape")
@@ -42,10 +39,8 @@ def epoch_ranges(grid, mask) -> str:
 
 
 def smaller(v, c) -> Evidence | None:
-    """The rulebook's ``smaller`` evidence of per-seed values ``v`` against ``c``
-    (medians, with the ratio's bootstrap interval over seeds); None where there is
-    nothing to compare (fewer than 2 seeds, or ``c`` 0 in the median or in most
-    resamples)."""
+    """The rulebook's ``smaller`` evidence of per-seed ``v`` against ``c``; None where
+    there is nothing to compare."""
     ok = np.isfinite(v) & np.isfinite(c)
     v, c = v[ok], c[ok]
     if ok.sum() < 2 or np.median(c) == 0:
@@ -63,9 +58,7 @@ def smaller(v, c) -> Evidence | None:
 
 
 def smaller_by_epoch(values, compared, grid) -> dict:
-    """:func:`smaller`'s verdict at every recorded epoch (``values``, ``compared``:
-    ``(seeds, records)``): ``{epoch: verdict}``, ``"nothing to compare"`` where
-    :func:`smaller` has none."""
+    """``{epoch: verdict}`` of :func:`smaller` on ``(seeds, records)`` arrays."""
     V, C = np.asarray(values, float), np.asarray(compared, float)
     out = {}
     for k, e in enumerate(np.asarray(grid)):
@@ -75,8 +68,7 @@ def smaller_by_epoch(values, compared, grid) -> dict:
 
 
 def verdicts_over_training(by_epoch: dict, grid) -> str:
-    """``{epoch: verdict}`` of :func:`smaller_by_epoch` in words (Depth chapter): the
-    epochs where the claim holds, fails, is undecided, or has nothing to compare."""
+    """``{epoch: verdict}`` of :func:`smaller_by_epoch` in words."""
     grid = np.asarray(grid)
 
     def at(v):
@@ -91,8 +83,7 @@ def verdicts_over_training(by_epoch: dict, grid) -> str:
 
 
 def window_mean(values, window) -> np.ndarray:
-    """Per seed, the mean of ``values`` ``(seeds, records)`` over the records where
-    ``window`` (``(seeds, records)`` or ``(records,)``) holds; NaN where none does."""
+    """Per seed, the mean of ``(seeds, records)`` ``values`` where ``window`` holds."""
     V = np.asarray(values, float)
     W = np.broadcast_to(np.asarray(window, bool), V.shape)
     n = W.sum(axis=1)
@@ -102,23 +93,15 @@ def window_mean(values, window) -> np.ndarray:
 
 
 def context_weight_window(runs: "DepthRuns") -> np.ndarray:
-    """``(seeds, records)``: where the weight of layer 2's context classes (every unit
-    not on in all contexts: 2-of-3, single-context, other) is above its value at
-    initialisation (Depth chapter: the window variant "the context classes' weight
-    above its initial value", [rulebook-structure])."""
+    """``(seeds, records)``: where layer 2's context classes weigh more than at init
+    (a window variant, [rulebook-structure])."""
     m = sum(runs.class_mass(1, c) for c in ("mixed", "single", "other"))
     return m > m[:, :1]
 
 
 def appearance_epoch(mass, grid, threshold: float = 0.3) -> float:
-    """Epoch at which a class of units appears: the first epoch at which its weight mass
-    (sum of ``|W_out[:, j]| |W_in[j, :]|`` over its units, :func:`layer_census`) reaches
-    ``threshold``, linearly interpolated between the recorded epochs ``grid``.  NaN if
-    it never does.
-
-    The mass is in the units of the network's map: small random weights give a class
-    about 1e-2, a class that carries part of the task's O(1) outputs has O(1) to O(10).
-    """
+    """First (interpolated) epoch at which a class's weight mass reaches ``threshold``;
+    NaN if never.  Random init gives about 1e-2, a working class O(1) to O(10)."""
     m = np.asarray(mass, float)
     g = np.asarray(grid, float)
     if m.shape != g.shape or m.ndim != 1:
@@ -147,14 +130,10 @@ def derive_schedule(
 ) -> tuple[Schedule, dict]:
     """A switch-on schedule for the depth GDLN derived from the ReLU runs' gates.
 
-    In layer ``layer`` (0-based; the second hidden layer by default) the ReLU network's
-    common units (on in all contexts) and 2-of-3 units *appear* at the median over seeds
-    of :func:`appearance_epoch` (weight mass ``threshold``).  A GDLN pathway switched on
-    at epoch ``t_on`` appears a lag later; the lag is measured, by the same census, on
-    GDLN runs trained with the ``reference`` schedule (lag = appearance - switch-on).
-    The derived switch-on epochs are the ReLU appearance epochs minus these lags,
-    rounded to ``resolution`` epochs: ``start`` from the common class, ``context`` from
-    the 2-of-3 class.  Returns the schedule and the intermediate numbers.
+    ``start`` and ``context``: the median epochs at which the ReLU network's common and
+    2-of-3 units appear in ``layer`` (:func:`appearance_epoch`), minus the lags the GDLN
+    under ``reference`` shows, rounded to ``resolution``.  Returns the schedule and the
+    intermediate numbers.
     """
 
     def med(runs, cls):
@@ -195,10 +174,8 @@ def derive_schedule(
 
 
 def gating_phase(relu: DepthRuns) -> tuple[tuple[int, int], np.ndarray]:
-    """Rule 3's phase ([rulebook-phase]): where snapping both layers to context-level
-    gates changes the output by at most ``PHASE_SNAP`` (median over seeds), or the
-    record where it changes it least.  Returns ``(first, last)`` epochs and the mask of
-    ``relu.grid`` in it."""
+    """Rule 3's phase ([rulebook-phase]) as ``(first, last)`` epochs and a mask of
+    ``relu.grid`` (the least-change record if no record is within ``PHASE_SNAP``)."""
     snap_all = np.median(relu.snap_all, axis=0)
     phase = training_phase(snap_all, relu.grid, rulebook.PHASE_SNAP)
     if phase is None:
@@ -207,9 +184,7 @@ def gating_phase(relu: DepthRuns) -> tuple[tuple[int, int], np.ndarray]:
 
 
 def gating_series(relu: DepthRuns) -> dict:
-    """``(seeds, records)`` series the gating claims read: ``strict1`` (layer 1's
-    always-on share), ``lin1``, ``lin2`` (output change when a layer is made linear),
-    ``single``, ``mixed`` (layer 2's functional shares), ``snap_all``, ``snap2``."""
+    """The ``(seeds, records)`` series the gating claims read."""
     return {
         "strict1": relu.always_on[:, :, 0],
         "lin1": relu.linear_l1_change,
@@ -222,23 +197,22 @@ def gating_series(relu: DepthRuns) -> dict:
 
 
 def phase_means(relu: DepthRuns, in_phase) -> dict:
-    """Per seed, the means over rule 3's phase of ``strict1``, ``lin1``, ``lin2``,
-    ``single`` and ``mixed`` (:func:`gating_series`).  Defined for the page
-    book/depth.md."""
+    """Per seed, means over rule 3's phase of :func:`gating_series`.  Defined for the
+    page book/depth.md."""
     s = gating_series(relu)
     keys = ("strict1", "lin1", "lin2", "single", "mixed")
     return {k: s[k][:, in_phase].mean(axis=1) for k in keys}
 
 
 def context_gating(relu: DepthRuns, L_rank) -> np.ndarray:
-    """Rule 5's window ([rulebook-structure]), ``(seeds, records)``: where a run's loss
-    is below the best linear map's (``L_rank[-1]``), so context gating exists."""
+    """Rule 5's window ``(seeds, records)``: loss below the best linear map's
+    ([rulebook-structure])."""
     return rulebook.structure_window(relu.loss[:, relu.grid], L_rank[-1])
 
 
 def window_reading(relu: DepthRuns, mask) -> dict:
-    """Per seed, the gating series (:func:`gating_series`) averaged over ``mask``
-    (:func:`window_mean`), and ``ratio``: single-context over 2-of-3 share."""
+    """Per seed, :func:`gating_series` averaged over ``mask``, and ``ratio`` (single
+    over 2-of-3 share)."""
     s = gating_series(relu)
     out = {k: window_mean(v, mask) for k, v in s.items()}
     out["ratio"] = out["single"] / np.where(out["mixed"] > 0, out["mixed"], np.nan)
@@ -246,15 +220,13 @@ def window_reading(relu: DepthRuns, mask) -> dict:
 
 
 def chance_ratio(relu: DepthRuns) -> np.ndarray:
-    """Per seed, layer 2's single-context over 2-of-3 share at initialisation, where
-    gating is random: the chance the ``layer2_mixed`` claim is held against."""
+    """Per seed, layer 2's single over 2-of-3 share at init: the chance level."""
     single, mixed = relu.functional("single"), relu.functional("mixed")
     return single[:, 0] / np.where(mixed[:, 0] > 0, mixed[:, 0], np.nan)
 
 
 def derived_schedules(relu, gdln, hand: Schedule, threshold: float, check) -> tuple:
-    """:func:`derive_schedule` at ``threshold`` and at every threshold of ``check``.
-    Returns ``(derived, info, {threshold: schedule})``."""
+    """``(derived, info, {threshold: schedule})`` of :func:`derive_schedule`."""
     derived, info = derive_schedule(relu, gdln, hand, threshold=threshold)
     thetas = sorted(set(check) | {threshold})
     checks = {q: derive_schedule(relu, gdln, hand, threshold=q)[0] for q in thetas}

@@ -16,28 +16,16 @@ from ...core.paper import DEPTH
 
 # The authors' depth networks (facts of their code; :data:`helpers.core.paper.DEPTH`).
 WIDTH = DEPTH.width
-
-
 COMMON_WIDTH = DEPTH.common_width
-
-
 GROUP_WIDTH = DEPTH.group_width
-
-
 RELU_STD = DEPTH.relu_std
-
-
 GDLN_STDS = {
     "layer1": DEPTH.gdln_std_layer1,
     "layer2": DEPTH.gdln_std_layer2,
     "readout_common": DEPTH.gdln_std_readout_common,
     "readout_context": DEPTH.gdln_std_readout_context,
 }
-
-
 LR = DEPTH.lr
-
-
 EPOCHS = (
     DEPTH.epochs
 )  # updates; the loss is kept at epochs 0..30000 (the authors' 30001)
@@ -46,8 +34,7 @@ EPOCHS = (
 @dataclass(frozen=True)
 class Schedule:
     """Switch-on epochs of the depth GDLN ([conv-depth]): every gate is 0 before
-    ``start``; the
-    context (2-of-3) pathways stay 0 until ``context``."""
+    ``start``, the context (2-of-3) pathways until ``context``."""
 
     start: int
     context: int
@@ -76,10 +63,8 @@ HAND_SCHEDULE = Schedule(*DEPTH.hand_schedule)
 
 
 def paper_profile_runs() -> dict[str, int]:
-    """The depth chapter's training runs under the ``paper`` profile (Depth chapter,
-    closing cost estimate; Performance page): ``"paper"``, the ReLU network and the main
-    GDLN (the runs of the paper's Fig. 6b), and ``"ours"``, this book's additions (the
-    two other initialisations, the derived schedule, the other coupling)."""
+    """The depth chapter's training runs under the ``paper`` profile: ``"paper"``
+    (Fig. 6b's) and ``"ours"`` (this book's additions)."""
     p = profile("paper", "depth")  # the chapter's data file: read, not copied
     return {
         "paper": 2 * p["seeds"],
@@ -88,8 +73,7 @@ def paper_profile_runs() -> dict[str, int]:
 
 
 def depth_task() -> Dataset:
-    """The Section 6 task: C = 3 contexts, the hierarchy in every block ([conv-depth]);
-    X 11 x 24."""
+    """The Section 6 task ([conv-depth]): C = 3, hierarchy in every block; X 11 x 24."""
     return contextual_task(3)
 
 
@@ -115,19 +99,12 @@ def depth_gdln(
     group_width: int = GROUP_WIDTH,
     stds: dict | None = None,
 ) -> GatedNetwork:
-    """The GDLN of Section 6 ([conv-depth], Fig. 6a), via
-    :func:`helpers.core.engine.deep_gdln`.
+    """The GDLN of Section 6 ([conv-depth], Fig. 6a).
 
-    Layer 1: one pathway ``'shared'`` of ``common_width + C * group_width`` units,
-    always on, seeing items and contexts (a linear layer).  Layer 2: ``'common'``
-    (always on, ``common_width`` units) and one group per pair of contexts (``'ctx12'``,
-    ``'ctx13'``, ``'ctx23'``; ``group_width`` units each, on in those two contexts), all
-    reading the whole of layer 1 and writing the whole output.  Init stds
-    ([conv-constants]): layer 1 5.75e-4, layer 2 5.5e-4, readout 5.5e-4 (common) and
-    4e-3 (context groups).  ``schedule`` sets the switch-on epochs; ``coupling`` is the
-    engine's: 'one-way' (default, the authors' training in ``depth/gdln_off.py``, as
-    for the one-layer ReLNs [conv-context-reln]: the common pathway on its own loss,
-    the context pathways on its residual) or 'full' (one loss on the summed output).
+    Layer 1: one always-on linear pathway ``'shared'``; layer 2: ``'common'`` and one
+    group per pair of contexts (``'ctx12'``, ...), each on in its two contexts.  Init
+    stds: [conv-constants].  ``coupling``: 'one-way' (the authors', as for the ReLNs
+    [conv-context-reln]) or 'full'.
     """
     ds = depth_task() if ds is None else ds
     if not isinstance(schedule, Schedule):
@@ -185,9 +162,8 @@ def depth_gdln(
 
 
 def linear_losses(ds: Dataset) -> np.ndarray:
-    """The loss of the best linear map of ``X`` of each rank (reduced-rank regression:
-    whiten the inputs, which have rank 10, and take the singular values of ``Y Z^T``).
-    Defined for the page book/depth.md."""
+    """The loss of the best linear map of ``X`` of each rank (reduced-rank
+    regression).  Defined for the page book/depth.md."""
     U, S_x, _ = np.linalg.svd(ds.X, full_matrices=False)
     r_x = int((S_x > 1e-9 * S_x[0]).sum())
     Z = (U[:, :r_x] / S_x[:r_x]).T @ ds.X

@@ -1,20 +1,10 @@
-"""Stored runs of the depth chapter (defined for the page ``book/depth.md``): what
-the default book cannot afford to train at every execution, run once by a command and
-stored under ``book/depth_runs/`` with a manifest (command, seeds, commit, machine,
-package versions, seconds, hashes), which the page reads and never re-runs.
+"""Stored runs of the depth chapter (defined for the page ``book/depth.md``): run once
+by a command into ``book/depth_runs/`` with a manifest; the page reads, never re-runs.
 
-* ``scatter``: the loss curves of the ReLU network and of the main GDLN of Fig. 6b
-  (hand-set schedule, the authors' initial scales, one-way coupling), seeds
-  ``first .. first + n - 1`` of each (12 + 12 from seed 12), trained by the book's
-  engine exactly as the page trains them; the page pools them with its own seeds
-  (``0 .. 11`` by default) and judges the variance profile on the pooled 24 + 24
-  ([rulebook-noise]).
-* ``rounding``: the rounding floor of the ReLU network's drop epochs.  From the engine's
-  own initial weights (float32) of seeds ``0 .. n-1``, plain full-batch gradient
-  descent written here (:func:`plain_descent`, independent of the engine) in float32
-  and in float64; with the engine's float32 curves of the same seeds (``scatter``) the
-  three runs differ only in the order and precision of the sums.  Run with
-  ``JAX_ENABLE_X64=1`` (float64 needs it; the engine itself always trains in float32).
+* ``scatter``: loss curves of the ReLU network and the main GDLN of Fig. 6b, seeds
+  ``first .. first + n - 1``, pooled by the page with its own ([rulebook-noise]).
+* ``rounding``: the rounding floor of the drop epochs: :func:`plain_descent` from the
+  engine's float32 starts, in float32 and float64 (needs ``JAX_ENABLE_X64=1``).
 
 Commands (from the repository root)::
 
@@ -62,21 +52,15 @@ def _check_seeds(n) -> int:
 
 
 def plain_descent(params0, X, Y, lr: float, epochs: int, dtype) -> np.ndarray:
-    """Full-batch gradient descent of ``W3 relu(W2 relu(W1 X))`` on the summed loss
-    ``1/2 ||Y - yhat||^2``, written here apart from the engine (page ``book/depth.md``,
-    the rounding floor): the loss before every update, ``epochs + 1`` values, computed
-    in ``dtype`` from ``params0`` (cast to ``dtype``).
+    """Full-batch gradient descent of ``W3 relu(W2 relu(W1 X))`` on the summed loss,
+    apart from the engine, in ``dtype`` (float64 needs ``JAX_ENABLE_X64=1``).
 
     Args:
-        params0: ``[W1, W2, W3]`` or the same with a leading axis over seeds.
-        X, Y: inputs ``(d, P)`` and targets ``(p, P)``.
-        lr: the step size; epochs: the number of updates.
-        dtype: ``numpy.float32`` or ``numpy.float64`` (float64 needs
-            ``JAX_ENABLE_X64=1``).
+        params0: ``[W1, W2, W3]``, optionally with a leading axis over seeds.
 
     Returns:
-        the loss curves, ``(seeds, epochs + 1)`` (or ``(epochs + 1,)`` for one start),
-        as float64.
+        the loss before every update, ``(seeds, epochs + 1)`` (``(epochs + 1,)`` for
+        one start), as float64.
     """
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
@@ -119,18 +103,11 @@ def _setup():
 
 
 def scatter(n: int, epochs: int | None = None, first: int = 0) -> dict:
-    """Loss curves of seeds ``0 .. n-1`` of the ReLU network and of the main GDLN
-    (authors' init, hand-set schedule, one-way coupling), as the page trains them.
-
-    Args:
-        n: seeds of each network (at least 2).
-        epochs: updates (default the paper's 30000; fewer only for tests).
-        first: the first seed (the seeds are ``first .. first + n - 1``; the page
-            pools them with its own, ``0 .. seeds - 1``).
+    """Loss curves of seeds ``first .. first + n - 1`` of the ReLU network and the
+    main GDLN, as the page trains them (``epochs``: fewer only for tests).
 
     Returns:
-        ``{"relu": (n, epochs + 1), "gdln": (n, epochs + 1), "seeds": (n,)}``,
-        float32 curves.
+        ``{"relu": (n, epochs + 1), "gdln": (n, epochs + 1), "seeds": (n,)}``, float32.
     """
     n = _check_seeds(n)
     ds, relu, gdln = _setup()
@@ -152,16 +129,9 @@ def scatter(n: int, epochs: int | None = None, first: int = 0) -> dict:
 
 
 def rounding(n: int, epochs: int | None = None) -> dict:
-    """The ReLU network from the engine's initial weights of seeds ``0 .. n-1``
-    (float32), trained by :func:`plain_descent` in float32 and in float64.
-
-    Args:
-        n: seeds (at least 2).
-        epochs: updates (default the paper's 30000; fewer only for tests).
-
-    Returns:
-        ``{"float32": (n, epochs + 1), "float64": (n, epochs + 1), "seeds": (n,)}``.
-    """
+    """The ReLU network from the engine's starts of seeds ``0 .. n-1``, trained by
+    :func:`plain_descent` in float32 and float64: ``{"float32", "float64": (n, epochs +
+    1), "seeds": (n,)}``."""
     n = _check_seeds(n)
     ds, relu, _ = _setup()
     starts = [
@@ -175,16 +145,7 @@ def rounding(n: int, epochs: int | None = None) -> dict:
 
 
 def load(kind: str, runs: Path | None = None) -> tuple[dict, dict]:
-    """A stored run and its manifest entry (page ``book/depth.md``).
-
-    Args:
-        kind: ``"scatter"`` or ``"rounding"``.
-        runs: the folder (default :data:`RUNS`).
-
-    Returns:
-        ``(arrays, entry)``: the stored arrays by name and the manifest's entry
-        (command, seeds, commit, machine, seconds, sha256).
-    """
+    """``(arrays, manifest entry)`` of the stored run ``kind`` (sha256 checked)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
     runs = RUNS if runs is None else Path(runs)
@@ -263,12 +224,6 @@ if __name__ == "__main__":
 
 
 def authors_runs():
-    """The authors' own script runs of Fig. 6b (``book/authors_runs/depth.npz``, read,
-    never re-run; :func:`helpers.book.crosscheck.load`).
-
-    Defined for the page book/depth.md.
-
-    Returns:
-        The stored runs: their loss curves and their provenance.
-    """
+    """The authors' own script runs of Fig. 6b (loss curves and provenance), read by
+    :func:`helpers.book.crosscheck.load`.  Defined for the page book/depth.md."""
     return crosscheck.load("depth")

@@ -1,7 +1,5 @@
 """The page book/extra_contexts.md: the contextual task for C = 3, 4, 5 (paper
-Section 5, Appendices F-G), its closed form (``closed_form``), its networks
-(``networks``), what is measured of them (``measures``), and the page's tables,
-figures and report."""
+Section 5, Appendices F-G)."""
 
 from ...core.families import member_width, onehot_census, pathway_count  # noqa: F401
 from . import plots, tables  # noqa: F401

@@ -1,16 +1,12 @@
 """Closed-form learning dynamics of the all-hierarchy contextual task for any number
-of contexts C (paper Section 5, Appendices F-G; [conv-contextual]); the derivation is
-the page book/extra_contexts.md's.
+of contexts C (paper Section 5, Appendices F-G; [conv-contextual]; derivation on the
+page book/extra_contexts.md).
 
-The common pathway is a linear network on ``(X, Y)`` (Eq. 7 per mode); its residual
-is :func:`residual_formula`.  Context pathway ``j`` (off in context ``j``) sees
-``b_j (x) B_c`` (:func:`block_coefficients`): singular values ``sqrt((C-1)/C) sigma``
-of the item-centred structure, input variance ``C - 1``, and a race against the others
-(:attr:`ContextModes.coupling`) that leaves an effective input variance ``d_eff = 1``.
-The context modes' initial strengths carry a head start from the phase in which the
-common pathway still learns (:func:`head_start_gain`, :func:`matched_initial_strength`,
-:func:`context_initial_strength`); :func:`closed_form_losses` gives the closed form
-each initialisation ([conv-init]) implies.
+The common pathway is a linear network on ``(X, Y)`` (Eq. 7 per mode).  Context
+pathway ``j`` (off in context ``j``) sees ``b_j (x) B_c``: singular values
+``sqrt((C-1)/C) sigma``, input variance ``C - 1`` and effective ``d_eff = 1`` in the
+race; its initial strength carries a head start from the common pathway's learning,
+derived from each initialisation ([conv-init]).
 """
 
 from __future__ import annotations
@@ -42,15 +38,9 @@ def _check_C(C) -> int:
 
 
 def block_coefficients(C: int) -> np.ndarray:
-    """Output-block coefficients of the context pathways' targets (Appendix F;
-    [conv-contextual]).
-
-    Row ``j`` is ``b_j`` over the ``C + 1`` output blocks (common block first):
-    ``b_j0 = 0`` and ``b_jk = 1/C - delta_jk``: the pathway off in context ``j`` must
-    map block ``k`` of the residual with that coefficient.  Properties used in the
-    chapter: ``||b_j||^2 = (C-1)/C``, ``b_j . b_q = -1/C`` (``q != j``), ``sum_j b_j =
-    0``.
-    """
+    """Output-block coefficients ``b`` ``(C, C + 1)`` of the context pathways' targets
+    (Appendix F; [conv-contextual]): ``b_j0 = 0``, ``b_jk = 1/C - delta_jk``, so
+    ``||b_j||^2 = (C-1)/C``, ``b_j . b_q = -1/C`` and ``sum_j b_j = 0``."""
     C = _check_C(C)
     b = np.zeros((C, C + 1))
     b[:, 1:] = 1.0 / C - np.eye(C)
@@ -60,9 +50,7 @@ def block_coefficients(C: int) -> np.ndarray:
 def block_structure(ds: Dataset) -> np.ndarray:
     """The structure ``B`` (features x items) shared by every output block of ``ds``.
 
-    Raises ValueError unless ``ds`` is the Section 5 task: one item-by-context grid, a
-    common block equal to ``B`` in every context and block ``k`` equal to ``B`` on the
-    columns of context ``k`` and 0 elsewhere.
+    Raises ValueError unless ``ds`` is the Section 5 task (all-hierarchy blocks).
     """
     C = ds.n_contexts
     if C < 2:
@@ -99,11 +87,9 @@ def _centred(B):
 
 
 def residual_formula(ds: Dataset) -> np.ndarray:
-    """The common pathway's residual in closed form ([conv-contextual]): 0 in the common
-    block and
+    """The common pathway's residual ([conv-contextual]): 0 in the common block,
     ``(B[:, i] - mean_i B)(delta_ck - 1/C)`` in block ``k`` at (item ``i``, context
-    ``c``).
-    """
+    ``c``)."""
     B = block_structure(ds)
     Bc = _centred(B)
     C = ds.n_contexts
@@ -120,12 +106,8 @@ def _item_rows(ds: Dataset) -> list[int]:
 
 
 def context_effective_dataset(ds: Dataset, j: int, q: int | None = None, target=None):
-    """Effective dataset of the context pathway off in context ``j`` (0-based; Eq. 4).
-
-    Returns ``(Sigma_yx(j), Sigma_x(q, j))`` for the target ``target`` (default: the
-    common pathway's residual, :func:`common_fit`) on the item inputs.  ``q`` names a
-    second context pathway (default ``j``).
-    """
+    """``(Sigma_yx(j), Sigma_x(q, j))`` (Eq. 4) of the context pathway off in context
+    ``j`` (0-based) on the item inputs; ``target`` defaults to the common residual."""
     C = ds.n_contexts
     for name, v in (("j", j), ("q", j if q is None else q)):
         if not 0 <= v < C:
@@ -141,14 +123,10 @@ def context_effective_dataset(ds: Dataset, j: int, q: int | None = None, target=
 class ContextModes:
     """Modes of the C-1-of-C context pathways (Appendices F-G).
 
-    ``sigma``, ``U``, ``V``: SVD of the item-centred structure ``B_c``; ``s``: the
-    pathways' singular values ``sqrt((C-1)/C) sigma``; ``d = C - 1`` their input
-    variance; ``overlap = C - 2`` (``Sigma_x(q, p) = overlap I``); ``cosine = -1/(C-1)``
-    between the output singular vectors of two pathways; ``d_eff`` the effective input
-    variance of the race, ``d + (C-1) cosine overlap = 1``.  ``s_raw`` and ``s_common``,
-    ``d_common``: the singular value of the raw (pre-residual) target of a context
-    pathway, and the common pathway's mode on the same item direction (used by the head
-    start).
+    ``sigma``, ``U``, ``V``: SVD of the item-centred ``B_c``; ``s = sqrt((C-1)/C)
+    sigma``; ``d = C - 1``; ``overlap = C - 2``; ``cosine = -1/(C-1)`` between two
+    pathways' output vectors; ``d_eff = d + (C-1) cosine overlap = 1``.  ``s_raw``,
+    ``s_common``, ``d_common``: raw-target and common modes, for the head start.
     """
 
     C: int
@@ -171,19 +149,12 @@ class ContextModes:
 
     @property
     def coupling(self) -> float:
-        """How strongly two context pathways are coupled in the race: the cosine of
-        their
-        output singular vectors times their shared input variance, ``-(C-2)/(C-1)``
-        (equal to the cosine ``-1/(C-1)`` only for C = 3)."""
+        """Race coupling of two pathways, ``cosine * overlap = -(C-2)/(C-1)``."""
         return float(self.cosine * self.overlap)
 
 
 def context_modes(ds: Dataset, tol: float = 1e-9) -> ContextModes:
-    """The context pathways' modes for the Section 5 task ``ds`` (any C >= 2).
-
-    Derived from the block structure (no training); the chapter and the tests check each
-    number against :func:`context_effective_dataset`.
-    """
+    """The context pathways' modes for the Section 5 task ``ds``, from its blocks."""
     B = block_structure(ds)
     C = ds.n_contexts
     Bc = _centred(B)
@@ -219,18 +190,7 @@ def context_modes(ds: Dataset, tol: float = 1e-9) -> ContextModes:
 
 
 def _settle_time(s_common, d_common, a0_common, lr, settle) -> float:
-    """When the common pathway's mode (Eq. 7) comes within ``settle`` of its fixed
-    point, the end of the head-start phase.
-
-    Args:
-        s_common, d_common, a0_common: the common mode's singular value, input
-            variance and initial strength.
-        lr: the step size.
-        settle: the relative distance from the fixed point that counts as settled.
-
-    Returns:
-        The time (in steps), 0 where ``a0_common`` is already that close.
-    """
+    """Steps until the common mode (Eq. 7) is within ``settle`` of its fixed point."""
     fixed = s_common / d_common
     if a0_common >= fixed * (1 - settle):
         return 0.0
@@ -238,20 +198,7 @@ def _settle_time(s_common, d_common, a0_common, lr, settle) -> float:
 
 
 def _moments_at(rhs, S0, t_end, method, atol, s) -> np.ndarray:
-    """The second moments of the head-start phase at ``t_end``, integrated from
-    ``S0`` (``rtol = 1e-10``).
-
-    Args:
-        rhs: ``d/dt`` of the flattened 3 x 3 moments, ``rhs(t, y)``.
-        S0: the moments at ``t = 0``, shape ``(3, 3)``.
-        t_end: where the integration stops; ``S0`` itself where it is 0.
-        method, atol: :func:`scipy.integrate.solve_ivp`'s method and absolute
-            tolerance.
-        s: the context mode's singular value (named when the integration fails).
-
-    Returns:
-        The moments at ``t_end``, shape ``(3, 3)``.
-    """
+    """The ``(3, 3)`` head-start moments at ``t_end``, integrated from ``S0``."""
     if t_end <= 0:
         return S0
     sol = solve_ivp(rhs, (0.0, t_end), S0.ravel(), method=method, rtol=1e-10, atol=atol)
@@ -261,8 +208,7 @@ def _moments_at(rhs, S0, t_end, method, atol, s) -> np.ndarray:
 
 
 def _over_modes(one, s, s_common, d_common, a0_common, lr, settle) -> np.ndarray:
-    """``one(s, s_common, T)`` for every pair of ``s`` and ``s_common`` (broadcast
-    arrays), ``T`` the time the common mode takes to settle (:func:`_settle_time`)."""
+    """``one(s, s_common, T)`` per broadcast pair, ``T`` the common settle time."""
     out = np.empty(s.shape)
     for idx in np.ndindex(s.shape):
         sb, sc = float(s[idx]), float(s_common[idx])
@@ -273,23 +219,16 @@ def _over_modes(one, s, s_common, d_common, a0_common, lr, settle) -> np.ndarray
 def head_start_gain(
     s, s_common, d_common, C, a0_common, lr, std_in, std_out, settle: float = 1e-6
 ) -> np.ndarray:
-    """Factor by which the common pathway's learning phase raises a context mode's
-    ``a0``.
+    """Factor by which the common pathway's learning raises a context mode's ``a0``.
 
-    Small-weight (linear) phase of one context pathway and one item mode: per hidden
-    unit, ``x = W1 v`` and the readouts ``y_b``, ``y_c`` along the residual direction
-    ``b_hat (x) u`` and the common direction ``c_hat (x) u`` obey
+    Small-weight phase per hidden unit: ``x = W1 v`` and readouts ``y_b``, ``y_c``
+    along the residual and common directions obey
 
         tau d/dt (x, y_b, y_c) = A(t) (x, y_b, y_c),
         A = [[0, s, e(t)], [s, 0, 0], [e(t), 0, 0]],  e(t) = (C-1) (s_c / C - a_c(t)),
 
-    where ``a_c(t)`` is the common pathway's mode (Eq. 7 with ``s_c = s_common``,
-    ``d_c = d_common``, ``a0_common``) and ``e(t)`` the raw target along ``c_hat`` that
-    the common pathway has not yet taken.  The second moments ``S = E[z z^T]`` (from
-    ``S(0) = diag(std_in^2, std_out^2, std_out^2)``) are integrated until ``e`` has
-    vanished (``a_c`` within ``settle`` of its fixed point); the residual mode then
-    grows as ``E(x + y_b)^2 / 4 * e^{2 s t / tau}``, which Eq. 7 reproduces from
-    ``a0 = initial_mode_strength * gain``.  ``gain = 1`` when ``e = 0`` throughout.
+    ``a_c`` the common mode (Eq. 7).  The moments ``E[z z^T]`` are integrated until
+    ``a_c`` settles; then ``gain = E(x + y_b)^2 / (std_in^2 + std_out^2)``.
     """
     lr = check_positive(lr, "lr")
     a0_common = check_positive(a0_common, "a0_common")
@@ -325,17 +264,11 @@ def matched_initial_strength(
     std_out,
     settle: float = 1e-6,
 ) -> np.ndarray:
-    """Effective ``a0`` of each context mode from the full (nonlinear) head-start phase.
+    """Effective ``a0`` of each context mode from the full (nonlinear) head start.
 
-    Same three hidden-unit directions as :func:`head_start_gain`, but the errors include
-    what the context pathways have already learned (symmetric race of the C pathways):
-    ``e_b = s - m_b`` and ``e_c = (C-1)(s_c/C - a_c(t)) - (C-1)^2 m_c`` with
-    ``m_b = S_xb``, ``m_c = S_xc`` the pathway's strengths along the residual and common
-    directions, ``S`` the second moments summed over the ``width`` units, started at
-    their expectation ``width diag(std_in^2, std_out^2, std_out^2)``.  Once the common
-    mode has settled (within ``settle`` of its fixed point, time ``T``) the residual
-    mode follows Eq. 7 exactly; the returned ``a0`` is the one for which Eq. 7 (``d_eff
-    = 1``) passes through ``m_b(T)``: ``s/a0 = (s/m_b - 1 + e^{-2sT/tau}) e^{2sT/tau}``.
+    As :func:`head_start_gain`, with errors ``e_b = s - m_b`` and ``e_c = (C-1)(s_c/C -
+    a_c(t)) - (C-1)^2 m_c`` (``m = S_x.`` over ``width`` units); returns the ``a0`` for
+    which Eq. 7 passes through ``m_b(T)`` once the common mode has settled at ``T``.
     """
     lr = check_positive(lr, "lr")
     a0_common = check_positive(a0_common, "a0_common")
@@ -377,14 +310,10 @@ def context_initial_strength(
     method: str = "head_start",
     settle: float = 1e-6,
 ) -> np.ndarray:
-    """Effective initial strength of each context mode, derived from the init (no fitted
-    constant).
+    """Initial strength of each context mode, derived from the init (nothing fitted).
 
-    ``method``: ``'none'``: :func:`helpers.core.linear.initial_mode_strength` alone (the
-    context pathways as if they started on the converged residual); ``'linear'``: times
-    :func:`head_start_gain` (small-weight head start); ``'head_start'``:
-    :func:`matched_initial_strength` (head start with the pathways' own learning).  The
-    common pathway's ``a0`` is ``initial_mode_strength(width, std_common, std_common)``.
+    ``method``: ``'none'`` (:func:`initial_mode_strength` alone), ``'linear'`` (times
+    :func:`head_start_gain`) or ``'head_start'`` (:func:`matched_initial_strength`).
     """
     if method not in A0_METHODS:
         raise ValueError(f"method must be one of {A0_METHODS}, got {method!r}")
@@ -392,7 +321,6 @@ def context_initial_strength(
     if method == "none":
         return np.full(cm.s.shape, a0)
     a0c = initial_mode_strength(width, std_common, std_common)
-    # degenerate modes share one computation
     uniq, inv = np.unique(np.round(cm.s, 12), return_inverse=True)
     sc = np.array([cm.s_common[np.flatnonzero(inv == k)[0]] for k in range(len(uniq))])
     if method == "linear":
@@ -417,11 +345,8 @@ def context_initial_strength(
 
 @dataclass
 class ClosedForm:
-    """Closed-form trajectories of the Section 5 ReLN (Appendices F-G).
-
-    ``a_common`` ``(T, k)``: the common pathway's mode strengths (Eq. 7 on its own
-    modes ``common``); ``a_context`` ``(T, r)``: every context pathway's mode strengths
-    (Eq. 7 with ``(s, d_eff)``); ``loss``: the summed loss at each ``t``.
+    """Closed-form trajectories of the Section 5 ReLN (Appendices F-G): mode strengths
+    ``a_common`` ``(T, k)``, ``a_context`` ``(T, r)`` (Eq. 7), summed ``loss`` ``(T,)``.
     """
 
     ds: Dataset
@@ -459,14 +384,9 @@ def closed_form(
     a0_context=None,
     settle: float = 1e-6,
 ) -> ClosedForm:
-    """Closed-form mode strengths and summed loss of the Section 5 ReLN at epochs ``t``.
-
-    Loss (chapter equation ``extra_contexts-loss``): the common pathway's own loss above
-    its floor plus ``C/2 sum_alpha (s_alpha - a_alpha(t))^2`` for the context pathways,
-    exact given the modes because the two parts are orthogonal.  ``a0_context``
-    overrides the derived context ``a0`` (one number or one per mode) for sensitivity
-    checks.
-    """
+    """Closed-form mode strengths and summed loss of the Section 5 ReLN at epochs ``t``
+    (chapter equation ``extra_contexts-loss``); ``a0_context`` overrides the derived
+    context ``a0`` (one number or one per mode)."""
     lr = check_positive(lr, "lr")
     t = np.asarray(t, float)
     cm = context_modes(ds)
@@ -499,12 +419,8 @@ def closed_form(
 
 
 def loss_from_maps(ds: Dataset, common_map, context_maps) -> np.ndarray:
-    """Summed loss (Eq. 2) ``1/2 ||Y - W_c X - sum_j g_j W_j X_items||^2`` of given
-    pathway maps.
-
-    ``common_map`` ``(T, p, d)``; ``context_maps`` a list (pathway ``j`` off in context
-    ``j``) of ``(T, p, n_items)``.  Used to check the closed-form loss formula.
-    """
+    """Summed loss (Eq. 2) ``(T,)`` of a ``common_map`` ``(T, p, d)`` and
+    ``context_maps`` (pathway ``j`` off in context ``j``), each ``(T, p, n_items)``."""
     items = _item_rows(ds)
     out = np.einsum("tpd,dn->tpn", np.asarray(common_map), ds.X)
     for j, Wj in enumerate(context_maps):
@@ -514,18 +430,10 @@ def loss_from_maps(ds: Dataset, common_map, context_maps) -> np.ndarray:
 
 
 def output_mode_strengths(ds: Dataset, outputs) -> tuple[np.ndarray, np.ndarray]:
-    """Mode strengths read off any network's outputs ``(..., p, P)`` (ReLU net, ReLN,
-    closed form).
-
-    Common modes (``helpers.core.linear.modes`` of ``(X, Y)``): ``u^T Yhat X^T v / d``,
-    which equals ``a`` for a linear map ``U A V^T``.  Context (residual) modes: with
-    ``D_alpha`` the residual's mode (:func:`residual_formula` restricted to
-    ``sigma_alpha u_alpha v_alpha^T``, divided by ``sigma_alpha``), ``<Yhat, D_alpha>
-    s_alpha / ((C-1) sigma_alpha)``, which equals the context pathways' common strength
-    ``a_alpha`` of the closed form and is blind to the common pathway's output
-    (orthogonal to every residual mode).  Returns ``(a_common (..., k), a_context (...,
-    r))``.
-    """
+    """Mode strengths ``(a_common (..., k), a_context (..., r))`` read off any
+    network's outputs ``(..., p, P)``: ``u^T Yhat X^T v / d`` for the common modes and
+    ``<Yhat, D_alpha> s_alpha / ((C-1) sigma_alpha)`` for the residual modes
+    ``D_alpha`` (blind to the common pathway's output)."""
     Yhat = np.asarray(outputs, float)
     if Yhat.shape[-2:] != ds.Y.shape:
         raise ValueError(
@@ -558,15 +466,9 @@ def closed_form_for_stds(
     a0_method: str = "head_start",
     settle: float = 1e-6,
 ) -> ClosedForm:
-    """:func:`closed_form` for a ReLN whose pathways start at the stds ``stds``
-    (``{"common": ..., context pathway: ...}``, e.g. one seed's of
-    :meth:`helpers.core.relns.Start.stds`).
-
-    The closed form treats the C context pathways as one symmetric set, so they enter
-    with one std: the root mean square of theirs, which keeps their mean initial
-    strength ``width sigma^2 / 2`` (a choice, exact when the init gives every context
-    pathway the same std, as the authors' and the matched ones do).
-    """
+    """:func:`closed_form` for pathways started at ``stds`` (one seed's
+    :meth:`helpers.core.relns.Start.stds`); the context pathways enter with the root
+    mean square of their stds (exact when they share one)."""
     ctx = [v for n, v in stds.items() if n != "common"]
     if "common" not in stds or not ctx:
         raise ValueError(
@@ -588,9 +490,7 @@ def closed_form_for_stds(
 def closed_form_losses(
     ds: Dataset, t, lr: float, stds_per_seed, width: int = WIDTH, settle: float = 1e-6
 ) -> np.ndarray:
-    """The closed-form loss ``(seeds, T)`` for each seed's initial stds
-    (:meth:`helpers.core.relns.Start.stds`),
-    computed once per distinct set of stds."""
+    """The closed-form loss ``(seeds, T)`` for each seed's initial stds."""
     cache: dict = {}
     out = []
     for stds in stds_per_seed:
@@ -643,9 +543,7 @@ def halfway_epoch(t, a, target) -> float:
 
 
 def mode_strengths(runs: dict, ds: Dataset, init: str) -> dict:
-    """:func:`output_mode_strengths` of the ReLN started by ``init`` and of the ReLU
-    network of one C (``runs``: :func:`helpers.chapters.extra_contexts.networks.
-    train_networks`): ``{"reln": ..., "relu": ...}``."""
+    """``{"reln": ..., "relu": ...}``: :func:`output_mode_strengths` of one C's runs."""
     return {
         net_: output_mode_strengths(ds, runs[key].records["outputs"])
         for net_, key in (("reln", ("mixed", init)), ("relu", "relu"))

@@ -26,9 +26,8 @@ from .networks import paper_reln
 
 
 def against_family(reference, candidate, name: str, rivals: dict, C: int):
-    """:func:`helpers.core.measures.match` of ``candidate`` (named ``name``) against
-    the ReLU network's loss ``reference``, held against the family ``rivals``, the
-    single-context ReLN ``1-of-C`` being the paper's alternative ([rulebook-best])."""
+    """:func:`match` of ``candidate`` to the ReLU loss ``reference`` against ``rivals``,
+    ``1-of-C`` being the paper's alternative ([rulebook-best])."""
     return match(
         reference,
         candidate,
@@ -39,15 +38,12 @@ def against_family(reference, candidate, name: str, rivals: dict, C: int):
 
 
 def paired_gaps(A, B) -> np.ndarray:
-    """:func:`helpers.core.measures.time_gap` of ``A[s]`` against ``B[s]`` per seed."""
+    """:func:`time_gap` of ``A[s]`` against ``B[s]`` per seed."""
     return np.array([time_gap(a, b) for a, b in zip(A, B)])
 
 
 def competitor(match, name: str) -> str:
-    """The strongest competitor of the candidate ``name`` in a fitted family
-    (:func:`helpers.core.measures.match` with ``competitors``): the nearest other
-    member ([rulebook-best]).  The record's alternative is the paper's alternative
-    where the match names one (``paper_alternative``), else this member's gap."""
+    """The nearest other member to ``name`` in a fitted family ([rulebook-best])."""
     others = {k: v for k, v in (match.candidates or {}).items() if k != name}
     if not others:
         raise ValueError("competitor: the match has no other candidate")
@@ -55,12 +51,9 @@ def competitor(match, name: str) -> str:
 
 
 def smallest_rise(values: dict) -> dict:
-    """The smallest rise of a per-seed quantity from one setting to the next
-    (``values``: ``{C: per-seed values}`` in order), for a claim that it rises
-    ([rulebook-labels]: judged at its worst step) under ``beyond_noise``: the rise of
-    the medians, the larger of the two settings' seed spreads
-    (:func:`helpers.core.measures.seed_spread`) and that spread's 90 % bootstrap
-    interval (:func:`helpers.core.measures.seed_spread_interval`)."""
+    """The smallest rise of the median from one setting of ``{C: per-seed values}`` to
+    the next ([rulebook-labels]: judged at its worst step), with the larger seed
+    spread and its 90 % bootstrap interval, for ``beyond_noise``."""
     keys = list(values)
     if len(keys) < 2:
         raise ValueError("smallest_rise needs at least two settings")
@@ -79,11 +72,9 @@ def smallest_rise(values: dict) -> dict:
 
 @dataclass
 class Fits:
-    """The ReLU network held against the closed form and the ReLNs, per ``(C, init)``
-    (``closed``, ``reln``, ``closed_wide``: :func:`against_family`; ``check``: the
-    ReLN against its closed form per seed, :func:`paired_gaps`) and per C (``follows``,
-    ``follows_wide``: the paper's ReLN against the family, as wide as the ReLU network
-    and with every pathway as wide as the paper's)."""
+    """The ReLU network against the closed form and ReLNs per ``(C, init)``
+    (``check``: ReLN against closed form per seed), and the paper's ReLN against the
+    family per C under both width rules (``follows``, ``follows_wide``)."""
 
     closed: dict
     reln: dict
@@ -94,19 +85,9 @@ class Fits:
 
 
 def fit_all(sim: dict, fam: dict, fam_wide: dict, cf_init: dict, inits=INITS) -> Fits:
-    """Every comparison of the page, one rule for every start: held against the family
-    trained under the chosen init.
-
-    Args:
-        sim: per C the runs of :func:`helpers.chapters.extra_contexts.networks.
-            train_networks`.
-        fam, fam_wide: per C the family's losses under the two width rules.
-        cf_init: per ``(C, init)`` the closed form's losses per seed.
-        inits: the initialisations.
-
-    Returns:
-        :class:`Fits`.
-    """
+    """Every comparison of the page, each held against the family trained under the
+    chosen init; ``fam``, ``fam_wide``: per C the family's losses under the two width
+    rules; ``cf_init``: per ``(C, init)`` the closed form's losses per seed."""
     follows, follows_wide = (
         {
             C: against_family(
@@ -136,9 +117,8 @@ def fit_all(sim: dict, fam: dict, fam_wide: dict, cf_init: dict, inits=INITS) ->
 
 
 def gap_variants(CS, CF, SIM, init) -> dict:
-    """``{(C, variant, "reln" or "relu"): time gap}``: each head-start variant's
-    closed form against the simulated ReLN and the ReLU network, median over
-    seeds."""
+    """``{(C, variant, "reln" or "relu"): median time gap}`` of each head-start
+    variant's closed form against the simulated networks."""
     out = {}
     for C in CS:
         for meth in A0_METHODS[::-1]:
@@ -151,9 +131,8 @@ def gap_variants(CS, CF, SIM, init) -> dict:
 
 
 def halfway(CS, CM, CF, MODES, t_all, t_rec, lr) -> list:
-    """Per C and distinct context mode ``s``: ``(C, s, closed form's, ReLN's and ReLU
-    network's epoch at s / 2, the a0 the ReLU run implies over the head-start a0)``
-    (medians over seeds)."""
+    """Per C and distinct context mode ``s``: ``(C, s, epochs at s / 2 of the closed
+    form, ReLN and ReLU network, ReLU-implied a0 / head-start a0)`` (seed medians)."""
     out = []
     for C in CS:
         cm = CM[C]
@@ -167,8 +146,7 @@ def halfway(CS, CM, CF, MODES, t_all, t_rec, lr) -> list:
                 )
                 for n in ("reln", "relu")
             )
-            # Eq. (extra_contexts-mode) with d = 1 reaches s/2 at t when s / a0 =
-            # 1 + exp(2 s t / tau)
+            # Eq. (extra_contexts-mode), d = 1: s/2 at t when s/a0 = 1 + e^(2st/tau)
             implied = s / (1 + np.exp(2 * s * t_u * lr)) if np.isfinite(t_u) else np.nan
             out.append(
                 (C, s, t_cf, t_n, t_u, implied / CF[C]["head_start"].a0_context[k])
@@ -177,15 +155,10 @@ def halfway(CS, CM, CF, MODES, t_all, t_rec, lr) -> list:
 
 
 def census_views(census: dict) -> tuple[dict, dict, dict, dict]:
-    """The ReLU census per C (``census``: :func:`helpers.chapters.extra_contexts.
-    networks.relu_census` per C) as the page reads it.
-
-    Returns:
-        ``(by_k, func_k, share, per_unit)``: weight share by contexts on, the same
-        through the function (each ``(S, R, C + 1)`` per C), the weight in common +
-        (C-1)-of-C units ``(S, R)`` per C, and how many contexts a unit serves
-        ``(S, R)`` per ``(C, "weight" or "function")``.
-    """
+    """The ReLU census per C as the page reads it: ``(by_k, func_k, share,
+    per_unit)``, weight share by contexts on by weight and by function (``(S, R, C +
+    1)``), common + (C-1)-of-C share ``(S, R)``, and contexts per unit ``(S, R)`` per
+    ``(C, "weight" or "function")``."""
     by_k = {C: c["by_k"] for C, c in census.items()}
     func_k = {C: c["functional_by_k"] for C, c in census.items()}
     share = {
@@ -201,9 +174,8 @@ def census_views(census: dict) -> tuple[dict, dict, dict, dict]:
 
 
 def final_units(census: dict, DS: dict, threshold: float) -> tuple[dict, dict]:
-    """Per C and seed, the final census through the function
-    (:func:`helpers.core.measures.functional_census`) and what the units on in C-2
-    of the C contexts do (:func:`unit_profile`): ``(func_final, profile)``."""
+    """``(func_final, profile)`` per C and seed: the final functional census and
+    :func:`unit_profile` of the units on in C-2 contexts."""
     func_final, profile = {}, {}
     for C, c in census.items():
         ds, (W1f, W2f), Gf = DS[C], c["final"], c["final_gates"]
@@ -222,8 +194,7 @@ def final_units(census: dict, DS: dict, threshold: float) -> tuple[dict, dict]:
 
 
 def thresholds_census(census: dict, DS: dict, threshold: float) -> dict:
-    """:func:`threshold_census` at the thresholds 0.25, ``threshold``, 0.75 and 1:
-    ``{thr: {C: (seeds, 2)}}``."""
+    """``{thr: {C: (seeds, 2)}}``: :func:`threshold_census` at four thresholds."""
     return {
         thr: {C: threshold_census(census[C], DS[C], thr) for C in census}
         for thr in (0.25, threshold, 0.75, 1.0)
@@ -241,13 +212,9 @@ def unit_profile(
     threshold: float = 0.5,
 ) -> dict:
     """What the units on in exactly ``k`` contexts do ([conv-census]), weighted by
-    :func:`helpers.core.measures.unit_weight`.
-
-    Returns their share of the weight, the mean number of a context's datapoints they
-    are active for in the contexts they are on in (``active_on``) and in those they are
-    off in (``active_off``), and their mean weight from the context inputs
-    ``context_rows`` of ``W1`` in those two sets of contexts (``context_weight_on``,
-    ``context_weight_off``).
+    :func:`unit_weight`: their weight ``share``, mean active datapoints per context
+    (``active_on``/``active_off``) and mean context-input weight
+    (``context_weight_on``/``context_weight_off``) in the contexts they are on/off in.
     """
 
     G = np.asarray(gates, float)
@@ -285,9 +252,8 @@ def unit_profile(
 
 
 def threshold_census(census: dict, ds: Dataset, threshold: float) -> np.ndarray:
-    """The final census at another on/off ``threshold`` ([conv-census]), per seed:
-    ``(seeds, 2)``, the share of weight in common + (C-1)-of-C units and the number
-    of contexts a unit serves (:func:`contexts_per_unit`)."""
+    """``(seeds, 2)``: common + (C-1)-of-C weight share and contexts per unit in the
+    final census at on/off ``threshold`` ([conv-census])."""
     C = ds.n_contexts
     (W1f, W2f), Gf = census["final"], census["final_gates"]
     out = []

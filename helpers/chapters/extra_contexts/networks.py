@@ -23,9 +23,7 @@ from .closed_form import mode_strengths
 
 
 def check_parameters(init, contexts, relu_hidden, seeds, context_values) -> None:
-    """The page's own checks of its parameters (beyond the registry's): the init is
-    one of :data:`helpers.core.relns.INITS`, one ReLU width and one positive context
-    input per number of contexts, and two seeds at least (the seed spread)."""
+    """The page's own parameter checks, beyond the registry's."""
     if init not in INITS:
         raise ValueError(f"init must be one of {list(INITS)}, got {init!r}")
     if len(contexts) != len(relu_hidden):
@@ -45,16 +43,7 @@ def check_parameters(init, contexts, relu_hidden, seeds, context_values) -> None
 
 
 def _start_kw(ds: Dataset, relu) -> dict:
-    """The keyword arguments of :func:`helpers.core.relns.start` for a ReLN of this
-    page: the authors' values of ``extra_contexts_C<C>`` and the start from ``relu``.
-
-    Args:
-        ds: the dataset of one C.
-        relu: the ReLU network the ReLNs start from.
-
-    Returns:
-        ``{"experiment", "relu_net", "X", "contexts"}``.
-    """
+    """Keyword arguments of :func:`helpers.core.relns.start` for this page's ReLNs."""
     return {
         "experiment": f"extra_contexts_C{ds.n_contexts}",
         "relu_net": relu,
@@ -64,9 +53,7 @@ def _start_kw(ds: Dataset, relu) -> dict:
 
 
 def start_stds(ds: Dataset, hidden: int, seeds, *, relu_std: float, width: int):
-    """Each seed's initial std per pathway of the common + (C-1)-of-C ReLN under every
-    initialisation of [conv-init] (:meth:`helpers.core.relns.Start.stds`):
-    ``{init: [stds per seed]}``."""
+    """``{init: [stds per seed]}`` of the common + (C-1)-of-C ReLN ([conv-init])."""
     relu = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
     reln = context_reln(ds, "mixed", width=width)
     return {
@@ -87,11 +74,9 @@ def train_networks(
     epochs: int,
     record_epochs,
 ) -> dict:
-    """The runs of one C (Section 5, Fig. 5): the ReLU network (outputs, weights and
-    gates recorded), the common + (C-1)-of-C ReLN under every initialisation of
-    [conv-init] and the single-context ReLN (the paper's alternative) under ``init``,
-    all one-way coupled (outputs and weights recorded).  ``{"relu": run, (kind,
-    choice): run}``."""
+    """The runs of one C (Section 5, Fig. 5), ``{"relu": run, (kind, choice): run}``:
+    the ReLU network, the (C-1)-of-C ReLN under every init ([conv-init]) and the
+    single-context ReLN under ``init``, one-way coupled."""
     C, seeds = ds.n_contexts, list(seeds)
     relu = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
     progress.report(f"C = {C}: the ReLU network ({len(seeds)} seeds)")
@@ -128,8 +113,8 @@ def train_networks(
 
 
 def relu_census(run, ds: Dataset, threshold: float) -> dict:
-    """:func:`census_over_training` of a ReLU run, with its final weights
-    (``"final"``: ``[W1, W2]`` per seed) and gates (``"final_gates"``)."""
+    """:func:`census_over_training` of a ReLU run, with ``"final"`` weights and
+    ``"final_gates"``."""
     W1s, W2s = run.records["weights"]
     out = census_over_training(run.records["gates"][0], W1s, W2s, ds, threshold)
     out["final"] = [np.array(W[:, -1]) for W in (W1s, W2s)]  # copies, not views
@@ -138,8 +123,8 @@ def relu_census(run, ds: Dataset, threshold: float) -> dict:
 
 
 def pathway_svals(run, C: int) -> tuple:
-    """Seed 0's singular values over training of the map of the context pathway off
-    in context 1 and of the common pathway's map: ``(name, sv, sv_common)``."""
+    """``(name, sv, sv_common)``: seed 0's singular values over training of the
+    pathway off in context 1 and of the common pathway."""
     maps = run.pathway_maps(0)
     off1 = [n for n in maps if n != "common" and "1" not in n[len("ctx") :]][0]
     return (
@@ -162,19 +147,15 @@ def train_family(
     rule: str = "total",
     known: tuple | None = None,
 ) -> tuple[dict, dict, dict]:
-    """The family of ReLNs of [rulebook-best] (:func:`family_sets`; at C = 3 also the
-    authors' seven pathways, ``2+1-of-3``), each as wide as ``rule`` makes it
-    (:func:`member_width`: the ReLU network's total width shared out, Appendix F, or
-    ``width`` units per pathway), started by ``init`` and trained.  A member as wide as
-    the (C-1)-of-C or single-context ReLN of ``runs`` (``width`` per pathway) is taken
-    from ``runs``, one as wide as in ``known`` (what another call returned: the family
-    under the other rule) from there.
+    """The family of ReLNs of [rulebook-best] (at C = 3 also ``2+1-of-3``), each as
+    wide as ``rule`` makes it (:func:`member_width`, Appendix F), trained from
+    ``init``; members already in ``runs`` or ``known`` are reused.
 
     Defined for the page book/extra_contexts.md.
 
     Returns:
-        ``({name: loss (seeds, T)}, {name: per-seed share of its weight in common and
-        (C-1)-of-C pathways}, {name: units per pathway})``.
+        ``({name: loss (seeds, T)}, {name: per-seed common + (C-1)-of-C weight
+        share}, {name: units per pathway})``.
     """
     C, seeds = ds.n_contexts, list(seeds)
     relu = runs["relu"].net
@@ -217,17 +198,14 @@ def train_family(
 
 
 def drop_records(runs: dict) -> None:
-    """Free a C's recorded weights, gates and outputs once what later sections need
-    of them is computed (the census, the pathway maps, the family's shares, the mode
-    strengths)."""
+    """Free a C's recorded weights, gates and outputs once they have been read."""
     for run in runs.values():
         for name in ("weights", "gates", "outputs"):
             run.records.pop(name, None)
 
 
 def same_start(runs: dict, init: str) -> list[str]:
-    """The initialisations that start the (C-1)-of-C ReLN exactly as ``init`` does
-    (their losses are identical): one setup under several names."""
+    """The inits that start the (C-1)-of-C ReLN exactly as ``init`` does."""
     ref = runs["mixed", init].loss
     return [i for i in INITS if np.array_equal(runs["mixed", i].loss, ref)]
 
@@ -239,12 +217,8 @@ def paper_reln(C: int) -> str:
 
 
 class Trained(NamedTuple):
-    """One C of the page's Fig. 5 section, trained and read (:func:`trained_and_read`):
-    ``runs`` the networks (:func:`train_networks`, losses only), ``census`` the ReLU
-    network's (:func:`relu_census`), ``svals`` (:func:`pathway_svals`), the family of
-    ReLNs' losses and shares under the total-width rule and its losses under the
-    per-pathway rule (:func:`train_family`), and ``modes`` the mode strengths read off
-    the outputs (:func:`~.closed_form.mode_strengths`)."""
+    """One C of the page's Fig. 5 section, trained and read (:func:`trained_and_read`);
+    ``runs`` keep losses only."""
 
     runs: dict
     census: dict
@@ -268,11 +242,8 @@ def trained_and_read(
     lr: float,
     epochs: int,
 ) -> Trained:
-    """Train one C's networks and read what the page needs of them (:class:`Trained`);
-    the recorded weights, gates and outputs are then dropped.
-
-    A kept summary (:func:`helpers.core.store.derived`): the runs record weights and
-    outputs over training (hundreds of MB per C), what the page reads of them a few MB.
+    """Train one C's networks and read what the page needs (:class:`Trained`), kept
+    as a summary (:func:`helpers.core.store.derived`: a few MB, not hundreds).
 
     Defined for the page book/extra_contexts.md.
     """

@@ -1,11 +1,5 @@
-"""What only the chapter *Finding the gates* (``book/gate_finding.md``) needs.
-
-Algorithm 1 itself (sampling the gates, k-means, the centroid GDLN, the elbow) is
-:mod:`helpers.core.algorithm1` (``h.algorithm1``), since the real-data chapter runs it
-too.  Here: what the page reads off the clusterings (:mod:`.clusterings`), the GDLNs
-held against the ReLU network (:mod:`.gdlns`), the figures (:mod:`.plots`), tables
-(:mod:`.tables`) and records (:func:`report`).
-"""
+"""What only the chapter *Finding the gates* (``book/gate_finding.md``) needs;
+Algorithm 1 itself is :mod:`helpers.core.algorithm1` (real-data runs it too)."""
 
 from . import plots, tables  # noqa: F401
 from .clusterings import (  # noqa: F401

@@ -1,6 +1,4 @@
-"""What the page *Finding the gates* reads off Algorithm 1's clusterings: context
-strings, the k-means optima, the clustering's sensitivity and the units' clusters over
-training.
+"""What the page *Finding the gates* reads off Algorithm 1's clusterings.
 
 Defined for the page book/gate_finding.md.
 """
@@ -29,8 +27,7 @@ EXPECTED4 = ["111", "110", "101", "011"]
 
 
 def check_seeds(elbow_seeds: int, trainings: int) -> None:
-    """Each GDLN seed is compared with the ReLU training of the same seed: at most
-    ``trainings`` GDLN seeds (ValueError otherwise)."""
+    """ValueError unless ``elbow_seeds <= trainings`` (seed faces seed)."""
     if elbow_seeds > trainings:
         raise ValueError(
             f"elbow_seeds = {elbow_seeds} must be at most trainings = {trainings}: "
@@ -41,12 +38,9 @@ def check_seeds(elbow_seeds: int, trainings: int) -> None:
 def sampled_gates(
     net: GatedNetwork, ds: Dataset, *, lr: float, epochs: int, seeds, every: int
 ) -> GateSamples:
-    """Algorithm 1's samples of ``net`` trained on ``ds``
-    (:func:`helpers.core.algorithm1.sample_gates`), as a kept summary
-    (:func:`helpers.core.store.derived`, kept ``same_everywhere``): k-means picks its
-    optimum among near-ties of the samples, and another CPU's float32 rounding moves
-    the samples enough to tip it (and the elbow after it), so every CPU clusters the
-    samples that were kept."""
+    """Algorithm 1's samples of ``net`` on ``ds``, kept ``same_everywhere``
+    (:func:`helpers.core.store.derived`): another CPU's float32 rounding can tip
+    k-means among near-ties, so every CPU clusters the kept samples."""
     seeds = tuple(int(s) for s in np.atleast_1d(seeds))
     parts = (net, ds, lr, epochs, seeds, int(every))
 
@@ -70,8 +64,7 @@ def context_strings(cl: Clustering, ds: Dataset) -> list[str]:
 
 
 def context_level(pattern: str, ds: Dataset) -> np.ndarray:
-    """The gate over datapoints that is on in the contexts a string such as '110'
-    names."""
+    """The gate over datapoints on in the contexts a string such as '110' names."""
     on = [c for c in range(ds.n_contexts) if pattern[c] == "1"]
     return np.isin(ds.contexts, on)
 
@@ -102,9 +95,8 @@ def kmeans_optima(samples: GateSamples, K: int, random_states, ds: Dataset) -> d
 
 
 def clustering_sensitivity(samples, ds, subsets, seeds, seed, n_init, every):
-    """The K = 4 clustering under other k-means seeds, on subsets of the sampled
-    epochs, and on each training alone: rows ``(group, samples used, random_state,
-    context strings, shares, the four expected patterns?)``."""
+    """The K = 4 clustering under other k-means seeds, epoch subsets and each training
+    alone: rows ``(group, samples, random_state, strings, shares, as expected?)``."""
     expected = sorted(EXPECTED4)
     rows = []
 
@@ -126,8 +118,7 @@ def clustering_sensitivity(samples, ds, subsets, seeds, seed, n_init, every):
 
 @dataclass
 class Depth:
-    """Algorithm 1 on the depth network: its task ``ds``, the second layer's
-    ``samples`` and the clusterings of each layer, ``{K: Clustering}``."""
+    """Algorithm 1 on the depth network: ``{K: Clustering}`` per layer."""
 
     ds: Dataset
     samples: GateSamples
@@ -136,8 +127,8 @@ class Depth:
 
 
 def cluster_layers(samples2, samples1, ds, k_max: int, **kmeans) -> Depth:
-    """Both hidden layers clustered: the second for K = 1..``k_max``, the first for
-    K = 1, 2, 3 (Defined for the page book/gate_finding.md)."""
+    """Layer 2 clustered for K = 1..``k_max``, layer 1 for K = 1, 2, 3 (Defined for the
+    page book/gate_finding.md)."""
     clus2 = {K: cluster_gates(samples2, K, **kmeans) for K in range(1, k_max + 1)}
     clus1 = {K: cluster_gates(samples1, K, **kmeans) for K in (1, 2, 3)}
     return Depth(ds, samples2, clus1, clus2)

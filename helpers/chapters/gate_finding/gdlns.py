@@ -1,6 +1,4 @@
-"""The GDLNs Algorithm 1's clusterings give, held against the ReLU network: the elbow
-read off their errors, under other k-means restarts, each start and construction, and
-Algorithm 1 on the XoR networks.
+"""The GDLNs of Algorithm 1's clusterings against the ReLU network, and the elbow.
 
 Defined for the page book/gate_finding.md.
 """
@@ -44,10 +42,8 @@ def errors_by_seed(samples: GateSamples, by_k: dict, Ks, n_seeds: int) -> np.nda
 
 @dataclass
 class Elbow:
-    """Fig. 9 read off the elbow points: the ``Ks``, the error per K and GDLN seed
-    (``err_seed``) and its mean (``errors``), the elbow by the bend rule (``best_k``;
-    per seed ``best_k_seed``) and by the factor-2 rule (``best_k_within``), the time
-    gaps to ``relu_loss`` (the ReLU trainings the GDLNs face) per K."""
+    """Fig. 9 read off the elbow points: errors ``(K, seed)`` and their mean, the
+    elbow by the bend rule (also per seed) and the factor-2 rule, time gaps per K."""
 
     Ks: list
     err_seed: np.ndarray
@@ -64,8 +60,7 @@ class Elbow:
 
 
 def read_elbow(samples: GateSamples, by_k: dict, n_seeds: int) -> Elbow:
-    """The elbow of the page's points ``{K: ElbowPoint}`` (Defined for the page
-    book/gate_finding.md)."""
+    """The elbow of ``{K: ElbowPoint}`` (Defined for the page book/gate_finding.md)."""
     Ks = list(by_k)
     err_seed = errors_by_seed(samples, by_k, Ks, n_seeds)
     errors = err_seed.mean(axis=1)  # Eq. gate_finding-error, averaged over the seeds
@@ -83,23 +78,12 @@ def read_elbow(samples: GateSamples, by_k: dict, n_seeds: int) -> Elbow:
 
 
 def elbow_restarts(samples, X, Y, by_k: dict, n_init: int, random_state: int, **gd):
-    """Fig. 9's elbow again with every ``K`` clustered from ``n_init`` k-means restarts
-    (the ``restarts`` variant of ``best_k``).
-
-    Args:
-        samples: the sampled gates (:func:`helpers.core.algorithm1.sample_gates`).
-        X, Y: the task's input and target.
-        by_k: ``{K: ElbowPoint}`` of the page's own elbow (its restarts).
-        n_init: k-means restarts, at least 1.
-        random_state: k-means' seed.
-        **gd: the arguments of :func:`helpers.core.algorithm1.elbow` (the GDLNs).
+    """Fig. 9's elbow with every ``K`` clustered from ``n_init`` k-means restarts
+    (the ``restarts`` variant of ``best_k``); a GDLN is retrained only where the
+    centroids differ from ``by_k``'s.  ``gd``: :func:`helpers.core.algorithm1.elbow`'s.
 
     Returns:
-        ``{"errors": [...], "best_k": K*, "retrained": [K, ...], "k3": Clustering,
-        "clusterings": {K: Clustering}}``: the seed-averaged output error per ``K``
-        of the book's construction (a GDLN is trained again only where the binarised
-        centroids differ from the page's; the others keep its error), the bend rule's
-        elbow, the ``K`` retrained, the ``K = 3`` clustering and every ``K``'s.
+        ``{"errors", "best_k", "retrained", "k3", "clusterings"}``.
     """
     if isinstance(n_init, bool) or not isinstance(n_init, (int, np.integer)):
         raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
@@ -127,10 +111,8 @@ def elbow_restarts(samples, X, Y, by_k: dict, n_init: int, random_state: int, **
 
 @dataclass
 class Starts:
-    """The K = 3 and 4 GDLNs under each start: their ``points`` (``{start: {K:
-    ElbowPoint}}``), the K = 4 GDLN's match to the ReLU trainings (``m``, K = 3 the
-    alternative) and the table's ``rows`` per start (gaps, output error, final loss,
-    verdict)."""
+    """The K = 3 and 4 GDLNs per start: ``points``, the K = 4 match ``m`` (K = 3 the
+    alternative) and the table ``rows``."""
 
     points: dict
     m: dict
@@ -157,13 +139,10 @@ def compare_starts(relu_loss, points: dict) -> Starts:
 
 
 def paper_gdln(cl, ds, gates, widths, ctx_std, items_only, init_std):
-    """The GDLN of a clustering built as chosen: ``gates`` 'binarised' (the
-    centroids) or 'context-level' (their context strings), ``widths`` per pathway,
-    the context pathways at ``ctx_std`` and the all-on one at ``init_std``, the
-    context pathways seeing the items only when ``items_only`` (the Section 4 ReLN:
-    'context-level', 100 each, twice the std, items only).  A centroid off in every
-    context (dead units) gives no pathway, as in the book's construction; ``None``
-    when none is left (the GDLN's output is 0)."""
+    """The GDLN of a clustering: ``gates`` 'binarised' or 'context-level', ``widths``
+    per pathway, context pathways at ``ctx_std`` (items only if ``items_only``), the
+    all-on one at ``init_std``.  Dead centroids give no pathway; None if none is left.
+    """
     items = [i for i, n in enumerate(ds.inputs) if n.startswith("item")]
     pws = []
     for k, p in enumerate(context_strings(cl, ds)):
@@ -185,11 +164,9 @@ def paper_gdln(cl, ds, gates, widths, ctx_std, items_only, init_std):
     return gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, pws)
 
 
-#: The constructions of the elbow's GDLNs (the page's ``elbow_construction``): the
-#: paper's (its Section 4 ReLN's: context-level gates, 100 units per pathway, context
-#: pathways that see the items only, the all-on pathway at the ReLU std and the others
-#: at twice it) and the book's (binarised gates, widths by share, every input, the
-#: page's ``init`` start).
+#: The elbow's GDLN constructions (``elbow_construction``): the paper's (its Section 4
+#: ReLN's: context-level, 100 units, items only, twice the std) and the book's
+#: (binarised gates, widths by share, every input).
 CONSTRUCTIONS = ("paper", "book")
 
 
@@ -206,21 +183,8 @@ def check_construction(construction: str) -> str:
 def paper_points(
     samples, ds: Dataset, clusterings: dict, init_std: float, *, lr, epochs, n_seeds
 ) -> dict:
-    """The elbow's GDLNs built with the paper's construction (Defined for the page
-    book/gate_finding.md).
-
-    Args:
-        samples: the sampled gates (their ReLU run is what each GDLN faces).
-        ds: the Section 4 task.
-        clusterings: ``{K: Clustering}``.
-        init_std: the ReLU network's init std (the all-on pathway's; the context
-            pathways start at twice it).
-        lr, epochs, n_seeds: as :func:`helpers.core.algorithm1.gdln_error`.
-
-    Returns:
-        ``{K: ElbowPoint}``, each GDLN trained from the first ``n_seeds`` seeds of
-        the ReLU run, seed ``s`` against training ``s``.
-    """
+    """``{K: ElbowPoint}``: the elbow's GDLNs built the paper's way, seed ``s``
+    against ReLU training ``s`` (Defined for the page book/gate_finding.md)."""
     out = {}
     for K, cl in clusterings.items():
         net = paper_gdln(cl, ds, "context-level", [100] * cl.K, 2 * init_std, True,
@@ -234,10 +198,8 @@ def paper_points(
 
 @dataclass
 class Tie:
-    """A ``K`` at which k-means' runner-up optimum ties the best ([rulebook-ties]):
-    the ``runner_up`` clustering, its objective above the best's (``excess``, a
-    fraction), the elbow's ``best_k`` with it in the best's place and its GDLN
-    (``point``)."""
+    """A ``K`` where k-means' runner-up ties the best ([rulebook-ties]), with the
+    elbow's ``best_k`` if it takes the best's place."""
 
     K: int
     runner_up: Clustering
@@ -249,22 +211,13 @@ class Tie:
 def runner_up(
     samples, best: Clustering, random_states, ds: Dataset, tol: float | None = None
 ) -> tuple[Clustering | None, float]:
-    """k-means' runner-up optimum at ``best.K`` when it ties the best
-    (:func:`helpers.book.rulebook.kmeans_tie`): among single-restart k-means from
-    each of ``random_states``, the lowest objective whose context strings differ
-    from ``best``'s.
-
-    Args:
-        samples: the sampled gates.
-        best: the page's clustering at this ``K`` (the best of its restarts).
-        random_states: k-means seeds of the single restarts, at least one.
-        ds: the task (for the context strings).
-        tol: the relative tolerance, default the rulebook's ``KMEANS_TIE``.
+    """k-means' runner-up at ``best.K`` (lowest objective with other context strings
+    over single restarts) when it ties the best
+    (:func:`helpers.book.rulebook.kmeans_tie`).
 
     Returns:
-        ``(clustering, excess)``: the runner-up and its objective's excess over the
-        best's as a fraction, or ``(None, excess)`` where it does not tie (``excess``
-        ``inf`` where every restart found the best's strings).
+        ``(clustering or None, excess)``, ``excess`` the relative objective excess
+        (``inf`` where every restart found the best's strings).
     """
     states = list(random_states)
     if not states:
@@ -288,11 +241,8 @@ def runner_up(
 def construction_points(
     construction: str, samples, ds: Dataset, clusterings: dict, **gd
 ) -> dict:
-    """The elbow's GDLNs of ``clusterings`` (``{K: Clustering}``) built with
-    ``construction`` (:data:`CONSTRUCTIONS`): ``{K: ElbowPoint}``; ``gd``: the
-    arguments of :func:`helpers.core.algorithm1.elbow` (the book's start among them;
-    the paper's construction uses its ``init_std``, ``lr``, ``epochs`` and
-    ``n_seeds``)."""
+    """``{K: ElbowPoint}`` of ``clusterings`` built with ``construction``; ``gd``:
+    :func:`helpers.core.algorithm1.elbow`'s arguments."""
     check_construction(construction)
     if construction == "book":
         pts = elbow(samples, ds.X, ds.Y, list(clusterings), clusterings=clusterings,
@@ -311,23 +261,8 @@ def elbow_ties(
     random_states,
     **gd,
 ) -> list:
-    """The elbow again wherever k-means' runner-up optimum ties the best at some
-    ``K`` ([rulebook-ties]; the ``optimum`` variant of ``best_k``).
-
-    Args:
-        construction: how the GDLNs are built (:data:`CONSTRUCTIONS`).
-        samples: the sampled gates.
-        ds: the Section 4 task.
-        points: ``{K: ElbowPoint}`` of the record's elbow (built with
-            ``construction``).
-        read: that elbow's reading (:func:`read_elbow`).
-        random_states: k-means seeds of the single restarts that look for the
-            runner-up.
-        **gd: as :func:`construction_points`.
-
-    Returns:
-        one :class:`Tie` per ``K`` >= 2 whose runner-up ties the best, in order of K.
-    """
+    """One :class:`Tie` per ``K >= 2`` whose k-means runner-up ties the best
+    ([rulebook-ties]; the ``optimum`` variant of ``best_k``), in order of K."""
     out = []
     for K in read.Ks:
         other, excess = (
@@ -347,9 +282,8 @@ def elbow_ties(
 
 @dataclass
 class Constructions:
-    """The K = 4 GDLN under each construction: ``specs`` ``(gates, widths, context
-    std, items only)``, what :func:`gdln_error` returned for each (``built``) and
-    their time gaps to the ReLU trainings (``gaps``); the last is the paper's."""
+    """The K = 4 GDLN per construction ``(gates, widths, context std, items only)``:
+    :func:`gdln_error`'s results and time gaps; the last is the paper's."""
 
     specs: list
     built: list
@@ -363,8 +297,8 @@ class Constructions:
 def build_constructions(
     cl, ds: Dataset, samples, specs, width, init_std, *, lr, epochs, n_seeds
 ) -> Constructions:
-    """Train the GDLN of ``cl`` under each construction of ``specs`` (widths 'by
-    share' of ``width`` or '100 each'; Defined for the page book/gate_finding.md)."""
+    """Train the GDLN of ``cl`` under each construction of ``specs`` (Defined for the
+    page book/gate_finding.md)."""
     shares = pathway_widths(cl.shares, width)
     built = [
         gdln_error(
@@ -381,9 +315,8 @@ def build_constructions(
 
 
 def xor_algorithm1(eps, width, init_std, *, lr, epochs, trainings, every, ks, **km):
-    """Algorithm 1 on the XoR ReLU network at margin ``eps``: the samples, the elbow
-    points, errors, the elbow by both rules and the binarised centroids at it
-    (per datapoint, ``'1001'``); ``km``: k-means' ``random_state`` and ``n_init``."""
+    """Algorithm 1 on the XoR ReLU network at margin ``eps``: samples, elbow points,
+    errors, the elbow by both rules and its binarised centroids (``'1001'``)."""
     d = xor(eps)
     net = relu_network((3, width, 1), init_std)
     smp = sample_gates(

@@ -1,6 +1,4 @@
-"""Where the ReLN's lag behind the ReLU network comes from (``book/lag.md``): the
-networks between the two (:mod:`.networks`), how they compare (:mod:`.measures`), the
-records and glue (:mod:`.report`) and the figures (:mod:`.plots`)."""
+"""Where the ReLN's lag behind the ReLU network comes from (``book/lag.md``)."""
 
 from . import plots
 from .measures import Runs, compare, gate_movement

@@ -1,6 +1,5 @@
-"""How the lag's networks compare with the ReLU network (``book/lag.md``): signed lags
-per loss level, time gaps, what each step of the ladder adds, how the ReLU network's
-gates move ([conv-measures], [conv-census])."""
+"""How the lag's networks compare with the ReLU network (``book/lag.md``;
+[conv-measures], [conv-census])."""
 
 from __future__ import annotations
 
@@ -12,19 +11,9 @@ from ...core.measures import census_over_training, level_times, match, unit_weig
 
 
 def level_lags(reference, curves) -> np.ndarray:
-    """Signed lag of each curve behind the reference's curve of the same seed.
-
-    Defined for the page book/lag.md.
-
-    Args:
-        reference: losses ``(S, T)`` (the ReLU network).
-        curves: losses ``(S, T)``.
-
-    Returns:
-        ``ln(t_curve / t_reference)`` at each level of
-        :data:`helpers.core.measures.LEVELS`, ``(S, levels)``; positive: the curve
-        reaches the level later; ``nan`` where either never reaches it.
-    """
+    """``(S, levels)``: ``ln(t_curve / t_reference)`` per seed at each level of
+    :data:`helpers.core.measures.LEVELS` (positive: later; nan: never), both ``(S, T)``.
+    Defined for the page book/lag.md."""
     R, C = np.atleast_2d(reference), np.atleast_2d(curves)
     if R.shape != C.shape:
         raise ValueError(f"reference {R.shape} and curves {C.shape} differ in shape")
@@ -32,20 +21,8 @@ def level_lags(reference, curves) -> np.ndarray:
 
 
 def step_points(lags: dict, rungs) -> dict:
-    """What each step of the ladder adds to the lag, in log points, level by level.
-
-    Defined for the page book/lag.md.
-
-    Args:
-        lags: ``{name: (S, levels)}`` log lags (:func:`level_lags`).
-        rungs: the ladder's rungs in order.
-
-    Returns:
-        ``{rung: (levels,)}``: ``100`` times the median log lag of the rung minus that
-        of the rung before (the first: minus zero, the ReLU network's own). Log lags
-        add where percentages do not: the steps sum to the last rung's median log
-        lag in log points; ``nan`` where a seed misses the level.
-    """
+    """``{rung: (levels,)}``: what each step of the ladder adds to the median log lag,
+    in log points (they sum to the last rung's).  Defined for the page book/lag.md."""
     out, before = {}, 0.0
     for name in rungs:
         med = median_lag(lags[name])
@@ -55,20 +32,9 @@ def step_points(lags: dict, rungs) -> dict:
 
 
 def gate_change(G_from, G_to, W1, W2) -> float:
-    """Weighted share of gate entries that differ between two gatings of one network.
-
-    Defined for the page book/lag.md.
-
-    Args:
-        G_from: ``H x P`` gates at one epoch.
-        G_to: ``H x P`` gates at another.
-        W1: ``H x d`` first-layer weights (the weighting's epoch).
-        W2: ``p x H`` readout.
-
-    Returns:
-        ``sum_j w_j mean_i [G_from != G_to] / sum_j w_j`` with ``w_j`` the unit's
-        weight ``|W2[:, j]| |W1[j, :]|`` ([conv-census]).
-    """
+    """Share of ``H x P`` gate entries that differ between two gatings, weighted by
+    unit weight from ``W1``, ``W2`` ([conv-census]).  Defined for the page
+    book/lag.md."""
     w = unit_weight(np.asarray(W1, float), np.asarray(W2, float))
     if w.sum() <= 0:
         raise ValueError("gate_change: every unit has zero weight")
@@ -77,22 +43,12 @@ def gate_change(G_from, G_to, W1, W2) -> float:
 
 
 def gate_movement(gates, W1, W2, ds) -> dict:
-    """How the ReLU network's gates move over training, per seed and record.
-
-    Defined for the page book/lag.md.
-
-    Args:
-        gates: recorded gates ``(S, R, H, P)``.
-        W1: recorded first-layer weights ``(S, R, H, d)``.
-        W2: recorded readouts ``(S, R, p, H)``.
-        ds: the contextual task.
+    """How the ReLU network's gates ``(S, R, H, P)`` move over training.  Defined for
+    the page book/lag.md.
 
     Returns:
-        ``{measure: (S, R)}``: ``item_dependent`` (share of weight in units whose
-        gating differs between items of one context), ``off_pattern`` (weighted share
-        of gates that differ from the unit's context pattern, 1 - the contexts
-        chapter's consistency), ``to_final`` (weighted share of gates that differ from
-        the last record's, weighted at the last record).
+        ``{measure: (S, R)}``: ``item_dependent``, ``off_pattern`` (1 - consistency)
+        and ``to_final`` (:func:`gate_change` to the last record).
     """
     S, R = np.shape(gates)[:2]
     out = {k: np.empty((S, R)) for k in ("item_dependent", "off_pattern", "to_final")}
@@ -108,7 +64,7 @@ def gate_movement(gates, W1, W2, ds) -> dict:
 
 
 def median_lag(lag) -> np.ndarray:
-    """Median over seeds of log lags ``(S, levels)``, ``nan`` where any seed is.
+    """Median over seeds of ``(S, levels)`` log lags, nan where any seed is nan.
     Defined for the page book/lag.md."""
     lag = np.asarray(lag, float)
     med = np.median(lag, axis=0)
@@ -118,13 +74,10 @@ def median_lag(lag) -> np.ndarray:
 
 @dataclass
 class Runs:
-    """The page's runs, losses ``(S, T)`` each: the ReLU network's ``relu``; the
-    ladder's ``{rung: losses}``; its own gates fixed at each freeze epoch and trained
-    on from its state there, ``frozen``, ``snapped`` (to contexts) and the control's
-    ``random`` gates, each ``{freeze epoch: losses}``; the restarts from its initial
-    weights ``restart`` (``{"frozen": {epoch: losses}, "snapped": {...}, "random":
-    losses}``); the gates' movement ``move`` (:func:`gate_movement`) at the recorded
-    epochs ``t_rec``.  Defined for the page book/lag.md."""
+    """The page's runs, losses ``(S, T)`` each: ``relu``, ``ladder`` ``{rung: ...}``,
+    ``frozen``, ``snapped``, ``random`` ``{freeze epoch: ...}`` (from the ReLU state),
+    ``restart`` (from the initial weights), and ``move`` at epochs ``t_rec``.
+    Defined for the page book/lag.md."""
 
     relu: np.ndarray
     ladder: dict
@@ -146,9 +99,8 @@ class Runs:
         return list(self.frozen)
 
     def nets(self) -> dict:
-        """``{name: losses}``: the rungs, ``"frozen@e"``, ``"snapped@e"`` and
-        ``"random@e"`` (from the state), ``"restart frozen@e"``, ``"restart
-        snapped@e"`` and ``"restart random"``."""
+        """``{name: losses}`` of every network (``"frozen@e"``, ``"restart random"``,
+        ...)."""
         R = self.restart
         return {
             **self.ladder,
@@ -165,10 +117,8 @@ RESTARTED = ("frozen", "snapped")
 
 @dataclass
 class Comparison:
-    """Every network of the page against the ReLU network: ``lags`` ``{name: (S,
-    levels)}`` (:func:`level_lags`), ``fit`` ``{name: Match}`` (time gap and seed
-    spread, :func:`helpers.core.measures.match`),
-    ``step`` ``{rung: (levels,)}`` in log points (:func:`step_points`)."""
+    """Every network against the ReLU network: ``lags``, ``fit`` (``Match``) and
+    ``step`` (:func:`step_points`)."""
 
     lags: dict
     fit: dict
@@ -177,7 +127,7 @@ class Comparison:
 
 def compare(runs: Runs) -> Comparison:
     """The lags, time gaps and steps of every network of ``runs``.  Defined for the
-    page book/lag.md (and its report)."""
+    page book/lag.md."""
     nets = runs.nets()
     lags = {name: level_lags(runs.relu, L) for name, L in nets.items()}
     return Comparison(

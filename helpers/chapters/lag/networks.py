@@ -1,8 +1,6 @@
 """The networks between Section 4's ReLU network (11-700-60) and the 7-pathway ReLN of
-Fig. 4a (``book/lag.md``), each changing one thing, all started from the ReLU
-network's own initial weights of the same seed ([conv-init]): its own gates frozen
-(:func:`train_frozen`, a GDLN, [conv-gdln]), snapped to the context level, the ReLN's
-designed gates, the ReLN as built, and as the authors start it (:func:`train_ladder`).
+Fig. 4a (``book/lag.md``), each changing one thing, all from the ReLU network's initial
+weights of the same seed ([conv-init], [conv-gdln]).
 """
 
 from __future__ import annotations
@@ -16,8 +14,7 @@ from ...core import store
 from ...core.engine import GatedNetwork, init_params, train
 from ...core.measures import snap_to_contexts
 
-#: The rungs between the ReLU network and the ReLN of Fig. 4a, in order: each changes
-#: one thing from the one before.
+#: The rungs from the ReLU network to the ReLN of Fig. 4a, one change each.
 LADDER = {
     "frozen": "the ReLU network's own gates, frozen as they end",
     "snapped": "the same gates snapped to the context level",
@@ -26,8 +23,7 @@ LADDER = {
     "reln_relu_start": "the ReLN as built (one-way), ReLU network's start",
     "reln": "the ReLN as the authors start it (Fig. 4a)",
 }
-#: What each step of the ladder changes (from the rung before; the first from the
-#: ReLU network itself).
+#: What each step of the ladder changes from the rung before.
 STEPS = {
     "frozen": "fixing the gates from the start (the ReLU network's own final gates)",
     "snapped": "snapping the gates to the context level (no within-context variation)",
@@ -39,23 +35,9 @@ STEPS = {
 
 
 def check_parameters(seeds, epochs, record_every, freeze_epochs, relu_width, units):
-    """Refuse bad parameters before any work, naming the parameter.
-
-    Defined for the page book/lag.md.
-
-    Args:
-        seeds: number of seeds (at least 2: the seed spread is the yardstick).
-        epochs: training epochs.
-        record_every: the gates are recorded every this many epochs.
-        freeze_epochs: the epochs whose gates are frozen; each a recorded epoch, the
-            last epoch among them.
-        relu_width: the ReLU network's hidden units.
-        units: the ReLN's units (its pathways' widths summed): the ladder pairs the
-            two networks unit by unit, so ``relu_width`` must equal it.
-
-    Returns:
-        None; raises ValueError naming the parameter.
-    """
+    """Refuse bad parameters before any work (ValueError naming the parameter):
+    ``freeze_epochs`` must be recorded epochs ending at the last, ``relu_width`` equal
+    to the ReLN's ``units``.  Defined for the page book/lag.md."""
     if relu_width != units:
         raise ValueError(
             f"relu_width must equal the ReLN's {units} units (the ladder pairs them "
@@ -91,18 +73,8 @@ def check_parameters(seeds, epochs, record_every, freeze_epochs, relu_width, uni
 
 
 def frozen_network(relu_net: GatedNetwork, gates, P: int) -> GatedNetwork:
-    """The one-hidden-layer ReLU network with its units' gates fixed to ``gates``.
-
-    Defined for the page book/lag.md.
-
-    Args:
-        relu_net: a one-hidden-layer ReLU network (:func:`helpers.core.relu_network`).
-        gates: ``H x P`` 0/1 array, unit ``j`` on for datapoint ``i`` where 1.
-        P: number of datapoints.
-
-    Returns:
-        A GDLN with the ReLU network's sizes and init stds, fully coupled ([conv-gdln]).
-    """
+    """The one-hidden-layer ReLU network with its gates fixed to ``H x P`` 0/1
+    ``gates``: a fully coupled GDLN ([conv-gdln]).  Defined for the page book/lag.md."""
     if relu_net.depth != 1 or not relu_net.layers[0].is_relu:
         raise ValueError("relu_net must be a one-hidden-layer ReLU network")
     L = relu_net.layers[0]
@@ -113,35 +85,15 @@ def frozen_network(relu_net: GatedNetwork, gates, P: int) -> GatedNetwork:
 
 
 def relu_start(relu_net: GatedNetwork, seeds) -> list[np.ndarray]:
-    """The ReLU network's initial weights of each seed, stacked over seeds.
-
-    Defined for the page book/lag.md.
-
-    Args:
-        relu_net: the ReLU network.
-        seeds: the seeds.
-
-    Returns:
-        ``[W1 (S, H, d), W2 (S, p, H)]``, the ``params0`` of
-        :func:`helpers.core.engine.train` that starts every seed where the ReLU
-        network of that seed starts.
-    """
+    """``[W1 (S, H, d), W2 (S, p, H)]``: the ReLU network's initial weights stacked
+    over seeds, as ``params0``.  Defined for the page book/lag.md."""
     inits = [init_params(relu_net, s) for s in seeds]
     return [np.stack([p[i] for p in inits]) for i in range(len(inits[0]))]
 
 
 def random_gates(shape, seeds) -> np.ndarray:
-    """The control's gates: each unit on for a random half of the datapoints.
-
-    Defined for the page book/lag.md.
-
-    Args:
-        shape: ``(H, P)``, units and datapoints.
-        seeds: the seeds; seed ``s`` draws its gates from ``default_rng(s)``.
-
-    Returns:
-        ``(S, H, P)`` 0/1 gates, every unit on for exactly ``P // 2`` datapoints.
-    """
+    """The control's ``(S, H, P)`` gates: each unit on for a random ``P // 2``
+    datapoints (``default_rng(seed)``).  Defined for the page book/lag.md."""
     H, P = (int(n) for n in shape)
     out = np.zeros((len(seeds), H, P))
     for i, s in enumerate(seeds):
@@ -159,25 +111,16 @@ def train_frozen(
     Defined for the page book/lag.md.
 
     Args:
-        relu_net: the ReLU network.
-        ds: the contextual task (:func:`helpers.core.contextual_task`).
-        gates: the ReLU run's recorded gates ``(S, R, H, P)``, or gates ``(S, H, P)``
-            used at every freeze epoch (the random control, :func:`random_gates`).
-        seeds: the seeds of the ReLU run, in its order.
+        gates: the ReLU run's recorded gates ``(S, R, H, P)``, or ``(S, H, P)`` used
+            at every freeze epoch (the random control).
         epochs_at: ``{freeze epoch: index into R}``.
-        lr: step size.
-        epochs: training epochs.
-        snap: snap each unit's gates to the context level first.
-        state: None: start from the ReLU network's initial weights (a restart, the
-            gates fixed from epoch 0). Else ``(W1 (S, R, H, d), W2 (S, R, p, H),
-            relu_loss (S, epochs + 1))``: go on from the ReLU network's own weights at
-            the freeze epoch, the first epochs being the ReLU network's.
+        snap: snap the gates to the context level first.
+        state: None to restart from the initial weights, else ``(W1 (S, R, H, d), W2
+            (S, R, p, H), relu_loss (S, epochs + 1))`` to go on from the freeze epoch.
 
     Returns:
         ``{freeze epoch: losses (S, epochs + 1)}``, a kept summary
-        (:func:`helpers.core.store.derived`): a GDLN of each seed and epoch, one seed
-        at a time (each has its own gates), a minute of training on two cores for
-        losses of a few hundred kB.
+        (:func:`helpers.core.store.derived`).
     """
     for e in epochs_at:
         if state is not None and not 0 <= e < epochs:
@@ -230,26 +173,9 @@ def _train_frozen(relu_net, ds, gates, seeds, epochs_at, lr, epochs, snap, state
 
 
 def train_ladder(relu_net, ds, seeds, frozen, snapped, reln_start, *, lr, epochs):
-    """Every rung of :data:`LADDER` (losses ``(S, epochs + 1)`` each).
-
-    Defined for the page book/lag.md.
-
-    Args:
-        relu_net: the ReLU network.
-        ds: the contextual task.
-        seeds: the seeds.
-        frozen: losses of the network of the ReLU's final gates ``(S, T)``
-            (:func:`train_frozen`).
-        snapped: the same, snapped.
-        reln_start: ``(net, params0)`` of the 7-pathway ReLN as the authors start it
-            (:func:`helpers.core.relns.start`; its net is the ReLN as built).
-        lr: step size.
-        epochs: training epochs.
-
-    Returns:
-        ``{rung: losses (S, T)}`` in the order of :data:`LADDER`; ``items_only`` is
-        the ReLN with one loss on the summed output (fully coupled).
-    """
+    """``{rung: losses (S, epochs + 1)}`` of :data:`LADDER`, in order; ``frozen`` and
+    ``snapped`` come from :func:`train_frozen`, ``reln_start`` is ``(net, params0)``
+    of the authors' ReLN start.  Defined for the page book/lag.md."""
     reln_net, reln_p0 = reln_start
     G = reln_net.layers[0].gating
     if G.shape[0] != relu_net.layers[0].width:

@@ -1,7 +1,5 @@
 """The page book/more_contexts.md: the contextual task of Section 5 for C = 2..8, the
-ReLU network's census by pathway class (``census``), and what the race reduction
-predicts for it without training a ReLU network (``races``); the page's tables,
-figures and report."""
+ReLU network's census (``census``) and the race reduction's prediction (``races``)."""
 
 from ...core.families import onehot_census  # noqa: F401
 from . import plots, tables  # noqa: F401

@@ -1,6 +1,5 @@
 """The ReLU network of the page book/more_contexts.md (C = 2..8) and its census by
-number of contexts on ([conv-census]); the authors' settings extended beyond the C
-they ran."""
+number of contexts on ([conv-census])."""
 
 from __future__ import annotations
 
@@ -14,11 +13,8 @@ from ...core.paper import EXTRA_CONTEXTS
 
 
 def nearest_authors(C: int, values=None, contexts=None):
-    """The authors' setting for ``C`` contexts, extended beyond the C they ran by the
-    nearest C they ran (``values``: one per C of ``contexts``; default the context
-    input value of ``diff_context_num/gen_data.py``, 1 / 1.1 / 1.35 for C = 3, 4, 5):
-    C = 2 takes C = 3's, C >= 6 takes C = 5's.  The authors' values follow no rule
-    they state, so the page holds the last one rather than extrapolate."""
+    """The authors' setting (default: the context input value) of the nearest C they
+    ran; their values follow no stated rule, so the page does not extrapolate."""
     contexts = list(EXTRA_CONTEXTS.contexts if contexts is None else contexts)
     values = list(EXTRA_CONTEXTS.context_value if values is None else values)
     if len(values) != len(contexts):
@@ -36,10 +32,8 @@ def check_parameters(seeds: int, family_min_share: float) -> None:
 
 
 def snap_changes(W1s, W2s, ds, threshold: float) -> np.ndarray:
-    """How much of each ReLU network's output its context-level description misses
-    (:func:`helpers.core.measures.functional_census`, ``snap_change``), per seed and
-    record: ``(S, R)``; the census by class describes the network only where it is
-    small ([rulebook-phase])."""
+    """``(S, R)``: the ``snap_change`` of :func:`functional_census` per seed and record
+    ([rulebook-phase])."""
     S, R = np.shape(W1s)[:2]
     return np.array(
         [
@@ -66,16 +60,9 @@ def train_relu(
     threshold: float,
 ):
     """The ReLU network of one C and its census over training: ``((net, loss),
-    census, snap change)``, the census of
-    :func:`helpers.chapters.extra_contexts.census_over_training` and the snap change
-    of :func:`snap_changes`, both ``(seeds, records, ...)``.
-
-    The result is a kept summary (:func:`helpers.core.store.derived`, kept
-    ``same_everywhere``): the runs record the weights over training (megabytes a
-    seed), the census and the loss are a fraction of it, and the family of ReLNs is
-    chosen from the census by a threshold (``family_min_share``). Trained anew, a
-    class's share near it moves with the CPU's float32 rounding, so every CPU reads
-    the census that was kept and picks the same family."""
+    census, snap change)``, both ``(seeds, records, ...)``.  Kept ``same_everywhere``
+    (:func:`helpers.core.store.derived`): float32 rounding can move a share across
+    ``family_min_share``, so every CPU picks the same family."""
     seeds = tuple(int(s) for s in seeds)
     record_epochs = tuple(int(t) for t in record_epochs)
     parts = (ds, int(hidden), seeds, relu_std, lr, epochs, record_epochs, threshold)
@@ -101,10 +88,8 @@ def train_relu(
 
 
 def census_views(census: dict) -> tuple[dict, dict, dict]:
-    """The ReLU census per C (``census``: :func:`train_relu`'s per C) as the page
-    reads it: ``(by_k, func, frac)``, the weight share by contexts on and the same
-    through the function (each ``(S, R, C + 1)``) and the fraction of contexts a unit
-    serves (:func:`helpers.core.families.node_reuse_index`, ``(S, R)``)."""
+    """``(by_k, func, frac)`` per C: weight share by contexts on, by weight and by
+    function (``(S, R, C + 1)``), and the node reuse index ``(S, R)``."""
     by_k = {C: c["by_k"] for C, c in census.items()}
     func = {C: c["functional_by_k"] for C, c in census.items()}
     frac = {

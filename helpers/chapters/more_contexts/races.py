@@ -1,6 +1,6 @@
 """The race reduction (:mod:`helpers.core.race`, paper Eqs. 5-6) of the ReLNs of
-the page book/more_contexts.md: its census by class, the family of ReLNs held against
-the ReLU network ([rulebook-best]) and what the race's form moves."""
+the page book/more_contexts.md, and the family held against the ReLU network
+([rulebook-best])."""
 
 from __future__ import annotations
 
@@ -21,11 +21,8 @@ from ...core.relns import pathway_pattern
 def race_loss(
     net, ds, *, lr: float, epochs: int, form: str = "factors", record: bool = False
 ):
-    """The race reduction (:func:`helpers.core.race.predict`) of ``net`` on ``ds`` in
-    the given ``form``: the loss at every epoch ``0..epochs`` and the prediction,
-    recorded at its end when ``record``.  The page *More contexts than five* takes the
-    factor form (no singular value decomposition: the C = 8 race has 254 pathways) and
-    measures what it moves against the matrix form the rest of the book integrates."""
+    """``(loss at epochs 0..epochs, prediction)`` of the race reduction of ``net`` in
+    ``form`` (the factor form avoids an SVD: the C = 8 race has 254 pathways)."""
     pred = race.predict(
         net,
         ds.X,
@@ -39,11 +36,8 @@ def race_loss(
 
 
 def race_class_shares(prediction, C: int) -> np.ndarray:
-    """Share of a race prediction's final output carried by each class of pathway,
-    ``k = 0..C`` contexts on (the common pathway counts as ``k = C``): the norm of
-    each pathway's last recorded map, summed by class, over the total, the race's
-    counterpart of the ReLU network's census by weight
-    (:func:`helpers.chapters.extra_contexts.census_by_contexts_on`)."""
+    """``(C + 1,)``: share of the race's final map norm per class ``k`` contexts on
+    (common as ``k = C``), the counterpart of the ReLU census by weight."""
     out = np.zeros(C + 1)
     for name in prediction.names:
         k = C if name == "common" else pathway_pattern(name, C).count("1")
@@ -54,20 +48,16 @@ def race_class_shares(prediction, C: int) -> np.ndarray:
 
 
 def reln(ds, ks, relu, width: int, common_width: int | None = None, seeds=(0,)):
-    """The ReLN of the common pathway and every k-of-C pathway for ``k`` in ``ks``,
-    ``width`` units per pathway (the common one ``common_width`` where given), every
-    pathway started at the ReLU network's std (``"matched"``, as the authors' scripts
-    for C = 4, 5 start theirs), one start per seed of ``seeds``: ``(net, params0)``."""
+    """``(net, params0)``: common + k-of-C ReLN for ``k`` in ``ks``, started
+    ``"matched"`` (as the authors' C = 4, 5 scripts) per seed."""
     net = relns.k_of_c_reln(ds, ks, width=width, common_width=common_width)
     net, params0 = relns.start(net, "matched", list(seeds), relu_net=relu)
     return net, params0
 
 
 def form_move(net, ds, shares, *, lr: float, epochs: int, form: str, loss=None) -> dict:
-    """What the race's form moves at one C: the time gap between the all-pathway
-    race's losses in ``form`` (``loss``, where the page has it already) and the other
-    form, and the largest change of a class share (``shares``:
-    :func:`race_class_shares` in ``form``)."""
+    """What the race's form moves at one C: the time gap to the other form and the
+    largest change of a class share."""
     other = {"factors": "matrix", "matrix": "factors"}[form]
     if loss is None:
         loss, _ = race_loss(net, ds, lr=lr, epochs=epochs, form=form)
@@ -82,9 +72,7 @@ def form_move(net, ds, shares, *, lr: float, epochs: int, form: str, loss=None) 
 
 
 def other_rule(rule: str, rules=WIDTH_RULES) -> str:
-    """The rule of ``rules`` (:data:`helpers.core.paper.WIDTH_RULES` or
-    :data:`helpers.core.paper.COMMON_WIDTHS`) that is not ``rule`` (the page's
-    variant)."""
+    """The rule of ``rules`` that is not ``rule``."""
     if rule not in rules:
         raise ValueError(f"the rule must be one of {rules}, got {rule!r}")
     return [w for w in rules if w != rule][0]
@@ -93,17 +81,10 @@ def other_rule(rule: str, rules=WIDTH_RULES) -> str:
 def race_census(
     ds, relu, hidden: int, per_pathway: int, rule: str, *, lr, epochs, form
 ) -> np.ndarray:
-    """The race reduction's census of the ReLN holding every context pathway (each
-    set of k contexts, ``k = 1..C-1``), its pathways as wide as ``rule`` makes them
-    (:func:`helpers.chapters.extra_contexts.member_width`: the ReLU network's
-    ``hidden`` units shared out, or ``per_pathway`` each): the share of its final
-    output maps by class, :func:`race_class_shares`.
+    """The race's census (:func:`race_class_shares`) of the ReLN with every context
+    pathway, as wide as ``rule`` makes them: ``(shares (C + 1,), loss, net)``.
 
     Defined for the page book/more_contexts.md.
-
-    Returns:
-        ``(shares, loss, net)``: the ``(C + 1,)`` shares by number of contexts on,
-        the race's loss at every epoch and the ReLN it integrated.
     """
     C = ds.n_contexts
     ks = range(1, C)
@@ -115,12 +96,9 @@ def race_census(
 
 
 def family_for(C: int, by_k, min_share: float) -> dict:
-    """The ReLNs the ReLU network's loss is held against at ``C`` contexts (page *More
-    contexts than five*): common + k-of-C for every class ``k`` holding at least
-    ``min_share`` of the ReLU network's weight (``by_k``: its census share by number of
-    contexts on, ``k = 0..C``), always with the paper's ``k = C - 1``, its alternative
-    ``k = 1`` and ``k = C``, and the mixture of the two context classes ``k < C`` with
-    the most weight ([rulebook-best]).  ``{name: ks}``."""
+    """``{name: ks}``: common + k-of-C for every ``k`` with ``by_k[k] >= min_share``,
+    always ``k = 1, C - 1, C``, and the mixture of the two heaviest context classes
+    ([rulebook-best])."""
     by_k = np.asarray(by_k, float)
     if by_k.shape != (C + 1,):
         raise ValueError(f"by_k must hold C + 1 = {C + 1} shares, got {by_k.shape}")
@@ -133,20 +111,10 @@ def family_for(C: int, by_k, min_share: float) -> dict:
 
 
 def tied_with_best(gaps: dict, spreads: dict) -> list[str]:
-    """The members of a fitted family the seed noise cannot tell from the nearest
-    ([rulebook-best]): those whose gap is at most the nearest one's plus
-    :data:`helpers.book.rulebook.NOISE_MULTIPLE` x the yardstick of the two (the
-    larger of their ``spreads``, each the larger of the ReLU network's seed spread and
-    the member's own where it was trained per seed), nearest first.
+    """Names whose gap is within ``NOISE_MULTIPLE`` x the larger spread of the
+    nearest's ([rulebook-best]), nearest first.
 
     Defined for the page book/more_contexts.md.
-
-    Args:
-        gaps: ``{name: time gap to the ReLU network}``.
-        spreads: ``{name: seed spread of that comparison}``.
-
-    Returns:
-        the tied names, the nearest first.
     """
     best = min(gaps, key=gaps.get)
     return sorted(
@@ -161,20 +129,9 @@ def tied_with_best(gaps: dict, spreads: dict) -> list[str]:
 
 @dataclass
 class Fit:
-    """A family of ReLNs held against the ReLU network at one C (:func:`family_fit`).
-
-    Attributes:
-        match: the ReLU network's loss against the paper's (C-1)-of-C, the others as
-            competitors (:func:`helpers.core.measures.match`), each member's curves
-            trained per seed where it was trained, else its race.
-        race: ``{name: time gap}`` of every member's race reduction.
-        trained: the members trained per seed: the paper's and the two nearest by
-            race.
-        spreads: ``{name: seed spread of its comparison}``.
-        ties: the members within noise of the nearest (:func:`tied_with_best`).
-        follows: ``{name: largest time gap over seeds}`` between each trained member
-            and its race.
-        relu_spread: the ReLU network's own seed spread.
+    """A family of ReLNs held against the ReLU network at one C (:func:`family_fit`):
+    ``match`` (trained curves where trained, else races), ``race`` gaps, ``trained``
+    members, ``spreads``, ``ties``, ``follows`` (trained vs race) and ``relu_spread``.
     """
 
     match: Match
@@ -207,26 +164,12 @@ def family_fit(
     seeds=(),
     **race_kw,
 ) -> Fit:
-    """The ReLU network's loss (``relu_run``: ``(net, loss)``, ``(S, T)``) held
-    against every ReLN of ``family`` (``{name: ks}``, :func:`family_for`), each as wide
-    as ``rule`` and ``common`` make it
-    (:func:`helpers.core.families.member_widths`), [rulebook-best]: every member's
-    race reduction, then, with ``seeds`` (the ReLU network's, one matched start per
-    seed), the paper's (C-1)-of-C and the two members nearest by race trained per
-    seed in one engine call each, their curves replacing their races.
+    """The ReLU loss (``relu_run``: ``(net, loss (S, T))``) held against every ReLN of
+    ``family`` ([rulebook-best]) by race; with ``seeds``, the paper's (C-1)-of-C and
+    the two nearest by race are trained per seed and replace their races.
+    ``race_kw``: ``lr``, ``epochs``, ``form`` of :func:`race_loss`.
 
     Defined for the page book/more_contexts.md.
-
-    Args:
-        ds: the task; family: the members; relu_run: the ReLU network and its loss.
-        hidden: the ReLU network's units; per_pathway: the paper's units per pathway.
-        rule: one of :data:`helpers.core.paper.WIDTH_RULES`.
-        common: one of :data:`helpers.core.paper.COMMON_WIDTHS`.
-        seeds: the seeds to train on (empty: races only).
-        race_kw: ``lr``, ``epochs``, ``form`` of :func:`race_loss`.
-
-    Returns:
-        :class:`Fit`.
     """
     C = ds.n_contexts
     relu, loss = relu_run

@@ -1,7 +1,5 @@
-"""The measurements of the page ``book/reviewers.md``: the match of a setting, the
-strategy (the functional census read as the race's outcome), the end of the rich
-regime, the modes of the race with the task's own numbers, the separation of the
-phases and a race's functional shares."""
+"""The measurements of the page ``book/reviewers.md``: the match, the strategy (the
+functional census as the race's outcome), the race's modes and the phases."""
 
 from __future__ import annotations
 
@@ -21,31 +19,18 @@ from ...core.relns import common_fit
 
 
 def nanmed(values) -> float:
-    """The median over seeds with NaNs left out (a census is NaN while the output is
-    zero); :func:`helpers.book.kit.med` keeps NaNs."""
+    """The median over seeds without NaNs (a census is NaN while the output is 0)."""
     return float(np.nanmedian(values))
 
 
 def match_summary(relu_loss, reln_loss, single_loss, multiple: float) -> dict:
-    """The match ([conv-measures], :func:`helpers.core.measures.match`): ReLU seeds
-    against the ReLN of the same seeds, calibrated by the ReLU seeds' spread (and the
-    ReLN's, noise on both sides), with the single-context ReLN as the alternative (one
-    curve per seed: it starts from random weights too).
+    """The match ([conv-measures]): ReLU seeds against the ReLN of the same seeds,
+    noise on both sides, the single-context ReLN the alternative.
 
-    ``matches``: the gap is within ``multiple`` times the spread (the rulebook's
-    ``seed_noise``); ``levels``: how many of :data:`helpers.core.measures.LEVELS` every
-    ReLU seed reaches within the run (the gap is measured on fewer levels when it is
-    < 4); ``spread_interval``: the spread's 90 % bootstrap interval over seeds
-    ([rulebook-noise]); ``undecided``: ``matches`` would flip somewhere within it (the
-    value lies between ``multiple`` times its two ends); ``match``: the
-    :class:`~helpers.core.measures.Match` itself, for a record.
-
-    ``nearer``: the rulebook's "clearly nearer than the alternative" (the gap below
-    half the alternative's), read with the noise of both comparisons
-    (:func:`nearer_than_half`): ``nearer_verdict`` is ``'below'``, ``'not below'`` or
-    ``'undecided'``, and ``nearer`` is True only for ``'below'``;
-    ``alternative_spread`` and ``alternative_spread_interval``: the two-sample spread
-    of the ReLU seeds against the alternative's own seeds."""
+    ``matches``: gap within ``multiple`` x spread; ``undecided``: that flips within
+    the spread's 90 % interval ([rulebook-noise]); ``levels``: levels every ReLU seed
+    reaches; ``nearer_verdict``: :func:`nearer_than_half` (``nearer`` if 'below');
+    ``alternative_spread(_interval)``: of the ReLU seeds against the alternative's."""
     m = match(relu_loss, reln_loss, alternative=single_loss)
     reached = min(
         int(np.sum(np.isfinite(level_times(L)))) for L in np.atleast_2d(relu_loss)
@@ -80,9 +65,7 @@ def match_summary(relu_loss, reln_loss, single_loss, multiple: float) -> dict:
 
 
 def match_fields(m: dict) -> dict:
-    """The fields of a :func:`match_summary` that every sweep's record stores
-    (``book/reviewers.md``): the gap, its spread with the spread's 90 % interval, the
-    alternative's gap with its own spread, and :func:`nearer_than_half`'s answer."""
+    """The fields of a :func:`match_summary` that every sweep's record stores."""
     return {
         "match_value": m["value"],
         "match_spread": m["spread"],
@@ -96,17 +79,10 @@ def match_fields(m: dict) -> dict:
 def nearer_than_half(
     value: float, alternative: float, spreads, alt_spreads, multiple: float
 ) -> str:
-    """Is the gap ``value`` below half the alternative's gap, beyond the noise?
-    (``book/reviewers.md``; the rulebook's ``CLEARLY`` = 1/2 and ``NOISE_MULTIPLE``.)
-
-    The noise of the comparison is the larger of the two matches' spreads (the ReLU
-    seeds against the candidate's and against the alternative's: noise on both sides,
-    [rulebook-noise]); ``spreads`` and ``alt_spreads`` are ``(spread, low, high)``
-    with the 90 % bootstrap interval.  At each of the three (spread, interval ends)
-    the answer is ``'below'`` when ``alternative / 2 - value`` exceeds ``multiple``
-    times the noise, ``'not below'`` when ``value - alternative / 2`` does, and
-    within the noise otherwise; ``'undecided'`` unless all three give the same
-    answer beyond the noise (the chapter's seeds cannot decide it)."""
+    """Is the gap ``value`` below half the alternative's, beyond ``multiple`` x the
+    noise (the larger spread, [rulebook-noise])?  ``spreads``, ``alt_spreads``:
+    ``(spread, low, high)``; ``'below'``/``'not below'`` only if all three agree
+    beyond the noise, else ``'undecided'``."""
     margin = 0.5 * float(alternative) - float(value)
     answers = set()
     for s, t in zip(spreads, alt_spreads):
@@ -120,10 +96,8 @@ def nearer_than_half(
 
 
 def rank_needed(ds: Dataset) -> dict:
-    """Hidden units the common + C-1-of-C ReLN needs ([conv-contextual]; Section 4: "a
-    pathway needs at least as many hidden nodes as the rank of its effective dataset"):
-    the rank of ``Sigma_yx`` for the common pathway, and of each context pathway's
-    effective dataset on the common pathway's residual."""
+    """Hidden units per pathway of the common + C-1-of-C ReLN: the rank of its
+    effective dataset ([conv-contextual]; Section 4)."""
     _, R = common_fit(ds)
     net = relns.context_reln(ds, "mixed", "one-way")
     out = {}
@@ -139,9 +113,9 @@ STRATEGY_CLASSES = ("common", "mixed", "single", "other")
 
 
 def census_over_training(W1, W2, X, contexts, n_contexts: int) -> dict:
-    """:func:`helpers.core.measures.functional_census` at every recorded epoch of every
-    seed: ``W1 (S, R, H, d)``, ``W2 (S, R, p, H)``; returns ``{key: array (S, R)}`` for
-    the four class shares and ``snap_change`` (NaN while the output is zero)."""
+    """``{key: (S, R)}``: :func:`functional_census` of ``W1 (S, R, H, d)``,
+    ``W2 (S, R, p, H)``: class shares and ``snap_change`` (NaN while the output is 0).
+    """
     W1 = np.asarray(W1, float)
     W2 = np.asarray(W2, float)
     S, R = W1.shape[:2]
@@ -156,25 +130,14 @@ def census_over_training(W1, W2, X, contexts, n_contexts: int) -> dict:
 
 
 def census(ds, W1, W2) -> dict:
-    """:func:`helpers.chapters.reviewers.census_over_training` on the task ``ds``'s
-    inputs and contexts.
-
-    Args:
-        ds: the task.
-        W1, W2: weights ``(seeds, R, H, d)`` and ``(seeds, R, p, H)``.
-
-    Returns:
-        ``{class: (seeds, R)}`` and ``snap_change``.
-    """
+    """:func:`census_over_training` on the task ``ds``."""
     return census_over_training(W1, W2, ds.X, ds.contexts, ds.n_contexts)
 
 
 def strategy(census: dict, index: int = -1) -> dict:
-    """The strategy at one recorded epoch (default: the last), per seed: the functional
-    shares, ``mixed_of_context``, the 2-of-3 units' part of what the non-common units
-    produce, ``mixed / (mixed + single + other)``, and ``winner``, the class among
-    2-of-3 / single / other that produces most (the race's winner among the context
-    classes)."""
+    """The strategy at one record, per seed: the functional shares,
+    ``mixed_of_context = mixed / (mixed + single + other)`` and ``winner``, the
+    context class that produces most."""
     sh = {
         k: np.asarray(census[k])[:, index] for k in (*STRATEGY_CLASSES, "snap_change")
     }
@@ -189,11 +152,8 @@ def strategy(census: dict, index: int = -1) -> dict:
 
 
 def plateau_share(L) -> np.ndarray:
-    """``t(95 %) / t(50 %)``: the share of the time to halve the loss that is spent
-    before it has fallen by 5 % (times from :func:`helpers.core.measures.level_times`,
-    as fractions of each curve's own initial loss).  An exponential decay from the first
-    epoch gives ``ln(1/0.95) / ln 2 = 0.074``; a learning curve that sits on a plateau
-    before a sigmoidal drop gives values near 1.  ``L``: one curve or ``(seeds, T)``."""
+    """``t(95 %) / t(50 %)`` per curve of ``L`` (``(T,)`` or ``(seeds, T)``): 0.074
+    for an exponential decay, near 1 for a plateau then a sigmoidal drop."""
     L = np.atleast_2d(np.asarray(L, float))
     out = []
     for c in L:
@@ -203,9 +163,8 @@ def plateau_share(L) -> np.ndarray:
 
 
 def gate_change(gates0, gates1, W1, W2) -> float:
-    """How far the ReLU gating moved: the share of (unit, datapoint) gates that differ
-    between two epochs, each unit weighted by its contribution ``|W2[:, j]| |W1[j, :]|``
-    at the later epoch ([conv-census]).  ``gates``: ``H x P`` booleans."""
+    """Share of ``H x P`` gates that differ between two epochs, weighted by unit
+    contribution at the later one ([conv-census])."""
     g0 = np.asarray(gates0, bool)
     g1 = np.asarray(gates1, bool)
     W1, W2 = np.asarray(W1, float), np.asarray(W2, float)
@@ -217,9 +176,8 @@ def gate_change(gates0, gates1, W1, W2) -> float:
 
 @dataclass(frozen=True)
 class ModeRow:
-    """One mode of one pathway's effective dataset: singular value ``s``, input variance
-    ``d``, final strength ``s / d``, initial strength ``a0`` and the predicted epoch at
-    which the strength is halfway to ``s / d`` (Eq. 7 from ``a0``)."""
+    """One mode of one pathway's effective dataset, with the epoch Eq. 7 predicts for
+    it to reach half of ``s / d`` (``t_half``)."""
 
     pathway: str
     index: int
@@ -246,18 +204,10 @@ def _pathway_svd(X, T, pw, tol=1e-9):
 def mode_table(
     net: GatedNetwork, ds: Dataset, *, lr: float, a0=None, min_share: float = 0.0
 ) -> list[ModeRow]:
-    """Every mode of every pathway of a contextual ReLN, the common pathway on
-    ``(X, Y)`` and each context pathway on the common pathway's converged residual
-    (Appendix F, [conv-contextual]), with the learning time Eq. 7 predicts for it in
-    isolation.
-
-    ``a0``: initial strengths per pathway (default: from each pathway's width and init
-    stds, :func:`helpers.core.linear.initial_mode_strength`).  Modes with ``s`` below
-    ``min_share`` of their pathway's largest are left out.  The time is the epoch at
-    which ``a`` reaches half of ``s/d`` (:func:`helpers.core.linear.learning_time`); it
-    ignores the couplings between pathways and the head start that the context pathways
-    get while the common pathway learns, which the matrix race
-    (:mod:`helpers.core.race`) keeps.
+    """Every mode of every pathway of a contextual ReLN (context pathways on the
+    common residual; Appendix F, [conv-contextual]), with Eq. 7's half time in
+    isolation (no coupling, no head start; the matrix race keeps both).  Modes below
+    ``min_share`` of their pathway's largest are left out.
     """
     lr = check_positive(lr, "lr")
     _, R = common_fit(ds)
@@ -277,10 +227,8 @@ def mode_table(
 def mode_half_times(
     maps, net: GatedNetwork, ds: Dataset, epochs, rows: Sequence[ModeRow]
 ) -> np.ndarray:
-    """The epoch at which each mode of ``rows`` is halfway to its final strength in a
-    simulated or predicted ReLN: ``a(t) = u^T W_p(t) v`` from the pathway maps ``{name:
-    (R, p, d)}`` recorded at ``epochs`` (interpolated linearly; NaN if never reached).
-    The final strength is the row's ``s / d``, the value Eq. 7 converges to."""
+    """Per mode of ``rows``, the (interpolated) epoch at which ``a(t) = u^T W_p(t) v``
+    of ``maps`` ``{name: (R, p, d)}`` reaches half of ``s / d``; NaN if never."""
     _, R = common_fit(ds)
     pws = {p.name: p for p in race_pathways(net)}
     cache = {}
@@ -312,8 +260,7 @@ def mode_half_times(
 
 
 def rank_agreement(a, b) -> float:
-    """Share of pairs ordered the same way by ``a`` and ``b`` (Kendall's concordance,
-    ties and NaN pairs left out): 1 = the same order, 0.5 = unrelated, 0 = reversed."""
+    """Share of pairs ordered alike by ``a`` and ``b`` (ties and NaNs left out)."""
     a = np.asarray(a, float)
     b = np.asarray(b, float)
     agree = total = 0
@@ -328,13 +275,9 @@ def rank_agreement(a, b) -> float:
 
 
 def separation(common_maps, context_maps: dict, epochs, done: float = 0.9) -> dict:
-    """How separated the common and the context phases are in a ReLN's training.
-
-    ``common_maps``: the common pathway's map ``(R, p, d)`` at ``epochs``;
-    ``context_maps``: ``{name: (R, p, d)}``.  ``t_common``: the first recorded epoch at
-    which the common map is within ``1 - done`` of its final map (relative Frobenius
-    distance); ``context_at``: the context pathways' summed norm at that epoch over
-    their final summed norm (0 = perfectly separated phases, as Appendix F assumes).
+    """How separated the common and context phases are (maps ``(R, p, d)``):
+    ``t_common``, when the common map is within ``1 - done`` of its final, and
+    ``context_at``, the context maps' norm then over their final (0 as Appendix F).
     """
     Wc = np.asarray(common_maps, float)
     epochs = np.asarray(epochs)
@@ -350,8 +293,7 @@ def separation(common_maps, context_maps: dict, epochs, done: float = 0.9) -> di
 
 
 def pathway_top_singular_values(net: GatedNetwork, X, T) -> dict:
-    """The largest singular value of each pathway's effective ``Sigma_yx(p)`` (Eq. 4) on
-    the targets ``T``: what sets each pathway's speed at the start of the race."""
+    """Each pathway's top singular value of ``Sigma_yx(p)`` (Eq. 4) on targets ``T``."""
     return {
         pw.name: float(
             _pathway_svd(np.asarray(X, float), np.asarray(T, float), pw)[2][0]
@@ -372,10 +314,8 @@ def _pathway_class(pw, n_contexts):
 def prediction_shares(
     pred, net: GatedNetwork, X, n_contexts: int, index: int = -1
 ) -> dict:
-    """The functional shares ([conv-census]) of a race prediction's pathways at one
-    recorded epoch: each class's summed output ``sum_p g_p (W_p X_p)``, its Frobenius
-    norm over the sum of the classes' norms (the definition of
-    :func:`helpers.core.measures.functional_census`, with pathways for units)."""
+    """The functional shares ([conv-census]) of a race prediction at one record, with
+    pathways for units."""
     X = np.asarray(X, float)
     parts: dict = {}
     for pw in race_pathways(net, 1.0):

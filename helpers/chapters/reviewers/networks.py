@@ -1,7 +1,6 @@
-"""The runs of the page ``book/reviewers.md``: many settings of one network shape
-trained in one engine call, the ReLNs started as the ReLU network, Adam's step, the
-Section 4 task with dense codes or noisy labels, the ReLN with separated phases and
-the ReLU network with primed single-context units."""
+"""The runs of the page ``book/reviewers.md``: settings of one shape in one engine
+call, matched ReLNs, Adam's step, Section 4 task variants, separated phases, primed
+units."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ def relu_starts(
     ds: Dataset, width: int, stds: Sequence[float], seeds
 ) -> tuple[GatedNetwork, list]:
     """A ``(d, width, p)`` ReLU network and its initial weights for every (std, seed),
-    stacked setting by setting (``len(stds) * len(seeds)`` starts): the draw of
-    :func:`helpers.core.engine.init_params` for each seed, at each std."""
+    stacked setting by setting."""
     nets = [relu_network((ds.X.shape[0], width, ds.Y.shape[0]), s) for s in stds]
     starts = [init_params(n, s) for n in nets for s in seeds]
     return nets[0], stack_params(starts)
@@ -31,10 +29,8 @@ def relu_starts(
 def reln_starts(
     ds: Dataset, kind: str, stds: Sequence[float], seeds, *, width: int, relu_width: int
 ) -> tuple[GatedNetwork, list]:
-    """The contextual ReLN ``kind`` (one-way coupled, ``width`` units per pathway,
-    [conv-context-reln]) with the ``"matched"`` initialisation ([conv-init],
-    :func:`helpers.core.relns.start`) for each ReLU std in ``stds``: every weight at
-    that std; initial weights stacked setting by setting, seed by seed."""
+    """The one-way contextual ReLN ``kind`` ([conv-context-reln]) and its ``"matched"``
+    starts ([conv-init]) for each ReLU std, stacked setting by setting."""
     reln = relns.context_reln(ds, kind, "one-way", width=width)
     nets = []
     for std in stds:
@@ -46,10 +42,7 @@ def reln_starts(
 
 
 def train_settings(net: GatedNetwork, X, Y, params0, n_settings: int, **kw):
-    """:func:`helpers.core.engine.train` of stacked starts (``n_settings`` settings
-    times the seeds), in one call; returns the run and its loss as
-    ``(settings, seeds, T)``.
-    The seed labels are 0, 1, ...: the starts are given, so they only name the runs."""
+    """Train stacked starts in one call: ``(run, loss (settings, seeds, T))``."""
     n = np.shape(params0[0])[0]
     if n % n_settings:
         raise ValueError(f"{n} starts do not split into {n_settings} settings")
@@ -59,15 +52,8 @@ def train_settings(net: GatedNetwork, X, Y, params0, n_settings: int, **kw):
 
 def reln_settings(net: GatedNetwork, X, Y, params0, n_settings: int, maps=0, **kw):
     """:func:`train_settings` of a ReLN as a kept summary
-    (:func:`helpers.core.store.derived`): the run records the weights of every start
-    (megabytes a start), the page reads the loss and the first ``maps`` starts'
-    pathway maps (:meth:`helpers.core.engine.Run.pathway_maps`).
-
-    Defined for the page book/reviewers.md.
-
-    Returns:
-        ``(loss (settings, seeds, T), [maps of start 0, ...])``.
-    """
+    (:func:`helpers.core.store.derived`): ``(loss (settings, seeds, T), [pathway maps
+    of the first ``maps`` starts])``.  Defined for the page book/reviewers.md."""
     n = int(np.shape(params0[0])[0])
 
     def make():
@@ -83,16 +69,9 @@ ADAM_RULES = ("mean", "largest")
 
 
 def adam_step_rule(W_start, W_end, epochs: int, rule: str = "mean") -> float:
-    """Adam's step from a gradient-descent run of ``epochs`` epochs (one update each).
-
-    Adam moves each weight by about its step per update while the weight's gradient
-    keeps its sign.  ``'mean'``: the distance that run moved its weights, per weight and
-    per epoch, ``||theta_T - theta_0|| / (sqrt(n) T)``: Adam covers the same distance in
-    the same time.  ``'largest'``: the largest distance any one weight moved, per epoch,
-    ``max_i |theta_T - theta_0|_i / T``: the smallest step with which Adam can bring
-    every weight from the run's start to its end within the run.  ``W_start``,
-    ``W_end``: lists of weight arrays with a leading axis over seeds; the median over
-    seeds."""
+    """Adam's step from a gradient-descent run (median over seeds): ``'mean'``
+    ``||theta_T - theta_0|| / (sqrt(n) T)``, or ``'largest'`` ``max_i |theta_T -
+    theta_0|_i / T`` (Adam moves each weight about one step per update)."""
     if rule not in ADAM_RULES:
         raise ValueError(f"rule must be one of {ADAM_RULES}, got {rule!r}")
     epochs = check_epochs(epochs)
@@ -106,14 +85,9 @@ def adam_step_rule(W_start, W_end, epochs: int, rule: str = "mean") -> float:
 
 
 def correlated_task(ds: Dataset, rho: float, dims: int, seed: int) -> Dataset:
-    """The task ``ds`` with each item's one-hot replaced by a dense correlated code.
-
-    Item ``i``'s code is ``sqrt(1 - rho) z_i + sqrt(rho) z_0`` with ``z_0, ..., z_n``
-    drawn i.i.d. from ``N(0, I_dims / dims)`` by ``np.random.default_rng(seed)`` (unit
-    expected norm; two codes have expected cosine ``rho``).  The context one-hot rows
-    and the targets are kept, so the context pathways still see the item rows only
-    (:func:`helpers.core.relns.item_rows`).  ``rho = 0`` is a dense code with random,
-    finite-sample correlations, not a whitened one.
+    """The task ``ds`` with each item's one-hot replaced by a dense code
+    ``sqrt(1 - rho) z_i + sqrt(rho) z_0``, ``z ~ N(0, I_dims / dims)`` (expected cosine
+    ``rho``); context rows and targets kept.
     """
     if not 0 <= rho < 1:
         raise ValueError(f"rho must lie in [0, 1), got {rho}")
@@ -143,8 +117,7 @@ def correlated_task(ds: Dataset, rho: float, dims: int, seed: int) -> Dataset:
 
 
 def noisy_task(ds: Dataset, sigma: float, seed: int) -> Dataset:
-    """The task ``ds`` with i.i.d. Gaussian label noise of std ``sigma`` added to every
-    target entry (``np.random.default_rng(seed)``); inputs unchanged."""
+    """The task ``ds`` with i.i.d. Gaussian label noise of std ``sigma``."""
     sigma = float(sigma)
     if not np.isfinite(sigma) or sigma < 0:
         raise ValueError(f"sigma must be a finite number >= 0, got {sigma}")
@@ -161,10 +134,8 @@ def noisy_task(ds: Dataset, sigma: float, seed: int) -> Dataset:
 def delayed_reln(
     ds: Dataset, kind: str, std: float, width: int, on_epoch: int
 ) -> GatedNetwork:
-    """The one-way coupled contextual ReLN ``kind`` (``'mixed'``, ``'single'`` or
-    ``'both'``) at init std ``std`` whose context pathways switch on at ``on_epoch``:
-    the separated phases that Appendix F assumes (the common pathway first, the context
-    pathways on its converged residual)."""
+    """The one-way contextual ReLN ``kind`` whose context pathways switch on at
+    ``on_epoch``: the separated phases Appendix F assumes."""
     C = ds.n_contexts
     on_sets = {"mixed": [C - 1], "single": [1], "both": [C - 1, 1]}
     if kind not in on_sets:
@@ -189,17 +160,9 @@ def primed_relu_weights(
     off: float,
 ) -> list[np.ndarray]:
     """Initial weights of a ``(d, width, p)`` ReLU network in which ``primed`` units per
-    context start gated to that context alone, with a larger initial scale.
-
-    Every weight is drawn as by :func:`helpers.core.engine.init_params` (std ``std``,
-    ``np.random.default_rng(seed)``).  Then, for each context ``c``, ``primed`` units
-    get their item weights and readout multiplied by ``gain`` (a larger initial scale
-    for a single-context "pathway", Eq. 7: ``a0`` grows as ``gain**2``), their weight
-    from context ``c`` set to ``3 gain std`` (on for every item of ``c`` at the start)
-    and their weights from the other contexts set to ``-off``.  A unit that is off
-    receives no gradient through that input, so with ``off`` far above the item weights'
-    final size the unit stays off outside ``c``: its gate is fixed, like a ReLN
-    pathway's.
+    context ``c`` start gated to ``c`` alone: weights times ``gain`` (``a0`` as
+    ``gain**2``, Eq. 7), ``3 gain std`` from ``c``, ``-off`` from the other contexts
+    (an off unit gets no gradient, so its gate stays fixed).
     """
     d, P = ds.X.shape
     p = ds.Y.shape[0]

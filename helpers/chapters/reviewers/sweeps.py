@@ -1,7 +1,5 @@
-"""The page's parameters and the rows of its sweeps (``book/reviewers.md``): one
-function per sweep turns its runs into the medians over seeds that its table, its
-record and its prose use, and :func:`score_sentence` counts the answers over every
-setting."""
+"""The page's parameters and the rows of its sweeps (``book/reviewers.md``), medians
+over seeds, and :func:`score_sentence`, the count over every setting."""
 
 from __future__ import annotations
 
@@ -37,9 +35,8 @@ _SHARE_PARAMETERS = (
 
 @dataclass(frozen=True)
 class Parameters:
-    """The page's parameters (its parameters cell, by name), checked against each
-    other on construction: ValueError names every rule a single parameter's default
-    cannot say."""
+    """The page's parameters, checked against each other on construction
+    (ValueError)."""
 
     seeds: int
     epochs: int
@@ -120,8 +117,7 @@ class Parameters:
 
 
 def min_width(width_sweep: dict, widths) -> dict:
-    """Per std rule, the smallest width of ``widths`` whose row has the 2-of-3
-    strategy (:func:`width_row`), or None."""
+    """Per std rule, the smallest width with the 2-of-3 strategy, or None."""
     return {
         rule: next((w for w in widths if rows[w]["strategy"]), None)
         for rule, rows in width_sweep.items()
@@ -129,11 +125,8 @@ def min_width(width_sweep: dict, widths) -> dict:
 
 
 def width_row(st: dict, L, m: dict, fit_level: float, strategy_share: float) -> dict:
-    """One row of the width sweep (``book/reviewers.md``, section 1): the functional
-    shares of :func:`strategy` ``st`` and the final loss of curves ``L`` (medians over
-    seeds), the match ``m`` of :func:`match_summary`, and ``strategy``: the network
-    learned the task (loss below ``fit_level`` of its start) and its 2-of-3 units make
-    at least ``strategy_share`` of the non-common snapped output."""
+    """One row of the width sweep (section 1); ``strategy``: loss below ``fit_level``
+    of its start and 2-of-3 units making ``strategy_share`` of the context output."""
     L = np.atleast_2d(np.asarray(L, float))
     loss_share = nanmed(L[:, -1] / L[:, 0])
     keys = (*STRATEGY_CLASSES, "snap_change", "mixed_of_context")
@@ -149,7 +142,7 @@ def width_row(st: dict, L, m: dict, fit_level: float, strategy_share: float) -> 
     )
     share = np.asarray(st["mixed_of_context"], float)
     share = share[np.isfinite(share)]
-    if share.size >= 2:  # its seed spread, for the strategy's threshold
+    if share.size >= 2:
         row["mixed_of_context_spread"] = seed_spread(share)
         row["mixed_of_context_spread_interval"] = seed_spread_interval(share)
     return row
@@ -158,21 +151,9 @@ def width_row(st: dict, L, m: dict, fit_level: float, strategy_share: float) -> 
 def init_row(
     ds, std, L, W1, W2, G, m, *, plateau_min: float, gate_change_max: float
 ) -> dict:
-    """One row of the init sweep (section 2 of the page): the plateau share, the
-    weighted share of gates flipped between the first and the last recorded epoch,
-    the functional shares at the last epoch and the match, medians over seeds.
-
-    Args:
-        ds: the task.
-        std: the initial std.
-        L: loss curves ``(seeds, T)``.
-        W1, W2, G: recorded weights and gates ``(seeds, R, ...)``.
-        m: the setting's :func:`helpers.chapters.reviewers.match_summary`.
-        plateau_min, gate_change_max: the page's thresholds.
-
-    Returns:
-        The row (``plateau`` and ``gating_moves`` read against the thresholds).
-    """
+    """One row of the init sweep (section 2): plateau share, gates flipped from the
+    first to the last record, final shares and the match (``L`` ``(seeds, T)``;
+    ``W1``, ``W2``, ``G`` ``(seeds, R, ...)``)."""
     st = strategy(census(ds, W1[:, [-1]], W2[:, [-1]]))
     moved = [gate_change(g[0], g[-1], w1[-1], w2[-1]) for g, w1, w2 in zip(G, W1, W2)]
     plateau = nanmed(plateau_share(L))
@@ -191,22 +172,8 @@ def init_row(
 
 
 def optimiser_row(st, L, m, step, comparable: bool = True) -> dict:
-    """One row of the optimiser comparison (section 3 of the page).
-
-    Args:
-        st: :func:`helpers.chapters.reviewers.strategy` of the run's census.
-        L: loss curves ``(seeds, T)``.
-        m: the run's :func:`helpers.chapters.reviewers.match_summary`.
-        step: the optimiser's step.
-        comparable: whether the optimiser's epochs are gradient descent's time, so
-            that a time gap to the gradient-descent ReLN means something (False for
-            Adam, whose step is normalised per weight: its match fields are then
-            None and ``match_nearer`` says why).
-
-    Returns:
-        The row: step, the race's winner among the context classes (largest median
-        share), the functional shares, the final loss over the initial, the match.
-    """
+    """One row of the optimiser comparison (section 3); ``comparable`` False (Adam:
+    another time axis) leaves the match fields None."""
     winner = max(("mixed", "single", "other"), key=lambda c: nanmed(st[c]))
     fields = match_fields(m)
     if not comparable:
@@ -223,16 +190,8 @@ def optimiser_row(st, L, m, step, comparable: bool = True) -> dict:
 
 
 def assumption_distance(dv) -> tuple[float, float]:
-    """How far a task is from Assumption 2.1.1: the off-diagonal mass of
-    ``V^T Sigma_x V`` (:func:`helpers.core.linear.diagonalizability`).
-
-    Args:
-        dv: the task.
-
-    Returns:
-        ``(common, ctx23)``: for the common pathway's dataset, and for pathway ctx23
-        on the common pathway's residual (items only, contexts 2 and 3).
-    """
+    """``(common, ctx23)``: off-diagonal mass of ``V^T Sigma_x V`` (Assumption 2.1.1)
+    of the common pathway's dataset and of ctx23 on the common residual."""
     _, R = common_fit(dv)
     items = [i for i, n in enumerate(dv.inputs) if not n.startswith("ctx")]
     on = dv.contexts != 0
@@ -243,17 +202,7 @@ def assumption_distance(dv) -> tuple[float, float]:
 
 
 def data_row(dv, st, m, final_loss_share: float) -> dict:
-    """One row of the data comparison (section 4 of the page).
-
-    Args:
-        dv: the task (one-hot, dense codes or noisy labels).
-        st: the strategy at the last epoch (medians or per-seed shares).
-        m: the run's :func:`helpers.chapters.reviewers.match_summary`.
-        final_loss_share: the final loss over the initial (median over seeds).
-
-    Returns:
-        The row: :func:`assumption_distance`, the shares, the match, the final loss.
-    """
+    """One row of the data comparison (section 4)."""
     return {
         **dict(zip(("offdiag_common", "offdiag_ctx23"), assumption_distance(dv))),
         **{c: nanmed(st[c]) for c in SHARES},
@@ -263,33 +212,13 @@ def data_row(dv, st, m, final_loss_share: float) -> dict:
 
 
 def time_to_1pc(L) -> np.ndarray:
-    """Per seed, the epoch at which the loss first reaches 1 % of its start
-    (interpolated, :func:`helpers.core.measures.level_times`).
-
-    Args:
-        L: loss curves ``(seeds, T)``.
-
-    Returns:
-        The epochs, ``(seeds,)``.
-    """
+    """``(seeds,)``: the epoch at which each loss curve reaches 1 % of its start."""
     return np.array([level_times(c)[2] for c in L])
 
 
 def intervention_row(st, race: dict, t1, t1_base: float, L, L0: float, **extra):
-    """One row of the interventions (section 7 of the page).
-
-    Args:
-        st: the strategy at the last epoch.
-        race: the 7-pathway race's shares under the same intervention.
-        t1: per seed, the epoch at which the loss reaches 1 % of the initial loss.
-        t1_base: the same at the paper's settings (median over seeds).
-        L: loss curves ``(seeds, T)``.
-        L0: the task's initial loss at zero output.
-        extra: further fields of the row.
-
-    Returns:
-        The row.
-    """
+    """One row of the interventions (section 7); ``t1``: :func:`time_to_1pc`,
+    ``t1_base`` its median at the paper's settings, ``L0`` the loss at zero output."""
     return {
         **{c: nanmed(st[c]) for c in SHARES},
         "race_single": race["single"],
@@ -301,23 +230,9 @@ def intervention_row(st, race: dict, t1, t1_base: float, L, L0: float, **extra):
 
 
 def score_sentence(matches: dict, structure: Mapping | None = None) -> dict:
-    """The authors' sentence scored over every setting's match (section "Question 0,
-    scored"), on the settings where the structure it is about exists.
-
-    Args:
-        matches: ``{setting: match_summary}``.
-        structure: ``{setting: bool}`` (:func:`structure_by_setting`): whether the
-            ReLU network uses the 2-of-3 strategy there; a setting without it is left
-            out of the counts (the ReLN of 2-of-3 pathways cannot describe a network
-            that does not use them) and named.  Missing settings count as True.
-
-    Returns:
-        The counts over the scored settings: settings, within the seed noise,
-        undecided within the spread's interval, below / not below half the
-        alternative's gap beyond the noise or undecided, the settings whose ReLU
-        network reaches every loss level, and the names of the settings within the
-        noise; ``all_settings`` and ``excluded_no_strategy`` (names) beside them.
-    """
+    """The authors' sentence scored over ``{setting: match_summary}`` ("Question 0,
+    scored"): the counts of each answer, leaving out (and naming) the settings where
+    ``structure`` says the ReLU network does not use the 2-of-3 strategy."""
     structure = structure or {}
     kept = {k: m for k, m in matches.items() if structure.get(k, True)}
     excluded = [k for k in matches if k not in kept]
@@ -338,12 +253,8 @@ def score_sentence(matches: dict, structure: Mapping | None = None) -> dict:
 
 
 def strategy_settings(width_sweep, init_sweep, optimiser, data_table, relu_width):
-    """The rows of every setting scored for the sentence, each once (the paper's
-    setting first), for the count of settings where 2-of-3 units win.
-
-    Returns:
-        A list of rows with ``mixed`` and ``single`` shares.
-    """
+    """The rows of every setting scored for the sentence, each once, the paper's
+    first."""
     return (
         [width_sweep["fixed std"][relu_width]]
         + [
@@ -361,20 +272,9 @@ def strategy_settings(width_sweep, init_sweep, optimiser, data_table, relu_width
 def structure_by_setting(
     width_sweep, init_sweep, optimiser, data_table, relu_width, strategy_share
 ) -> dict:
-    """Whether the ReLU network uses the 2-of-3 strategy in each setting the sentence
-    is scored on (Defined for the page book/reviewers.md, "Question 0, scored").
-
-    Args:
-        width_sweep: ``{rule: {width: row}}`` (rows carry ``strategy``: the network
-            learned the task and 2-of-3 units make at least ``strategy_share`` of
-            the non-common snapped output).
-        init_sweep, optimiser, data_table: ``{name: row}`` with functional shares.
-        relu_width: the paper's width (the row of "paper settings").
-        strategy_share: the page's threshold, read on the other rows as 2-of-3 units'
-            share of the output that common units do not make.
-
-    Returns:
-        ``{setting name as in the page's matches: bool}``.
+    """``{setting: bool}``: whether the ReLU network uses the 2-of-3 strategy there
+    (the row's ``strategy``, else 2-of-3 units making ``strategy_share`` of the
+    non-common output).  Defined for the page book/reviewers.md ("Question 0, scored").
     """
 
     def has(row):
