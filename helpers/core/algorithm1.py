@@ -250,7 +250,7 @@ def centroid_gdln(
 ) -> GatedNetwork | None:
     """A GDLN, one pathway per live binarised centroid (Appendix B), or None.
     ``first_layer``: width of an always-on first layer before the centroid layer (the
-    depth network, Section 6)."""
+    depth network, Section 6, [conv-contextual])."""
     init_std = check_positive(init_std, "init_std")
     P = clustering.centroids.shape[1]
     widths = pathway_widths(clustering.shares, width)

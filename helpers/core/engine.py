@@ -2,7 +2,8 @@
 
 A network is data: each hidden layer is a list of *pathways* (blocks of units), each
 unit's pre-activation times a 0/1 gate per datapoint (Eq. 1), fixed data (GDLN/ReLN)
-or the unit's own sign (ReLU).  ``h = g * (W h_prev)`` covers all three.
+or the unit's own sign (ReLU).  ``h = g * (W h_prev)`` covers all three; its
+gradient is Eq. 3 for GDLNs and back-propagation for ReLU networks.
 
 Training is one ``jit``: ``lax.scan`` over epochs, seeds sharded over devices and run
 in turn or batched (:mod:`helpers.core.devices`, [conv-engine]).  The loss is kept

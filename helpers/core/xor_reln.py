@@ -86,7 +86,8 @@ def analytic_modes(eps, kind: str):
 
 
 def effective_modes(eps: float, kind: str) -> dict:
-    """``{name: (s, d, diagonalizability)}`` from the effective datasets (Eq. 4)."""
+    """``{name: (s, d, diagonalizability)}`` from the pathways' effective datasets
+    ([conv-gdln], Eq. 4)."""
     ds = datasets.xor(float(eps))
     out = {}
     for name, g in GATES[_check_kind(kind)].items():
@@ -106,7 +107,7 @@ def xor_initial_strength(kind: str, width: int = 128, init_std: float = 1e-3) ->
 
 
 def xor_closed_form_loss(t, eps: float, kind: str, a0, lr: float) -> np.ndarray:
-    """Closed-form loss, Eq. 22 (linear) or 23 (XoR):
+    """Closed-form loss, Eq. 22 (linear) or Eq. 23 (XoR):
     ``L(t) = sum_p (n_p / 2) (1 - (d/s) a_p(t))^2``, ``a0`` one number, one per
     pathway (order of ``GATES[kind]``) or a dict by name; ``tau = 1 / lr``."""
     gates = GATES[_check_kind(kind)]
