@@ -1,8 +1,7 @@
 """The core: what two or more chapters use, each module tested on its own.
 
-Device and JAX code lives here whatever its use count: a trainer used by one chapter
-only (``minibatch``) sits beside the engine and runs on the devices, the placement and
-the gathering of ``devices``, so where training runs is decided in one place.
+Device and JAX code lives here whatever its use count (``minibatch``), so where training
+runs is decided in one place.
 
 ==============  ========================================================================
 ``paper``       the paper's networks and constants, with their sources (stated once)

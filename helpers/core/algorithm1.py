@@ -1,31 +1,17 @@
-"""Algorithm 1 of the paper: the gates of a ReLU network found by k-means (Appendix B;
+"""Algorithm 1 of the paper: a ReLU network's gates found by k-means (Appendix B;
 [conv-gate-finding]).
 
-Algorithm 1 trains a ReLU network several times and, every ``every`` epochs, samples the
-binary activity ``step(max(W h, 0))`` of one hidden layer (``H x P``); all samples are
-stacked as rows, "each sample appended vertically appears like a new neuron", and
-k-means (scikit-learn) clusters the rows into ``K`` centroids.  A centroid is a
-``P``-vector of activation frequencies: a gating pattern over the datapoints.
+Binary activity rows ``step(max(W h, 0))`` of one hidden layer, sampled every
+``every`` epochs over several trainings, are stacked and clustered into ``K``
+centroids (gating patterns over the ``P`` datapoints).  The elbow (Fig. 9) trains a
+GDLN per ``K`` and measures its output error.  Choices the paper leaves open:
 
-The elbow of Appendix B / Fig. 9 turns each set of ``K`` binarised centroids into a
-GDLN (one pathway per centroid, seeing every input), trains it with the same engine,
-step size and epochs as the ReLU network, and measures how far its outputs stay from the
-ReLU network's.  Choices that the paper does not fix are named here and in the chapter:
-
-* binarisation: a centroid is on for a datapoint when its frequency is >= 1/2;
-* pathway widths: the ReLU layer's width split in proportion to the clusters' shares of
-  all samples (largest remainder), with the ReLU network's init std, so the GDLN has
-  the ReLU network's width and scale (Definition 3.1); a centroid that binarises to
-  "off everywhere" (dead units) gives no pathway;
-* how the centroid GDLN starts ([conv-init]): as built (every weight at the ReLU
-  network's std), or by any choice of :func:`helpers.core.relns.start` (``elbow``'s
-  ``init``);
-* error: the mean squared difference of the outputs, averaged over the output entries,
-  the datapoints and the sampled epochs (the paper's "mean-squared error between the
-  ReLU network and the GDLN"), seed ``s`` of the GDLN against seed ``s`` of the ReLU
-  network; the curve distance of the loss curves is reported beside it;
-* elbow rule: the ``K`` where the log error bends most, ``argmax_K [log e(K-1) -
-  2 log e(K) + log e(K+1)]`` (a large drop into ``K`` followed by a small one after).
+* binarisation: on where the frequency is >= 1/2;
+* widths: the ReLU width split by cluster shares (largest remainder), ReLU init std
+  (Definition 3.1); a centroid off everywhere gives no pathway;
+* start ([conv-init]): as built, or any :func:`helpers.core.relns.start` choice;
+* error: output MSE over entries, datapoints and sampled epochs, seed against seed;
+* elbow rule: ``argmax_K [log e(K-1) - 2 log e(K) + log e(K+1)]``.
 """
 
 from __future__ import annotations
@@ -45,14 +31,9 @@ SAMPLE_EVERY = 100  # Algorithm 1: "if j mod 100 = 0"
 
 @dataclass
 class GateSamples:
-    """The stacked binary activity rows of Algorithm 1, with identical rows collapsed.
-
-    ``patterns`` (n_unique x P, bool) are the distinct rows and ``counts`` how many of
-    the ``n_samples = trainings x samples x H`` stacked rows equal each; k-means on
-    ``patterns`` with ``counts`` as sample weights has the objective of k-means on the
-    full stack.  ``run`` is the ReLU networks' training (loss every epoch, outputs at
-    the sample epochs); ``layer`` the hidden layer sampled (0-based).
-    """
+    """Algorithm 1's stacked activity rows, duplicates collapsed: ``patterns``
+    ``(n_unique, P)`` bool with ``counts`` (weighted k-means = k-means on the stack);
+    ``run``: the ReLU training; ``layer``: the sampled hidden layer (0-based)."""
 
     patterns: np.ndarray
     counts: np.ndarray
@@ -73,14 +54,9 @@ class GateSamples:
 
 @dataclass
 class Clustering:
-    """``K`` k-means centroids of the activity rows (Algorithm 1's output).
-
-    ``centroids`` (K x P): activation frequencies; ``shares``: each cluster's fraction
-    of all stacked rows; ``inertia``: the k-means objective (weighted); ``labels``: the
-    cluster of each distinct activity row.  Clusters are
-    sorted by binarised pattern (more datapoints on first, then lexicographically
-    descending), then by share, so the order does not depend on k-means' labels.
-    """
+    """``K`` k-means centroids ``(K, P)`` of frequencies, with ``shares`` of the rows,
+    ``inertia`` and per-row ``labels``; sorted by binarised pattern then share, so
+    the order does not depend on k-means' labels."""
 
     K: int
     centroids: np.ndarray
@@ -91,21 +67,17 @@ class Clustering:
 
     @property
     def binary(self) -> np.ndarray:
-        """Binarised centroids: on where the activation frequency is >=
-        ``threshold``."""
+        """Centroids ``>= threshold``."""
         return self.centroids >= self.threshold
 
     @property
     def alive(self) -> np.ndarray:
-        """Clusters whose binarised centroid is on for at least one datapoint."""
+        """Clusters on for at least one datapoint."""
         return self.binary.any(axis=1)
 
 
 def sample_epochs(epochs: int, every: int = SAMPLE_EVERY) -> np.ndarray:
-    """The epochs Algorithm 1 samples: after update ``j + 1`` for each ``j mod every =
-    0``,
-    ``j = 0 .. epochs - 1``; i.e. ``1, 1 + every, ...`` (the engine's epoch ``t`` is the
-    state after ``t`` updates)."""
+    """Algorithm 1's sample epochs ``1, 1 + every, ...`` (after update ``j + 1``)."""
     epochs = check_epochs(epochs)
     every = check_positive_int(every, "every")
     return np.arange(1, epochs + 1, every)
@@ -122,10 +94,8 @@ def sample_gates(
     every: int = SAMPLE_EVERY,
     layer: int = 0,
 ) -> GateSamples:
-    """Algorithm 1's sampling loop (Appendix B): train ``net`` once per seed through
-    :func:`helpers.core.engine.train` and stack ``step(max(W h, 0))`` of hidden
-    ``layer``
-    every ``every`` epochs.  Outputs are recorded at the same epochs (for the elbow)."""
+    """Algorithm 1's sampling (Appendix B): train per seed, recording gates of
+    ``layer`` and outputs every ``every`` epochs."""
     if net.kind != "relu":
         raise ValueError(
             f"Algorithm 1 samples a ReLU network's gates; got a network of kind "
@@ -155,9 +125,8 @@ def samples_from_run(
     epochs: Sequence[int] | None = None,
     trainings: Sequence[int] | None = None,
 ) -> GateSamples:
-    """Stack the recorded gates of hidden ``layer`` as Algorithm 1's rows, collapsing
-    identical rows into counts: all recorded epochs and trainings, or the ``epochs``
-    listed and the ``trainings`` (indices into ``run.seeds``) listed."""
+    """:class:`GateSamples` of ``layer``'s recorded gates (optionally only the
+    ``epochs`` and ``trainings``, indices into ``run.seeds``)."""
     if "gates" not in run.records:
         raise ValueError("the run holds no gates: train it with record=('gates', ...)")
     if not isinstance(layer, (int, np.integer)) or not 0 <= layer < len(
@@ -204,13 +173,8 @@ def cluster_gates(
     n_init: int = 10,
     threshold: float = 0.5,
 ) -> Clustering:
-    """``K``-means of the stacked activity rows (Algorithm 1: ``centroids =
-    K-means(samples, K)``)
-    with scikit-learn, a fixed ``random_state``, and the duplicate counts as weights.
-
-    Runs with one OpenMP thread: the result does not depend on the thread count, and on
-    a shared machine many threads spinning on a small problem are far slower.
-    """
+    """Weighted k-means of the rows (scikit-learn, fixed ``random_state``), on one
+    OpenMP thread: many threads on a small problem are far slower."""
     from sklearn.cluster import KMeans
     from threadpoolctl import threadpool_limits
 
@@ -248,10 +212,7 @@ def cluster_gates(
 
 
 def pattern_strings(binary, contexts=None, n_contexts: int = 0) -> list[str]:
-    """Binarised centroids as on/off strings: per context (``'110'``: on in contexts 1
-    and 2, via :func:`helpers.core.measures.context_patterns`) when ``contexts`` is
-    given,
-    else per datapoint (``'1001'``)."""
+    """On/off strings per context (``'110'``) if ``contexts``, else per datapoint."""
     B = np.atleast_2d(np.asarray(binary, float))
     if contexts is None:
         return ["".join("1" if v else "0" for v in row) for row in B]
@@ -287,14 +248,9 @@ def centroid_gdln(
     first_layer: int | None = None,
     first_std: float | None = None,
 ) -> GatedNetwork | None:
-    """A GDLN with one pathway per binarised centroid (Appendix B), seeing every input.
-
-    Widths: ``width`` split by the clusters' shares (:func:`pathway_widths`); a centroid
-    off everywhere gives no pathway (``None`` if none is left: the GDLN's output is 0).
-    ``first_layer``: for the depth network ([conv-contextual], Section 6), the centroids
-    gate the second hidden layer and a linear, always-on first layer of this width (init
-    ``first_std``) comes before it.
-    """
+    """A GDLN, one pathway per live binarised centroid (Appendix B), or None.
+    ``first_layer``: width of an always-on first layer before the centroid layer (the
+    depth network, Section 6, [conv-contextual])."""
     init_std = check_positive(init_std, "init_std")
     P = clustering.centroids.shape[1]
     widths = pathway_widths(clustering.shares, width)
@@ -342,18 +298,9 @@ def gdln_error(
     n_seeds: int | None = None,
     params0=None,
 ):
-    """Train ``net`` with the ReLU run's seeds and compare it with the ReLU run (Fig.
-    9).
-
-    Returns ``(output_mse, curve_distance, loss, outputs)``: the mean over seeds,
-    sampled epochs, output entries and datapoints of ``(yhat_relu - yhat_gdln)^2``; the
-    mean over seeds of :func:`helpers.core.measures.curve_distance` between the loss
-    curves; the GDLN's loss ``(seeds, epochs + 1)`` and outputs at the sampled epochs.
-    ``net=None`` is the GDLN with no pathway left: its output stays 0.  ``n_seeds``:
-    compare only the first ``n_seeds`` seeds of the ReLU run (all by default).
-    ``params0``: the GDLN's initial weights stacked over those seeds
-    (:func:`helpers.core.relns.start`); by default the engine draws them from each seed.
-    """
+    """Train ``net`` (None: output 0) on the ReLU run's first ``n_seeds`` seeds and
+    compare (Fig. 9).  Returns ``(output_mse, curve_distance, loss, outputs)``, loss
+    ``(seeds, epochs + 1)``."""
     rec = relu_run.record_epochs
     if (
         "outputs" not in relu_run.records
@@ -416,18 +363,9 @@ def elbow(
     relu_net: GatedNetwork | None = None,
     contexts=None,
 ) -> list[ElbowPoint]:
-    """For each ``K``: cluster, build the centroid GDLN, train it, measure its error
-    against the sampled ReLU networks (Appendix B, Fig. 9); ``n_seeds`` as in
-    :func:`gdln_error`; ``clusterings`` (``{K: Clustering}``) reuses clusterings
-    already made.
-
-    How each centroid GDLN starts ([conv-init]): as built (``init=None``: every weight
-    at ``init_std``, the ReLU network's), or :func:`helpers.core.relns.start` with
-    ``init`` (``"authors"``, ``"matched"``, ``"derived"``), ``experiment``,
-    ``relu_net`` and ``contexts`` (a pathway on in every context counts as common for
-    the authors' choice), on the centroid layer, at the level of datapoints (the
-    centroids' gates are), trained from the first ``n_seeds`` seeds of the ReLU run,
-    seed ``s`` against ReLU training ``s``.  ``ElbowPoint.net`` is the GDLN as built.
+    """Per ``K``: cluster (or reuse ``clusterings``), build, train and score the
+    centroid GDLN (Appendix B, Fig. 9).  ``init``: None (as built, ``init_std``) or a
+    :func:`helpers.core.relns.start` choice on the centroid layer at datapoint level.
     """
     if init is not None:
         check_start(init, experiment, "datapoints")
@@ -484,13 +422,9 @@ def elbow(
 def elbow_k(
     Ks: Sequence[int], errors: Sequence[float], rule: str = "bend", factor: float = 2.0
 ) -> int:
-    """The elbow of Fig. 9 ([conv-gate-finding]) by a stated rule.
-
-    ``'bend'`` (the book's rule): the ``K`` where the log error bends most,
-    ``argmax_K [log e(K-1) - 2 log e(K) + log e(K+1)]`` over the inner ``K`` of
-    consecutive ``Ks`` (ties: the smaller ``K``).  ``'within'`` (a check): the smallest
-    ``K`` whose error is within ``factor`` of the smallest error.
-    """
+    """The elbow of Fig. 9 ([conv-gate-finding]) of consecutive ``Ks``: ``'bend'``,
+    the most log-convex inner ``K`` (ties: smaller), or ``'within'``, the smallest
+    ``K`` within ``factor`` of the least error."""
     if rule not in ("bend", "within"):
         raise ValueError(f"rule must be 'bend' or 'within', got {rule!r}")
     Ks = np.asarray(list(Ks), int)

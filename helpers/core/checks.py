@@ -1,5 +1,4 @@
-"""Input checks shared by the package: every bad input gets an error naming the
-problem."""
+"""Input checks: every bad input gets an error naming the problem."""
 
 from __future__ import annotations
 

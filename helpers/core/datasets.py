@@ -1,9 +1,5 @@
-"""Datasets of the paper, with datapoints as columns ([conv-data]).
-
-Every constructor returns a :class:`Dataset`: ``X`` (d x P), ``Y`` (p x P) and the
-labels a figure needs.  The matrices are facts restated in [conv-datasets]; the XoR
-margin construction is our reconstruction of Eqs. 11-12 ([conv-xor]).
-"""
+"""Datasets of the paper, datapoints as columns ([conv-data], [conv-datasets]); the XoR
+margin is our reconstruction of Eqs. 11-12 ([conv-xor])."""
 
 from __future__ import annotations
 
@@ -17,11 +13,8 @@ from .checks import check_gate, check_xy
 
 @dataclass(frozen=True)
 class Dataset:
-    """A dataset ``X`` (d x P), ``Y`` (p x P) with labels for its rows and columns.
-
-    ``items`` and ``contexts`` label the P columns; ``inputs`` and ``features`` label
-    the rows of ``X`` and ``Y``.  ``n_contexts`` is 0 for tasks without contexts.
-    """
+    """``X`` (d x P), ``Y`` (p x P); ``items``, ``contexts`` label columns, ``inputs``,
+    ``features`` rows; ``n_contexts`` 0 without contexts."""
 
     name: str
     X: np.ndarray
@@ -54,11 +47,7 @@ class Dataset:
 
 
 def hierarchy4() -> Dataset:
-    """The 4-item hierarchy of Appendix A / Fig. 7 ([conv-hierarchy]; Saxe et al. 2019).
-
-    One-hot inputs ``X = I_4``; 7 features (grow, move, roots, fly, swim, leaves,
-    petals).
-    """
+    """The 4-item hierarchy of Appendix A / Fig. 7 ([conv-hierarchy]), ``X = I_4``."""
     Y = np.array(
         [
             [1, 1, 1, 1],  # grow
@@ -83,11 +72,8 @@ def hierarchy4() -> Dataset:
 
 
 def xor(eps: float) -> Dataset:
-    """XoR with a linearly separable third coordinate ``eps * y`` ([conv-xor]).
-
-    **[reconstruction]** of Eqs. 11-12: the paper's copy lost the matrices; [conv-xor]
-    restores them as ``x = (+-1, +-1, eps * y)`` with ``y`` the XoR label.
-    """
+    """XoR, ``x = (+-1, +-1, eps * y)``: **[reconstruction]** of Eqs. 11-12, whose
+    matrices the paper's copy lost ([conv-xor])."""
     eps = float(eps)
     if not np.isfinite(eps) or eps < 0:
         raise ValueError(f"xor: the margin eps must be a finite number >= 0, got {eps}")
@@ -137,8 +123,7 @@ STRUCTURES = {"hierarchy": _hierarchy8, "ring": _ring8, "cross": _cross8}
 
 
 def structure(name: str) -> np.ndarray:
-    """One 15 x 8 output structure of [conv-contextual]: ``'hierarchy'``, ``'ring'`` or
-    ``'cross'``."""
+    """A 15 x 8 output structure of [conv-contextual] (:data:`STRUCTURES`)."""
     try:
         return STRUCTURES[name]()
     except KeyError:
@@ -153,18 +138,12 @@ def contextual_task(
     common: str | np.ndarray = "hierarchy",
     context_value: float = 1.0,
 ) -> Dataset:
-    """The contextual task of Sections 4-6 ([conv-contextual]), for any number of
-    contexts.
+    """The contextual task of Sections 4-6 ([conv-contextual]) with C contexts.
 
-    ``context_value`` is the value of the context input that is on (1: one-hot, as
-    the paper describes; the authors' scripts for C = 4 and 5 use 1.1 and 1.35,
-    ``diff_context_num/gen_data.py``; the book page *The setup ledger* lists them).
-
-    ``X`` is ``(8 + C) x 8C``: item one-hot over context one-hot, context-major
-    columns.  ``Y`` is ``15 (C + 1) x 8C``: a common block (``common`` under every
-    context) then one block per context, equal to that context's structure on its own
-    columns and 0 elsewhere.  ``structures`` defaults to the hierarchy everywhere
-    (Sections 5-6); Section 4 is ``contextual_task(3, ["hierarchy", "ring", "cross"])``.
+    ``X`` ``(8 + C, 8C)``: item over context one-hots, context-major; ``Y``
+    ``(15 (C + 1), 8C)``: the ``common`` block, then each context's structure on its
+    columns.  ``structures`` default to the hierarchy (Section 4: hierarchy, ring,
+    cross).  ``context_value``: the on context input (authors: 1.1, 1.35 at C = 4, 5).
     """
     C = int(n_contexts)
     if C < 1:
@@ -238,14 +217,9 @@ def context_gate(ds: Dataset, on_contexts: Sequence[int]) -> np.ndarray:
 
 
 def effective_dataset(X, Y, gate, gate_q=None, inputs=None, inputs_q=None):
-    """The effective dataset of a pathway ([conv-gdln], paper Eq. 4).
-
-    Returns ``(Sigma_yx(p), Sigma_x(q, p))`` with
-    ``Sigma_yx(p) = sum_i g_p^i y^i x_p^{iT}`` and
-    ``Sigma_x(q, p) = sum_i g_q^i g_p^i x_q^i x_p^{iT}``.  ``gate_q`` defaults to
-    ``gate`` (then ``Sigma_x(p, p)``).  ``inputs`` / ``inputs_q`` optionally restrict
-    the input rows each pathway sees (indices into the rows of ``X``).
-    """
+    """A pathway's effective dataset (Eq. 4): ``(Sigma_yx(p) = sum_i g_p^i y^i
+    x_p^{iT}, Sigma_x(q, p) = sum_i g_q^i g_p^i x_q^i x_p^{iT})``; ``q`` defaults to
+    ``p``; ``inputs``, ``inputs_q``: rows of ``X`` seen ([conv-gdln])."""
     X = np.asarray(X, float)
     Y = np.asarray(Y, float)
     check_xy(X, Y)

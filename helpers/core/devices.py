@@ -1,27 +1,15 @@
-"""Where training runs: every device JAX sees, and how the seeds share them.
+"""Where training runs: every device JAX sees, and how the seeds share them
+([conv-engine]).
 
-This module is the one place that decides it ([conv-engine]).
+* **Devices.** :func:`configure` (on import of :mod:`helpers`) asks for one CPU device
+  per core (``HASTE_CPU_DEVICES=n``: another count); on a GPU machine, the GPUs.
+  Several hosts: ``jax.distributed.initialize()`` first; :func:`get` gathers.
+* **Across devices.** Equal shares of the seeds by :func:`jax.shard_map`
+  (:func:`seed_program`; :func:`pad_seeds` pads, :func:`get` drops the padding).
+* **Within a device.** On a CPU one seed after another (``vmap`` of small matrices is
+  slower per seed there; Performance page), on a GPU ``vmap``.
 
-* **Devices.** On a CPU machine JAX shows one device for all cores; :func:`configure`
-  (called when :mod:`helpers` is imported, before JAX starts) asks for one CPU device
-  per core, so that seeds run on every core at once.  ``HASTE_CPU_DEVICES=n`` sets
-  another count.  On a GPU machine the devices are the GPUs.  Several hosts: call
-  ``jax.distributed.initialize()`` first in every process (JAX's multi-controller
-  model); :func:`jax.devices` then lists every host's devices and the trainers (the
-  engine, :mod:`helpers.core.engine`, and the mini-batch trainer,
-  :mod:`helpers.core.minibatch`) spread the seeds over all of them with the same code
-  (see :func:`plan`), and gather the results from every host (:func:`get`).
-* **Seeds across devices.** A trainer's one-seed program runs on equal shares of the
-  seeds, one per device, with :func:`jax.shard_map` over a one-axis mesh
-  (:func:`seed_program`; :func:`pad_seeds` pads the last share with copies of a seed,
-  :func:`get` drops them afterwards).
-* **Seeds within a device.** On a CPU, one seed after another (:func:`jax.lax.map`):
-  a batched (``vmap``) product of small matrices runs slower per seed on a CPU than the
-  same product seed by seed, measured on the Performance page.  On a GPU, ``vmap``:
-  batching fills the device.
-
-On a CPU a seed's result does not depend on how many seeds ran beside it or on how many
-devices there were: each seed runs the same unbatched program (a test checks it).
+On a CPU a seed's result does not depend on the other seeds or the device count.
 """
 
 from __future__ import annotations
@@ -50,9 +38,8 @@ DEVICES_VARIABLE = "HASTE_CPU_DEVICES"
 
 
 def configure() -> int | None:
-    """Ask JAX for one CPU device per core (or ``$HASTE_CPU_DEVICES``) if JAX has not
-    started yet; returns the count asked for, or None when it was too late (JAX already
-    ran something: it keeps the devices it has)."""
+    """Ask JAX for one CPU device per core (or ``$HASTE_CPU_DEVICES``); the count, or
+    None when JAX had already started."""
     wanted = os.environ.get(DEVICES_VARIABLE)
     try:
         n = int(wanted) if wanted else (os.cpu_count() or 1)
@@ -76,9 +63,8 @@ def configure() -> int | None:
 
 @dataclass(frozen=True)
 class Plan:
-    """How a training of ``seeds`` seeds runs: on ``devices`` (a share of the seeds
-    each, ``per_device`` of them after padding), batched within a device by
-    ``batching`` (``'map'``: one seed after another; ``'vmap'``: all at once)."""
+    """A training's ``devices``, ``per_device`` seeds after padding, ``batching``
+    (``'map'``: in turn; ``'vmap'``: at once)."""
 
     backend: str
     devices: tuple
@@ -91,10 +77,8 @@ class Plan:
 
 
 def plan(seeds: int, devices: int | None = None, batching: str | None = None) -> Plan:
-    """The plan for ``seeds`` seeds: every device (or the first ``devices``), but no
-    more
-    devices than seeds; ``batching`` by backend unless given (``'map'`` or ``'vmap'``).
-    """
+    """The plan for ``seeds`` seeds: every device (or the first ``devices``), at most
+    one per seed; ``batching`` by backend unless given."""
     if isinstance(seeds, bool) or int(seeds) < 1:
         raise ValueError(f"seeds must be a positive integer, got {seeds!r}")
     backend = jax.default_backend()
@@ -115,20 +99,16 @@ def plan(seeds: int, devices: int | None = None, batching: str | None = None) ->
     return Plan(backend=backend, devices=used, batching=batching, per_device=per)
 
 
-#: Placement of an array with a leading axis over the seeds: split over the devices.
+#: An array with a leading seed axis: split over the devices.
 SEEDS = PartitionSpec("seeds")
-#: Placement of an array every seed uses: a copy on every device.
+#: An array every seed uses: copied to every device.
 SHARED = PartitionSpec()
 
 
 def seed_program(how: Plan, one_seed, n_shared: int):
-    """``(mesh, fn)``: the jitted ``fn(per_seed, *shared)`` that runs
-    ``one_seed(s, *shared)`` for every seed ``s`` of ``per_seed`` (a pytree with a
-    leading axis over the padded seeds) on the plan's devices, each device its share
-    (:func:`jax.shard_map`), one seed after another or batched as the plan says.  The
-    ``n_shared`` other arguments are the same for every seed.  Outputs keep a leading
-    axis over the seeds.  Arguments go in with :func:`put`, results come out with
-    :func:`get`."""
+    """``(mesh, fn)``: jitted ``fn(per_seed, *shared)`` running ``one_seed(s,
+    *shared)`` for each padded seed on the plan's devices; outputs keep the seed axis.
+    In with :func:`put`, out with :func:`get`."""
 
     def share(per_seed, *shared):
         def f(s):
@@ -152,8 +132,7 @@ def seed_program(how: Plan, one_seed, n_shared: int):
 
 
 def pad_seeds(arrays, how: Plan) -> list[np.ndarray]:
-    """Each array's leading (seed) axis padded to ``how.padded`` with copies of its last
-    seed, so that every device gets an equal share (:func:`get` drops them)."""
+    """Seed axes padded to ``how.padded`` with copies of the last seed."""
     out = []
     for a in arrays:
         pad = how.padded - np.shape(a)[0]
@@ -162,17 +141,14 @@ def pad_seeds(arrays, how: Plan) -> list[np.ndarray]:
 
 
 def put(x, mesh: Mesh, spec: PartitionSpec):
-    """A global array on ``mesh``: split over the seeds (``SEEDS``) or copied to every
-    device (``SHARED``); on several hosts each host places its own devices' parts."""
+    """A global array on ``mesh`` placed by ``spec`` (each host its own parts)."""
     x = np.asarray(x)
     sharding = NamedSharding(mesh, spec)
     return jax.make_array_from_callback(x.shape, sharding, lambda idx: x[idx])
 
 
 def get(x, seeds: int | None = None) -> np.ndarray:
-    """A result back on the host, gathered from every host when there are several; with
-    ``seeds``, only the first ``seeds`` rows (the padding of :func:`pad_seeds`
-    dropped)."""
+    """A result on the host, gathered from every host; first ``seeds`` rows if given."""
     if jax.process_count() > 1:
         from jax.experimental import multihost_utils
 

@@ -1,17 +1,13 @@
 """One training engine for ReLU networks, ReLNs and GDLNs ([conv-gdln], paper Eqs. 1-3).
 
-A network is data.  Each hidden layer is a list of *pathways* (blocks of hidden units);
-each unit multiplies its pre-activation by a 0/1 gate per datapoint (Eq. 1).  The gate
-is either fixed data (a GDLN / ReLN: the pathway's gate over datapoints, optionally
-switched on from an epoch) or the unit's own sign, ``step(W h)`` (a ReLU network).  So
-``h = g * (W h_prev)`` covers all three, and gradient descent on the summed loss (Eq. 2)
-through this one function gives Eq. 3 for GDLNs and back-propagation for ReLU nets.
+A network is data: each hidden layer is a list of *pathways* (blocks of units), each
+unit's pre-activation times a 0/1 gate per datapoint (Eq. 1), fixed data (GDLN/ReLN)
+or the unit's own sign (ReLU).  ``h = g * (W h_prev)`` covers all three; its
+gradient is Eq. 3 for GDLNs and back-propagation for ReLU networks.
 
-Training is one ``jit``: ``lax.scan`` over epochs, the seeds split over every device JAX
-sees (``shard_map``) and, within a device, run one after another on a CPU or batched
-(``vmap``) on a GPU (:mod:`helpers.core.devices` decides, [conv-engine]).  The loss is
-kept every epoch; weights, outputs, hidden activity and gating patterns only at the
-epochs the caller names.  Nothing returns to the host before the run ends.
+Training is one ``jit``: ``lax.scan`` over epochs, seeds sharded over devices and run
+in turn or batched (:mod:`helpers.core.devices`, [conv-engine]).  The loss is kept
+every epoch, records only at the epochs named.
 """
 
 from __future__ import annotations
@@ -56,14 +52,11 @@ RECORDABLE = ("weights", "outputs", "hidden", "gates")
 
 @dataclass(frozen=True)
 class Pathway:
-    """A block of hidden units sharing a gate: the unit of a GDLN ([conv-gdln]).
+    """A block of hidden units sharing a gate ([conv-gdln]).
 
-    ``gate``: 0/1 per datapoint, ``None`` for always on.  ``inputs``: the rows of ``X``
-    the block sees (first hidden layer only; ``None`` for all).  ``init_std``: the std
-    of its incoming weights and of its readout weights (used when the block sits in the
-    last hidden layer).  ``on_epoch``: the block's gate is 0 before this epoch.
-    ``common``: the block belongs to the common pathway (for one-way coupling,
-    [conv-context-reln]).
+    ``gate``: 0/1 per datapoint (None: always on); ``inputs``: rows of ``X`` seen
+    (first layer; None: all); ``init_std``: (incoming, readout) stds; ``on_epoch``: gate
+    0 before it; ``common``: in the common pathway (one-way coupling).
     """
 
     name: str
@@ -77,8 +70,7 @@ class Pathway:
 
 @dataclass(frozen=True, eq=False)
 class Layer:
-    """A hidden layer: its units' gating (``'relu'`` or a fixed ``H x P`` 0/1 array),
-    per-unit init stds, switch-on epochs, and the pathway each unit belongs to."""
+    """A hidden layer: gating (``'relu'``, ``'linear'`` or ``(H, P)`` 0/1) per unit."""
 
     width: int
     gating: str | np.ndarray
@@ -95,19 +87,15 @@ class Layer:
 
     @property
     def mode(self) -> str:
-        """``'relu'`` (gate = own sign), ``'linear'`` (always on) or ``'fixed'`` (gate
-        data)."""
+        """``'relu'``, ``'linear'`` or ``'fixed'``."""
         return self.gating if isinstance(self.gating, str) else "fixed"
 
 
 @dataclass(frozen=True, eq=False)
 class GatedNetwork:
-    """``sizes = (d, H_1, ..., H_L, p)`` and one :class:`Layer` per hidden layer.
-
-    ``coupling`` is ``'full'`` (one loss on the summed output) or ``'one-way'`` (the
-    common pathway descends its own loss, the others the loss on its residual,
-    [conv-context-reln]).
-    """
+    """``sizes = (d, H_1, ..., H_L, p)``, a :class:`Layer` per hidden layer;
+    ``coupling`` ``'full'`` or ``'one-way'`` (others fit the common's residual,
+    [conv-context-reln])."""
 
     sizes: tuple[int, ...]
     layers: tuple[Layer, ...]
@@ -151,11 +139,7 @@ def _std_vector(std, width, what):
 def relu_network(
     sizes: Sequence[int], init_std: float | Sequence[float]
 ) -> GatedNetwork:
-    """A bias-free ReLU network ``(d, H_1, ..., p)``; each unit is gated by its own
-    sign.
-
-    ``init_std`` is one std for every weight, or one per weight matrix.
-    """
+    """A bias-free ReLU network; ``init_std``: one, or one per weight matrix."""
     return _plain_network(sizes, init_std, "relu")
 
 
@@ -194,16 +178,14 @@ def _plain_network(sizes, init_std, kind):
 def gdln(
     d: int, p: int, P: int, pathways: Sequence[Pathway], coupling: str = "full"
 ) -> GatedNetwork:
-    """A one-hidden-layer GDLN from its pathways ([conv-gdln]): the ReLNs of Sections
-    3-5."""
+    """A one-hidden-layer GDLN ([conv-gdln]): the ReLNs of Sections 3-5."""
     return deep_gdln(d, p, P, [pathways], coupling=coupling)
 
 
 def deep_gdln(
     d: int, p: int, P: int, layers: Sequence[Sequence[Pathway]], coupling: str = "full"
 ) -> GatedNetwork:
-    """A GDLN with one list of pathways per hidden layer (e.g. the depth GDLN,
-    [conv-depth])."""
+    """A GDLN, a list of pathways per hidden layer ([conv-depth])."""
     if not layers or any(len(ps) == 0 for ps in layers):
         raise ValueError("deep_gdln needs at least one pathway in every hidden layer")
     built = []
@@ -278,11 +260,7 @@ def deep_gdln(
 
 
 def init_params(net: GatedNetwork, seed: int) -> list[np.ndarray]:
-    """Initial weights ``W_l ~ N(0, std^2)`` drawn with NumPy's generator from ``seed``.
-
-    Row ``j`` of a hidden layer's incoming matrix uses that unit's ``in_std``; column
-    ``j`` of the readout uses the last layer's ``out_std``.  Masked inputs start at 0.
-    """
+    """``W_l ~ N(0, std^2)`` from NumPy's ``seed`` generator, per-unit stds."""
     rng = np.random.default_rng(int(seed))
     params = []
     for l, layer in enumerate(net.layers):
@@ -297,18 +275,12 @@ def init_params(net: GatedNetwork, seed: int) -> list[np.ndarray]:
     return params
 
 
-# ----------------------------------------------------------------------------- the
-# kernel
-#
-# Inside the engine datapoints are rows: a hidden activity is ``P x H`` and a hidden
-# layer's weights are stored as ``W^T`` (inputs x units), so the products with few
-# inputs run 4-5x faster on a CPU than with datapoints as columns; the readout keeps
-# ``W`` (outputs x units), whose products are faster that way round (measured on the
-# Performance page).  Everything the caller sees keeps datapoints as columns.
+# The kernel.  Inside, datapoints are rows and hidden weights ``W^T``: 4-5x faster on a
+# CPU (the readout keeps ``W``; Performance page).  Callers see datapoints as columns.
 
 
 def _net_arrays(net: GatedNetwork, dtype):
-    """The traced (non-static) data of a network, in the engine's rows layout."""
+    """The network's traced data, rows layout."""
     return {
         "gates": [
             jnp.asarray(L.gating.T, dtype) if L.mode == "fixed" else None
@@ -323,8 +295,8 @@ def _net_arrays(net: GatedNetwork, dtype):
 
 
 def _static(net: GatedNetwork) -> tuple:
-    """What the compiled kernel specialises on: each layer's gating mode and whether any
-    of its units waits for a switch-on epoch."""
+    """Per layer, ``(mode, any unit waits for an on_epoch)``: what the kernel
+    specialises on."""
     return tuple((L.mode, bool(np.any(L.on_epoch > 0))) for L in net.layers)
 
 
@@ -333,12 +305,8 @@ def _to_rows(params):
 
 
 def _forward(static, arrays, V, Xr, t):
-    """Eq. 1 with gates as data, datapoints as rows: the output ``p x P`` and, per
-    hidden layer, the activity and the gates ``P x H``.
-
-    A layer's mode is ``'relu'`` (gate = step of the pre-activation, so ``g * pre`` is
-    the ReLU and its derivative), ``'linear'`` (always on) or ``'fixed'`` (gate data).
-    """
+    """Eq. 1, rows layout: output ``(p, P)``, per layer activity and gates ``(P, H)``;
+    a ReLU gate is ``step(pre)``, so ``g * pre`` is the ReLU and its derivative."""
     h = Xr
     hs, gs = [], []
     for l, W in enumerate(V[:-1]):
@@ -381,8 +349,7 @@ def _train_loss(static, coupling, arrays, V, Xr, Y, t):
 
 
 def _snapshot(static, arrays, V, Xr, t, record):
-    """What is recorded at one epoch, back in the caller's layout (datapoints as
-    columns)."""
+    """One epoch's records, datapoints as columns."""
     snap = {}
     if "weights" in record:
         snap["weights"] = [*(W.T for W in V[:-1]), V[-1]]
@@ -399,21 +366,15 @@ def _snapshot(static, arrays, V, Xr, t, record):
 
 #: Epochs per inner step of the scan when nothing is recorded.
 CHUNK = 100
-#: Unrolling of the inner scan: two epochs per iteration remove XLA's copy of the
-#: weights : at the top of every iteration (measured on the Performance page).
+#: Unrolling of the inner scan: 2 removes XLA's per-iteration weight copy.
 UNROLL = 2
 
 
 def segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int, int]:
-    """``(k, offset, n_full, tail)``: the ``epochs + 1`` steps split into ``offset``
-    steps, then segments of ``k`` steps, so that every recorded epoch starts a segment:
-    ``k`` is the greatest common divisor of the gaps between recorded epochs and
-    ``offset`` the first one's remainder (epochs 1, 101, 201, ... give ``k = 100``,
-    ``offset = 1``); ``n_full`` whole segments and a last one of ``tail`` steps (0:
-    none). Recording then needs no branch in the loop: a snapshot is taken at the start
-    of every segment (one forward pass per ``k`` epochs), into a spare slot when that
-    epoch is not recorded.  The mini-batch trainer (:mod:`helpers.core.minibatch`)
-    records by the same scheme."""
+    """``(k, offset, n_full, tail)``: the ``epochs + 1`` steps as ``offset``, then
+    ``n_full`` segments of ``k`` (gcd of record gaps) and ``tail``, so each recorded
+    epoch starts a segment and recording needs no branch (unrecorded: a spare slot).
+    """
     steps = epochs + 1
     if rec.size > 1:
         k = int(np.gcd.reduce(np.diff(rec)))
@@ -424,8 +385,7 @@ def segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int, int]:
 
 
 def record_slots(rec: np.ndarray, k: int, offset: int, n_full: int) -> np.ndarray:
-    """The record slot each segment of :func:`segments` writes its first epoch to: the
-    recorded epoch's index, or the spare slot after them (``max(len(rec), 1)``)."""
+    """Per segment, its record slot (or the spare, ``max(len(rec), 1)``)."""
     slots = np.full(n_full + 1, max(int(rec.size), 1), np.int32)
     slots[(rec - offset) // k] = np.arange(rec.size)
     return slots
@@ -448,8 +408,7 @@ def _one_seed(
     tail,
     n_records,
 ):
-    """Full-batch gradient descent of one seed: the reported loss before every update
-    (``epochs + 1`` values) and the record buffers (``n_records`` slots and a spare)."""
+    """One seed's descent: the loss ``(epochs + 1,)`` and record buffers."""
     grad_fn = jax.value_and_grad(
         partial(_train_loss, static, coupling, arrays), has_aux=True
     )
@@ -506,9 +465,7 @@ _COMPILED: dict = {}
 
 
 def _compiled(plan: devices_.Plan, **static):
-    """The jitted training of one device's share of the seeds, spread over the plan's
-    devices with :func:`jax.shard_map` ([conv-engine],
-    :func:`helpers.core.devices.seed_program`)."""
+    """The jitted, sharded training ([conv-engine]), cached."""
     key = (plan.devices, plan.batching, tuple(sorted(static.items())))
     if key not in _COMPILED:
         _COMPILED[key] = devices_.seed_program(plan, partial(_one_seed, **static), 5)
@@ -516,11 +473,8 @@ def _compiled(plan: devices_.Plan, **static):
 
 
 def forward(net: GatedNetwork, params, X, epoch: int = 0):
-    """Output, hidden activities and gates of ``net`` with weights ``params`` on ``X``.
-
-    ``epoch`` matters only for pathways with a switch-on epoch.  Returns NumPy arrays,
-    datapoints as columns.
-    """
+    """``(output, hiddens, gates)`` of ``net`` on ``X`` (NumPy, datapoints as columns);
+    ``epoch`` matters only for switch-on pathways."""
     X = np.asarray(X)
     _check_params(net, params)
     if X.shape[0] != net.sizes[0]:
@@ -557,12 +511,9 @@ def _check_params(net, params):
 
 @dataclass
 class Run:
-    """The result of :func:`train`: loss ``(seeds, epochs + 1)`` and records.
-
-    ``records['outputs']``: ``(seeds, R, p, P)``; ``records['hidden']``, ``['gates']``,
-    ``['weights']``: lists (one entry per layer / weight matrix) of ``(seeds, R, ...)``.
-    ``loss[:, t]`` is the summed loss after ``t`` updates.
-    """
+    """:func:`train`'s result: ``loss`` ``(seeds, epochs + 1)`` (after ``t`` updates);
+    ``records['outputs']`` ``(seeds, R, p, P)``; ``'hidden'``, ``'gates'``,
+    ``'weights'``: lists per layer of ``(seeds, R, ...)``."""
 
     net: GatedNetwork
     seeds: tuple[int, ...]
@@ -585,9 +536,7 @@ class Run:
         return [W[seed_index, r] for W in self.records["weights"]]
 
     def pathway_maps(self, seed_index: int = 0) -> dict[str, np.ndarray]:
-        """Each pathway's map ``W2[:, p] W1[p, :]`` at every recorded epoch ``(R, p,
-        d)``
-        (one hidden layer)."""
+        """Per pathway, ``W2[:, p] W1[p, :]`` ``(R, p, d)`` (one hidden layer)."""
         if self.net.depth != 1:
             raise ValueError("pathway_maps is defined for one hidden layer")
         W1 = self.records["weights"][0][seed_index]
@@ -612,13 +561,9 @@ def train(
     devices: int | None = None,
     batching: str | None = None,
 ) -> Run:
-    """Train ``net`` on ``(X, Y)`` by full-batch gradient descent (``W <- W - lr
-    dL/dW`` on the summed loss, [conv-data]), one run per seed, ``epochs`` updates; the
-    loss at every epoch, ``record`` (``'weights'``, ``'outputs'``, ``'hidden'``,
-    ``'gates'``) at ``record_epochs``.  ``params0``: one start for every seed, or one
-    per seed (a leading seed axis).  Seeds run on every device JAX sees (or the first
-    ``devices``), batched as :mod:`helpers.core.devices` decides.  Raises
-    :class:`TrainingDiverged` at the epoch where the loss stopped being finite."""
+    """Full-batch gradient descent on the summed loss ([conv-data]) per seed; records
+    ``record`` (:data:`RECORDABLE`) at ``record_epochs``; ``params0``: one start or one
+    per seed.  Raises :class:`TrainingDiverged` on a non-finite loss."""
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     if X.shape[0] != net.sizes[0] or Y.shape[0] != net.sizes[-1]:
         raise ValueError(
@@ -699,13 +644,8 @@ def train(
 
 
 def train_sample(sample: dict, epochs: int) -> np.ndarray:
-    """The first ``epochs`` updates of a kept run's sample (its first seed, one
-    device), the loss ``(epochs + 1,)`` (:mod:`helpers.core.store`, kept runs).
-
-    Args:
-        sample: the kept run's ``sample`` (``static``, ``inputs``, ``epochs``).
-        epochs: updates to train, at most the run's.
-    """
+    """Loss ``(epochs + 1,)`` of a kept run's ``sample`` (first seed, one device),
+    retrained for at most its ``epochs`` (:mod:`helpers.core.store`)."""
     epochs = min(check_epochs(epochs), int(sample["epochs"]))
     how = devices_.plan(1, 1)
     loss, _ = _run(sample["static"], how, sample["inputs"], epochs, np.zeros(0, int),
@@ -714,8 +654,7 @@ def train_sample(sample: dict, epochs: int) -> np.ndarray:
 
 
 def _run(static, how, inputs, epochs, rec, record, n_seeds):
-    """Train on the devices: the loss ``(S, T)`` (float64) and the recorded buffers;
-    ``static``: the network's ``(_static(net), coupling)``."""
+    """Loss ``(S, T)`` float64 and record buffers, trained on the devices."""
     params, arrays, Xr, Yf, lr = inputs
     k, offset, n_full, tail = segments(epochs, rec)
     slots = record_slots(rec, k, offset, n_full)

@@ -1,6 +1,5 @@
-"""Families of context ReLNs and the ReLU network's census by number of contexts on
-(Section 5; [conv-census], [rulebook-best]): what the pages book/extra_contexts.md and
-book/more_contexts.md both use."""
+"""Families of context ReLNs and the census by contexts on (Section 5; [conv-census],
+[rulebook-best]), for book/extra_contexts.md and book/more_contexts.md."""
 
 from __future__ import annotations
 
@@ -20,16 +19,13 @@ from .paper import COMMON_WIDTHS, WIDTH_RULES
 
 
 def family_name(ks, C: int) -> str:
-    """The name of the ReLN with the common pathway and every k-of-C context pathway
-    for each ``k`` in ``ks`` ([rulebook-best]): ``'4-of-5'``, ``'4+3-of-5'``."""
+    """The family member's name ([rulebook-best]): ``'4-of-5'``, ``'4+3-of-5'``."""
     return "+".join(str(k) for k in sorted(set(ks), reverse=True)) + f"-of-{C}"
 
 
 def family_sets(C: int, by_k, extra=()) -> dict:
-    """The family of ReLNs the ReLU network is held against ([rulebook-best]):
-    ``{name: ks}`` for common + every k-of-C (``k = 1..C``), the mixture of the two
-    classes ``k < C`` holding the most of the ReLU network's weight (``by_k``: its
-    census share by contexts on, ``k = 0..C``), and the mixtures in ``extra``."""
+    """``{name: ks}`` of the family ([rulebook-best]): every k-of-C, the mix of the
+    two ``k < C`` with most weight in ``by_k`` ``(C + 1,)``, and ``extra``."""
     by_k = np.asarray(by_k, float)
     if by_k.shape != (C + 1,):
         raise ValueError(f"by_k must hold C + 1 = {C + 1} shares, got {by_k.shape}")
@@ -43,24 +39,14 @@ def family_sets(C: int, by_k, extra=()) -> dict:
 
 
 def pathway_count(ks, C: int) -> int:
-    """Pathways of the common + k-of-C ReLN for the ``k`` in ``ks``: the common one and
-    ``C choose k`` per ``k``."""
+    """``1 + sum_k C choose k``."""
     return 1 + sum(comb(C, int(k)) for k in set(ks))
 
 
 def member_width(ks, C: int, total: int, per_pathway: int, rule: str = "total") -> int:
-    """Units per pathway of a member of the family under ``rule``.
-
-    Args:
-        ks: the context counts of the member's context pathways.
-        C: the number of contexts.
-        total: the ReLU network's hidden units.
-        per_pathway: the units per pathway under ``"per_pathway"``.
-        rule: one of :data:`helpers.core.paper.WIDTH_RULES`.
-
-    Returns:
-        ``total / pathways`` rounded half up (at least 1), or ``per_pathway``.
-    """
+    """Units per pathway of member ``ks`` under ``rule``
+    (:data:`helpers.core.paper.WIDTH_RULES`): ``total / pathways`` rounded half up
+    (at least 1), or ``per_pathway``."""
     if rule not in WIDTH_RULES:
         raise ValueError(f"width rule must be one of {WIDTH_RULES}, got {rule!r}")
     if rule == "per_pathway":
@@ -71,24 +57,12 @@ def member_width(ks, C: int, total: int, per_pathway: int, rule: str = "total") 
 def member_widths(
     ks, C: int, total: int, per_pathway: int, rule: str = "total", common="equal"
 ) -> tuple[int, int]:
-    """Units of a family member's common pathway and of each of its context pathways.
+    """``(common units, units per context pathway)`` of member ``ks``; ``common``
+    (:data:`helpers.core.paper.COMMON_WIDTHS`) ``"fixed"`` under ``"total"`` gives
+    the common ``per_pathway`` and shares the rest.
 
     Defined for the page book/more_contexts.md (its ``width`` variant of
-    ``best_reln``); :func:`member_width` is the one width of the ``"equal"`` rule.
-
-    Args:
-        ks: the context counts of the member's context pathways.
-        C: the number of contexts.
-        total: the ReLU network's hidden units.
-        per_pathway: the paper's units per pathway (100).
-        rule: one of :data:`helpers.core.paper.WIDTH_RULES`.
-        common: one of :data:`helpers.core.paper.COMMON_WIDTHS`; under ``"total"``,
-            ``"fixed"`` gives the common pathway ``per_pathway`` units and shares
-            ``total - per_pathway`` equally over the context pathways (rounded half
-            up, at least 1).
-
-    Returns:
-        ``(common units, units per context pathway)``.
+    ``best_reln``).
     """
     if common not in COMMON_WIDTHS:
         raise ValueError(f"common must be one of {COMMON_WIDTHS}, got {common!r}")
@@ -102,8 +76,7 @@ def member_widths(
 
 
 def class_share(net, W1, W2, names) -> float:
-    """Share of a ReLN's weight (``|W2[:, j]| |W1[j, :]|``, [conv-census]) in the
-    pathways ``names``: what the census of the ReLU network measures in its units."""
+    """Share of a ReLN's unit weight ([conv-census]) in the pathways ``names``."""
     w = unit_weight(np.asarray(W1, float), np.asarray(W2, float))
     keep = sum(w[net.pathway_slice(n)].sum() for n in names if n in net.pathway_names())
     return float(keep / w.sum())
@@ -112,9 +85,7 @@ def class_share(net, W1, W2, names) -> float:
 def census_by_contexts_on(
     gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
 ) -> np.ndarray:
-    """Share of hidden weight in units on in ``k`` contexts, ``k = 0..C``: the
-    definitions of :func:`helpers.core.measures.gating_census`, binned by the number
-    of contexts instead of by class."""
+    """The weight census binned by number of contexts on, ``(C + 1,)``."""
     w = unit_weight(W1, W2)
     if w.sum() <= 0:
         raise ValueError("census_by_contexts_on: every unit has zero weight")
@@ -126,10 +97,8 @@ def census_by_contexts_on(
 def functional_by_contexts_on(
     W1, W2, X, contexts, n_contexts: int, threshold: float = 0.5
 ) -> np.ndarray:
-    """The census by number of contexts read through the function: every unit snapped
-    to its nearest context-level gate (:func:`helpers.core.measures.snap_to_contexts`);
-    for ``k = 0..C`` the norm of the snapped output of the units on in ``k`` contexts
-    over the sum of the ``C + 1`` norms."""
+    """Per ``k = 0..C``, the snapped output norm of units on in ``k`` contexts, as a
+    share of the sum."""
     W1, W2, X = (np.asarray(a, float) for a in (W1, W2, X))
     contexts = np.asarray(contexts)
     pre = W1 @ X
@@ -161,18 +130,9 @@ def contexts_per_unit(shares_by_k) -> float:
 
 
 def census_over_training(gates, W1s, W2s, ds: Dataset, threshold: float = 0.5) -> dict:
-    """The ReLU network's census at every recorded epoch and seed ([conv-census]).
-
-    Args:
-        gates, W1s, W2s: ``(S, R, H, P)``, ``(S, R, H, d)``, ``(S, R, p, H)`` as the
-            engine records them.
-        ds: the task; threshold: the on/off threshold.
-
-    Returns:
-        ``"census"`` (``S x R`` :func:`helpers.core.measures.gating_census` dicts),
-        ``"by_k"`` and ``"functional_by_k"`` ``(S, R, C + 1)``
-        (:func:`census_by_contexts_on`, :func:`functional_by_contexts_on`).
-    """
+    """Census per seed and epoch ([conv-census]) of ``gates`` ``(S, R, H, P)``,
+    ``W1s`` ``(S, R, H, d)``, ``W2s`` ``(S, R, p, H)``: ``"census"`` (``S x R``
+    dicts), ``"by_k"`` and ``"functional_by_k"`` ``(S, R, C + 1)``."""
     C, (S, R) = ds.n_contexts, np.shape(W1s)[:2]
 
     def grid(f):
@@ -206,13 +166,8 @@ def trained_relu(
     epochs: int,
     record_epochs,
 ):
-    """The ReLU network of ``ds`` with ``hidden`` units (init std ``relu_std /
-    hidden``), trained with its weights and gates recorded at ``record_epochs``, as
-    the census reads it (:func:`onehot_census`, the page book/more_contexts.md).
-
-    Returns:
-        ``(net, run)``.
-    """
+    """``(net, run)``: the ReLU network (std ``relu_std / hidden``) trained with
+    weights and gates recorded, as the census reads it."""
     net = relu_network((ds.X.shape[0], hidden, ds.Y.shape[0]), relu_std / hidden)
     run = train(
         net,
@@ -230,13 +185,9 @@ def trained_relu(
 def onehot_census(
     C: int, hidden: int, seeds, *, relu_std: float, lr: float, epochs: int, threshold
 ) -> dict:
-    """The ReLU network's final census on the task with a one-hot context input (the
-    setup the paper states; the authors' data scale it to 1.1 and 1.35 at C = 4, 5).
-
-    Returns:
-        per seed: ``{"share": (seeds,)`` weight in common + (C-1)-of-C units,
-        ``"per_unit": (seeds,)`` contexts a unit serves, ``"by_k": (seeds, C + 1)}``.
-    """
+    """Final census with a one-hot context input (as the paper states; the authors
+    scale it to 1.1, 1.35 at C = 4, 5): ``share`` (common + mixed) and ``per_unit``
+    ``(seeds,)``, ``by_k`` ``(seeds, C + 1)``."""
     ds = contextual_task(C, context_value=1.0)
     _, run = trained_relu(
         ds,
@@ -259,7 +210,5 @@ def onehot_census(
 
 
 def onehot_fraction(onehot: dict, C: int, primary) -> np.ndarray:
-    """The fraction of the C contexts a unit serves on one-hot contexts, per seed:
-    ``onehot[C]["per_unit"] / C`` (:func:`onehot_census`), or ``primary`` (the
-    page's own fraction) where its input is one-hot already (no one-hot run at C)."""
+    """``onehot[C]["per_unit"] / C``, or ``primary`` where there is no one-hot run."""
     return onehot[C]["per_unit"] / C if C in onehot else primary

@@ -1,17 +1,8 @@
-"""The setup ledger: every value the authors' scripts set, beside the paper's and this
-book's (``ledger.toml`` beside this module; book page *The setup ledger*).
-
-For each experiment the paper reports, :func:`load` returns one :class:`Row` per
-setting: the authors' value and the script lines that set it (their public repository,
-CAandL-Lab/make-haste-slowly at commit b7d6e41), the value the paper states, the value
-this book uses today, and whose value the book's verdicts are judged under.  A book
-value written ``"=paper:SECTION.name"`` is read from :mod:`helpers.core.paper`, one
-written ``"=cell:chapter.name"`` from the default of the chapter's parameters cell, so
-the ledger follows the book when a default changes.  Rows where the three differ are
-marked (:attr:`Row.authors_differ`, :attr:`Row.paper_differs`).
-
-The module imports neither JAX nor the rest of the library: only
-:mod:`helpers.core.paper` and the standard library.
+"""The setup ledger (``ledger.toml``; page *The setup ledger*): per experiment and
+setting, the authors' value and script lines (CAandL-Lab/make-haste-slowly at
+b7d6e41), the paper's, the book's and whose the verdicts use.  A book value
+``"=paper:SECTION.name"`` or ``"=cell:chapter.name"`` is read from
+:mod:`helpers.core.paper` or the chapter's parameters cell.  Imports no JAX.
 """
 
 from __future__ import annotations
@@ -29,8 +20,7 @@ from . import paper
 LEDGER = Path(__file__).with_name("ledger.toml")
 BOOK = Path(__file__).resolve().parents[2] / "book"
 
-#: Values that are never compared: no script sets it, the paper does not state it,
-#: nothing for the book to set.
+#: Values that are never compared.
 NOT_COMPARED = ("none", "not stated", "n/a")
 #: What a row's ``verdicts`` says when its setting moves no verdict.
 NONE_AFFECTED = "none affected"
@@ -43,11 +33,7 @@ _QUOTIENT = re.compile(r"^\s*([-+0-9.eE]+)\s*/\s*([-+0-9.eE]+)\s*$")
 
 @dataclass(frozen=True)
 class Row:
-    """One setting of one experiment.
-
-    ``book`` is the resolved value, ``book_source`` how it was written in the ledger
-    (a reference such as ``"=paper:CONTEXTS.lr"`` or the literal itself).
-    """
+    """One setting of one experiment; ``book`` resolved, ``book_source`` as written."""
 
     experiment: str
     setting: str
@@ -59,8 +45,7 @@ class Row:
     why: str
     book_source: object = None
     verdicts: tuple[str, ...] = ()
-    #: The ledger says ``verdicts = "none affected"``: the setting differs from the
-    #: authors' but no verdict depends on it.
+    #: ``verdicts = "none affected"``: no verdict depends on it.
     none_affected: bool = False
 
     @property
@@ -120,8 +105,7 @@ class Experiment:
 
     @property
     def verdicts_off_authors(self) -> tuple[str, ...]:
-        """Records whose verdicts are judged under a setting other than the
-        authors' (the union over the rows that differ from the authors'), in order."""
+        """Records judged under a setting other than the authors', in order."""
         seen = []
         for r in self.authors_differ:
             seen += [v for v in r.verdicts if v not in seen]
@@ -133,7 +117,6 @@ def _compared(a, b) -> bool:
 
 
 def _number(v):
-    """A number for a number or an ``"a / b"`` string, else None."""
     if isinstance(v, bool):
         return None
     if isinstance(v, (int, float)):
@@ -146,8 +129,7 @@ def _number(v):
 
 
 def same(a, b) -> bool:
-    """Whether two ledger values agree: numbers (``"a / b"`` is the quotient) to a
-    relative 1e-9, lists element by element, strings ignoring case and outer spaces."""
+    """Ledger values agree: numbers (``"a / b"`` too) to 1e-9, strings ignoring case."""
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
         if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
             return False
@@ -162,8 +144,7 @@ def same(a, b) -> bool:
 
 @lru_cache(maxsize=None)
 def cell_defaults(chapter: str) -> dict:
-    """The literal defaults of a chapter's parameters cell (``book/<chapter>.md``);
-    assignments whose value is not a literal (``PAPER.lr``) are left out."""
+    """The literal defaults of ``book/<chapter>.md``'s parameters cell."""
     src = BOOK / f"{chapter}.md"
     if not src.exists():
         raise KeyError(f"no chapter {chapter!r} (no {src})")
@@ -189,8 +170,7 @@ def cell_defaults(chapter: str) -> dict:
 
 
 def _resolve(v):
-    """A book value: a reference into the paper's constants or a chapter's parameters
-    cell, or the literal."""
+    """A book value, references resolved."""
     if not (isinstance(v, str) and v.startswith("=")):
         return v
     m = _REF.match(v)
@@ -290,8 +270,7 @@ def experiment(key: str) -> Experiment:
 
 
 def differences(key: str | None = None) -> list[Row]:
-    """The rows where the authors' scripts and the book disagree (one experiment, or
-    all)."""
+    """Rows where the authors' scripts and the book disagree."""
     keys = EXPERIMENTS if key is None else (key,)
     return [r for k in keys for r in experiment(k).authors_differ]
 
@@ -323,11 +302,8 @@ def _affected(r: Row) -> str:
 
 
 def departures(key: str, led: dict | None = None) -> str:
-    """The prose of the ledger page for one experiment, generated from its rows (so it
-    cannot contradict the table): the settings where the book departs from the
-    authors' scripts, each with both values, whose value the verdicts use, why, and the
-    verdicts it affects; then the settings where the scripts depart from the paper's
-    text while the book follows the scripts."""
+    """The ledger page's prose for one experiment, from its rows (so it cannot
+    contradict the table): departures from the scripts, then from the paper."""
     exp = (_cached() if led is None else led)[key]
     differ = exp.authors_differ
     if all(r.authors == "none" for r in exp.rows):

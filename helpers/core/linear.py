@@ -15,8 +15,7 @@ from .checks import check_positive, check_xy
 
 @dataclass(frozen=True)
 class Modes:
-    """SVD of a dataset: ``Sigma_yx = U diag(s) V^T`` and ``d = diag(V^T Sigma_x
-    V)``."""
+    """``Sigma_yx = U diag(s) V^T`` and ``d = diag(V^T Sigma_x V)``."""
 
     s: np.ndarray
     d: np.ndarray
@@ -25,22 +24,18 @@ class Modes:
 
     @property
     def fixed_points(self) -> np.ndarray:
-        """The strength each mode converges to, ``s / d``."""
+        """``s / d``."""
         return self.s / self.d
 
 
 def modes(X, Y, tol: float = 1e-9) -> Modes:
-    """The non-zero input-output modes of a dataset ([conv-linear]).
-
-    Returns singular values ``s`` of ``Sigma_yx = Y X^T`` above ``tol * s_max``, their
-    singular vectors, and the input variances ``d_alpha = v_alpha^T Sigma_x v_alpha``.
-    """
+    """The dataset's :class:`Modes` with ``s > tol * s_max`` ([conv-linear])."""
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     syx = Y @ X.T
     U, s, Vt = np.linalg.svd(syx, full_matrices=False)
     keep = s > tol * max(s.max(initial=0.0), 1e-300)
     U, s, V = U[:, keep], s[keep], Vt[keep].T
-    # A sign convention that makes figures stable: the largest entry of each v positive.
+    # For stable figures: the largest entry of each v positive.
     flip = np.sign(V[np.abs(V).argmax(axis=0), np.arange(V.shape[1])])
     U, V = U * flip, V * flip
     d = np.einsum("ia,ij,ja->a", V, X @ X.T, V)
@@ -48,11 +43,7 @@ def modes(X, Y, tol: float = 1e-9) -> Modes:
 
 
 def mode_strength(t, s, d, a0, lr):
-    """Eq. 7: ``a(t) = (s/d) e^{2st/tau} / (e^{2st/tau} - 1 + s/(d a0))``, ``tau =
-    1/lr``.
-
-    Broadcasts over ``t`` (epochs) and over arrays of modes ``s``, ``d``, ``a0``.
-    """
+    """Eq. 7: ``a(t) = (s/d) e^{2st/tau} / (e^{2st/tau} - 1 + s/(d a0))``."""
     lr = check_positive(lr, "lr")
     t = np.asarray(t, float)
     s, d, a0 = (np.asarray(v, float) for v in (s, d, a0))
@@ -66,11 +57,8 @@ def mode_strength(t, s, d, a0, lr):
 
 
 def learning_time(s, d, a0, af, lr):
-    """Epochs for a mode to grow from ``a0`` to ``af`` ([conv-linear]):
-
-    ``t = tau / (2 s) * ln( af (s - d a0) / (a0 (s - d af)) )``; needs ``a0 < af <
-    s/d``.
-    """
+    """Epochs from ``a0`` to ``af < s/d`` ([conv-linear]):
+    ``t = tau / (2 s) * ln( af (s - d a0) / (a0 (s - d af)) )``."""
     lr = check_positive(lr, "lr")
     s, d, a0, af = (np.asarray(v, float) for v in (s, d, a0, af))
     if np.any(af >= s / d) or np.any(a0 >= af) or np.any(a0 <= 0):
@@ -79,8 +67,7 @@ def learning_time(s, d, a0, af, lr):
 
 
 def closed_form_map(t, X, Y, a0, lr) -> np.ndarray:
-    """The network map ``W(t) = U A(t) V^T`` at each epoch in ``t`` (shape T x p x
-    d)."""
+    """``W(t) = U A(t) V^T``, ``(T, p, d)``."""
     m = modes(X, Y)
     a0 = np.broadcast_to(np.asarray(a0, float), m.s.shape)
     A = mode_strength(np.asarray(t, float)[:, None], m.s, m.d, a0, lr)  # T x modes
@@ -88,12 +75,8 @@ def closed_form_map(t, X, Y, a0, lr) -> np.ndarray:
 
 
 def closed_form_loss(t, X, Y, a0, lr) -> np.ndarray:
-    """Summed loss ``1/2 ||Y - W(t) X||^2`` of the closed-form map (Eq. 7 in each mode).
-
-    Under Assumption 2.1.1 this equals ``1/2 tr Sigma_y - sum_a (s_a a_a - d_a a_a^2 /
-    2)`` ([conv-linear]); evaluating the map directly keeps it exact when the assumption
-    is only approximately met.
-    """
+    """``1/2 ||Y - W(t) X||^2`` of the closed-form map, evaluated directly so it stays
+    exact where Assumption 2.1.1 holds only approximately ([conv-linear])."""
     X = np.asarray(X, float)
     Y = np.asarray(Y, float)
     W = closed_form_map(t, X, Y, a0, lr)
@@ -102,13 +85,9 @@ def closed_form_loss(t, X, Y, a0, lr) -> np.ndarray:
 
 
 def diagonalizability(X, Y) -> dict:
-    """How far a dataset is from Assumption 2.1.1 (mutual diagonalizability).
-
-    The right singular vectors ``V`` of ``Sigma_yx`` must be eigenvectors of
-    ``Sigma_x``.  Returns ``offdiag``: ``||V^T Sigma_x V - diag||_F / ||V^T Sigma_x
-    V||_F`` and ``leak``: ``||(I - V V^T) Sigma_x V||_F / ||Sigma_x V||_F`` (0 and 0
-    when the assumption holds exactly), plus ``holds`` at a 1e-8 threshold.
-    """
+    """Distance from Assumption 2.1.1 (``V`` eigenvectors of ``Sigma_x``): relative
+    ``offdiag`` of ``V^T Sigma_x V``, ``leak`` of ``Sigma_x V`` out of ``V``, and
+    ``holds`` (both < 1e-8)."""
     X = np.asarray(X, float)
     m = modes(X, Y)
     Sx = X @ X.T
@@ -126,15 +105,9 @@ def diagonalizability(X, Y) -> dict:
 def initial_mode_strength(
     width: int, std_in: float, std_out: float, depth: int = 2
 ) -> float:
-    """Effective initial mode strength of a pathway from its random init (no fitted
-    constant).
-
-    For a two-layer pathway of ``width`` hidden units with ``W1 ~ N(0, std_in^2)`` and
-    ``W2 ~ N(0, std_out^2)``, the hidden vectors ``x = W1 v`` and ``y = W2^T u`` of a
-    mode grow, early in learning, as ``(x + y) e^{s t / tau} / 2`` while ``x - y``
-    decays; so the mode leaves its plateau as if it had started, aligned and balanced,
-    from ``a0 = E|x0 + y0|^2 / 4 = width (std_in^2 + std_out^2) / 4``.
-    """
+    """A pathway's effective initial mode strength, no fitted constant: ``x = W1 v``
+    and ``y = W2^T u`` grow as ``(x + y) e^{s t / tau} / 2``, so the mode starts as if
+    aligned from ``a0 = E|x0 + y0|^2 / 4 = width (std_in^2 + std_out^2) / 4``."""
     if depth != 2:
         raise NotImplementedError(
             "initial_mode_strength is derived for one hidden layer (depth 2)"

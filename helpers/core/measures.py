@@ -1,6 +1,5 @@
-"""Measurements shared by the chapters: learning-time comparisons of loss curves (the
-book's verdict measure, [conv-measures]), curve distances (pictures only), gating
-censuses by weight and by function."""
+"""Shared measurements: time gaps of loss curves (the verdict measure,
+[conv-measures]), curve distances (pictures only), gating censuses."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ LEVELS = (0.5, 0.1, 0.01, 0.001)
 
 
 def level_times(L, levels=LEVELS) -> np.ndarray:
-    """The first epoch at which ``L(t) <= f L(0)``, for each level ``f``, interpolated
-    linearly between epochs; ``nan`` for a level the curve never reaches."""
+    """First (interpolated) epoch with ``L(t) <= f L(0)`` per level ``f``; else nan."""
     L = np.asarray(L, float)
     if L.ndim != 1 or L.size < 2 or not np.all(np.isfinite(L)) or L[0] <= 0:
         raise ValueError("level_times needs one finite loss curve with L(0) > 0")
@@ -38,23 +36,19 @@ def level_times(L, levels=LEVELS) -> np.ndarray:
 
 
 def censored(La, Lb, levels=LEVELS) -> bool:
-    """Whether :func:`time_gap` of these curves is only a lower bound: some level is
-    reached by ``La`` (the reference) but not by ``Lb`` within the run."""
+    """Whether some level is reached by ``La`` but not ``Lb`` (a lower-bound gap)."""
     ta, tb = level_times(La, levels), level_times(Lb, levels)
     return bool(np.any(~np.isnan(ta) & np.isnan(tb)))
 
 
 def time_gap(La, Lb, levels=LEVELS) -> float:
-    """How far apart two loss curves are in time ([conv-measures]): the largest, over
-    the
-    levels both reach, of ``|ln(t_b / t_a)|``, where ``t`` is the epoch at which a curve
-    first falls to the level (a fraction of *its own* initial loss).  0.05 means 5 %
-    apart at the worst level.  It does not depend on how long the runs are, unlike a
-    mean over epochs.
+    """Time gap of two loss curves ([conv-measures]): the max over levels of
+    ``|ln(t_b / t_a)|``, ``t`` the epoch a curve first falls to the level (a fraction
+    of its own initial loss).  A level only one curve reaches counts the other at the
+    run's end (a lower bound); levels neither reaches are skipped.
 
-    A level that one curve reaches and the other does not within the run counts with the
-    other's time set to the run's end: a lower bound of the gap.  Levels neither reaches
-    are skipped; if ``La`` reaches none, the gap is undefined (ValueError).
+    Raises:
+        ValueError: neither curve reaches any level.
     """
     ta, tb = level_times(La, levels), level_times(Lb, levels)
     end = [len(La) - 1, len(Lb) - 1]
@@ -72,53 +66,33 @@ def time_gap(La, Lb, levels=LEVELS) -> float:
 
 @dataclass(frozen=True)
 class Evidence:
-    """Everything a verdict needs, in one value ([rulebook-evidence]): what the book
-    measured, what it is held against, both sides' noise, and the same measure under
-    each variant of the book's own choices.  :func:`helpers.book.rulebook.decide`
-    turns a claim and its evidence into a verdict; ``Records.add(name, evidence)``
-    stores both.
+    """Everything a verdict needs ([rulebook-evidence]); decided by
+    :func:`helpers.book.rulebook.decide`, stored by ``Records.add(name, evidence)``.
 
     Args:
-        value: the measure (a number, or a table of numbers for a record without a
-            verdict).  For a comparison of loss curves the median over seeds of
-            :func:`time_gap` (reference seed ``s`` against candidate seed ``s``).
-        spread: the yardstick of the noise criteria ([rulebook-noise]): the median
-            over pairs of reference seeds of the same measure, or the larger of that
-            and the candidate's own (``spread_candidate``) when the candidate is
-            stochastic too.
-        alternative: the same measure for the alternative the paper argues against
-            (where a family of ``candidates`` was fitted, the member named
-            ``paper_alternative``; only where the paper names none, the nearest
-            rival); it decides "partly reproduced".
-        per_seed: the per-seed values behind ``value``, shape ``(seeds,)``.
-        censored: the candidate side is censored: for some seed the candidate never
-            reaches, within the run, a loss level the reference reaches, so a time
-            gap is only a lower bound.
-        spread_interval: 90 % bootstrap interval of ``spread`` over seeds, ``(lo,
-            hi)``.
-        spread_candidate: the candidate's own seed spread, where it is stochastic.
-        candidates: ``{name: gap}`` of a fitted family, the paper's candidate
-            included ([rulebook-best]).
-        best: the name of the nearest candidate.
-        compared: the value the measure is held against (a record's ``paper``
-            field, whatever its provenance; the registry says where it comes from).
-        criterion: the rulebook's criterion (:data:`helpers.book.rulebook.CRITERIA`);
-            None: ``exact`` where ``compared`` is given, else no criterion.
-        censored_reference: the reference side is censored: for some seed the
-            reference never reaches a loss level the candidate reaches (the C = 3
-            ReLU network's 0.1 % level), so the gap is a lower bound there too.
-        ratio_interval: under ``smaller``, the 90 % bootstrap interval over seeds of
-            ``value / compared`` where both are measured once per seed.
-        epochs: ``{epoch: value}`` over training, for a claim about gating.
-        phase: ``(first, last)``, the epochs the claim is read in
-            ([rulebook-phase]).
-        variants: ``{choice: {setting: evidence or number}}``: the same measure
-            under each other defensible setting of one of the book's own choices
-            ([rulebook-variants]); a number replaces only ``value``.
-        timing: a measured time, which a re-execution need not reproduce.
-        target: ``("<=" or ">=", bound)`` of a measured time (the book's targets).
-        time_gap: ``value`` and ``per_seed`` are time gaps (:func:`time_gap`), which
-            the scorecard shows as a lag in percent (:meth:`lag_percent`).
+        value: the measure (number or table); for curves, the median over seeds of
+            :func:`time_gap`.
+        spread: noise yardstick ([rulebook-noise]): median over reference seed pairs,
+            or the larger of that and ``spread_candidate``.
+        alternative: the measure for the paper's rejected alternative (or the named
+            ``paper_alternative``, else the nearest rival); decides "partly".
+        per_seed: per-seed values behind ``value``, ``(seeds,)``.
+        censored: the candidate misses a level the reference reaches (lower bound).
+        spread_interval: 90 % bootstrap interval of ``spread``, ``(lo, hi)``.
+        spread_candidate: the candidate's own seed spread, if stochastic.
+        candidates: ``{name: gap}`` of a fitted family ([rulebook-best]).
+        best: the nearest candidate's name.
+        compared: the value held against (a record's ``paper`` field).
+        criterion: :data:`helpers.book.rulebook.CRITERIA` entry; None: ``exact`` if
+            ``compared`` is given, else none.
+        censored_reference: the reference misses a level the candidate reaches.
+        ratio_interval: under ``smaller``, 90 % interval of ``value / compared``.
+        epochs: ``{epoch: value}`` over training (gating claims).
+        phase: ``(first, last)`` epochs the claim is read in ([rulebook-phase]).
+        variants: ``{choice: {setting: evidence or number}}`` ([rulebook-variants]).
+        timing: a measured time (a re-execution need not reproduce it).
+        target: ``("<=" or ">=", bound)`` of a measured time.
+        time_gap: values are time gaps, shown as a lag (:meth:`lag_percent`).
     """
 
     value: object
@@ -142,9 +116,7 @@ class Evidence:
     time_gap: bool = False
 
     def lag_percent(self) -> dict | None:
-        """A time gap as the lag a reader can picture: ``100 (e^gap - 1)`` percent at
-        the worst level, the median's and the range over seeds (None when the value
-        is not a time gap)."""
+        """The gap as ``100 (e^gap - 1)`` percent: median and seed range, or None."""
         if not self.time_gap or not isinstance(self.value, (int, float)):
             return None
         pct = lambda g: 100.0 * float(np.expm1(g))  # noqa: E731
@@ -154,19 +126,16 @@ class Evidence:
         return out
 
     def but(self, **changes) -> "Evidence":
-        """A copy with ``changes`` (``dataclasses.replace``): the same evidence under
-        another criterion, compared value or set of variants."""
+        """A copy with ``changes`` (``dataclasses.replace``)."""
         return replace(self, **changes)
 
     def varied(self, choice: str, settings: dict) -> "Evidence":
-        """A copy with the variants of one more ``choice``: ``{setting: evidence or
-        number}`` (see ``variants``)."""
+        """A copy with one more ``choice``'s variants ``{setting: evidence|number}``."""
         return replace(self, variants={**(self.variants or {}), choice: settings})
 
     @property
     def rule(self) -> str | None:
-        """The criterion in force: ``criterion``, else ``exact`` when a compared value
-        is given, else None."""
+        """``criterion``, else ``exact`` if ``compared`` is given, else None."""
         if self.criterion is not None:
             return self.criterion
         return "exact" if self.compared is not None else None
@@ -183,8 +152,7 @@ class Evidence:
 
     @classmethod
     def from_record(cls, rec: dict) -> "Evidence":
-        """The evidence a stored record was decided on (its variants apart), so that
-        a test can decide it again from ``book/results``."""
+        """The evidence (variants apart) a stored record was decided on."""
         fields = {
             "value": rec.get("value"),
             "compared": rec.get("paper"),
@@ -203,31 +171,24 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Match(Evidence):
-    """:class:`Evidence` of a comparison of loss curves (or outputs) against the seed
-    noise: the criterion ``seed_noise`` unless another is given."""
+    """:class:`Evidence` of a curve (or output) comparison, ``seed_noise`` default."""
 
     criterion: str | None = "seed_noise"
 
 
-#: Bootstrap of a seed spread ([rulebook-noise]): resamples and the interval's
-#: percentiles, fixed once for the book.
+#: Bootstrap of a seed spread ([rulebook-noise]), fixed once for the book.
 BOOTSTRAP = {"resamples": 1000, "percentiles": (5.0, 95.0), "seed": 0}
 
 
 def _pair_median(D, idx) -> float | None:
-    """Median of ``D[a, b]`` over pairs of resampled seeds that are two different
-    seeds (a pair of one seed with itself says nothing about the spread)."""
+    """Median of ``D[a, b]`` over resampled pairs of distinct seeds."""
     vals = [D[a, b] for i, a in enumerate(idx) for b in idx[i + 1 :] if a != b]
     return float(np.median(vals)) if vals else None
 
 
 def bootstrap_interval(*matrices) -> tuple[float, float]:
-    """90 % bootstrap interval over seeds of a seed spread ([rulebook-noise]).
-
-    Each argument is a symmetric matrix of a measure between two seeds of one side
-    (``D[a, b]``); the seeds of each side are resampled with replacement, the spread is
-    the median over pairs of distinct seeds, and with two sides the larger of the two,
-    as :func:`match` takes it."""
+    """90 % bootstrap interval of a seed spread ([rulebook-noise]): each argument a
+    side's symmetric seed-by-seed matrix; with two sides, of the larger spread."""
     rng = np.random.default_rng(BOOTSTRAP["seed"])
     Ds = [np.asarray(D, float) for D in matrices]
     for D in Ds:
@@ -251,8 +212,7 @@ def _gap_matrix(R, levels) -> np.ndarray:
 
 
 def seed_spread(values) -> float:
-    """The seed spread of a scalar measured once per seed ([conv-measures]): the median
-    over pairs of seeds of ``|x_a - x_b|``, the yardstick of the rulebook's ``near``."""
+    """Median over seed pairs of ``|x_a - x_b|`` ([conv-measures])."""
     v = np.asarray(values, float).ravel()
     if v.size < 2:
         raise ValueError("seed_spread needs at least 2 seeds")
@@ -260,9 +220,7 @@ def seed_spread(values) -> float:
 
 
 def seed_spread_interval(*values) -> tuple[float, float]:
-    """90 % bootstrap interval of :func:`seed_spread` over seeds ([rulebook-noise]);
-    with two arguments (the two compared sides, both stochastic), of the larger of
-    the two sides' spreads."""
+    """90 % bootstrap interval of :func:`seed_spread` (of the larger of two sides)."""
     mats = []
     for v in values:
         v = np.asarray(v, float).ravel()
@@ -273,12 +231,9 @@ def seed_spread_interval(*values) -> tuple[float, float]:
 
 
 def ratio_interval(values, compared, paired: bool = True) -> tuple[float, float]:
-    """90 % bootstrap interval over seeds of ``median(values) / median(compared)``
-    ([rulebook-noise]), for the rulebook's ``smaller`` criterion when both sides are
-    measured once per seed (Depth chapter: ``layer1_linear``, ``layer2_mixed``;
-    Proofs chapter: ``singles_inactive``).  ``paired``: both sides come from the same
-    seeds (the same networks), which are resampled together; otherwise each side's
-    seeds are resampled on their own."""
+    """90 % bootstrap interval of ``median(values) / median(compared)``
+    ([rulebook-noise]), for ``smaller``; ``paired`` resamples both sides' seeds
+    together."""
     v = np.asarray(values, float).ravel()
     c = np.asarray(compared, float).ravel()
     if v.size < 2 or c.size < 2:
@@ -300,19 +255,10 @@ def ratio_interval(values, compared, paired: bool = True) -> tuple[float, float]
 
 
 def share_at_bound(per_seed, alternative=None, bound: float = 1.0) -> "Evidence":
-    """Evidence of a share measured once per seed held against ``bound``, a value it
-    cannot pass (the rulebook's one-sided ``near_bound``): the median, the seed spread
-    and its interval, and the interval of the median (as a ratio to the bound).
+    """:class:`Evidence` under ``near_bound`` of a per-seed share ``(seeds,)``, >= 2,
+    held against ``bound`` it cannot pass; ``alternative``: the paper's rival's share.
 
     Defined for the pages book/extra_contexts.md and book/depth.md.
-
-    Args:
-        per_seed: the share per seed, ``(seeds,)``, at least 2.
-        alternative: the same share in the paper's alternative, or None.
-        bound: the bound (1 for a share of the whole).
-
-    Returns:
-        an :class:`Evidence` under ``near_bound``.
     """
     x = np.asarray(per_seed, float).ravel()
     return Evidence(
@@ -336,16 +282,10 @@ def match(
     name="paper's candidate",
     paper_alternative=None,
 ) -> Match:
-    """:class:`Match` of ``candidate`` curves to ``reference`` curves (``(seeds, T)``
-    each, or one curve for a deterministic candidate), calibrated by the reference's
-    own seeds, and by the candidate's when it has several different curves (noise on
-    both sides, [rulebook-noise]).
-
-    ``competitors``: ``{name: curves}``, the family the candidate ``name`` is fitted
-    against ([rulebook-best]); the record's alternative is then the competitor named
-    ``paper_alternative`` (the one the paper argues against), or, without one, the
-    nearest of them.
-    """
+    """:class:`Match` of ``candidate`` to ``reference`` curves, ``(seeds, T)`` (or one
+    candidate curve), calibrated by both sides' seed noise ([rulebook-noise]).
+    ``competitors``: ``{name: curves}`` ([rulebook-best]); the alternative is then
+    ``paper_alternative``, else the nearest."""
     R = np.atleast_2d(np.asarray(reference, float))
     if R.shape[0] < 2:
         raise ValueError(
@@ -393,8 +333,7 @@ def match(
     )
     if not cens_ref:
         return out
-    # [rulebook-noise]: judged at the levels both sides reach in every seed; the
-    # reading at every level, a lower bound, is the ``levels`` variant
+    # [rulebook-noise]: judged at levels all reach; every level is the variant
     curves = [*R, *C] + [
         c for v in (competitors or {}).values() for c in np.atleast_2d(v)
     ]
@@ -418,8 +357,7 @@ def match(
 
 
 def _gaps_to(R: np.ndarray, other, levels) -> list:
-    """The time gap of ``other`` (one curve, or one per seed of ``R``) to each
-    reference curve of ``R``, seed by seed."""
+    """Per-seed time gaps of ``other`` (one curve or one per seed) to ``R``."""
     O = np.atleast_2d(np.asarray(other, float))
     if O.shape[0] == 1:
         O = np.repeat(O, R.shape[0], axis=0)
@@ -431,13 +369,7 @@ def _gaps_to(R: np.ndarray, other, levels) -> list:
 
 
 def _family_gaps(R, per, levels, competitors: dict, name: str, paper_alternative):
-    """The median gap of the candidate ``name`` (its gaps ``per``) and of each of
-    its ``competitors`` to the reference ``R`` ([rulebook-best]).
-
-    Returns:
-        ``(family, best, alternative)``: ``{name: gap}``, the nearest's name and the
-        gap of ``paper_alternative`` (without one, the nearest competitor's).
-    """
+    """``(family {name: median gap}, best, alternative gap)`` ([rulebook-best])."""
     if not competitors:
         raise ValueError("competitors: give at least one competing candidate")
     family = {name: float(np.median(per))}
@@ -458,13 +390,9 @@ def _family_gaps(R, per, levels, competitors: dict, name: str, paper_alternative
 
 
 def curve_distance(La, Lb, floor_frac: float = 1e-3) -> float:
-    """Distance between two loss curves, for pictures only ([conv-measures]): it is a
-    mean over epochs, so it shrinks as runs get longer; verdicts use :func:`time_gap`.
-
-    The mean over epochs of ``|log max(L_a(t), f) - log max(L_b(t), f)|`` with the floor
-    ``f = floor_frac * L_a(0)``.  A maximum of absolute differences is dominated by the
-    first drop; without the floor the converged tail dominates.
-    """
+    """Mean over epochs of ``|log max(L_a, f) - log max(L_b, f)|``,
+    ``f = floor_frac L_a(0)``: for pictures only; verdicts use :func:`time_gap`
+    ([conv-measures])."""
     La = np.asarray(La, float)
     Lb = np.asarray(Lb, float)
     if La.shape != Lb.shape or La.ndim != 1:
@@ -481,11 +409,8 @@ def curve_distance(La, Lb, floor_frac: float = 1e-3) -> float:
 
 
 def output_gap(A, B=None) -> np.ndarray:
-    """Relative output gaps ``||a - b|| / ||a||`` ([conv-output-gap]): every output
-    ``a`` of ``A`` (the reference runs) against every ``b`` of ``B``, or, when ``B`` is
-    None, every pair ``i < j`` of ``A`` (the reference's seed spread).  ``A``, ``B``:
-    sequences of outputs of one shape (``None`` entries are skipped).  Summarise with
-    the median."""
+    """Relative gaps ``||a - b|| / ||a||`` ([conv-output-gap]) of every ``a`` in
+    ``A`` to every ``b`` in ``B`` (None: pairs within ``A``); None entries skipped."""
     A = [np.asarray(a, float) for a in A if a is not None]
     if B is None:
         pairs = list(combinations(A, 2))
@@ -497,8 +422,7 @@ def output_gap(A, B=None) -> np.ndarray:
 
 
 def halfway_time(L) -> int:
-    """First epoch at which a loss curve is halfway from its start to its end value,
-    ``L(t) <= (L(0) + L(T)) / 2``."""
+    """First epoch with ``L(t) <= (L(0) + L(T)) / 2``."""
     L = np.asarray(L, float)
     target = 0.5 * (L[0] + L[-1])
     return int(np.argmax(L <= target))
@@ -517,12 +441,8 @@ def unit_weight(W1, W2) -> np.ndarray:
 
 
 def context_patterns(gates, contexts, n_contexts: int, threshold: float = 0.5):
-    """Each unit's on/off pattern over contexts, as strings such as ``'110'``.
-
-    A unit is "on" in context ``c`` when active for at least ``threshold`` of that
-    context's datapoints ([conv-census]).  Also returns, per unit, whether its activity
-    inside some context is item-dependent (neither all on nor all off).
-    """
+    """Per unit, the on/off pattern over contexts (``'110'``; on: active for
+    ``threshold`` of the context's items, [conv-census]) and item-dependence."""
     G = np.asarray(gates, float)
     contexts = np.asarray(contexts)
     frac = np.stack(
@@ -536,13 +456,9 @@ def context_patterns(gates, contexts, n_contexts: int, threshold: float = 0.5):
 def gating_census(
     gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
 ) -> dict:
-    """Share of hidden weight mass per gating class ([conv-census]).
-
-    Classes: ``common`` (on in every context), ``mixed`` (on in C-1 of C), ``single``
-    (on in exactly one context), ``other`` (the rest).  Returns the shares (summing to
-    1), the share of weight in units whose gating is item-dependent, and the weight per
-    pattern string.
-    """
+    """Share of hidden weight per gating class ([conv-census]): ``common`` (all
+    contexts), ``mixed`` (C-1 of C), ``single``, ``other``; plus ``item_dependent`` and
+    ``patterns`` (weight per pattern)."""
     w = unit_weight(W1, W2)
     total = w.sum()
     if total <= 0:
@@ -575,8 +491,7 @@ def gating_census(
 
 
 def stereotype_index(curves) -> int:
-    """The run closest to the mean trajectory: least summed squared distance of its
-    curve to the mean curve ([conv-depth], Section 6)."""
+    """The run nearest the mean curve ([conv-depth], Section 6)."""
     C = np.asarray(curves, float)
     return int(np.argmin(np.sum((C - C.mean(axis=0)) ** 2, axis=1)))
 
@@ -584,9 +499,7 @@ def stereotype_index(curves) -> int:
 def snap_to_contexts(
     gates, contexts, n_contexts: int, threshold: float = 0.5
 ) -> np.ndarray:
-    """Each unit's gates replaced by its nearest context-level gate: on for every
-    datapoint of a context where it is on for at least ``threshold`` of them, off
-    elsewhere ([conv-census]).  ``gates``: ``H x P``."""
+    """Gates ``(H, P)`` snapped to context level ([conv-census])."""
     G = np.asarray(gates, float)
     contexts = np.asarray(contexts)
     out = np.zeros_like(G)
@@ -599,15 +512,9 @@ def snap_to_contexts(
 def functional_census(
     W1, W2, X, contexts, n_contexts: int, threshold: float = 0.5
 ) -> dict:
-    """The gating census read through the network's function ([conv-census]).
-
-    Every hidden unit of a one-hidden-layer ReLU network ``W2 relu(W1 X)`` is snapped to
-    its nearest context-level gate (:func:`snap_to_contexts`).  Returns
-    ``snap_change``: ``||yhat_snapped - yhat|| / ||yhat||``, how much of the output the
-    context-level description misses; and the share of the snapped output that each
-    class produces (``common``, ``mixed`` = on in C-1 of C, ``single``, ``other``), as
-    the Frobenius norm of the class's summed contribution over the sum of the four.
-    """
+    """The census through the function of ``W2 relu(W1 X)`` ([conv-census]), gates
+    snapped (:func:`snap_to_contexts`): ``snap_change`` (relative output change) and
+    each class's share of the snapped output (norms of class contributions)."""
     W1, W2, X = (np.asarray(a, float) for a in (W1, W2, X))
     pre = W1 @ X
     yhat = W2 @ np.maximum(pre, 0)
@@ -636,12 +543,8 @@ CENSUS_CLASSES = ("common", "mixed", "single", "other", "item_dependent")
 def census_over_training(
     gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
 ) -> dict:
-    """:func:`helpers.core.measures.gating_census` at each recorded epoch.
-
-    ``gates`` ``(R, H, P)``, ``W1`` ``(R, H, d)``, ``W2`` ``(R, p, H)``.  Returns
-    ``{class: array (R,)}`` for the classes common / mixed / single / other and the
-    item-dependent share, plus ``'consistency'`` (:func:`gate_consistency`).
-    """
+    """:func:`gating_census` per epoch: ``gates`` ``(R, H, P)``, ``W1`` ``(R, H, d)``,
+    ``W2`` ``(R, p, H)`` -> ``{class: (R,)}``, with ``'consistency'``."""
     G = np.asarray(gates)
     W1 = np.asarray(W1, float)
     W2 = np.asarray(W2, float)
@@ -666,14 +569,8 @@ def census_over_training(
 def gate_consistency(
     gates, W1, W2, contexts, n_contexts: int, threshold: float = 0.5
 ) -> float:
-    """Weighted share of gate entries that follow the unit's context pattern.
-
-    A unit on in context ``c`` (active for at least ``threshold`` of its items) should
-    be on for every item of ``c``, and off for every item of the contexts it is off in;
-    the share of its ``P`` gates that do, averaged over units with weight
-    ``|W2[:, j]| |W1[j, :]|`` ([conv-census]).  1 means the gating is purely contextual,
-    as in the ReLN.
-    """
+    """Weight-averaged share of gates agreeing with the unit's context pattern
+    ([conv-census]); 1: purely contextual gating, as in the ReLN."""
     G = np.asarray(gates, float)
     contexts = np.asarray(contexts)
     pats, _ = context_patterns(G, contexts, n_contexts, threshold)

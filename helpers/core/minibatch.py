@@ -1,12 +1,7 @@
 """Mini-batch SGD and Adam for a one-hidden-layer bias-free ReLU network.
 
-The engine (:mod:`helpers.core.engine`) trains by full-batch gradient descent only; this
-trainer runs ``W2 relu(W1 x)`` by mini-batch SGD or Adam (the reviewers' question about
-stochastic training, ``book/reviewers.md``).  It runs like the engine and with the
-engine's code where they agree: one ``jit``, a ``lax.scan`` over epochs (and over the
-batches within an epoch), the seeds placed, spread over the devices, batched within a
-device and gathered back by :mod:`helpers.core.devices` ([conv-engine]), the weights
-recorded by the engine's segment scheme (:func:`helpers.core.engine.segments`).
+For the reviewers' question on stochastic training (``book/reviewers.md``); runs like
+the engine, with its device handling and segment recording ([conv-engine]).
 """
 
 from __future__ import annotations
@@ -36,9 +31,8 @@ UNROLL_BATCHES = True
 
 @dataclass
 class MinibatchRun:
-    """Loss ``(seeds, epochs + 1)``: the full-data summed loss after ``t`` epochs;
-    weights ``[W1 (seeds, R, H, d), W2 (seeds, R, p, H)]`` at ``record_epochs`` (before
-    that epoch's updates, as the engine records)."""
+    """Full-data summed ``loss`` ``(seeds, epochs + 1)``; ``weights``
+    ``[W1 (seeds, R, H, d), W2 (seeds, R, p, H)]`` at ``record_epochs``."""
 
     loss: np.ndarray
     record_epochs: np.ndarray
@@ -54,8 +48,7 @@ _MB_COMPILED: dict = {}
 def _mb_program(
     how, optimiser, n_batches, batch, n_records, k, offset, n_full, tail, betas, eps
 ):
-    """The jitted training of each device's share of the seeds (cached by its shapes),
-    spread over the plan's devices by :func:`helpers.core.devices.seed_program`."""
+    """The jitted, sharded training, cached by its shapes."""
     key = (
         how.devices,
         how.batching,
@@ -81,8 +74,7 @@ def _mb_program(
     value_grad = jax.value_and_grad(batch_loss)
 
     def one_seed(per_seed, Xr, Yr, lr, slots):
-        # V = (V1 = W1^T (d x H), W2 (p x H)): datapoints as rows inside, as in the
-        # engine
+        # V = (W1^T (d x H), W2 (p x H)): datapoints as rows, as in the engine
         V0, order = per_seed
 
         def update(state, g):
@@ -151,10 +143,8 @@ def _mb_program(
 
 
 def batch_orders(seeds, epochs: int, P: int, batch: int) -> np.ndarray:
-    """The order in which each seed visits the datapoints, ``(seeds, epochs + 1, P)``: a
-    fresh permutation per epoch from ``np.random.default_rng(seed)``; consecutive blocks
-    of ``batch`` datapoints are the mini-batches.  With ``batch == P`` the order is the
-    identity (one full batch; the order does not change the gradient)."""
+    """Per seed and epoch a permutation of the datapoints ``(seeds, epochs + 1, P)``,
+    cut into mini-batches; the identity when ``batch == P``."""
     if batch == P:
         return np.broadcast_to(
             np.arange(P, dtype=np.int32), (len(seeds), epochs + 1, P)
@@ -167,8 +157,7 @@ def batch_orders(seeds, epochs: int, P: int, batch: int) -> np.ndarray:
 
 
 def _checked_starts(X, Y, params0, batch: int, S: int) -> tuple:
-    """``params0`` as ``(W1 (S, H, d), W2 (S, p, H))``, refused (ValueError) where
-    ``batch`` does not divide the datapoints or the shapes do not fit ``X``, ``Y``."""
+    """``params0`` as ``(W1 (S, H, d), W2 (S, p, H))``, checked (ValueError)."""
     d, P = X.shape
     p = Y.shape[0]
     if P % batch:
@@ -207,17 +196,10 @@ def _run_seeds(
     devices: int | None,
     batching: str | None,
 ) -> tuple:
-    """Runs the compiled program of :func:`minibatch_train` on the checked inputs,
-    the seeds spread over the devices.
-
-    Returns:
-        ``(losses, buffers)`` as the devices hold them (padded seeds included).
-    """
+    """``(losses, buffers)`` on the devices (padded seeds included)."""
     P = X.shape[1]
     S = len(seeds)
     n_rec = max(int(rec.size), 1)
-    # segments of k epochs, a snapshot at the start of each (the engine's scheme): every
-    # recorded epoch starts a segment, the others write to a spare slot
     k, offset, n_full, tail = segments(epochs, rec)
     slots = record_slots(rec, k, offset, n_full)
     order = batch_orders(seeds, epochs, P, batch)
@@ -251,13 +233,8 @@ def _run_seeds(
 
 
 def _fetched(losses, bufs, seeds, rec: np.ndarray, what: str, lr: float) -> tuple:
-    """The run's losses and recorded weights brought back from the devices (the
-    padded seeds dropped); TrainingDiverged where a loss is not finite (``what``: the
-    optimiser and batch, as the message names them).
-
-    Returns:
-        ``(loss (S, epochs + 1), [W1 (S, R, H, d), W2 (S, R, p, H)] or [])``.
-    """
+    """``(loss (S, epochs + 1), [W1, W2] or [])`` from the devices; raises
+    TrainingDiverged on a non-finite loss."""
     S = len(seeds)
     loss = devices_.get(losses, S).astype(np.float64)
     bad = ~np.isfinite(loss)
@@ -290,46 +267,25 @@ def minibatch_train(
     devices: int | None = None,
     batching: str | None = None,
 ) -> MinibatchRun:
-    """Train ``W2 relu(W1 x)`` (bias-free, one hidden layer) by mini-batch SGD or Adam,
-    one run per seed (the optimisers of ``book/reviewers.md``).
+    """Train ``W2 relu(W1 x)`` by mini-batch SGD or Adam, one run per seed.
 
-    ``'sgd'``: ``W <- W - lr grad (1/2 sum_{i in batch} ||y_i - yhat_i||^2)``, so that
-    over one epoch each datapoint's gradient enters once with the step ``lr``, exactly
-    as in one step of full-batch gradient descent on the summed loss ([conv-data]); with
-    ``batch == P`` this *is* that gradient descent.  Equivalently: the step on the
-    unbiased estimate ``(P/B) sum_{i in batch}`` of the summed loss is ``lr B / P``.
-    ``'adam'``: Adam (Kingma and Ba) on the same batch loss with step ``lr`` and
-    ``betas``, ``eps``.  Every seed runs one ``jit``-compiled ``lax.scan`` over epochs
-    (and over the batches within an epoch), the seeds spread over the devices JAX sees
-    as :mod:`helpers.core.devices` decides ([conv-engine]).
+    ``'sgd'`` steps on the batch's summed loss, so an epoch equals one full-batch step
+    on the summed loss ([conv-data]) and ``batch == P`` *is* gradient descent.
 
     Args:
-        X: inputs ``(d, P)``, datapoints as columns ([conv-data]).
-        Y: targets ``(p, P)``.
-        params0: one start per seed, ``[W1 (S, H, d), W2 (S, p, H)]`` (e.g. the
-            engine's :func:`helpers.core.engine.init_params` of each seed stacked by
-            :func:`stack_params`).
-        lr: the step (> 0).
-        epochs: epochs of training; the loss is kept at epochs ``0..epochs``.
-        batch: datapoints per update; must divide ``P``.  Each epoch visits every
-            datapoint once in the order of :func:`batch_orders` (seeded by ``seeds``),
-            ``P / batch`` updates per epoch.
-        seeds: ``S`` seeds, one per start of ``params0``: they seed the batch orders.
-        optimiser: ``'sgd'`` or ``'adam'`` (:data:`OPTIMISERS`).
-        record_epochs: epochs in ``0..epochs`` at which the weights are kept.
-        betas, eps: Adam's decay rates and its denominator's offset.
-        devices, batching: the first ``devices`` devices JAX sees (default: all) and
-            how the seeds share a device (default: by backend), as for the engine's
-            :func:`helpers.core.engine.train` (:func:`helpers.core.devices.plan`).
+        X, Y: ``(d, P)``, ``(p, P)``.
+        params0: ``[W1 (S, H, d), W2 (S, p, H)]`` (:func:`stack_params`).
+        batch: datapoints per update, dividing ``P`` (order: :func:`batch_orders`).
+        seeds: ``S`` seeds of the batch orders.
+        betas, eps: Adam's.
+        devices, batching: as for :func:`helpers.core.engine.train`.
 
     Returns:
-        A :class:`MinibatchRun`: ``loss`` ``(S, epochs + 1)``, the summed loss on all
-        the data before each epoch's updates; ``weights`` ``[W1 (S, R, H, d), W2 (S, R,
-        p, H)]`` at the ``R`` sorted ``record_epochs`` (``[]`` when none).
+        A :class:`MinibatchRun`.
 
     Raises:
-        ValueError: a bad input, named before any work starts.
-        TrainingDiverged: the loss stopped being finite (the epoch and seed named).
+        ValueError: a bad input, before any work.
+        TrainingDiverged: a non-finite loss.
     """
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     lr = check_positive(lr, "lr")

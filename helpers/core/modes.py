@@ -1,8 +1,6 @@
-"""The ReLN's effective datasets on a target (Eq. 4), the overlaps that couple its
-pathways (Eq. 6, Appendix F) and the diagonal mode race they drive
-([conv-contextual], [conv-constants]); and race.py's race of Fig. 4a
-(:func:`authors_race`).  Shared by the pages book/contexts.md and
-book/authors_code.md."""
+"""The ReLN's effective datasets (Eq. 4), pathway overlaps (Eq. 6, Appendix F) and
+the diagonal mode race ([conv-contextual], [conv-constants]), with race.py's race of
+Fig. 4a (:func:`authors_race`).  For book/contexts.md and book/authors_code.md."""
 
 from __future__ import annotations
 
@@ -21,11 +19,8 @@ from .race import race_pathways
 
 @dataclass(frozen=True)
 class PathwayModes:
-    """The non-zero modes of one pathway's effective dataset (Eq. 4) on a target.
-
-    ``Sigma_yx(p) = U diag(s) V^T`` with ``V`` in the coordinates of the inputs the
-    pathway sees (``inputs``, rows of ``X``); ``gate`` is its 0/1 gate over datapoints.
-    """
+    """Non-zero modes ``Sigma_yx(p) = U diag(s) V^T`` of a pathway's effective dataset
+    (Eq. 4), ``V`` over its ``inputs`` (rows of ``X``)."""
 
     name: str
     gate: np.ndarray
@@ -42,14 +37,9 @@ class PathwayModes:
 def pathway_modes(
     net: GatedNetwork, X, target, names: Sequence[str] | None = None, tol: float = 1e-9
 ) -> list[PathwayModes]:
-    """Modes of the effective datasets (Eq. 4) of ``net``'s pathways on ``target``.
-
-    ``net``: a one-hidden-layer GDLN with fixed gates (its gates and input masks are
-    read with :func:`helpers.core.race.race_pathways`); ``target``: the outputs the
-    pathways are trained on, e.g. the common pathway's residual ``Y - W* X`` (Appendix
-    F).  ``names`` selects pathways (default: every pathway not marked common).  Modes
-    with ``s <= tol * s_max`` are dropped.
-    """
+    """Modes (Eq. 4) of a one-hidden-layer GDLN's pathways (``names``, default: the
+    non-common ones) on ``target`` (e.g. the residual ``Y - W* X``, Appendix F); modes
+    with ``s <= tol * s_max`` dropped."""
     X, T = check_xy(np.asarray(X, float), np.asarray(target, float))
     if X.shape[0] != net.sizes[0] or T.shape[0] != net.sizes[-1]:
         raise ValueError(
@@ -86,14 +76,9 @@ def _slices(pathways):
 
 
 def overlap_matrix(X, pathways: Sequence[PathwayModes]) -> np.ndarray:
-    """The coupling coefficients of the race reduction (Eq. 6), derived from the data.
-
-    ``O[(p, a), (q, b)] = (u_pa . u_qb) (v_pa^T Sigma_x(p, q) v_qb)`` with
-    ``Sigma_x(p, q) = sum_i g_p^i g_q^i x_p^i x_q^{iT}`` (Eq. 4): mode ``a`` of pathway
-    ``p`` is slowed by mode ``b`` of pathway ``q`` in proportion to ``O a_qb``.  The
-    diagonal blocks hold each pathway's input variances ``d_pa = v_pa^T Sigma_x(p, p)
-    v_pa`` (orthogonal ``u`` make them diagonal).  Modes are ordered pathway by pathway.
-    """
+    """The race's couplings (Eq. 6) from the data, modes ordered pathway by pathway:
+    ``O[(p, a), (q, b)] = (u_pa . u_qb) (v_pa^T Sigma_x(p, q) v_qb)``,
+    ``Sigma_x(p, q) = sum_i g_p^i g_q^i x_p^i x_q^{iT}``."""
     X = np.asarray(X, float)
     if not pathways:
         raise ValueError("overlap_matrix needs at least one pathway")
@@ -102,7 +87,7 @@ def overlap_matrix(X, pathways: Sequence[PathwayModes]) -> np.ndarray:
     dummy = np.zeros((1, X.shape[1]))
     for a, p in enumerate(pathways):
         for b, q in enumerate(pathways):
-            # effective_dataset returns Sigma_x(gate_q, gate) as (inputs_q x inputs)
+            # Sigma_x(gate_q, gate) comes as (inputs_q x inputs)
             _, sx_qp = effective_dataset(
                 X, dummy, p.gate, gate_q=q.gate, inputs=p.inputs, inputs_q=q.inputs
             )
@@ -118,20 +103,11 @@ def constant_overlap_matrix(
     pairs: Mapping[frozenset, float] | None = None,
     top: float | None = None,
 ) -> np.ndarray:
-    """The overlap matrix of a race solver with hand-set constants ([conv-constants]).
-
-    The diagonal keeps the data's input variances ``d_pa`` (:func:`overlap_matrix`);
-    mode ``a`` of pathway ``p`` and mode ``a`` of every other pathway (same index, modes
-    ordered by singular value) are coupled by ``value``, or by ``pairs[frozenset({p,
-    q})]`` where given, and the two top modes by ``top`` where given; everything else is
-    0.  With ``value = -0.45`` alone this is the book's one-constant reading; with the
-    pairs and top value of ``3_context_diff/race.py`` (-0.45 for ctx12-ctx23, -0.465 for
-    the two pairs with ctx13, -0.49 on the top modes) it is the solver behind Fig. 4's
-    predicted curve (contexts chapter, "Predictions with no tuned constant").  In the
-    summed-loss units of the book the cross input variance of two 2-of-3 pathways is 1
-    (one shared context of one-hot items), so race.py's ``overlap x delta_de`` is the
-    overlap itself.
-    """
+    """An overlap matrix with hand-set constants ([conv-constants]): the data's
+    diagonal, same-index modes of two pathways coupled by ``value`` (or
+    ``pairs[frozenset({p, q})]``), the top modes by ``top``; else 0.  With race.py's
+    pairs and top it is the solver behind Fig. 4's curve (the cross input variance of
+    two 2-of-3 pathways is 1, so race.py's ``overlap x delta_de`` is the overlap)."""
     if not np.isfinite(value):
         raise ValueError(f"the overlap constant must be finite, got {value}")
     pairs = dict(pairs or {})
@@ -158,14 +134,8 @@ def constant_overlap_matrix(
 
 
 def partner_overlaps(O, pathways: Sequence[PathwayModes]) -> dict:
-    """For each ordered pair of pathways ``(p, q)``, each mode of ``p`` and its partner
-    in
-    ``q`` (the mode with the largest ``|O|``): the partner coefficient.
-
-    Returns ``{(p, q): array over p's modes}`` and, under ``'top'``, the coefficient
-    between the two pathways' top modes (what a solver coupling "mode 1 with mode 1"
-    uses).
-    """
+    """``{'pairs': {(p, q): per mode of p, its largest |O| in q}, 'top': {(p, q):
+    top-mode coefficient}}``."""
     O = np.asarray(O, float)
     sl, K = _slices(pathways)
     if O.shape != (K, K):
@@ -184,10 +154,8 @@ def partner_overlaps(O, pathways: Sequence[PathwayModes]) -> dict:
 
 @dataclass
 class ModeRace:
-    """Trajectories of the diagonal race: context mode strengths ``a`` ``(T+1, K)``, the
-    summed loss of the whole ReLN ``(T+1,)`` and the common pathway's map ``(T+1, p,
-    d)``.
-    """
+    """The race: mode strengths ``a`` ``(T+1, K)``, ReLN loss ``(T+1,)``,
+    ``common_map`` ``(T+1, p, d)``."""
 
     loss: np.ndarray
     a: np.ndarray
@@ -208,21 +176,12 @@ def mode_race(
     epochs: int,
     common_map=None,
 ) -> ModeRace:
-    """Integrate the neural race reduction (Eq. 6) mode by mode, as in Appendix F.
-
-    One-way coupled ReLN: the common pathway is a linear network on ``(X, Y)`` (Eq. 7,
-    :func:`helpers.core.linear.closed_form_map`, initial strength ``a0_common``); the
-    context pathways learn ``target`` (the common pathway's converged residual) with
-    each map kept on its effective dataset's singular vectors, ``W_p = U_p diag(a_p)
-    V_p^T``, and
+    """The neural race (Eq. 6) mode by mode, Appendix F, one Euler step per epoch:
 
         tau da_pa/dt = 2 a_pa (s_pa - sum_(q,b) O[(p,a),(q,b)] a_qb),
 
-    one Euler step of size ``lr`` per epoch, like the simulations.  ``a0`` is one number
-    or one per mode.  The loss is ``1/2 ||Y - W_c X - sum_p g_p W_p X_p||^2`` at every
-    epoch; ``fixed_point_loss`` is the context part's loss at ``a = O^-1 s`` on
-    ``target``.  ``common_map`` ``(epochs + 1, p, d)``, where given, replaces Eq. 7's
-    common pathway (``a0_common`` is then unused): :func:`authors_common_race`.
+    context pathways on ``target``, the common pathway by Eq. 7 from ``a0_common``
+    or ``common_map`` ``(epochs + 1, p, d)``.  ``fixed_point_loss``: at ``a = O^-1 s``.
     """
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     _, Tg = check_xy(X, np.asarray(target, float))
@@ -236,7 +195,7 @@ def mode_race(
     if np.any(a <= 0) or not np.all(np.isfinite(a)):
         raise ValueError(f"initial mode strengths must be finite and > 0, got {a0}")
     s = np.concatenate([p.s for p in pathways])
-    # each mode's output pattern on the data: u_pa (v_pa^T x_p^i) g_p^i
+    # each mode's output: u_pa (v_pa^T x_p^i) g_p^i
     M = np.concatenate(
         [np.einsum("ok,kn->kon", p.U, (p.V.T @ X[p.inputs]) * p.gate) for p in pathways]
     )
@@ -266,24 +225,14 @@ def mode_race(
 
 
 def authors_common_race(X, Y, a0: float, *, lr: float, epochs: int):
-    """The common pathway as the authors' ``3_context_diff/race.py`` integrates it, and
-    the residual its context pathways learn.
+    """The common pathway as race.py integrates it: ``b += lr 2 b (s - d b)``, ``d``
+    the ``Sigma_x`` eigenvalue of the same rank (not ``v^T Sigma_x v`` where
+    Assumption 2.1.1 fails), so it tends to ``U diag(s / d) V^T``, not ``W*``.
 
-    Defined for the page book/contexts.md (the curve Fig. 4a printed).  Each mode of
-    ``Sigma_yx = U diag(s) V^T`` grows by one Euler step of Eq. 6 per epoch, ``b += lr
-    2 b (s - d b)``, with ``d`` the eigenvalue of ``Sigma_x`` of the same rank (the two
-    sorted independently, as race.py pairs them; where Assumption 2.1.1 fails this is
-    not ``v^T Sigma_x v``), so the map tends to ``U diag(s / d) V^T`` rather than the
-    least-squares ``W*``.
-
-    Args:
-        X, Y: inputs ``(d, P)`` and targets ``(p, P)`` (summed-loss units).
-        a0: every mode's initial strength (> 0).
-        lr: the step size; epochs: the number of steps.
+    Defined for the page book/contexts.md (the curve Fig. 4a printed).
 
     Returns:
-        ``(maps, residual)``: the common map at every epoch ``(epochs + 1, p, d)`` and
-        ``Y - U diag(s / d) V^T X``, race.py's target for the context pathways.
+        ``(maps (epochs + 1, p, d), Y - U diag(s / d) V^T X)``.
     """
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     lr = check_positive(lr, "lr")
@@ -306,11 +255,8 @@ def authors_common_race(X, Y, a0: float, *, lr: float, epochs: int):
 
 
 def mode_projections(maps, modes: PathwayModes) -> np.ndarray:
-    """Effective strengths ``u_pa^T W_p(t) v_pa`` of a pathway's maps on its own modes.
-
-    ``maps``: ``(..., p, d)`` with ``d`` all inputs (as from ``Run.pathway_maps`` or
-    ``Prediction.maps``); returns ``(..., rank)``.
-    """
+    """``u_pa^T W_p v_pa`` of maps ``(..., p, d)`` on the pathway's modes:
+    ``(..., rank)``."""
     W = np.asarray(maps, float)
     if W.shape[-2] != modes.U.shape[0]:
         raise ValueError(
@@ -321,13 +267,9 @@ def mode_projections(maps, modes: PathwayModes) -> np.ndarray:
 
 
 def equivalent_initial_strength(a_t, s, d, t: float, lr: float) -> np.ndarray:
-    """The initial strength ``a0`` from which Eq. 7 reaches ``a_t`` at epoch ``t``.
-
-    Inverts ``a(t) = (s/d) / (1 - e + e s/(d a0))``, ``e = exp(-2 s t lr)``:
-    ``a0 = e s / (d (s/(d a_t) - 1 + e))``.  Where a mode has grown faster than Eq. 7
-    allows from 0 (e.g. it had a head start), this is the ``a0`` a solver that starts
-    the mode at ``t = 0`` must use.  Entries with ``a_t`` outside ``(0, s/d)`` give NaN.
-    """
+    """The ``a0`` from which Eq. 7 reaches ``a_t`` at epoch ``t``:
+    ``e s / (d (s/(d a_t) - 1 + e))``, ``e = exp(-2 s t lr)``; NaN outside
+    ``(0, s/d)``."""
     lr = check_positive(lr, "lr")
     a_t, s, d = np.broadcast_arrays(*(np.asarray(v, float) for v in (a_t, s, d)))
     if np.any(s <= 0) or np.any(d <= 0) or t < 0:
@@ -352,10 +294,8 @@ def race_py_overlaps(X, modes: Sequence[PathwayModes]) -> np.ndarray:
 
 
 def authors_race(ds, net_mixed: GatedNetwork, *, lr: float, epochs: int) -> ModeRace:
-    """The curve Fig. 4a printed, as this book integrates it: the per-mode race of the
-    authors' 3_context_diff/race.py (its common pathway, modes paired by rank, its
-    residual and hand-set constants) on the Section 4 task ``ds`` and its mixed,
-    one-way ReLN ``net_mixed``.  Defined for the pages book/contexts.md and
+    """Fig. 4a's printed curve: race.py's per-mode race on the Section 4 task ``ds``
+    and its mixed one-way ReLN.  Defined for the pages book/contexts.md and
     book/authors_code.md."""
     X, Y = ds.X, ds.Y
     Wc, R = authors_common_race(X, Y, PAPER.race_a0_common, lr=lr, epochs=epochs)

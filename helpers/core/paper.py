@@ -1,14 +1,8 @@
-"""The paper's networks and constants, stated once in ``paper.toml`` beside this module
-(book page *Conventions*, [conv-constants]; paper Appendix H).
+"""The paper's networks and constants, stated once in ``paper.toml`` (page
+*Conventions*, [conv-constants]; Appendix H); chapters' defaults come from here.
 
-Every chapter's parameter cell takes its defaults from here, and the conventions page
-renders :data:`TABLE` as its table of constants, so a value and where it comes from are
-written in one place.  Each constant carries its source:
-
-* ``"paper"``: stated in the paper's text (Appendix H or the section itself);
-* ``"authors' code"``: a fact of the authors' public code that the paper does not state
-  (its ``script``: the path and lines in their repository);
-* ``"reconstruction"``: no source gives it; our choice, labelled wherever it is used.
+Each constant's source: ``"paper"`` (its text), ``"authors' code"`` (with its
+``script`` lines) or ``"reconstruction"`` (our choice, labelled where used).
 """
 
 from __future__ import annotations
@@ -20,23 +14,16 @@ from types import MappingProxyType
 
 SOURCES = ("paper", "authors' code", "reconstruction")
 
-#: How a ReLN or GDLN starts ([conv-init]; :func:`helpers.core.relns.start`): the
-#: authors' values (per experiment, :func:`authors_init`), every weight at the ReLU
-#: network's std, or stds derived from the ReLU network's gates at initialisation.
+#: How a ReLN or GDLN starts ([conv-init]; :func:`helpers.core.relns.start`).
 INITS = ("authors", "matched", "derived")
 
-#: How wide each member of a family of rival ReLNs is ([rulebook-best]): ``"total"``
-#: shares the ReLU network's hidden units out equally over the member's pathways, the
-#: rule of Appendix F ("the same number of total hidden neurons as the ReLU network"),
-#: which every script of the authors obeys; ``"per_pathway"`` gives every pathway the
-#: paper's 100 units, so a member grows with its pathway count.
+#: Family members' widths ([rulebook-best]): ``"total"``, the ReLU network's units
+#: shared over the pathways (Appendix F, the authors' scripts); ``"per_pathway"``, 100
+#: units each.
 WIDTH_RULES = ("total", "per_pathway")
 
-#: How wide the common pathway of a family's member is under ``"total"``
-#: ([rulebook-best]): ``"equal"``, one of the member's pathways with an equal share
-#: (Appendix F read literally, so the common pathway shrinks as a rival's pathway count
-#: grows: 38 units in 4-of-6, 27 in 5-of-7); ``"fixed"``, the paper's 100 units, the
-#: rest of the ReLU network's units shared equally over the context pathways.
+#: A member's common width under ``"total"`` ([rulebook-best]): ``"equal"`` share
+#: (Appendix F literally) or ``"fixed"`` at 100 units, the rest shared.
 COMMON_WIDTHS = ("equal", "fixed")
 
 
@@ -47,8 +34,7 @@ class Constant:
     value: object
     source: str
     why: str = ""
-    #: ``"path:lines"`` in the authors' repository (``"a:1; b:2"`` for several) for a
-    #: constant whose source is the authors' code; empty otherwise.
+    #: ``"path:lines"`` (``"a:1; b:2"``) in the authors' repository, or empty.
     script: str = ""
 
     def __post_init__(self):
@@ -57,8 +43,7 @@ class Constant:
 
 
 class Section:
-    """The constants of one part of the paper: ``section.name`` is the plain value and
-    ``section.constants[name]`` the :class:`Constant` with its source."""
+    """``section.name``: a value; ``section.constants[name]``: its :class:`Constant`."""
 
     def __init__(self, title: str, **constants: Constant):
         object.__setattr__(self, "title", title)
@@ -139,8 +124,7 @@ def _table():
 TABLE = _table()
 
 
-# --------------------------------------------------------------------------------------
-# The authors' initialisation, per experiment ([conv-init]): the [authors_init.*] tables
+# The authors' initialisation per experiment ([conv-init]): [authors_init.*] tables
 
 _RAW_INITS = MappingProxyType(tomllib.loads(_DATA.read_text()).get(_AUTHORS_INIT, {}))
 #: The experiments that have an ``"authors"`` initialisation (:func:`authors_init`).
@@ -188,16 +172,10 @@ def _rule(r: dict, where: str) -> dict:
 
 
 def authors_init(experiment: str):
-    """The ``"authors"`` initialisation of ``experiment`` ([conv-init]): its
-    ``[authors_init.<experiment>]`` table of ``paper.toml``, read-only.
-
-    ``source``, ``script`` (the authors' script the values come from), ``why`` and
-    ``rules``: per class of pathways, ``layer`` (counted from 1; None: the last hidden
-    layer), ``pathways`` (``"common"``, ``"context"`` or ``"all"``), the std of the
-    incoming weights as ``std`` or as ``factor`` times the ReLU network's std, and that
-    of the readout as ``readout`` or ``readout_factor`` (both None: as the incoming
-    weights).  Stds named as ``"section.name"`` come back as their values.
-    """
+    """``experiment``'s ``[authors_init.*]`` table ([conv-init]), read-only:
+    ``source``, ``script``, ``why``, ``rules`` (``layer`` from 1, None: last;
+    ``pathways``; ``std`` or ``factor`` x ReLU std; ``readout`` or
+    ``readout_factor``, both None: as incoming)."""
     if experiment not in _RAW_INITS:
         raise ValueError(
             f"experiment must be one of {INIT_EXPERIMENTS} (the [authors_init.*] "

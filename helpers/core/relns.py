@@ -1,23 +1,13 @@
-"""ReLNs of the contextual task ([conv-context-reln], paper Sections 4-5, Fig. 3), and
-how a ReLN or GDLN starts ([conv-init]).
+"""ReLNs of the contextual task ([conv-context-reln], Sections 4-5, Fig. 3) and how a
+ReLN or GDLN starts ([conv-init]).
 
-The common pathway sees items and contexts and is on for every datapoint; a context
-pathway sees the item features only (Appendix F) and is on in a set of contexts:
-"C-1 of C" pathways are on in every context but one, single-context pathways in one.
+The common pathway sees items and contexts and is always on; a context pathway sees
+the items only (Appendix F) and is on in a set of contexts (C-1 of C, or one).
 
-How the gated network's weights start is a choice the paper leaves open (Appendix H:
-the mapping holds "as long as the ReLU network and GDLN begin with the same
-hyper-parameters"), and it moves the comparison with the ReLU network.  Three choices,
-:data:`INITS` (defined once, in :mod:`helpers.core.paper`), go everywhere a ReLN or
-GDLN meets a ReLU network, all through :func:`start`:
-
-* ``"authors"``: the values of the authors' code for that experiment, read from its
-  ``[authors_init.<experiment>]`` table of ``paper.toml``
-  (:func:`helpers.core.paper.authors_init`; for the ReLN of Section 4: common pathway
-  at the ReLU network's std, context pathways at twice it);
-* ``"matched"``: every weight at the ReLU network's own std (Appendix H read literally);
-* ``"derived"``: each pathway starts with the initial strength of the ReLU units that
-  gate like it at initialisation (:func:`derived_stds`): nothing is fitted to a loss.
+The start is a choice the paper leaves open (Appendix H); :data:`INITS`, all through
+:func:`start`: ``"authors"`` (the authors' code, ``[authors_init.<experiment>]`` of
+``paper.toml``), ``"matched"`` (every weight at the ReLU network's std) and
+``"derived"`` (:func:`derived_stds`; nothing fitted to a loss).
 """
 
 from __future__ import annotations
@@ -33,12 +23,9 @@ from .engine import GatedNetwork, Pathway, forward, gdln, init_params, train
 from .measures import context_patterns, snap_to_contexts
 from .paper import CONTEXTS, INIT_EXPERIMENTS, INITS, authors_init
 
-#: Where the derived choice reads the ReLU network's gates: snapped to the contexts
-#: (the ReLNs' pathways are context-level) or per datapoint (Algorithm 1's centroids).
+#: Where ``"derived"`` reads the ReLU gates: snapped to contexts, or per datapoint.
 LEVELS = ("contexts", "datapoints")
 
-# The authors' ReLN: 100 units per pathway; init std 0.005/700 (common), 0.01/700
-# (context).
 WIDTH = CONTEXTS.reln_width
 STD_COMMON = CONTEXTS.reln_std_common
 STD_CONTEXT = CONTEXTS.reln_std_context
@@ -47,8 +34,7 @@ RELN_KINDS = ("mixed", "single", "both", "common")
 
 
 def item_rows(ds: Dataset) -> list[int]:
-    """The rows of ``X`` that describe the item (every row but the context one-hot rows,
-    which are named ``ctx1``, ``ctx2``, ...): what a context pathway sees."""
+    """Rows of ``X`` that are not context one-hots: what a context pathway sees."""
     return [i for i, name in enumerate(ds.inputs) if not name.startswith("ctx")]
 
 
@@ -59,12 +45,8 @@ def context_pathways(
     std: float = STD_CONTEXT,
     prefix: str = "ctx",
 ):
-    """One pathway per set of ``on`` contexts out of C, seeing the item inputs only.
-
-    ``on = C - 1`` gives the mixed-selective pathways, ``on = 1`` the single-context
-    ones. Names list the contexts the pathway is on in, 1-based: ``'ctx12'`` is on in 1
-    and 2.
-    """
+    """One item-only pathway per set of ``on`` of C contexts, named by its contexts,
+    1-based (``'ctx12'``)."""
     C = ds.n_contexts
     if not 1 <= on <= C:
         raise ValueError(f"a context pathway must be on in 1..{C} contexts, got {on}")
@@ -81,8 +63,7 @@ def context_pathways(
 
 
 def pathway_pattern(name: str, n_contexts: int) -> str:
-    """The context pattern (e.g. ``'110'``) of a contextual ReLN pathway name
-    (``'common'`` or ``'ctx12'``, :func:`context_pathways`)."""
+    """The pattern (``'110'``) of a pathway name (``'common'``, ``'ctx12'``)."""
     if name == "common":
         return "1" * n_contexts
     if not name.startswith("ctx") or not name[3:].isdigit():
@@ -101,13 +82,9 @@ def context_reln(
     std_common: float = STD_COMMON,
     std_context: float = STD_CONTEXT,
 ) -> GatedNetwork:
-    """The ReLN of Sections 4-5: a common pathway plus context pathways.
-
-    ``kind``: ``'mixed'`` (common + C-1-of-C), ``'single'`` (common + single-context),
-    ``'both'`` (common + both sets: 7 pathways for C = 3, as in Fig. 4a) or
-    ``'common'`` (the common pathway alone).  ``coupling``: ``'one-way'`` (as the
-    authors train it) or ``'full'`` ([conv-context-reln]).
-    """
+    """The ReLN of Sections 4-5: common pathway plus ``kind`` context pathways
+    (``'mixed'``: C-1 of C, ``'single'``, ``'both'``: Fig. 4a, ``'common'``: none);
+    ``coupling`` ``'one-way'`` (authors) or ``'full'`` ([conv-context-reln])."""
     if kind not in RELN_KINDS:
         raise ValueError(f"kind must be one of {RELN_KINDS}, got {kind!r}")
     C = ds.n_contexts
@@ -131,13 +108,9 @@ def k_of_c_reln(
     std_context: float = STD_CONTEXT,
     common_width: int | None = None,
 ) -> GatedNetwork:
-    """The common pathway plus every k-of-C context pathway for each ``k`` in ``ks``
-    (the family of ReLNs of [rulebook-best], pages *More contexts* and *More contexts
-    than five*): ``ks = [C - 1]`` is :func:`context_reln` ``"mixed"``, ``[1]`` is
-    ``"single"``, ``[C - 1, 1]`` at C = 3 is ``"both"`` (the authors' 7 pathways);
-    ``k = C`` adds a second all-context pathway that sees the items only.  Every
-    pathway has ``width`` units, the common one ``common_width`` where given
-    (:func:`helpers.core.families.member_widths`)."""
+    """Common pathway plus every k-of-C pathway for ``k`` in ``ks`` ([rulebook-best]
+    family; ``k = C``: an item-only all-context pathway); the common one
+    ``common_width`` wide where given."""
     C = ds.n_contexts
     ks = sorted({int(k) for k in ks}, reverse=True)
     if not ks or not all(1 <= k <= C for k in ks):
@@ -154,11 +127,8 @@ def k_of_c_reln(
 
 
 def common_fit(ds: Dataset) -> tuple[np.ndarray, np.ndarray]:
-    """The common pathway's converged map and residual (Appendix F, [conv-contextual]).
-
-    A linear network from small weights converges to the least-squares map
-    ``W* = Sigma_yx Sigma_x^+``; returns ``(W*, R* = Y - W* X)``.
-    """
+    """``(W* = Sigma_yx Sigma_x^+, Y - W* X)``: the common pathway's converged map and
+    residual (Appendix F, [conv-contextual])."""
     W = (ds.Y @ ds.X.T) @ np.linalg.pinv(ds.X @ ds.X.T)
     return W, ds.Y - W @ ds.X
 
@@ -166,20 +136,12 @@ def common_fit(ds: Dataset) -> tuple[np.ndarray, np.ndarray]:
 def derived_stds(
     relu_gates0, pathway_gates: dict, widths: dict, relu_std: float
 ) -> dict:
-    """The ``"derived"`` initialisation ([conv-init]): a std per pathway from the ReLU
-    network's gates at initialisation.
+    """The ``"derived"`` stds ([conv-init]): each active ReLU unit goes to the
+    pathway of nearest gate (ties split); ``sigma_p = relu_std sqrt(n_p / H_p)``, so
+    pathway ``p`` starts as strong (``H sigma^2 / 2``, Appendix A) as its ``n_p`` units.
 
-    A block of ``H`` units whose two weight matrices start at std ``sigma`` has the
-    effective initial mode strength ``H sigma^2 / 2`` (Appendix A; the same for every
-    mode).  Each ReLU unit that is on somewhere is assigned to the pathway whose gate is
-    nearest to its own (fewest datapoints differ; a tie splits the unit), and pathway
-    ``p`` gets ``sigma_p = relu_std sqrt(n_p / H_p)``, so that it starts as strong as
-    the ``n_p`` ReLU units that gate like it (at least one unit's worth).
-
-    ``relu_gates0``: the ReLU layer's gates at epoch 0 (``units x P``, 0/1), snapped to
-    the level the pathways are defined at (e.g.
-    :func:`helpers.core.measures.snap_to_contexts`); ``pathway_gates``: ``{name: gate
-    over P}``; ``widths``: ``{name: units}``.
+    ``relu_gates0``: epoch-0 gates ``(units, P)``, snapped to the pathways' level;
+    ``pathway_gates``: ``{name: (P,)}``; ``widths``: ``{name: units}``.
     """
     G = np.asarray(relu_gates0, float)
     names = list(pathway_gates)
@@ -200,9 +162,7 @@ def derived_stds(
 
 
 def with_stds(net: GatedNetwork, stds: dict, layer: int = -1) -> GatedNetwork:
-    """``net`` with the pathways named in ``stds`` starting at that std (incoming and,
-    in the last hidden layer, readout weights); a pair ``(incoming, readout)`` sets the
-    two apart."""
+    """``net`` with the named pathways at std (or a pair ``(incoming, readout)``)."""
     layers = list(net.layers)
     L = layers[layer]
     in_std, out_std = L.in_std.copy(), L.out_std.copy()
@@ -222,22 +182,17 @@ def with_stds(net: GatedNetwork, stds: dict, layer: int = -1) -> GatedNetwork:
 
 
 def initial_weights(nets_per_seed, seeds) -> list[np.ndarray]:
-    """Initial weights stacked over seeds (``params0`` for
-    :func:`helpers.core.engine.train`):
-    seed ``s`` drawn from its own network (the same architecture, its own stds)."""
+    """``params0`` for :func:`helpers.core.engine.train`: each seed from its own net."""
     inits = [init_params(n, s) for n, s in zip(nets_per_seed, seeds)]
     return [np.stack([p[i] for p in inits]) for i in range(len(inits[0]))]
 
 
 @dataclass(frozen=True, eq=False)
 class Start:
-    """How a ReLN or GDLN starts (:func:`start`).
+    """How a ReLN or GDLN starts (:func:`start`); unpacks as ``net, params0``.
 
-    ``net``: the network of the first seed (its stds, e.g. for a prediction's initial
-    strengths); ``params0``: the initial weights stacked over seeds for
-    :func:`helpers.core.engine.train`, or None where every seed has the same stds (the
-    engine then draws seed ``s`` from ``net``, the same draw); ``nets``: one network per
-    seed.  Unpacks as ``net, params0 = start(...)``.
+    ``net``: the first seed's network; ``params0``: weights stacked over seeds, or
+    None when all seeds share stds; ``nets``: one network per seed.
     """
 
     net: GatedNetwork | None
@@ -248,8 +203,7 @@ class Start:
         return iter((self.net, self.params0))
 
     def stds(self, layer: int = -1) -> list[dict]:
-        """Each seed's std per pathway of hidden ``layer`` (of its incoming weights):
-        ``[{pathway: std}]``."""
+        """Per seed, ``{pathway: incoming std}`` of hidden ``layer``."""
         out = []
         for m in self.nets:
             L = m.layers[layer]
@@ -269,22 +223,9 @@ def start_and_train(
     start_kw: dict | None = None,
     **train_kw,
 ):
-    """Start the ReLN or GDLN ``net`` under ``init`` (:func:`start`) and train it:
-    the one block every chapter uses to train a ReLN from a ReLU network's start.
-
-    Args:
-        net: the ReLN or GDLN.
-        init: ``"authors"``, ``"matched"`` or ``"derived"`` ([conv-init]).
-        seeds: the seeds, shape ``(S,)``.
-        X, Y: the data, shapes ``(n_in, P)`` and ``(n_out, P)``.
-        lr, epochs: as :func:`helpers.core.engine.train`.
-        start_kw: the keyword arguments of :func:`start` (``relu_net``, ``X``, ...).
-        train_kw: the other keyword arguments of :func:`helpers.core.engine.train`.
-
-    Returns:
-        ``(run, start)``: the :class:`helpers.core.engine.Run` (losses ``(S, T)``) and
-        the :class:`Start` it began from.
-    """
+    """:func:`start` ``net`` under ``init`` ([conv-init]) and train it on ``X``
+    ``(n_in, P)``, ``Y`` ``(n_out, P)``; ``start_kw`` go to :func:`start`, the rest to
+    :func:`helpers.core.engine.train`.  Returns ``(run, start)``, losses ``(S, T)``."""
     st = start(net, init, seeds, **(start_kw or {}))
     run = train(
         st.net,
@@ -300,9 +241,7 @@ def start_and_train(
 
 
 def check_start(init, experiment=None, level: str = "contexts") -> None:
-    """Refuse an unknown ``init``, ``experiment`` or ``level`` of :func:`start`, naming
-    the parameter and what is allowed (ValueError); ``"authors"`` needs an
-    ``experiment``."""
+    """ValueError on a bad ``init``/``experiment``/``level`` of :func:`start`."""
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
     if experiment is not None and experiment not in INIT_EXPERIMENTS:
@@ -344,9 +283,7 @@ def _widths(net: GatedNetwork, layer: int) -> dict:
 
 
 def _common(gates: dict, contexts) -> dict:
-    """Which pathways are common: on in every context (at the level of contexts,
-    :func:`helpers.core.measures.context_patterns`) when ``contexts`` is given, else on
-    for every datapoint."""
+    """Which pathways are on in every context (or, without contexts, datapoint)."""
     names = list(gates)
     if contexts is None:
         return {n: bool(np.all(np.asarray(gates[n]) > 0)) for n in names}
@@ -356,8 +293,7 @@ def _common(gates: dict, contexts) -> dict:
 
 
 def _authors(net, experiment, layers, relu_net, relu_std, contexts) -> GatedNetwork:
-    """``net`` with the stds of ``experiment``'s ``[authors_init]`` table, in
-    ``layers``."""
+    """``net`` with ``experiment``'s ``[authors_init]`` stds in ``layers``."""
     table = authors_init(experiment)
     depth = net.depth
     rules = {}
@@ -416,24 +352,13 @@ def start(
     layers: Sequence[int] | None = None,
     level: str = "contexts",
 ) -> Start:
-    """How the ReLN or GDLN ``net`` starts under ``init`` ([conv-init]): the one
-    function every chapter, Algorithm 1 and the reviewers' chapter call.
+    """How ``net`` starts under ``init`` ([conv-init]); used everywhere.
 
-    * ``"authors"``: the stds of ``experiment``'s table (:data:`INIT_EXPERIMENTS`;
-      :func:`helpers.core.paper.authors_init`), nothing else: a rule per class of
-      pathways, where a pathway is common when it is on in every context (with
-      ``contexts``: at the level of contexts, else for every datapoint);
-    * ``"matched"``: every weight of the ``layers`` at the ReLU network's std;
-    * ``"derived"``: per seed, each pathway's std of each of the ``layers`` from the
-      ReLU network ``relu_net`` of the same seed (:func:`derived_stds` on its gates at
-      epoch 0 on the inputs ``X``: snapped to the ``contexts`` at ``level =
-      "contexts"``, as they are at ``"datapoints"``), stacked as ``params0``.
-
-    ``relu_std``: the ReLU network's std (default: read off ``relu_net``, which must
-    start every weight at one std).  ``layers``: the hidden layers (0-based) that are
-    set (default: all; the others keep their stds as built).  ``net=None`` (a GDLN
-    with no pathway) passes through.  Bad choices are refused before any work
-    (:func:`check_start`).  Returns a :class:`Start` (unpacks as ``net, params0``).
+    ``"authors"``: ``experiment``'s table, a rule per class (common/context);
+    ``"matched"``: the ReLU std; ``"derived"``: per seed, :func:`derived_stds` of
+    ``relu_net``'s epoch-0 gates on ``X`` (snapped to ``contexts`` at ``level``).
+    ``relu_std`` defaults to ``relu_net``'s single std; ``layers`` (0-based) default
+    to all; ``net=None`` passes through.  Returns a :class:`Start`.
     """
     check_start(init, experiment, level)
     seeds = [int(s) for s in seeds]

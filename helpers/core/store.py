@@ -1,45 +1,19 @@
-"""Train once: a run the engine has trained is stored, and loaded when asked again.
+"""Train once: a trained run is stored and loaded when asked again ([conv-engine]).
 
-A run is identified by everything that makes its bits ([conv-engine]): the compiled
-program's inputs (the network's gates and masks, the initial weights, the data, the
-step size, the epochs and what is recorded, all as the float32 arrays the device gets),
-how the seeds are laid out on the devices, the engine's own source code, the JAX
-release, ``XLA_FLAGS`` and the CPU.  The key is ``joblib.hash`` of all of it; the store
-is a ``joblib.Memory`` under ``_build/store/`` (``$HASTE_STORE``: another folder, or
-``off``).  The first chapter that needs a run trains it; later chapters, and later
-executions on the same machine, load it.  A changed engine, setting or machine gives
-another key and trains anew.  Records never depend on the store: a loaded run is the
-stored arrays bit for bit (a test executes with an empty store and with a full one).
+A run's key (``joblib.hash``) holds everything that makes its bits: the float32 inputs
+the device gets, the seeds' layout, the engine's code, the JAX release, ``XLA_FLAGS``
+and the CPU.  The store is a ``joblib.Memory`` under ``_build/store/``
+(``$HASTE_STORE``: another folder, or ``off``); each call is logged in
+``calls.jsonl``.  A loaded run is the stored arrays bit for bit.
 
-Each call is logged (``calls.jsonl`` in the store: key, seconds, hit, miss or
-``"kept"``, the chapter from ``$HASTE_CHAPTER``).
+**Kept runs** (``book/kept/<chapter>/``, by ``python -m helpers.book keep CHAPTER``)
+are found by a *portable* key (no CPU, no ``XLA_FLAGS``; ``$HASTE_KEPT=off``: train).
+Each carries a sample the tests re-train for :data:`SAMPLE_EPOCHS` epochs.
 
-**Kept runs.**  What the default book cannot afford to train at every execution is
-kept in the repository (``book/kept/<chapter>/``, written by ``python -m helpers.book
-keep CHAPTER``, with a manifest: command, commit, machine, seconds).  A kept run is
-found by its *portable* key: the same inputs, the engine's source, the JAX release and
-the backend, but not the CPU or ``XLA_FLAGS``, so a reader's machine loads the
-maintainer's bits where it would train the same run (``$HASTE_KEPT=off``: train
-them).  Each kept run carries a sample (its first seed's inputs), which the tests
-re-train for the first :data:`SAMPLE_EPOCHS` epochs and hold against the kept curve
-within the rulebook's ``SAME_RUN_TOL``.
-
-**Kept summaries.**  Some runs record weights over training and weigh hundreds of MB;
-what the page reads of them (a census, losses, shares) is small.  :func:`derived`
-keeps that value instead: its key holds its inputs and the code that makes it
-(:func:`code_stamp`: every ``.py`` and ``.toml`` of ``helpers/core`` and of the
-chapter's package, this file and the page's report, tables and plots aside, each read
-as code by :func:`code_hash`: a docstring, a comment or a line break changed moves
-nothing), and it carries the sample of the first engine run made inside it, which the
-tests re-train like any kept run's.  A manifest records each kept file's code stamps;
-:func:`stale` names the kept files whose code has changed since (a test fails on them:
-keep that chapter again).
-
-**Kept for the CPU's sake.**  A summary that feeds a threshold or an argmin (the census
-a family of ReLNs is chosen from, the gate samples k-means clusters) is kept with
-``same_everywhere=True`` whatever training it saves: trained anew, float32 rounding on
-another CPU can tip such a choice, so every CPU reads the kept value (at most
-:data:`DERIVED_MAX_MIB`).
+**Kept summaries** (:func:`derived`): a small value read off heavy runs, keyed by its
+inputs and :func:`code_stamp` (code read by :func:`code_hash`, so words move nothing);
+:func:`stale` names kept files whose code changed.  ``same_everywhere=True`` keeps a
+summary that feeds a threshold or argmin, which another CPU's rounding could tip.
 """
 
 from __future__ import annotations
@@ -81,11 +55,11 @@ DEFAULT = ROOT / "_build" / "store"
 KEPT = ROOT / "book" / "kept"
 #: A run whose training took at least this many seconds is kept by ``keep``.
 KEEP_MIN_SECONDS = 2.0
-#: ... and only where it saves at least this many seconds of training per MiB it weighs.
+#: ... and saves at least this many seconds of training per MiB.
 KEEP_SECONDS_PER_MIB = 5.0
-#: A kept run's file may hold at most this many MiB (the repository carries them).
+#: Largest kept run file, MiB.
 KEEP_MAX_MIB = 3.0
-#: A kept summary's file (:func:`derived`) may hold at most this many MiB.
+#: Largest kept summary file (:func:`derived`), MiB.
 DERIVED_MAX_MIB = 12.0
 #: The epochs of a kept run's sample that the tests re-train.
 SAMPLE_EPOCHS = 300
@@ -109,8 +83,7 @@ def disabled():
 
 
 def location() -> Path | None:
-    """The store's folder, or None when ``$HASTE_STORE`` is ``off`` (or within
-    :func:`disabled`)."""
+    """The store's folder; None if ``off`` or within :func:`disabled`."""
     v = os.environ.get(STORE_VARIABLE, "")
     if v.lower() == "off" or _OFF[0]:
         return None
@@ -144,9 +117,7 @@ def key(*parts) -> str:
 
 
 def portable_key(*parts) -> str:
-    """The key of a run made from ``parts`` on any CPU: :func:`key` without the CPU
-    and ``XLA_FLAGS`` (the JAX release, the backend and the engine's source stay in;
-    an execution that emulates another CPU's rounding turns kept runs off)."""
+    """:func:`key` without the CPU and ``XLA_FLAGS``: the key of kept runs."""
     m = _machine()
     return joblib.hash(((m[0], m[1], m[3], m[5]), jax.default_backend(), parts))
 
@@ -161,8 +132,7 @@ def _fields(tree):
 
 
 def _rebuilt(tree, convert):
-    """A shallow copy of the dataclass ``tree`` with every field converted (no
-    ``__init__``: a value's checks ran when it was made)."""
+    """Shallow copy, fields converted, bypassing ``__init__`` (checks already ran)."""
     out = copy.copy(tree)
     for name in _fields(tree):
         object.__setattr__(out, name, convert(getattr(tree, name)))
@@ -174,10 +144,8 @@ def _is_record(tree) -> bool:
 
 
 def narrow(tree):
-    """Every float64 array that float32 holds exactly, as float32 (half the bytes:
-    the engine's losses are float32 values widened); :func:`widen` undoes it, memory
-    order included.  Descends into dicts, lists, tuples, named tuples and
-    dataclasses."""
+    """Float64 arrays that float32 holds exactly, as float32 (half the bytes);
+    :func:`widen` undoes it.  Recurses into containers and dataclasses."""
     if isinstance(tree, dict):
         return {k: narrow(v) for k, v in tree.items()}
     if _is_record(tree):
@@ -213,8 +181,7 @@ def widen(tree):
 
 
 def kept(portable: str):
-    """A kept run's file content (``result``, ``what``, ``seconds``, ``sample``) or
-    None."""
+    """A kept run's content (``result``, ``what``, ``seconds``, ``sample``) or None."""
     if os.environ.get(KEPT_VARIABLE, "").lower() == "off" or _OFF[0]:
         return None
     if os.environ.get(KEEP_VARIABLE):  # keeping: what is kept is trained or cached
@@ -227,7 +194,6 @@ def kept(portable: str):
 
 
 def _trained_seconds(folder: Path, k: str) -> float | None:
-    """How long the run ``k`` took when it was trained here (the call log)."""
     log = folder / "calls.jsonl"
     if not log.exists():
         return None
@@ -242,10 +208,7 @@ def _trained_seconds(folder: Path, k: str) -> float | None:
 def _keep(
     portable, result, what, seconds, sample, stamp=None, package="", everywhere=False
 ) -> None:
-    """In ``keep`` mode, a run that took at least :data:`KEEP_MIN_SECONDS` (any, with
-    ``everywhere``) is written to ``$HASTE_KEEP`` with its sample (``stamp``: a
-    summary's :func:`code_stamp`).  Nothing is written while a summary is being made:
-    the summary is kept, not its runs."""
+    """In ``keep`` mode, write a slow enough run; never inside a summary being made."""
     folder = os.environ.get(KEEP_VARIABLE)
     if not folder or portable is None or _MAKING:
         return
@@ -293,19 +256,8 @@ def _log(folder, k: str, what: str, hit, seconds: float) -> None:
 
 
 def load_or_make(k: str, make, what: str = "", portable=None, sample=None):
-    """``make()``'s result: kept (``portable``), from the store where the key ``k`` is
-    there, or made.
-
-    Args:
-        k: the run's key (:func:`key`).
-        make: a function of no arguments that trains the run.
-        what: a short description for the call log.
-        portable: the run's :func:`portable_key` (None: never kept).
-        sample: a function of no arguments giving the sample a kept run carries.
-
-    Returns:
-        What ``make`` returns (arrays, tuples, dicts), stored on the first call.
-    """
+    """``make()``'s result: kept (by ``portable``, None: never), stored (by ``k``), or
+    made and stored.  ``sample()``: what a kept run carries; ``what``: for the log."""
     first = _MAKING and _MAKING[-1]["sample"] is None and sample is not None
     if first:  # a summary carries its first run's sample and that run's first curve
         _MAKING[-1]["sample"] = sample()
@@ -342,8 +294,7 @@ def _load_or_make(k: str, make, what: str, portable, sample):
 
 
 def _words(text: str) -> set[int]:
-    """The lines of a module's docstrings and ``__all__`` (1-based): words about the
-    code, not code.  A docstring on its ``def``'s own line stays."""
+    """Lines (1-based) of docstrings and ``__all__``; a same-line docstring stays."""
     out, tree = set(), ast.parse(text)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
@@ -362,10 +313,8 @@ def _words(text: str) -> set[int]:
 
 
 def code_hash(path: Path) -> str:
-    """The sha256 of what the file ``path`` computes: a module's tokens without its
-    comments, docstrings, ``__all__`` and layout; a TOML file's data.  A changed word
-    or line break leaves a kept summary's key as it was (any Python 3.11+: an
-    f-string counts as its source text)."""
+    """sha256 of a module's tokens (no comments, docstrings, ``__all__`` or layout;
+    an f-string as its source text) or of a TOML file's data."""
     text = path.read_text()
     if path.suffix == ".toml":
         canon = json.dumps(tomllib.loads(text), sort_keys=True)
@@ -412,10 +361,8 @@ READERS = ("report", "tables", "plots")
 
 
 def code_stamp(package: str) -> dict[str, str]:
-    """The :func:`code_hash` of every file whose code can make a summary of ``package``
-    (a chapter's dotted package, e.g. ``helpers.chapters.depth``): each ``.py`` and
-    ``.toml`` of ``helpers/core`` (this file aside: it decides where values live, not
-    what they are) and of the package (its :data:`READERS` aside)."""
+    """:func:`code_hash` of each file of ``helpers/core`` (this one aside) and of the
+    dotted ``package`` (:data:`READERS` aside): the code a summary depends on."""
     core = _sources(Path(__file__).parent, skip=("store",))
     folder = ROOT.joinpath(*package.split("."))
     if not folder.is_dir():
@@ -428,29 +375,20 @@ ENGINE = ("engine.py", "devices.py", "race.py")
 
 
 def engine_stamp() -> dict[str, str]:
-    """The :func:`code_hash` of the code that makes a kept run's bits
-    (:data:`ENGINE`)."""
+    """:func:`code_hash` of each :data:`ENGINE` file."""
     here = Path(__file__).parent
     return {str((here / f).relative_to(ROOT)): code_hash(here / f) for f in ENGINE}
 
 
 def derived(what: str, parts, make, package: str, same_everywhere: bool = False):
-    """``make()``'s value, kept in the repository by ``keep`` like a run (a *kept
-    summary*, loaded on any CPU) and made everywhere else.
+    """``make()``'s value as a *kept summary* (loaded on any CPU), else made.
 
     Args:
-        what: a short description (the call log, the manifest); part of the key.
-        parts: everything ``make`` reads that is not code (networks, data, seeds,
-            settings), hashed into the key.
+        what: a description; part of the key.
+        parts: everything ``make`` reads that is not code, hashed into the key.
         make: a function of no arguments.
-        package: the chapter's dotted package; its code (:func:`code_stamp`) is part
-            of the key, so a change to it makes the value anew.
-        same_everywhere: keep it whatever training it saves (not only where it pays
-            for its bytes): a threshold or an argmin reads it, which another CPU's
-            rounding could tip.
-
-    Returns:
-        What ``make`` returns, or the kept value bit for bit.
+        package: the chapter's dotted package (its :func:`code_stamp` is keyed).
+        same_everywhere: keep it whatever it saves (it feeds a threshold/argmin).
     """
     stamp = code_stamp(package)
     digest = hashlib.sha256(json.dumps(stamp, sort_keys=True).encode()).hexdigest()
@@ -479,9 +417,7 @@ def derived(what: str, parts, make, package: str, same_everywhere: bool = False)
 
 
 def stale(manifest: dict) -> list[str]:
-    """The files of a kept chapter's ``manifest`` whose code changed since the keep:
-    a file of a summary's :func:`code_stamp` changed, added or gone, or the engine's
-    code changed (:func:`engine_stamp`)."""
+    """Kept files of ``manifest`` whose stamped code changed since the keep."""
     out = []
     now = engine_stamp()
     for name, entry in manifest.get("runs", {}).items():

@@ -1,20 +1,10 @@
 """The two ReLNs of the XoR task and their closed forms ([conv-xor]; paper Section 3,
 Appendix C).
 
-The dataset is :func:`helpers.core.datasets.xor` (our reconstruction of Eqs. 11-12):
-``x = (+-1, +-1, eps y)`` with ``y`` the XoR label of the first two coordinates.
-
-Two gating structures compete (Fig. 2b, 2c):
-
-* the *linear* ReLN: two pathways, one on for the positive points ``{x1, x4}``, one
-  on for the negative points ``{x2, x3}``;
-* the *XoR* ReLN: four pathways, each on for exactly one datapoint.
-
-A ReLN has the ReLU network's architecture (Definition 3.1), so the ReLU network's
-hidden units are shared out among the pathways: ``width / 2`` per linear pathway,
-``width / 4`` per XoR pathway.  With one init std for every weight, the ReLN then starts
-from exactly the ReLU network's initial weights for the same seed
-(:func:`helpers.core.engine.init_params` draws the same numbers).
+Data: :func:`helpers.core.datasets.xor` (Eqs. 11-12), ``x = (+-1, +-1, eps y)``.  The
+*linear* ReLN has two pathways (``{x1, x4}``, ``{x2, x3}``, Fig. 2b), the *XoR* ReLN
+four, one per datapoint (Fig. 2c).  They share out the ReLU network's hidden units
+(Definition 3.1), so with one init std a ReLN starts from the ReLU network's weights.
 
 Every pathway's effective dataset has one mode (Eqs. 13-17 and the XoR paragraph):
 
@@ -25,15 +15,9 @@ linear      ``2 eps``              ``2 eps^2``        ``2 (1 - eps a(t))^2``
 XoR         ``sqrt(2 + eps^2)``    ``2 + eps^2``      ``2 (1 - sqrt(2 + eps^2) a(t))^2``
 ==========  =====================  =================  ================================
 
-with ``a(t)`` the mode strength of Eq. 7 / Eqs. 18-19
-(:func:`helpers.core.linear.mode_strength`). Both losses are ``2 (1 - u(t))^2`` in the
-*normalised* strength ``u = a d / s``. With one ``a0`` per pathway (e.g.
-:func:`helpers.core.race.effective_a0` of an actual draw) the total loss is ``sum_p (n_p
-/ 2)(1 - a_p(t) d / s)^2`` (:func:`xor_closed_form_loss`).
-
-Learning time (one definition for ReLU networks, simulated ReLNs and closed forms): the
-first epoch at which the summed loss is at most :data:`LEARNING_FRACTION` of its initial
-value (:func:`helpers.core.measures.learning_time_from_curve`).
+with ``a(t)`` of Eq. 7 / Eqs. 18-19 (:func:`helpers.core.linear.mode_strength`).
+Learning time, for every kind of run: the first epoch with the loss at most
+:data:`LEARNING_FRACTION` of its initial value.
 """
 
 from __future__ import annotations
@@ -46,8 +30,7 @@ from .checks import check_positive
 
 KINDS = ("linear", "xor")
 
-#: The learning-time criterion: the loss has fallen to this fraction of its initial
-#: value.
+#: The learning-time criterion: this fraction of the initial loss.
 LEARNING_FRACTION = 0.5
 
 #: The pathways' gates over the datapoints ``(x1, x2, x3, x4)`` (Fig. 2b, 2c).
@@ -74,8 +57,7 @@ def check_eps(eps) -> np.ndarray:
 
 
 def pathway_width(kind: str, width: int) -> int:
-    """Hidden units per pathway when a ReLU layer of ``width`` units is shared out
-    among the pathways of the ``kind`` ReLN (Definition 3.1: same architecture)."""
+    """Units per pathway of the ``kind`` ReLN of ``width`` units (Definition 3.1)."""
     n = len(GATES[_check_kind(kind)])
     if int(width) != width or width < n or width % n:
         raise ValueError(
@@ -85,12 +67,7 @@ def pathway_width(kind: str, width: int) -> int:
 
 
 def reln(kind: str, width: int = 128, init_std: float = 1e-3) -> engine.GatedNetwork:
-    """The linear (Fig. 2b, two pathways) or XoR (Fig. 2c, four pathways) ReLN as a
-    GDLN.
-
-    ``width`` is the ReLU network's hidden width, shared out equally among the pathways;
-    every weight starts ``N(0, init_std^2)`` like the ReLU network's.
-    """
+    """The linear (Fig. 2b) or XoR (Fig. 2c) ReLN of the ReLU network's ``width``."""
     w = pathway_width(kind, width)
     std = check_positive(init_std, "init_std")
     pws = [
@@ -101,11 +78,7 @@ def reln(kind: str, width: int = 128, init_std: float = 1e-3) -> engine.GatedNet
 
 
 def analytic_modes(eps, kind: str):
-    """``(s, d)`` of each pathway's single mode (Eqs. 13-17; Appendix C, XoR paragraph).
-
-    linear: ``s = 2 eps``, ``d = 2 eps^2``; XoR: ``s = sqrt(2 + eps^2)``, ``d = 2 +
-    eps^2``. Broadcasts over ``eps``.
-    """
+    """``(s, d)`` of each pathway's mode (Eqs. 13-17; Appendix C), as in the table."""
     e = check_eps(eps)
     if _check_kind(kind) == "linear":
         return 2.0 * e, 2.0 * e**2
@@ -113,9 +86,8 @@ def analytic_modes(eps, kind: str):
 
 
 def effective_modes(eps: float, kind: str) -> dict:
-    """Each pathway's modes computed from its effective dataset ([conv-gdln], Eq. 4),
-    not from
-    the formulas: ``{name: (s, d, diagonalizability)}`` (one mode per pathway here)."""
+    """``{name: (s, d, diagonalizability)}`` from the pathways' effective datasets
+    ([conv-gdln], Eq. 4)."""
     ds = datasets.xor(float(eps))
     out = {}
     for name, g in GATES[_check_kind(kind)].items():
@@ -130,26 +102,14 @@ def effective_modes(eps: float, kind: str) -> dict:
 
 
 def xor_initial_strength(kind: str, width: int = 128, init_std: float = 1e-3) -> float:
-    """``a0`` of one pathway of the ``kind`` ReLN, derived from its width and init
-    (:func:`helpers.core.linear.initial_mode_strength`; no fitted constant)."""
+    """A pathway's ``a0`` from its width and init (no fitted constant)."""
     return linear.initial_mode_strength(pathway_width(kind, width), init_std, init_std)
 
 
 def xor_closed_form_loss(t, eps: float, kind: str, a0, lr: float) -> np.ndarray:
-    """Total summed loss of a ReLN in closed form: Eq. 22 (linear) or Eq. 23 (XoR).
-
-    Pathway ``p`` sees ``n_p`` datapoints and has one mode whose strength ``a_p(t)``
-    follows Eq. 7 (Eqs. 18-19) from its own ``a0_p``; its output on each of its points
-    is ``y_i a_p d / s``, so
-
-        ``L(t) = sum_p (n_p / 2) (1 - (d/s) a_p(t))^2``.
-
-    ``a0``: one number for every pathway, one per pathway in the order of
-    ``GATES[kind]``, or a dict keyed by pathway name (e.g.
-    :func:`helpers.core.race.effective_a0` of an actual draw).  With one ``a0`` for all
-    pathways this is Eqs. 22-23, ``L(t) = 2 (1 - (d/s) a(t))^2``, ``d/s = eps`` (linear)
-    or ``sqrt(2 + eps^2)`` (XoR). ``t`` in epochs, ``tau = 1 / lr``.
-    """
+    """Closed-form loss, Eq. 22 (linear) or Eq. 23 (XoR):
+    ``L(t) = sum_p (n_p / 2) (1 - (d/s) a_p(t))^2``, ``a0`` one number, one per
+    pathway (order of ``GATES[kind]``) or a dict by name; ``tau = 1 / lr``."""
     gates = GATES[_check_kind(kind)]
     if isinstance(a0, dict):
         missing = set(gates) - set(a0)
@@ -179,15 +139,8 @@ def xor_closed_form_loss(t, eps: float, kind: str, a0, lr: float) -> np.ndarray:
 def closed_form_learning_time(
     eps, kind: str, a0: float, lr: float, fraction: float = LEARNING_FRACTION
 ):
-    """Epochs until the closed-form loss (Eqs. 22-23) reaches ``fraction`` of ``L(0)``.
-
-    ``L = 2 (1 - u)^2`` with ``u = a d / s``: the criterion is
-    ``u_f = 1 - sqrt(fraction) (1 - u_0)`` and the time is that of [conv-linear]
-    ``t = tau / (2 s) ln(a_f (s - d a_0) / (a_0 (s - d a_f)))``
-    (:func:`helpers.core.linear.learning_time`).  Continuous time; the loss curve
-    sampled at integer epochs crosses the level at ``ceil`` of this.  ``inf`` where ``s
-    = 0``.
-    """
+    """Continuous epochs until the loss of Eqs. 22-23 reaches ``fraction`` of ``L(0)``
+    ([conv-linear]; ``u_f = 1 - sqrt(fraction) (1 - u_0)``); ``inf`` where ``s = 0``."""
     if not 0 < fraction < 1:
         raise ValueError(f"fraction must lie in (0, 1), got {fraction}")
     e = check_eps(eps)
@@ -209,13 +162,9 @@ def closed_form_learning_time(
 
 
 def eps_star(from_data: bool = False) -> float:
-    """The crossover margin of Eqs. 24-26: the linear and the XoR ReLN learn equally
-    fast
-    when their singular values are equal, ``2 eps = sqrt(2 + eps^2)``, i.e.
-    ``3 eps^2 = 2`` and ``eps* = sqrt(2/3)``.  Solved here as a root of the two ``s``:
-    from the closed forms (:func:`analytic_modes`) or, with ``from_data``, from the
-    singular values of the pathways' effective datasets of ``xor(eps)`` themselves
-    (:func:`effective_modes`), so that a wrong dataset or a wrong formula would show."""
+    """The crossover margin of Eqs. 24-26, ``2 eps = sqrt(2 + eps^2)`` (``sqrt(2/3)``),
+    solved as a root; ``from_data``: from the datasets' singular values, so a wrong
+    dataset or formula would show."""
     if from_data:
 
         def s_top(e, kind):
@@ -236,13 +185,9 @@ def learning_time_crossover(
     fraction: float = LEARNING_FRACTION,
     bracket=(0.05, 5.0),
 ) -> float:
-    """The margin at which the two closed-form learning times are equal.
-
-    Eqs. 24-26 compare only the speeds ``s``; the learning times also carry
-    ``ln(1 / u_0)`` with ``u_0 = a_0 d / s`` (``a_0 eps`` linear, ``a_0 sqrt(2 +
-    eps^2)`` XoR), so this crossover depends (logarithmically) on the init and tends to
-    :func:`eps_star` as ``a_0 -> 0``.
-    """
+    """The margin where the closed-form learning times are equal: unlike
+    :func:`eps_star` it depends on the init (via ``ln(1 / u_0)``), tending to it as
+    ``a_0 -> 0``."""
     f = lambda e: (
         closed_form_learning_time(e, "linear", a0_linear, lr, fraction)  # noqa: E731
         - closed_form_learning_time(e, "xor", a0_xor, lr, fraction)
