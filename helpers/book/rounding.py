@@ -1,28 +1,14 @@
-"""The rounding floor: how far each record moves when nothing but float32 rounding
-changes (page *How verdicts are decided*, [rulebook-rounding]).
+"""The rounding floor: how far each record moves when only float32 rounding changes
+([rulebook-rounding]).
 
-The book's numbers come from seeded float32 training, so the same code gives other bits
-on another CPU: XLA compiles other instructions (with or without fused multiply-adds,
-other vector widths, so sums in another order), and a long chaotic training run carries
-a last-bit difference into the fourth digit or further.  One machine can stand in for
-another: ``XLA_FLAGS=--xla_cpu_max_isa=SSE4_2`` makes XLA generate the code of an older
-CPU.  The book is executed in full on several such settings (a *stored run*:
-``book/rounding/``, each execution's records, its machine and flags, and the command),
-and :func:`measure` turns those executions into a floor per record:
-
-* ``rounding``: the largest move of the record's value over the executions, as a
-  fraction of the value's size (0 where it did not move);
-* ``tolerance``: per number of the record (value, spread, alternative, variants...),
-  how far it moved (max - min), the yardstick :mod:`helpers.book.drift` holds a
-  re-execution against (times :data:`helpers.book.rulebook.ROUNDING_MULTIPLE`);
-* ``seen``: the texts (verdicts, choices a verdict depends on) that differed between
-  the executions, each with every form it took;
-* ``verdicts``: the record's verdict in each execution.
-
-A verdict that differs between the executions is not decided by the evidence
-(:func:`apply`, used by :meth:`helpers.book.records.Records.add`): it is
-``undecided``, ``rounding`` joins the choices it depends on, and its variants show the
-verdict of each execution.
+The same seeded float32 code gives other bits on another CPU (XLA emits other
+instructions; ``XLA_FLAGS=--xla_cpu_max_isa=SSE4_2`` imitates an older one).  The book
+is executed in full on several such settings (stored in ``book/rounding/``), and
+:func:`measure` turns those executions into a floor per record: ``rounding`` (the
+value's largest relative move), ``tolerance`` (how far each number moved, the
+yardstick of :mod:`helpers.book.drift`), ``seen`` (texts that differed) and
+``verdicts``.  A verdict that differs between executions becomes ``undecided``
+(:func:`apply`), with ``rounding`` among the choices it depends on.
 
 Commands (``python -m helpers.book rounding --help``)::
 
@@ -46,8 +32,7 @@ DIR = ROOT / "book" / "rounding"
 FLOORS = DIR / "floors.json"
 #: The environment variable XLA reads its flags from (set before JAX starts).
 ISA_VARIABLE = "XLA_FLAGS"
-#: ``off`` switches the rounding rule off (:func:`apply`): the unit tests decide small
-#: made-up results, which the stored executions say nothing about.
+#: ``off`` switches the rounding rule (:func:`apply`) off, for the unit tests.
 RULE_VARIABLE = "HASTE_ROUNDING"
 #: The instruction sets an execution may be limited to (XLA's names).
 ISAS = ("SSE4_2", "AVX", "AVX2", "AVX512")
@@ -77,9 +62,8 @@ def isa_flags(isa: str | None) -> str | None:
 
 
 def other_isa(env: dict | None = None) -> str:
-    """An instruction set whose float32 code differs from this process's: SSE4_2 (no
-    fused multiply-add, 128-bit vectors), or AVX2 where the environment already limits
-    XLA to SSE4_2."""
+    """An instruction set whose float32 code differs from this process's: SSE4_2, or
+    AVX2 where XLA is already limited to SSE4_2."""
     flags = (env if env is not None else os.environ).get(ISA_VARIABLE) or ""
     return "AVX2" if "max_isa=SSE4_2" in flags or "max_isa=AVX " in flags else "SSE4_2"
 
@@ -100,9 +84,8 @@ def _number(x) -> bool:
 
 
 def _walk(values: list, path: str, tol: dict, seen: dict) -> None:
-    """Walk one field over the executions (``values``, one per execution) in parallel:
-    a number that moved adds its range to ``tol``; anything else that differs (a text,
-    a structure of another shape) adds the forms it took to ``seen``."""
+    """Walk one field over the executions: moved numbers' ranges to ``tol``, other
+    differences' forms to ``seen``."""
     if all(_number(v) for v in values):
         finite = [float(v) for v in values if math.isfinite(float(v))]
         if len(finite) < len(values):
@@ -132,8 +115,6 @@ def _walk(values: list, path: str, tol: dict, seen: dict) -> None:
 
 
 def _forms(values: list) -> list:
-    """The distinct forms a text took, in a fixed order (whatever the order of the
-    executions)."""
     out = {json.dumps(v, sort_keys=True): v for v in values}
     return [out[k] for k in sorted(out)]
 
@@ -149,8 +130,7 @@ def _leaves(v) -> list[float]:
 
 
 def _relative(values: list) -> float:
-    """The largest move of a value over the executions, as a fraction of its size
-    (the largest magnitude among its numbers): 0 where nothing moved."""
+    """The largest move of a value over the executions, relative to its size."""
     tol: dict = {}
     _walk(values, "", tol, {})
     size = max((abs(x) for v in values for x in _leaves(v)), default=0.0)
@@ -162,8 +142,7 @@ def _relative(values: list) -> float:
 
 
 def machine_label(platform_: str, xla_flags: str | None = None) -> str:
-    """A short name of an execution: the machine's kernel release (the platform string
-    without the OS and architecture) and the instruction set XLA was limited to."""
+    """An execution's short name: the kernel release and the instruction set."""
     short = platform_.removeprefix("Linux-").split("-x86_64")[0].split("-aarch64")[0]
     isa = (xla_flags or "").partition("max_isa=")[2].split()[0:1]
     return f"{short}, {isa[0]}" if isa else short
@@ -175,7 +154,6 @@ def raw_verdict(rec: dict) -> str:
 
 
 def _raw(rec: dict) -> dict:
-    """A record's compared fields as its execution gave them, before :func:`apply`."""
     out = {f: rec.get(f) for f in FIELDS}
     out["verdict"] = raw_verdict(rec)
     if isinstance(out["variants"], dict):
@@ -189,13 +167,12 @@ def measure(runs: dict[str, dict]) -> dict:
     """The floors of every record present in every execution.
 
     Args:
-        runs: ``{label: {chapter: {record: {...}}}}``, one collection of records per
-            execution of the same code (the committed book's among them); a chapter
-            an execution lacks (executed by other code) is measured on the others.
+        runs: ``{label: {chapter: {record: {...}}}}``, one per execution of the same
+            code; a chapter an execution lacks is measured on the others.
 
     Returns:
         ``{chapter: {record: {"rounding", "tolerance", "seen", "verdicts",
-        "values"}}}``; records marked ``"timing"`` (clocks) are left out.
+        "values"}}}``, without timing records.
     """
     if len(runs) < 2:
         raise ValueError(f"runs: a floor needs at least 2 executions, got {len(runs)}")
@@ -224,7 +201,6 @@ def measure(runs: dict[str, dict]) -> dict:
 
 
 def _stored_collections() -> tuple[dict, dict]:
-    """The stored executions (``floors.json``) and each one's records."""
     data = floors()
     executions = {k: dict(v) for k, v in data["executions"].items()}
     collections = {
@@ -236,18 +212,14 @@ def _stored_collections() -> tuple[dict, dict]:
 
 def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) -> Path:
     """Measure the floors of ``chapters`` again from run folders, keeping every other
-    chapter's stored executions (a chapter's code changed; the rest did not).
-
-    The re-measured chapters leave the executions the runs do not cover (the old
-    code's records), unless ``add``: then the runs are other machines' executions of
-    the same code, and join the stored ones.  Each run's chapters join, or replace,
-    its label's collection.
+    chapter's stored executions.
 
     Args:
         runs: ``{label: run folder}``, each holding every chapter of ``chapters``.
         chapters: the chapters whose code changed, or (``add``) that another machine
             executed.
-        add: keep the stored executions of ``chapters``.
+        add: keep the stored executions of ``chapters`` (other machines, same code);
+            else drop those the runs do not cover.
 
     Returns:
         the path of ``floors.json``.
@@ -285,7 +257,6 @@ def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) ->
 
 
 def _write(executions: dict, collections: dict) -> Path:
-    """Store each execution's records and the floors measured over them."""
     DIR.mkdir(parents=True, exist_ok=True)
     for label, recs in collections.items():
         slug = "".join(c if c.isalnum() else "-" for c in label).strip("-")
@@ -309,16 +280,13 @@ def _write(executions: dict, collections: dict) -> Path:
 def store(
     runs: dict[str, Path], committed: str | None = "HEAD", stale: tuple = ()
 ) -> Path:
-    """Measure the floors from run folders (and the committed records at git revision
-    ``committed``, labelled by the machine in ``book/stats/execution.json``) and store
-    them with each execution's records in :data:`DIR`.
+    """Measure the floors from run folders (and the committed records at revision
+    ``committed``) and store them with each execution's records in :data:`DIR`.
 
     Args:
-        runs: ``{label: run folder}`` (``_build/runs/...``, each with ``results/`` and
-            ``manifest.json``).
+        runs: ``{label: run folder}`` (each with ``results/`` and ``manifest.json``).
         committed: the revision of the committed records to include, or None.
-        stale: chapters whose committed records other code made (left out of the
-            committed execution: their floor comes from the runs).
+        stale: chapters whose committed records other code made (left out).
 
     Returns:
         the path of ``floors.json``.
@@ -392,8 +360,6 @@ def seen(chapter: str, name: str) -> dict:
 
 
 def _setting(label: str) -> str:
-    """An execution as a variant's setting: its label and, for the committed
-    book's, what it is."""
     return f"executed on {label}"
 
 
@@ -409,10 +375,8 @@ def apply(
 
     Returns:
         ``(verdict, reason, variants, depends_on, extra)``: unchanged where every
-        stored execution (and this one) gave the same verdict; else ``undecided``,
-        its reason naming each execution's verdict, ``rounding`` among the choices it
-        depends on and as a variant; ``extra`` holds the fields the record gains
-        (``rounding``, and ``raw_verdict`` where the rule changed the verdict).
+        execution agrees; else ``undecided``, with ``rounding`` as a variant and a
+        choice it depends on; ``extra``: ``rounding`` (and ``raw_verdict``).
     """
     e = entry(chapter, name)
     if e is None or os.environ.get(RULE_VARIABLE) == "off":
@@ -442,14 +406,8 @@ def apply(
 
 
 def summary(records: dict, most: int = 8) -> str:
-    """The rulebook page's account of the floors ([rulebook-rounding]), in Markdown:
-    the stored executions, the records that move most, and the verdicts that turn on
-    rounding.
-
-    Args:
-        records: ``{chapter: {record: {...}}}`` (the records the page shows).
-        most: how many of the most moved records to list.
-    """
+    """The rulebook page's Markdown account of the floors ([rulebook-rounding]): the
+    executions, the ``most`` moved records of ``records``, the verdicts that turn."""
     from tabulate import tabulate
 
     data = floors()
