@@ -26,9 +26,8 @@ Layers (each imports only from the ones above it):
 * :mod:`helpers.figures`: drawing (tests of the layers above need no plotting backend);
 * :mod:`helpers.book`: the pipeline (execution, records, glue, progress, the site).
 
-Docstrings cite the paper's sections and equations, and the sections of the book's
-page *Conventions and definitions* (``book/conventions.md``) by their labels, written
-``[conv-...]``.
+Docstrings cite the paper's sections and equations, and the sections of
+``book/conventions.md`` by their labels, ``[conv-...]``.
 """
 
 from __future__ import annotations
@@ -112,8 +111,7 @@ _LAZY = ("figures", "chapters", "book")
 
 
 def __getattr__(name):
-    """``h.figures`` (and the other sub-packages) load on first use: importing the core
-    does not load matplotlib."""
+    """The sub-packages load on first use (importing the core loads no matplotlib)."""
     if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'helpers' has no attribute {name!r}")
