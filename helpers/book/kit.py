@@ -27,14 +27,8 @@ def table(
     floatfmt: str | Sequence[str] | None = None,
     colalign: Sequence[str] | None = None,
 ) -> str:
-    """A Markdown (GitHub) table of ``rows`` under ``headers``.
-
-    Args:
-        rows: one sequence of cells per row; strings are left as they are.
-        headers: the column titles, or one string of them separated by ``" | "``.
-        floatfmt: the format of float cells (one, or one per column; None: ``str``).
-        colalign: ``"left"``, ``"right"`` or ``"center"`` per column.
-    """
+    """A Markdown (GitHub) table of ``rows`` under ``headers`` (a list, or one string
+    split at ``" | "``); ``floatfmt``: one format, or one per column, of float cells."""
     if isinstance(headers, str):
         headers = [h.strip() for h in headers.split(" | ")]
     if floatfmt is None or isinstance(floatfmt, str):
@@ -75,15 +69,9 @@ def note(chapter: str, name: str, **values) -> str:
 
 
 def add_all(rec, records: Iterable[tuple]) -> dict:
-    """Add a chapter's records to ``rec`` (a :class:`helpers.book.records.Records`).
-
-    Args:
-        records: ``(name, evidence)``, ``(name, evidence, note)`` or ``(name,
-            evidence, {field: value})`` (the last fills the template, :func:`note`).
-
-    Returns:
-        ``{name: stored record}``.
-    """
+    """Add ``records`` to ``rec`` (a :class:`helpers.book.records.Records`):
+    ``(name, evidence)``, ``(name, evidence, note)`` or ``(name, evidence, {field:
+    value})`` (filling the template, :func:`note`).  Returns ``{name: record}``."""
     out = {}
     for item in records:
         name, evidence, *rest = item

@@ -194,16 +194,9 @@ class Records:
         self.items: dict[str, dict] = {}
 
     def add(self, name: str, evidence, note: str = "") -> dict:
-        """Add the record ``name`` ([rulebook-evidence]).
-
-        Args:
-            name: registered in ``helpers/book/chapters/<chapter>.toml``; only a
-                measured time (``evidence.timing``) may go unregistered.
-            evidence: a :class:`helpers.core.measures.Evidence`, or a bare value.
-            note: what a reader must know to read the number.
-
-        Returns:
-            The stored record, with what :func:`helpers.book.rulebook.decide` gives.
+        """Add and return the record ``name`` ([rulebook-evidence]): ``evidence`` (an
+        ``Evidence`` or a bare value) decided by :func:`helpers.book.rulebook.decide`.
+        ``name`` is registered in ``chapters/<chapter>.toml`` unless a measured time.
         """
         ev = _rounded(
             evidence if isinstance(evidence, Evidence) else Evidence(evidence)

@@ -164,16 +164,9 @@ def _raw(rec: dict) -> dict:
 
 
 def measure(runs: dict[str, dict]) -> dict:
-    """The floors of every record present in every execution.
-
-    Args:
-        runs: ``{label: {chapter: {record: {...}}}}``, one per execution of the same
-            code; a chapter an execution lacks is measured on the others.
-
-    Returns:
-        ``{chapter: {record: {"rounding", "tolerance", "seen", "verdicts",
-        "values"}}}``, without timing records.
-    """
+    """The floors, ``{chapter: {record: {"rounding", "tolerance", "seen",
+    "verdicts", "values"}}}``, from ``runs``: ``{label: {chapter: {record: ...}}}``,
+    one per execution of the same code (timing records left out)."""
     if len(runs) < 2:
         raise ValueError(f"runs: a floor needs at least 2 executions, got {len(runs)}")
     labels = list(runs)
@@ -220,9 +213,6 @@ def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) ->
             executed.
         add: keep the stored executions of ``chapters`` (other machines, same code);
             else drop those the runs do not cover.
-
-    Returns:
-        the path of ``floors.json``.
     """
     if not chapters:
         raise ValueError("chapters: name at least one chapter to measure again")
@@ -283,13 +273,8 @@ def store(
     """Measure the floors from run folders (and the committed records at revision
     ``committed``) and store them with each execution's records in :data:`DIR`.
 
-    Args:
-        runs: ``{label: run folder}`` (each with ``results/`` and ``manifest.json``).
-        committed: the revision of the committed records to include, or None.
-        stale: chapters whose committed records other code made (left out).
-
-    Returns:
-        the path of ``floors.json``.
+    ``runs``: ``{label: run folder}`` (with ``results/``, ``manifest.json``);
+    ``stale``: chapters whose committed records other code made (left out).
     """
     from . import drift
 
@@ -368,15 +353,11 @@ def apply(
 ) -> tuple[str, str, dict, list, dict]:
     """The rounding rule ([rulebook-rounding]) on one decided record.
 
-    Args:
-        chapter, name: the record.
-        verdict, reason, variants, depends_on: as :func:`helpers.book.rulebook.decide`
-            gave them.
-
     Returns:
-        ``(verdict, reason, variants, depends_on, extra)``: unchanged where every
-        execution agrees; else ``undecided``, with ``rounding`` as a variant and a
-        choice it depends on; ``extra``: ``rounding`` (and ``raw_verdict``).
+        ``(verdict, reason, variants, depends_on, extra)`` (the first four as
+        :func:`helpers.book.rulebook.decide` gives them): unchanged where every
+        execution agrees; else ``undecided``, ``rounding`` a variant and a choice it
+        depends on; ``extra``: ``rounding`` (and ``raw_verdict``).
     """
     e = entry(chapter, name)
     if e is None or os.environ.get(RULE_VARIABLE) == "off":

@@ -40,8 +40,7 @@ PAPER_VERDICTS = (
 #: Whose choice decides a verdict on the paper (each reason names it): the paper's
 #: claim, a choice of the authors' code the paper does not state, or this book's.
 DECIDED_BY = ("the paper's claim", "the authors' code", "this book's construction")
-#: Criteria whose yardstick is a seed spread (its bootstrap interval can change the
-#: verdict).
+#: Criteria whose yardstick is a seed spread (its interval can change the verdict).
 NOISE_CRITERIA = ("seed_noise", "near", "beyond_noise")
 #: Whose choice decides a verdict, as a row says it, and whose problem a failure is.
 WHO = {
@@ -66,8 +65,7 @@ CHECK_GAP = 0.05
 #: ``L ~ 1/t`` it also bounds the step-size error ``same_run`` accepts.
 SAME_RUN_TOL = 1e-4
 #: Where the paper's context-level description applies ([rulebook-phase]): snapping
-#: every unit to its nearest context-level gate changes the output by at most this
-#: fraction of its norm.
+#: each unit to its nearest context-level gate moves the output by at most this.
 PHASE_SNAP = 0.1
 #: A share held against a bound it cannot pass is judged one-sided (the seed spread
 #: shrinks there): its shortfall agrees when at most this, as for [rulebook-phase].
@@ -155,7 +153,6 @@ CRITERIA = {
 
 @lru_cache(maxsize=1)
 def _registry() -> dict:
-    """``{chapter: {record: entry}}`` from the chapters' data files."""
     claims = {c: chapter_data.claims(c) for c in chapter_data.chapters()}
     return {c: entries for c, entries in claims.items() if entries}
 
@@ -171,16 +168,9 @@ def claim(chapter: str, name: str) -> dict | None:
 
 
 def structure_window(loss, level) -> np.ndarray:
-    """Rule 5 ([rulebook-structure], :data:`STRUCTURE_RULE`): where a structure
-    exists, the loss below ``level`` (for context gating the common-only level).
-
-    Args:
-        loss: the loss at each record, any shape (e.g. ``(seeds, records)``).
-        level: the least loss a network without the structure reaches.
-
-    Returns:
-        a boolean array of ``loss``'s shape: True where the structure exists.
-    """
+    """Rule 5 ([rulebook-structure], :data:`STRUCTURE_RULE`): a boolean array of
+    ``loss``'s shape (any), True where the structure exists: the loss below ``level``,
+    the least loss without it (for context gating the common-only level)."""
     if not _number(level):
         raise ValueError(f"level must be a finite number, got {level!r}")
     loss = np.asarray(loss, float)
@@ -651,13 +641,8 @@ def variants_clause(variants: dict, primary: str) -> tuple[str, list]:
 
 
 def decide(claim: Mapping, evidence) -> Verdict:
-    """The verdict on a claim, from its evidence ([rulebook-evidence]).
-
-    Args:
-        claim: the registry entry (``kind``, ``provenance``, optionally
-            ``decided_by``), or a stored record.
-        evidence: a :class:`helpers.core.measures.Evidence`, or a bare value.
-    """
+    """The verdict on ``claim`` (a registry entry or stored record) from
+    ``evidence`` (an ``Evidence`` or a bare value) ([rulebook-evidence])."""
     ev = _as_evidence(evidence)
     v, reason = _primary(claim, ev)
     settings = dict(ev.variants or {})
