@@ -44,8 +44,7 @@ def data(chapter: str) -> dict:
 
 @lru_cache(maxsize=1)
 def chapters() -> tuple[str, ...]:
-    """The chapters in execution order: the table of contents', moved after those
-    their ``[execution] after`` names."""
+    """The chapters in execution order (``_toc.yml``'s, and ``[execution] after``)."""
     order = list(_toc_order())
     for name in list(order):
         after = [c for c in data(name).get("execution", {}).get("after", [])]

@@ -47,15 +47,13 @@ def table(
 
 
 def glue_many(prefix: str, values: dict | None = None, **more) -> None:
-    """Glue every ``{name: value}`` of ``values`` and ``more`` as ``<prefix>_<name>``
-    (``prefix`` empty: ``<name>``)."""
+    """Glue every value of ``values`` and ``more`` as ``<prefix>_<name>``."""
     for k, v in {**(values or {}), **more}.items():
         glue(f"{prefix}_{k}" if prefix else k, v)
 
 
 def note(chapter: str, name: str, **values) -> str:
-    """The note of the record ``chapter.name``: its TOML ``template`` filled with
-    ``values`` (empty where there is none).
+    """The note of ``chapter.name``: its TOML ``template`` filled with ``values``.
 
     Raises:
         KeyError: the template names a field not given.

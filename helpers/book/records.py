@@ -1,15 +1,9 @@
-"""Records of a chapter's headline numbers, written to ``book/results/<chapter>.json``.
+"""Records of a chapter's headline numbers (``book/results/<chapter>.json``; the
+compared value is keyed ``"paper"``, whatever its provenance) and closing tables.
 
-Each record holds its value, the compared value (``"paper"``, whatever its
-provenance), spread and alternative, the claim's registry fields, the verdict and
-reason, and a note (``"timing": true``: a measured time, not reproduced on re-run).
-
-``HASTE_RESULTS_DIR`` names the records' folder; only the command line and the test
-command set it.  Any other execution writes to ``_build/interactive/results`` (seeded
-with the committed records) and never touches ``book/results``.
-
-The chapters' closing tables (:func:`claims_table`) are built here; the scorecard in
-:mod:`helpers.book.scorecard`.
+``HASTE_RESULTS_DIR`` names the records' folder (set by the command line and the test
+command); any other execution writes to ``_build/interactive/results``, never to
+``book/results``.
 """
 
 from __future__ import annotations
@@ -167,8 +161,7 @@ def _judge_claim(chapter: str, name: str, entry: dict, ev: Evidence, item: dict)
 
 
 def _measured(chapter: str, name: str, ev: Evidence, item: dict) -> str:
-    """The verdict of an unregistered record (a measured time): measured, or target
-    met / missed."""
+    """The verdict of an unregistered record, a measured time (or its target)."""
     if not ev.timing:
         raise ValueError(
             f"{chapter}.{name} is not registered: add it to "
@@ -218,8 +211,7 @@ class Records:
         return item
 
     def save(self) -> Path:
-        """Write the records; in a notebook, glue :meth:`answer` as
-        ``<chapter>_answer``."""
+        """Write the records; in a notebook, glue ``<chapter>_answer``."""
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{self.chapter}.json"
         path.write_text(json.dumps(self.items, indent=2, sort_keys=True) + "\n")
@@ -230,8 +222,7 @@ class Records:
         return path
 
     def in_short(self) -> str | None:
-        """The ``[in_short] sentences`` of the chapter's data file, filled from the
-        records (``{record[field]}``), or None: a page without a claim of the paper.
+        """The data file's ``[in_short] sentences`` filled from the records, or None.
 
         Raises:
             ValueError: a template names a record or field not written.
@@ -245,8 +236,7 @@ class Records:
             raise ValueError(f"{self.chapter}: [in_short] names {e!r}") from None
 
     def answer(self) -> str:
-        """The chapter's answer in Markdown: a line per claim of the paper (verdict,
-        who decides, choices it depends on), then its checks and findings counted."""
+        """The chapter's answer in Markdown: a line per claim of the paper."""
         lines = []
         for name, r in self.items.items():
             if r.get("kind") != "paper" or r.get("part_of"):
@@ -501,8 +491,7 @@ def _dropdown(title: str, body: list[str], print_omit: bool = False) -> list[str
 
 
 def claims_table(rows) -> str:
-    """A closing table as Markdown: rows of ``(claim, paper's statement, record)``
-    (``record`` from :meth:`Records.add`), the details in a dropdown below."""
+    """A closing table as Markdown from rows ``(claim, paper's statement, record)``."""
     lines = [
         "| claim | verdict | measured here | compared with |",
         "|---|---|---|---|",

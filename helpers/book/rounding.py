@@ -1,14 +1,10 @@
 """The rounding floor: how far each record moves when only float32 rounding changes
 ([rulebook-rounding]).
 
-The same seeded float32 code gives other bits on another CPU (XLA emits other
-instructions; ``XLA_FLAGS=--xla_cpu_max_isa=SSE4_2`` imitates an older one).  The book
-is executed in full on several such settings (stored in ``book/rounding/``), and
-:func:`measure` turns those executions into a floor per record: ``rounding`` (the
-value's largest relative move), ``tolerance`` (how far each number moved, the
-yardstick of :mod:`helpers.book.drift`), ``seen`` (texts that differed) and
-``verdicts``.  A verdict that differs between executions becomes ``undecided``
-(:func:`apply`), with ``rounding`` among the choices it depends on.
+The book is executed on several instruction sets (``XLA_FLAGS``; stored in
+``book/rounding/``); :func:`measure` turns them into a floor per record (the yardstick
+of :mod:`helpers.book.drift`), and a verdict that differs between them becomes
+``undecided`` (:func:`apply`).
 
 Commands (``python -m helpers.book rounding --help``)::
 
@@ -62,8 +58,7 @@ def isa_flags(isa: str | None) -> str | None:
 
 
 def other_isa(env: dict | None = None) -> str:
-    """An instruction set whose float32 code differs from this process's: SSE4_2, or
-    AVX2 where XLA is already limited to SSE4_2."""
+    """An instruction set whose float32 code differs from this process's."""
     flags = (env if env is not None else os.environ).get(ISA_VARIABLE) or ""
     return "AVX2" if "max_isa=SSE4_2" in flags or "max_isa=AVX " in flags else "SSE4_2"
 
@@ -84,8 +79,7 @@ def _number(x) -> bool:
 
 
 def _walk(values: list, path: str, tol: dict, seen: dict) -> None:
-    """Walk one field over the executions: moved numbers' ranges to ``tol``, other
-    differences' forms to ``seen``."""
+    """One field over the executions: moved ranges to ``tol``, forms to ``seen``."""
     if all(_number(v) for v in values):
         finite = [float(v) for v in values if math.isfinite(float(v))]
         if len(finite) < len(values):
@@ -204,16 +198,9 @@ def _stored_collections() -> tuple[dict, dict]:
 
 
 def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) -> Path:
-    """Measure the floors of ``chapters`` again from run folders, keeping every other
-    chapter's stored executions.
-
-    Args:
-        runs: ``{label: run folder}``, each holding every chapter of ``chapters``.
-        chapters: the chapters whose code changed, or (``add``) that another machine
-            executed.
-        add: keep the stored executions of ``chapters`` (other machines, same code);
-            else drop those the runs do not cover.
-    """
+    """Measure the floors of ``chapters`` again from ``runs`` (``{label: run
+    folder}``), keeping every other chapter's; ``add``: the runs are other machines'
+    executions of the same code, joining the stored ones rather than replacing them."""
     if not chapters:
         raise ValueError("chapters: name at least one chapter to measure again")
     from . import drift  # drift reads the floors: imported here, not at the top
@@ -270,12 +257,9 @@ def _write(executions: dict, collections: dict) -> Path:
 def store(
     runs: dict[str, Path], committed: str | None = "HEAD", stale: tuple = ()
 ) -> Path:
-    """Measure the floors from run folders (and the committed records at revision
-    ``committed``) and store them with each execution's records in :data:`DIR`.
-
-    ``runs``: ``{label: run folder}`` (with ``results/``, ``manifest.json``);
-    ``stale``: chapters whose committed records other code made (left out).
-    """
+    """Measure the floors from ``runs`` (``{label: run folder}``) and the committed
+    records at revision ``committed`` (less the ``stale`` chapters, made by other
+    code), and store them with each execution's records in :data:`DIR`."""
     from . import drift
 
     collections: dict = {}
@@ -387,8 +371,7 @@ def apply(
 
 
 def summary(records: dict, most: int = 8) -> str:
-    """The rulebook page's Markdown account of the floors ([rulebook-rounding]): the
-    executions, the ``most`` moved records of ``records``, the verdicts that turn."""
+    """The rulebook page's Markdown account of the floors ([rulebook-rounding])."""
     from tabulate import tabulate
 
     data = floors()

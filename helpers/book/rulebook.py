@@ -1,18 +1,11 @@
-"""How verdicts are decided: one rulebook for the whole book (the page *How verdicts
-are decided*, ``book/rulebook.md``, renders its constants and criteria).
+"""How verdicts are decided: one rulebook for the whole book (rendered on the page
+*How verdicts are decided*, ``book/rulebook.md``).
 
-Each record is registered in ``chapters/<chapter>.toml`` (``chapters/README.md``) with
-its claim, **kind** and the **provenance** of its compared value; the verdict is
-computed here from those fields and the record's numbers, never typed:
-
-* ``kind = "paper"``: ``reproduced``, ``partly reproduced`` or ``not reproduced`` by
-  the record's criterion, only when the compared value comes from the paper; otherwise
-  ``not testable``;
-* ``kind = "check"``: ``check`` or ``check failed``; ``"finding"``: ``finding``;
-  ``"measured"``: ``measured``.
-
-The thresholds are the constants below, set once before any result; no record carries
-a tolerance of its own.
+A verdict is computed from a record's registered fields (``chapters/<chapter>.toml``)
+and its numbers, never typed.  By ``kind``: ``"paper"``, reproduced / partly / not
+reproduced by the record's criterion where the compared value comes from the paper,
+else not testable; ``"check"``, check or check failed; ``"finding"``; ``"measured"``.
+The thresholds are the constants below, set once before any result.
 """
 
 from __future__ import annotations
@@ -191,8 +184,7 @@ def kmeans_tie(best: float, other: float, tol: float = KMEANS_TIE) -> bool:
 
 
 def holds(criterion: str | None, value, compared=None, spread=None, alternative=None):
-    """``True`` / ``False`` / ``"partly"`` for ``value`` under ``criterion``; None when
-    the fields cannot say."""
+    """True / False / ``"partly"`` under ``criterion``; None when it cannot say."""
     if criterion is None:
         return None
     if criterion not in CRITERIA:
@@ -252,8 +244,7 @@ MARGINAL = 0.1
 def thresholds(
     criterion: str | None, value, compared=None, spread=None, alternative=None
 ) -> list[tuple[float, float]]:
-    """The pairs ``(quantity, threshold)`` a verdict under ``criterion`` compares
-    (:func:`holds`); empty where none."""
+    """The pairs ``(quantity, threshold)`` that :func:`holds` compares."""
     if criterion in ("seed_noise", "beyond_noise") and _number(value):
         out = [(value, NOISE_MULTIPLE * spread)] if _number(spread) else []
         if criterion == "seed_noise" and _number(alternative):
@@ -354,13 +345,11 @@ def _judge(
 ) -> tuple[str, str]:
     """``(verdict, reason)`` for a record, by the rules of the module docstring.
 
-    ``censored``: the gap is a lower bound (the candidate never reached a level the
-    reference reached): it cannot show agreement.  ``censored_reference``: the
-    reverse; "reproduced" becomes "partly reproduced", a holding check "undecided".
-    ``interval`` / ``ratio_interval``: 90 % bootstrap intervals over seeds of the
-    spread / of ``value / compared`` ([rulebook-noise]); a verdict that differs at
-    their ends is ``undecided``.  ``candidates``: ``{name: gap}`` of a fitted family
-    ([rulebook-best]); the paper's candidate must be within noise of the smallest."""
+    ``censored`` (``censored_reference``): the candidate (the reference) never
+    reached a level the other did, so the gap is a lower bound that cannot show
+    agreement.  ``interval`` / ``ratio_interval``: 90 % bootstrap intervals over seeds
+    ([rulebook-noise]); a verdict that differs at their ends is ``undecided``.
+    ``candidates``: ``{name: gap}`` of a fitted family ([rulebook-best])."""
     decided_by = _checked_choices(kind, provenance, decided_by)
     if kind == "measured":
         return "measured", "a measurement; no claim is judged on it"
@@ -484,8 +473,7 @@ def _outcome_at(
         elif censored:
             ok = False if ok is not None else None
         elif ok is True:
-            # the reference alone censored: a lower bound cannot show agreement,
-            # but it does not turn "partly" into "not"
+            # the reference alone censored: no agreement shown, nor disagreement
             ok = "partly"
     return ok
 
@@ -512,8 +500,7 @@ def _check_verdict(ok, rule: str) -> tuple[str, str]:
     if ok is None:
         return "check", "shown in the chapter (no numeric criterion)"
     if ok == "partly":
-        # the reference alone censored: within the rule, but a lower bound cannot
-        # show agreement and does not show disagreement (a check has no "partly")
+        # the reference alone censored: a lower bound shows neither (no "partly")
         return (
             "undecided",
             f"undecided: {rule}; within the rule, but a lower bound cannot show "
@@ -534,8 +521,7 @@ def _undecided_within(rule: str, where: str, ends: set, who: str) -> tuple[str, 
 
 
 class Verdict(NamedTuple):
-    """What :func:`decide` returns; ``variants``:
-    ``{choice: [{"setting", "value", "verdict"}, ...]}``."""
+    """What :func:`decide` returns; ``variants``: ``{choice: [row, ...]}``."""
 
     verdict: str
     reason: str
@@ -718,10 +704,9 @@ def worse_end(match) -> str:
 
 
 def worst_case(verdicts, severity, counted=None) -> int:
-    """Index of the case that decides a claim stated for every case
-    ([rulebook-cases]): the worst ``counted`` verdict (:func:`worse_end`; default
-    ``verdicts``), a decided case before an undecided one, then the largest
-    ``severity`` (each case's distance from agreement)."""
+    """Index of the case that decides a claim stated for every case ([rulebook-cases]):
+    the worst ``counted`` verdict (:func:`worse_end`; default ``verdicts``), a decided
+    case first, then the largest ``severity`` (distance from agreement)."""
     verdicts, severity = list(verdicts), list(severity)
     counted = verdicts if counted is None else list(counted)
     if not verdicts or not (len(verdicts) == len(severity) == len(counted)):

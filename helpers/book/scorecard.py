@@ -1,9 +1,8 @@
 """The scorecard and the appendix of every record (pages *Scorecard* and *Every
 record*), built from the chapters' records; nothing here is typed by hand.
 
-One row per claim of the paper (a record registered ``part_of`` joins its claim's row,
-not counted again): the claim, its verdict with a mark (robust, or the choices it
-depends on), who decides it, and the quantity that decides it with its numbers.
+One row per claim of the paper (a record registered ``part_of`` joins its claim's
+row): its verdict, mark, who decides it, and the quantity that decides it.
 """
 
 from __future__ import annotations
@@ -50,8 +49,7 @@ OTHER_KINDS = {
 
 
 def claims(records: dict) -> list[tuple[str, str, dict, list]]:
-    """The paper's claims, one per row: ``(chapter, name, record, parts)``, ``parts``
-    the ``(name, record)`` registered ``part_of`` it."""
+    """The paper's claims as rows ``(chapter, name, record, part_of records)``."""
     out = []
     for ch, recs in records.items():
         for name, r in recs.items():
@@ -114,8 +112,7 @@ def _lag(r: dict, brief: bool = False) -> str:
 
 
 def decides(r: dict, brief: bool = False) -> str:
-    """The quantity that decides a verdict, with its numbers against its yardstick;
-    ``brief``: the lag without its range over seeds."""
+    """The quantity that decides a verdict, with its numbers against its yardstick."""
     crit = r.get("criterion")
     value, spread = r.get("value"), r.get("spread")
     num = rulebook._number
@@ -161,8 +158,7 @@ def decides(r: dict, brief: bool = False) -> str:
 
 
 def why(r: dict) -> str:
-    """Why a verdict is what it is, in one plain sentence from the record (and a
-    second reading of the paper's words, ``definition``, with its verdict)."""
+    """Why a verdict is what it is, in one plain sentence from the record."""
     text = _why(r)
     other = [
         x
@@ -270,8 +266,7 @@ def _g(x) -> str:
 
 
 def mark(r: dict, brief: bool = False) -> str:
-    """Robust, or the choices the verdict depends on (and the verdict there);
-    ``brief``: the choices' names alone."""
+    """Robust, or the choices the verdict depends on (``brief``: names alone)."""
     hair = "marginal (within a tenth of its threshold); " if r.get("marginal") else ""
     variants = r.get("variants") or {}
     if not variants:
@@ -465,8 +460,7 @@ def bold_line(records: dict) -> str:
 
 
 def scorecard(records: dict, bold: bool = True) -> str:
-    """The scorecard page's body as Markdown: the bottom line (``bold``: here, not
-    above the figure), the per-section words, then a table per section with details."""
+    """The scorecard page's body as Markdown, a table per section of the paper."""
     rows = claims(records)
     out = [bold_line(records), ""] if bold else []
 
