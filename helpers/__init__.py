@@ -8,27 +8,21 @@ Every chapter imports it the same way::
 
 Layers (each imports only from the ones above it):
 
-* :mod:`helpers.core`: what two or more chapters use and what is tested on its own:
-  datasets, the engine and its store, linear theory, the race predictor, the measures,
-  the ReLN builders and Section 5's families, input checks and the paper's constants
-  (:mod:`helpers.core.paper`);
+* :mod:`helpers.core`: what two or more chapters use, tested on its own (datasets,
+  the engine and its store, linear theory, the race predictor, the measures, the ReLNs,
+  input checks, the paper's constants in :mod:`helpers.core.paper`);
 * :mod:`helpers.book`'s leaf modules, which import nothing from the chapters, the
-  figures or :mod:`helpers.book.build`: :mod:`helpers.book.kit` (the report kit: one
-  median, tables through ``tabulate``, glue of many values, records as a list),
-  :mod:`helpers.book.records`, :mod:`helpers.book.rulebook`,
-  :mod:`helpers.book.progress`, :mod:`helpers.book.chapter_data` (the chapters' data
-  files);
-* :mod:`helpers.chapters`: one package per chapter, named as the chapter's file; its
-  ``__init__.py`` a short face over modules named for what they hold (the science, its
-  runs and measures, ``tables``, ``plots``) and ``report``, whose ``report(rec, ...)``
-  takes the page's runs and parameters by name and calls the same science functions
-  the page calls; no chapter imports another;
+  figures or :mod:`helpers.book.build`: ``kit`` (the report kit), ``records``,
+  ``rulebook``, ``rounding``, ``notebook``, ``progress``, ``chapter_data``;
+* :mod:`helpers.chapters`: one package per chapter, named as the chapter's file: a
+  short ``__init__.py`` over modules named for what they hold, and ``report``, whose
+  ``report(rec, ...)`` calls the same science functions the page calls; no chapter
+  imports another;
 * :mod:`helpers.figures`: drawing (tests of the layers above need no plotting backend);
 * :mod:`helpers.book`: the pipeline (execution, records, glue, progress, the site).
 
-Docstrings cite the paper's sections and equations, and the sections of the book's
-page *Conventions and definitions* (``book/conventions.md``) by their labels, written
-``[conv-...]``.
+Docstrings cite the paper's sections and equations, and the sections of
+``book/conventions.md`` by their labels, ``[conv-...]``.
 """
 
 from __future__ import annotations
@@ -112,8 +106,7 @@ _LAZY = ("figures", "chapters", "book")
 
 
 def __getattr__(name):
-    """``h.figures`` (and the other sub-packages) load on first use: importing the core
-    does not load matplotlib."""
+    """The sub-packages load on first use (importing the core loads no matplotlib)."""
     if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'helpers' has no attribute {name!r}")

@@ -55,10 +55,8 @@ def loss_curves(
     lw=2,
     ls="-",
 ):
-    """Plot one loss curve per run faded and one bold: their median, or run ``bold``
-    (an index, e.g. the run :func:`helpers.core.measures.stereotype_index` picks; it
-    is then not drawn faded).  ``alpha_runs=0`` draws the bold curve alone.  Log
-    scale unless ``log=False``; labels the axes (epoch, summed loss)."""
+    """Plot one loss curve per run faded and one bold: their median, or run index
+    ``bold``; ``alpha_runs=0`` draws the bold curve alone; log scale unless ``log``."""
     curves = np.atleast_2d(np.asarray(curves, float))
     t = np.arange(curves.shape[1]) if epochs is None else epochs
     if alpha_runs > 0:
@@ -75,9 +73,7 @@ def loss_curves(
 
 
 def _context_pathway_names(C: int, kind: str) -> list[str]:
-    """The pathways :func:`draw_context_reln` draws, top to bottom: the common one,
-    then the (C-1)-of-C (``kind`` ``'mixed'`` or ``'both'``) and the single-context
-    ones (``'single'`` or ``'both'``, the latter only where C > 2)."""
+    """The pathways :func:`draw_context_reln` draws, top to bottom."""
     sets = []
     if kind in ("mixed", "both"):
         sets += list(combinations(range(C), C - 1))
@@ -87,8 +83,7 @@ def _context_pathway_names(C: int, kind: str) -> list[str]:
 
 
 def _pathway_color(colors: Mapping[str, str], name: str, pattern: str) -> str:
-    """A pathway's fill: its own colour in ``colors``, else its class's (common,
-    single or mixed by its on-pattern ``pattern``), else white."""
+    """A pathway's fill: its own colour, else its class's, else white."""
     kind = (
         "common"
         if name == "common"
@@ -98,7 +93,6 @@ def _pathway_color(colors: Mapping[str, str], name: str, pattern: str) -> str:
 
 
 def _box(ax, x, y, w, hgt, text, fc, fontsize=8) -> None:
-    """A rounded box centred at ``(x, y)`` with ``text`` in it."""
     ax.add_patch(
         FancyBboxPatch(
             (x - w / 2, y - hgt / 2),
@@ -114,7 +108,6 @@ def _box(ax, x, y, w, hgt, text, fc, fontsize=8) -> None:
 
 
 def _arrow(ax, x0, y0, x1, y1, color="0.5", ls="-") -> None:
-    """A thin arrow from ``(x0, y0)`` to ``(x1, y1)``."""
     ax.add_patch(
         FancyArrowPatch(
             (x0, y0),
@@ -137,11 +130,9 @@ def draw_context_reln(
     block_names: Sequence[str] | None = None,
     colors: Mapping[str, str] | None = None,
 ):
-    """Draw the ReLN of Sections 4-5 for ``ds`` (any C): input nodes (items, contexts),
-    the common pathway and the context pathways with the contexts they are on in, and
-    the output blocks (Fig. 3, right).  ``kind``: ``'mixed'`` (C-1 of C), ``'single'``
-    or
-    ``'both'``.  Returns the pathway names drawn, top to bottom."""
+    """Draw the ReLN of Sections 4-5 for ``ds`` (any C >= 2; Fig. 3, right).
+    ``kind``: ``'mixed'`` (C-1 of C), ``'single'`` or ``'both'``.  Returns the pathway
+    names drawn, top to bottom."""
     C = ds.n_contexts
     if C < 2:
         raise ValueError(

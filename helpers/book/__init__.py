@@ -1,16 +1,12 @@
 """The book's pipeline: execute the chapters, keep their records, build the site.
 
-* :mod:`helpers.book.build`: papermill execution and the Jupyter Book site
-  (``python -m helpers.book ...``; see that module for the commands); every execution
-  is a run of its own in ``_build/runs``, and only ``--update-book`` rewrites ``book/``;
-* :mod:`helpers.book.chapter_data`: everything the pipeline knows about a chapter, in
-  one data file ``chapters/<chapter>.toml`` (parameter rules, profiles, claims), and the
-  chapters, from ``_toc.yml``;
+* :mod:`helpers.book.build`: execution and the site (``python -m helpers.book ...``);
+  only ``--update-book`` rewrites ``book/``;
+* :mod:`helpers.book.chapter_data`: each chapter's data file and the chapters;
 * :mod:`helpers.book.parameters`: each chapter's parameters, checked before any work;
 * :mod:`helpers.book.rulebook`: how verdicts are decided, from the claims;
 * :mod:`helpers.book.drift`: re-executed records against the committed ones;
-* :mod:`helpers.book.rounding`: each record's rounding floor, from the book executed
-  on other instruction sets (``book/rounding/``), and the rule for verdicts it flips;
+* :mod:`helpers.book.rounding`: each record's rounding floor, and its verdict rule;
 * :mod:`helpers.book.pytest_plugin`: the test command's scratch records and drift check;
 * :mod:`helpers.book.records`: each chapter's headline numbers in ``book/results/``;
 * :mod:`helpers.book.scorecard`: the scorecard, its bottom line, every record;
@@ -20,8 +16,7 @@
 * :mod:`helpers.book.progress`: progress of long runs, kept out of the pages;
 * :mod:`helpers.book.sphinx_ext`: keeps the built site offline and its console clean.
 
-Importing this package is cheap: papermill and Jupyter Book load only when a command
-needs them.
+Importing this package is cheap: papermill and Jupyter Book load only when needed.
 """
 
 from . import (  # noqa: F401

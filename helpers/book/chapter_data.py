@@ -1,19 +1,10 @@
-"""Everything the pipeline knows about a chapter, read from one data file per chapter,
-``chapters/<chapter>.toml`` beside this module (its sections are described in
-``chapters/README.md``):
+"""Everything the pipeline knows about a chapter, from ``chapters/<chapter>.toml``
+beside this module (sections in ``chapters/README.md``): ``[parameters]`` (``min``,
+``choices``, which may name a tuple of :mod:`helpers.core.paper`), ``[profiles.<p>]``,
+``[execution] after``, ``[figures]``, ``[in_short]``; every other table is a claim,
+keyed by its record's name.  The chapters are those of ``_toc.yml``.
 
-* ``[parameters]``: the rules a parameter's default type cannot say (``min``,
-  ``choices``; ``choices`` may name a tuple of :mod:`helpers.core.paper`, such as
-  ``"INITS"``, so that the choices are written once);
-* ``[profiles.<profile>]``: the values a profile (``--profile paper``) sets;
-* ``[execution]``: ``after``, the chapters it must execute after, where the table of
-  contents places them later;
-* ``[figures]``: the figure of each measured time (unregistered records), by name;
-* every other table: a claim, keyed by the name of the record it registers.
-
-The chapters themselves are the table of contents' (``_toc.yml``: the files
-``book/<name>.ipynb`` under ``parts``).  This module imports nothing from the rest of
-the pipeline, so that the chapters' modules may read it too.
+It imports nothing from the rest of the pipeline, so the chapters may read it too.
 """
 
 from __future__ import annotations
@@ -53,8 +44,7 @@ def data(chapter: str) -> dict:
 
 @lru_cache(maxsize=1)
 def chapters() -> tuple[str, ...]:
-    """The chapters in the order they execute: the table of contents' order, except that
-    a chapter runs after the chapters its ``[execution] after`` names."""
+    """The chapters in execution order (``_toc.yml``'s, and ``[execution] after``)."""
     order = list(_toc_order())
     for name in list(order):
         after = [c for c in data(name).get("execution", {}).get("after", [])]

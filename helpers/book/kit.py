@@ -1,19 +1,10 @@
-"""The report kit: the few things every chapter's report does, done one way.
-
-A chapter's report (``helpers/chapters/<chapter>/report.py``) turns runs into records,
-glued numbers and tables.  It uses:
-
-* :func:`med`, the one median of the book's reports;
-* :func:`table`, a Markdown table through ``tabulate`` (never written by hand);
-* :func:`glue_many`, many glued values under one prefix in one call;
-* :func:`note`, a record's note: the template in the chapter's TOML table
-  (``template = "... {n} seeds ..."``) filled from the values the evidence was made
-  of (the table's ``note`` is the claim's fixed caveat, not the record's);
-* :func:`add_all`, a chapter's records as a list of ``(name, evidence)``, or
-  ``(name, evidence, values)`` that fill the record's template;
-* :func:`registered`, the records whose TOML table names the science function that
-  measures them (``evidence = "module:function"``): a new claim touches its TOML
-  table, that function and the page's prose, not the report.
+"""The report kit: what every chapter's ``report.py`` does, done one way: one median
+(:func:`med`), Markdown tables (:func:`table`), glue of many values
+(:func:`glue_many`), records' notes from their TOML ``template`` (:func:`note`; the
+table's ``note`` is the claim's fixed caveat), records added as a list
+(:func:`add_all`), and the records whose TOML table names the science function that
+measures them (:func:`registered`: a new claim touches its table, that function and
+the page's prose, not the report).
 """
 
 from __future__ import annotations
@@ -29,15 +20,7 @@ from .notebook import glue
 
 
 def med(values) -> float:
-    """The median of ``values`` as a Python float, taken in their own precision (a
-    float32 array's in float32, as ``np.median`` does; NaNs propagate).
-
-    Args:
-        values: any array-like of numbers, shape ``(n, ...)`` flattened.
-
-    Returns:
-        ``float(np.median(values))``.
-    """
+    """The median of ``values`` (flattened, in their own precision) as a float."""
     return float(np.median(values))
 
 
@@ -48,18 +31,8 @@ def table(
     floatfmt: str | Sequence[str] | None = None,
     colalign: Sequence[str] | None = None,
 ) -> str:
-    """A Markdown (GitHub) table of ``rows`` under ``headers``.
-
-    Args:
-        rows: one sequence of cells per row; strings are left as they are.
-        headers: the column titles, or one string of them separated by ``" | "``.
-        floatfmt: the format of float cells (one for all, or one per column; None:
-            as ``str`` writes them).
-        colalign: ``"left"``, ``"right"`` or ``"center"`` per column.
-
-    Returns:
-        The table's Markdown text.
-    """
+    """A Markdown (GitHub) table of ``rows`` under ``headers`` (a list, or one string
+    split at ``" | "``); ``floatfmt``: one format, or one per column, of float cells."""
     if isinstance(headers, str):
         headers = [h.strip() for h in headers.split(" | ")]
     if floatfmt is None or isinstance(floatfmt, str):
@@ -78,30 +51,16 @@ def table(
 
 
 def glue_many(prefix: str, values: dict | None = None, **more) -> None:
-    """Glue every value under ``<prefix>_<name>`` (``prefix`` empty: ``<name>``).
-
-    Args:
-        prefix: the chapter's glue prefix (``"xor"``).
-        values, more: ``{name: value}``; NumPy scalars become Python numbers.
-    """
+    """Glue every value of ``values`` and ``more`` as ``<prefix>_<name>``."""
     for k, v in {**(values or {}), **more}.items():
         glue(f"{prefix}_{k}" if prefix else k, v)
 
 
 def note(chapter: str, name: str, **values) -> str:
-    """The note of the record ``chapter.name``: its TOML template filled in.
-
-    Args:
-        chapter: the chapter's name.
-        name: the record's name; its table in ``helpers/book/chapters/<chapter>.toml``
-            holds ``template = "... {field:fmt} ..."``.
-        values: the fields the template names.
-
-    Returns:
-        The note in words (empty where the table has none).
+    """The note of ``chapter.name``: its TOML ``template`` filled with ``values``.
 
     Raises:
-        KeyError: the template names a field not given (its name in the message).
+        KeyError: the template names a field not given.
     """
     entry = rulebook.claim(chapter, name) or {}
     template = entry.get("template", "")
@@ -112,17 +71,9 @@ def note(chapter: str, name: str, **values) -> str:
 
 
 def add_all(rec, records: Iterable[tuple]) -> dict:
-    """Add a chapter's records to ``rec`` (a :class:`helpers.book.records.Records`).
-
-    Args:
-        rec: the chapter's records.
-        records: ``(name, evidence)``, ``(name, evidence, note)`` or ``(name,
-            evidence, {field: value})`` per record (the last fills the record's
-            template, :func:`note`).
-
-    Returns:
-        ``{name: stored record}``.
-    """
+    """Add ``records`` to ``rec`` (a :class:`helpers.book.records.Records`):
+    ``(name, evidence)``, ``(name, evidence, note)`` or ``(name, evidence, {field:
+    value})`` (filling the template, :func:`note`).  Returns ``{name: record}``."""
     out = {}
     for item in records:
         name, evidence, *rest = item

@@ -1,9 +1,7 @@
 """Progress reporting for long runs that stays out of the rendered pages.
 
-Under ``python -m helpers.book`` the environment variable ``HASTE_PROGRESS_LOG`` names a
-log file: messages are appended there and the build prints them to its terminal as they
-come (ipykernel forwards even the process's own stderr into cell outputs, so writing to
-a stream would land in the page). Run interactively, messages go to ``sys.stderr``.
+Under ``python -m helpers.book``, ``HASTE_PROGRESS_LOG`` names a log file the build
+echoes (ipykernel would put stderr into the page); interactively, ``sys.stderr``.
 """
 
 from __future__ import annotations
@@ -28,8 +26,7 @@ def report(message: str) -> None:
 
 
 def steps(items: Iterable[T], what: str) -> Iterator[T]:
-    """Yield ``items``, reporting each step: index, total, seconds so far and, from the
-    second step on, an estimate of the seconds left (the mean step so far)."""
+    """Yield ``items``, reporting each step with the time spent and left."""
     items = list(items)
     t0 = time.perf_counter()
     for k, item in enumerate(items, 1):

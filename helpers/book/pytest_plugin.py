@@ -3,11 +3,9 @@ re-execution of the chapters writes its records to a scratch folder, never over 
 committed ``book/results``, and the session fails if a record drifted
 (:mod:`helpers.book.drift`).
 
-The test command runs in two lanes (pytest-xdist, ``-n 2 --dist loadfile``): a file's
-tests run in one lane, so a notebook's cells run in order in one kernel and a module's
-fixtures are made once (the site's and the PDF's tests, in two files, build the site
-under one lock, ``tests.conftest.site_lock``). The workers inherit the scratch folder
-from the controller, which alone checks the drift."""
+The test command runs in two lanes (``-n 2 --dist loadfile``: a notebook's cells in
+one kernel, in order); the workers inherit the scratch folder from the controller,
+which alone checks the drift."""
 
 from __future__ import annotations
 

@@ -1,22 +1,9 @@
-"""Records of a chapter's headline numbers, written to ``book/results/<chapter>.json``.
+"""Records of a chapter's headline numbers (``book/results/<chapter>.json``; the
+compared value is keyed ``"paper"``, whatever its provenance) and closing tables.
 
-Each record maps a name to its value, the value it is compared with (``"paper"``,
-whatever its provenance), the seed spread and the alternative where there are some, the
-claim's registry fields, the verdict and its reason, and a note (``"timing": true``
-marks a measured time, which re-execution need not reproduce); the scorecard page is
-built from these files, never typed by hand.
-
-Where the records go: the environment variable ``HASTE_RESULTS_DIR`` names the folder.
-Only the command line (``python -m helpers.book``, which sets it to a scratch copy and
-copies a successful default execution into ``book/results``) and the test command's
-re-execution set it.  Any other execution (Jupyter, papermill, Binder, Colab) writes to
-``_build/interactive/results`` (first filled with a copy of the committed records, so
-that a page reading other chapters' records finds them), says so once, and never
-touches ``book/results``.
-
-The chapters' closing tables (:func:`claims_table`) are built here from the records;
-the scorecard, its bottom line and the appendix of every record in
-:mod:`helpers.book.scorecard`.
+``HASTE_RESULTS_DIR`` names the records' folder (set by the command line and the test
+command); any other execution writes to ``_build/interactive/results``, never to
+``book/results``.
 """
 
 from __future__ import annotations
@@ -43,9 +30,7 @@ _ANNOUNCED: set = set()
 
 
 def results_dir() -> Path:
-    """The folder records are written to and read from now (see the module
-    docstring): ``HASTE_RESULTS_DIR`` where the command line or the test command set
-    it, else :data:`INTERACTIVE_DIR`, never the committed ``book/results``."""
+    """The records' folder now: ``HASTE_RESULTS_DIR``, else :data:`INTERACTIVE_DIR`."""
     chosen = os.environ.get(RESULTS_VARIABLE)
     if chosen:
         return Path(chosen)
@@ -64,8 +49,7 @@ def results_dir() -> Path:
 
 
 def _plain(v):
-    """JSON-ready copy of numbers, arrays and nested containers (floats to 6 significant
-    digits)."""
+    """JSON-ready copy (floats to 6 significant digits)."""
     if isinstance(v, dict):
         return {str(k): _plain(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -97,8 +81,7 @@ _NUMERIC = (
 
 
 def _rounded(ev):
-    """The evidence as it is stored (numbers to 6 significant digits), variants
-    included, so that a verdict decided again from the stored record is the same."""
+    """The evidence as stored, so that a verdict decided again from it is the same."""
     ev = ev.but(**{k: _plain(getattr(ev, k)) for k in _NUMERIC})
     if not ev.variants:
         return ev
@@ -118,12 +101,7 @@ def _timing_figure(chapter: str, name: str) -> str | None:
 
 
 def _judge_claim(chapter: str, name: str, entry: dict, ev: Evidence, item: dict):
-    """Fills ``item`` with the registered claim ``entry``'s fields, the evidence's and
-    the rulebook's verdict and reason (the rounding floor applied).
-
-    Returns:
-        The verdict.
-    """
+    """Fill ``item`` with the claim's and evidence's fields; return the verdict."""
     if ev.target is not None:
         raise ValueError(f"{chapter}.{name}: a registered claim has no target")
     d = rulebook.decide(entry, ev)
@@ -183,8 +161,7 @@ def _judge_claim(chapter: str, name: str, entry: dict, ev: Evidence, item: dict)
 
 
 def _measured(chapter: str, name: str, ev: Evidence, item: dict) -> str:
-    """The verdict of an unregistered record, which must be a measured time: measured,
-    or whether it met its target (``ev.target``, written into ``item``)."""
+    """The verdict of an unregistered record, a measured time (or its target)."""
     if not ev.timing:
         raise ValueError(
             f"{chapter}.{name} is not registered: add it to "
@@ -210,21 +187,9 @@ class Records:
         self.items: dict[str, dict] = {}
 
     def add(self, name: str, evidence, note: str = "") -> dict:
-        """Add the record ``name`` ([rulebook-evidence]).
-
-        Args:
-            name: the record's name, registered in the chapter's data file
-                (``helpers/book/chapters/<chapter>.toml``), which gives its claim in
-                words, provenance, kind, figure and the choices it rests on; only a
-                measured time (``evidence.timing``) may go unregistered.
-            evidence: a :class:`helpers.core.measures.Evidence`, or a bare value
-                (a measurement with no comparison).
-            note: what a reader must know to read the number.
-
-        Returns:
-            The stored record: the evidence's fields, the claim's, and the verdict,
-            reason, ``variants`` and ``depends_on`` that
-            :func:`helpers.book.rulebook.decide` gives.
+        """Add and return the record ``name`` ([rulebook-evidence]): ``evidence`` (an
+        ``Evidence`` or a bare value) decided by :func:`helpers.book.rulebook.decide`.
+        ``name`` is registered in ``chapters/<chapter>.toml`` unless a measured time.
         """
         ev = _rounded(
             evidence if isinstance(evidence, Evidence) else Evidence(evidence)
@@ -246,8 +211,7 @@ class Records:
         return item
 
     def save(self) -> Path:
-        """Write the records; inside a notebook, also glue the chapter's answer
-        (:meth:`answer`) as ``<chapter>_answer``, the box its page opens with."""
+        """Write the records; in a notebook, glue ``<chapter>_answer``."""
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{self.chapter}.json"
         path.write_text(json.dumps(self.items, indent=2, sort_keys=True) + "\n")
@@ -258,14 +222,10 @@ class Records:
         return path
 
     def in_short(self) -> str | None:
-        """A page without a claim of the paper opens with its findings in a few plain
-        sentences: the templates ``[in_short] sentences`` of the chapter's data file,
-        filled from this execution's records (``{record[field]}``); None where the
-        data file has none (a page that shows no answer, such as *Performance*).
+        """The data file's ``[in_short] sentences`` filled from the records, or None.
 
         Raises:
-            ValueError: a template names a record or field this execution did not
-                write.
+            ValueError: a template names a record or field not written.
         """
         templates = chapter_data.data(self.chapter).get("in_short", {}).get("sentences")
         if not templates:
@@ -276,10 +236,7 @@ class Records:
             raise ValueError(f"{self.chapter}: [in_short] names {e!r}") from None
 
     def answer(self) -> str:
-        """The chapter's answer in a few lines of Markdown: each claim of the paper it
-        scores with its verdict, who decides it and the choices it depends on (one
-        line per claim, a closed form joined to its claim), then how many checks and
-        findings it holds."""
+        """The chapter's answer in Markdown: a line per claim of the paper."""
         lines = []
         for name, r in self.items.items():
             if r.get("kind") != "paper" or r.get("part_of"):
@@ -319,7 +276,6 @@ class Records:
 
 
 def _in_notebook() -> bool:
-    """Whether this runs in a notebook's kernel (where glue has somewhere to go)."""
     try:
         from IPython import get_ipython
     except ImportError:
@@ -329,15 +285,9 @@ def _in_notebook() -> bool:
 
 
 def check(chapter: str, directory: Path | str | None = None) -> str:
-    """What a chapter's nbval-checked cell prints: what holds on any machine
-    ([rulebook-rounding]).  One line per record: its verdict, and its value (4
-    significant digits) only where float32 rounding did not move it over the stored
-    executions (:mod:`helpers.book.rounding`); a measured time is left out.
-
-    Args:
-        chapter: the chapter whose saved records to read.
-        directory: where they are (default: :func:`results_dir`).
-    """
+    """What a chapter's nbval-checked cell prints, true on any machine
+    ([rulebook-rounding]): each record's verdict, and its value only where rounding
+    did not move it; timings left out.  ``directory``: default :func:`results_dir`."""
 
     d = Path(directory) if directory is not None else results_dir()
     items = json.loads((d / f"{chapter}.json").read_text())
@@ -360,7 +310,6 @@ def load_all(directory: Path | str | None = None) -> dict[str, dict]:
 
 
 def _fmt(v) -> str:
-    """A value in words: numbers to 4 significant digits, a table of values inline."""
     if v is None:
         return "—"
     if isinstance(v, bool):
@@ -375,17 +324,14 @@ def _fmt(v) -> str:
 
 
 def _cell(text) -> str:
-    """Text safe inside a Markdown table cell."""
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-#: Beyond this many entries a table of values is summarised in a row and shown in full
-#: in the details.
+#: Beyond this many entries a table of values is summarised in a row.
 _INLINE = 3
 
 
 def _short(v) -> str:
-    """A value for a compact row: a table of values is summarised, never dumped."""
     if isinstance(v, dict) and (
         len(v) > _INLINE or any(isinstance(x, (dict, list)) for x in v.values())
     ):
@@ -397,8 +343,7 @@ def _short(v) -> str:
 
 
 def value_table(v) -> str:
-    """A table of values (a record's dict) as a small Markdown table, or a list where a
-    nested table would be too wide for the column."""
+    """A record's dict as a small Markdown table (a list where too wide)."""
     if not isinstance(v, dict):
         return _fmt(v)
     nested = [x for x in v.values() if isinstance(x, dict)]
@@ -449,9 +394,8 @@ def badge(verdict: str) -> str:
     return f"{{bdg-{BADGES.get(verdict, 'secondary')}}}`{verdict}`"
 
 
-#: Criteria under which the compared value is a number the paper itself states; under
-#: any other criterion a record of provenance ``paper`` holds the book's own measurement
-#: of the other side of a relation the paper states in words ([rulebook-labels]).
+#: Criteria whose compared value is a number the paper states; under any other, a
+#: ``paper`` record compares with the book's measurement ([rulebook-labels]).
 _PAPER_NUMBER = ("exact",)
 
 
@@ -498,8 +442,7 @@ def measured(rec: dict) -> str:
 
 
 def _details(name: str, rec: dict, statement: str | None = None) -> list[str]:
-    """A record's details, as Markdown lines: the paper's words, the reason, the setup,
-    the candidates, and every table of values in full."""
+    """A record's details as Markdown lines, every table of values in full."""
     title = f"**{_fmt(rec.get('claim') or name)}**"
     out = [f"{title} (`{name}`)" if name else title, ""]
     if statement:
@@ -537,8 +480,7 @@ def _details(name: str, rec: dict, statement: str | None = None) -> list[str]:
     return out
 
 
-#: The class of a dropdown the PDF prints closed, as a line that names it
-#: (:mod:`helpers.book.pdf`): the long appendices the site and the records' JSON carry.
+#: The class of a dropdown the PDF prints closed (:mod:`helpers.book.pdf`).
 PRINT_OMIT = "print-omit"
 
 
@@ -549,14 +491,7 @@ def _dropdown(title: str, body: list[str], print_omit: bool = False) -> list[str
 
 
 def claims_table(rows) -> str:
-    """A closing table as Markdown: rows of ``(claim, paper's statement, record)``.
-
-    ``record`` is an entry returned by :meth:`Records.add`; the table shows, compactly,
-    the claim, the verdict as a badge, the book's value with its spread and what it is
-    compared with (labelled with its provenance); the paper's statement, the reason,
-    the setup and every table of values are in a dropdown below it, so the table can
-    only say what the code measured and the rulebook decided.
-    """
+    """A closing table as Markdown from rows ``(claim, paper's statement, record)``."""
     lines = [
         "| claim | verdict | measured here | compared with |",
         "|---|---|---|---|",
@@ -590,6 +525,5 @@ def notes(records: dict) -> str:
     )
 
 
-# What the scorecard (helpers.book.scorecard) formats with: the same helpers by their
-# public names.
+# the scorecard's formatting helpers, by public names
 fmt, cell, short, details, dropdown = _fmt, _cell, _short, _details, _dropdown

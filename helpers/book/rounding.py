@@ -1,28 +1,10 @@
-"""The rounding floor: how far each record moves when nothing but float32 rounding
-changes (page *How verdicts are decided*, [rulebook-rounding]).
+"""The rounding floor: how far each record moves when only float32 rounding changes
+([rulebook-rounding]).
 
-The book's numbers come from seeded float32 training, so the same code gives other bits
-on another CPU: XLA compiles other instructions (with or without fused multiply-adds,
-other vector widths, so sums in another order), and a long chaotic training run carries
-a last-bit difference into the fourth digit or further.  One machine can stand in for
-another: ``XLA_FLAGS=--xla_cpu_max_isa=SSE4_2`` makes XLA generate the code of an older
-CPU.  The book is executed in full on several such settings (a *stored run*:
-``book/rounding/``, each execution's records, its machine and flags, and the command),
-and :func:`measure` turns those executions into a floor per record:
-
-* ``rounding``: the largest move of the record's value over the executions, as a
-  fraction of the value's size (0 where it did not move);
-* ``tolerance``: per number of the record (value, spread, alternative, variants...),
-  how far it moved (max - min), the yardstick :mod:`helpers.book.drift` holds a
-  re-execution against (times :data:`helpers.book.rulebook.ROUNDING_MULTIPLE`);
-* ``seen``: the texts (verdicts, choices a verdict depends on) that differed between
-  the executions, each with every form it took;
-* ``verdicts``: the record's verdict in each execution.
-
-A verdict that differs between the executions is not decided by the evidence
-(:func:`apply`, used by :meth:`helpers.book.records.Records.add`): it is
-``undecided``, ``rounding`` joins the choices it depends on, and its variants show the
-verdict of each execution.
+The book is executed on several instruction sets (``XLA_FLAGS``; stored in
+``book/rounding/``); :func:`measure` turns them into a floor per record (the yardstick
+of :mod:`helpers.book.drift`), and a verdict that differs between them becomes
+``undecided`` (:func:`apply`).
 
 Commands (``python -m helpers.book rounding --help``)::
 
@@ -46,8 +28,7 @@ DIR = ROOT / "book" / "rounding"
 FLOORS = DIR / "floors.json"
 #: The environment variable XLA reads its flags from (set before JAX starts).
 ISA_VARIABLE = "XLA_FLAGS"
-#: ``off`` switches the rounding rule off (:func:`apply`): the unit tests decide small
-#: made-up results, which the stored executions say nothing about.
+#: ``off`` switches the rounding rule (:func:`apply`) off, for the unit tests.
 RULE_VARIABLE = "HASTE_ROUNDING"
 #: The instruction sets an execution may be limited to (XLA's names).
 ISAS = ("SSE4_2", "AVX", "AVX2", "AVX512")
@@ -77,9 +58,7 @@ def isa_flags(isa: str | None) -> str | None:
 
 
 def other_isa(env: dict | None = None) -> str:
-    """An instruction set whose float32 code differs from this process's: SSE4_2 (no
-    fused multiply-add, 128-bit vectors), or AVX2 where the environment already limits
-    XLA to SSE4_2."""
+    """An instruction set whose float32 code differs from this process's."""
     flags = (env if env is not None else os.environ).get(ISA_VARIABLE) or ""
     return "AVX2" if "max_isa=SSE4_2" in flags or "max_isa=AVX " in flags else "SSE4_2"
 
@@ -100,9 +79,7 @@ def _number(x) -> bool:
 
 
 def _walk(values: list, path: str, tol: dict, seen: dict) -> None:
-    """Walk one field over the executions (``values``, one per execution) in parallel:
-    a number that moved adds its range to ``tol``; anything else that differs (a text,
-    a structure of another shape) adds the forms it took to ``seen``."""
+    """One field over the executions: moved ranges to ``tol``, forms to ``seen``."""
     if all(_number(v) for v in values):
         finite = [float(v) for v in values if math.isfinite(float(v))]
         if len(finite) < len(values):
@@ -132,8 +109,6 @@ def _walk(values: list, path: str, tol: dict, seen: dict) -> None:
 
 
 def _forms(values: list) -> list:
-    """The distinct forms a text took, in a fixed order (whatever the order of the
-    executions)."""
     out = {json.dumps(v, sort_keys=True): v for v in values}
     return [out[k] for k in sorted(out)]
 
@@ -149,8 +124,7 @@ def _leaves(v) -> list[float]:
 
 
 def _relative(values: list) -> float:
-    """The largest move of a value over the executions, as a fraction of its size
-    (the largest magnitude among its numbers): 0 where nothing moved."""
+    """The largest move of a value over the executions, relative to its size."""
     tol: dict = {}
     _walk(values, "", tol, {})
     size = max((abs(x) for v in values for x in _leaves(v)), default=0.0)
@@ -162,8 +136,7 @@ def _relative(values: list) -> float:
 
 
 def machine_label(platform_: str, xla_flags: str | None = None) -> str:
-    """A short name of an execution: the machine's kernel release (the platform string
-    without the OS and architecture) and the instruction set XLA was limited to."""
+    """An execution's short name: the kernel release and the instruction set."""
     short = platform_.removeprefix("Linux-").split("-x86_64")[0].split("-aarch64")[0]
     isa = (xla_flags or "").partition("max_isa=")[2].split()[0:1]
     return f"{short}, {isa[0]}" if isa else short
@@ -175,7 +148,6 @@ def raw_verdict(rec: dict) -> str:
 
 
 def _raw(rec: dict) -> dict:
-    """A record's compared fields as its execution gave them, before :func:`apply`."""
     out = {f: rec.get(f) for f in FIELDS}
     out["verdict"] = raw_verdict(rec)
     if isinstance(out["variants"], dict):
@@ -186,17 +158,9 @@ def _raw(rec: dict) -> dict:
 
 
 def measure(runs: dict[str, dict]) -> dict:
-    """The floors of every record present in every execution.
-
-    Args:
-        runs: ``{label: {chapter: {record: {...}}}}``, one collection of records per
-            execution of the same code (the committed book's among them); a chapter
-            an execution lacks (executed by other code) is measured on the others.
-
-    Returns:
-        ``{chapter: {record: {"rounding", "tolerance", "seen", "verdicts",
-        "values"}}}``; records marked ``"timing"`` (clocks) are left out.
-    """
+    """The floors, ``{chapter: {record: {"rounding", "tolerance", "seen",
+    "verdicts", "values"}}}``, from ``runs``: ``{label: {chapter: {record: ...}}}``,
+    one per execution of the same code (timing records left out)."""
     if len(runs) < 2:
         raise ValueError(f"runs: a floor needs at least 2 executions, got {len(runs)}")
     labels = list(runs)
@@ -224,7 +188,6 @@ def measure(runs: dict[str, dict]) -> dict:
 
 
 def _stored_collections() -> tuple[dict, dict]:
-    """The stored executions (``floors.json``) and each one's records."""
     data = floors()
     executions = {k: dict(v) for k, v in data["executions"].items()}
     collections = {
@@ -235,23 +198,9 @@ def _stored_collections() -> tuple[dict, dict]:
 
 
 def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) -> Path:
-    """Measure the floors of ``chapters`` again from run folders, keeping every other
-    chapter's stored executions (a chapter's code changed; the rest did not).
-
-    The re-measured chapters leave the executions the runs do not cover (the old
-    code's records), unless ``add``: then the runs are other machines' executions of
-    the same code, and join the stored ones.  Each run's chapters join, or replace,
-    its label's collection.
-
-    Args:
-        runs: ``{label: run folder}``, each holding every chapter of ``chapters``.
-        chapters: the chapters whose code changed, or (``add``) that another machine
-            executed.
-        add: keep the stored executions of ``chapters``.
-
-    Returns:
-        the path of ``floors.json``.
-    """
+    """Measure the floors of ``chapters`` again from ``runs`` (``{label: run
+    folder}``), keeping every other chapter's; ``add``: the runs are other machines'
+    executions of the same code, joining the stored ones rather than replacing them."""
     if not chapters:
         raise ValueError("chapters: name at least one chapter to measure again")
     from . import drift  # drift reads the floors: imported here, not at the top
@@ -285,7 +234,6 @@ def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) ->
 
 
 def _write(executions: dict, collections: dict) -> Path:
-    """Store each execution's records and the floors measured over them."""
     DIR.mkdir(parents=True, exist_ok=True)
     for label, recs in collections.items():
         slug = "".join(c if c.isalnum() else "-" for c in label).strip("-")
@@ -309,20 +257,9 @@ def _write(executions: dict, collections: dict) -> Path:
 def store(
     runs: dict[str, Path], committed: str | None = "HEAD", stale: tuple = ()
 ) -> Path:
-    """Measure the floors from run folders (and the committed records at git revision
-    ``committed``, labelled by the machine in ``book/stats/execution.json``) and store
-    them with each execution's records in :data:`DIR`.
-
-    Args:
-        runs: ``{label: run folder}`` (``_build/runs/...``, each with ``results/`` and
-            ``manifest.json``).
-        committed: the revision of the committed records to include, or None.
-        stale: chapters whose committed records other code made (left out of the
-            committed execution: their floor comes from the runs).
-
-    Returns:
-        the path of ``floors.json``.
-    """
+    """Measure the floors from ``runs`` (``{label: run folder}``) and the committed
+    records at revision ``committed`` (less the ``stale`` chapters, made by other
+    code), and store them with each execution's records in :data:`DIR`."""
     from . import drift
 
     collections: dict = {}
@@ -392,8 +329,6 @@ def seen(chapter: str, name: str) -> dict:
 
 
 def _setting(label: str) -> str:
-    """An execution as a variant's setting: its label and, for the committed
-    book's, what it is."""
     return f"executed on {label}"
 
 
@@ -402,17 +337,11 @@ def apply(
 ) -> tuple[str, str, dict, list, dict]:
     """The rounding rule ([rulebook-rounding]) on one decided record.
 
-    Args:
-        chapter, name: the record.
-        verdict, reason, variants, depends_on: as :func:`helpers.book.rulebook.decide`
-            gave them.
-
     Returns:
-        ``(verdict, reason, variants, depends_on, extra)``: unchanged where every
-        stored execution (and this one) gave the same verdict; else ``undecided``,
-        its reason naming each execution's verdict, ``rounding`` among the choices it
-        depends on and as a variant; ``extra`` holds the fields the record gains
-        (``rounding``, and ``raw_verdict`` where the rule changed the verdict).
+        ``(verdict, reason, variants, depends_on, extra)`` (the first four as
+        :func:`helpers.book.rulebook.decide` gives them): unchanged where every
+        execution agrees; else ``undecided``, ``rounding`` a variant and a choice it
+        depends on; ``extra``: ``rounding`` (and ``raw_verdict``).
     """
     e = entry(chapter, name)
     if e is None or os.environ.get(RULE_VARIABLE) == "off":
@@ -442,14 +371,7 @@ def apply(
 
 
 def summary(records: dict, most: int = 8) -> str:
-    """The rulebook page's account of the floors ([rulebook-rounding]), in Markdown:
-    the stored executions, the records that move most, and the verdicts that turn on
-    rounding.
-
-    Args:
-        records: ``{chapter: {record: {...}}}`` (the records the page shows).
-        most: how many of the most moved records to list.
-    """
+    """The rulebook page's Markdown account of the floors ([rulebook-rounding])."""
     from tabulate import tabulate
 
     data = floors()

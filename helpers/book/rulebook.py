@@ -1,24 +1,11 @@
-"""How verdicts are decided: one rulebook for the whole book (page *How verdicts are
-decided*, ``book/rulebook.md``, renders this module's constants and criteria).
+"""How verdicts are decided: one rulebook for the whole book (rendered on the page
+*How verdicts are decided*, ``book/rulebook.md``).
 
-Every record of a chapter is registered in its data file ``chapters/<chapter>.toml``
-beside this module (the fields are described in ``chapters/README.md``; the file is read
-by :mod:`helpers.book.chapter_data`): the claim in words, where it is in
-the paper, the paper's own sentence, what is measured, the record's **kind** and the
-**provenance** of the value it is compared with.  The verdict is computed here from
-those fields and the record's numbers, never typed:
-
-* ``kind = "paper"`` (a statement of the paper): ``reproduced``, ``partly reproduced``
-  or ``not reproduced`` by the record's criterion, **only** when the compared value
-  comes from the paper (for the seed-noise criteria the paper's words are the standard:
-  "excellent agreement" is held against the gap between two seeds of the ReLU network);
-  otherwise ``not testable``;
-* ``kind = "check"`` (the book's own consistency check): ``check`` or ``check failed``;
-* ``kind = "finding"`` (beyond the paper): ``finding``;
-* ``kind = "measured"`` (a plain measurement): ``measured``.
-
-The thresholds are the constants below, set once for the book before any result;
-no record carries a tolerance of its own.
+A verdict is computed from a record's registered fields (``chapters/<chapter>.toml``)
+and its numbers, never typed.  By ``kind``: ``"paper"``, reproduced / partly / not
+reproduced by the record's criterion where the compared value comes from the paper,
+else not testable; ``"check"``, check or check failed; ``"finding"``; ``"measured"``.
+The thresholds are the constants below, set once before any result.
 """
 
 from __future__ import annotations
@@ -44,11 +31,9 @@ PAPER_VERDICTS = (
     "not testable",
 )
 #: Whose choice decides a verdict on the paper (each reason names it): the paper's
-#: claim under its own setup, a choice of the authors' code the paper does not state,
-#: or a construction of this book (a reconstruction, a measure, a stand-in).
+#: claim, a choice of the authors' code the paper does not state, or this book's.
 DECIDED_BY = ("the paper's claim", "the authors' code", "this book's construction")
-#: Criteria whose yardstick is a seed spread, so that the spread's own uncertainty
-#: (its bootstrap interval over seeds) can change the verdict.
+#: Criteria whose yardstick is a seed spread (its interval can change the verdict).
 NOISE_CRITERIA = ("seed_noise", "near", "beyond_noise")
 #: Whose choice decides a verdict, as a row says it, and whose problem a failure is.
 WHO = {
@@ -58,47 +43,28 @@ WHO = {
 }
 VERDICTS = PAPER_VERDICTS + ("check", "check failed", "finding", "measured")
 
-#: "As close as another seed": a gap agrees when it is at most this multiple of the same
-#: gap between two seeds of the reference network (two seeds' gaps scatter by about a
-#: factor of 2 over the pairs we measure, hence 2 rather than 1).
+#: "As close as another seed": a gap agrees when at most this multiple of the gap
+#: between two seeds of the reference (seed pairs' gaps scatter by about 2x).
 NOISE_MULTIPLE = 2.0
-#: "Clearly" smaller: at most this fraction of what it is compared with.  Used for
-#: "clearly nearer the paper's candidate than its alternative" (partly reproduced) and
-#: for "stays small / inactive" claims.
+#: "Clearly" smaller: at most this fraction of what it is compared with (partly
+#: reproduced; "stays small / inactive" claims).
 CLEARLY = 0.5
-#: A closed form and the simulation of the same equations agree when their time gap
-#: (``helpers.core.measures.time_gap``) is at most this: the Euler steps of gradient
-#: descent lag the gradient flow by about ``lr s / 2`` per unit of ``s t``, a few
-#: percent : for the step sizes of the book.
+#: A closed form and its simulation agree when their time gap is at most this (Euler
+#: steps lag the gradient flow by about ``lr s / 2``, a few percent here).
 CHECK_GAP = 0.05
-#: Two runs of the same network from the same start, computed by two programs (the
-#: engine against the authors' scripts, criterion ``same_run``), agree to float
-#: rounding at an epoch when their relative difference there, ``|L_a - L_b| / L_b``,
-#: is at most this.  Both compute in float32 (about 6e-8 relative per operation): a
-#: difference that only rounding makes stays orders of magnitude below it until the
-#: runs part.  A time rescaling by ``1 + e`` (a step size ``e`` off) moves the loss by
-#: ``e |d ln L / d ln t|`` relative, so agreement within this tolerance through a drop
-#: at least as steep as ``L ~ 1/t`` (``|d ln L / d ln t| >= 1``) leaves no rescaling
-#: beyond the tolerance itself: the same number bounds the step-size error
-#: ``same_run`` accepts.  Set before any curve was compared (it was the page's
-#: ``SAME_START_TOL``).
+#: Two programs' runs of one network from the same start (``same_run``) agree to
+#: rounding at an epoch when ``|L_a - L_b| / L_b`` is at most this (float32 rounding
+#: stays far below it until they part).  Through a drop at least as steep as
+#: ``L ~ 1/t`` it also bounds the step-size error ``same_run`` accepts.
 SAME_RUN_TOL = 1e-4
-#: The phase of training in which the paper's context-level description of a network's
-#: gating applies ([rulebook-phase]): snapping every unit to its nearest context-level
-#: gate (``helpers.core.measures.snap_to_contexts``) changes the output by at most this
-#: fraction of its norm.
+#: Where the paper's context-level description applies ([rulebook-phase]): snapping
+#: each unit to its nearest context-level gate moves the output by at most this.
 PHASE_SNAP = 0.1
-#: A share that cannot pass a bound (a share of weight held against 1) is judged
-#: one-sided: the seed spread shrinks towards a bound, so it is no yardstick there.
-#: The shortfall agrees when it is at most this fraction, the same fraction of a
-#: network a context-level description may miss and still apply ([rulebook-phase]).
+#: A share held against a bound it cannot pass is judged one-sided (the seed spread
+#: shrinks there): its shortfall agrees when at most this, as for [rulebook-phase].
 BOUND_TOLERANCE = PHASE_SNAP
-#: Where a claim about a structure is read ([rulebook-structure], rule 5): where that
-#: structure exists, not merely where nothing contradicts it.  A network's context
-#: gating exists where its loss is below the common-only level, the least loss of its
-#: common pathway alone (the best linear map of the inputs): no network without
-#: context gating gets there.  The other windows (rule 3's phase included) are the
-#: claim's ``window`` variants.
+#: Where a claim about a structure is read ([rulebook-structure], rule 5): where the
+#: structure exists (:func:`structure_window`); other windows are ``window`` variants.
 STRUCTURE_RULE = (
     "a claim about a structure is read where that structure exists: context gating "
     "at the records where the loss is below the common-only level (the best linear "
@@ -106,30 +72,19 @@ STRUCTURE_RULE = (
     "below the rank-one map's loss"
 )
 
-#: A re-executed number that moves under float32 rounding has drifted when it moves
-#: beyond this multiple of its rounding floor, the range it took over the stored
-#: executions of the book on other instruction sets and CPUs ([rulebook-rounding]):
-#: the range of three executions underestimates how far a fourth machine lands (the
-#: expected range of three normal draws is 1.7 of their standard deviations, and two
-#: draws differ by more than 3.6 of them once in a hundred times), hence 3, set
-#: before any other machine's records were held against it.
+#: A re-executed number has drifted when it moves beyond this multiple of its rounding
+#: floor, its range over the stored executions ([rulebook-rounding]); three
+#: executions' range underestimates where a fourth machine lands, hence 3.
 ROUNDING_MULTIPLE = 3.0
 
 #: Two k-means optima tie when their objectives differ by at most this fraction of the
-#: lower ([rulebook-ties]): float32 rounding moves the sampled gates, and with them
-#: every k-means objective, by about 1e-3 of its size (the K = 1 objective of
-#: Algorithm 1 on the Section 4 network, a plain sum of squares with no optimiser in
-#: it, moves by 7e-4 between this machine's instruction set and SSE4.2), so which of
-#: two optima closer than ``ROUNDING_MULTIPLE`` times that comes out lowest is the
-#: machine's doing, not the data's.  Set from that move, when the two best K = 3
-#: optima were known to lie 0.06 % and 0.1 % apart on the two instruction sets.
+#: lower ([rulebook-ties]): rounding moves every objective by about 1e-3 (7e-4 measured
+#: between two instruction sets), so closer optima are ordered by the machine.
 KMEANS_TIE = ROUNDING_MULTIPLE * 1e-3
 
-#: The book's own choices a verdict on the paper can rest on ([rulebook-variants]):
-#: each ``kind = "paper"`` claim names those of its measure (``choices`` in its
-#: chapter's data file); its record carries the same measure under each other
-#: defensible setting of each (``variants``) and the choices under which the verdict
-#: differs from the primary setting's, the paper's figure's (``depends_on``).
+#: The book's own choices a verdict on the paper can rest on ([rulebook-variants]): a
+#: record carries its measure under each other setting (``variants``) and the choices
+#: that change the verdict (``depends_on``).
 CHOICES = {
     "width": "how wide the candidate and rival networks are (per pathway, or the "
     "ReLU network's total shared out as Appendix F does)",
@@ -191,7 +146,6 @@ CRITERIA = {
 
 @lru_cache(maxsize=1)
 def _registry() -> dict:
-    """``{chapter: {record: entry}}`` from the chapters' data files."""
     claims = {c: chapter_data.claims(c) for c in chapter_data.chapters()}
     return {c: entries for c, entries in claims.items() if entries}
 
@@ -207,17 +161,9 @@ def claim(chapter: str, name: str) -> dict | None:
 
 
 def structure_window(loss, level) -> np.ndarray:
-    """Rule 5 ([rulebook-structure], :data:`STRUCTURE_RULE`): the records at which a
-    structure exists, where the loss is below ``level``, the least loss without it
-    (for context gating the common-only level).  Used by the page ``book/depth.md``.
-
-    Args:
-        loss: the loss at each record, any shape (e.g. ``(seeds, records)``).
-        level: the least loss a network without the structure reaches.
-
-    Returns:
-        a boolean array of ``loss``'s shape: True where the structure exists.
-    """
+    """Rule 5 ([rulebook-structure], :data:`STRUCTURE_RULE`): a boolean array of
+    ``loss``'s shape (any), True where the structure exists: the loss below ``level``,
+    the least loss without it (for context gating the common-only level)."""
     if not _number(level):
         raise ValueError(f"level must be a finite number, got {level!r}")
     loss = np.asarray(loss, float)
@@ -229,16 +175,8 @@ def _number(x):
 
 
 def kmeans_tie(best: float, other: float, tol: float = KMEANS_TIE) -> bool:
-    """Whether two k-means objectives tie ([rulebook-ties], :data:`KMEANS_TIE`): they
-    differ by at most ``tol`` times the lower one.
-
-    Args:
-        best, other: the two objectives (sums of squares, >= 0).
-        tol: the relative tolerance, default the rulebook's.
-
-    Returns:
-        True where rounding, not the data, may decide which is lower.
-    """
+    """Whether two k-means objectives (>= 0) tie ([rulebook-ties]): they differ by at
+    most ``tol`` times the lower one, so rounding may decide which is lower."""
     for name, x in (("best", best), ("other", other), ("tol", tol)):
         if not _number(x) or x < 0:
             raise ValueError(f"{name} must be a finite number >= 0, got {x!r}")
@@ -246,9 +184,7 @@ def kmeans_tie(best: float, other: float, tol: float = KMEANS_TIE) -> bool:
 
 
 def holds(criterion: str | None, value, compared=None, spread=None, alternative=None):
-    """``True`` / ``False`` / ``"partly"`` for ``value`` under ``criterion``; None when
-    the
-    fields cannot say (no criterion, or nothing to compare with)."""
+    """True / False / ``"partly"`` under ``criterion``; None when it cannot say."""
     if criterion is None:
         return None
     if criterion not in CRITERIA:
@@ -301,18 +237,14 @@ def holds(criterion: str | None, value, compared=None, spread=None, alternative=
 
 
 #: A verdict is *marginal* when its deciding quantity lies within this fraction of a
-#: threshold it is held against ([rulebook-marginal]): a little more noise, another
-#: seed or another machine could put it on the other side.
+#: threshold ([rulebook-marginal]): another seed or machine could flip it.
 MARGINAL = 0.1
 
 
 def thresholds(
     criterion: str | None, value, compared=None, spread=None, alternative=None
 ) -> list[tuple[float, float]]:
-    """The pairs ``(quantity, threshold)`` a verdict under ``criterion`` compares
-    (:func:`holds`): the gap against the noise yardstick, the distance to the
-    candidate against the alternative's share, the shortfall against the bound's
-    tolerance; empty where no number is held against a threshold."""
+    """The pairs ``(quantity, threshold)`` that :func:`holds` compares."""
     if criterion in ("seed_noise", "beyond_noise") and _number(value):
         out = [(value, NOISE_MULTIPLE * spread)] if _number(spread) else []
         if criterion == "seed_noise" and _number(alternative):
@@ -341,8 +273,7 @@ def thresholds(
 def marginal(
     criterion: str | None, value, compared=None, spread=None, alternative=None
 ) -> bool:
-    """Whether a verdict lies on a hair: a deciding quantity within
-    :data:`MARGINAL` of a threshold it is held against (0.0993 against 0.1)."""
+    """Whether a deciding quantity lies within :data:`MARGINAL` of its threshold."""
     return any(
         t > 0 and abs(q - t) <= MARGINAL * t
         for q, t in thresholds(criterion, value, compared, spread, alternative)
@@ -350,8 +281,6 @@ def marginal(
 
 
 def _distance(value, compared, yardstick: str, alternative) -> str:
-    """``|value - compared|`` against ``yardstick``, and the alternative's value where
-    there is one, for a reason."""
     g = lambda x: f"{x:.3g}"  # noqa: E731
     text = (
         f"|{g(value)} - {g(compared)}| = {g(abs(value - compared))} against {yardstick}"
@@ -416,29 +345,11 @@ def _judge(
 ) -> tuple[str, str]:
     """``(verdict, reason)`` for a record, by the rules of the module docstring.
 
-    ``censored``: the value is a time gap that is only a lower bound (the candidate
-    never reached, within the run, a loss level the reference reached).  Such a gap
-    cannot show agreement: under ``seed_noise`` and ``gap`` it fails; under
-    ``beyond_noise`` it holds only if the lower bound itself is beyond the noise.
-    ``censored_reference`` (the reference never reached a level the candidate
-    reached): the gap cannot show agreement either, so "reproduced" becomes "partly
-    reproduced", while "partly" and "not" stand, and a check that holds becomes
-    "undecided" (a check has no "partly"; the lower bound shows no failure either)
-    (``measures.match`` judges such a comparison at the levels both sides reach, this
-    reading being its ``levels`` variant).
-
-    ``interval``: the seed spread's 90 % bootstrap interval ([rulebook-noise]); a
-    verdict on the paper that differs at the interval's two ends is ``undecided``.
-    ``decided_by``: whose choice decides the verdict (one of :data:`DECIDED_BY`;
-    default the paper's claim), named in the reason of every verdict on the paper.
-    ``candidates``: ``{name: gap}`` of a fitted family of candidates
-    ([rulebook-best]); the paper's candidate must be within noise of the smallest (its
-    gap at most that plus ``NOISE_MULTIPLE`` x the spread), else the verdict is not
-    reproduced; the alternative (``alternative``) is the one the paper argues against,
-    and decides only between partly and not reproduced.
-    ``ratio_interval``: under ``smaller``, the 90 % bootstrap interval over seeds of
-    ``value / compared`` where both are measured once per seed ([rulebook-noise]); a
-    verdict that differs at its two ends is ``undecided``."""
+    ``censored`` (``censored_reference``): the candidate (the reference) never
+    reached a level the other did, so the gap is a lower bound that cannot show
+    agreement.  ``interval`` / ``ratio_interval``: 90 % bootstrap intervals over seeds
+    ([rulebook-noise]); a verdict that differs at their ends is ``undecided``.
+    ``candidates``: ``{name: gap}`` of a fitted family ([rulebook-best])."""
     decided_by = _checked_choices(kind, provenance, decided_by)
     if kind == "measured":
         return "measured", "a measurement; no claim is judged on it"
@@ -501,9 +412,8 @@ def _judge(
 def _paper_verdict(
     ok, rule: str, judged, criterion, value, compared, interval, ratio_interval, who
 ) -> tuple[str, str]:
-    """``(verdict, reason)`` on the paper's claim whose criterion gave ``ok``
-    (``judged``: the outcome at another seed spread), ``undecided`` where it changes
-    within the spread's or the ratio's interval over seeds; ``who`` ends the reason."""
+    """``(verdict, reason)`` on the paper's claim; ``undecided`` where it changes
+    within the seeds' interval (``judged``: the outcome at another spread)."""
     if interval is not None and criterion in NOISE_CRITERIA:
         lo, hi = (float(x) for x in interval)
         ends = {_outcome(judged(lo)), _outcome(judged(hi)), _outcome(ok)}
@@ -533,11 +443,7 @@ def _paper_verdict(
 
 
 def _checked_choices(kind: str, provenance: str, decided_by: str | None) -> str:
-    """Refuses an unknown ``kind``, ``provenance`` or ``decided_by`` (ValueError).
-
-    Returns:
-        ``decided_by``, by default the paper's claim.
-    """
+    """``decided_by`` (default the paper's claim); ValueError on an unknown field."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if provenance not in PROVENANCES:
@@ -551,10 +457,8 @@ def _checked_choices(kind: str, provenance: str, decided_by: str | None) -> str:
 def _outcome_at(
     criterion, value, compared, spread, alternative, best, lower_bound, censored
 ):
-    """Whether the criterion holds at the seed spread ``spread``: True, False,
-    ``"partly"`` or None (no numeric criterion), failing where another candidate of
-    the family (its gap ``best``) is nearer beyond noise, and read as a lower bound
-    where ``lower_bound`` (``censored``: the candidate's side is censored)."""
+    """:func:`holds` at ``spread``, failing where another candidate (gap ``best``) is
+    nearer beyond noise, read as a lower bound where ``lower_bound``."""
     ok = holds(criterion, value, compared, spread, alternative)
     if (
         ok is not None
@@ -569,8 +473,7 @@ def _outcome_at(
         elif censored:
             ok = False if ok is not None else None
         elif ok is True:
-            # the reference alone censored: a lower bound cannot show agreement,
-            # but it does not turn "partly" into "not"
+            # the reference alone censored: no agreement shown, nor disagreement
             ok = "partly"
     return ok
 
@@ -594,12 +497,10 @@ def _censored_sides(censored: bool, censored_reference: bool) -> str:
 
 
 def _check_verdict(ok, rule: str) -> tuple[str, str]:
-    """``(verdict, reason)`` of a check whose criterion gave ``ok``."""
     if ok is None:
         return "check", "shown in the chapter (no numeric criterion)"
     if ok == "partly":
-        # the reference alone censored: within the rule, but a lower bound cannot
-        # show agreement and does not show disagreement (a check has no "partly")
+        # the reference alone censored: a lower bound shows neither (no "partly")
         return (
             "undecided",
             f"undecided: {rule}; within the rule, but a lower bound cannot show "
@@ -613,7 +514,6 @@ def _check_verdict(ok, rule: str) -> tuple[str, str]:
 
 
 def _undecided_within(rule: str, where: str, ends: set, who: str) -> tuple[str, str]:
-    """The verdict ``undecided``: it changes within an interval over seeds."""
     return "undecided", (
         f"{rule}: the verdict changes within {where} "
         f"({' / '.join(sorted(ends))}); more seeds are needed.{who}"
@@ -621,10 +521,7 @@ def _undecided_within(rule: str, where: str, ends: set, who: str) -> tuple[str, 
 
 
 class Verdict(NamedTuple):
-    """What :func:`decide` returns: the verdict, its reason (the variants' clause
-    included), the verdict under each variant of the book's choices
-    (``{choice: [{"setting", "value", "verdict"}, ...]}``) and the choices under which
-    it differs from the primary setting's (``depends_on``)."""
+    """What :func:`decide` returns; ``variants``: ``{choice: [row, ...]}``."""
 
     verdict: str
     reason: str
@@ -667,8 +564,7 @@ def _primary(claim: Mapping, ev: Evidence) -> tuple[str, str]:
 
 
 def _setting(ev: Evidence, x) -> Evidence:
-    """One variant's evidence: given whole, or a number that replaces the value (the
-    per-seed values, intervals and fitted family belong to the primary's value)."""
+    """One variant's evidence: given whole, or a number that replaces the value."""
     if isinstance(x, Evidence):
         return x.but(variants=None)
     return ev.but(
@@ -682,11 +578,9 @@ def _setting(ev: Evidence, x) -> Evidence:
 
 
 def seed_variants(ev: Evidence) -> dict:
-    """The ``seeds`` variants every noise verdict has without another run
-    ([rulebook-variants]): the yardstick at both ends of its 90 % bootstrap interval
-    over seeds (or, under ``smaller``, the ratio at both ends of its interval; under
-    ``near_bound``, the value, as a ratio to the bound), the verdicts other draws of
-    as many seeds could give."""
+    """The ``seeds`` variants ([rulebook-variants]): the yardstick (or, under
+    ``smaller`` and ``near_bound``, the ratio) at both ends of its 90 % bootstrap
+    interval over seeds."""
     g = lambda x: f"{x:.3g}"  # noqa: E731
     out = {}
     if ev.rule in NOISE_CRITERIA and ev.spread_interval is not None:
@@ -714,9 +608,8 @@ def seed_variants(ev: Evidence) -> dict:
 
 
 def variants_clause(variants: dict, primary: str) -> tuple[str, list]:
-    """The sentence a reason ends with, and ``depends_on``: the choices under some
-    setting of which the verdict differs from the primary setting's ``primary`` (a
-    setting under which the claim is not testable gives no other verdict)."""
+    """The sentence a reason ends with, and ``depends_on``: the choices with a
+    setting whose verdict differs from ``primary`` (not testable excepted)."""
     if not variants:
         return "", []
     depends = {  # a setting that cannot test the claim gives no other verdict
@@ -734,19 +627,8 @@ def variants_clause(variants: dict, primary: str) -> tuple[str, list]:
 
 
 def decide(claim: Mapping, evidence) -> Verdict:
-    """The verdict on a claim, from its evidence ([rulebook-evidence]).
-
-    Args:
-        claim: the claim's registry entry (``kind``, ``provenance``, optionally
-            ``decided_by``), or a stored record, which carries the same fields.
-        evidence: a :class:`helpers.core.measures.Evidence` (or a bare value: a
-            measurement with no comparison).
-
-    Returns:
-        :class:`Verdict`: the primary setting's verdict and reason, each variant's
-        verdict, and the choices the verdict depends on; the reason ends with the
-        variants' clause.
-    """
+    """The verdict on ``claim`` (a registry entry or stored record) from
+    ``evidence`` (an ``Evidence`` or a bare value) ([rulebook-evidence])."""
     ev = _as_evidence(evidence)
     v, reason = _primary(claim, ev)
     settings = dict(ev.variants or {})
@@ -785,10 +667,8 @@ def verdict(
     criterion: str | None = None,
     compared=None,
 ) -> str:
-    """The verdict :func:`decide` gives one setting's evidence (a
-    :class:`helpers.core.measures.Evidence`, or anything with its fields ``value``,
-    ``spread``, ``alternative`` and ``censored``), for the verdicts a page shows per
-    setting (per initialisation, per margin) without a record of each.
+    """The verdict :func:`decide` gives one setting's evidence (anything with
+    ``Evidence``'s fields), for a page's per-setting verdicts without a record each;
     ``criterion`` defaults to the evidence's own, else ``seed_noise``."""
     ev = _as_evidence(match)
     rule = criterion or ev.criterion or ("exact" if compared is not None else None)
@@ -800,8 +680,7 @@ def verdict(
     return decide({"kind": kind, "provenance": provenance}, ev).verdict
 
 
-#: The verdicts on the paper from worst to best: the order a claim decided over
-#: several cases takes the worst of ([rulebook-cases]).
+#: The verdicts on the paper from worst to best ([rulebook-cases]).
 WORST_FIRST = (
     "not testable",
     "not reproduced",
@@ -811,10 +690,8 @@ WORST_FIRST = (
 
 
 def worse_end(match) -> str:
-    """The verdict a case counts by when a claim is decided over several cases
-    ([rulebook-cases]): its verdict, or, where it is undecided (the verdict changes
-    within the yardstick's interval), the worse of the verdicts at the interval's two
-    ends."""
+    """The verdict a case counts by ([rulebook-cases]): its own, or where undecided,
+    the worse of the verdicts at the yardstick interval's two ends."""
     v = verdict(match)
     ev = _as_evidence(match)
     if v != "undecided" or ev.spread_interval is None:
@@ -827,17 +704,9 @@ def worse_end(match) -> str:
 
 
 def worst_case(verdicts, severity, counted=None) -> int:
-    """Index of the case that decides a claim the paper states for every case
-    ([rulebook-cases]: margins, contexts, plateaus): the worst verdict, an undecided
-    case counting by its worse end (``counted``, from :func:`worse_end`); among cases
-    that count the same, a decided one before an undecided one, then the largest
-    ``severity`` (e.g. gap over seed spread).
-
-    Args:
-        verdicts: each case's verdict, ``(cases,)``.
-        severity: each case's distance from agreement, ``(cases,)``.
-        counted: each case's verdict as it counts (default ``verdicts``).
-    """
+    """Index of the case that decides a claim stated for every case ([rulebook-cases]):
+    the worst ``counted`` verdict (:func:`worse_end`; default ``verdicts``), a decided
+    case first, then the largest ``severity`` (distance from agreement)."""
     verdicts, severity = list(verdicts), list(severity)
     counted = verdicts if counted is None else list(counted)
     if not verdicts or not (len(verdicts) == len(severity) == len(counted)):
@@ -859,10 +728,8 @@ def worst_case(verdicts, severity, counted=None) -> int:
 
 def setup_clause(verdicts: Mapping, chosen: str, same=(), record="init_sensitivity"):
     """The clause a verdict's note carries on the other setups ([rulebook-labels]):
-    ``verdicts`` is ``{choice: verdict}`` under every initialisation ([conv-init]),
-    ``chosen`` the setup the verdict is judged under, ``same`` the choices that start
-    the networks exactly as ``chosen`` does (one setup under two names).  Used in the
-    notes of pages *Contexts* and *More contexts* (``init_sensitivity``)."""
+    ``verdicts`` is ``{choice: verdict}`` per initialisation ([conv-init]), ``same``
+    the choices that start exactly as ``chosen`` (pages *Contexts*, *More contexts*)."""
     if chosen not in verdicts:
         raise ValueError(f"no verdict under the chosen setup {chosen!r}")
     own = verdicts[chosen]

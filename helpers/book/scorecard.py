@@ -1,15 +1,8 @@
-"""The scorecard a reader scans, and the appendix of every record (pages *Scorecard*
-and *Every record*, ``book/scorecard.md`` and ``book/records.md``), built from the
-records the chapters wrote; nothing here is typed by hand.
+"""The scorecard and the appendix of every record (pages *Scorecard* and *Every
+record*), built from the chapters' records; nothing here is typed by hand.
 
-One row per claim of the paper: a record registered with ``part_of`` (the closed form
-of Section 5 beside the ReLN at the same C) joins its claim's row and is not counted
-again.  Each row names the claim, its verdict with a mark (robust to every choice of
-the book that was varied, or the choices it depends on), who decides it (the paper's
-claim, the authors' code, this book's construction), and the quantity that decides it
-with its numbers: a time gap also as the lag in percent a reader can picture.  The
-bottom line says per section of the paper, in words, what holds, what fails and whose
-problem that is, and what depends on a choice of the book.
+One row per claim of the paper (a record registered ``part_of`` joins its claim's
+row): its verdict, mark, who decides it, and the quantity that decides it.
 """
 
 from __future__ import annotations
@@ -26,8 +19,7 @@ from .records import dropdown as _dropdown
 from .records import fmt as _fmt
 from .records import short as _short
 
-#: The verdicts on the paper's claims in the order the bottom line gives them, and
-#: their short names there.
+#: The verdicts on the paper's claims, in the bottom line's order and short names.
 COUNTED = {
     "reproduced": "reproduced",
     "partly reproduced": "partly",
@@ -57,9 +49,7 @@ OTHER_KINDS = {
 
 
 def claims(records: dict) -> list[tuple[str, str, dict, list]]:
-    """The paper's claims, one per row: ``(chapter, name, record, parts)`` where
-    ``parts`` are the ``(name, record)`` registered ``part_of`` it.  Each record
-    carries its claim's ``short`` wording from the registry."""
+    """The paper's claims as rows ``(chapter, name, record, part_of records)``."""
     out = []
     for ch, recs in records.items():
         for name, r in recs.items():
@@ -75,16 +65,13 @@ def claims(records: dict) -> list[tuple[str, str, dict, list]]:
 
 
 def _short_of(chapter: str, name: str, r: dict) -> dict:
-    """The record with its claim's ``short`` wording and the ``quantity`` its verdict
-    is decided on (the registry's, where the record's measure is no time gap)."""
+    """The record with the registry's ``short`` and ``quantity``."""
     entry = rulebook.claim(chapter, name) or {}
     extra = {k: entry[k] for k in ("short", "quantity") if entry.get(k)}
     return {**r, **extra} if extra else r
 
 
 def _quantity(r: dict) -> str:
-    """The name of the quantity a noise verdict is decided on: the registry's
-    ``quantity``, else a time gap where the record has a lag in percent, else a gap."""
     return r.get("quantity") or ("time gap" if r.get("lag_percent") else "gap")
 
 
@@ -101,8 +88,7 @@ def _label(r: dict) -> str:
 
 
 def bottom_line(records: dict) -> str:
-    """The bottom line in one sentence: the verdicts of the paper's claims, and how
-    many depend on a choice of the book."""
+    """The bottom line in one sentence: the verdicts counted, and the dependent."""
     c = counts(records)
     parts = ", ".join(f"{c[v]} {short}" for v, short in COUNTED.items())
     rows = claims(records)
@@ -126,10 +112,7 @@ def _lag(r: dict, brief: bool = False) -> str:
 
 
 def decides(r: dict, brief: bool = False) -> str:
-    """The quantity that decides a verdict, named, with its numbers: the time gap
-    (and its lag in percent) against the seed spread and the spread's interval, or a
-    ratio beside its own interval; ``brief``: the lag without its range over seeds
-    (the scorecard's table)."""
+    """The quantity that decides a verdict, with its numbers against its yardstick."""
     crit = r.get("criterion")
     value, spread = r.get("value"), r.get("spread")
     num = rulebook._number
@@ -139,7 +122,6 @@ def decides(r: dict, brief: bool = False) -> str:
             f"{_quantity(r)} {_fmt(value)} against {rulebook.NOISE_MULTIPLE:g} x "
             f"seed spread {_fmt(spread)}"
         )
-        # the spread's interval is in the details (and in the seeds' variants)
         lag = _lag(r, brief)
         return f"{text}; {lag}" if lag else text
     if crit == "near" and num(value) and num(spread) and num(r.get("paper")):
@@ -176,11 +158,7 @@ def decides(r: dict, brief: bool = False) -> str:
 
 
 def why(r: dict) -> str:
-    """Why a verdict is what it is, in one plain sentence generated from the record
-    (the scorecard's rows, the intro's failures): the deciding number against its
-    yardstick in words, censoring, the seeds' interval or rounding where they decide;
-    a second reading of the paper's words (``definition``) follows with its verdict.
-    """
+    """Why a verdict is what it is, in one plain sentence from the record."""
     text = _why(r)
     other = [
         x
@@ -284,14 +262,11 @@ def _why(r: dict) -> str:
 
 
 def _g(x) -> str:
-    """A number to 3 significant digits (the rulebook's reasons use the same)."""
     return f"{x:.3g}" if rulebook._number(x) else _short(x)
 
 
 def mark(r: dict, brief: bool = False) -> str:
-    """Robust, or the choices the verdict depends on (and the verdict there);
-    ``brief``: the choices' names alone (the scorecard's table; the settings and their
-    verdicts are in its details)."""
+    """Robust, or the choices the verdict depends on (``brief``: names alone)."""
     hair = "marginal (within a tenth of its threshold); " if r.get("marginal") else ""
     variants = r.get("variants") or {}
     if not variants:
@@ -352,7 +327,6 @@ def _names(rows) -> str:
 
 
 def _rescued(r: dict) -> list[str]:
-    """The choices of the book under which a failing claim holds at least in part."""
     return [
         c
         for c in r.get("depends_on") or []
@@ -365,9 +339,9 @@ def _rescued(r: dict) -> list[str]:
 
 
 def in_words(records: dict, reasons: bool = True) -> list[str]:
-    """The bottom line per section of the paper, in plain words: what holds, what
-    fails and whose problem that is, what the seeds cannot decide, what depends on a
-    choice of this book. No record names, no yardsticks."""
+    """The bottom line per section of the paper, in plain words (no record names):
+    what holds, what fails and whose problem, what is undecided or depends on a
+    choice."""
     rows = claims(records)
     groups = list(GROUPS) + sorted(
         {r.get("group") or "Other" for _, _, r, _ in rows} - set(GROUPS)
@@ -459,8 +433,7 @@ def _row(ch: str, name: str, r: dict, parts: list) -> list[str]:
 
 def verdict_line(chapter: str, name: str, records: dict) -> str:
     """The MyST line the directive ``verdict`` (:mod:`helpers.book.sphinx_ext`) renders
-    under a figure: the badge, the claim in short, what decides it, robust or depends,
-    and who decides.
+    under a figure.
 
     Raises:
         KeyError: ``name`` is no record of ``chapter``, or no claim of the paper.
@@ -487,17 +460,10 @@ def bold_line(records: dict) -> str:
 
 
 def scorecard(records: dict, bold: bool = True) -> str:
-    """The scorecard page's body as Markdown: the bottom line (``bold``: where the
-    page does not print it above the figure of :mod:`helpers.book.glance`), the
-    bottom line per section in words, then a table per section of the paper (one row
-    per claim) with the details in a dropdown; the book's checks, findings and
-    measurements are counted here and listed on the page *Every record*; the legend
-    (:func:`legend`) is the page's last section."""
+    """The scorecard page's body as Markdown, a table per section of the paper."""
     rows = claims(records)
     out = [bold_line(records), ""] if bold else []
 
-    # the bottom line per section, folded: each row below says why (the intro
-    # carries the same paragraphs with their reasons)
     out += _dropdown(
         "The bottom line per section, in words",
         [x for sentence in in_words(records, reasons=False) for x in (sentence, "")],
@@ -540,8 +506,7 @@ def _variants(r: dict) -> list[str]:
 
 
 def choices_table() -> str:
-    """The vocabulary of the book's own choices (:data:`rulebook.CHOICES`) as a table
-    (page *How verdicts are decided*)."""
+    """:data:`rulebook.CHOICES` as a table (page *How verdicts are decided*)."""
     return tabulate(
         [[f"`{k}`", _cell(v)] for k, v in rulebook.CHOICES.items()],
         ["choice", "what is varied"],
@@ -550,8 +515,7 @@ def choices_table() -> str:
 
 
 def appendix(records: dict) -> str:
-    """Every record, kind by kind (the paper's claims, the checks, the findings, the
-    measurements), each with its numbers, reason and variants, in dropdowns."""
+    """Every record, kind by kind, with its numbers, reason and variants."""
     out = []
     kinds = {"paper": "The paper's claims", **OTHER_KINDS}
     for kind, title in kinds.items():
