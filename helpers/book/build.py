@@ -207,8 +207,9 @@ def _unexecuted(name: str) -> Path:
 
 
 def _kernel_manager():
-    """Papermill's kernel manager: IPC sockets named apart in the temporary folder
-    (not local TCP, which ipykernel warns about), TCP on Windows."""
+    """Papermill's kernel manager: IPC sockets, not local TCP (which ipykernel warns
+    about), each kernel's named apart in the temporary folder (two kernels started in
+    one folder took the same files and each other's messages); TCP on Windows."""
     from jupyter_client.manager import AsyncKernelManager
 
     if os.name == "nt":

@@ -228,13 +228,13 @@ def print_document(
         '<div class="pdf-contents"><h1>Contents</h1></div></div>',
         "html.parser",
     )
-    edition_ = f"Version {version}, {date}"
-    for cls, text in zip(
-        ("book-title", "author", "edition", "repository", "run"),
-        (title, author, edition_, repository or "", run),
-    ):
-        front.select_one(f".pdf-{cls}").string = text or ""
-    if not run:
+    front.select_one(".pdf-book-title").string = title
+    front.select_one(".pdf-author").string = author
+    front.select_one(".pdf-edition").string = f"Version {version}, {date}"
+    front.select_one(".pdf-repository").string = repository or ""
+    if run:
+        front.select_one(".pdf-run").string = run
+    else:
         front.select_one(".pdf-run").decompose()
     if nav is not None:
         for cls in ("pst-show_toc_level", "nav", "section-nav"):
