@@ -79,57 +79,35 @@ COLAB_BRANCH = "colab-notebooks"
 _COLAB_LINK = re.compile(
     r"(https://colab\.research\.google\.com/github/[^/\"]+/[^/\"]+/blob/)[^/\"]+/"
 )
-_VOLATILE_CELL_KEYS = ("execution", "papermill")
-_PACKAGES = (
-    "jax",
-    "jaxlib",
-    "numpy",
-    "scipy",
-    "scikit-learn",
-    "matplotlib",
-    "papermill",
-    "jupyter-book",
-)
+_PACKAGES = "jax jaxlib numpy scipy scikit-learn matplotlib papermill jupyter-book"
+_REFUSED = "refused before any work: "
 
 
 def _progress(msg: str) -> None:
     print(f"[book] {msg}", file=sys.stderr, flush=True)
 
 
-def _tail(log: Path, name: str, stop: threading.Event) -> None:
-    """Print the chapter's progress lines to the terminal while it executes."""
-    pos = 0
-    while True:
-        done = stop.wait(1.0)
-        text = log.read_text() if log.exists() else ""
-        for line in text[pos:].splitlines():
-            _progress(f"{name}: {line}")
-        pos = len(text)
-        if done:
-            return
+def _checked(check, *args):
+    """``check(*args)``, a ValueError refused (SystemExit) before any work."""
+    try:
+        return check(*args)
+    except ValueError as exc:
+        raise SystemExit(f"{_REFUSED}{exc}") from None
 
 
-def _strip_volatile(path: Path) -> None:
-    """Drop per-cell timestamps and durations so that two runs write the same file."""
-    nb = json.loads(path.read_text())
-    for cell in nb.get("cells", []):
-        for k in _VOLATILE_CELL_KEYS:
-            cell.get("metadata", {}).pop(k, None)
-    pm = nb.get("metadata", {}).get("papermill", {})
-    for k in (
-        "start_time",
-        "end_time",
-        "duration",
-        "input_path",
-        "output_path",
-        "environment_variables",
-    ):
-        pm.pop(k, None)
-    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+def _no_chapter(name: str, suffix: str) -> SystemExit:
+    return SystemExit(
+        f"no chapter {name!r}: book/{name}{suffix} does not exist "
+        f"(chapters: {chapters_present()})"
+    )
+
+
+def _write_json(path: Path, data, **kw) -> None:
+    path.write_text(json.dumps(data, **kw) + "\n")
 
 
 def repository_url() -> str | None:
-    """The book's repository: the environment variable, else ``_config.yml``; or
+    """The book's repository: the environment variable, else ``_config.yml``, else
     None."""
     url = os.environ.get(REPOSITORY_VARIABLE, "").strip()
     if url:
@@ -161,9 +139,8 @@ def colab_notebooks(dest: Path) -> list[Path]:
             if cell["cell_type"] == "code":
                 text = "".join(cell["source"])
                 cell["source"] = _with_repository(text, url).splitlines(keepends=True)
-        path = dest / "book" / src.name
-        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
-        out.append(path)
+        out.append(dest / "book" / src.name)
+        _write_json(out[-1], nb, indent=1, ensure_ascii=False)
     return out
 
 
@@ -173,23 +150,15 @@ NOTEBOOKS = ROOT / "_build" / "interactive" / "notebooks"
 
 
 def notebook_copy(name: str, dest: Path | None = None) -> Path:
-    """A working copy of the executed chapter ``name`` for JupyterLab (or any notebook
-    editor), written to ``dest`` (default :data:`NOTEBOOKS`): the committed
-    ``book/<name>.ipynb`` without its jupytext pairing, so that saving it (autosave
-    included) writes that one file and never the committed ``.ipynb`` or ``.md``, and
-    with its MyST in plain notebook Markdown, glued values filled in
-    (:mod:`helpers.book.readable`), so that it reads like the page.  Its
-    records go to ``_build/interactive/results`` as every interactive execution's do.
-
-    Returns:
-        the copy's path.
-    """
+    """The path of a working copy of the executed chapter ``name`` for JupyterLab,
+    written to ``dest`` (default :data:`NOTEBOOKS`): the committed ``book/<name>.ipynb``
+    without its jupytext pairing, so that saving it (autosave included) writes that one
+    file and never the committed ``.ipynb`` or ``.md``, and with its MyST in plain
+    notebook Markdown, glued values filled in (:mod:`helpers.book.readable`).  Its
+    records go to ``_build/interactive/results`` as every interactive execution's do."""
     src = BOOK / f"{name}.ipynb"
     if not src.exists():
-        raise SystemExit(
-            f"no chapter {name!r}: book/{name}.ipynb does not exist "
-            f"(chapters: {chapters_present()})"
-        )
+        raise _no_chapter(name, ".ipynb")
     nb = json.loads(src.read_text())
     nb.get("metadata", {}).pop("jupytext", None)  # unpaired: no .md beside it
     from . import readable, records, scorecard
@@ -198,9 +167,8 @@ def notebook_copy(name: str, dest: Path | None = None) -> Path:
     readable.readable(nb, lambda rec: scorecard.verdict_line(name, rec, recs))
     dest = Path(dest or NOTEBOOKS)
     dest.mkdir(parents=True, exist_ok=True)
-    path = dest / src.name
-    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
-    return path
+    _write_json(dest / src.name, nb, indent=1, ensure_ascii=False)
+    return dest / src.name
 
 
 def _point_colab_at_published_notebooks(html: Path) -> None:
@@ -219,10 +187,8 @@ def run_key(profile: str, overrides: dict, update_book: bool = False) -> str | N
         return None
     if not overrides:
         return profile
-    digest = hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[
-        :8
-    ]
-    return f"{profile}-{digest}"
+    digest = hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()
+    return f"{profile}-{digest[:8]}"
 
 
 def _unexecuted(name: str) -> Path:
@@ -231,26 +197,19 @@ def _unexecuted(name: str) -> Path:
 
     nb = jupytext.read(BOOK / f"{name}.md")
     url = repository_url()
-    for i, cell in enumerate(
-        nb.cells
-    ):  # stable ids: jupytext draws random ones each time
+    for i, cell in enumerate(nb.cells):  # stable ids: jupytext draws random ones
         cell["id"] = f"{name}-{i}"
         if cell.cell_type == "code" and url:
             cell.source = _with_repository(cell.source, url)
     SCRATCH.mkdir(parents=True, exist_ok=True)
-    path = SCRATCH / f"{name}.ipynb"
-    jupytext.write(nb, path)
-    return path
+    jupytext.write(nb, SCRATCH / f"{name}.ipynb")
+    return SCRATCH / f"{name}.ipynb"
 
 
 def _kernel_manager():
-    """The kernel manager papermill starts chapters with: the kernel talks over IPC
-    sockets (files readable by this user only) rather than unencrypted local TCP, which
-    ipykernel warns about on every start; TCP where IPC is not available (Windows).
-    Each kernel's sockets get a name of their own in the temporary folder: by default
-    they are ``kernel-ipc-1``, ``-2``, ... in the notebook's folder, and two kernels
-    started there at once (the test lanes) took the same files and each other's
-    messages ("Invalid Signature", "Kernel didn't respond")."""
+    """Papermill's kernel manager: IPC sockets, not local TCP (which ipykernel warns
+    about), each kernel's named apart in the temporary folder (two kernels started in
+    one folder took the same files and each other's messages); TCP on Windows."""
     from jupyter_client.manager import AsyncKernelManager
 
     if os.name == "nt":
@@ -282,15 +241,9 @@ def execute(
     import papermill
 
     if not (BOOK / f"{name}.md").exists():
-        raise SystemExit(
-            f"no chapter {name!r}: book/{name}.md does not exist "
-            f"(chapters: {chapters_present()})"
-        )
+        raise _no_chapter(name, ".md")
     params = dict(parameters_ or {})
-    try:
-        parameters.check(name, params)
-    except ValueError as exc:
-        raise SystemExit(f"refused before any work: {exc}") from None
+    _checked(parameters.check, name, params)
     unexecuted = _unexecuted(name)
     # the chapter writes its records to a scratch copy of the results (later chapters,
     # the scorecard, read the others there); one per chapter, so that two executions at
@@ -317,8 +270,20 @@ def execute(
         [str(ROOT), *filter(None, [env_before["PYTHONPATH"]])]
     )
     stop = threading.Event()
-    tail = threading.Thread(target=_tail, args=(log, name, stop), daemon=True)
-    tail.start()
+
+    def tail() -> None:  # the chapter's progress lines, printed while it executes
+        pos = 0
+        while True:
+            done = stop.wait(1.0)
+            text = log.read_text() if log.exists() else ""
+            for line in text[pos:].splitlines():
+                _progress(f"{name}: {line}")
+            pos = len(text)
+            if done:
+                return
+
+    tailing = threading.Thread(target=tail, daemon=True)
+    tailing.start()
     t0 = time.perf_counter()
     try:
         papermill.execute_notebook(
@@ -339,10 +304,19 @@ def execute(
     finally:
         seconds = time.perf_counter() - t0
         stop.set()
-        tail.join()
+        tailing.join()
         for k, v in env_before.items():
             os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
-    _strip_volatile(out)
+    # drop per-cell timestamps and durations so that two runs write the same file
+    nb = json.loads(out.read_text())
+    for cell in nb.get("cells", []):
+        for k in ("execution", "papermill"):
+            cell.get("metadata", {}).pop(k, None)
+    pm = nb.get("metadata", {}).get("papermill", {})
+    for k in "start_time end_time duration input_path output_path".split():
+        pm.pop(k, None)
+    pm.pop("environment_variables", None)
+    _write_json(out, nb, indent=1, ensure_ascii=False, sort_keys=True)
     if run is None:  # success: only now does the committed book change
         os.replace(out, BOOK / f"{name}.ipynb")
         for p in results.glob("*.json"):
@@ -353,8 +327,7 @@ def execute(
 
 
 def _record_times(times: dict[str, float], profile: str = "default") -> None:
-    """Times per chapter of a profile, in ``book/stats/execution.json`` (the default
-    build's as it goes; another profile's only when asked, after every chapter ran)."""
+    """Stores a profile's times per chapter in ``book/stats/execution.json``."""
     STATS.mkdir(parents=True, exist_ok=True)
     path = STATS / "execution.json"
     data = json.loads(path.read_text()) if path.exists() else {}
@@ -364,7 +337,7 @@ def _record_times(times: dict[str, float], profile: str = "default") -> None:
     data.setdefault("machines", {})[profile] = _machine()
     if profile == "default":
         data["machine"] = _machine()
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    _write_json(path, data, indent=2, sort_keys=True)
 
 
 def _machine() -> dict:
@@ -376,83 +349,67 @@ def _machine() -> dict:
     }
 
 
-def _expected_seconds(name: str, profile: str) -> float | None:
-    path = STATS / "execution.json"
-    if not path.exists():
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
         return None
-    times = json.loads(path.read_text()).get("profiles", {})
-    return (times.get(profile) or {}).get(name) or (times.get("default") or {}).get(
-        name
-    )
 
 
 def write_manifest(run: Path, profile: str, overrides: dict, times: dict) -> None:
-    versions = {}
-    for pkg in _PACKAGES:
-        try:
-            versions[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            versions[pkg] = None
-    commit = (
-        subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        or None
-    )
+    git = ["git", "-C", str(ROOT), "rev-parse", "HEAD"]
+    commit = subprocess.run(git, capture_output=True, text=True).stdout.strip()
     data = {
         "profile": profile,
         "parameters": overrides,
         "chapters": times,
         "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "commit": commit,
+        "commit": commit or None,
         "machine": _machine(),
         "xla_flags": os.environ.get(rounding.ISA_VARIABLE),
         "command": " ".join(sys.argv[1:]) if sys.argv[1:] else None,
-        "versions": versions,
+        "versions": {pkg: _version(pkg) for pkg in _PACKAGES.split()},
     }
-    (run / "manifest.json").write_text(
-        json.dumps(data, indent=2, sort_keys=True) + "\n"
-    )
+    _write_json(run / "manifest.json", data, indent=2, sort_keys=True)
 
 
-def _refuse_options(
-    profile: str, overrides: dict, record_times: bool, isa, update_book: bool
-) -> str:
-    """Refuses (SystemExit) what :func:`execute_all` cannot do before any work: an
-    unknown instruction set, ``update_book`` or ``record_times`` with parameters
-    they do not take.
+def execute_all(
+    names: list[str],
+    profile: str = "default",
+    overrides: dict | None = None,
+    record_times: bool = False,
+    isa: str | None = None,
+    update_book: bool = False,
+):
+    """Execute ``names`` with ``profile`` and ``overrides``; the run folder or None.
+    What cannot run is refused before any chapter starts.
 
-    Returns:
-        The XLA flags of ``isa`` (:func:`helpers.book.rounding.isa_flags`).
-    """
-    try:
-        flags = rounding.isa_flags(isa)
-    except ValueError as exc:
-        raise SystemExit(f"refused before any work: {exc}") from None
+    ``update_book``: the maintainer's default execution, which replaces the committed
+    notebooks and records in ``book/`` (refused with any other parameters, profile or
+    instruction set); without it every execution is a run of its own, and the drift of
+    its records from the committed ones is printed.
+
+    ``isa``: XLA generates the CPU code of that instruction set
+    (:func:`helpers.book.rounding.isa_flags`): another machine's float32 rounding,
+    always a run of its own (``<profile>-isa-<ISA>``), never ``book/``.
+
+    ``record_times``: a profile's run (no overrides) also stores its chapters' times in
+    ``book/stats/execution.json`` once every chapter has succeeded (the Performance page
+    reports them); the run's notebooks and records stay in the run's folder."""
+    overrides = dict(overrides or {})
+    flags = _checked(rounding.isa_flags, isa)
     if update_book and (overrides or profile != "default" or isa or record_times):
         raise SystemExit(
-            "refused before any work: --update-book writes the committed book and "
+            f"{_REFUSED}--update-book writes the committed book and "
             "takes the default profile and parameters alone (no -p, --profile, --isa "
             "or --record-times)"
         )
     if record_times and (overrides or profile == "default" or isa):
         raise SystemExit(
-            "refused before any work: --record-times stores a profile's times "
+            f"{_REFUSED}--record-times stores a profile's times "
             "and takes a --profile other than default and no -p "
             "parameters"
         )
-    return flags
-
-
-def _plan(names: list[str], profile: str, overrides: dict) -> dict:
-    """Each chapter's parameters (the profile's, then the ``overrides`` it declares),
-    checked; unknown chapters or parameters are refused before any chapter starts.
-
-    Returns:
-        ``{chapter: parameters}``.
-    """
     unknown = [n for n in names if n not in CHAPTERS]
     if unknown:
         raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
@@ -460,33 +417,34 @@ def _plan(names: list[str], profile: str, overrides: dict) -> dict:
     for key in overrides:
         if not any(key in d for d in declared.values()):
             raise SystemExit(
-                f"refused before any work: no chapter among {names} has a "
-                f"parameter {key!r}"
+                f"{_REFUSED}no chapter among {names} has a parameter {key!r}"
             )
-    plan = {}
+    plan = {}  # each chapter's parameters: its profile's, then overrides it declares
     for n in names:
-        params = {
+        plan[n] = {
             **PROFILES[profile].get(n, {}),
             **{k: v for k, v in overrides.items() if k in declared[n]},
         }
-        try:
-            parameters.check(n, params)
-        except ValueError as exc:
-            raise SystemExit(f"refused before any work: {exc}") from None
-        plan[n] = params
-    return plan
-
-
-def _execute_each(
-    names: list[str], plan: dict, run: Path | None, profile: str, overrides: dict
-) -> dict[str, float]:
-    """Executes the chapters in turn with their ``plan``, saying how long is left,
-    and stores their times (``book/stats`` without a ``run``, else its manifest).
-
-    Returns:
-        ``{chapter: seconds}``.
-    """
-    expected = {n: _expected_seconds(n, profile) for n in names}
+        _checked(parameters.check, n, plan[n])
+    key = run_key(profile, overrides, update_book)
+    if isa:
+        key = f"{key or profile}-isa-{isa}"
+        os.environ[rounding.ISA_VARIABLE] = " ".join(
+            x for x in (os.environ.get(rounding.ISA_VARIABLE), flags) if x
+        )  # inherited by each chapter's kernel
+        # another CPU's rounding is measured on runs trained here, never kept ones
+        os.environ[store.KEPT_VARIABLE] = "off"
+    run = None
+    if key is not None:
+        run = RUNS / key
+        shutil.rmtree(run, ignore_errors=True)
+        run.mkdir(parents=True)
+    stats = STATS / "execution.json"
+    past = json.loads(stats.read_text()).get("profiles", {}) if stats.exists() else {}
+    expected = {
+        n: (past.get(profile) or {}).get(n) or (past.get("default") or {}).get(n)
+        for n in names
+    }
     times = {}
     t0 = time.perf_counter()
     for i, n in enumerate(names):
@@ -505,51 +463,9 @@ def _execute_each(
         f"executed {len(times)} chapters in {sum(times.values()):.1f} s"
         + (f"; the run is in {run}" if run else "")
     )
-    return times
-
-
-def execute_all(
-    names: list[str],
-    profile: str = "default",
-    overrides: dict | None = None,
-    record_times: bool = False,
-    isa: str | None = None,
-    update_book: bool = False,
-):
-    """Execute ``names`` with ``profile`` and ``overrides``; the run folder or None.
-
-    ``update_book``: the maintainer's default execution, which replaces the committed
-    notebooks and records in ``book/`` (refused with any other parameters, profile or
-    instruction set); without it every execution is a run of its own, and the drift of
-    its records from the committed ones is printed.
-
-    ``isa``: XLA generates the CPU code of that instruction set
-    (:func:`helpers.book.rounding.isa_flags`): another machine's float32 rounding,
-    always a run of its own (``<profile>-isa-<ISA>``), never ``book/``.
-
-    ``record_times``: a profile's run (no overrides) also stores its chapters' times in
-    ``book/stats/execution.json`` once every chapter has succeeded (the Performance page
-    reports them); the run's notebooks and records stay in the run's folder."""
-    overrides = dict(overrides or {})
-    flags = _refuse_options(profile, overrides, record_times, isa, update_book)
-    plan = _plan(names, profile, overrides)
-    key = run_key(profile, overrides, update_book)
-    if isa:
-        key = f"{key or profile}-isa-{isa}"
-        os.environ[rounding.ISA_VARIABLE] = " ".join(
-            x for x in (os.environ.get(rounding.ISA_VARIABLE), flags) if x
-        )  # inherited by each chapter's kernel
-        # another CPU's rounding is measured on runs trained here, never kept ones
-        os.environ[store.KEPT_VARIABLE] = "off"
-    run = None
-    if key is not None:
-        run = RUNS / key
-        shutil.rmtree(run, ignore_errors=True)
-        run.mkdir(parents=True)
-    times = _execute_each(names, plan, run, profile, overrides)
     if record_times:
         _record_times(times, profile)
-        _progress(f"stored the {profile} profile's times in {STATS / 'execution.json'}")
+        _progress(f"stored the {profile} profile's times in {stats}")
     if run is not None and profile == "default" and not overrides:
         mine = drift.load(run / "results")
         moved = drift.compare(drift.load(BOOK / "results"), mine, chapters=list(times))
@@ -560,51 +476,25 @@ def execute_all(
     return run
 
 
-def _install_mathjax(root: Path) -> None:
-    """Copy MathJax 3 (SVG output, fonts inside) from its Python package into the
-    site."""
-    try:
-        import mathjax  # provided by the django-static-mathjax distribution
-    except ImportError as exc:  # pragma: no cover - named in requirements.txt
-        raise SystemExit("MathJax is missing: pip install -r requirements.txt") from exc
-    src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js"
-    if not src.exists():
-        raise SystemExit(f"MathJax file not found at {src}")
-    dst = root / "_mathjax" / "mathjax"  # not _static: Jupyter Book would load it twice
-    dst.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(src, dst / "tex-svg.js")
-
-
 def _site_config(root: Path) -> Path:
-    """``_config.yml`` with the repository and launch buttons when a URL is configured,
-    written beside the build; without a URL, no button links anywhere."""
+    """``_config.yml`` for the build: launch buttons only where a URL is configured."""
     import yaml
 
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     url = repository_url()
     html = config.setdefault("html", {})
+    html["use_repository_button"] = bool(url)
+    buttons = {"notebook_interface": "classic"}
     if url:
-        config["repository"] = {
-            **(config.get("repository") or {}),
-            "url": url,
-            "branch": os.environ.get("HASTE_REPOSITORY_BRANCH", "main"),
-        }
-        html["use_repository_button"] = True
-        config["launch_buttons"] = {
-            "notebook_interface": "classic",
-            "binderhub_url": "https://mybinder.org",
-            "colab_url": "https://colab.research.google.com",
-        }
+        branch = os.environ.get("HASTE_REPOSITORY_BRANCH", "main")
+        config["repository"] = {**(config.get("repository") or {}), "url": url}
+        config["repository"]["branch"] = branch
+        buttons["binderhub_url"] = "https://mybinder.org"
+        buttons["colab_url"] = "https://colab.research.google.com"
     else:
         config.pop("repository", None)
-        html["use_repository_button"] = False
-        config["launch_buttons"] = {
-            "notebook_interface": "classic",
-            "binderhub_url": "",
-            "colab_url": "",
-            "jupyterhub_url": "",
-            "thebe": False,
-        }
+        buttons.update(binderhub_url="", colab_url="", jupyterhub_url="", thebe=False)
+    config["launch_buttons"] = buttons
     _page_furniture(config, root, url)
     path = root / "_build" / "_config.site.yml"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -613,10 +503,7 @@ def _site_config(root: Path) -> Path:
 
 
 def _page_furniture(config: dict, root: Path, url: str | None) -> None:
-    """What every page carries: the version and date in the footer, the issues button
-    (readers dispute verdicts there) where the repository is known, the bottom line of
-    the scorecard for the intro page (``{{ bottom_line }}``, from the records the site
-    shows), and, on a run's site, a banner on every page naming the run."""
+    """The footer, the issues button, the scorecard's substitutions, a run's banner."""
     from . import glance, records, scorecard
 
     html = config.setdefault("html", {})
@@ -675,11 +562,9 @@ def _tree_from_run(run: Path) -> Path:
     root.mkdir()
     for name in ("_config.yml", "_toc.yml", "CITATION.cff"):  # the footer's release
         shutil.copy2(ROOT / name, root / name)
-    shutil.copytree(  # kernel-ipc-*: a live (or killed) kernel's sockets
-        BOOK,
-        root / "book",
-        ignore=shutil.ignore_patterns("*.md", "results", "kernel-ipc-*"),
-    )
+    # kernel-ipc-*: a live (or killed) kernel's sockets
+    skip = shutil.ignore_patterns("*.md", "results", "kernel-ipc-*")
+    shutil.copytree(BOOK, root / "book", ignore=skip)
     for p in BOOK.glob("pages/*"):
         shutil.copy2(p, root / "book" / "pages" / p.name)
     for nb in run.glob("*.ipynb"):
@@ -689,35 +574,29 @@ def _tree_from_run(run: Path) -> Path:
 
 
 def _jupyter_book(root: Path, builder: str, config: Path) -> list[str]:
-    """The Jupyter Book 1.x build command (warnings are errors) for the site and the
-    PDF's single page."""
-    return [
-        sys.executable,
-        "-c",
-        "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
-        "build",
-        str(root),
-        "--builder",
-        builder,
-        "--config",
-        str(config),
-        "--warningiserror",
-        "--keep-going",
-    ]
+    """The Jupyter Book 1.x build command (warnings are errors)."""
+    main = "import sys; from jupyter_book.cli.main import main; sys.exit(main())"
+    options = ["--builder", builder, "--config", str(config), "--warningiserror"]
+    return [sys.executable, "-c", main, "build", str(root), *options, "--keep-going"]
 
 
 def site(builder: str = "html", source: Path | None = None) -> Path:
     """Build the static site with warnings as errors; returns the HTML folder."""
     root = ROOT if source is None else _tree_from_run(Path(source))
-    _install_mathjax(root)
-    config = _site_config(root)
-    cmd = _jupyter_book(root, builder, config)
+    try:  # MathJax 3 (SVG output, fonts inside), from its Python package
+        import mathjax  # provided by the django-static-mathjax distribution
+    except ImportError as exc:  # pragma: no cover - named in requirements.txt
+        raise SystemExit("MathJax is missing: pip install -r requirements.txt") from exc
+    src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js"
+    if not src.exists():
+        raise SystemExit(f"MathJax file not found at {src}")
+    dst = root / "_mathjax" / "mathjax"  # not _static: Jupyter Book would load it twice
+    dst.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src, dst / "tex-svg.js")
+    cmd = _jupyter_book(root, builder, _site_config(root))
     _progress("building the site: jupyter-book " + " ".join(cmd[3:]))
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-    }  # the Sphinx extension lives in helpers
-    res = subprocess.run(cmd, cwd=root, env=env)
+    # the Sphinx extension lives in helpers
+    res = subprocess.run(cmd, cwd=root, env={**os.environ, "PYTHONPATH": str(ROOT)})
     if res.returncode:
         raise SystemExit(
             f"site build failed (exit {res.returncode}); warnings count as errors"
@@ -728,9 +607,6 @@ def site(builder: str = "html", source: Path | None = None) -> Path:
         pdf(root)
     _progress(f"site: {html / 'index.html'}")
     return html
-
-
-PDF_NAME = pdf_module.PDF_NAME
 
 
 def pdf(root: Path | None = None) -> Path | None:
@@ -748,21 +624,22 @@ def pdf(root: Path | None = None) -> Path | None:
     )
 
 
-def _parse_value(text: str):
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def _add_execute_commands(sub) -> None:
-    """The commands ``build`` and ``execute`` and their options."""
-    helps = {
-        "build": "execute every chapter (or those named), then build the site",
-        "execute": "execute chapters (default parameters update book/; others: a run)",
-    }
-    for cmd in ("build", "execute"):
-        p = sub.add_parser(cmd, help=helps[cmd])
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m helpers.book``."""
+    ap = argparse.ArgumentParser(
+        prog="python -m helpers.book",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="<command>")
+    for cmd, help_ in (
+        ("build", "execute every chapter (or those named), then build the site"),
+        (
+            "execute",
+            "execute chapters (default parameters update book/; others: a run)",
+        ),
+    ):
+        p = sub.add_parser(cmd, help=help_)
         p.add_argument(
             "chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}"
         )
@@ -792,12 +669,8 @@ def _add_execute_commands(sub) -> None:
         p.add_argument(
             "--record-times",
             action="store_true",
-            help=("store a profile's chapter times in book/stats/execution.json"),
+            help="store a profile's chapter times in book/stats/execution.json",
         )
-
-
-def _add_site_commands(sub) -> None:
-    """The commands ``site``, ``drift``, ``notebook`` and ``colab-notebooks``."""
     s = sub.add_parser("site", help="build the site (and its PDF) of the book or a run")
     s.add_argument(
         "--from", dest="source", default=None, help="a run folder (_build/runs/...)"
@@ -814,10 +687,6 @@ def _add_site_commands(sub) -> None:
     nb.add_argument("chapter", help=f"the chapter: {CHAPTERS}")
     n = sub.add_parser("colab-notebooks", help="the notebooks for Colab (workflow)")
     n.add_argument("dest", help="folder to write book/<chapter>.ipynb into")
-
-
-def _add_maintainer_commands(sub) -> None:
-    """The commands ``rounding``, ``gpu-check``, ``keep`` and ``crosscheck``."""
     r = sub.add_parser(
         "rounding",
         help="store the rounding floor of every record from runs (book/rounding/)",
@@ -865,102 +734,65 @@ def _add_maintainer_commands(sub) -> None:
     crosscheck.add_arguments(
         sub.add_parser("crosscheck", help="run the authors' scripts from a local clone")
     )
-
-
-def _parser() -> argparse.ArgumentParser:
-    """The command line of ``python -m helpers.book``."""
-    ap = argparse.ArgumentParser(
-        prog="python -m helpers.book",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    sub = ap.add_subparsers(dest="cmd", required=True, metavar="<command>")
-    _add_execute_commands(sub)
-    _add_site_commands(sub)
-    _add_maintainer_commands(sub)
     return ap
 
 
-def _gpu_check(args) -> None:
-    rep = gpucheck.run(
-        Path(args.out), args.limit, args.reserve, args.chapters, args.paper
-    )
-    raise SystemExit(any(s["status"] == "failed" for s in rep["steps"]))
-
-
-def _crosscheck(args) -> None:
-    raise SystemExit(crosscheck.main(args))
-
-
-def _keep(args) -> None:
-    for name, m in kept.keep(args.chapters).items():
-        mb = sum(r["bytes"] for r in m["runs"].values()) / 2**20
-        _progress(f"kept {len(m['runs'])} runs of {name} ({mb:.1f} MiB)")
-
-
-def _notebook(args) -> None:
-    path = notebook_copy(args.chapter)
-    print(f"{path.relative_to(ROOT)}  (open it: .venv/bin/jupyter lab {path})")
-
-
-def _colab_notebooks(args) -> None:
-    for path in colab_notebooks(Path(args.dest)):
-        _progress(f"for Colab: {path}")
-
-
-def _rounding(args) -> None:
-    runs = {}
-    for folder in args.runs:
-        m = json.loads((Path(folder) / "manifest.json").read_text())
-        plat = m.get("machine", {}).get("platform", "?")
-        runs[rounding.machine_label(plat, m.get("xla_flags"))] = Path(folder)
-    if args.add and not args.chapters:
-        raise SystemExit("rounding measure --add needs --chapters")
-    if args.chapters:
-        print(rounding.store_chapters(runs, tuple(args.chapters), add=args.add))
-    else:
-        print(rounding.store(runs, args.committed, tuple(args.stale)))
-
-
-def _drift(args) -> None:
-    drifts = drift.compare(drift.committed(args.against), drift.load(args.results))
-    drifts += drift.authors_runs(args.against)
-    print(drift.report(drifts))
-    raise SystemExit(1 if drifts else 0)
-
-
-def _build_or_execute(args) -> None:
-    overrides = {k: _parse_value(v) for k, v in args.parameter}
-    run = execute_all(
-        args.chapters or chapters_present(),
-        args.profile,
-        overrides,
-        record_times=args.record_times,
-        isa=args.isa,
-        update_book=args.update_book,
-    )
-    if args.cmd == "build":
-        site(source=run)
-
-
-#: What each command of :func:`main` does with its arguments.
-_COMMANDS = {
-    "gpu-check": _gpu_check,
-    "crosscheck": _crosscheck,
-    "keep": _keep,
-    "notebook": _notebook,
-    "colab-notebooks": _colab_notebooks,
-    "rounding": _rounding,
-    "drift": _drift,
-    "build": _build_or_execute,
-    "execute": _build_or_execute,
-    "site": lambda args: site(source=args.source),
-}
+def _json_or_text(text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
 
 
 def main(argv=None) -> None:
     args = _parser().parse_args(argv)
-    _COMMANDS[args.cmd](args)
+    if args.cmd in ("build", "execute"):
+        run = execute_all(
+            args.chapters or chapters_present(),
+            args.profile,
+            {k: _json_or_text(v) for k, v in args.parameter},
+            record_times=args.record_times,
+            isa=args.isa,
+            update_book=args.update_book,
+        )
+        if args.cmd == "build":
+            site(source=run)
+    elif args.cmd == "site":
+        site(source=args.source)
+    elif args.cmd == "drift":
+        drifts = drift.compare(drift.committed(args.against), drift.load(args.results))
+        drifts += drift.authors_runs(args.against)
+        print(drift.report(drifts))
+        raise SystemExit(1 if drifts else 0)
+    elif args.cmd == "notebook":
+        path = notebook_copy(args.chapter)
+        print(f"{path.relative_to(ROOT)}  (open it: .venv/bin/jupyter lab {path})")
+    elif args.cmd == "colab-notebooks":
+        for path in colab_notebooks(Path(args.dest)):
+            _progress(f"for Colab: {path}")
+    elif args.cmd == "rounding":
+        runs = {}
+        for folder in args.runs:
+            m = json.loads((Path(folder) / "manifest.json").read_text())
+            plat = m.get("machine", {}).get("platform", "?")
+            runs[rounding.machine_label(plat, m.get("xla_flags"))] = Path(folder)
+        if args.add and not args.chapters:
+            raise SystemExit("rounding measure --add needs --chapters")
+        if args.chapters:
+            print(rounding.store_chapters(runs, tuple(args.chapters), add=args.add))
+        else:
+            print(rounding.store(runs, args.committed, tuple(args.stale)))
+    elif args.cmd == "gpu-check":
+        rep = gpucheck.run(
+            Path(args.out), args.limit, args.reserve, args.chapters, args.paper
+        )
+        raise SystemExit(any(s["status"] == "failed" for s in rep["steps"]))
+    elif args.cmd == "keep":
+        for name, m in kept.keep(args.chapters).items():
+            mb = sum(r["bytes"] for r in m["runs"].values()) / 2**20
+            _progress(f"kept {len(m['runs'])} runs of {name} ({mb:.1f} MiB)")
+    else:
+        raise SystemExit(crosscheck.main(args))
 
 
 if __name__ == "__main__":

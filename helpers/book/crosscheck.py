@@ -3,60 +3,49 @@ code*, ``book/authors_code.md``).
 
 ``python -m helpers.book crosscheck --authors PATH [--seeds N] [--experiments ...]
 [--scripts ...]`` takes a local clone of the authors' repository
-(CAandL-Lab/make-haste-slowly; the book was checked against commit b7d6e41), copies each
-experiment's folder into a temporary directory, runs its ReLU and GDLN scripts there
-once per seed (and Section 4's ``race.py`` once, below), and stores their loss
-curves under ``book/authors_runs/``: one ``<experiment>.npz`` (one float32 array
-``seeds x epochs`` per script, and the seeds) and ``manifest.json`` (the repository's
-commit, the seeds, the exact command, the patches, the seconds each run took, the
-versions of Python, NumPy and JAX, and the sha256 of each stored file, which
-:func:`verify` checks).  The command needs no network and never runs at build time:
-the page reads the stored curves.  No line of the authors' code is copied into this
-repository; their scripts run from the user's clone.
+(CAandL-Lab/make-haste-slowly; the book was checked against commit b7d6e41), runs each
+experiment's ReLU and GDLN scripts in a temporary copy of its folder once per seed (and
+Section 4's ``race.py`` once, below), and stores their loss curves under
+``book/authors_runs/``: one ``<experiment>.npz`` (one float32 array ``seeds x epochs``
+per script, and the seeds) and ``manifest.json`` (the repository's commit, the seeds,
+the exact command, the patches, each run's seconds, the versions of Python, NumPy and
+JAX, and each stored file's sha256, which :func:`verify` checks).  It needs no network
+and never runs at build time; no line of the authors' code is copied into this
+repository.
 
 What is changed in the temporary copy, and nothing else (each text patch must match
 where expected, or the command stops and names the script):
 
-* **seed**: the line ``seed = np.random.randint(0,100000)`` becomes ``seed = <s>``.
-  The network's initial weights are the scripts' only randomness (their comment says
-  so); the depth scripts read a seed from ``sys.argv`` too, but are run without
-  arguments, which takes this line;
-* **outputs**: the scripts write to relative folders (``losses/``, ``mds/``, ``svs*/``,
-  ``plots/``), created in the temporary copy (as their ``run.sh`` does) and run from
-  there, so nothing is written into the clone;
+* **seed**: ``seed = np.random.randint(0,100000)`` becomes ``seed = <s>``: the initial
+  weights are the scripts' only randomness (the depth scripts, run without arguments,
+  take this line too);
+* **outputs**: the relative output folders (``losses/``, ``mds/``, ``svs*/``,
+  ``plots/``) are created in the copy, which the scripts run from (as their ``run.sh``);
 * **dumps skipped**: ``np.savetxt('mds/...`` and ``np.savetxt('svs...`` become a no-op
-  (the arguments are still evaluated): the MDS dumps are text files of about 340 MB per
-  run. Training is untouched: the dumped arrays are only read after each epoch's update;
-* **plots skipped**: ``plot_outputs = <no-op>`` is inserted before the scripts'
-  ``if __name__ == "__main__":``, so the output heat maps are not drawn (they read the
-  network's predictions only); matplotlib runs with the ``Agg`` backend;
+  (arguments still evaluated; the MDS dumps weigh about 340 MB a run, and the dumped
+  arrays are only read after each epoch's update);
+* **plots skipped**: ``plot_outputs = <no-op>`` before ``if __name__ == "__main__":``
+  (the heat maps read the predictions only); matplotlib runs with ``Agg``;
 * **missing module**: ``diff_context_num/gdln5.py`` imports ``plot_outputs`` from
-  ``replot_debug``, which the repository lacks; an empty stand-in module is written (the
-  next line of the script imports ``plot_outputs`` from ``replot`` over it, so training
-  does not use it);
+  ``replot_debug``, which the repository lacks: an empty stand-in is written (its next
+  line imports ``plot_outputs`` from ``replot`` over it);
 * **depth GDLN**: ``depth/run.sh`` names a ``gdln.py`` the repository lacks; the depth
   experiment runs ``depth/gdln_off.py``, the GDLN script it holds.
 
-Section 4 also runs ``3_context_diff/race.py``, the race reduction whose loss the
-paper's Fig. 4a draws as its prediction: it integrates the singular values of the common
-pathway and of the three 2-of-3 pathways (Eq. 6, one Euler step per epoch, hand-set
-overlaps and initial strengths) and writes their loss to ``losses/race.txt``.  It reads
-no random number (its seed line is patched like the others' but never read), so it is
-**run once**, with the first seed, and stored as one curve (key ``race``, ``(1,
-epochs)``); its singular-value dumps (``svs/race_*.txt``) are skipped like the others'.
+Section 4 also runs ``3_context_diff/race.py``, the race reduction the paper's Fig. 4a
+draws as its prediction (Eq. 6 integrated over the common and the three 2-of-3
+pathways, one Euler step per epoch, into ``losses/race.txt``).  It reads no random
+number, so it is **run once**, with the first seed, and stored as one curve (key
+``race``, ``(1, epochs)``); its dumps (``svs/race_*.txt``) are skipped like the others'.
 
-``--scripts KEY ...`` runs only those scripts (``relu``, ``gdln``, ``race``) of the
-experiments named and keeps each experiment's other stored curves, bit for bit, with
-their provenance: the experiment's entry in the manifest describes the run that stored
-its seeded curves, and a script run on its own carries its own ``command``, ``commit``
-and versions in its ``scripts`` entry (:func:`provenance`).  Run on its own, a script
-may be stored for more seeds than the experiment's (``1..N`` with ``N`` at least
-theirs; its ``seeds`` in its entry): ``diff_context_num/relu4.py`` is, to measure its
-seed spread on more runs (page *Against the authors' code*).
+``--scripts KEY ...`` runs only those scripts (``relu``, ``gdln``, ``race``) and keeps
+each experiment's other stored curves, bit for bit, with their provenance: a script run
+on its own carries its own ``command``, ``commit`` and versions in its ``scripts``
+entry (:func:`provenance`), and may be stored for more seeds than the experiment's
+(``1..N``, its ``seeds`` in its entry), as ``diff_context_num/relu4.py`` is.
 
-The per-epoch singular-value computations of the GDLN scripts are kept (they would need
-a larger patch to remove); they only slow the runs.  JAX is the installed one (the
-authors pinned 0.4.28); the manifest records which.
+The GDLN scripts' per-epoch singular values are kept (a larger patch); they only slow
+the runs.  JAX is the installed one (the authors pinned 0.4.28; the manifest says).
 """
 
 from __future__ import annotations
@@ -190,13 +179,9 @@ def check_clone(path) -> Path:
 
 def commit_of(path: Path) -> str:
     """The clone's commit (``git rev-parse HEAD``), or ``'unknown'`` without git."""
+    git = ["git", "-C", str(path), "rev-parse", "HEAD"]
     try:
-        out = subprocess.run(
-            ["git", "-C", str(path), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        out = subprocess.run(git, capture_output=True, text=True, check=True)
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return out.stdout.strip()
@@ -236,17 +221,13 @@ def run_script(folder: Path, script: Script, seed: int, env=None) -> tuple:
                 "# crosscheck: stand-in for a module the repository lacks\n"
                 "def plot_outputs(*args, **kwargs):\n    pass\n"
             )
-        run_env = {
-            **os.environ,
-            "MPLBACKEND": "Agg",
-            "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu"),
-            **(env or {}),
-        }
+        jax_platforms = os.environ.get("JAX_PLATFORMS", "cpu")
+        run_env = {**os.environ, "MPLBACKEND": "Agg", "JAX_PLATFORMS": jax_platforms}
         t0 = time.perf_counter()
         done = subprocess.run(
             [sys.executable, script.file],
             cwd=work,
-            env=run_env,
+            env={**run_env, **(env or {})},
             capture_output=True,
             text=True,
         )
@@ -268,19 +249,6 @@ def manifest(out=RUNS) -> dict:
     """The stored manifest (empty when there is none)."""
     p = Path(out) / "manifest.json"
     return json.loads(p.read_text()) if p.exists() else {}
-
-
-def _stored_arrays(out: Path, name: str) -> dict:
-    """The arrays of experiment ``name``'s stored file, as stored (float32), after
-    :func:`verify`."""
-    entry = manifest(out).get("experiments", {}).get(name)
-    if entry is None:
-        return {}
-    bad = verify(out, [name])
-    if bad:
-        raise SystemExit("; ".join(bad))
-    with np.load(out / entry["file"]) as z:
-        return {k: np.array(z[k]) for k in z.files}
 
 
 def crosscheck(
@@ -313,18 +281,34 @@ def crosscheck(
     """
     clone = check_clone(authors)
     names = list(experiments or EXPERIMENTS)
-    wanted = _wanted_scripts(names, seeds, scripts)
+    unknown = [n for n in names if n not in EXPERIMENTS]
+    if unknown:
+        raise SystemExit(
+            f"--experiments: unknown {unknown}; choose from {list(EXPERIMENTS)}"
+        )
+    if int(seeds) < 2:
+        raise SystemExit(f"--seeds must be >= 2 (a seed spread), got {seeds}")
+    keys = {s.key for n in names for s in EXPERIMENTS[n].scripts}
+    wanted = keys if scripts is None else set(scripts)
+    if wanted - keys:
+        raise SystemExit(
+            f"--scripts: {sorted(wanted - keys)} not among the scripts of {names} "
+            f"({sorted(keys)})"
+        )
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     man = manifest(out)
-    man.update(
-        {
-            "repository": REPOSITORY,
-            "commit": commit_of(clone),
-            "patches": list(PATCHES),
-        }
-    )
-    prov = _this_machine(command, man["commit"])
+    man.update(repository=REPOSITORY, commit=commit_of(clone), patches=list(PATCHES))
+    import jax  # only to record its version
+
+    prov = {  # the provenance of the runs made now
+        "command": command or "",
+        "commit": man["commit"],
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "jax": jax.__version__,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
+    }
     exps = man.setdefault("experiments", {})
     seed_list = list(range(1, int(seeds) + 1))
     for name in names:
@@ -340,53 +324,18 @@ def crosscheck(
     return man
 
 
-def _wanted_scripts(names: list, seeds, scripts) -> set:
-    """The keys of the scripts to run, the experiments ``names``, ``seeds`` and
-    ``scripts`` refused (SystemExit) where :func:`crosscheck` cannot take them."""
-    unknown = [n for n in names if n not in EXPERIMENTS]
-    if unknown:
-        raise SystemExit(
-            f"--experiments: unknown {unknown}; choose from {list(EXPERIMENTS)}"
-        )
-    if int(seeds) < 2:
-        raise SystemExit(f"--seeds must be >= 2 (a seed spread), got {seeds}")
-    keys = {s.key for n in names for s in EXPERIMENTS[n].scripts}
-    wanted = keys if scripts is None else set(scripts)
-    if wanted - keys:
-        raise SystemExit(
-            f"--scripts: {sorted(wanted - keys)} not among the scripts of {names} "
-            f"({sorted(keys)})"
-        )
-    return wanted
-
-
-def _this_machine(command: str | None, commit: str) -> dict:
-    """The provenance of the runs made now: the command, the clone's commit, the
-    versions of Python, NumPy and JAX and the machine."""
-    import jax  # only to record its version
-
-    return {
-        "command": command or "",
-        "commit": commit,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "jax": jax.__version__,
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
-    }
-
-
 def _run_experiment(
     clone: Path, out: Path, name: str, todo: list, old: dict, seed_list, prov, log
 ) -> dict:
-    """Runs the scripts ``todo`` of experiment ``name`` and stores its curves in
-    ``out``, beside the stored curves of its other scripts (``old``: their manifest
-    entry, empty when every script runs).
-
-    Returns:
-        The experiment's manifest entry.
-    """
+    """Runs the scripts ``todo`` of ``name`` beside its ``old`` entry's; its entry."""
     exp = EXPERIMENTS[name]
-    arrays = _stored_arrays(out, name) if old else {}
+    arrays = {}
+    if old:  # the stored arrays, as stored (float32), once verified
+        bad = verify(out, [name])
+        if bad:
+            raise SystemExit("; ".join(bad))
+        with np.load(out / old["file"]) as z:
+            arrays = {k: np.array(z[k]) for k in z.files}
     kept_seeds = old.get("seeds", seed_list)
     if old and seed_list[: len(kept_seeds)] != kept_seeds:
         raise SystemExit(
@@ -426,17 +375,10 @@ def _run_experiment(
 
 
 def provenance(entry: dict, key: str) -> dict:
-    """The provenance of script ``key``'s stored curves in the manifest entry
-    ``entry`` of one experiment.
-
-    Args:
-        entry: ``manifest()["experiments"][name]``.
-        key: a script's key (``relu``, ``gdln``, ``race``).
-
-    Returns:
-        ``{field: value}`` for the fields of :data:`PROVENANCE`: the script's own where
-        it was run on its own (``--scripts``), else the experiment's.
-    """
+    """``{field: value}`` of :data:`PROVENANCE` for script ``key``'s stored curves
+    (``relu``, ``gdln``, ``race``) in an experiment's ``manifest()["experiments"]``
+    ``entry``: the script's own where it was run on its own (``--scripts``), else the
+    experiment's."""
     own = entry["scripts"][key]
     return {f: own.get(f, entry.get(f)) for f in PROVENANCE}
 

@@ -53,10 +53,8 @@ class Drift:
 
 
 def _same(a, b, path: str = "", tol=None, seen=None) -> bool:
-    """Whether ``b`` reproduces ``a``: each number within :data:`RTOL` or within
-    :data:`helpers.book.rulebook.ROUNDING_MULTIPLE` times how far it moved under
-    rounding (``tol``, by path), each text equal or both among the forms it took under
-    rounding (``seen``)."""
+    """Whether ``b`` reproduces ``a``: numbers within :data:`RTOL` or the rounding
+    ``tol``, texts equal or both ``seen`` under rounding (each by path)."""
     tol, seen = tol or {}, seen or {}
     if path.endswith("depends_on") and isinstance(a, list) and isinstance(b, list):
         if ("rounding" in a) != ("rounding" in b):
@@ -84,6 +82,12 @@ def _same(a, b, path: str = "", tol=None, seen=None) -> bool:
     return a == b
 
 
+def _appeared(chapter: str, name: str, old, new) -> Drift:
+    """A record (or stored experiment) that appeared or vanished."""
+    state = ["absent" if x is None else "present" for x in (old, new)]
+    return Drift(chapter, name, "record", *state)
+
+
 def compare(old: dict, new: dict, chapters=None) -> list[Drift]:
     """Drifts between two ``{chapter: {record: {...}}}`` collections, for ``chapters``
     (default: those present in ``new``)."""
@@ -93,15 +97,7 @@ def compare(old: dict, new: dict, chapters=None) -> list[Drift]:
         for name in sorted(set(a) | set(b)):
             ra, rb = a.get(name), b.get(name)
             if ra is None or rb is None:
-                out.append(
-                    Drift(
-                        ch,
-                        name,
-                        "record",
-                        "absent" if ra is None else "present",
-                        "absent" if rb is None else "present",
-                    )
-                )
+                out.append(_appeared(ch, name, ra, rb))
                 continue
             if ra.get("timing") or rb.get("timing"):
                 continue
@@ -170,15 +166,7 @@ def authors_runs(rev: str = "HEAD", out=None) -> list[Drift]:
     for name in sorted(set(old) | set(new)):
         a, b = old.get(name), new.get(name)
         if a is None or b is None:
-            drifts.append(
-                Drift(
-                    "authors_runs",
-                    name,
-                    "record",
-                    "absent" if a is None else "present",
-                    "absent" if b is None else "present",
-                )
-            )
+            drifts.append(_appeared("authors_runs", name, a, b))
             continue
         for f in ("sha256", "seeds", "commit"):
             if a.get(f) != b.get(f):

@@ -43,18 +43,12 @@ def _clip(x: float) -> float:
 
 
 def positions(records: dict) -> list[dict]:
-    """Each claim's row of the figure, in the scorecard's order.
-
-    Args:
-        records: ``{chapter: {record: {...}}}``.
-
-    Returns:
-        one dict per claim: ``label``, ``group``, ``verdict``, ``x`` (the deciding
-        number in units of its threshold, clipped to :data:`LIMITS`), ``interval``
-        (``(lo, hi)`` or None), ``alternative`` (x of the alternative, or None),
-        ``partly`` (x of the "partly reproduced" line, or None), ``hollow`` (the
-        verdict depends on a choice or on rounding).
-    """
+    """Each claim's row of the figure, in the scorecard's order, from ``records``
+    (``{chapter: {record: {...}}}``): one dict per claim: ``label``, ``group``,
+    ``verdict``, ``x`` (the deciding number in units of its threshold, clipped to
+    :data:`LIMITS`), ``interval`` (``(lo, hi)`` or None), ``alternative`` (x of the
+    alternative, or None), ``partly`` (x of the "partly reproduced" line, or None),
+    ``hollow`` (the verdict depends on a choice or on rounding)."""
     rows = []
     order = {g: i for i, g in enumerate(scorecard.GROUPS)}
     claims = sorted(
@@ -75,12 +69,8 @@ def positions(records: dict) -> list[dict]:
             iv = r.get("spread_interval")
             if crit in rulebook.NOISE_CRITERIA and isinstance(iv, list) and min(iv) > 0:
                 k = rulebook.NOISE_MULTIPLE
-                interval = (q / (k * max(iv)), q / (k * min(iv)))
-                if crit == "near":
-                    interval = (
-                        abs(value - paper) / (k * max(iv)),
-                        abs(value - paper) / (k * min(iv)),
-                    )
+                d = abs(value - paper) if crit == "near" else q
+                interval = (d / (k * max(iv)), d / (k * min(iv)))
             if crit == "seed_noise" and rulebook._number(alt):
                 alt_x = alt / t
             if crit == "beyond_noise":  # a clear deviation holds right of 1: invert
@@ -110,11 +100,8 @@ def _short(text: str, n: int = 44) -> str:
 
 
 def figure(records: dict):
-    """The figure (matplotlib), one row per claim; narrow enough to read at 390 px.
-
-    Returns:
-        ``(fig, rows)``: the figure and :func:`positions`.
-    """
+    """``(fig, rows)``: the figure (matplotlib), one row per claim, narrow enough to
+    read at 390 px, and :func:`positions`."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
@@ -141,69 +128,30 @@ def figure(records: dict):
         if row["interval"] is not None:
             ax.plot(row["interval"], [y, y], color=c, lw=1.4, alpha=0.8)
         if row["x"] is not None:
-            hollow = "white" if row["hollow"] else c
-            ax.plot(
-                row["x"],
-                y,
-                "o",
-                ms=7,
-                mew=1.8,
-                color=c,
-                mfc=hollow,
-                clip_on=False,
-                zorder=3,
-            )
+            mfc = "white" if row["hollow"] else c
+            dot = dict(ms=7, mew=1.8, color=c, mfc=mfc, clip_on=False, zorder=3)
+            ax.plot(row["x"], y, "o", **dot)
     ax.set_yticks([])
+    label = dict(fontsize=8, va="bottom", ha="left", color="#222222")
     for i, row in enumerate(rows):
-        ax.text(
-            LIMITS[0] * 1.08,
-            i - 0.22,
-            _short(row["label"], 52),
-            fontsize=8,
-            va="bottom",
-            ha="left",
-            color="#222222",
-        )
+        ax.text(LIMITS[0] * 1.08, i - 0.22, _short(row["label"], 52), **label)
     ax.tick_params(axis="x", labelsize=8)
     ax.grid(axis="y", visible=False)
     ax.set_xlabel("deciding number / its threshold (left of 1: holds)", fontsize=8.5)
+    side = dict(ha="left", va="top", fontsize=7.5, rotation=-90, color="#555555")
     for g, i in groups:
-        ax.text(
-            1.03,
-            i - 0.5,
-            g,
-            ha="left",
-            va="top",
-            fontsize=7.5,
-            rotation=-90,
-            color="#555555",
-            transform=ax.get_yaxis_transform(),
-        )
+        ax.text(1.03, i - 0.5, g, transform=ax.get_yaxis_transform(), **side)
     dots = [
         Line2D([], [], ls="", marker="o", color=COLOURS[v], label=v, ms=5)
         for v in ("reproduced", "partly reproduced", "not reproduced", "undecided")
     ]
+    choice = dict(mfc="white", color="#444444", ms=5, label="depends on a choice")
     dots += [
-        Line2D(
-            [],
-            [],
-            ls="",
-            marker="o",
-            mfc="white",
-            color="#444444",
-            ms=5,
-            label="depends on a choice",
-        ),
+        Line2D([], [], ls="", marker="o", **choice),
         Line2D([], [], ls="", marker="x", color="#888888", label="alternative"),
     ]
-    fig.legend(
-        handles=dots,
-        loc="lower center",
-        ncol=2,
-        fontsize=8,
-        handletextpad=0.3,
-        columnspacing=0.8,
-    )
+    legend = dict(loc="lower center", ncol=2, fontsize=8, handletextpad=0.3)
+    fig.legend(handles=dots, columnspacing=0.8, **legend)
     fig.tight_layout(rect=(0, 0.8 / height, 0.95, 1))
     return fig, rows
 

@@ -31,15 +31,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCH_SEEDS = (1, 8, 64, 512)
 
 
-def _env() -> dict:
-    return {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "JAX_DEFAULT_MATMUL_PRECISION": "highest",
-        "PYTHONHASHSEED": "0",
-    }
-
-
 def steps(chapters: list[str], paper: list[str], out: Path) -> list[tuple[str, list]]:
     """The commands of the check, in order: ``[(step name, argv)]``."""
     py = sys.executable
@@ -75,14 +66,10 @@ def run(
     chapters: list[str] | None = None,
     paper: list[str] | None = None,
 ) -> dict:
-    """Run the check into ``out`` within ``limit`` seconds.
-
-    Args:
-        out: the folder for ``gpu-check.json``, the benchmark and the logs.
-        limit: the wall-clock budget in seconds (positive).
-        reserve: a step starts only with more than this many seconds left.
-        chapters: the default book's chapters (default: every chapter).
-        paper: the paper profile's chapters (default: every chapter).
+    """Run the check into ``out`` (``gpu-check.json``, the benchmark and the logs)
+    within ``limit`` seconds, a step starting only with more than ``reserve`` left;
+    ``chapters`` and ``paper``: the default book's and the paper profile's (default:
+    every chapter).
 
     Returns:
         ``{"limit_s", "steps": [{name, seconds, rc, status}], "stopped"}``.
@@ -97,6 +84,8 @@ def run(
         if bad:
             raise ValueError(f"{name}: unknown chapters {bad}; the book has {known}")
     out.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
+    env["JAX_DEFAULT_MATMUL_PRECISION"] = "highest"
     t0 = time.monotonic()
     report = {"limit_s": limit, "steps": [], "stopped": None}
     plan = steps(chapters or known, paper if paper is not None else known, out)
@@ -110,7 +99,7 @@ def run(
         with open(log, "w") as fh:
             try:
                 rc = subprocess.run(
-                    argv, cwd=ROOT, env=_env(), stdout=fh, stderr=subprocess.STDOUT,
+                    argv, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT,
                     timeout=left - reserve / 2,
                 ).returncode  # fmt: skip
                 status = "passed" if rc == 0 else "failed"

@@ -39,14 +39,8 @@ def _commit() -> str:
 
 
 def keep(names: list[str]) -> dict:
-    """Execute each chapter and keep its long runs in ``book/kept/<chapter>/``.
-
-    Args:
-        names: chapters of ``_toc.yml``.
-
-    Returns:
-        ``{chapter: manifest}``.
-    """
+    """Execute each chapter of ``names`` (``_toc.yml``'s) and keep its long runs in
+    ``book/kept/<chapter>/``; ``{chapter: manifest}``."""
     from . import build
 
     unknown = [n for n in names if n not in build.CHAPTERS]

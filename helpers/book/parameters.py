@@ -29,17 +29,13 @@ _CELL = re.compile(
 )
 
 
-def _cell_source(chapter: str) -> str:
+def declared(chapter: str) -> dict:
+    """The chapter's parameters and their default values (its parameters cell, run)."""
     src = BOOK / f"{chapter}.md"
     if not src.exists():
         raise ValueError(f"no chapter {chapter!r}: {src} does not exist")
     m = _CELL.search(src.read_text())
-    return m.group(1) if m else ""
-
-
-def declared(chapter: str) -> dict:
-    """The chapter's parameters and their default values (its parameters cell, run)."""
-    code = _cell_source(chapter)
+    code = m.group(1) if m else ""
     names = [
         t.id
         for node in ast.parse(code).body
@@ -167,12 +163,8 @@ def _relations(value, rule: dict, merged: dict) -> str | None:
 
 
 def check(chapter: str, values: dict) -> None:
-    """Refuse unknown parameter names and unusable values, naming each (ValueError).
-
-    Args:
-        chapter: the chapter's name.
-        values: ``{parameter: value}``, the values given (the others keep their
-            defaults).
+    """Refuse unknown parameter names and unusable values of ``values`` (``{parameter:
+    value}``, the others keep their defaults) for ``chapter``, naming each.
 
     Raises:
         ValueError: the first parameter that breaks its rule, with what is allowed;
@@ -193,15 +185,10 @@ def check(chapter: str, values: dict) -> None:
         value = merged[name]
         wrong = _problem(name, value, defaults[name], rule)
         wrong = wrong or _bounds(value, rule) or _relations(value, rule, merged)
-        if wrong and name in values:
-            raise ValueError(
-                f"{name} must be {wrong}, got {value!r} (chapter {chapter!r})"
-            )
         if wrong:
-            raise ValueError(
-                f"{name} must be {wrong}, but its default is {defaults[name]!r}: "
-                f"give {name} too (chapter {chapter!r})"
-            )
+            why = f"but its default is {defaults[name]!r}: give {name} too"
+            why = f"got {value!r}" if name in values else why
+            raise ValueError(f"{name} must be {wrong}, {why} (chapter {chapter!r})")
 
 
 def check_namespace(chapter: str, namespace: dict) -> None:

@@ -56,32 +56,17 @@ UI_TEXT = (
     "Copy to clipboard",
 )
 
-#: Removed before printing: the theme's navigation, buttons and toggles.
-CHROME = (
-    "script[src*='pydata-sphinx-theme']",
-    ".skip-link",
-    ".bd-header",
-    ".bd-header-article",
-    ".header-article",
-    ".bd-sidebar-primary",
-    ".bd-sidebar-secondary",
-    ".bd-sidebar",
-    ".prev-next-area",
-    ".prev-next-footer",
-    ".bd-footer",
-    ".bd-footer-article",
-    ".bd-footer-content",
-    "#pst-back-to-top",
-    "#searchbox",
-    ".search-button__wrapper",
-    "#pst-search-dialog",
-    "a.headerlink",
-    "button",
-    ".copybtn",
-    "details.hide",  # a hidden cell's toggle and the code it hides
-    ".pst-primary-sidebar-modal",
-    ".pst-secondary-sidebar-modal",
-    "dialog",
+#: Removed before printing: the theme's navigation, buttons and toggles
+#: (``details.hide``: a hidden cell's toggle and the code it hides).
+CHROME = tuple(
+    """
+    script[src*='pydata-sphinx-theme'] .skip-link .bd-header .bd-header-article
+    .header-article .bd-sidebar-primary .bd-sidebar-secondary .bd-sidebar
+    .prev-next-area .prev-next-footer .bd-footer .bd-footer-article .bd-footer-content
+    #pst-back-to-top #searchbox .search-button__wrapper #pst-search-dialog a.headerlink
+    button .copybtn details.hide .pst-primary-sidebar-modal .pst-secondary-sidebar-modal
+    dialog
+    """.split()
 )
 
 PRINT_CSS = """
@@ -170,16 +155,9 @@ def edition(root: Path) -> tuple[str, str, str]:
     (so that a rebuild of one commit gives the same pages)."""
     from helpers import __version__
 
-    out = subprocess.run(
-        ["git", "-C", str(root), "log", "-1", "--format=%h"],
-        capture_output=True,
-        text=True,
-    ).stdout.split()
+    git = ["git", "-C", str(root), "log", "-1", "--format=%h"]
+    out = subprocess.run(git, capture_output=True, text=True).stdout.split()
     return __version__, out[0] if out else "unknown", release(root)["date-released"]
-
-
-def _level(tag) -> int:
-    return int(tag.name[1])
 
 
 def print_document(
@@ -220,9 +198,10 @@ def print_document(
         if heading is None:
             continue
         section["class"] = [*section.get("class", []), "pdf-chapter"]
-        shift = _level(heading) - 1
+        shift = int(heading.name[1]) - 1
         for h in section.find_all(re.compile("^h[1-6]$")):
-            h.name = "h1" if h is heading else f"h{max(2, min(6, _level(h) - shift))}"
+            level = max(2, min(6, int(h.name[1]) - shift))
+            h.name = "h1" if h is heading else f"h{level}"
 
     # links: inside the book, to its anchors; to pages not in the PDF, none
     here = page.rsplit("/", 1)[-1]
@@ -274,18 +253,6 @@ def print_document(
     return str(soup)
 
 
-def _serve(folder: Path):
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder))
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
 #: The printed column in CSS pixels: A4's 210 mm less the margins of 15 mm, at 96 dpi.
 PRINT_WIDTH = 680
 #: A table wider than the column is set in a smaller type, step by step down to 5 pt,
@@ -330,10 +297,6 @@ HEADINGS_JS = """() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')]
   .map(h => h.innerText.replace(/\\s+/g, ' ').trim())"""
 
 
-def _squeeze(text: str) -> str:
-    return re.sub(r"\s+", "", text)
-
-
 def fix_outline(path: Path, headings: list[str]) -> None:
     """Give the outline Chromium wrote the headings' own titles: Chromium joins a
     heading's lines without a space, repeats a line that moved to the next page
@@ -367,9 +330,9 @@ def fix_outline(path: Path, headings: list[str]) -> None:
     else:
         pairs, cursor = [], 0
         for item in items:
-            title = _squeeze(str(item.get("/Title", "")))
+            title = re.sub(r"\s+", "", str(item.get("/Title", "")))
             for j in range(cursor, min(cursor + 8, len(headings))):
-                head = _squeeze(headings[j])
+                head = re.sub(r"\s+", "", headings[j])
                 if head and (title.startswith(head) or head.startswith(title)):
                     pairs.append((item, headings[j]))
                     cursor = j + 1
@@ -387,7 +350,13 @@ def print_pdf(
     ``run``: a run's banner, printed in every page's footer."""
     from playwright.sync_api import sync_playwright
 
-    server = _serve(folder)
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
@@ -395,11 +364,8 @@ def print_pdf(
                 args=["--headless", "--no-sandbox", "--disable-gpu"],
             )
             tab = browser.new_page()
-            tab.goto(
-                f"http://127.0.0.1:{server.server_address[1]}/{page}",
-                wait_until="load",
-                timeout=120_000,
-            )
+            url = f"http://127.0.0.1:{server.server_address[1]}/{page}"
+            tab.goto(url, wait_until="load", timeout=120_000)
             # Sphinx adds MathJax only to pages it sees math on, which the single page
             # is not: load the served copy, then wait until it has typeset everything
             if not tab.evaluate("() => !!(window.MathJax && MathJax.startup)"):

@@ -38,13 +38,15 @@ def glued(nb: dict) -> dict:
     return out
 
 
+def _joined(text) -> str:
+    return "".join(text) if isinstance(text, list) else text
+
+
 def _text(data: dict, fmt: str = "") -> str:
     """A glued value as text, formatted by ``fmt`` (``.3f``) where it is a number."""
     if "text/markdown" in data:
-        md = data["text/markdown"]
-        return "".join(md) if isinstance(md, list) else md
-    raw = data.get("text/plain", "")
-    raw = "".join(raw) if isinstance(raw, list) else raw
+        return _joined(data["text/markdown"])
+    raw = _joined(data.get("text/plain", ""))
     try:
         value = ast.literal_eval(raw)
     except (ValueError, SyntaxError):
@@ -53,7 +55,7 @@ def _text(data: dict, fmt: str = "") -> str:
         try:
             return format(value, fmt)
         except ValueError:
-            return str(value)
+            pass
     return str(value)
 
 
@@ -117,28 +119,16 @@ def convert(text: str, glue: dict | None = None, verdict=None) -> str:
             shown = _text(data) if data is not None else arg
             out += convert(shown, glue, verdict).splitlines()
         elif name == "dropdown":
-            out += [
-                f"<details><summary>{_roles(arg, glue)}</summary>",
-                "",
-                inner,
-                "",
-                "</details>",
-            ]
+            summary = f"<summary>{_roles(arg, glue)}</summary>"
+            out += [f"<details>{summary}", "", inner, "", "</details>"]
         elif name == "admonition" or name in _ADMONITIONS:
             title = _roles(arg, glue) if name == "admonition" else name.capitalize()
             quoted = [f"> {x}" if x else ">" for x in inner.splitlines()]
             out += [f"> **{title}**", ">", *quoted]
         elif name == "math":
-            aligned = "&" in inner or "\\\\" in inner
-            out += [
-                "$$",
-                *(
-                    ["\\begin{aligned}", inner, "\\end{aligned}"]
-                    if aligned
-                    else [inner]
-                ),
-                "$$",
-            ]
+            if "&" in inner or "\\\\" in inner:
+                inner = "\n".join(["\\begin{aligned}", inner, "\\end{aligned}"])
+            out += ["$$", inner, "$$"]
         elif name == "verdict":
             out.append(_roles(verdict(arg), glue) if verdict else arg)
         elif name in ("code-cell", "code"):
@@ -154,16 +144,10 @@ def readable(nb: dict, verdict=None) -> dict:
     glue = glued(nb)
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "markdown":
-            src = (
-                "".join(cell["source"])
-                if isinstance(cell["source"], list)
-                else (cell["source"])
-            )
-            cell["source"] = convert(src, glue, verdict)
+            cell["source"] = convert(_joined(cell["source"]), glue, verdict)
         for o in cell.get("outputs", []):
             data = o.get("data", {})
             if "text/markdown" in data and "scrapbook" not in o.get("metadata", {}):
-                md = data["text/markdown"]
-                md = "".join(md) if isinstance(md, list) else md
+                md = _joined(data["text/markdown"])
                 data["text/markdown"] = convert(md, glue, verdict)
     return nb

@@ -63,14 +63,7 @@ def figure_claims(records: dict) -> dict[str, list[tuple[str, str, dict]]]:
 def figure_index(records: dict) -> str:
     """Markdown table, one row per paper figure: what it shows, the book's
     counterparts (numbered references) and the claims read off it with their verdict
-    and who decides it.
-
-    Args:
-        records: every chapter's records (:func:`helpers.book.records.load_all`).
-
-    Returns:
-        the table as Markdown.
-    """
+    and who decides it, from every chapter's ``records``."""
     by_fig = figure_claims(records)
     rows = [
         "| paper | what it shows | the book's counterpart | claims: verdict (decided "
@@ -108,18 +101,10 @@ STORED_RUNS = {
 
 
 def stored_runs(root: Path | None = None) -> str:
-    """Markdown list of the stored loss curves to download: each file with whose runs
-    they are, its arrays of loss per epoch (seeds x epochs, from its folder's
-    ``manifest.json``) and the command that made it.
-
-    Defined for the page book/researchers.md.
-
-    Args:
-        root: the repository (default: this one); the files are under ``root/book``.
-
-    Returns:
-        One list item per stored file, ``{download}`` roles relative to ``book/``.
-    """
+    """Markdown list of the stored loss curves to download, one item per file (a
+    ``{download}`` role relative to ``book/``): whose runs they are, its arrays of loss
+    per epoch (seeds x epochs, from its folder's ``manifest.json``) and the command
+    that made it; ``root``: the repository (default: this one)."""
     root = Path(root) if root else Path(__file__).resolve().parents[2]
     rows = []
     for folder, whose in STORED_RUNS.items():
@@ -141,10 +126,7 @@ def stored_runs(root: Path | None = None) -> str:
 
 def citation(root: Path | None = None) -> str:
     """How to cite this release: the version and date of ``CITATION.cff`` (the
-    footer's and the PDF's too), the tag that names it, and a BibTeX entry.
-
-    Defined for the page book/researchers.md.
-    """
+    footer's and the PDF's too), the tag that names it, and a BibTeX entry."""
     root = Path(root) if root else Path(__file__).resolve().parents[2]
     cff = release(root)
     version, date, title = cff["version"], cff["date-released"], cff["title"]

@@ -80,8 +80,7 @@ def _pieces(text: str) -> list[nodes.Node] | None:
     """``text`` as nodes: numbers kept whole, long names with their breaks; None where
     nothing changes."""
     out: list[nodes.Node] = []
-    changed = False
-    plain = ""
+    changed, plain = False, ""
     for word in _SPACE.split(text):
         # a range (1.2e-05–1.6e-05) may break after its dash; a long word with a
         # hyphen (a platform's name) breaks as any word does
@@ -134,12 +133,9 @@ def _clean_page(app, pagename, templatename, context, doctree):
         for js in scripts:
             filename = getattr(js, "filename", None) or str(js)
             body = (getattr(js, "attributes", None) or {}).get("body", "") or ""
-            if "THEBE" in body or "thebe" in filename:
+            if "THEBE" in body or "thebe" in filename or (filename, body) in seen:
                 continue
-            key = (filename, body)
-            if key in seen:
-                continue
-            seen.add(key)
+            seen.add((filename, body))
             keep.append(js)
         scripts[:] = keep
     if not context.get("default_mode"):
