@@ -33,6 +33,17 @@ def run_on_two_cpu_devices(script: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def run_to_the_end(args: list, **kw):
+    """Run the command ``args`` (``kw``: ``subprocess.run``'s ``env``, ``cwd``),
+    its text output captured, for at most 15 minutes, and assert that it exits 0 (the
+    message: the end of its stderr); returns its ``CompletedProcess``."""
+    import subprocess
+
+    res = subprocess.run(args, capture_output=True, text=True, timeout=900, **kw)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return res
+
+
 @pytest.fixture(scope="package", autouse=True)
 def _no_rounding_rule_on_made_up_results():
     """The unit tests' records come from small made-up results, which the stored

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 import helpers
+from tests.conftest import run_to_the_end
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -468,15 +469,8 @@ def test_a_chapter_runs_in_a_colab_like_kernel(tmp_path):
         JUPYTER_DATA_DIR=str(tmp_path / "jupyter"),
         JAX_PLATFORMS="cpu",
     )
-    res = subprocess.run(
-        [str(python), "-c", RUN_IN_VENV, str(src), str(out)],
-        env=run_env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
+    cmd = [str(python), "-c", RUN_IN_VENV, str(src), str(out)]
+    run_to_the_end(cmd, env=run_env, cwd=tmp_path)
     done = nbformat.read(out, as_version=4)
     setup = "".join(o.get("text", "") for o in done.cells[1].outputs)
     assert "installing myst-nb==1.4.0" in setup, setup

@@ -5,7 +5,6 @@ that stays within it."""
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from helpers.book import drift, records, rounding, rulebook
 from helpers.book.records import RESULTS_DIR, Records
 from helpers.core.measures import Evidence
+from tests.conftest import run_to_the_end
 
 ROOT = Path(__file__).resolve().parents[2]
 STORED = rounding.floors()
@@ -232,15 +232,8 @@ def test_a_chapter_on_another_instruction_set_stays_within_its_floor():
     rule; a book whose records only the machine that wrote them reproduces fails."""
     isa = rounding.other_isa()
     env = {k: v for k, v in os.environ.items() if k != records.RESULTS_VARIABLE}
-    res = subprocess.run(
-        [sys.executable, "-m", "helpers.book", "execute", CHAPTER, "--isa", isa],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=900,
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
+    cmd = [sys.executable, "-m", "helpers.book", "execute", CHAPTER, "--isa", isa]
+    run_to_the_end(cmd, cwd=ROOT, env=env)
     run = ROOT / "_build" / "runs" / f"default-isa-{isa}"
     manifest = json.loads((run / "manifest.json").read_text())
     assert isa in manifest["xla_flags"]

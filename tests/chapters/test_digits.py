@@ -6,6 +6,7 @@ import pytest
 import helpers as h
 from helpers.chapters import digits as ch
 from helpers.core.relns import context_reln, item_rows
+from tests.chapters.digits_params import TINY
 
 
 @pytest.fixture(scope="module")
@@ -165,16 +166,8 @@ def test_gate_finding_end_to_end_on_a_small_digits_task(small):
     net = h.relu_network((ds.X.shape[0], width, ds.Y.shape[0]), std)
     at = h.algorithm1.sample_epochs(epochs, 100)
     np.testing.assert_array_equal(at, [1, 101, 201])
-    run = h.train(
-        net,
-        ds.X,
-        ds.Y,
-        lr=lr,
-        epochs=epochs,
-        seeds=seeds,
-        record_epochs=np.union1d(at, [0, epochs]),
-        record=("gates", "outputs", "weights"),
-    )
+    kw = dict(lr=lr, epochs=epochs, seeds=seeds, record=("gates", "outputs", "weights"))
+    run = h.train(net, ds.X, ds.Y, record_epochs=np.union1d(at, [0, epochs]), **kw)
     samples = h.algorithm1.samples_from_run(run, 0, epochs=at)
     assert samples.n_samples == len(seeds) * len(at) * width
     assert samples.P == ds.P
@@ -335,27 +328,12 @@ def test_relu_ends_lower_reads_the_final_losses_against_their_noise():
 
 
 def test_params_name_the_value_they_refuse():
+    # the page's own scale: the tiny parameters with the page's sizes
     p = dict(
-        images_per_class=10,
-        test_fraction=0.2,
-        split_seed=0,
-        seeds=4,
-        trainings=3,
-        relu_width=140,
-        reln_width=35,
-        init_scale=0.005 / 700**0.5 * 700**0.5,
-        kappa=0.1,
-        epochs=3000,
-        sample_every=100,
-        k_max=8,
-        elbow_seeds=3,
-        kmeans_n_init=20,
-        gate_tolerance=0.05,
-        shuffle_seed=0,
-        reln_levels=[0.7, 0.5, 0.3],
-        floor_margin=2.0,
-        show_ks=[3, 4],
-    )
+        TINY, images_per_class=10, seeds=4, trainings=3, relu_width=140, reln_width=35,
+        init_scale=0.005 / 700**0.5 * 700**0.5, kappa=0.1, epochs=3000,
+        k_max=8, elbow_seeds=3, kmeans_n_init=20, show_ks=[3, 4],
+    )  # fmt: skip
     assert ch.params.Params(**p).relu_std == pytest.approx(0.005 / 140**0.5)
     for name, bad in [
         ("trainings", 5),

@@ -14,6 +14,7 @@ import helpers as h
 from helpers.book import kit
 from helpers.book.records import Records
 from helpers.chapters import digits as ch
+from tests.chapters.digits_params import TINY
 from tests.chapters.records_check import check_records
 
 #: The page's science on a shrunk setting still compiles many networks (20-70 s
@@ -21,27 +22,7 @@ from tests.chapters.records_check import check_records
 pytestmark = pytest.mark.slow
 
 PAGE = Path(__file__).resolve().parents[2] / "book" / "digits.md"
-PARAMS = ch.params.Params(
-    images_per_class=3,
-    test_fraction=0.2,
-    split_seed=0,
-    seeds=2,
-    trainings=2,
-    relu_width=8,
-    reln_width=2,
-    init_scale=0.2 * 8**0.5,
-    kappa=0.2,
-    epochs=1500,
-    sample_every=100,
-    k_max=3,
-    elbow_seeds=2,
-    kmeans_n_init=2,
-    gate_tolerance=0.05,
-    shuffle_seed=0,
-    reln_levels=[0.7, 0.5, 0.3],
-    floor_margin=2.0,
-    show_ks=[2, 3],
-)
+PARAMS = ch.params.Params(**TINY)
 
 
 def _tiny(p=PARAMS):

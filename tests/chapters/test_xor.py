@@ -57,18 +57,10 @@ def test_relu_network_switches_gating_with_the_margin():
     within 10% of the faster closed form."""
     std, epochs = 1e-3, 1000
     relu = h.relu_network((3, 128, 1), std)
+    kw = dict(lr=LR, epochs=epochs, seeds=[0, 1], record_epochs=[epochs])
     for eps, expect in ((0.3, "xor"), (1.4, "linear")):
         ds = h.xor(eps)
-        run = h.train(
-            relu,
-            ds.X,
-            ds.Y,
-            lr=LR,
-            epochs=epochs,
-            seeds=[0, 1],
-            record_epochs=[epochs],
-            record=("weights", "gates"),
-        )
+        run = h.train(relu, ds.X, ds.Y, record=("weights", "gates"), **kw)
         W1, W2 = (W[:, -1] for W in run.records["weights"])
         G = run.records["gates"][0][:, -1]
         for s in range(2):

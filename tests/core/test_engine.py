@@ -70,16 +70,8 @@ def test_reln_from_relu_gating_reproduces_relu_output():
     has the ReLU network's output (and the same gradient step)."""
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
     relu = h.relu_network((11, 50, 60), 0.05)
-    run = h.train(
-        relu,
-        ds.X,
-        ds.Y,
-        lr=1e-3,
-        epochs=300,
-        seeds=[0, 1],
-        record_epochs=[0, 150, 300],
-        record=("weights", "outputs", "gates"),
-    )
+    kept = dict(record_epochs=[0, 150, 300], record=("weights", "outputs", "gates"))
+    run = h.train(relu, ds.X, ds.Y, lr=1e-3, epochs=300, seeds=[0, 1], **kept)
     for s in range(2):
         for e in (150, 300):
             W = run.weights_at(e, s)
@@ -128,15 +120,8 @@ def test_switch_on_epoch_freezes_a_pathway():
     net = h.gdln(
         4, 7, 4, [h.Pathway("late", 8, None, init_std=(0.1, 0.1), on_epoch=30)]
     )
-    run = h.train(
-        net,
-        ds.X,
-        ds.Y,
-        lr=0.01,
-        epochs=60,
-        record_epochs=[0, 30, 60],
-        record=("weights",),
-    )
+    kept = dict(record_epochs=[0, 30, 60], record=("weights",))
+    run = h.train(net, ds.X, ds.Y, lr=0.01, epochs=60, **kept)
     W = run.records["weights"][0][0]
     np.testing.assert_array_equal(W[0], W[1])  # nothing learns before epoch 30
     assert not np.array_equal(W[1], W[2])
@@ -282,17 +267,9 @@ def test_recorded_epochs_off_the_grid_are_the_same_states():
     # epochs
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
     net = h.relu_network((11, 30, 60), 0.01)
+    kw = dict(lr=1e-3, epochs=250, seeds=[0, 1], record=("weights", "outputs"))
     sparse, dense = (
-        h.train(
-            net,
-            ds.X,
-            ds.Y,
-            lr=1e-3,
-            epochs=250,
-            seeds=[0, 1],
-            record_epochs=at,
-            record=("weights", "outputs"),
-        )
+        h.train(net, ds.X, ds.Y, record_epochs=at, **kw)
         for at in ([1, 101, 201], range(0, 251))
     )
     np.testing.assert_array_equal(sparse.loss, dense.loss)

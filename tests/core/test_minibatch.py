@@ -24,27 +24,9 @@ def small(hrk):
 def test_full_batch_sgd_is_the_engines_gradient_descent(hrk, small):
     """batch = P: one update per epoch on the summed loss, exactly the engine's GD."""
     net, p0 = small
-    run = h.train(
-        net,
-        hrk.X,
-        hrk.Y,
-        lr=0.01,
-        epochs=300,
-        seeds=[0, 1],
-        params0=p0,
-        record_epochs=[0, 150, 300],
-        record=("weights",),
-    )
-    mb = minibatch.minibatch_train(
-        hrk.X,
-        hrk.Y,
-        p0,
-        lr=0.01,
-        epochs=300,
-        batch=hrk.P,
-        seeds=[0, 1],
-        record_epochs=[0, 150, 300],
-    )
+    kw = dict(lr=0.01, epochs=300, seeds=[0, 1], record_epochs=[0, 150, 300])
+    run = h.train(net, hrk.X, hrk.Y, params0=p0, record=("weights",), **kw)
+    mb = minibatch.minibatch_train(hrk.X, hrk.Y, p0, batch=hrk.P, **kw)
     assert mb.loss.shape == run.loss.shape == (2, 301)
     np.testing.assert_allclose(mb.loss, run.loss, rtol=1e-4)
     assert run.loss[0, -1] < 0.5 * run.loss[0, 0]  # it did learn something

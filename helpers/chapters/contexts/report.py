@@ -451,19 +451,10 @@ def report(
         check cell prints, "records": {name: record}}``; the records are saved.
     """
     r = SimpleNamespace(
-        params=params,
-        task=task,
-        relu=relu,
-        relns=dict(relns),
-        losses=losses,
-        outputs=outputs,
-        svs=svs,
-        reps=reps,
-        gating=gating,
-        race=race,
-        consts=consts,
-        ladder=ladder,
-    )
+        params=params, task=task, relu=relu, relns=dict(relns),
+        losses=losses, outputs=outputs, svs=svs, reps=reps,
+        gating=gating, race=race, consts=consts, ladder=ladder,
+    )  # fmt: skip
     for part in (_glue_training, _glue_outputs, _glue_gating, _glue_race):
         kit.glue_many("contexts", part(r))
     out = kit.add_all(rec, _records(r))

@@ -594,29 +594,37 @@ def _records(r: _Reading) -> list:
     return [(name, e, v) for name, e in evidence.items()]
 
 
-#: The closing table: (question, what the paper says, record) per row.
-SUMMARY = [
-    ("Elbow of Algorithm 1 on real data", "K = 4 on Section 4", "best_k"),
-    ("Gating patterns at the elbow (context level)", "common + 2-of-3",
-     "k_patterns_context_level"),
-    ("What those patterns gate on", "context only (Lemma 4.1)", "k_patterns_gate_on"),
-    ("Census at the level of contexts, early and final", "no single-context units",
-     "census_context_level"),
-    ("ReLU network vs common + 2-of-3 ReLN", "'excellent agreement'", "reln_vs_relu"),
-    ("ReLU network vs common + single-context ReLN", "clear deviation",
-     "singles_vs_relu"),
-    ("... over the levels above the ReLN floor", "—", "reln_vs_relu_above_floor"),
-    ("... single-context, above the floor", "—", "singles_vs_relu_above_floor"),
-    ("Time gaps level by level", "—", "gap_by_level"),
-    ("Floor of any context-gated ReLN (share of L0)", "—", "reln_floor"),
-    ("Race reduction vs simulated ReLN", "—", "reln_vs_prediction"),
-    ("Distance from Assumption 2.1.1", "assumed to hold", "assumption_211"),
-    ("Test error of the ReLU network", "—", "test_error_relu"),
-    ("Test error of the Algorithm 1 GDLN at the elbow", "—", "test_error_gdln"),
-    ("Controls: is the ReLU network still ahead (early at L0/2; late at the end)?",
-     "—", "controls"),
-    ("Step-size check (halved and doubled step)", "—", "step_size_check"),
-]  # fmt: skip
+#: The closing table: its rows by record, (question, what the paper says) each.
+SUMMARY = {
+    "best_k": ("Elbow of Algorithm 1 on real data", "K = 4 on Section 4"),
+    "k_patterns_context_level": (
+        "Gating patterns at the elbow (context level)",
+        "common + 2-of-3",
+    ),
+    "k_patterns_gate_on": ("What those patterns gate on", "context only (Lemma 4.1)"),
+    "census_context_level": (
+        "Census at the level of contexts, early and final",
+        "no single-context units",
+    ),
+    "reln_vs_relu": ("ReLU network vs common + 2-of-3 ReLN", "'excellent agreement'"),
+    "singles_vs_relu": (
+        "ReLU network vs common + single-context ReLN",
+        "clear deviation",
+    ),
+    "reln_vs_relu_above_floor": ("... over the levels above the ReLN floor", "—"),
+    "singles_vs_relu_above_floor": ("... single-context, above the floor", "—"),
+    "gap_by_level": ("Time gaps level by level", "—"),
+    "reln_floor": ("Floor of any context-gated ReLN (share of L0)", "—"),
+    "reln_vs_prediction": ("Race reduction vs simulated ReLN", "—"),
+    "assumption_211": ("Distance from Assumption 2.1.1", "assumed to hold"),
+    "test_error_relu": ("Test error of the ReLU network", "—"),
+    "test_error_gdln": ("Test error of the Algorithm 1 GDLN at the elbow", "—"),
+    "controls": (
+        "Controls: is the ReLU network still ahead (early at L0/2; late at the end)?",
+        "—",
+    ),
+    "step_size_check": ("Step-size check (halved and doubled step)", "—"),
+}
 
 
 def _summary(r: _Reading, recs: dict) -> str:
@@ -631,7 +639,7 @@ def _summary(r: _Reading, recs: dict) -> str:
         ),
     }
     recs = {k: {**x, "value": values[k]} if k in values else x for k, x in recs.items()}
-    return claims_table([(q, paper, recs[name]) for q, paper, name in SUMMARY])
+    return claims_table([(q, paper, recs[n]) for n, (q, paper) in SUMMARY.items()])
 
 
 def _printed(r: _Reading) -> str:

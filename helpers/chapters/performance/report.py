@@ -105,19 +105,17 @@ def records(
     out = [(k, _timed(d[k]), f"{w}. {where}") for k, w in what.items()]
     floor = [v for by in d["fraction_of_floor"].values()
              for s, v in by.items() if s in ("8", "64")]  # fmt: skip
-    if floor:
-        out.append(
-            ("floor_target", _timed(min(floor), "fraction_of_floor"),
-             "the smallest fraction of the floor at 8 and 64 seeds over both "
-             "networks; target >= 0.55")
-        )  # fmt: skip
     eff8 = [by["8"] for by in d["batching_efficiency"].values() if "8" in by]
-    if eff8:
-        out.append(
-            ("batching_target", _timed(max(eff8), "batching_efficiency"),
-             "the largest batching efficiency at 8 seeds over both networks; "
-             "target <= 0.6")
-        )  # fmt: skip
+    targets = [
+        ("floor_target", min, floor, "fraction_of_floor",
+         "the smallest fraction of the floor at 8 and 64 seeds over both "
+         "networks; target >= 0.55"),
+        ("batching_target", max, eff8, "batching_efficiency",
+         "the largest batching efficiency at 8 seeds over both networks; "
+         "target <= 0.6"),
+    ]  # fmt: skip
+    out += [(name, _timed(pick(xs), kind), words)
+            for name, pick, xs, kind, words in targets if xs]  # fmt: skip
     if chapter_seconds is not None:
         missing = [c for c in (chapters or []) if c not in chapter_seconds]
         secs = {k: round(float(v), 1) for k, v in chapter_seconds.items()}
