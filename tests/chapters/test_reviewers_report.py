@@ -40,30 +40,13 @@ def _strategy(mixed=0.5, single=0.15):
 
 
 PARAMS = dict(
-    seeds=SEEDS,
-    epochs=599,
-    init_scale=0.005,
-    relu_width=700,
-    reln_width=100,
-    record_every=599,
-    reln_record_every=599,
-    widths=[16, 700],
-    init_stds=[0.005 / 700, 0.2],
-    batch_sizes=[4],
-    code_rho_pct=[0],
-    code_seed=0,
-    label_noise=[0.3],
-    noise_seed=0,
-    primed_units=100,
-    primed_gains=[1.0, 30.0],
-    primed_off=1.0,
-    schedule_epochs=300,
-    strategy_share=0.5,
-    fit_level=0.01,
-    plateau_min=0.25,
-    gate_change_max=0.05,
-    common_done=0.9,
-)
+    seeds=SEEDS, epochs=599, init_scale=0.005, relu_width=700, reln_width=100,
+    record_every=599, reln_record_every=599, widths=[16, 700],
+    init_stds=[0.005 / 700, 0.2], batch_sizes=[4], code_rho_pct=[0], code_seed=0,
+    label_noise=[0.3], noise_seed=0, primed_units=100, primed_gains=[1.0, 30.0],
+    primed_off=1.0, schedule_epochs=300, strategy_share=0.5, fit_level=0.01,
+    plateau_min=0.25, gate_change_max=0.05, common_done=0.9,
+)  # fmt: skip
 
 
 def _init_row(sd, k, st, m):
