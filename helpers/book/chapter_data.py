@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 DATA = Path(__file__).with_name("chapters")
 #: The sections of a data file that are not claims.
-SECTIONS = ("parameters", "profiles", "execution", "figures", "in_short")
+SECTIONS = ("parameters", "profiles", "execution", "figures", "in_short", "prose")
 
 
 @lru_cache(maxsize=1)

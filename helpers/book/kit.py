@@ -1,7 +1,8 @@
 """The report kit: what every chapter's ``report.py`` does, done one way: one median
 (:func:`med`), Markdown tables (:func:`table`), glue of many values
 (:func:`glue_many`), records' notes from their TOML ``template`` (:func:`note`; the
-table's ``note`` is the claim's fixed caveat), records added as a list
+table's ``note`` is the claim's fixed caveat), sentences from the TOML's ``[prose]``
+(:func:`prose`), records added as a list
 (:func:`add_all`), and the records whose TOML table names the science function that
 measures them (:func:`registered`: a new claim touches its table, that function and
 the page's prose, not the report).
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from tabulate import tabulate
 
-from . import rulebook
+from . import chapter_data, rulebook
 from .notebook import glue
 
 
@@ -68,6 +69,22 @@ def note(chapter: str, name: str, **values) -> str:
         return template.format(**values)
     except KeyError as e:
         raise KeyError(f"{chapter}.{name}: the note needs the value {e}") from None
+
+
+def prose(chapter: str, name: str, **values) -> str:
+    """The sentence ``name`` of the chapter's ``[prose]`` table (a template of words
+    the report glues into the page) filled with ``values``.
+
+    Raises:
+        KeyError: no such sentence, or the template names a field not given.
+    """
+    templates = chapter_data.data(chapter).get("prose", {})
+    if name not in templates:
+        raise KeyError(f"{chapter}: no [prose] {name!r}; have {sorted(templates)}")
+    try:
+        return templates[name].format(**values)
+    except KeyError as e:
+        raise KeyError(f"{chapter}.prose.{name}: needs the value {e}") from None
 
 
 def add_all(rec, records: Iterable[tuple]) -> dict:

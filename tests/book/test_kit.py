@@ -55,3 +55,15 @@ def test_a_record_whose_table_names_its_function_is_measured_by_it(monkeypatch):
     monkeypatch.setattr(measures, "eps_star_record", lambda main: (main, {"n": 1}))
     assert kit.registered("xor", 0.5) == [("a", 0.5, {"n": 1})]
     assert kit.registered("lag", 0.5) == []
+
+
+def test_a_sentence_is_its_prose_template_filled(monkeypatch):
+    from helpers.book import chapter_data
+
+    data = {"prose": {"gap": "a gap of {g:.1f} epochs"}, "x": {"claim": "c"}}
+    monkeypatch.setattr(chapter_data, "data", lambda chapter: data)
+    assert kit.prose("x", "gap", g=2.26) == "a gap of 2.3 epochs"
+    with pytest.raises(KeyError, match="no \\[prose\\] 'other'"):
+        kit.prose("x", "other")
+    with pytest.raises(KeyError, match="x.prose.gap: needs the value 'g'"):
+        kit.prose("x", "gap")
