@@ -5,12 +5,14 @@ calls."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
-from ...book.kit import add_all, glue_many, med, table
+from ...book.kit import add_all, glue_many, med, prose, table
 from ...book.records import claims_table
 from ...book.rulebook import NOISE_MULTIPLE as NM
+from ...book.rulebook import claim
 from ...core.algorithm1 import pattern_strings
 from ...core.measures import Evidence, level_times, match
 from ...core.paper import CONTEXTS as PAPER
@@ -28,6 +30,7 @@ from .params import Params
 from .task import answers, digits_task, reference_losses, relu_errors, step_size
 
 C = 3
+_say = partial(prose, "digits")
 
 
 @dataclass(frozen=True)
@@ -75,8 +78,11 @@ class _Reading:
             "init": cen.init, "shuffled_early": cen.shuffled[early],
             "shuffled_final": cen.shuffled[end],
         }  # fmt: skip
-        #: their single / 2-of-3 weight ratios
-        self.chance = {k: _ratio(c) for k, c in self.at.items()}
+        #: their single / 2-of-3 weight ratios (inf when there is no 2-of-3)
+        self.chance = {
+            k: c["single"] / c["mixed"] if c["mixed"] > 0 else float("inf")
+            for k, c in self.at.items()
+        }
         losses = {k: v.loss for k, v in runs.relns.items()}
         gdln = self.el.best.run.loss
         self.gaps = reln_gaps(relu.loss, losses, runs.preds, gdln, self.ref, params)
@@ -229,9 +235,7 @@ def _glue_algorithm1(r: _Reading) -> None:
         "n_both": n["both"], "n_item": n["item"], "kmeans_n_init": p.kmeans_n_init,
         "elbow_seeds": p.elbow_seeds, "tol": p.gate_tolerance,
         "err_ratio": float(el.errors[0] / el.errors[-1]),
-        "k_agree": "the rule and the check agree" if agree
-        else "the rule and the check (or the GDLN seeds) disagree, so the curve has "
-        "no clear elbow and K* is a choice, not a finding",
+        "k_agree": _say("k_agree" if agree else "k_disagree"),
         "k_max": p.k_max,
     })  # fmt: skip
 
@@ -259,182 +263,74 @@ def _glue_census(r: _Reading) -> None:
     })  # fmt: skip
 
 
-def _ratio(c: dict) -> float:
-    """Single-context weight over 2-of-3 weight (inf when there is no 2-of-3)."""
-    return c["single"] / c["mixed"] if c["mixed"] > 0 else float("inf")
-
-
-def _shares(c: dict, keys=("common", "mixed", "single")) -> str:
-    """The shares ``c`` of the classes ``keys`` in words."""
-    names = {"mixed": "2-of-3", "single": "single-context"}
-    return ", ".join(f"{names.get(k, k)} {c[k]:.2f}" for k in keys)
-
-
-def _chance(r: _Reading, t: str) -> str:
-    """Where the census's single / 2-of-3 ratio at ``t`` (early, final) lies against
-    chance: below, within or above."""
-    q = r.chance
-    return compare_to_chance(q[t], {"init": q["init"], "shuffled": q[f"shuffled_{t}"]})
-
-
-def _census_chance_words(r: _Reading) -> tuple[str, str]:
-    """The census against chance: a sentence of numbers, and what they say."""
-    q, at, f = r.chance, r.at, r.at["final"]
-
-    def cms(c):
-        return f"{_shares(c)} (single / 2-of-3 = {_ratio(c):.2f})"
-
-    numbers = (
-        f"when the loss has halved (epoch {r.cen.early}) the census reads "
-        f"{cms(at['early'])}; at initialisation {cms(at['init'])}; with the contexts "
-        f"shuffled {cms(at['shuffled_early'])}. At the end (epoch {r.p.epochs}): "
-        f"{cms(f)}; shuffled {cms(at['shuffled_final'])}."
-    )
-    more = "unit of 2-of-3 weight than chance gives"
-    early_text = {
-        "below": "early in learning the network holds less single-context weight per "
-        f"{more}, the direction the paper describes",
-        "within": "early in learning the balance of single-context and 2-of-3 weight "
-        "is within what chance gives",
-        "above": "early in learning the network holds more single-context weight per "
-        f"{more}, against the paper's description",
-    }[_chance(r, "early")]
-    lead = "single-context" if f["single"] > f["mixed"] else "2-of-3"
-    words = (
-        f"{early_text} ({q['early']:.2f} against {q['init']:.2f} at initialisation "
-        f"and {q['shuffled_early']:.2f} with shuffled contexts). By the end {lead} "
-        f"units hold more of the weight ({f['single']:.2f} single-context against "
-        f"{f['mixed']:.2f} 2-of-3, ratio {q['final']:.2f}, {_chance(r, 'final')} the "
-        "range chance gives)."
-    )
-    return numbers, words
-
-
 def _cluster_words(r: _Reading) -> str:
-    """Algorithm 1's clusters at the elbow by class, and read with shuffled
-    contexts."""
+    """Algorithm 1's clusters at the elbow by class, and read with shuffled contexts."""
     c, sh = r.el.best_classes, r.el.best_classes_shuffled
-    if c["single"] > c["mixed"]:
-        verdict = (
-            "single-context clusters outweigh the 2-of-3 ones, the opposite of "
-            "Section 4's structure"
-        )
-    elif c["mixed"] > c["single"]:
-        verdict = "2-of-3 clusters outweigh the single-context ones, as in Section 4"
-    else:
-        verdict = "single-context and 2-of-3 clusters weigh the same"
-    keys = ("common", "mixed", "single", "other")
-    return (
-        f"By share of the sampled rows its clusters are {_shares(c, keys)}: {verdict} "
-        "(with the contexts shuffled over the datapoints the same centroids read "
-        f"{_shares(sh, keys)})."
-    )
-
-
-def _whitened_words(r: _Reading) -> str:
-    """Whether whitening leaves the two ReLNs distinguishable."""
-    w = r.runs.controls["whitened pixels"]
-    a, b, sp = w["mixed"].value, w["single"].value, w["mixed"].spread
-    gaps = (
-        f"{a:.3f} (2-of-3) and {b:.3f} (single-context) over the levels "
-        + ", ".join(f"{f:g}" for f in w["levels"])
-    )
-    if abs(a - b) <= sp:
-        return (
-            "With whitened pixels the two ReLNs cannot be told apart: their gaps to "
-            f"the ReLU network, {gaps}, differ by {abs(a - b):.3f}, less than the "
-            f"seed spread {sp:.3f}; whitening erases the difference between the "
-            "paper's ReLN and its alternative on this task."
-        )
-    nearer = "2-of-3" if a < b else "single-context"
-    return (
-        f"With whitened pixels the two ReLNs stay apart: their gaps, {gaps}, differ "
-        f"by {abs(a - b):.3f}, more than the seed spread {sp:.3f}; the {nearer} ReLN "
-        "is the nearer."
-    )
+    s, m = c["single"], c["mixed"]
+    way = "single" if s > m else "mixed" if m > s else "same"
+    return _say("clusters", c=c, sh=sh, verdict=_say(f"clusters_{way}"))
 
 
 def _glue_chance(r: _Reading) -> None:
-    numbers, words = _census_chance_words(r)
-    g, c = r.gaps, r.el.best_classes
+    q, at, g, c = r.chance, r.at, r.gaps, r.el.best_classes
+    f, e, w = at["final"], at["early"], r.runs.controls["whitened pixels"]
     lv = g.per_level
-    nearer = [f for f, x in lv.items() if x["mixed"] < x["single"]]
-    apart = [f for f, x in lv.items() if x["single"] - x["mixed"] > NM * x["spread"]]
+    vs = {
+        t: compare_to_chance(q[t], {"init": q["init"], "shuffled": q[f"shuffled_{t}"]})
+        for t in ("early", "final")
+    }
+    a, b, sp = w["mixed"].value, w["single"].value, w["mixed"].spread
     better = g.m_reln_above.value < g.m_single_above.value
-    nearest = "the nearer" if better else "not the nearer"
+    mixed_ahead = "yes" if c["mixed"] > c["single"] else "partly"
+    v = {
+        "q": q, "f": f, "e": e, "c": c, "k": r.el.best_k, "nm": NM,
+        "cms": {k: _say("shares", c=x, ratio=q[k]) for k, x in at.items()},
+        "epoch": r.cen.early, "epochs": r.p.epochs, "final_vs": vs["final"],
+        "early_text": _say(f"early_{vs['early']}"),
+        "lead": "single-context" if f["single"] > f["mixed"] else "2-of-3",
+        "a": a, "b": b, "sp": sp, "diff": abs(a - b),
+        "levels": ", ".join(f"{x:g}" for x in w["levels"]),
+        "nearer": "2-of-3" if a < b else "single-context",
+        "n_nearer": sum(x["mixed"] < x["single"] for x in lv.values()),
+        "apart": sum(x["single"] - x["mixed"] > NM * x["spread"] for x in lv.values()),
+        "n_levels": len(lv), "n_above": len(g.above),
+        "per_level": "; ".join(_say("level_gap", f=f, x=x) for f, x in lv.items()),
+        "nearest": "the nearer" if better else "not the nearer",
+        "reln": g.m_reln_above.value, "single": g.m_single_above.value,
+        "answer": _say("lead_" + (mixed_ahead if vs["early"] == "below" else "chance")),
+        "cm": e["common"] + e["mixed"],
+    }  # fmt: skip
+    v["census"] = _say("census", **v)
+    v["whitened"] = _say("whitened_same" if v["diff"] <= sp else "whitened_apart", **v)
+    prop42 = "for" if r.t50["mixed"] < r.t50["single"] else "against"
     glue_many("digits", {
-        "chance_table": numbers, "census_words": words[0].upper() + words[1:],
-        "alg1_words": _cluster_words(r), "whitened_words": _whitened_words(r),
+        "chance_table": _say("chance_table", **v),
+        "census_words": v["census"][0].upper() + v["census"][1:],
+        "alg1_words": _cluster_words(r), "whitened_words": v["whitened"],
         "floor_margin": r.p.floor_margin, "n_above": len(g.above),
-        "levels_words": f"the 2-of-3 ReLN is the nearer at {len(nearer)} of the "
-        f"{len(lv)} levels ("
-        + "; ".join(f"{f:g}: {x['mixed']:.3f} against {x['single']:.3f}"
-                    for f, x in lv.items())
-        + f"), and nearer by more than {NM:g} x the seed spread at {len(apart)}",
-        "prop42_words": "as Proposition 4.2 predicts"
-        if r.t50["mixed"] < r.t50["single"] else "against Proposition 4.2",
-        "nearer_words": "nearer to it than" if better else "no nearer to it than",
-        "better_words": f"the paper's common + 2-of-3 ReLN is {nearest} of the two "
-        "candidates",
-        "conclusion_words": _conclusion_words(r),
-        "reviewers_words": f"Algorithm 1 finds an always-on cluster "
-        f"({c['common']:.2f} of the rows) and clusters on in some contexts only, "
-        f"{c['single']:.2f} single-context against {c['mixed']:.2f} 2-of-3 at K* = "
-        f"{r.el.best_k}; in the census {words} Of the two ReLNs the paper's 2-of-3 "
-        f"one is {nearest} to the ReLU network "
-        f"over the {len(g.above)} levels above the floor ({g.m_reln_above.value:.3f} "
-        f"against {g.m_single_above.value:.3f}), with a race reduction that predicts "
-        "it. " + _whitened_words(r),
+        "levels_words": _say("levels", **v), "prop42_words": _say(f"prop42_{prop42}"),
+        "nearer_words": _say("nearer_yes" if better else "nearer_no"),
+        "better_words": _say("better", **v),
+        "conclusion_words": _say("conclusion", **v),
+        "reviewers_words": _say("reviewers", **v),
     })  # fmt: skip
 
 
-def _conclusion_words(r: _Reading) -> str:
-    """The chapter's answer: whether the census leans to 2-of-3 units beyond chance
-    early in learning (and Algorithm 1's clusters with it), with the numbers."""
-    c, q, e = r.el.best_classes, r.chance, r.at["early"]
-    if _chance(r, "early") != "below":
-        lead = "Not beyond chance."
-    elif c["mixed"] > c["single"]:
-        lead = "Yes, early in learning, and beyond chance."
-    else:
-        lead = "Partly: early in learning the census leans to 2-of-3 beyond chance, "
-        lead += "but Algorithm 1's clusters do not."
-    return (
-        f"{lead} When the loss has halved "
-        f"{e['common'] + e['mixed']:.2f} of the ReLU network's weight is in always-on "
-        f"and 2-of-3 units and {e['single']:.2f} in single-context ones (Section 4 "
-        f"reports none): a single / 2-of-3 ratio of {q['early']:.2f}, against "
-        f"{q['init']:.2f} at initialisation and {q['shuffled_early']:.2f} with the "
-        f"contexts shuffled. At the end the ratio is {q['final']:.2f}, and at K* = "
-        f"{r.el.best_k} Algorithm 1 puts {c['single']:.2f} of the rows in "
-        f"single-context clusters against {c['mixed']:.2f} in 2-of-3 ones."
-    )
-
-
 def _parting(by_level: dict) -> tuple[str, float | None]:
-    """Where the curves part, in words, from the gaps level by level, and the level
-    from which on every gap is beyond the noise (None: none such)."""
+    """Where the curves part in words, and the level from which on every gap is beyond
+    the noise (None: none such)."""
     beyond = [by_level[f]["mixed"] > NM * by_level[f]["spread"] for f in by_level]
     part = next((f for i, f in enumerate(by_level) if all(beyond[i:])), None)
     first = [f for f in by_level if part is None or f > part]
-    text = []
-    if first:
-        most = {
-            k: max(by_level[f][k] for f in first) for k in ("mixed", "single", "spread")
-        }
-        text.append(
-            f"through the levels {', '.join(f'{f:g}' for f in first)} of $L_0$ the "
-            f"2-of-3 ReLN stays within {most['mixed']:.3f} of the ReLU network (the "
-            f"single-context ReLN within {most['single']:.3f}), against a seed spread "
-            f"of up to {most['spread']:.3f}"
-        )
-    if part is not None:
-        text.append(
-            f"from the level {part:g} on, the gap exceeds {NM:g} x the seed spread at "
-            "every level (the rulebook's mark for 'as close as another seed')"
-        )
-    else:
-        text.append(f"at the lowest levels the gap is within {NM:g} x the seed spread")
+    most = {
+        k: max((by_level[f][k] for f in first), default=0)
+        for k in ("mixed", "single", "spread")
+    }
+    levels = ", ".join(f"{f:g}" for f in first)
+    text = [_say("parting_first", levels=levels, most=most)] if first else []
+    text.append(
+        _say("parting_within" if part is None else "parting_from", part=part, nm=NM)
+    )
     return "; ".join(text), part
 
 
@@ -594,74 +490,6 @@ def _records(r: _Reading) -> list:
     return [(name, e, v) for name, e in evidence.items()]
 
 
-#: The closing table: its rows by record, (question, what the paper says) each.
-SUMMARY = {
-    "best_k": ("Elbow of Algorithm 1 on real data", "K = 4 on Section 4"),
-    "k_patterns_context_level": (
-        "Gating patterns at the elbow (context level)",
-        "common + 2-of-3",
-    ),
-    "k_patterns_gate_on": ("What those patterns gate on", "context only (Lemma 4.1)"),
-    "census_context_level": (
-        "Census at the level of contexts, early and final",
-        "no single-context units",
-    ),
-    "reln_vs_relu": ("ReLU network vs common + 2-of-3 ReLN", "'excellent agreement'"),
-    "singles_vs_relu": (
-        "ReLU network vs common + single-context ReLN",
-        "clear deviation",
-    ),
-    "reln_vs_relu_above_floor": ("... over the levels above the ReLN floor", "—"),
-    "singles_vs_relu_above_floor": ("... single-context, above the floor", "—"),
-    "gap_by_level": ("Time gaps level by level", "—"),
-    "reln_floor": ("Floor of any context-gated ReLN (share of L0)", "—"),
-    "reln_vs_prediction": ("Race reduction vs simulated ReLN", "—"),
-    "assumption_211": ("Distance from Assumption 2.1.1", "assumed to hold"),
-    "test_error_relu": ("Test error of the ReLU network", "—"),
-    "test_error_gdln": ("Test error of the Algorithm 1 GDLN at the elbow", "—"),
-    "controls": (
-        "Controls: is the ReLU network still ahead (early at L0/2; late at the end)?",
-        "—",
-    ),
-    "step_size_check": ("Step-size check (halved and doubled step)", "—"),
-}
-
-
-def _summary(r: _Reading, recs: dict) -> str:
-    """The closing table, the elbow's rules and the controls' leads in words."""
-    kb, kc, yes = r.el.k_bend, r.el.k_check, {True: "yes", False: "no"}
-    values = {
-        "best_k": f"bend rule K = {r.el.best_k} (GDLN seeds {kb['interval'][0]}-"
-        f"{kb['interval'][1]}); factor-2 rule K = {r.el.k_within} "
-        f"({kc['interval'][0]}-{kc['interval'][1]})",
-        "controls": "; ".join(
-            f"{k}: {yes[x]} / {yes[r.late[k]]}" for k, x in r.ahead.items()
-        ),
-    }
-    recs = {k: {**x, "value": values[k]} if k in values else x for k, x in recs.items()}
-    return claims_table([(q, paper, recs[n]) for n, (q, paper) in SUMMARY.items()])
-
-
-def _printed(r: _Reading) -> str:
-    """The chapter's headline numbers as the page prints them for the notebook's
-    output check."""
-    at, g = r.at["early"], r.gaps
-    lines = {
-        "best_k": r.el.best_k,
-        "k_patterns_context_level": " ".join(r.el.best_patterns),
-        "k_patterns_gate_on": " ".join(r.el.best_src["kind"]),
-        "census early (common, 2-of-3)": f"{at['common']:.1f}, {at['mixed']:.1f}",
-        "reln_vs_relu": f"{g.m_reln.value:.2f}",
-        "singles_vs_relu": f"{g.m_single.value:.2f}",
-        "reln_vs_relu_above_floor": f"{g.m_reln_above.value:.2f}",
-        "singles_above_floor": f"{g.m_single_above.value:.2f}",
-        "parting level": _parting(g.by_level)[1],
-        "test_error_relu": f"{med(r.err['test']['error']):.2f}",
-        "test_error_gdln": f"{med(r.el.err_gdln[r.el.best_k]['error']):.2f}",
-    }
-    return "\n".join(f"{k:<24} = {v}" for k, v in lines.items())
-
-
 def report(rec, runs: Runs, params: Params) -> dict:
     """Write the chapter's records ``rec`` (saved) and glue every number its prose
     cites, from what the page trained (:class:`Runs`) under its :class:`Params`.
@@ -679,10 +507,21 @@ def report(rec, runs: Runs, params: Params) -> dict:
     _glue_relns(r)
     _glue_controls(r)
     _glue_chance(r)
-    recs = add_all(rec, _records(r))
+    el, g, recs = r.el, r.gaps, add_all(rec, _records(r))
     rec.save()
-    return {
-        "controls": controls_table(runs.controls),
-        "summary": _summary(r, recs),
-        "printed": _printed(r),
-    }
+    yes = {True: "yes", False: "no"}
+    v = {
+        "e": r.at["early"], "g": g, "k": el.best_k, "k_within": el.k_within,
+        "kb": el.k_bend, "kc": el.k_check, "part": _parting(g.by_level)[1],
+        "patterns": " ".join(el.best_patterns), "kinds": " ".join(el.best_src["kind"]),
+        "relu": med(r.err["test"]["error"]),
+        "gdln": med(el.err_gdln[el.best_k]["error"]),
+    }  # fmt: skip
+    # the closing table's values in words: the elbow's rules, the controls' leads
+    leads = "; ".join(f"{k}: {yes[x]} / {yes[r.late[k]]}" for k, x in r.ahead.items())
+    said = {"best_k": _say("summary_best_k", **v), "controls": leads}
+    recs |= {k: {**recs[k], "value": x} for k, x in said.items()}
+    rows = [(claim("digits", n), x) for n, x in recs.items()]
+    summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
+    controls = controls_table(runs.controls)
+    return {"controls": controls, "summary": summary, "printed": _say("printed", **v)}
