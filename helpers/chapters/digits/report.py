@@ -35,11 +35,10 @@ _say = partial(prose, "digits")
 
 @dataclass(frozen=True)
 class Runs:
-    """What the page trained: the ``task``, the ReLU run ``relu``, the step-size
-    check ``euler``, Algorithm 1's ``samples_all``, the time to collapse them
-    ``t_collapse`` and its ``fits`` (K = 1..k_max), the ``census`` over training, the
-    ReLN runs ``relns`` and their starts ``starts`` (``mixed``, ``single``,
-    ``derived``), the race predictions ``preds`` and the ``controls`` by name."""
+    """What the page trained: the ``task``, the ReLU run ``relu``, the step-size check
+    ``euler``, Algorithm 1's ``samples_all``, the time ``t_collapse`` to collapse them
+    and their ``fits`` (K = 1..k_max), the ``census``, the ReLNs ``relns`` and their
+    ``starts`` (mixed, single, derived), the race's ``preds`` and the ``controls``."""
 
     task: object
     relu: object
@@ -55,14 +54,12 @@ class Runs:
 
 
 class _Reading:
-    """The values the report reads from ``runs`` under ``params``, each from the
-    science function the page calls for it."""
+    """What the report reads from the runs, by the science functions the page calls."""
 
     def __init__(self, runs: Runs, params: Params):
         self.p, self.runs = params, runs
         task, relu, tol = runs.task, runs.relu, params.gate_tolerance
-        self.ds, self.test = task.train, task.test
-        self.ref = reference_losses(task)
+        self.ds, self.test, self.ref = task.train, task.test, reference_losses(task)
         self.lr = step_size(task.train, params.kappa)
         self.err = relu_errors(relu, task)
         self.samples, self.live_share = live_samples(runs.samples_all, tol)
@@ -88,6 +85,7 @@ class _Reading:
         self.gaps = reln_gaps(relu.loss, losses, runs.preds, gdln, self.ref, params)
         self.err_reln = reln_test_errors(runs.relns, task)
         self.diag = assumption_211(task, runs.starts["mixed"].net)
+        self.ctx_names = [n for n in self.diag["paths"] if n != "common"]
         #: the early and the late lead of the ReLU network, per control
         self.ahead = {k: relu_ahead(c, NM) for k, c in runs.controls.items()}
         self.late = {k: relu_ends_lower(c, NM) for k, c in runs.controls.items()}
@@ -106,9 +104,6 @@ class _Reading:
         }
 
 
-# ------------------------------------------------------------- tables the page shows
-
-
 def errors_table(err: dict, P_train: int, P_test: int) -> str:
     """The ReLU network's error rates (:func:`relu_errors`) on the training and test
     datapoints (medians over seeds, with their range) as a Markdown table."""
@@ -119,8 +114,7 @@ def errors_table(err: dict, P_train: int, P_test: int) -> str:
          *(f"{100 * med(e[k]):.1f}" for k in ("class_error", "context_error"))]
         for s, P, e in (("train", P_train, err["train"]), ("test", P_test, err["test"]))
     ]  # fmt: skip
-    headers = ["ReLU network", "error % (range over seeds)", "class wrong %"]
-    return table(rows, [*headers, "context answer wrong %"])
+    return table(rows, _say("errors_headers"))
 
 
 def k_table(elbow, ds, L0: float) -> str:
@@ -136,8 +130,7 @@ def k_table(elbow, ds, L0: float) -> str:
          f"{100 * med(err[f.K]['error']):.1f}" if f.K in err else "—"]
         for f, kinds in zip(elbow.fits, elbow.kinds_all)
     ]  # fmt: skip
-    headers = ["K", "centroids (context level)", "gate on", "shares", "output MSE"]
-    return table(rows, [*headers, "final loss", "test error %"])
+    return table(rows, _say("k_headers"))
 
 
 def gap_table(gaps) -> str:
@@ -146,38 +139,21 @@ def gap_table(gaps) -> str:
     table."""
     g, levels = gaps, list(gaps.by_level)
     rows = [
-        [label, *(getattr(g, f"m_{m}{a}").value for a in ("", "_above")),
+        [_say(f"gap_{key}"), *(getattr(g, f"m_{m}{a}").value for a in ("", "_above")),
          *(g.by_level[f][key] for f in levels)]
-        for label, key, m in (
-            ("common + 2-of-3 ReLN", "mixed", "reln"),
-            ("common + single-context ReLN", "single", "single"),
-            ("common + 2-of-3, derived init", "derived", "derived"),
-        )
+        for key, m in (("mixed", "reln"), ("single", "single"), ("derived", "derived"))
     ]  # fmt: skip
     spread = [g.by_level[f]["spread"] for f in levels]
-    rows.append(
-        ["two ReLU seeds (spread)", g.m_reln.spread, g.m_reln_above.spread, *spread]
-    )
+    rows.append([_say("gap_spread"), g.m_reln.spread, g.m_reln_above.spread, *spread])
     rows = [[row[0], *(f"{x:.3f}" for x in row[1:])] for row in rows]
     headers = ["time gap to the ReLU network", "all levels", "levels above the floor"]
     return table(rows, headers + [f"level {f:g}" for f in levels])
-
-
-# ---------------------------------------------------------------------- the glue
 
 
 def _glue_task(r: _Reading) -> None:
     ds, test, ref = r.ds, r.test, r.ref
     task_all = digits_task(0, r.p.test_fraction, r.p.split_seed)  # the paper profile's
     n_all = (task_all.train.P // C, task_all.test.P // C)
-    glue_many("digits", {
-        "per_class": r.p.images_per_class if r.p.images_per_class else "all",
-        "n_train": ds.P // C, "n_test": test.P // C, "P": ds.P, "P_test": test.P,
-        "n_train_all": n_all[0], "n_test_all": n_all[1], "n_images_all": sum(n_all),
-        "scale": r.runs.task.scale, "L0": ref.L0, "L_linear": ref.linear,
-        "L_linear_frac": ref.linear / ref.L0, "L_linear_class": ref.linear_class,
-        "floor": ref.floor, "floor_frac": ref.floor / ref.L0,
-    })  # fmt: skip
     X, Y, p, euler, err = r.ds.X, r.ds.Y, r.p, r.runs.euler, r.err
     s_all = np.linalg.svd(Y @ X.T, compute_uv=False)
     s1 = float(s_all[0])
@@ -190,6 +166,12 @@ def _glue_task(r: _Reading) -> None:
     t_lev = np.array([level_times(L) for L in loss])
     t10 = med(t_lev[:, 1]) if np.all(np.isfinite(t_lev[:, 1])) else "never"
     glue_many("digits", {
+        "per_class": r.p.images_per_class if r.p.images_per_class else "all",
+        "n_train": ds.P // C, "n_test": test.P // C, "P": ds.P, "P_test": test.P,
+        "n_train_all": n_all[0], "n_test_all": n_all[1], "n_images_all": sum(n_all),
+        "scale": r.runs.task.scale, "L0": ref.L0, "L_linear": ref.linear,
+        "L_linear_frac": ref.linear / ref.L0, "L_linear_class": ref.linear_class,
+        "floor": ref.floor, "floor_frac": ref.floor / ref.L0,
         "width": p.relu_width, "reln_width": p.reln_width,
         "rank": int(np.sum(s_all > 1e-9 * s1)), "std": p.relu_std, "s1": s1,
         "lam_bound": (s1 / d1) * float(evals[-1]) / s1, "paper_kappa": PAPER.lr * s1,
@@ -207,11 +189,11 @@ def _glue_task(r: _Reading) -> None:
 
 
 def _glue_algorithm1(r: _Reading) -> None:
-    sa, el, p = r.runs.samples_all, r.el, r.p
+    """Algorithm 1's samples and elbow, and the census over training."""
+    sa, el, p, n = r.runs.samples_all, r.el, r.p, r.n_kinds
     best, kb = el.best, el.k_bend
     dead_exact = 1 - live_samples(sa)[1]  # off for every datapoint
     allon = r.samples.counts[r.samples.patterns.all(axis=1)].sum() / sa.n_samples
-    n = r.n_kinds
     agree = el.best_k == el.k_within and kb["interval"][0] == kb["interval"][1]
     train_out = best.run.records["outputs"][:, -1] if best.run else None
     glue_many("digits", {
@@ -235,21 +217,15 @@ def _glue_algorithm1(r: _Reading) -> None:
         "n_both": n["both"], "n_item": n["item"], "kmeans_n_init": p.kmeans_n_init,
         "elbow_seeds": p.elbow_seeds, "tol": p.gate_tolerance,
         "err_ratio": float(el.errors[0] / el.errors[-1]),
-        "k_agree": _say("k_agree" if agree else "k_disagree"),
-        "k_max": p.k_max,
+        "k_agree": _say("k_agree" if agree else "k_disagree"), "k_max": p.k_max,
     })  # fmt: skip
-
-
-def _glue_census(r: _Reading) -> None:
     census, relu = r.runs.census, r.runs.relu
     shares = {
         f"{tag}_{k}": med(census[k][:, relu.index(e)])
         for tag, e in (("early", r.cen.early), ("final", r.p.epochs))
         for k in (*CLASSES, *GATE_KINDS, "by_class")
     }
-    at = r.at["early"]
-    t_floor = r.t_floor
-    t_rec = relu.record_epochs
+    at, t_floor, t_rec = r.at["early"], r.t_floor, relu.record_epochs
     snap_at_floor = [
         census["snap_change"][s, int(np.argmin(np.abs(t_rec - t)))]
         for s, t in enumerate(t_floor)
@@ -317,8 +293,7 @@ def _glue_chance(r: _Reading) -> None:
 
 
 def _parting(by_level: dict) -> tuple[str, float | None]:
-    """Where the curves part in words, and the level from which on every gap is beyond
-    the noise (None: none such)."""
+    """Where the curves part, in words, and the level from which all gaps are beyond."""
     beyond = [by_level[f]["mixed"] > NM * by_level[f]["spread"] for f in by_level]
     part = next((f for i, f in enumerate(by_level) if all(beyond[i:])), None)
     first = [f for f in by_level if part is None or f > part]
@@ -328,28 +303,24 @@ def _parting(by_level: dict) -> tuple[str, float | None]:
     }
     levels = ", ".join(f"{f:g}" for f in first)
     text = [_say("parting_first", levels=levels, most=most)] if first else []
-    text.append(
-        _say("parting_within" if part is None else "parting_from", part=part, nm=NM)
-    )
+    last = "parting_within" if part is None else "parting_from"
+    text.append(_say(last, part=part, nm=NM))
     return "; ".join(text), part
 
 
 def _glue_relns(r: _Reading) -> None:
-    g, relns, diag = r.gaps, r.runs.relns, r.diag
+    """The ReLNs against the ReLU network, and the controls."""
+    g, relns, diag, t50, by_level = r.gaps, r.runs.relns, r.diag, r.t50, r.gaps.by_level
     ms = {
         f"m_{k}{tail}": getattr(getattr(g, f"m_{k}"), field)
         for k in ("reln", "single", "reln_above", "single_above", "gdln")
         for tail, field in (("", "value"), ("_spread", "spread"))
     }
-    ctx_names = [n for n in diag["paths"] if n != "common"]
-    t50 = r.t50
-    by_level = g.by_level
     upper = [f for f in by_level if f > 0.5]
     early_max = max(max(by_level[f]["mixed"], by_level[f]["single"]) for f in upper)
     f0 = list(by_level)[0]
-    derived = r.runs.starts["derived"]
-    net, W2 = derived.net, derived.params0[-1]  # the readout's std per pathway
-    stds = {
+    net, W2 = r.runs.starts["derived"].net, r.runs.starts["derived"].params0[-1]
+    stds = {  # the derived init's readout std per pathway
         n: np.median(W2[:, :, net.pathway_slice(n)].std(axis=(1, 2))) / r.p.relu_std
         for n in net.pathway_names()
     }
@@ -363,8 +334,8 @@ def _glue_relns(r: _Reading) -> None:
         "test_single": 100 * med(r.err_reln["single"]["error"]),
         "diag_task": diag["task"]["offdiag"], "leak_task": diag["task"]["leak"],
         "diag_s4": diag["section4"]["offdiag"],
-        "diag_paths": max(diag["paths"][n]["offdiag"] for n in ctx_names),
-        "leak_paths": max(diag["paths"][n]["leak"] for n in ctx_names),
+        "diag_paths": max(diag["paths"][n]["offdiag"] for n in r.ctx_names),
+        "leak_paths": max(diag["paths"][n]["leak"] for n in r.ctx_names),
         "t50_reln": t50["mixed"], "t50_single": t50["single"],
         "parting": _parting(by_level)[0], "early_max": early_max,
         "early_max_pct": 100 * (np.exp(early_max) - 1), "first_level": f"{f0:g}",
@@ -375,9 +346,6 @@ def _glue_relns(r: _Reading) -> None:
         "derived_stds": ", ".join(f"{n} {x:.2f}" for n, x in stds.items()),
         "mixed_vs_single": "faster" if t50["mixed"] < t50["single"] else "slower",
     })  # fmt: skip
-
-
-def _glue_controls(r: _Reading) -> None:
     ahead, late = r.ahead, r.late
 
     def names(d, v):
@@ -402,27 +370,24 @@ def _glue_controls(r: _Reading) -> None:
     })  # fmt: skip
 
 
-# ------------------------------------------------------------------- the records
-
-
 def _records(r: _Reading) -> list:
-    """The chapter's records, ``(name, evidence, values)``: the values fill each
-    record's template in the chapter's TOML."""
+    """The records, ``(name, evidence, values)``: the values fill their templates."""
     el, g, p, census, err = r.el, r.gaps, r.p, r.runs.census, r.err["test"]
     i_early, t_floor = r.runs.relu.index(r.cen.early), r.t_floor
-    ctx_names = [k for k in r.diag["paths"] if k != "common"]
-    pred, gdln_err = g.m_pred["mixed"], el.err_gdln[el.best_k]["error"]
+    shares = {  # the census's weight on the context only / the image only / both
+        t: " / ".join(
+            f"{med(census[k][:, i]):.3f}" for k in ("context", "item", "both")
+        )
+        for t, i in (("early", i_early), ("final", -1))
+    }
+    pm, gdln_err = g.m_pred["mixed"], el.err_gdln[el.best_k]["error"]
+    pred = Evidence(pm.value, spread=pm.spread, per_seed=pm.per_seed, time_gap=True)
 
     def joined(xs, fmt):
         return ", ".join(format(x, fmt) for x in xs)
 
     def by_class(c):
         return ", ".join(f"{k} {v:.2f}" for k, v in c.items())
-
-    def census_shares(i):
-        return " / ".join(
-            f"{med(census[k][:, i]):.3f}" for k in ("context", "item", "both")
-        )
 
     v = {
         "p": p, "kb": el.k_bend, "kc": el.k_check, "k_within": el.k_within,
@@ -434,12 +399,11 @@ def _records(r: _Reading) -> list:
         **{f"dev_{k}": joined(el.best_src[f"dev_{k}"], ".3f")
            for k in ("context", "item", "class")},
         "n": r.n_kinds, "q": r.chance, "early": r.cen.early,
-        "shares_early": census_shares(i_early), "shares_final": census_shares(-1),
+        "shares_early": shares["early"], "shares_final": shares["final"],
         "floor_frac": r.ref.floor / r.ref.L0, "above": g.above,
         "candidates": tuple(p.reln_levels),
         "per_level": "; ".join(
-            f"{f:g}: {x['mixed']:.4f} (single {x['single']:.4f}, spread "
-            f"{x['spread']:.4f})" for f, x in g.per_level.items()
+            _say("record_level", f=f, x=x) for f, x in g.per_level.items()
         ),
         "m_derived": g.m_derived.value, "m_derived_above": g.m_derived_above.value,
         "linear_frac": r.ref.linear / r.ref.L0,
@@ -457,10 +421,11 @@ def _records(r: _Reading) -> list:
         for rule, k, c in (("bend rule", el.best_k, el.k_bend),
                            ("factor-2 rule", el.k_within, el.k_check))
     }  # fmt: skip
-    chance = {f"shuffled contexts, epoch {e}": c for e, c in r.cen.shuffled.items()}
+    cen = {**r.cen.at, "epoch 0 (initialisation)": r.cen.init}
+    cen |= {f"shuffled contexts, epoch {e}": c for e, c in r.cen.shuffled.items()}
     diag = {
         "task_offdiag": r.diag["task"]["offdiag"], "task_leak": r.diag["task"]["leak"],
-        "pathways_offdiag_max": max(r.diag["paths"][k]["offdiag"] for k in ctx_names),
+        "pathways_offdiag_max": max(r.diag["paths"][k]["offdiag"] for k in r.ctx_names),
         "section4_offdiag": r.diag["section4"]["offdiag"],
     }  # fmt: skip
     gdln_spread = float(np.ptp(gdln_err)) if p.elbow_seeds > 1 else None
@@ -469,18 +434,14 @@ def _records(r: _Reading) -> list:
         "best_k": best_k,
         "k_patterns_context_level": list(el.best_patterns),
         "k_patterns_gate_on": [str(k) for k in el.best_src["kind"]],
-        "census_context_level": {
-            **r.cen.at, "epoch 0 (initialisation)": r.cen.init, **chance
-        },
+        "census_context_level": cen,
         "reln_vs_relu": g.m_reln,
         "singles_vs_relu": g.m_single,
         "reln_vs_relu_above_floor": g.m_reln_above,
         "singles_vs_relu_above_floor": g.m_single_above,
         "gap_by_level": {f"{f:g}": x for f, x in g.by_level.items()},
         "reln_floor": r.ref.floor / r.ref.L0,
-        "reln_vs_prediction": Evidence(
-            pred.value, spread=pred.spread, per_seed=pred.per_seed, time_gap=True
-        ),
+        "reln_vs_prediction": pred,
         "assumption_211": diag,
         "test_error_relu": Evidence(med(err["error"]), spread=spread),
         "test_error_gdln": Evidence(med(gdln_err), spread=gdln_spread),
@@ -491,21 +452,14 @@ def _records(r: _Reading) -> list:
 
 
 def report(rec, runs: Runs, params: Params) -> dict:
-    """Write the chapter's records ``rec`` (saved) and glue every number its prose
-    cites, from what the page trained (:class:`Runs`) under its :class:`Params`.
-    Defined for the page book/digits.md.
-
-    Returns:
-        ``controls`` (Table 2, the task and its controls), ``summary`` (the closing
-        table of the records) and ``printed`` (the headline numbers the page prints
-        for the notebook's output check), as Markdown or text.
-    """
+    """Write the records ``rec`` (saved) and glue every number the page book/digits.md
+    cites, from what it trained (:class:`Runs`) under its :class:`Params`; returns
+    ``controls`` (Table 2, the task and its controls), ``summary`` (the closing table)
+    and ``printed`` (the headline numbers the page prints for its output check)."""
     r = _Reading(runs, params)
     _glue_task(r)
     _glue_algorithm1(r)
-    _glue_census(r)
     _glue_relns(r)
-    _glue_controls(r)
     _glue_chance(r)
     el, g, recs = r.el, r.gaps, add_all(rec, _records(r))
     rec.save()
