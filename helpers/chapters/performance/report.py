@@ -42,8 +42,7 @@ _say = partial(kit.prose, "performance")
 
 def kept_runs(folder=None) -> dict:
     """What ``book/kept/`` holds, per chapter (its manifest): runs, MiB, the seconds
-    their training took, and where and when they were kept.  Defined for the page
-    book/performance.md."""
+    their training took, and when and at which commit they were kept."""
     out = {}
     for man in sorted(Path(folder or store.KEPT).glob("*/manifest.json")):
         m = json.loads(man.read_text())
@@ -67,9 +66,7 @@ def kept_table(kept: dict) -> Markdown:
     cols = ("runs", "summaries", "seconds", "mib")
     tot = [sum(k[x] for k in kept.values()) for x in cols]
     rows.append(["**all**", tot[0], tot[1], f"**{tot[2]:.0f}**", f"{tot[3]:.1f}", ""])
-    heads = ["chapter", "files kept", "of them summaries", "their training (s)", "MiB",
-             "kept on, commit"]  # fmt: skip
-    return _md(rows, heads)
+    return Markdown(kit.table(rows, _say("kept_headers")))
 
 
 def records(
@@ -81,15 +78,13 @@ def records(
     directory=None,
     kept: dict | None = None,
 ) -> Records:
-    """The Performance records (not saved; ``directory``: where they would be, default
-    ``book/results``), every one a measured time or a ratio of times: from a benchmark
-    ``bench`` (:func:`.benchmark.run_benchmark`; ``source``: where it came from), each
-    chapter's default and paper-profile execution seconds (or ``None``; ``chapters``:
-    those expected, the missing ones named in the notes) and the ``kept`` runs per
-    chapter (:func:`kept_runs`, or ``None``)."""
+    """The Performance records (not saved; ``directory``: default ``book/results``),
+    measured times or their ratios: from a benchmark ``bench`` (``source``: where it
+    came from), each chapter's default and paper-profile seconds (or ``None``;
+    ``chapters``: those expected, the missing ones named in the notes) and the
+    ``kept`` runs per chapter (:func:`kept_runs`)."""
     d, m = bench["derived"], bench["machine"]
-    keys = ("fraction_of_floor", "batching_efficiency", "speedup_vs_authors_loop")
-    values = {k: d[k] for k in keys}
+    values = {k: d[k] for k in list(RATIOS)[:3]}  # the engine's floor, batching, (a)
     floor = [v for by in d["fraction_of_floor"].values()
              for s, v in by.items() if s in ("8", "64")]  # fmt: skip
     eff8 = [by["8"] for by in d["batching_efficiency"].values() if "8" in by]
@@ -97,9 +92,8 @@ def records(
     values |= {"batching_target": max(eff8)} if eff8 else {}
     missing = [c for c in (chapters or []) if c not in (chapter_seconds or {})]
     if chapter_seconds is not None:
-        values["chapter_seconds"] = {
-            k: round(float(v), 1) for k, v in chapter_seconds.items()
-        }
+        secs = {k: round(float(v), 1) for k, v in chapter_seconds.items()}
+        values["chapter_seconds"] = secs
         values["book_total_seconds"] = float(sum(chapter_seconds.values()))
     if paper_seconds:
         secs = {k: round(float(v), 1) for k, v in paper_seconds.items() if k != "total"}
@@ -109,12 +103,9 @@ def records(
             values["paper_depth_seconds"] = float(paper_seconds["depth"])
     if kept:
         values["kept_seconds"] = {c: round(k["seconds"], 1) for c, k in kept.items()}
-    where = {
-        "source": source or "a benchmark run", "when": bench["started_utc"],
-        "cpus": m["cpus"], "devices": m.get("devices", 1),
-        "before": m["load_average_before"][0], "after": m["load_average_after"][0],
-    }  # fmt: skip
-    words = {"where": _say("where", **where), "no_time": "", "incomplete": ""}
+    source = source or "a benchmark run"
+    where = _say("where", source=source, b=bench, m=m, devices=m.get("devices", 1))
+    words = {"where": where, "no_time": "", "incomplete": ""}
     if missing:
         words |= {k: _say(k, missing=missing) for k in ("no_time", "incomplete")}
     timed = [
@@ -133,10 +124,6 @@ METHOD_COLORS = dict(
 )  # fmt: skip
 
 
-def _md(rows, headers) -> Markdown:
-    return Markdown(kit.table(rows, headers))
-
-
 def flops_table() -> tuple[dict, Markdown]:
     """Operations per seed-epoch of each benchmark network (glued for the prose)."""
     flops = {
@@ -152,7 +139,7 @@ def flops_table() -> tuple[dict, Markdown]:
         + [f"{f[k] / 1e6:.2f} M" for k in ("forward", "backward", "total")]
         for n, f in flops.items()
     ]
-    return flops, _md(rows, ["network", "forward", "backward", "total per seed-epoch"])
+    return flops, Markdown(kit.table(rows, _say("flops_headers")))
 
 
 def rate_table(bench: dict) -> Markdown:
@@ -163,13 +150,11 @@ def rate_table(bench: dict) -> Markdown:
          f"{r['compile_seconds']:.2f}", f"{r['fraction_of_floor']:.2f}"]
         for r in bench["rows"]
     ]  # fmt: skip
-    headers = ["network", "seeds", "method", "epochs per seed", "seed-epochs / s"]
-    return _md(rows, headers + ["compile (s)", "fraction of the floor"])
+    return Markdown(kit.table(rows, _say("rate_headers")))
 
 
 def glue_live(live: dict) -> float:
-    """The live run's numbers for the prose; returns the largest loss difference of
-    any method from the engine."""
+    """Glue the live run's numbers; return its largest loss difference to the engine."""
     diff = max(r["max_rel_loss_diff_vs_engine"] for r in live["rows"])
     kit.glue_many("perf", {
         "live_diff": diff, "agree_tol": AGREEMENT_RTOL,
@@ -207,25 +192,23 @@ def ratio_table(bench: dict) -> Markdown:
         for key in RATIOS
         for by in [bench["derived"][key].get(n, {})]
     ]  # fmt: skip
-    return _md(rows, ["network", "measure", "1 seed", "8 seeds", "64 seeds"])
+    return Markdown(kit.table(rows, "network | measure | 1 seed | 8 seeds | 64 seeds"))
 
 
 def paper_table(paper: dict | None) -> tuple[dict | None, Markdown]:
     """The paper profile's time per chapter (as stored), with the total."""
-    cpus = (paper or {}).get("machine", {}).get("cpus", "?")
-    kit.glue_many("perf", paper_cpus=cpus)
+    kit.glue_many("perf", paper_cpus=(paper or {}).get("machine", {}).get("cpus", "?"))
     if paper is None:
         return None, Markdown(_say("no_paper"))
     secs = paper["seconds"]
     rows = [[c, f"{v:.0f}", f"{v / 60:.1f}"] for c, v in secs.items()]
     tot = sum(secs.values())
     rows.append(["**total**", f"**{tot:.0f}**", f"**{tot / 60:.1f}**"])
-    return secs, _md(rows, ["chapter", "seconds", "minutes"])
+    return secs, Markdown(kit.table(rows, ["chapter", "seconds", "minutes"]))
 
 
 def glue_depth_paper(bench, runs, paper_secs) -> None:
-    """How the depth chapter's paper-profile time splits (the paper's runs, the
-    book's own, the rest), for the prose; nan where nothing is stored."""
+    """Glue how the depth chapter's paper-profile time splits (nan: nothing stored)."""
     split = depth_paper_training(bench, runs) if bench else None
     total = (paper_secs or {}).get("depth")
     if split is None or total is None:
@@ -259,26 +242,19 @@ def book_table(secs, present, own_seconds, times_file, after) -> Markdown:
     rows = [[c, f"{v:.1f}"] for c, v in secs.items()]
     rows.append(["**total**", f"**{total:.1f}**"])
     text = kit.table(rows, ["chapter", "seconds"])
-    missing = [c for c in present if c not in secs]
-    if missing:
-        text += _say("book_missing", missing=", ".join(missing))
-    return Markdown(text)
+    missing = ", ".join(c for c in present if c not in secs)
+    return Markdown(text + (_say("book_missing", missing=missing) if missing else ""))
 
 
 def plot_rates(bench: dict):
-    """Training rate of each method against the number of seeds, per network, with
-    the floor (page figure ``fig-performance-rates``)."""
+    """Each method's rate against the seeds, per network (``fig-performance-rates``)."""
     nets = [n for n in NETWORKS if n in bench["flops_per_epoch"]]
-    fig, axes = plt.subplots(
-        1, len(nets), figsize=(5.6 * len(nets), 3.8), squeeze=False
-    )
+    k = len(nets)
+    fig, axes = plt.subplots(1, k, figsize=(5.6 * k, 3.8), squeeze=False)
     for ax, n in zip(axes[0], nets):
         for meth in METHODS:
-            pts = sorted(
-                (r["seeds"], r["seed_epochs_per_s"])
-                for r in bench["rows"]
-                if r["network"] == n and r["method"] == meth
-            )
+            rs = [r for r in bench["rows"] if r["network"] == n and r["method"] == meth]
+            pts = sorted((r["seeds"], r["seed_epochs_per_s"]) for r in rs)
             if pts:
                 color = figures.PALETTE[METHOD_COLORS[meth]]
                 ax.plot(*zip(*pts), "o-", color=color, label=METHOD_LABELS[meth])
@@ -293,12 +269,10 @@ def plot_rates(bench: dict):
 
 
 def plot_book(secs):
-    """Each chapter's execution time and the running total against the book's target
-    (page figure ``fig-performance-book``)."""
+    """Each chapter's time, and their running total, against the book's target."""
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     if secs:
-        names = list(secs)
-        vals = np.array([secs[c] for c in names])
+        names, vals = list(secs), np.array(list(secs.values()))
         ax.barh(names, vals, color=figures.PALETTE["reln"], label="chapter")
         ax.barh(names, np.cumsum(vals), color=figures.PALETTE["common"],
                 alpha=0.25, label="cumulative")  # fmt: skip
