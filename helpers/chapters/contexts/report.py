@@ -11,9 +11,8 @@ import numpy as np
 
 from ...book import kit, rulebook
 from ...book.records import claims_table
-from ...core import measures
+from ...core import measures, paper
 from ...core.measures import LEVELS, Evidence, seed_spread, seed_spread_interval
-from ...core.paper import CONTEXTS as PAPER
 from . import comparisons
 from .comparisons import Losses, Outputs, PathwayValues, Race
 from .gating import Gating, ablation_summary
@@ -24,17 +23,11 @@ from .task import Params, Task
 C, med = "contexts", kit.med
 
 
-def _share(values, alternative, **fields) -> Evidence:
+def _share(values, alternative, **kw) -> Evidence:
     """A share measured once per seed, held against 0 ("no neurons") under ``near``."""
-    return Evidence(
-        med(values),
-        spread=seed_spread(values),
-        alternative=alternative,
-        compared=0.0,
-        criterion="near",
-        spread_interval=seed_spread_interval(values),
-        **fields,
-    )
+    kw |= dict(alternative=alternative, compared=0.0, criterion="near")
+    iv = seed_spread_interval(values)
+    return Evidence(med(values), spread=seed_spread(values), spread_interval=iv, **kw)
 
 
 def _glue_training(r) -> dict:
@@ -246,10 +239,9 @@ def _records(r) -> list:
     show, classes = p.show_epochs, ("common", "mixed", "single", "other", "snap_change")
     # the time gaps, with their init and coupling variants
     others = [i for i in L.sens if i != p.init]
+    coupled = {"fully coupled (the plain GDLN of Eq. 3)": L.m_full}
     reln = L.m_reln.varied("init", {i: L.sens[i]["both"] for i in others})
-    reln = reln.varied(
-        "coupling", {"fully coupled (the plain GDLN of Eq. 3)": L.m_full}
-    )
+    reln = reln.varied("coupling", coupled)
     beyond = dict(criterion="beyond_noise")
     single = {i: L.sens[i]["curves"]["single"] for i in others}
     single = {
@@ -275,26 +267,19 @@ def _records(r) -> list:
         return rulebook.setup_clause({i: x[verdict] for i, x in rows.items()}, p.init)
 
     values = dict(
-        init=p.init,
+        r=r,
         seeds=r.relu.loss.shape[0],
-        gap_mixed=L.m_mixed.value,
         setup_7=setup("verdict_7_pathways"),
         setup_single=setup("verdict_single_context"),
-        epochs=show,
         snap=rulebook.PHASE_SNAP,
         share=share.value,
         one_only=med(one_only),
-        ctl=r.ctl,
         reading=ablation_reading(r.ctl),
-        offdiag_H=r.task.diag_211_H["offdiag"],
-        P=PAPER,
-        lad=r.ladder,
+        P=paper.CONTEXTS,
         pred=r.race.ratio_pred[-1],
     )
-    by_epoch = {
-        e: {k: float(v[i]) for k, v in r.reps.cka_by_epoch.items()}
-        for e, i in at.items()
-    }
+    cka = r.reps.cka_by_epoch
+    by_epoch = {e: {k: float(v[i]) for k, v in cka.items()} for e, i in at.items()}
     cka = {
         "mean_over_shown_epochs": r.reps.cka_gap,
         "by_epoch": by_epoch,
@@ -337,46 +322,31 @@ def report(
     consts: Constants,
     ladder: Ladder,
 ) -> dict:
-    """Write the chapter's records and glue, and build its closing tables.
-
-    Defined for the page book/contexts.md.
-
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records`.
-        params, task: :class:`helpers.chapters.contexts.task.Params` and
-            :func:`helpers.chapters.contexts.task.facts`'s task.
-        relu, relns: the ReLU network's run and the ReLNs of Fig. 4a
-            (:func:`helpers.chapters.contexts.comparisons.train_relns`).
-        losses .. ladder: what the page measured of them, each by its science
-            function in this chapter's modules.
-
-    Returns:
-        ``{"summary": the closing table (Markdown), "headline": the lines the page's
-        check cell prints, "records": {name: record}}``; the records are saved.
-    """
+    """Write the chapter's records and glue, and build its closing tables (defined for
+    the page book/contexts.md): ``rec`` the chapter's
+    :class:`helpers.book.records.Records`, ``params`` and ``task`` the page's
+    (:mod:`.task`), ``relu``, ``relns`` the ReLU network's run and the ReLNs of Fig. 4a
+    (:func:`.comparisons.train_relns`), ``losses`` .. ``ladder`` what the page measured
+    of them, each by its science function in this chapter's modules.  Returns
+    ``{"summary": the closing table (Markdown), "headline": the lines the page's check
+    cell prints, "records": {name: record}}``; the records are saved."""
     r = SimpleNamespace(
         params=params, task=task, relu=relu, relns=dict(relns),
         losses=losses, outputs=outputs, svs=svs, reps=reps,
         gating=gating, race=race, consts=consts, ladder=ladder,
         ctl=ablation_summary(gating.ablation, gating.control),
     )  # fmt: skip
-    g = {}
+    g, out = {}, kit.add_all(rec, _records(r))
     for part in (_glue_training, _glue_outputs, _glue_gating, _glue_race):
         g |= part(r)
-    kit.glue_many(C, g)
-    out = kit.add_all(rec, _records(r))
     share = out["single_context_share"]
-    kit.glue_many(
-        C,
-        literal_verdict=share["variants"]["definition"][0]["verdict"],
-        share_verdict=share["verdict"],
-    )
+    g["literal_verdict"] = share["variants"]["definition"][0]["verdict"]
+    g["share_verdict"] = share["verdict"]
+    kit.glue_many(C, g)
     rec.save()
     rows = [(rulebook.claim(C, n), x) for n, x in out.items()]
     summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
-    v, share = (
-        {n: x["verdict"] for n, x in out.items()},
-        med(gating.fc["single"][:, -1]),
-    )
+    v = {n: x["verdict"] for n, x in out.items()}
+    share = med(gating.fc["single"][:, -1])
     headline = kit.prose(C, "headline", g=g, v=v, share=share)
     return {"summary": summary, "headline": headline, "records": out}
