@@ -1,5 +1,6 @@
 """The records, glued numbers and closing tables of the page *Proofs checked
-numerically* (``book/proofs.md``), from what the page computed."""
+numerically* (``book/proofs.md``), from what the page computed; the sentences and the
+closing table's words are the chapter's TOML's."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from .lemma import Census, TwoByTwo, UnitCensus, pattern_class
 from .race import NAMES, Control, Race, context_learning_time
 from .xor import EPS_PAPER, Algebra, Simulated
 
+P = "proofs"
 TOL = 1e-10  # a deletion raises a top value when it moves by more than this, relative
 
 
@@ -27,11 +29,9 @@ def _witness(two: TwoByTwo) -> str:
     on = ", ".join(n for n, x in zip(names, g) if x)
     off = ", ".join(n for n, x in zip(names, g) if not x) or "nowhere"
     cls, single = pattern_class(g, 2, 2), int(g.sum()) == 1
-    kind = f"NOT a counterexample (class {cls}, single datapoint: {single})"
-    if cls == "both" and not single:
-        kind = "a pattern of item and context together, not a single-datapoint one"
-    weights = f"w_item = ({w[0]:g}, {w[1]:g}), w_ctx = ({w[2]:g}, {w[3]:g})"
-    return f"{weights}: on at {on}, off at {off}; {kind}"
+    kind = "witness_both" if cls == "both" and not single else "witness_not"
+    kind = kit.prose(P, kind, cls=cls, single=single)
+    return kit.prose(P, "witness", w=w, on=on, off=off, kind=kind)
 
 
 def _lemma(two: TwoByTwo, cen: Census):
@@ -39,7 +39,8 @@ def _lemma(two: TwoByTwo, cen: Census):
     feasible = np.array([x["feasible"] for x in two.lp])
     classes = pattern_class(two.patterns, 2, 2)
     n_bad = int((~feasible).sum())
-    lam, mu = two.certs[int(np.flatnonzero(~feasible)[0])][:2]
+    cert = two.certs[int(np.flatnonzero(~feasible)[0])]
+    lam, mu = (", ".join(f"{v:.2f}" for v in x) for x in cert[:2])
     kinds = ["constant", "context-only", "item-only", "both"]
     n22 = {k: int(np.sum(classes[feasible] == k)) for k in kinds}
     # the lemma's own grid: 'both' patterns other than single-datapoint ones
@@ -68,8 +69,7 @@ def _lemma(two: TwoByTwo, cen: Census):
         "n_feasible22": int(feasible.sum()),
         "strict_same": "the same" if same else "different",
         "alt_ok": "held" if ok else "FAILED",
-        "cert": f"lambda = ({', '.join(f'{v:.2f}' for v in lam)}), "
-        f"mu = ({', '.join(f'{v:.2f}' for v in mu)})",
+        "cert": kit.prose(P, "cert", lam=lam, mu=mu),
         "22_classes": ", ".join(f"{k}: {v}" for k, v in n22.items()),
         "lp33_agree": int(np.sum(cen.lp33 == cen.nested33)),
         "counts_agree": "agree" if counts_agree else "DISAGREE",
@@ -249,35 +249,12 @@ def _xor(alg: Algebra, xs: Simulated):
     }
 
 
-#: The closing table's rows: the claim, the paper's words, the record.
-ROWS = [
-    ("Lemma 4.1, 2 x 2: the two combined patterns are the only ones no ReLU unit "
-     "implements (LP and certificate, all 16 patterns)", "'cannot implement'",
-     "lemma41_infeasible_2x2"),
-    ("Lemma 4.1 on the full input: units gate consistently on context or item "
-     "(enumeration of every pattern on 8 x C)", "'must gate consistently for either "
-     "context or object features'", "implementable_patterns_full"),
-    ("Lemma 4.1 in the trained ReLU network: the patterns its units hold", "—",
-     "relu_unit_pattern_classes"),
-    ("Prop. 4.2: deleting rows or columns never raises the top singular value "
-     "(Thompson)", "'can only decrease'", "interlacing_violations"),
-    ("Prop. 4.2: deleting a datapoint of non-negative data never raises the top "
-     "eigenvalue", "'can only decrease'", "orthant_violations"),
-    ("Prop. 4.2: the 2-of-3 strategy wins the race against 1-of-3",
-     "'modules that are active for two contexts wins the race'", "race_winner"),
-    ("Prop. 4.2: trained together, the 1-of-3 pathways stay inactive",
-     "'remain inactive'", "singles_inactive"),
-    ("Prop. 4.2: common + 2-of-3 matches the ReLU loss",
-     "'matches the loss trajectory of the ReLU network'", "gap_mixed_relu"),
-    ("The fastest of 1-of-3, 2-of-3 and their superset", "—", "fastest_candidate"),
-    ("Without the transient (common pathway converged), the race's losses", "—",
-     "race_from_converged_common"),
-    ("App. C: crossover at eps* = sqrt(2/3)", "Eqs. 24-26", "crossover_eps"),
-    ("App. C: closed-form losses (Eqs. 18-23) match simulated ReLNs", "—",
-     "xor_closed_form_max_gap"),
-    ("App. C: where the closed forms with each pathway's a0 swap speed", "—",
-     "crossover_eps_closed_form"),
-]  # fmt: skip
+#: The closing table's rows, in the page's order (their words: each record's
+#: ``summary`` and ``summary_quote`` in proofs.toml).
+ROWS = """lemma41_infeasible_2x2 implementable_patterns_full relu_unit_pattern_classes
+interlacing_violations orthant_violations race_winner singles_inactive gap_mixed_relu
+fastest_candidate race_from_converged_common crossover_eps xor_closed_form_max_gap
+crossover_eps_closed_form""".split()
 
 
 def report(
@@ -305,4 +282,5 @@ def report(
     glued["match_verdict"] = g["gap_mixed_relu"]["verdict"]
     kit.glue_many("proofs", glued)
     rec.save()
-    return claims_table([(claim, said, g[name]) for claim, said, name in ROWS])
+    rows = [(rulebook.claim(P, n), g[n]) for n in ROWS]
+    return claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
