@@ -233,8 +233,9 @@ def _glue_race(r) -> dict:
     )
 
 
-def _records(r) -> list:
-    """The chapter's records in order, each with the values its template names."""
+def _records(r, glued: dict) -> list:
+    """The chapter's records in order, each with the values its template names (the
+    glued ones by their glue names)."""
     L, g, p, rows = r.losses, r.gating, r.params, r.losses.init_rows
     show, classes = p.show_epochs, ("common", "mixed", "single", "other", "snap_change")
     # the time gaps, with their init and coupling variants
@@ -266,17 +267,14 @@ def _records(r) -> list:
     def setup(verdict):
         return rulebook.setup_clause({i: x[verdict] for i, x in rows.items()}, p.init)
 
-    values = dict(
+    values = glued | dict(
         r=r,
-        seeds=r.relu.loss.shape[0],
         setup_7=setup("verdict_7_pathways"),
         setup_single=setup("verdict_single_context"),
         snap=rulebook.PHASE_SNAP,
         share=share.value,
         one_only=med(one_only),
-        reading=ablation_reading(r.ctl),
         P=paper.CONTEXTS,
-        pred=r.race.ratio_pred[-1],
     )
     cka = r.reps.cka_by_epoch
     by_epoch = {e: {k: float(v[i]) for k, v in cka.items()} for e, i in at.items()}
@@ -336,9 +334,10 @@ def report(
         gating=gating, race=race, consts=consts, ladder=ladder,
         ctl=ablation_summary(gating.ablation, gating.control),
     )  # fmt: skip
-    g, out = {}, kit.add_all(rec, _records(r))
+    g = {}
     for part in (_glue_training, _glue_outputs, _glue_gating, _glue_race):
         g |= part(r)
+    out = kit.add_all(rec, _records(r, g))
     share = out["single_context_share"]
     g["literal_verdict"] = share["variants"]["definition"][0]["verdict"]
     g["share_verdict"] = share["verdict"]

@@ -187,9 +187,8 @@ def _singles(race: Race):
 
     ev, window = smaller(race.norms_both, race.norms_alone), smaller(*race.norms_mid)
     both, alone, iv = ev.value, ev.compared, ev.ratio_interval
-    ev = ev.varied("seeds", rulebook.seed_variants(ev)).varied(  # alphabetical order
-        "window", {f"at epoch {race.mid}": window}
-    )
+    at_mid = {f"at epoch {race.mid}": window}  # the choices in alphabetical order
+    ev = ev.varied("seeds", rulebook.seed_variants(ev)).varied("window", at_mid)
     return [("singles_inactive", ev, {"iv": iv})], {
         "singles_both": both,
         "singles_alone": alone,
