@@ -1,6 +1,7 @@
 """The records, glue and closing tables of the page book/contexts.md, from the runs and
 what the page measured of them (each a science function's result).  The verdicts are
-the rulebook's (:func:`helpers.book.rulebook.decide`), from the evidence built here."""
+the rulebook's (:func:`helpers.book.rulebook.decide`), from the evidence built here;
+the sentences and the closing table's words are the chapter's TOML's."""
 
 from __future__ import annotations
 
@@ -10,42 +11,23 @@ import numpy as np
 
 from ...book import kit, rulebook
 from ...book.records import claims_table
-from ...core import measures
+from ...core import measures, paper
 from ...core.measures import LEVELS, Evidence, seed_spread, seed_spread_interval
-from ...core.paper import CONTEXTS as PAPER
-from .comparisons import (
-    STRATEGIES,
-    Losses,
-    Outputs,
-    PathwayValues,
-    Race,
-    median_gap,
-    pairwise_gap,
-)
+from . import comparisons
+from .comparisons import Losses, Outputs, PathwayValues, Race
 from .gating import Gating, ablation_summary
 from .predictions import Constants, Ladder
 from .representations import Representations
 from .task import Params, Task
 
-med = kit.med
+C, med = "contexts", kit.med
 
 
-def _share(values, alternative, **fields) -> Evidence:
+def _share(values, alternative, **kw) -> Evidence:
     """A share measured once per seed, held against 0 ("no neurons") under ``near``."""
-    return Evidence(
-        med(values),
-        spread=seed_spread(values),
-        alternative=alternative,
-        compared=0.0,
-        criterion="near",
-        spread_interval=seed_spread_interval(values),
-        **fields,
-    )
-
-
-# --------------------------------------------------------------------------------------
-# Glue: the numbers and sentences the prose cites, section by section (each part's
-# dict is glued under the prefix "contexts")
+    kw |= dict(alternative=alternative, compared=0.0, criterion="near")
+    iv = seed_spread_interval(values)
+    return Evidence(med(values), spread=seed_spread(values), spread_interval=iv, **kw)
 
 
 def _glue_training(r) -> dict:
@@ -71,38 +53,29 @@ def _glue_training(r) -> dict:
         fit = getattr(L, f"m_{name}")
         g[f"g_{name}"], g[f"g_{name}_max"] = fit.value, max(fit.per_seed)
     g |= dict(
-        g_linear=m.candidates[STRATEGIES["common"]],
+        g_linear=m.candidates[comparisons.STRATEGIES["common"]],
         g_best=m.best,
-        g_spread_relu=pairwise_gap(r.relu.loss),
+        g_spread_relu=comparisons.pairwise_gap(r.relu.loss),
         g_spread_reln=m.spread_candidate,
         g_spread=m.spread,
         g_spread_lo=m.spread_interval[0],
         g_spread_hi=m.spread_interval[1],
-        g_mixed_vs_reln=median_gap(
+        g_mixed_vs_reln=comparisons.median_gap(
             r.relns["both/one-way"].loss, r.relns["mixed/one-way"].loss
         ),
     )
     g |= {f"g_{name}": v for name, v in L.gaps.items()}
     sign = "" if np.all(L.level_ratio > 0) else "not "
-    g["level_sign"] = f"the ReLU network is {sign}faster at every level"
+    g["level_sign"] = kit.prose(C, "level_sign", sign=sign)
     for k, f in enumerate(LEVELS):
         g[f"level_{k}"] = f"{100 * f:g} %"
         g[f"level_ratio_{k}"] = 100 * float(L.level_ratio[k])
     within = [i for i, x in rows.items() if x["verdict_7_pathways"] == "reproduced"]
-    g |= {
-        "never_within": "Under none of the three starts is the 7-pathway ReLN within "
-        "the seed noise of the ReLU network"
-        if not within
-        else f"The 7-pathway ReLN is within the seed noise under the "
-        f"{', '.join(within)} start",
-        "best_init": min(rows, key=lambda i: rows[i]["gap_7_pathways"]),
-        "init_reading": "The context pathways started at twice the ReLU network's "
-        "scale (the authors' choice) bring the ReLN closer than the ReLU network's own "
-        "scale does."
-        if rows["authors"]["gap_2_of_3"] < rows["matched"]["gap_2_of_3"]
-        else "Starting the ReLN at the ReLU network's own scale brings it closer than "
-        "the authors' doubled context scale does.",
-    }
+    closer = rows["authors"]["gap_2_of_3"] < rows["matched"]["gap_2_of_3"]
+    which = "within" if within else "none_within"
+    g["never_within"] = kit.prose(C, which, starts=", ".join(within))
+    g["best_init"] = min(rows, key=lambda i: rows[i]["gap_7_pathways"])
+    g["init_reading"] = kit.prose(C, "init_authors" if closer else "init_matched")
     keys = ("7_pathways", "2_of_3", "single_context")
     for choice, x in rows.items():
         for name, key in zip(("both", "mixed", "single"), keys):
@@ -134,15 +107,15 @@ def _glue_outputs(r) -> dict:
             g[f"{m}_seed_{k}"] = med(reps.sims["seed"][m][:, i])
             g[f"{m}_single_{k}"] = med(reps.sims["single"][m][:, i])
         g[f"mds_expl_{k}"] = 100 * reps.mds_explained[k]
-    never = reps.single_closer_from is None
-    g["cka_single_from"] = "(never, in this run)" if never else reps.single_closer_from
+    first = reps.single_closer_from
+    g["cka_single_from"] = kit.prose(C, "never_closer") if first is None else first
     return g
 
 
 def _glue_gating(r) -> dict:
-    gt = r.gating
+    """The gating census, its divergences, phase and ablation."""
+    gt, ctl = r.gating, r.ctl
     c, fc, div, ab = gt.census, gt.fc, gt.div, gt.ablation
-    ctl = ablation_summary(gt.ablation, gt.control)
     return dict(
         record_every=r.params.record_every,
         final_mixed=100 * med(c["common"][:, -1] + c["mixed"][:, -1]),
@@ -188,27 +161,13 @@ def ablation_reading(ctl: dict) -> str:
     """The sentence the page book/contexts.md prints on the ablation and its control,
     from :func:`helpers.chapters.contexts.gating.ablation_summary`'s dict ``ctl`` (no
     threshold: which removal costs more, by how much and in how many seeds)."""
-    S, n = ctl["seeds"], ctl["draws"]
-    above, every = ctl["seeds_above_median"], ctl["seeds_above_every_draw"]
-    lo, hi = ctl["ratio_min"], ctl["ratio_max"]
-    times = f"{ctl['ratio_median']:.2g} times (from {lo:.2g} to {hi:.2g} over seeds)"
-    if every == S:
-        where = f"more than every one of the {n} random sets, in each of the {S} seeds"
-    elif above == S:
-        where = (
-            f"more than the median random set in each of the {S} seeds (more than "
-            f"every one of the {n} sets in {every})"
-        )
-    elif above == 0:
-        where = f"less than the median random set in each of the {S} seeds"
-    else:
-        where = f"more than the median random set in {above} of the {S} seeds"
+    S, above = ctl["seeds"], ctl["seeds_above_median"]
+    where = {S: "above_median", 0: "below_median"}.get(above, "some_above")
+    if ctl["seeds_above_every_draw"] == S:
+        where = "above_every"
+    where = kit.prose(C, f"ablation_{where}", **ctl)
     verb = "more" if ctl["ratio_median"] > 1 else "less"
-    return (
-        f"Removing the single-context units costs {times} the control's loss, "
-        f"{where}: per unit of weight, the single-context units matter {verb} than "
-        "the 2-of-3 units."
-    )
+    return kit.prose(C, "ablation", where=where, verb=verb, **ctl)
 
 
 def _glue_race(r) -> dict:
@@ -221,6 +180,7 @@ def _glue_race(r) -> dict:
         for v in (k.a0_hs_pred, k.a0_hs_sim)
     )
     same = round(float(k.top_vals.mean()), 2) == round(p.authors_overlap, 2)
+    band = "a0_inside" if pred == sim == "inside" else "a0_band"
     return dict(
         ratio_final=med(race.ratio_final),
         ratio_pred=float(race.ratio_pred[-1]),
@@ -238,14 +198,12 @@ def _glue_race(r) -> dict:
         hs_epoch=p.head_start_epoch,
         a0_equiv=k.a0_hs_pred,
         a0_equiv_sim=k.a0_hs_sim,
-        a0_band="both inside"
-        if pred == sim == "inside"
-        else f"{pred} (prediction) and {sim} (simulation)",
+        a0_band=kit.prose(C, band, pred=pred, sim=sim),
         a0_eq_min=float(np.nanmin(k.a0_eq)),
         a0_eq_max=float(np.nanmax(k.a0_eq)),
         overlap_H=float(k.top_H.mean()),
         overlap_H_spread=float(np.ptp(k.top_H)),
-        overlap_match="equals, to the two digits given," if same else "differs from",
+        overlap_match=kit.prose(C, "overlap_same" if same else "overlap_differs"),
         overlap_top_mean=float(k.top_vals.mean()),
         overlap_top_min=float(k.top_vals.min()),
         overlap_top_max=float(k.top_vals.max()),
@@ -266,10 +224,7 @@ def _glue_race(r) -> dict:
         race_spread=lad.m_race.spread,
         race_fp=race_row.fixed_point_loss,
         race_fp_pct=100 * race_row.fixed_point_loss / r.task.L0,
-        race_censored="never reaches the last level, 0.1 % of the initial loss, so "
-        "the gap is a lower bound"
-        if lad.m_race.censored
-        else "reaches every level of the time gap",
+        race_censored=kit.prose(C, "censored" if lad.m_race.censored else "uncensored"),
         ladder_fp45=rows[1].fixed_point_loss,
         ladder_matrix=rows[-1].gap,
         sim_m_final=med(lad.sim_m[:, -1]),
@@ -278,20 +233,16 @@ def _glue_race(r) -> dict:
     )
 
 
-# --------------------------------------------------------------------------------------
-# The records: (name, evidence, the values its note's template in contexts.toml names)
-
-
-def _records(r) -> list:
-    """The chapter's records in order, each with the values its template names."""
+def _records(r, glued: dict) -> list:
+    """The chapter's records in order, each with the values its template names (the
+    glued ones by their glue names)."""
     L, g, p, rows = r.losses, r.gating, r.params, r.losses.init_rows
     show, classes = p.show_epochs, ("common", "mixed", "single", "other", "snap_change")
     # the time gaps, with their init and coupling variants
     others = [i for i in L.sens if i != p.init]
+    coupled = {"fully coupled (the plain GDLN of Eq. 3)": L.m_full}
     reln = L.m_reln.varied("init", {i: L.sens[i]["both"] for i in others})
-    reln = reln.varied(
-        "coupling", {"fully coupled (the plain GDLN of Eq. 3)": L.m_full}
-    )
+    reln = reln.varied("coupling", coupled)
     beyond = dict(criterion="beyond_noise")
     single = {i: L.sens[i]["curves"]["single"] for i in others}
     single = {
@@ -303,10 +254,7 @@ def _records(r) -> list:
     epochs = {int(t): med(fc[:, k]) for k, t in enumerate(p.t_rec) if k > 0}
     share = _share(fc[:, g.r_last], alt, epochs=epochs, phase=tuple(g.phase))
     one_only = [d["one_context_only"] for d in g.strict]
-    literal = (
-        "the literal reading, weight in units active in one context only "
-        f"({med(one_only):.3g}, last epoch)"
-    )
+    literal = kit.prose(C, "literal", one_only=med(one_only))
     # a share cannot fall below 0: held against that bound one-sided (near_bound),
     # where a seed spread shrinking at the bound is no yardstick
     at_bound = _share(one_only, alt).but(criterion="near_bound")
@@ -315,32 +263,21 @@ def _records(r) -> list:
         f"epoch {e}": _share(fc[:, i], alt) for e, i in at.items() if i != g.r_last
     }
     share = share.varied("definition", {literal: at_bound}).varied("window", window)
-    ctl = ablation_summary(g.ablation, g.control)
 
     def setup(verdict):
         return rulebook.setup_clause({i: x[verdict] for i, x in rows.items()}, p.init)
 
-    values = dict(
-        init=p.init,
-        seeds=r.relu.loss.shape[0],
-        gap_mixed=L.m_mixed.value,
+    values = glued | dict(
+        r=r,
         setup_7=setup("verdict_7_pathways"),
         setup_single=setup("verdict_single_context"),
-        epochs=show,
         snap=rulebook.PHASE_SNAP,
         share=share.value,
         one_only=med(one_only),
-        ctl=ctl,
-        reading=ablation_reading(ctl),
-        offdiag_H=r.task.diag_211_H["offdiag"],
-        P=PAPER,
-        lad=r.ladder,
-        pred=r.race.ratio_pred[-1],
+        P=paper.CONTEXTS,
     )
-    by_epoch = {
-        e: {k: float(v[i]) for k, v in r.reps.cka_by_epoch.items()}
-        for e, i in at.items()
-    }
+    cka = r.reps.cka_by_epoch
+    by_epoch = {e: {k: float(v[i]) for k, v in cka.items()} for e, i in at.items()}
     cka = {
         "mean_over_shown_epochs": r.reps.cka_gap,
         "by_epoch": by_epoch,
@@ -356,7 +293,7 @@ def _records(r) -> list:
         ("representation_gap", cka),
         ("single_context_share", share),
         ("single_context_strict", {k: med([d[k] for d in g.strict]) for k in strict}),
-        ("single_context_ablation", ctl),
+        ("single_context_ablation", r.ctl),
         ("assumption_211_offdiag", r.task.diag_211["offdiag"]),
         ("census_over_training", census),
         ("gap_reln_prediction", Evidence(L.gaps["pred"], criterion="gap")),
@@ -365,56 +302,6 @@ def _records(r) -> list:
         ("race_singles_norm_ratio", med(r.race.ratio_final)),
     ]
     return [(name, evidence, values) for name, evidence in records]
-
-
-#: The closing table's rows: (record, the claim in the table, the paper's words).
-SUMMARY = [
-    ("gap_relu_reln", "ReLU loss follows the 7-pathway ReLN (Fig. 4a)",
-     "'excellent agreement'"),
-    ("gap_relu_singles", "ReLU loss deviates from the single-context ReLN (Prop. 4.2)",
-     "'a clear deviation'"),
-    ("init_sensitivity", "The same comparison under each initialisation of the ReLN",
-     "—"),
-    ("output_gap", "Outputs of ReLU network and ReLN agree (Fig. 4a)",
-     "'excellent agreement across all ... outputs'"),
-    ("representation_gap", "Hidden representations correspond (Fig. 4c): no verdict, "
-     "the measure prefers the alternative late", "'near exact correspondence'"),
-    ("single_context_share", "No context-specific ReLU units (Section 4)",
-     "'no neurons ... context specific'"),
-    ("single_context_strict",
-     "The same, counted strictly (one context only; all-or-none gates)", "—"),
-    ("single_context_ablation", "What the single-context units do (loss without them)",
-     "—"),
-    ("assumption_211_offdiag", "Assumption 2.1.1 on this task (off-diagonal share)",
-     "—"),
-    ("census_over_training", "The census through the function, over training", "—"),
-    ("gap_reln_prediction", "The book's race prediction follows the simulated ReLN",
-     "—"),
-    ("gap_authors_prediction", "race.py's constants in this book's per-mode race, "
-     "against the 7-pathway ReLN (Fig. 4a)", "—"),
-    ("gap_oneway_coupled", "One-way (authors) vs fully coupled GDLN", "—"),
-    ("race_singles_norm_ratio",
-     "Single-context maps beside the 2-of-3 maps in the 7-pathway ReLN", "—"),
-]  # fmt: skip
-
-
-def _headline(r, out) -> str:
-    """The lines the page's check cell prints (compared by nbval)."""
-    L, rows = r.losses, r.losses.init_rows
-    v = {n: out[n]["verdict"] for n in out}
-    best = min(rows, key=lambda i: rows[i]["gap_7_pathways"])
-    share = med(r.gating.fc["single"][:, -1])
-    lines = [
-        f"gap_relu_reln           = {L.m_reln.value:.2f} ({v['gap_relu_reln']})",
-        f"gap_relu_singles        = {L.m_single.value:.1f} ({v['gap_relu_singles']})",
-        f"output_gap              = {r.outputs.match.value:.2f} ({v['output_gap']})",
-        f"representation_gap      = {v['representation_gap']}",
-        f"single_context_share    = {share:.2f} ({v['single_context_share']})",
-        f"gap_reln_prediction     = {L.gaps['pred']:.2f} ({v['gap_reln_prediction']})",
-        f"gap_authors_prediction  = {v['gap_authors_prediction']}",
-        f"best initialisation     = {best}",
-    ]
-    return "\n".join(lines)
 
 
 def report(
@@ -433,37 +320,32 @@ def report(
     consts: Constants,
     ladder: Ladder,
 ) -> dict:
-    """Write the chapter's records and glue, and build its closing tables.
-
-    Defined for the page book/contexts.md.
-
-    Args:
-        rec: the chapter's :class:`helpers.book.records.Records`.
-        params, task: :class:`helpers.chapters.contexts.task.Params` and
-            :func:`helpers.chapters.contexts.task.facts`'s task.
-        relu, relns: the ReLU network's run and the ReLNs of Fig. 4a
-            (:func:`helpers.chapters.contexts.comparisons.train_relns`).
-        losses .. ladder: what the page measured of them, each by its science
-            function in this chapter's modules.
-
-    Returns:
-        ``{"summary": the closing table (Markdown), "headline": the lines the page's
-        check cell prints, "records": {name: record}}``; the records are saved.
-    """
+    """Write the chapter's records and glue, and build its closing tables (defined for
+    the page book/contexts.md): ``rec`` the chapter's
+    :class:`helpers.book.records.Records`, ``params`` and ``task`` the page's
+    (:mod:`.task`), ``relu``, ``relns`` the ReLU network's run and the ReLNs of Fig. 4a
+    (:func:`.comparisons.train_relns`), ``losses`` .. ``ladder`` what the page measured
+    of them, each by its science function in this chapter's modules.  Returns
+    ``{"summary": the closing table (Markdown), "headline": the lines the page's check
+    cell prints, "records": {name: record}}``; the records are saved."""
     r = SimpleNamespace(
         params=params, task=task, relu=relu, relns=dict(relns),
         losses=losses, outputs=outputs, svs=svs, reps=reps,
         gating=gating, race=race, consts=consts, ladder=ladder,
+        ctl=ablation_summary(gating.ablation, gating.control),
     )  # fmt: skip
+    g = {}
     for part in (_glue_training, _glue_outputs, _glue_gating, _glue_race):
-        kit.glue_many("contexts", part(r))
-    out = kit.add_all(rec, _records(r))
+        g |= part(r)
+    out = kit.add_all(rec, _records(r, g))
     share = out["single_context_share"]
-    kit.glue_many(
-        "contexts",
-        literal_verdict=share["variants"]["definition"][0]["verdict"],
-        share_verdict=share["verdict"],
-    )
+    g["literal_verdict"] = share["variants"]["definition"][0]["verdict"]
+    g["share_verdict"] = share["verdict"]
+    kit.glue_many(C, g)
     rec.save()
-    summary = claims_table([(claim, words, out[n]) for n, claim, words in SUMMARY])
-    return {"summary": summary, "headline": _headline(r, out), "records": out}
+    rows = [(rulebook.claim(C, n), x) for n, x in out.items()]
+    summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
+    v = {n: x["verdict"] for n, x in out.items()}
+    share = med(gating.fc["single"][:, -1])
+    headline = kit.prose(C, "headline", g=g, v=v, share=share)
+    return {"summary": summary, "headline": headline, "records": out}

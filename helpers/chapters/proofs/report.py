@@ -1,5 +1,6 @@
 """The records, glued numbers and closing tables of the page *Proofs checked
-numerically* (``book/proofs.md``), from what the page computed."""
+numerically* (``book/proofs.md``), from what the page computed; the sentences and the
+closing table's words are the chapter's TOML's."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from .lemma import Census, TwoByTwo, UnitCensus, pattern_class
 from .race import NAMES, Control, Race, context_learning_time
 from .xor import EPS_PAPER, Algebra, Simulated
 
+P = "proofs"
 TOL = 1e-10  # a deletion raises a top value when it moves by more than this, relative
 
 
@@ -20,26 +22,23 @@ def _exact(value, compared=0) -> Evidence:
     return Evidence(value, compared=compared, criterion="exact")
 
 
-def _witness(two: TwoByTwo) -> str:
-    """The 2 x 2 counterexample in words: the unit's weights and where it is on."""
+def _lemma(two: TwoByTwo, cen: Census):
+    """Lemma 4.1: the 2 x 2 patterns, the counterexample unit and the full census."""
+    # the counterexample in words: the unit's weights and where it is on
     w, g = np.asarray(two.w, float), np.asarray(two.g).astype(int)
     names = [f"(o{i + 1}, c{c + 1})" for c in range(2) for i in range(2)]
     on = ", ".join(n for n, x in zip(names, g) if x)
     off = ", ".join(n for n, x in zip(names, g) if not x) or "nowhere"
     cls, single = pattern_class(g, 2, 2), int(g.sum()) == 1
-    kind = f"NOT a counterexample (class {cls}, single datapoint: {single})"
-    if cls == "both" and not single:
-        kind = "a pattern of item and context together, not a single-datapoint one"
-    weights = f"w_item = ({w[0]:g}, {w[1]:g}), w_ctx = ({w[2]:g}, {w[3]:g})"
-    return f"{weights}: on at {on}, off at {off}; {kind}"
-
-
-def _lemma(two: TwoByTwo, cen: Census):
-    witness22, full = _witness(two), cen.full
+    kind = "witness_both" if cls == "both" and not single else "witness_not"
+    kind = kit.prose(P, kind, cls=cls, single=single)
+    witness22 = kit.prose(P, "witness", w=w, on=on, off=off, kind=kind)
+    full = cen.full
     feasible = np.array([x["feasible"] for x in two.lp])
     classes = pattern_class(two.patterns, 2, 2)
     n_bad = int((~feasible).sum())
-    lam, mu = two.certs[int(np.flatnonzero(~feasible)[0])][:2]
+    cert = two.certs[int(np.flatnonzero(~feasible)[0])]
+    lam, mu = (", ".join(f"{v:.2f}" for v in x) for x in cert[:2])
     kinds = ["constant", "context-only", "item-only", "both"]
     n22 = {k: int(np.sum(classes[feasible] == k)) for k in kinds}
     # the lemma's own grid: 'both' patterns other than single-datapoint ones
@@ -51,9 +50,7 @@ def _lemma(two: TwoByTwo, cen: Census):
     ev = _exact(int(full["both"] - full["single_datapoint"]))
     ev = ev.varied("definition", definitions)
     kinds = ["implementable", "constant", "context_only", "item_only", "both"]
-    said = dict(
-        witness22=witness22, full=full, C=cen.n_contexts, bits=8 * cen.n_contexts
-    )
+    said = dict(full=full, C=cen.n_contexts, bits=8 * cen.n_contexts)
     said["split"] = {k: full[k] for k in kinds}
     records = [
         ("lemma41_infeasible_2x2", _exact(n_bad, 2), {}),
@@ -68,8 +65,7 @@ def _lemma(two: TwoByTwo, cen: Census):
         "n_feasible22": int(feasible.sum()),
         "strict_same": "the same" if same else "different",
         "alt_ok": "held" if ok else "FAILED",
-        "cert": f"lambda = ({', '.join(f'{v:.2f}' for v in lam)}), "
-        f"mu = ({', '.join(f'{v:.2f}' for v in mu)})",
+        "cert": kit.prose(P, "cert", lam=lam, mu=mu),
         "22_classes": ", ".join(f"{k}: {v}" for k, v in n22.items()),
         "lp33_agree": int(np.sum(cen.lp33 == cen.nested33)),
         "counts_agree": "agree" if counts_agree else "DISAGREE",
@@ -86,7 +82,7 @@ def _lemma(two: TwoByTwo, cen: Census):
 def _units(u: UnitCensus):
     end = u.shares[u.epochs]
     value = {**end, "non_nested_units": u.non_nested}
-    return [("relu_unit_pattern_classes", value, {"epochs": u.epochs})], {
+    return [("relu_unit_pattern_classes", value, {})], {
         "lr": u.lr,
         "epochs": u.epochs,
         "relu_both": end["both"],
@@ -107,14 +103,13 @@ def _deletions(il: Interlacing, dl: Deletions):
     orth = int(np.sum((d_eig < -TOL) | (d_sv < -TOL)))
     s_eig, s_sv = (int(np.sum(signed[k] < -TOL)) for k in ("d_eig", "d_sv"))
     n_signed, n_task = int(signed["d_eig"].size), sum(len(e["d_eig"]) for e in effs)
-    il_said = dict(n_random=len(il.random), n_task=len(il.task), n_ineq=n_ineq)
+    il_said = dict(n_random=len(il.random), n_task=len(il.task))
     dl_said = dict(n_random=dl.nonneg["d_eig"].size, n_datasets=dl.n_datasets)
-    signed_said = dict(n_signed=n_signed, s_eig=s_eig, s_sv=s_sv)
     records = [
         ("interlacing_cases", len(cases), il_said),
         ("interlacing_violations", _exact(viol), {}),
         ("orthant_cases", int(d_eig.size), {**dl_said, "n_task": n_task}),
-        ("orthant_violations", _exact(orth), signed_said),
+        ("orthant_violations", _exact(orth), {}),
     ]
     ctx = [c for c in il.task if c["deletion"] == "context inputs"][0]
     e4 = dl.task["section 4 task"]
@@ -157,9 +152,9 @@ def _race(race: Race):
     times = ", ".join(f"{k} {v:.0f}" for k, v in t_ctx.items())
     records = [
         ("fastest_candidate", fastest, {"times": times}),
-        ("race_winner", ev, {**t_ctx, "wins": wins, "n_seeds": n}),
-        ("gap_mixed_relu", fam, {"coupling": race.coupling, "gap": race.gap_both}),
-        ("race_learning_times", t_ctx, {"L_lin": race.L_lin}),
+        ("race_winner", ev, {}),
+        ("gap_mixed_relu", fam, {}),
+        ("race_learning_times", t_ctx, {}),
     ]
     late = slice(int(0.625 * race.epochs), int(0.875 * race.epochs) + 1)
     ratio = race.losses["mixed"][0, late] / race.relu_loss[0, late]
@@ -192,11 +187,9 @@ def _singles(race: Race):
 
     ev, window = smaller(race.norms_both, race.norms_alone), smaller(*race.norms_mid)
     both, alone, iv = ev.value, ev.compared, ev.ratio_interval
-    ev = ev.varied("seeds", rulebook.seed_variants(ev)).varied(  # alphabetical order
-        "window", {f"at epoch {race.mid}": window}
-    )
-    said = dict(n_seeds=len(race.t_seed["mixed"]), ratio=both / alone, iv=iv)
-    return [("singles_inactive", ev, said)], {
+    at_mid = {f"at epoch {race.mid}": window}  # the choices in alphabetical order
+    ev = ev.varied("seeds", rulebook.seed_variants(ev)).varied("window", at_mid)
+    return [("singles_inactive", ev, {"iv": iv})], {
         "singles_both": both,
         "singles_alone": alone,
         "singles_ratio": both / alone,
@@ -204,12 +197,11 @@ def _singles(race: Race):
     }
 
 
-def _control(ctl: Control, L_lin: float):
+def _control(ctl: Control):
     end = {k: float(L[-1]) for k, L in ctl.losses.items()}
     raw = {n: s[0][0] for (n, t), s in ctl.sv.items() if t == "raw targets Y"}
-    said = {"epochs": ctl.epochs, "L_lin": L_lin}
     faster = end["mixed"] < end["single"]
-    return [("race_from_converged_common", end, said)], {
+    return [("race_from_converged_common", end, {})], {
         "control_epochs": ctl.epochs,
         "control_verdict": "still faster" if faster else "not faster",
         "identity_gap": ctl.identity_gap,
@@ -225,9 +217,9 @@ def _xor(alg: Algebra, xs: Simulated):
     sim, cf = float(np.nanmean(xs.cross_sim)), float(np.nanmean(xs.cross_cf))
     cf_max = float(max(gaps.values()))
     records = [
-        ("crossover_eps", _exact(alg.eps_data, EPS_PAPER), {"root": alg.poly_root}),
+        ("crossover_eps", _exact(alg.eps_data, EPS_PAPER), {}),
         ("xor_closed_form_max_gap", Evidence(cf_max, criterion="gap"), {"xs": xs}),
-        ("crossover_eps_closed_form", cf, {"sim": sim, "pred": xs.cross_pred}),
+        ("crossover_eps_closed_form", cf, {}),
     ]
     near, h = min(xs.eps, key=lambda e: abs(e - sim)), xs.halving
     lin, xor = ([h[near, k, s] for s in range(xs.seeds)] for k in ("linear", "xor"))
@@ -249,35 +241,12 @@ def _xor(alg: Algebra, xs: Simulated):
     }
 
 
-#: The closing table's rows: the claim, the paper's words, the record.
-ROWS = [
-    ("Lemma 4.1, 2 x 2: the two combined patterns are the only ones no ReLU unit "
-     "implements (LP and certificate, all 16 patterns)", "'cannot implement'",
-     "lemma41_infeasible_2x2"),
-    ("Lemma 4.1 on the full input: units gate consistently on context or item "
-     "(enumeration of every pattern on 8 x C)", "'must gate consistently for either "
-     "context or object features'", "implementable_patterns_full"),
-    ("Lemma 4.1 in the trained ReLU network: the patterns its units hold", "—",
-     "relu_unit_pattern_classes"),
-    ("Prop. 4.2: deleting rows or columns never raises the top singular value "
-     "(Thompson)", "'can only decrease'", "interlacing_violations"),
-    ("Prop. 4.2: deleting a datapoint of non-negative data never raises the top "
-     "eigenvalue", "'can only decrease'", "orthant_violations"),
-    ("Prop. 4.2: the 2-of-3 strategy wins the race against 1-of-3",
-     "'modules that are active for two contexts wins the race'", "race_winner"),
-    ("Prop. 4.2: trained together, the 1-of-3 pathways stay inactive",
-     "'remain inactive'", "singles_inactive"),
-    ("Prop. 4.2: common + 2-of-3 matches the ReLU loss",
-     "'matches the loss trajectory of the ReLU network'", "gap_mixed_relu"),
-    ("The fastest of 1-of-3, 2-of-3 and their superset", "—", "fastest_candidate"),
-    ("Without the transient (common pathway converged), the race's losses", "—",
-     "race_from_converged_common"),
-    ("App. C: crossover at eps* = sqrt(2/3)", "Eqs. 24-26", "crossover_eps"),
-    ("App. C: closed-form losses (Eqs. 18-23) match simulated ReLNs", "—",
-     "xor_closed_form_max_gap"),
-    ("App. C: where the closed forms with each pathway's a0 swap speed", "—",
-     "crossover_eps_closed_form"),
-]  # fmt: skip
+#: The closing table's rows, in the page's order (their words: each record's
+#: ``summary`` and ``summary_quote`` in proofs.toml).
+ROWS = """lemma41_infeasible_2x2 implementable_patterns_full relu_unit_pattern_classes
+interlacing_violations orthant_violations race_winner singles_inactive gap_mixed_relu
+fastest_candidate race_from_converged_common crossover_eps xor_closed_form_max_gap
+crossover_eps_closed_form""".split()
 
 
 def report(
@@ -299,10 +268,12 @@ def report(
     (:mod:`.race`), ``alg``, ``xs`` Appendix C's (:mod:`.xor`).  Returns the Markdown
     table of every claim; the records are saved."""
     parts = [_lemma(two, cen), _units(units), _deletions(il, dl), _race(race)]
-    parts += [_singles(race), _control(ctl, race.L_lin), _xor(alg, xs)]
-    g = kit.add_all(rec, [r for records, _ in parts for r in records])
+    parts += [_singles(race), _control(ctl), _xor(alg, xs)]
     glued = {k: v for _, values in parts for k, v in values.items()}
+    # a record's note reads the glued values, and the values given beside it
+    g = kit.add_all(rec, [(n, e, glued | x) for rs, _ in parts for n, e, x in rs])
     glued["match_verdict"] = g["gap_mixed_relu"]["verdict"]
     kit.glue_many("proofs", glued)
     rec.save()
-    return claims_table([(claim, said, g[name]) for claim, said, name in ROWS])
+    rows = [(rulebook.claim(P, n), g[n]) for n in ROWS]
+    return claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
