@@ -259,12 +259,17 @@ def _drops_here(r) -> dict:
     r.glue(var_iv_reading=f"the verdict {ends}")
     r.glue(var_ratio4=f"{r4[0]:.1f}–{r4[1]:.1f}")
     r.glue(offset_max_hand=float(np.nanmax(np.abs(offsets))))
-    # the seeds' variants: 4 + 4 seeds (random subsets at the 5th and 95th percentile
-    # of the log ratio, with their normal-theory error, as the first pass judged them)
+    here = f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})"
+    return _seed_variants(ev, sub, here)
+
+
+def _seed_variants(ev, sub, here: str) -> dict:
+    """The ``seeds`` variants: this execution's seeds (named ``here``) and 4 + 4 seeds
+    (random subsets ``sub`` at the 5th and 95th percentile of the log ratio, with their
+    normal-theory error, as the first pass judged them)."""
     ok = np.isfinite(sub[:, 0])
     lo, hi = np.nanpercentile(sub[ok, 0], [5, 95])
     four = {"spread": med(sub[ok, 1]), "spread_interval": None}
-    here = f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})"
     lo_, hi_ = (f"4 + 4 seeds, ratio {np.exp(x):.2g}" for x in (lo, hi))
     return {
         here: ev.but(variants=None),
@@ -281,14 +286,7 @@ def _drops_stored(r, here: dict) -> dict:
     per24 = _near_zero(v24["scatter"], v24["scatter_bs"])
     verdict24, ev24 = [rb.verdict(e) for e in per24], per24[k24]
     seeds = {**rb.seed_variants(ev24), **here}
-    # the profile's shape apart from the last drop's size: every drop but the last
-    z_shape, definition, shape = v24["z"][:-1], {}, "not testable (one drop only)"
-    if z_shape.size and np.isfinite(z_shape).any():
-        k = int(np.nanargmax(z_shape))
-        worst = f"worst {names[k]}, ratio {np.exp(v24['scatter'][k][0]):.2g}"
-        definition[f"the profile's shape: every drop but the last ({worst})"] = per24[k]
-        shape = rb.verdict(per24[k])
-    r.glue(v24_shape_verdict=shape)
+    definition = _shape_variant(r, per24)
     definition.update(_robust_variants(r, per24, k24))
     seeds.update(_authors_variants(r, ev24))
     order = {k: list(np.argsort(-np.nan_to_num(sd24[k], nan=-1))) for k in sd24}
@@ -328,6 +326,20 @@ def _commit_reading(*entries) -> str:
     return text + ", a clean working tree."
 
 
+def _shape_variant(r, per24) -> dict:
+    """The ``definition`` variant of the profile's shape apart from the last drop's
+    size (every drop but the last, at its worst); glues its verdict."""
+    v24, names = r.v24, r.names24
+    z_shape, definition, shape = v24["z"][:-1], {}, "not testable (one drop only)"
+    if z_shape.size and np.isfinite(z_shape).any():
+        k = int(np.nanargmax(z_shape))
+        worst = f"worst {names[k]}, ratio {np.exp(v24['scatter'][k][0]):.2g}"
+        definition[f"the profile's shape: every drop but the last ({worst})"] = per24[k]
+        shape = rb.verdict(per24[k])
+    r.glue(v24_shape_verdict=shape)
+    return definition
+
+
 def _robust_variants(r, per24, k24) -> dict:
     """The ``definition`` variants with an outlier-resistant spread in place of the
     standard deviation, each at its own worst drop; glues their reading and what one
@@ -352,22 +364,27 @@ def _robust_variants(r, per24, k24) -> dict:
         text = "In place of the standard deviation, " + "; ".join(words)
         text += " (the record's `definition` variants)."
     r.glue(v24_robust=text)
-    a = r.v24["drops"]["relu"][:, k24]
-    a, text = a[np.isfinite(a)], ""
-    if a.size > 2:
-        sd, sd1 = a.std(ddof=1), np.delete(a, np.argmin(a)).std(ddof=1)
-        text = (
-            f"Without the single earliest ReLU run at the drop {names[k24]} (epoch "
-            f"{a.min():.0f}) the ReLU runs' standard deviation there moves from "
-            f"{sd:.0f} to {sd1:.0f} epochs: "
-            + (
-                "that one run carries much of it."
-                if sd1 < 0.75 * sd
-                else "on these seeds no single run carries it."
-            )
-        )
-    r.glue(v24_outlier=text)
+    r.glue(v24_outlier=_outlier_reading(r.v24["drops"]["relu"][:, k24], names[k24]))
     return out
+
+
+def _outlier_reading(a, drop: str) -> str:
+    """What the single earliest ReLU run ``a.min()`` does to the runs' SD at ``drop``
+    (empty below 3 runs)."""
+    a = a[np.isfinite(a)]
+    if a.size <= 2:
+        return ""
+    sd, sd1 = a.std(ddof=1), np.delete(a, np.argmin(a)).std(ddof=1)
+    return (
+        f"Without the single earliest ReLU run at the drop {drop} (epoch "
+        f"{a.min():.0f}) the ReLU runs' standard deviation there moves from "
+        f"{sd:.0f} to {sd1:.0f} epochs: "
+        + (
+            "that one run carries much of it."
+            if sd1 < 0.75 * sd
+            else "on these seeds no single run carries it."
+        )
+    )
 
 
 def _authors_variants(r, ev24) -> dict:
@@ -400,24 +417,53 @@ def _authors_variants(r, ev24) -> dict:
         "one draw can show."
     )
     if kw is not None and kw != k:
-        vw, ew = a["scatter"][kw]
-        evw = ev24.but(value=float(vw), spread=float(ew), **no_iv)
-        at = f"{names[kw]}: ratio"
-        worst = f"their own worst drop {at} {np.exp(vw):.2g}"
-        out[f"the authors' {n} + {n} runs at {worst}"] = evw
-        text += (
-            f" Read as the record reads every profile, at its worst drop, their runs "
-            f"are worst at {at} {np.exp(vw):.1f} (standard deviations "
-            f"{sd['relu'][kw]:.0f} and {sd['gdln'][kw]:.0f} epochs), {rb.verdict(evw)}."
-        )
+        name, evw, more = _authors_worst(a, ev24.but(**no_iv), names)
+        out[name] = evw
+        text += more
     r.glue(auth_reading=text)
     return out
+
+
+def _authors_worst(a, ev, names) -> tuple:
+    """The authors' runs at their own worst drop (``a["k_worst"]``, read as the record
+    reads every profile): the variant's name, its evidence (``ev`` with their ratio)
+    and the sentence on it."""
+    n, kw, sd = a["n"], a["k_worst"], a["sd"]
+    vw, ew = a["scatter"][kw]
+    evw = ev.but(value=float(vw), spread=float(ew))
+    at = f"{names[kw]}: ratio"
+    worst = f"their own worst drop {at} {np.exp(vw):.2g}"
+    text = (
+        f" Read as the record reads every profile, at its worst drop, their runs "
+        f"are worst at {at} {np.exp(vw):.1f} (standard deviations "
+        f"{sd['relu'][kw]:.0f} and {sd['gdln'][kw]:.0f} epochs), {rb.verdict(evw)}."
+    )
+    return f"the authors' {n} + {n} runs at {worst}", evw, text
 
 
 def _glue_rounding(r, sd24):
     """The rounding floor (same initial weights, other sums) and its reading."""
     fl, n_rd, mx = r.floor, len(r.rd_entry["seeds"]), r.floor["max"]
-    f, s_r, s_g = float(fl["sd"][-1]), float(sd24["relu"][-1]), float(sd24["hand"][-1])
+    reading = _floor_reading(r, sd24, n_rd)
+    last = "; ".join(
+        f"{k}: {', '.join(f'{d:+.0f}' for d in fl['diff'][k][:, -1])}" for k in mx
+    )
+    early = float("nan")
+    if fl["sd"].size > 1:
+        early = float(max(np.nanmax(mx[k][:-1]) for k in mx))
+    r.glue(rd_n=n_rd, rd_command=r.rd_entry["command"], rd_last=last)
+    r.glue(rd_sd_last=float(fl["sd"][-1]))
+    r.glue(rd_max_last=float(max(np.nanmax(mx[k][-1:]) for k in mx)))
+    r.glue(rd_max_early=early)
+    r.glue(rd_sd_gdln_last=float(sd24["hand"][-1]), rd_reading=reading)
+    r.glue(rd_sd_relu_last=float(sd24["relu"][-1]))
+
+
+def _floor_reading(r, sd24, n_rd: int) -> str:
+    """The floor's reading: its share of the ReLU runs' last-drop variance, what is
+    left against the GDLN, and what a floor on more seeds would take."""
+    f = float(r.floor["sd"][-1])
+    s_r, s_g = float(sd24["relu"][-1]), float(sd24["hand"][-1])
     limit = float(np.exp(rb.NOISE_MULTIPLE * float(r.v24["scatter_bs"][-1][0])))
     with np.errstate(invalid="ignore"):
         left = np.sqrt(s_r**2 - f**2) / s_g
@@ -436,7 +482,7 @@ def _glue_rounding(r, sd24):
     if np.isfinite(per_seed):
         cost = f", about {per_seed:.0f} minutes of wall time per seed on the machine "
         cost += "that made this one"
-    reading = (
+    return (
         "This floor is the ReLU network's: only the ReLU network is retrained from the "
         "same initial weights, so it is not a floor for the GDLN, and no share of the "
         "GDLN's scatter is read from it. Taken as independent of the initial weights, "
@@ -446,18 +492,6 @@ def _glue_rounding(r, sd24):
         f"that). {alike}The floor rests on {n_rd} seeds ({2 * n_rd} comparisons); a "
         f"floor on more seeds needs a new stored run (`{cmd}{2 * n_rd}`{cost})."
     )
-    last = "; ".join(
-        f"{k}: {', '.join(f'{d:+.0f}' for d in fl['diff'][k][:, -1])}" for k in mx
-    )
-    early = float("nan")
-    if fl["sd"].size > 1:
-        early = float(max(np.nanmax(mx[k][:-1]) for k in mx))
-    r.glue(rd_n=n_rd, rd_command=r.rd_entry["command"], rd_last=last)
-    r.glue(rd_sd_last=float(fl["sd"][-1]))
-    r.glue(rd_max_last=float(max(np.nanmax(mx[k][-1:]) for k in mx)))
-    r.glue(rd_max_early=early)
-    r.glue(rd_sd_gdln_last=float(sd24["hand"][-1]), rd_reading=reading)
-    r.glue(rd_sd_relu_last=float(sd24["relu"][-1]))
 
 
 def _gating(r) -> dict:
@@ -555,8 +589,8 @@ def _glue_layers(r, g):
 
 def _glue_phase(r, g):
     """Rule 3's phase: the claims read there, and the first record after it; and Lemma
-    4.1 in layer 2: weight in non-nested units (layer 1: 0 by construction)."""
-    phase, grid, k_end, f, nn = r.phase, g["grid"], g["k_end"], g["fshare"], g["nn"]
+    4.1 in layer 2 (:func:`_glue_non_nested`)."""
+    phase, grid, k_end, f = r.phase, g["grid"], g["k_end"], g["fshare"]
     single_ph, mixed_ph, iv_l2 = g["single_ph"], g["mixed_ph"], g["iv_l2"]
     ev_l2 = Evidence(
         med(single_ph),
@@ -583,9 +617,16 @@ def _glue_phase(r, g):
     r.glue(snap_all_next=100 * float(g["snap_med"][k_next]))
     r.glue(snap2_next=100 * med(g["snap2"][:, k_next]))
     r.glue(f2_ratio_next=med(f["single"][:, k_next]) / med(f["mixed"][:, k_next]))
+    _glue_non_nested(r, g)
+
+
+def _glue_non_nested(r, g):
+    """Lemma 4.1 in layer 2: the weight in non-nested units (layer 1: 0 by
+    construction)."""
+    grid, nn = g["grid"], g["nn"]
     r.glue(nn1_max=float(np.nanmax(nn[:, :, 0])), nn2_end=med(nn[:, -1, 1]))
     r.glue(nn2_end_max=float(np.nanmax(nn[:, -1, 1])))
-    r.glue(nn2_max_after=float(np.nanmax(nn[:, grid > phase[1], 1])))
+    r.glue(nn2_max_after=float(np.nanmax(nn[:, grid > r.phase[1], 1])))
     r.glue(nn2_zero=g["zero2"])
     r.glue(nn2_zero_med=epoch_ranges(grid, np.median(nn[:, :, 1], axis=0) == 0))
     r.glue(nn2_init=med(nn[:, 0, 1]))
@@ -935,18 +976,21 @@ def _iv(iv) -> str:
     return "none" if iv is None else f"{iv[0]:.2f}–{iv[1]:.2f}"
 
 
+def _window_ratio(g, a, b):
+    """The review's window, epochs ``a`` to ``b``: the ratio of the two layers' window
+    means."""
+    m = (g["grid"] >= a) & (g["grid"] <= b)
+    lin1, lin2 = (gating.window_mean(g[k], m) for k in ("lin1", "lin2"))
+    return med(lin1) / med(lin2)
+
+
 def _review(r, g, ref):
     """Where the external review of the first pass (2026-11-26) was right and not."""
-    x, grid, phase, every = g["read"][g["primary"]], g["grid"], r.phase, r.record_every
+    x, phase, every = g["read"][g["primary"]], r.phase, r.record_every
     others = [med(v["ratio"]) for w, v in g["read"].items() if w != g["primary"]]
-
-    def ratio(a, b):  # the review's windows, by epochs: ratio of window means
-        m = (grid >= a) & (grid <= b)
-        lin1, lin2 = (gating.window_mean(g[k], m) for k in ("lin1", "lin2"))
-        return med(lin1) / med(lin2)
-
-    ph, ph_late = ratio(phase[0], phase[1]), ratio(phase[0] + every, phase[1])
-    plateau_on, fp = ratio(5000, phase[1] + every), g["fp_ratio"]
+    ph = _window_ratio(g, phase[0], phase[1])
+    ph_late = _window_ratio(g, phase[0] + every, phase[1])
+    plateau_on, fp = _window_ratio(g, 5000, phase[1] + every), g["fp_ratio"]
     moved = abs(ph - ph_late) > 0.2 * max(ph, 1e-12)
     plateau = ", small as the review said"
     if fp > rb.CLEARLY:
