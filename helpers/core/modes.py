@@ -103,11 +103,10 @@ def constant_overlap_matrix(
     pairs: Mapping[frozenset, float] | None = None,
     top: float | None = None,
 ) -> np.ndarray:
-    """An overlap matrix with hand-set constants ([conv-constants]): the data's
-    diagonal, same-index modes of two pathways coupled by ``value`` (or
-    ``pairs[frozenset({p, q})]``), the top modes by ``top``; else 0.  With race.py's
-    pairs and top it is the solver behind Fig. 4's curve (the cross input variance of
-    two 2-of-3 pathways is 1, so race.py's ``overlap x delta_de`` is the overlap)."""
+    """An overlap matrix of hand-set constants ([conv-constants]): the data's diagonal,
+    same-index modes of pathways ``p``, ``q`` coupled by ``pairs[frozenset({p, q})]``
+    or ``value``, top modes by ``top``, else 0.  With race.py's pairs and top, Fig. 4's
+    solver (two 2-of-3 pathways' cross input variance is 1: ``overlap x delta_de``)."""
     if not np.isfinite(value):
         raise ValueError(f"the overlap constant must be finite, got {value}")
     pairs = dict(pairs or {})

@@ -286,18 +286,26 @@ def _same_start_text(res: Results, recs: dict, tol: float) -> str:
     same = res.same_start
     if not same:
         return ""
+    held = sum(recs[f"same_start_{n}"]["verdict"] == "check" for n in same)
+    text = [_run_for_run_text(same, held, tol), _after_parting(same, recs)]
+    if res.control is not None:
+        name = res.control.name
+        spread = recs[f"same_start_{name}"].get("spread")
+        text.append("\n\n" + _control_text(res.control, spread, res.title(name)))
+    text.append("\n\n" + _any_machine(same, recs))
+    if "depth" in same:
+        text.append("\n\n" + _depth_reading(same["depth"], recs["same_start_depth"]))
+    return "".join(text)
+
+
+def _run_for_run_text(same: dict, held: int, tol: float) -> str:
+    """How long the engine's runs from the scripts' weights equal the scripts' (bit
+    for bit, then within ``tol``) and what step-size error that leaves possible."""
     ident = np.concatenate([r.identical for r in same.values()])
     frac = np.concatenate([r.part_loss / r.theirs[:, 0] for r in same.values()])
     steep = np.concatenate([r.steepest for r in same.values()])
     rescale = max(float(np.max(r.rescale)) for r in same.values())
-    held = sum(recs[f"same_start_{n}"]["verdict"] == "check" for n in same)
-    ratio = {
-        n: float(np.max(r.gaps)) / recs[f"same_start_{n}"]["spread"]
-        for n, r in same.items()
-        if isinstance(recs[f"same_start_{n}"].get("spread"), float)
-        and recs[f"same_start_{n}"]["spread"] > 0
-    }
-    text = [
+    return (
         f"**{held} of {len(same)} run-for-run checks hold.** Started from the "
         "scripts' own initial weights, the engine's ReLU loss equals the script's "
         f"bit for bit for the first {ident.min()}–{ident.max()} epochs (over "
@@ -315,23 +323,27 @@ def _same_start_text(res: Results, recs: dict, tol: float) -> str:
         "rescales time and moves the loss by `e |d ln L / d ln t|`, so the agreement "
         f"leaves no step-size error beyond {rescale:.1e} possible (the rule asks at "
         f"most {tol:g}, {{ref}}`rulebook <rulebook>`, criterion `same_run`)."
-    ]
-    if ratio:
-        worst = max(ratio, key=ratio.get)
-        text.append(
-            " After they part, rounding moves the later drops as another seed "
-            "would: the largest time gap between the two runs of a seed is "
-            f"{ratio[worst]:.2f} times the engine's own seed spread ({worst}), and "
-            f"the rule allows {rulebook.NOISE_MULTIPLE:g}."
-        )
-    if res.control is not None:
-        name = res.control.name
-        spread = recs[f"same_start_{name}"].get("spread")
-        text.append("\n\n" + _control_text(res.control, spread, res.title(name)))
-    text.append("\n\n" + _any_machine(same, recs))
-    if "depth" in same:
-        text.append("\n\n" + _depth_reading(same["depth"], recs["same_start_depth"]))
-    return "".join(text)
+    )
+
+
+def _after_parting(same: dict, recs: dict) -> str:
+    """The largest time gap between the two runs of a seed after they part, against
+    the engine's own seed spread (empty where no record has a spread)."""
+    ratio = {
+        n: float(np.max(r.gaps)) / recs[f"same_start_{n}"]["spread"]
+        for n, r in same.items()
+        if isinstance(recs[f"same_start_{n}"].get("spread"), float)
+        and recs[f"same_start_{n}"]["spread"] > 0
+    }
+    if not ratio:
+        return ""
+    worst = max(ratio, key=ratio.get)
+    return (
+        " After they part, rounding moves the later drops as another seed "
+        "would: the largest time gap between the two runs of a seed is "
+        f"{ratio[worst]:.2f} times the engine's own seed spread ({worst}), and "
+        f"the rule allows {rulebook.NOISE_MULTIPLE:g}."
+    )
 
 
 def _any_machine(same: dict, recs: dict) -> str:
@@ -444,10 +456,6 @@ def spread_text(title: str, c, check) -> str:
         c.interval_ours[0] > c.interval_theirs[1]
         or c.interval_theirs[0] > c.interval_ours[1]
     )
-    inside = (
-        subs.min() <= min(c.spread_ours, c.spread_theirs)
-        and max(c.spread_ours, c.spread_theirs) <= subs.max()
-    )
     return (
         f"**{title}.** Over its first {k} seeds the engine's "
         f"ReLU spread is {c.spread_ours:.4f} and the scripts' {c.spread_theirs:.4f} "
@@ -461,15 +469,26 @@ def spread_text(title: str, c, check) -> str:
         f"spread at {100 * np.mean(subs <= c.spread_theirs):.0f} %. The time gap of "
         f"the scripts' runs to all {n} engine runs is {check.cross_all:.4f}"
         f"{', below' if check.cross_all <= check.all_spread else ', above'} the "
-        "engine's own spread. "
-        + (
+        "engine's own spread. " + _subset_range_sentence(c, subs, k)
+    )
+
+
+def _subset_range_sentence(c, subs, k: int) -> str:
+    """Whether both ``k``-seed spreads of :class:`~.comparison.Comparison` ``c`` lie
+    within the range of the engine's ``k``-seed subsets' spreads ``subs``, in words."""
+    inside = (
+        subs.min() <= min(c.spread_ours, c.spread_theirs)
+        and max(c.spread_ours, c.spread_theirs) <= subs.max()
+    )
+    if inside:
+        return (
             f"Both four-seed spreads lie within the range one implementation gives for "
             f"different sets of {k} seeds ({subs.min():.4f}–{subs.max():.4f}): their "
             f"difference is the seed noise of a {k}-seed spread, which the bootstrap "
             f"over {k} seeds understates."
-            if inside
-            else f"A four-seed spread lies outside the range one implementation gives "
-            f"for different sets of {k} seeds ({subs.min():.4f}–{subs.max():.4f}): the "
-            "two implementations' seeds do not scatter alike."
         )
+    return (
+        f"A four-seed spread lies outside the range one implementation gives "
+        f"for different sets of {k} seeds ({subs.min():.4f}–{subs.max():.4f}): the "
+        "two implementations' seeds do not scatter alike."
     )

@@ -152,8 +152,7 @@ def _first(mask: np.ndarray) -> int:
 
 
 def compare_same_start(name: str, seeds, theirs, ours) -> SameStart:
-    """:class:`SameStart` of the script's curves ``theirs`` and the engine's ``ours``
-    (``(seeds, epochs)`` each, aligned, row ``i`` of both from seed ``seeds[i]``)."""
+    """:class:`SameStart` of ``theirs`` (script) and ``ours`` (engine), seed by seed."""
     A, B = np.atleast_2d(theirs).astype(float), np.atleast_2d(ours).astype(float)
     if A.shape != B.shape or A.shape[0] != len(seeds):
         raise ValueError(

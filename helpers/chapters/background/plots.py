@@ -23,9 +23,8 @@ def gdln_schematic(gates=SCHEMATIC_GATES):
     :math:`g_p(x)`, output node :math:`y`, each pathway's edges :math:`W_1^{(p)}`,
     :math:`W_2^{(p)}` (the :math:`W_e` of Eq. ``bg-gdln``) and the output
     :math:`\hat y(x) = \sum_p g_p(x) W_2^{(p)} W_1^{(p)} x`.  Right: the gates as a
-    table, on (1) or off (0) for each pathway and datapoint :math:`x^i`, which is
-    what the effective datasets (Eq. ``bg-effective``) sum over.  No data: nothing is
-    computed.
+    table, on (1) or off (0) for each pathway and datapoint :math:`x^i`, which the
+    effective datasets (Eq. ``bg-effective``) sum over.  Nothing is computed.
 
     Args:
         gates: ``(pathways, datapoints)`` of 0 and 1 (1-6 pathways, 1-12
@@ -53,59 +52,73 @@ def gdln_schematic(gates=SCHEMATIC_GATES):
     return fig
 
 
+#: The schematic's layout (axes fractions): the input, hidden and output nodes' x and
+#: the input and output nodes' y.
+_X_IN, _X_H, _X_OUT, _Y_MID = 0.07, 0.55, 0.93, 0.5
+
+
+def _node(ax, x, y, w, h, units, fc, vertical=True):
+    """A layer's box at ``(x, y)`` with ``units`` unit circles along it."""
+    box = FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.01",
+                         fc=fc, ec="0.3", lw=0.9)  # fmt: skip
+    ax.add_patch(box)
+    pos = np.linspace(-0.3, 0.3, units)
+    cx, cy = (x + 0 * pos, y + pos * h) if vertical else (x + pos * w, y + 0 * pos)
+    ax.plot(cx, cy, "o", ms=6, mfc="w", mec="0.3", mew=0.8)
+
+
+def _edge(ax, p0, p1, color):
+    """An arrow from ``p0`` to ``p1``."""
+    arrow = FancyArrowPatch(p0, p1, arrowstyle="-|>", mutation_scale=9,
+                            color=color, lw=1.3, shrinkA=0, shrinkB=0)  # fmt: skip
+    ax.add_patch(arrow)
+
+
+def _along(p0, p1, t):
+    """The point a fraction ``t`` of the way from ``p0`` to ``p1``."""
+    return p0[0] + t * (p1[0] - p0[0]), p0[1] + t * (p1[1] - p0[1])
+
+
 def _draw_network(ax, n_p: int, colors) -> None:
     """The schematic's left panel: the nodes, the pathways and their gates."""
-
-    def node(x, y, w, h, units, fc, vertical=True):
-        box = FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.01",
-                             fc=fc, ec="0.3", lw=0.9)  # fmt: skip
-        ax.add_patch(box)
-        pos = np.linspace(-0.3, 0.3, units)
-        cx, cy = (x + 0 * pos, y + pos * h) if vertical else (x + pos * w, y + 0 * pos)
-        ax.plot(cx, cy, "o", ms=6, mfc="w", mec="0.3", mew=0.8)
-
-    def edge(p0, p1, color):
-        arrow = FancyArrowPatch(p0, p1, arrowstyle="-|>", mutation_scale=9,
-                                color=color, lw=1.3, shrinkA=0, shrinkB=0)  # fmt: skip
-        ax.add_patch(arrow)
-
-    def along(p0, p1, t):
-        return p0[0] + t * (p1[0] - p0[0]), p0[1] + t * (p1[1] - p0[1])
-
-    x_in, x_h, x_out, y_mid = 0.07, 0.55, 0.93, 0.5
-    node(x_in, y_mid, 0.06, 0.34, 3, "0.92")
-    node(x_out, y_mid, 0.06, 0.22, 2, "0.92")
-    ax.text(x_in, y_mid + 0.21, "input $x$", ha="center", fontsize=10)
-    ax.text(x_out, y_mid + 0.15, "output $y$", ha="center", fontsize=10)
-    ys = np.linspace(0.9, 0.1, n_p) if n_p > 1 else np.array([y_mid])
+    _node(ax, _X_IN, _Y_MID, 0.06, 0.34, 3, "0.92")
+    _node(ax, _X_OUT, _Y_MID, 0.06, 0.22, 2, "0.92")
+    ax.text(_X_IN, _Y_MID + 0.21, "input $x$", ha="center", fontsize=10)
+    ax.text(_X_OUT, _Y_MID + 0.15, "output $y$", ha="center", fontsize=10)
+    ys = np.linspace(0.9, 0.1, n_p) if n_p > 1 else np.array([_Y_MID])
     h_node = min(0.1, 0.5 / n_p)
     for p, (y, c) in enumerate(zip(ys, colors)):
-        k = p + 1
-        node(x_h, y, 0.13, h_node, 3, (*c[:3], 0.25), vertical=False)
-        ax.text(x_h, y + h_node / 2 + 0.015, f"pathway $p = {k}$", ha="center",
-                va="bottom", fontsize=8, color=c)  # fmt: skip
-        a, b = (x_in + 0.03, y_mid), (x_h - 0.065, y)
-        edge(a, b, c)
-        lx, ly = along(a, b, 0.4)
-        ax.text(lx, ly + 0.02, f"$W_1^{{({k})}}$", ha="center", va="bottom",
-                fontsize=9, color=c)  # fmt: skip
-        # the gate: a switch on the pathway, on or off for each datapoint
-        gx, gy = along(a, b, 0.8)
-        ax.plot(gx, gy, "o", ms=15, mfc="w", mec=c, mew=1.6, zorder=3)
-        ax.text(gx, gy, "$g$", ha="center", va="center", fontsize=8, zorder=4)
-        ax.text(gx, gy - 0.045, f"$g_{{{k}}}(x)$", ha="center", va="top",
-                fontsize=8)  # fmt: skip
-        a, b = (x_h + 0.065, y), (x_out - 0.03, y_mid)
-        edge(a, b, c)
-        lx, ly = along(a, b, 0.5)
-        ax.text(lx, ly + 0.02, f"$W_2^{{({k})}}$", ha="center", va="bottom",
-                fontsize=9, color=c)  # fmt: skip
+        _draw_pathway(ax, p + 1, y, c, h_node)
     ax.set(xlim=(0, 1), ylim=(0, 1.02))
     ax.axis("off")
     ax.set_title("a GDLN: gated pathways through the layers", fontsize=10)
     ax.text(0.5, -0.08, r"$\hat y(x) = \sum_p\, g_p(x)\, W_2^{(p)} W_1^{(p)}\, x,\quad "
             r"g_p(x) \in \{0, 1\}$", transform=ax.transAxes, ha="center", va="top",
             fontsize=10)  # fmt: skip
+
+
+def _draw_pathway(ax, k: int, y: float, c, h_node: float) -> None:
+    """Pathway ``k`` at height ``y`` in colour ``c``: its hidden node, its two edges
+    with their weights, and its gate (a switch on the pathway, on or off for each
+    datapoint)."""
+    _node(ax, _X_H, y, 0.13, h_node, 3, (*c[:3], 0.25), vertical=False)
+    ax.text(_X_H, y + h_node / 2 + 0.015, f"pathway $p = {k}$", ha="center",
+            va="bottom", fontsize=8, color=c)  # fmt: skip
+    a, b = (_X_IN + 0.03, _Y_MID), (_X_H - 0.065, y)
+    _edge(ax, a, b, c)
+    lx, ly = _along(a, b, 0.4)
+    ax.text(lx, ly + 0.02, f"$W_1^{{({k})}}$", ha="center", va="bottom",
+            fontsize=9, color=c)  # fmt: skip
+    gx, gy = _along(a, b, 0.8)
+    ax.plot(gx, gy, "o", ms=15, mfc="w", mec=c, mew=1.6, zorder=3)
+    ax.text(gx, gy, "$g$", ha="center", va="center", fontsize=8, zorder=4)
+    ax.text(gx, gy - 0.045, f"$g_{{{k}}}(x)$", ha="center", va="top",
+            fontsize=8)  # fmt: skip
+    a, b = (_X_H + 0.065, y), (_X_OUT - 0.03, _Y_MID)
+    _edge(ax, a, b, c)
+    lx, ly = _along(a, b, 0.5)
+    ax.text(lx, ly + 0.02, f"$W_2^{{({k})}}$", ha="center", va="bottom",
+            fontsize=9, color=c)  # fmt: skip
 
 
 def _draw_gates(axg, G, colors) -> None:

@@ -157,25 +157,41 @@ def mds(relu, reln, ds, show_epochs, sims, t_rec, C):
     """fig-contexts-mds: MDS of the hidden representations at the epochs shown (seed
     0), and the correspondence measures over training."""
     H_relu, H_reln = relu.records["hidden"][0], reln.records["hidden"][0]
-    ctx_col = ["#1f77b4", "#2ca02c", "#9467bd"]
     fig = plt.figure(figsize=(12, 7.5))
     gs = fig.add_gridspec(2, 3, height_ratios=[1.2, 1])
-    offset = dict(fontsize=7, xytext=(3, 3), textcoords="offset points")
     for k, e in enumerate(show_epochs):
         ax = fig.add_subplot(gs[0, k])
-        a, b = H_relu[0, relu.index(e)], H_reln[0, reln.index(e)]
-        v = representation_similarity(a, b)
-        A, B = v["mds_a"], v["aligned"]
-        for i in range(ds.P):
-            c = ctx_col[ds.contexts[i]]
-            ax.scatter(*A[i], color=c, s=40)
-            ax.scatter(*B[i], facecolor="none", edgecolor=c, s=90, lw=1.2)
-            ax.annotate(str(ds.items[i]), A[i], **offset)
-        ax.set_title(f"epoch {e}: Procrustes {v['procrustes']:.3f}", fontsize=9)
-        ax.set(xticks=[], yticks=[])
+        _mds_panel(ax, H_relu[0, relu.index(e)], H_reln[0, reln.index(e)], ds, e)
     for c in range(C):
-        ax.scatter([], [], color=ctx_col[c], label=f"context {c + 1}")
+        ax.scatter([], [], color=_CTX_COLORS[c], label=f"context {c + 1}")
     ax.legend(fontsize=7, loc="lower right")
+    _measure_panels(fig, gs, sims, t_rec)
+    plt.tight_layout()
+    plt.show()
+
+
+#: The contexts' colours in the MDS panels.
+_CTX_COLORS = ["#1f77b4", "#2ca02c", "#9467bd"]
+
+
+def _mds_panel(ax, a, b, ds, epoch):
+    """One MDS panel: the ReLU network's hidden representation ``a`` (filled) and the
+    ReLN's ``b`` aligned to it (open), coloured by context, at ``epoch``."""
+    offset = dict(fontsize=7, xytext=(3, 3), textcoords="offset points")
+    v = representation_similarity(a, b)
+    A, B = v["mds_a"], v["aligned"]
+    for i in range(ds.P):
+        c = _CTX_COLORS[ds.contexts[i]]
+        ax.scatter(*A[i], color=c, s=40)
+        ax.scatter(*B[i], facecolor="none", edgecolor=c, s=90, lw=1.2)
+        ax.annotate(str(ds.items[i]), A[i], **offset)
+    ax.set_title(f"epoch {epoch}: Procrustes {v['procrustes']:.3f}", fontsize=9)
+    ax.set(xticks=[], yticks=[])
+
+
+def _measure_panels(fig, gs, sims, t_rec):
+    """The bottom row: RSA, CKA and Procrustes disparity over training (medians over
+    seeds) for the ReLN, another ReLU seed and the single-context ReLN."""
     measures = [
         ("rsa", "RSA (distance correlation)"),
         ("cka", "linear CKA"),
@@ -196,8 +212,6 @@ def mds(relu, reln, ds, show_epochs, sims, t_rec, C):
         if m == "procrustes":
             ax.set_yscale("log")
     ax.legend(fontsize=7)
-    plt.tight_layout()
-    plt.show()
 
 
 def census(t_rec, census, div):

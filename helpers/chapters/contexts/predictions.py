@@ -173,10 +173,9 @@ def prediction_ladder(
     task, rows_in, race_py, relu, reln, run_m, pred_m, *, lr, epochs, overlap
 ):
     """The ladder of the page book/contexts.md: the mode races ``rows_in``
-    (:func:`variants`), race.py's curve ``race_py`` and last the matrix race
-    ``pred_m`` (fixed point: zero loss), each held against the simulated common +
-    2-of-3 ReLN ``run_m`` by :func:`median_gap`; race.py's curve also against the
-    7-pathway ReLN ``reln`` and the ReLU network."""
+    (:func:`variants`), race.py's curve ``race_py``, the matrix race ``pred_m`` (fixed
+    point: zero loss), each against the simulated common + 2-of-3 ReLN ``run_m`` by
+    :func:`median_gap`; race.py's also against the 7-pathway ReLN ``reln`` and ReLU."""
     sim, X, Y, R, pm = run_m.loss, task.ds.X, task.ds.Y, task.R_star, task.pm_mixed
 
     def row(label, loss, fixed_point_loss):

@@ -259,12 +259,17 @@ def _drops_here(r) -> dict:
     r.glue(var_iv_reading=f"the verdict {ends}")
     r.glue(var_ratio4=f"{r4[0]:.1f}–{r4[1]:.1f}")
     r.glue(offset_max_hand=float(np.nanmax(np.abs(offsets))))
-    # the seeds' variants: 4 + 4 seeds (random subsets at the 5th and 95th percentile
-    # of the log ratio, with their normal-theory error, as the first pass judged them)
+    here = f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})"
+    return _seed_variants(ev, sub, here)
+
+
+def _seed_variants(ev, sub, here: str) -> dict:
+    """The ``seeds`` variants: this execution's seeds (named ``here``) and 4 + 4 seeds
+    (random subsets ``sub`` at the 5th and 95th percentile of the log ratio, with their
+    normal-theory error, as the first pass judged them)."""
     ok = np.isfinite(sub[:, 0])
     lo, hi = np.nanpercentile(sub[ok, 0], [5, 95])
     four = {"spread": med(sub[ok, 1]), "spread_interval": None}
-    here = f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})"
     lo_, hi_ = (f"4 + 4 seeds, ratio {np.exp(x):.2g}" for x in (lo, hi))
     return {
         here: ev.but(variants=None),
@@ -281,14 +286,7 @@ def _drops_stored(r, here: dict) -> dict:
     per24 = _near_zero(v24["scatter"], v24["scatter_bs"])
     verdict24, ev24 = [rb.verdict(e) for e in per24], per24[k24]
     seeds = {**rb.seed_variants(ev24), **here}
-    # the profile's shape apart from the last drop's size: every drop but the last
-    z_shape, definition, shape = v24["z"][:-1], {}, "not testable (one drop only)"
-    if z_shape.size and np.isfinite(z_shape).any():
-        k = int(np.nanargmax(z_shape))
-        worst = f"worst {names[k]}, ratio {np.exp(v24['scatter'][k][0]):.2g}"
-        definition[f"the profile's shape: every drop but the last ({worst})"] = per24[k]
-        shape = rb.verdict(per24[k])
-    r.glue(v24_shape_verdict=shape)
+    definition = _shape_variant(r, per24)
     definition.update(_robust_variants(r, per24, k24))
     seeds.update(_authors_variants(r, ev24))
     order = {k: list(np.argsort(-np.nan_to_num(sd24[k], nan=-1))) for k in sd24}
@@ -328,6 +326,20 @@ def _commit_reading(*entries) -> str:
     return text + ", a clean working tree."
 
 
+def _shape_variant(r, per24) -> dict:
+    """The ``definition`` variant of the profile's shape apart from the last drop's
+    size (every drop but the last, at its worst); glues its verdict."""
+    v24, names = r.v24, r.names24
+    z_shape, definition, shape = v24["z"][:-1], {}, "not testable (one drop only)"
+    if z_shape.size and np.isfinite(z_shape).any():
+        k = int(np.nanargmax(z_shape))
+        worst = f"worst {names[k]}, ratio {np.exp(v24['scatter'][k][0]):.2g}"
+        definition[f"the profile's shape: every drop but the last ({worst})"] = per24[k]
+        shape = rb.verdict(per24[k])
+    r.glue(v24_shape_verdict=shape)
+    return definition
+
+
 def _robust_variants(r, per24, k24) -> dict:
     """The ``definition`` variants with an outlier-resistant spread in place of the
     standard deviation, each at its own worst drop; glues their reading and what one
@@ -352,22 +364,27 @@ def _robust_variants(r, per24, k24) -> dict:
         text = "In place of the standard deviation, " + "; ".join(words)
         text += " (the record's `definition` variants)."
     r.glue(v24_robust=text)
-    a = r.v24["drops"]["relu"][:, k24]
-    a, text = a[np.isfinite(a)], ""
-    if a.size > 2:
-        sd, sd1 = a.std(ddof=1), np.delete(a, np.argmin(a)).std(ddof=1)
-        text = (
-            f"Without the single earliest ReLU run at the drop {names[k24]} (epoch "
-            f"{a.min():.0f}) the ReLU runs' standard deviation there moves from "
-            f"{sd:.0f} to {sd1:.0f} epochs: "
-            + (
-                "that one run carries much of it."
-                if sd1 < 0.75 * sd
-                else "on these seeds no single run carries it."
-            )
-        )
-    r.glue(v24_outlier=text)
+    r.glue(v24_outlier=_outlier_reading(r.v24["drops"]["relu"][:, k24], names[k24]))
     return out
+
+
+def _outlier_reading(a, drop: str) -> str:
+    """What the single earliest ReLU run ``a.min()`` does to the runs' SD at ``drop``
+    (empty below 3 runs)."""
+    a = a[np.isfinite(a)]
+    if a.size <= 2:
+        return ""
+    sd, sd1 = a.std(ddof=1), np.delete(a, np.argmin(a)).std(ddof=1)
+    return (
+        f"Without the single earliest ReLU run at the drop {drop} (epoch "
+        f"{a.min():.0f}) the ReLU runs' standard deviation there moves from "
+        f"{sd:.0f} to {sd1:.0f} epochs: "
+        + (
+            "that one run carries much of it."
+            if sd1 < 0.75 * sd
+            else "on these seeds no single run carries it."
+        )
+    )
 
 
 def _authors_variants(r, ev24) -> dict:
@@ -400,24 +417,53 @@ def _authors_variants(r, ev24) -> dict:
         "one draw can show."
     )
     if kw is not None and kw != k:
-        vw, ew = a["scatter"][kw]
-        evw = ev24.but(value=float(vw), spread=float(ew), **no_iv)
-        at = f"{names[kw]}: ratio"
-        worst = f"their own worst drop {at} {np.exp(vw):.2g}"
-        out[f"the authors' {n} + {n} runs at {worst}"] = evw
-        text += (
-            f" Read as the record reads every profile, at its worst drop, their runs "
-            f"are worst at {at} {np.exp(vw):.1f} (standard deviations "
-            f"{sd['relu'][kw]:.0f} and {sd['gdln'][kw]:.0f} epochs), {rb.verdict(evw)}."
-        )
+        name, evw, more = _authors_worst(a, ev24.but(**no_iv), names)
+        out[name] = evw
+        text += more
     r.glue(auth_reading=text)
     return out
+
+
+def _authors_worst(a, ev, names) -> tuple:
+    """The authors' runs at their own worst drop (``a["k_worst"]``, read as the record
+    reads every profile): the variant's name, its evidence (``ev`` with their ratio)
+    and the sentence on it."""
+    n, kw, sd = a["n"], a["k_worst"], a["sd"]
+    vw, ew = a["scatter"][kw]
+    evw = ev.but(value=float(vw), spread=float(ew))
+    at = f"{names[kw]}: ratio"
+    worst = f"their own worst drop {at} {np.exp(vw):.2g}"
+    text = (
+        f" Read as the record reads every profile, at its worst drop, their runs "
+        f"are worst at {at} {np.exp(vw):.1f} (standard deviations "
+        f"{sd['relu'][kw]:.0f} and {sd['gdln'][kw]:.0f} epochs), {rb.verdict(evw)}."
+    )
+    return f"the authors' {n} + {n} runs at {worst}", evw, text
 
 
 def _glue_rounding(r, sd24):
     """The rounding floor (same initial weights, other sums) and its reading."""
     fl, n_rd, mx = r.floor, len(r.rd_entry["seeds"]), r.floor["max"]
-    f, s_r, s_g = float(fl["sd"][-1]), float(sd24["relu"][-1]), float(sd24["hand"][-1])
+    reading = _floor_reading(r, sd24, n_rd)
+    last = "; ".join(
+        f"{k}: {', '.join(f'{d:+.0f}' for d in fl['diff'][k][:, -1])}" for k in mx
+    )
+    early = float("nan")
+    if fl["sd"].size > 1:
+        early = float(max(np.nanmax(mx[k][:-1]) for k in mx))
+    r.glue(rd_n=n_rd, rd_command=r.rd_entry["command"], rd_last=last)
+    r.glue(rd_sd_last=float(fl["sd"][-1]))
+    r.glue(rd_max_last=float(max(np.nanmax(mx[k][-1:]) for k in mx)))
+    r.glue(rd_max_early=early)
+    r.glue(rd_sd_gdln_last=float(sd24["hand"][-1]), rd_reading=reading)
+    r.glue(rd_sd_relu_last=float(sd24["relu"][-1]))
+
+
+def _floor_reading(r, sd24, n_rd: int) -> str:
+    """The floor's reading: its share of the ReLU runs' last-drop variance, what is
+    left against the GDLN, and what a floor on more seeds would take."""
+    f = float(r.floor["sd"][-1])
+    s_r, s_g = float(sd24["relu"][-1]), float(sd24["hand"][-1])
     limit = float(np.exp(rb.NOISE_MULTIPLE * float(r.v24["scatter_bs"][-1][0])))
     with np.errstate(invalid="ignore"):
         left = np.sqrt(s_r**2 - f**2) / s_g
@@ -436,7 +482,7 @@ def _glue_rounding(r, sd24):
     if np.isfinite(per_seed):
         cost = f", about {per_seed:.0f} minutes of wall time per seed on the machine "
         cost += "that made this one"
-    reading = (
+    return (
         "This floor is the ReLU network's: only the ReLU network is retrained from the "
         "same initial weights, so it is not a floor for the GDLN, and no share of the "
         "GDLN's scatter is read from it. Taken as independent of the initial weights, "
@@ -446,18 +492,6 @@ def _glue_rounding(r, sd24):
         f"that). {alike}The floor rests on {n_rd} seeds ({2 * n_rd} comparisons); a "
         f"floor on more seeds needs a new stored run (`{cmd}{2 * n_rd}`{cost})."
     )
-    last = "; ".join(
-        f"{k}: {', '.join(f'{d:+.0f}' for d in fl['diff'][k][:, -1])}" for k in mx
-    )
-    early = float("nan")
-    if fl["sd"].size > 1:
-        early = float(max(np.nanmax(mx[k][:-1]) for k in mx))
-    r.glue(rd_n=n_rd, rd_command=r.rd_entry["command"], rd_last=last)
-    r.glue(rd_sd_last=float(fl["sd"][-1]))
-    r.glue(rd_max_last=float(max(np.nanmax(mx[k][-1:]) for k in mx)))
-    r.glue(rd_max_early=early)
-    r.glue(rd_sd_gdln_last=float(sd24["hand"][-1]), rd_reading=reading)
-    r.glue(rd_sd_relu_last=float(sd24["relu"][-1]))
 
 
 def _gating(r) -> dict:
@@ -490,13 +524,7 @@ def _gating_series(r) -> dict:
     g["lin_by_epoch"] = verdicts_over_training(g["v_lin_at"], grid)
     g["l2_by_epoch"] = verdicts_over_training(g["v_mix_at"], grid)
     g["alt1"], g["snap_med"] = med(strict1[:, 0]), np.median(relu.snap_all, axis=0)
-    near = {"compared": 1.0, "alternative": g["alt1"], "criterion": "near"}
-    v1 = [
-        rb.verdict(Evidence(med(x), spread=seed_spread(x), **near)) for x in strict1.T
-    ]
-    v1 = np.array(v1)
-    g["l1_holds"] = epoch_ranges(grid, v1 == "reproduced")
-    g["l1_partly"] = epoch_ranges(grid, v1 == "partly reproduced")
+    g.update(_always_on_ranges(strict1, g["alt1"], grid))
     g["l1_lin_ok"] = epoch_ranges(grid, np.median(lin1, axis=0) <= rb.PHASE_SNAP)
     g["zero2"] = epoch_ranges(grid, np.all(g["nn"][:, :, 1] == 0, axis=0))
     k_pre = plateau_record(relu, r.levels[1])  # the first plateau
@@ -505,18 +533,40 @@ def _gating_series(r) -> dict:
     g["t_half"] = np.array([level_times(L, (0.5,))[0] for L in relu.loss])
     g["late"] = late = grid[None, :] >= g["t_half"][:, None]
     g["single_late"] = np.array([g["single"][k, late[k]].mean() for k in range(S)])
-    # the always-on phase: from the first record where the share is above one half to
-    # the first after its maximum where it is below one half again
+    g.update(_always_on_phase(strict1, lin1, grid))
+    return g
+
+
+def _always_on_ranges(strict1, alt1: float, grid) -> dict:
+    """The epochs at which layer 1's always-on share (``strict1``, seeds by records) is
+    near 1 against the alternative ``alt1``, record by record: ``l1_holds`` where
+    reproduced, ``l1_partly`` where partly."""
+    near = {"compared": 1.0, "alternative": alt1, "criterion": "near"}
+    v1 = [
+        rb.verdict(Evidence(med(x), spread=seed_spread(x), **near)) for x in strict1.T
+    ]
+    v1 = np.array(v1)
+    return {
+        "l1_holds": epoch_ranges(grid, v1 == "reproduced"),
+        "l1_partly": epoch_ranges(grid, v1 == "partly reproduced"),
+    }
+
+
+def _always_on_phase(strict1, lin1, grid) -> dict:
+    """Each run's always-on phase: from the first record where layer 1's always-on
+    share is above one half (``t_rise``) to the first after its maximum where it is
+    below one half again (``t_fall``); ``before_fall``, the largest output change of
+    making layer 1 linear in it."""
     t_fall = []
     for row in strict1:
         k0 = int(np.argmax(row))
         after = np.flatnonzero(row[k0:] < 0.5)
         t_fall.append(grid[k0 + after[0]] if after.size else np.nan)
-    g["t_fall"] = t_fall = np.array(t_fall, float)
-    g["t_rise"] = t_rise = np.array([grid[np.argmax(x >= 0.5)] for x in strict1], float)
-    on = [(grid >= t_rise[k]) & (grid <= t_fall[k]) for k in range(S)]
-    g["before_fall"] = np.array([np.nanmax(lin1[k, on[k]]) for k in range(S)])
-    return g
+    t_fall = np.array(t_fall, float)
+    t_rise = np.array([grid[np.argmax(x >= 0.5)] for x in strict1], float)
+    on = [(grid >= t_rise[k]) & (grid <= t_fall[k]) for k in range(len(strict1))]
+    before_fall = np.array([np.nanmax(lin1[k, on[k]]) for k in range(len(strict1))])
+    return {"t_fall": t_fall, "t_rise": t_rise, "before_fall": before_fall}
 
 
 def _glue_layers(r, g):
@@ -555,8 +605,8 @@ def _glue_layers(r, g):
 
 def _glue_phase(r, g):
     """Rule 3's phase: the claims read there, and the first record after it; and Lemma
-    4.1 in layer 2: weight in non-nested units (layer 1: 0 by construction)."""
-    phase, grid, k_end, f, nn = r.phase, g["grid"], g["k_end"], g["fshare"], g["nn"]
+    4.1 in layer 2 (:func:`_glue_non_nested`)."""
+    phase, grid, k_end, f = r.phase, g["grid"], g["k_end"], g["fshare"]
     single_ph, mixed_ph, iv_l2 = g["single_ph"], g["mixed_ph"], g["iv_l2"]
     ev_l2 = Evidence(
         med(single_ph),
@@ -583,25 +633,32 @@ def _glue_phase(r, g):
     r.glue(snap_all_next=100 * float(g["snap_med"][k_next]))
     r.glue(snap2_next=100 * med(g["snap2"][:, k_next]))
     r.glue(f2_ratio_next=med(f["single"][:, k_next]) / med(f["mixed"][:, k_next]))
+    _glue_non_nested(r, g)
+
+
+def _glue_non_nested(r, g):
+    """Lemma 4.1 in layer 2: the weight in non-nested units (layer 1: 0 by
+    construction)."""
+    grid, nn = g["grid"], g["nn"]
     r.glue(nn1_max=float(np.nanmax(nn[:, :, 0])), nn2_end=med(nn[:, -1, 1]))
     r.glue(nn2_end_max=float(np.nanmax(nn[:, -1, 1])))
-    r.glue(nn2_max_after=float(np.nanmax(nn[:, grid > phase[1], 1])))
+    r.glue(nn2_max_after=float(np.nanmax(nn[:, grid > r.phase[1], 1])))
     r.glue(nn2_zero=g["zero2"])
     r.glue(nn2_zero_med=epoch_ranges(grid, np.median(nn[:, :, 1], axis=0) == 0))
     r.glue(nn2_init=med(nn[:, 0, 1]))
 
 
-def _windows(r, g) -> dict:
-    """Rule 5 ([rulebook-structure]): the claims are read where context gating exists
-    (:func:`.gating.context_gating`); the other windows, rule 3's phase among them,
-    are variants.  Per window the readings and the evidence of each claim."""
-    relu, grid, phase = r.relu, g["grid"], r.phase
+def _window_masks(r, g) -> tuple[str, dict]:
+    """The primary window's name and ``{window: (seeds, records) mask}``: where context
+    gating exists first, then rule 3's phase, the context weight's window, the end of
+    training and (where the runs have one) the first plateau."""
+    phase, grid = r.phase, g["grid"]
     exists = np.asarray(r.exists, bool)
     first_plateau, last = np.zeros_like(exists), np.zeros_like(exists)
     first_plateau[g["pre"]], last[:, -1] = True, True
     primary = f"where context gating exists (loss below {float(r.L_rank[-1]):.0f})"
     in_phase = np.broadcast_to(g["in_phase"], exists.shape)
-    weight = gating.context_weight_window(relu)
+    weight = gating.context_weight_window(r.relu)
     masks = {
         primary: exists,
         f"rule 3's phase ({phase[0]}-{phase[1]})": in_phase,
@@ -610,16 +667,28 @@ def _windows(r, g) -> dict:
     }
     if g["ok_pre"].any():
         masks[f"the first plateau (loss {r.levels[1]:.0f})"] = first_plateau
+    return primary, masks
+
+
+def _window_evidence(x, alt1: float, chance) -> dict:
+    """The evidence of each gating claim in one window's reading ``x``."""
+    return {
+        "layer1_always_on": _share_near(x["strict1"], alt1),
+        "layer1_linear": gating.smaller(x["lin1"], x["lin2"]),
+        "layer2_mixed": gating.smaller(x["ratio"], chance),
+    }
+
+
+def _windows(r, g) -> dict:
+    """Rule 5 ([rulebook-structure]): the claims are read where context gating exists
+    (:func:`.gating.context_gating`); the other windows, rule 3's phase among them,
+    are variants.  Per window the readings and the evidence of each claim."""
+    relu, grid = r.relu, g["grid"]
+    primary, masks = _window_masks(r, g)
+    exists = masks[primary]
     chance = gating.chance_ratio(relu)
     read = {w: gating.window_reading(relu, m) for w, m in masks.items()}
-    ev_w = {
-        w: {
-            "layer1_always_on": _share_near(x["strict1"], g["alt1"]),
-            "layer1_linear": gating.smaller(x["lin1"], x["lin2"]),
-            "layer2_mixed": gating.smaller(x["ratio"], chance),
-        }
-        for w, x in read.items()
-    }
+    ev_w = {w: _window_evidence(x, g["alt1"], chance) for w, x in read.items()}
     variants = {
         k: {w: ev_w[w][k] for w in masks if w != primary and ev_w[w][k] is not None}
         for k in ev_w[primary]
@@ -706,43 +775,61 @@ def _schedule(r):
         r.glue(**{f"rise_{key}": med(appear(runs, 10 * theta) - appear(runs, theta))})
 
 
+def _plateau_output_gaps(r, level: float) -> None:
+    """Add to each initialisation's row its output gap to the ReLU runs at the
+    plateau at ``level``: the same plateau under every initialisation of the GDLN."""
+    relu = r.relu
+    Or_w = plateau_outputs(relu.loss, relu.grid, relu.outputs, level)
+    for c in r.init_rows:
+        Oi = plateau_outputs(r.init_loss[c], relu.grid, r.init_out[c], level)
+        r.init_rows[c]["plateau_output_gap"] = med(output_gap(Or_w, Oi))
+
+
+def _init_reading(within: list, init: str) -> str:
+    """Which initialisations bring the outputs at the worst plateau within noise, in
+    words (empty where the run's own ``init`` does)."""
+    if not within:
+        return (
+            "No initialisation brings the outputs at that plateau within twice "
+            "the two-sample spread."
+        )
+    if init not in within:
+        return (
+            f"Under {' and '.join(INIT_NAME[i] for i in within)} the outputs at that "
+            "plateau are within twice the two-sample spread: there the "
+            "initialisation explains the difference."
+        )
+    return ""
+
+
+def _relu_only_reading(r, relu_only: list) -> str:
+    """The ReLU runs' plateaus that the GDLN runs do not stop at, in words."""
+    if not relu_only:
+        return "Every plateau of the ReLU runs is one the GDLN runs stop at too."
+    return (
+        "The exception is the ReLU network's short plateau (at loss "
+        f"{', '.join(f'{g[0]:.0f}' for g in relu_only)}) that the GDLN runs do "
+        "not stop at: there the outputs differ by up to "
+        f"{max(g[2] for g in relu_only):.2f}. The GDLN does not rest at that "
+        "level: its common pathway alone is linear and would next rest at the "
+        f"rank-two linear map's {float(r.L_rank[1]):.0f}, and the GDLN record "
+        "compared is one taken while it passes that level on its way down after "
+        "its context pathways have switched on."
+    )
+
+
 def _outputs(r) -> dict:
     """The glue of the outputs at the plateaus, under every initialisation of the
     GDLN, and the evidence of ``plateau_outputs``."""
-    relu, worst, rows, po, name = r.relu, r.worst, r.init_rows, r.po, INIT_NAME
+    worst, rows, po, name = r.worst, r.init_rows, r.po, INIT_NAME
     m_out, m_worst = po["matches"], po["matches"][worst[0]]
-    # the same plateau under every initialisation of the GDLN
-    Or_w = plateau_outputs(relu.loss, relu.grid, relu.outputs, worst[0])
-    for c in rows:
-        Oi = plateau_outputs(r.init_loss[c], relu.grid, r.init_out[c], worst[0])
-        rows[c]["plateau_output_gap"] = med(output_gap(Or_w, Oi))
+    _plateau_output_gaps(r, worst[0])
     limit = rb.NOISE_MULTIPLE * m_worst.spread
     within = [i for i, x in rows.items() if x["plateau_output_gap"] <= limit]
     cand = [g for g in po["gaps"] if g[0] in m_out and m_out[g[0]].spread > 0]
     first = max(po["gaps"], key=lambda g: g[0])  # the rank-one map's plateau
     relu_only = [g for g in po["gaps"] if not g[1]]
-    reading = ""
-    if not within:
-        reading = "No initialisation brings the outputs at that plateau within twice "
-        reading += "the two-sample spread."
-    elif r.init not in within:
-        reading = (
-            f"Under {' and '.join(name[i] for i in within)} the outputs at that "
-            "plateau are within twice the two-sample spread: there the "
-            "initialisation explains the difference."
-        )
-    only = "Every plateau of the ReLU runs is one the GDLN runs stop at too."
-    if relu_only:
-        only = (
-            "The exception is the ReLU network's short plateau (at loss "
-            f"{', '.join(f'{g[0]:.0f}' for g in relu_only)}) that the GDLN runs do "
-            "not stop at: there the outputs differ by up to "
-            f"{max(g[2] for g in relu_only):.2f}. The GDLN does not rest at that "
-            "level: its common pathway alone is linear and would next rest at the "
-            f"rank-two linear map's {float(r.L_rank[1]):.0f}, and the GDLN record "
-            "compared is one taken while it passes that level on its way down after "
-            "its context pathways have switched on."
-        )
+    reading, only = _init_reading(within, r.init), _relu_only_reading(r, relu_only)
     gaps = [f"{name[i]}: {x['plateau_output_gap']:.2g}" for i, x in rows.items()]
     r.glue(out_init_reading=reading, out_init="; ".join(gaps))
     r.glue(out_worst_level=worst[0], out_worst_gap=worst[2])
@@ -832,37 +919,10 @@ def _section4_reference(rec) -> float:
 
 def _records(rec, r, g, var, out) -> dict:
     """The chapter's records, in order (their notes filled from ``v``, the run's
-    fields and the values below), and the glue of the gating verdicts."""
-    ref, x, grid = _section4_reference(rec), g["read"][g["primary"]], g["grid"]
-    f, strict1, lin1, lin2 = g["fshare"], g["strict1"], g["lin1"], g["lin2"]
-    # the notes' values: the run's fields, what was glued, and these
-    v = {
-        **vars(r),
-        **r.glue,
-        "w": f"{g['primary']}: per seed the records with loss below the common-only "
-        f"level, from epoch {med(g['t_exists']):.0f} (median) on",
-        "p0": r.phase[0],
-        "p1": r.phase[1],
-        "lin1_ph": med(g["lin1_ph"]),
-        "lin2_ph": med(g["lin2_ph"]),
-        "lin1_end": med(lin1[:, -1]),
-        "lin2_end": med(lin2[:, -1]),
-        "before_fall": med(g["before_fall"]),
-        "falls": ", ".join(f"{t:.0f}" for t in g["t_fall"]),
-        "snap_all": med(x["snap_all"]),
-        "ref": f"{ref:.3f}" if np.isfinite(ref) else "(not available)",
-    }
-    shares, story, epochs_lin, epochs_mix = {}, {}, {}, {}  # the values by epoch
-    for k, e in enumerate(int(e) for e in grid):
-        shares[e], m1, m2 = (med(a[:, k]) for a in (strict1, lin1, lin2))
-        epochs_lin[e] = {"layer1": m1, "layer2": m2, "verdict": g["v_lin_at"][e]}
-        single, mixed = med(f["single"][:, k]), med(f["mixed"][:, k])
-        snap, verdict = float(g["snap_med"][k]), g["v_mix_at"][e]
-        epochs_mix[e] = dict(
-            single=single, mixed=mixed, snap_change=snap, verdict=verdict
-        )
-        if e % 2500 == 0:
-            story[f"{e:05d}"] = {"always_on": shares[e], "linear_change": m1}
+    fields and :func:`_note_values`), and the glue of the gating verdicts."""
+    ref = _section4_reference(rec)
+    v = _note_values(r, g, ref)
+    shares, story, epochs_lin, epochs_mix = _by_epoch(g)
     ev_on = _windowed(r, g, "layer1_always_on", "near_bound", shares)
     ev_lin = _windowed(r, g, "layer1_linear", "smaller", epochs_lin)
     base = {"baseline": g["windows"]["layer2_mixed_baseline"]}
@@ -882,24 +942,56 @@ def _records(rec, r, g, var, out) -> dict:
     return {**recs, **kit.add_all(rec, _more_records(r, g, var, out, v))}
 
 
-def _more_records(r, g, var, out, v) -> list:
-    """The records after the gating claims, as ``(name, evidence, values)``."""
-    others = {
-        f"{INIT_NAME[i]} ({r.init_rows[i]['seeds']} seeds)": ev
-        for i, ev in r.init_evidence.items()
-        if i != r.init
+def _note_values(r, g, ref: float) -> dict:
+    """The notes' values: the run's fields, what was glued, and the gating readings
+    (``ref``: the Section 4 network's ratio)."""
+    x, lin1, lin2 = g["read"][g["primary"]], g["lin1"], g["lin2"]
+    return {
+        **vars(r),
+        **r.glue,
+        "w": f"{g['primary']}: per seed the records with loss below the common-only "
+        f"level, from epoch {med(g['t_exists']):.0f} (median) on",
+        "p0": r.phase[0],
+        "p1": r.phase[1],
+        "lin1_ph": med(g["lin1_ph"]),
+        "lin2_ph": med(g["lin2_ph"]),
+        "lin1_end": med(lin1[:, -1]),
+        "lin2_end": med(lin2[:, -1]),
+        "before_fall": med(g["before_fall"]),
+        "falls": ", ".join(f"{t:.0f}" for t in g["t_fall"]),
+        "snap_all": med(x["snap_all"]),
+        "ref": f"{ref:.3f}" if np.isfinite(ref) else "(not available)",
     }
+
+
+def _by_epoch(g) -> tuple[dict, dict, dict, dict]:
+    """The gating values record by record: layer 1's always-on share, its story every
+    2500 epochs, and the linear and 2-of-3 claims' medians and verdicts."""
+    f, strict1, lin1, lin2 = g["fshare"], g["strict1"], g["lin1"], g["lin2"]
+    shares, story, epochs_lin, epochs_mix = {}, {}, {}, {}
+    for k, e in enumerate(int(e) for e in g["grid"]):
+        shares[e], m1, m2 = (med(a[:, k]) for a in (strict1, lin1, lin2))
+        epochs_lin[e] = {"layer1": m1, "layer2": m2, "verdict": g["v_lin_at"][e]}
+        single, mixed = med(f["single"][:, k]), med(f["mixed"][:, k])
+        snap, verdict = float(g["snap_med"][k]), g["v_mix_at"][e]
+        epochs_mix[e] = dict(
+            single=single, mixed=mixed, snap_change=snap, verdict=verdict
+        )
+        if e % 2500 == 0:
+            story[f"{e:05d}"] = {"always_on": shares[e], "linear_change": m1}
+    return shares, story, epochs_lin, epochs_mix
+
+
+def _variance_values(r, var) -> dict:
+    """The variance profile's note values: the SDs and ratio per drop of the stored
+    seeds, the robust spreads', the authors' runs' and the stored run's commit."""
     a, names, sd24, k24 = r.authors, r.names24, var["sd24"], r.v24["k"]
-    late, v24 = g["single_late"], r.v24
-    v = {
-        **v,
-        "lo": late.min(),
-        "hi": late.max(),
+    return {
         "sd_relu": sd24["relu"][k24],
         "sd_gdln": sd24["hand"][k24],
         "per_drop": ", ".join(
             f"{np.exp(x):.2f} ({vd})"
-            for (x, _), vd in zip(v24["scatter"], var["verdict24"])
+            for (x, _), vd in zip(r.v24["scatter"], var["verdict24"])
         ),
         "shape": "the same" if var["same_order"] else "not the same",
         "robust": "".join(
@@ -913,6 +1005,22 @@ def _more_records(r, g, var, out, v) -> list:
         f"{np.exp(a['scatter'][a['k']][0]):.2f} at {names[a['k']]}, above "
         f"{a['percentile']:.1f} % of the engine's subsets of as many seeds",
         "commit": r.big_entry.get("commit", "unknown"),
+    }
+
+
+def _more_records(r, g, var, out, v) -> list:
+    """The records after the gating claims, as ``(name, evidence, values)``."""
+    others = {
+        f"{INIT_NAME[i]} ({r.init_rows[i]['seeds']} seeds)": ev
+        for i, ev in r.init_evidence.items()
+        if i != r.init
+    }
+    late = g["single_late"]
+    v = {
+        **v,
+        "lo": late.min(),
+        "hi": late.max(),
+        **_variance_values(r, var),
         "per_plateau": "; ".join(
             f"{x[0]:.0f}: {x[2]:.4f} / {x[3]:.4f} / {x[4]:.4f}" for x in out["cand"]
         ),
@@ -935,18 +1043,21 @@ def _iv(iv) -> str:
     return "none" if iv is None else f"{iv[0]:.2f}–{iv[1]:.2f}"
 
 
+def _window_ratio(g, a, b):
+    """The review's window, epochs ``a`` to ``b``: the ratio of the two layers' window
+    means."""
+    m = (g["grid"] >= a) & (g["grid"] <= b)
+    lin1, lin2 = (gating.window_mean(g[k], m) for k in ("lin1", "lin2"))
+    return med(lin1) / med(lin2)
+
+
 def _review(r, g, ref):
     """Where the external review of the first pass (2026-11-26) was right and not."""
-    x, grid, phase, every = g["read"][g["primary"]], g["grid"], r.phase, r.record_every
+    x, phase, every = g["read"][g["primary"]], r.phase, r.record_every
     others = [med(v["ratio"]) for w, v in g["read"].items() if w != g["primary"]]
-
-    def ratio(a, b):  # the review's windows, by epochs: ratio of window means
-        m = (grid >= a) & (grid <= b)
-        lin1, lin2 = (gating.window_mean(g[k], m) for k in ("lin1", "lin2"))
-        return med(lin1) / med(lin2)
-
-    ph, ph_late = ratio(phase[0], phase[1]), ratio(phase[0] + every, phase[1])
-    plateau_on, fp = ratio(5000, phase[1] + every), g["fp_ratio"]
+    ph = _window_ratio(g, phase[0], phase[1])
+    ph_late = _window_ratio(g, phase[0] + every, phase[1])
+    plateau_on, fp = _window_ratio(g, 5000, phase[1] + every), g["fp_ratio"]
     moved = abs(ph - ph_late) > 0.2 * max(ph, 1e-12)
     plateau = ", small as the review said"
     if fp > rb.CLEARLY:
@@ -974,74 +1085,79 @@ def _review(r, g, ref):
     )
 
 
+#: The closing table's rows, ``{record: (the claim, the paper's words)}``; the
+#: claim's ``{where}`` and ``{n}`` filled in by :func:`_summary`.
+_SUMMARY_ROWS = {
+    "layer1_always_on": (
+        "Layer 1 does not gate: its units are on for every datapoint ({where})",
+        "all neurons are active for all datapoints",
+    ),
+    "layer1_linear": (
+        "Layer 1 works as a linear layer: making it linear changes the output "
+        "clearly less than making layer 2 linear ({where})",
+        "does not use the first layer for gating ... used as a linear layer",
+    ),
+    "layer1_over_training": (
+        "Layer 1 over training (always-on share, output change if linear)",
+        "no time given",
+    ),
+    "layer2_mixed": (
+        "Layer 2's context gating is 2-of-3: the single-context to 2-of-3 "
+        "ratio of its output is clearly below chance ({where})",
+        "contextual pathways are active in two out of the three contexts",
+    ),
+    "layer2_single_context": (
+        "Layer 2's single-context share late in training",
+        "not in the paper (Fig. 6a has no single-context pathway)",
+    ),
+    "gap_relu_gdln_stereotypes": (
+        "ReLU and GDLN stereotypes agree (time gap against the larger of two "
+        "ReLU runs' and two GDLN runs' gaps)",
+        "close agreement (Fig. 6b)",
+    ),
+    "init_sensitivity": (
+        "The agreement under each initialisation of the GDLN",
+        "begin with the same hyper-parameters (Appendix H)",
+    ),
+    "variance_profile": (
+        "The runs of both networks scatter alike (log ratio of standard "
+        "deviations at the worst drop, {n} + {n} stored seeds)",
+        "the same variance profiles",
+    ),
+    "plateau_outputs": (
+        "Outputs agree on the plateaus below the rank-one map's (against "
+        "the larger of two ReLU runs' and two GDLN runs' gaps)",
+        "exact agreement between the outputs",
+    ),
+    "switch_epochs_derived": (
+        "Switch-on epochs derived from the ReLU gates [start, context]",
+        "hand-set 500, 12000 (authors' code)",
+    ),
+}
+
+
 def _summary(r, recs) -> str:
+    """The closing table: every claim read where context gating exists, against the
+    paper's words and its record."""
     where = f"where context gating exists, loss below {float(r.L_rank[-1]):.0f}"
-    rows = {
-        "layer1_always_on": (
-            f"Layer 1 does not gate: its units are on for every datapoint ({where})",
-            "all neurons are active for all datapoints",
-        ),
-        "layer1_linear": (
-            "Layer 1 works as a linear layer: making it linear changes the output "
-            f"clearly less than making layer 2 linear ({where})",
-            "does not use the first layer for gating ... used as a linear layer",
-        ),
-        "layer1_over_training": (
-            "Layer 1 over training (always-on share, output change if linear)",
-            "no time given",
-        ),
-        "layer2_mixed": (
-            "Layer 2's context gating is 2-of-3: the single-context to 2-of-3 "
-            f"ratio of its output is clearly below chance ({where})",
-            "contextual pathways are active in two out of the three contexts",
-        ),
-        "layer2_single_context": (
-            "Layer 2's single-context share late in training",
-            "not in the paper (Fig. 6a has no single-context pathway)",
-        ),
-        "gap_relu_gdln_stereotypes": (
-            "ReLU and GDLN stereotypes agree (time gap against the larger of two "
-            "ReLU runs' and two GDLN runs' gaps)",
-            "close agreement (Fig. 6b)",
-        ),
-        "init_sensitivity": (
-            "The agreement under each initialisation of the GDLN",
-            "begin with the same hyper-parameters (Appendix H)",
-        ),
-        "variance_profile": (
-            "The runs of both networks scatter alike (log ratio of standard "
-            f"deviations at the worst drop, {r.n24} + {r.n24} stored seeds)",
-            "the same variance profiles",
-        ),
-        "plateau_outputs": (
-            "Outputs agree on the plateaus below the rank-one map's (against "
-            "the larger of two ReLU runs' and two GDLN runs' gaps)",
-            "exact agreement between the outputs",
-        ),
-        "switch_epochs_derived": (
-            "Switch-on epochs derived from the ReLU gates [start, context]",
-            "hand-set 500, 12000 (authors' code)",
-        ),
-    }
-    return claims_table([(c, p, recs[name]) for name, (c, p) in rows.items()])
+    rows = [
+        (claim.format(where=where, n=r.n24), paper, recs[name])
+        for name, (claim, paper) in _SUMMARY_ROWS.items()
+    ]
+    return claims_table(rows)
 
 
 def _in_short(r, g, var, out, inits, recs) -> str:
-    x, nn, v24, names = g["read"][g["primary"]], g["nn"], r.v24, r.names24
-    within, hand, derived = out["within_noise"], r.hand, r.derived
+    """The page's closing paragraph: the ReLU network's gating, then the GDLN against
+    it (:func:`_in_short_gating`, :func:`_in_short_gdln`)."""
     verdict = {k: v["verdict"] for k, v in recs.items()}
-    k24, n24 = v24["k"], r.n24
-    start = "matches" if abs(derived.start - hand.start) <= 200 else "differs from"
-    scales = "the other initialisations are compared in the init table. "
-    if inits["stuck"] and inits["made"] == ["authors"]:
-        scales = "started at the ReLU network's own scale (matched or derived) it "
-        scales += "misses the last drop, so the agreement rests on the authors' "
-        scales += "hand-set scales. "
-    noise = ""
-    if within and r.init not in within:
-        noise = f"; started with {' or '.join(INIT_NAME[i] for i in within)} the "
-        noise += "GDLN's outputs agree within that noise"
-    ctx = "differs from" if abs(derived.context - hand.context) > 500 else "agrees with"
+    return _in_short_gating(r, g, verdict) + _in_short_gdln(r, var, out, inits, verdict)
+
+
+def _in_short_gating(r, g, verdict: dict) -> str:
+    """The closing paragraph's first half: the ReLU network's two layers, read where
+    context gating exists."""
+    x, nn = g["read"][g["primary"]], g["nn"]
     return (
         "In short: read where context gating exists (the loss below the common-only "
         f"level {float(r.L_rank[-1]):.0f}, from epoch {med(g['t_exists']):.0f}), "
@@ -1058,7 +1174,27 @@ def _in_short(r, g, var, out, inits, recs) -> str:
         f"({verdict['layer2_mixed']} against chance), and a context-level "
         f"description misses {med(g['snap2'][:, -1]):.0%} of its output at the end. "
         f"Its gating stays within Lemma 4.1 (nested) almost everywhere: "
-        f"{med(nn[:, -1, 1]):.1%} of its weight is beyond it at the end. The GDLN of "
+        f"{med(nn[:, -1, 1]):.1%} of its weight is beyond it at the end. "
+    )
+
+
+def _in_short_gdln(r, var, out, inits, verdict: dict) -> str:
+    """The closing paragraph's second half: the GDLN against the ReLU network."""
+    v24, names, k24, n24 = r.v24, r.names24, r.v24["k"], r.n24
+    within, hand, derived = out["within_noise"], r.hand, r.derived
+    start = "matches" if abs(derived.start - hand.start) <= 200 else "differs from"
+    scales = "the other initialisations are compared in the init table. "
+    if inits["stuck"] and inits["made"] == ["authors"]:
+        scales = "started at the ReLU network's own scale (matched or derived) it "
+        scales += "misses the last drop, so the agreement rests on the authors' "
+        scales += "hand-set scales. "
+    noise = ""
+    if within and r.init not in within:
+        noise = f"; started with {' or '.join(INIT_NAME[i] for i in within)} the "
+        noise += "GDLN's outputs agree within that noise"
+    ctx = "differs from" if abs(derived.context - hand.context) > 500 else "agrees with"
+    return (
+        "The GDLN of "
         f"Fig. 6a, started with {INIT_NAME[r.init]} and trained {r.coupling}: its "
         f"stereotype is {r.m_stereo.value:.3f} from the ReLU stereotype in the time "
         f"gap, against {r.m_runs.spread:.3f} between two runs of one network "

@@ -71,46 +71,55 @@ def _page(p: Params, runs: Runs, fits: measures.Fits) -> SimpleNamespace:
     r.THRESH = measures.thresholds_census(census, runs.tasks, thr)
     r.PAPER_RELN = {C: paper_reln(C) for C in CS}
     r.SAME_START = {C: same_start(runs.sim[C], init) for C in CS}
-    # init_sensitivity: per C and init, the three time gaps and the verdicts on
-    # "excellent agreement" (closed form; ReLN)
-    r.SENS = {
-        f"C{C}": {
-            "seed_spread": r.closed[C, init].spread,
-            "alternative": r.closed[C, init].alternative,
-            "same_start_as_" + init: [i for i in r.SAME_START[C] if i != init],
-            **{
-                i: {
-                    "gap_relu_closed_form": r.closed[C, i].value,
-                    "gap_relu_reln": r.reln[C, i].value,
-                    "gap_reln_closed_form": kit.med(r.check[C, i]),
-                    "verdict": verdict(r.closed[C, i]),
-                    "verdict_reln": verdict(r.reln[C, i]),
-                }
-                for i in INITS
-            },
-        }
-        for C in CS
-    }
+    r.SENS = {f"C{C}": _sensitivity(r, C) for C in CS}
     r.REUSE = {  # contexts per unit (median over seeds), by weight and by function
         how: {f"C{C}": kit.med(r.PER_UNIT[C, how][:, -1]) for C in CS}
         for how in ("weight", "function")
     }
-    # the smallest rise of the fraction of contexts a unit serves: by weight at the
-    # page's threshold (the primary), at every other threshold, through the function
-    # and on one-hot contexts
+    r.RISE = _rises(r, thr)
+    return r
+
+
+def _sensitivity(r, C: int) -> dict:
+    """``init_sensitivity`` at ``C``: per init the three time gaps and the verdicts on
+    "excellent agreement" (closed form; ReLN)."""
+    init = r.init
+    return {
+        "seed_spread": r.closed[C, init].spread,
+        "alternative": r.closed[C, init].alternative,
+        "same_start_as_" + init: [i for i in r.SAME_START[C] if i != init],
+        **{
+            i: {
+                "gap_relu_closed_form": r.closed[C, i].value,
+                "gap_relu_reln": r.reln[C, i].value,
+                "gap_reln_closed_form": kit.med(r.check[C, i]),
+                "verdict": verdict(r.closed[C, i]),
+                "verdict_reln": verdict(r.reln[C, i]),
+            }
+            for i in INITS
+        },
+    }
+
+
+def _rises(r, thr: float) -> dict:
+    """The smallest rise of the fraction of contexts a unit serves: by weight at the
+    page's threshold ``thr`` (the primary), at every other threshold, through the
+    function and on one-hot contexts; each with its verdict by the rulebook's test of
+    a rise."""
+    CS = r.CS
     frac = {
         k: {C: r.PER_UNIT[C, k][:, -1] / C for C in CS} for k in ("weight", "function")
     }
-    r.RISE = {"primary": measures.smallest_rise(frac["weight"])}
+    rise = {"primary": measures.smallest_rise(frac["weight"])}
     for t, per_c in r.THRESH.items():
         if t != thr:
-            r.RISE[t] = measures.smallest_rise({C: per_c[C][:, 1] / C for C in CS})
-    r.RISE["function"] = measures.smallest_rise(frac["function"])
-    onehot = {C: onehot_fraction(runs.onehot, C, frac["weight"][C]) for C in CS}
-    r.RISE["onehot"] = measures.smallest_rise(onehot)
-    for x in r.RISE.values():  # by the rulebook's test of a rise
+            rise[t] = measures.smallest_rise({C: per_c[C][:, 1] / C for C in CS})
+    rise["function"] = measures.smallest_rise(frac["function"])
+    onehot = {C: onehot_fraction(r.onehot, C, frac["weight"][C]) for C in CS}
+    rise["onehot"] = measures.smallest_rise(onehot)
+    for x in rise.values():
         x["verdict"] = verdict(_rise_evidence(x))
-    return r
+    return rise
 
 
 def _level_ratio(r, C: int, choice: str) -> np.ndarray:
@@ -124,9 +133,24 @@ def _rise_evidence(x: dict) -> Evidence:
     return Evidence(x["value"], criterion="beyond_noise", **kw)
 
 
+def _closed_form_at(r, C: int) -> dict:
+    """Glue of the closed form at ``C``: its gaps to the ReLN and the ReLU network, the
+    spread, the alternative, the ratio at each level and the verdict."""
+    M, init, level = r.closed, r.init, _level_ratio(r, C, r.init)
+    return {
+        f"gap_reln_{C}": kit.med(r.check[C, init]),
+        f"gap_relu_{C}": M[C, init].value,
+        f"spread_{C}": M[C, init].spread,
+        f"alt_{C}": M[C, init].alternative,
+        f"gap_relu_reln_{C}": r.reln[C, init].value,
+        **{f"level_{C}_{k}": float(level[k]) for k in range(len(LEVELS))},
+        f"verdict_{C}": verdict(M[C, init]),
+    }
+
+
 def _closed_form_glue(r) -> dict:
     """Glue of the closed form against the ReLN and the ReLU network (Fig. 5)."""
-    CS, init, M, CF = r.CS, r.init, r.closed, r.closed_forms
+    CS, init, CF = r.CS, r.init, r.closed_forms
     hs = {C: CF[C]["head_start"] for C in CS}
     CM = {C: context_modes(r.tasks[C]) for C in CS}
     gaps = measures.gap_variants(CS, CF, r.sim, init)
@@ -140,16 +164,7 @@ def _closed_form_glue(r) -> dict:
         f"{max(hs[C].a0_context.max() for C in CS):.1e}",
     }
     for C in CS:
-        level = _level_ratio(r, C, init)
-        g |= {
-            f"gap_reln_{C}": kit.med(r.check[C, init]),
-            f"gap_relu_{C}": M[C, init].value,
-            f"spread_{C}": M[C, init].spread,
-            f"alt_{C}": M[C, init].alternative,
-            f"gap_relu_reln_{C}": r.reln[C, init].value,
-            **{f"level_{C}_{k}": float(level[k]) for k in range(len(LEVELS))},
-            f"verdict_{C}": verdict(M[C, init]),
-        }
+        g |= _closed_form_at(r, C)
     # the largest gap between the simulated ReLN's and the closed form's context
     # mode strengths, relative to s
     sv_gap = (
@@ -167,6 +182,19 @@ def _closed_form_glue(r) -> dict:
     }
 
 
+def _matched_at(r, C: int) -> dict:
+    """Glue of the matched start at ``C``: the share of the authors' gap it closes,
+    twice the spread, and its largest level ratio to the ReLU network."""
+    M, x = r.closed, _level_ratio(r, C, "matched")
+    k = int(np.nanargmax(np.abs(x)))
+    return {
+        f"closed_{C}": 100 * (1 - M[C, "matched"].value / M[C, "authors"].value),
+        f"2spread_{C}": 2 * M[C, r.init].spread,
+        f"level_matched_{C}_last": f"{abs(x[k]):.3f} at the {100 * LEVELS[k]:g} % "
+        f"level (the ReLU network {'slower' if x[k] < 0 else 'faster'})",
+    }
+
+
 def _init_glue(r) -> dict:
     """Glue of the section on how the ReLN starts."""
     CS, M, init, SENS = r.CS, r.closed, r.init, r.SENS
@@ -179,14 +207,7 @@ def _init_glue(r) -> dict:
             g[f"sens_{C}_{i}"] = M[C, i].value
             g[f"sens_{C}_{i}_verdict"] = SENS[f"C{C}"][i]["verdict"]
             g[f"dist_{C}_{i}"] = dist[C, i]
-        x = _level_ratio(r, C, "matched")
-        k = int(np.nanargmax(np.abs(x)))
-        g |= {
-            f"closed_{C}": 100 * (1 - M[C, "matched"].value / M[C, "authors"].value),
-            f"2spread_{C}": 2 * M[C, init].spread,
-            f"level_matched_{C}_last": f"{abs(x[k]):.3f} at the {100 * LEVELS[k]:g} % "
-            f"level (the ReLU network {'slower' if x[k] < 0 else 'faster'})",
-        }
+        g |= _matched_at(r, C)
     confirmed = dist[CS[0], "matched"] < 0.5 * dist[CS[0], "authors"]
     twins = [
         f"{', '.join(i for i in r.SAME_START[C] if i != init)} at C = {C}"
@@ -196,34 +217,37 @@ def _init_glue(r) -> dict:
     best = {C: min(INITS, key=lambda i: M[C, i].value) for C in CS}
     got = Counter(SENS[f"C{C}"][i]["verdict"] for C in CS for i in INITS)
     n = len(CS) * len(INITS)
-    inside, open_ = (
-        [
-            f"C = {C} ({', '.join(v)})"
-            for C in CS
-            if (v := [i for i in INITS if SENS[f"C{C}"][i]["verdict"] == w])
-        ]
-        for w in ("reproduced", "undecided")
-    )
-    undecided = "; undecided (the verdict changes within the seed spread's interval): "
     return g | {
         "review_confirmed": "confirmed" if confirmed else "not confirmed",
         "same_start": "; ".join(twins) if twins else "no choice here",
         "best": ", ".join(f"{best[C]} (C = {C})" for C in CS),
         "verdicts_all": ", ".join(f"{v} in {k} of {n}" for v, k in sorted(got.items())),
-        "init_reading": (
-            "Within the seed noise: " + "; ".join(inside)
-            if inside
-            else "No choice is judged within the seed noise of the closed form at any C"
-        )
-        + (
-            undecided + "; ".join(open_) + "." if open_ else "; no result is undecided."
-        ),
+        "init_reading": _init_reading(r),
     }
+
+
+def _init_reading(r) -> str:
+    """The starts judged within the seed noise of the closed form, and those
+    undecided, per C, in words."""
+    inside, open_ = (
+        [
+            f"C = {C} ({', '.join(v)})"
+            for C in r.CS
+            if (v := [i for i in INITS if r.SENS[f"C{C}"][i]["verdict"] == w])
+        ]
+        for w in ("reproduced", "undecided")
+    )
+    undecided = "; undecided (the verdict changes within the seed spread's interval): "
+    return (
+        "Within the seed noise: " + "; ".join(inside)
+        if inside
+        else "No choice is judged within the seed noise of the closed form at any C"
+    ) + (undecided + "; ".join(open_) + "." if open_ else "; no result is undecided.")
 
 
 def _family_glue(r) -> dict:
     """Glue of the section on the family of ReLNs."""
-    g, parts, moved = {}, [], []
+    g = {}
     for C in r.CS:
         F = r.follows[C]
         g |= {
@@ -235,6 +259,13 @@ def _family_glue(r) -> dict:
         }
     if 3 in r.CS:
         g["follow_text_3"] = r.follows[3].candidates["2-of-3"]
+    g["width_reading"] = _width_reading(r)
+    return g
+
+
+def _width_reading(r) -> str:
+    """The family's verdicts with ``reln_width`` units in every pathway, in words."""
+    parts, moved = [], []
     widest = max(  # the widest member's units, at reln_width units per pathway
         r.reln_width * pathway_count([int(k) for k in n.split("-of-")[0].split("+")], C)
         for C in r.CS
@@ -250,7 +281,7 @@ def _family_glue(r) -> dict:
         if verdict(F) != verdict(W):
             moved.append(f"C = {C} ({verdict(F)} -> {verdict(W)})")
     hidden, said = ", ".join(str(r.hidden[C]) for C in r.CS), "; ".join(parts)
-    g["width_reading"] = (
+    return (
         f"With {r.reln_width} units in every pathway instead (a rival then grows with "
         f"its pathway count, up to {widest} units against the ReLU network's "
         f"{hidden}): {said}. "
@@ -260,29 +291,37 @@ def _family_glue(r) -> dict:
             else "No verdict depends on the width convention."
         )
     )
+
+
+def _census_at(r, C: int) -> dict:
+    """Glue of the census at ``C``: the mixed share, the contexts per unit by weight
+    and by function, the single- and multi-context shares, the snap change, and (C > 3)
+    the (C-2)-of-C shares and the profile of the ReLU units."""
+    BY_K, med = r.BY_K, kit.med
+    w, f = r.REUSE["weight"][f"C{C}"], r.REUSE["function"][f"C{C}"]
+    g = {
+        f"share_{C}": med(r.SHARE[C][:, -1]),
+        f"reuse_{C}": w,
+        f"reuse_f_{C}": f,
+        f"frac_{C}": w / C,
+        f"frac_f_{C}": f / C,
+        f"single_{C}": med(BY_K[C][:, -1, 1]),
+        f"multi_{C}": med(BY_K[C][:, -1, 2:C].sum(axis=1)),
+        f"snap_{C}": 100 * med([x["snap_change"] for x in r.FUNC_FINAL[C]]),
+    }
+    if C > 3:
+        g[f"cm2_{C}"] = med(BY_K[C][:, -1, C - 2])
+        g[f"cm2_f_{C}"] = med(r.FUNC_K[C][:, -1, C - 2])
+        for key in r.PROFILE[C][0]:
+            g[f"prof_{C}_{key}"] = med([p[key] for p in r.PROFILE[C]])
     return g
 
 
 def _census_glue(r) -> dict:
     """Glue of the census section."""
-    CS, BY_K, REUSE, med, g = r.CS, r.BY_K, r.REUSE, kit.med, {}
+    CS, REUSE, med, g = r.CS, r.REUSE, kit.med, {}
     for C in CS:
-        w, f = REUSE["weight"][f"C{C}"], REUSE["function"][f"C{C}"]
-        g |= {
-            f"share_{C}": med(r.SHARE[C][:, -1]),
-            f"reuse_{C}": w,
-            f"reuse_f_{C}": f,
-            f"frac_{C}": w / C,
-            f"frac_f_{C}": f / C,
-            f"single_{C}": med(BY_K[C][:, -1, 1]),
-            f"multi_{C}": med(BY_K[C][:, -1, 2:C].sum(axis=1)),
-            f"snap_{C}": 100 * med([x["snap_change"] for x in r.FUNC_FINAL[C]]),
-        }
-        if C > 3:
-            g[f"cm2_{C}"] = med(BY_K[C][:, -1, C - 2])
-            g[f"cm2_f_{C}"] = med(r.FUNC_K[C][:, -1, C - 2])
-            for key in r.PROFILE[C][0]:
-                g[f"prof_{C}_{key}"] = med([p[key] for p in r.PROFILE[C]])
+        g |= _census_at(r, C)
     rise, share = r.RISE["primary"], [med(r.SHARE[C][:, -1]) for C in CS]
     trend, no = {}, "moves in no one direction"
     for how in ("weight", "function"):
@@ -334,20 +373,11 @@ def _onehot_glue(r) -> dict:
     }
 
 
-def _per_c_records(r, C: int) -> list[tuple]:
-    """The records at C: the closed form against the ReLN and the ReLU network, the
-    ReLU network against the paper's ReLN (held against the family), and the ReLU
-    weight in the units the paper's ReLN has."""
-    init, twins, paper, ds = r.init, r.SAME_START[C], r.PAPER_RELN[C], r.tasks[C]
-    others = [i for i in INITS if i != init]
-    setting = {i: f"{i} (starts as {init} here)" if i in twins else i for i in others}
-    stand_in = " (the text's common + 2-of-3 ReLN)" if C == 3 else ""
-    wide = f"{r.reln_width} units per pathway (the rivals wider than the ReLU network)"
-    starts = {  # the clause on the other starts (init_sensitivity)
-        key: setup_clause({i: r.SENS[f"C{C}"][i][key] for i in INITS}, init, twins)
-        for key in ("verdict", "verdict_reln")
-    }
-    alt_name = f"1-of-{C}"  # the paper's alternative: no (C-1)-of-C pathway at all
+def _mixed_share(r, C: int):
+    """The ReLU weight in the units the paper's ReLN has at ``C``, against the paper's
+    alternative (no (C-1)-of-C pathway at all), with one-hot contexts and the other
+    on/off thresholds as variants."""
+    alt_name = f"1-of-{C}"
     share = share_at_bound(r.SHARE[C][:, -1], kit.med(r.family_share[C][alt_name]))
     if C in r.onehot:  # the authors' input is one-hot already at C = 3
         onehot = share_at_bound(r.onehot[C]["share"], share.alternative)
@@ -359,12 +389,18 @@ def _per_c_records(r, C: int) -> list[tuple]:
         for thr, per_c in r.THRESH.items()
         if thr != r.census_threshold
     }
-    # every field of the four records' notes (a, b: the final losses)
+    return share.varied("threshold", at)
+
+
+def _per_c_values(r, C: int, starts: dict) -> dict:
+    """Every field of the four records' notes at ``C`` (a, b: the final losses;
+    ``starts``: the clauses on the other starts)."""
+    init, paper, ds = r.init, r.PAPER_RELN[C], r.tasks[C]
     a, b = kit.med(r.sim[C]["relu"].loss[:, -1]), kit.med(r.family[C][paper][:, -1])
     values = {"C": C, "k": C - 1, "init": init, "n": len(r.seeds), "paper": paper}
     values |= {"a": a, "b": b, "ratio": a / b, "thr": r.census_threshold}
     cf, clause = f"closed form ({C - 1}-of-{C})", starts["verdict_reln"]
-    values |= {
+    return values | {
         "largest": max(float(np.max(r.check[C, i])) for i in INITS),
         "net": f"{ds.X.shape[0]}-{r.hidden[C]}-{ds.Y.shape[0]}",
         "cf_alt": measures.competitor(r.closed[C, init], cf),
@@ -377,6 +413,23 @@ def _per_c_records(r, C: int) -> list[tuple]:
         "text_gap": r.follows[C].candidates.get("2-of-3"),
         "starts_mid": clause[0].lower() + clause[1:],
     }
+
+
+def _per_c_records(r, C: int) -> list[tuple]:
+    """The records at C: the closed form against the ReLN and the ReLU network, the
+    ReLU network against the paper's ReLN (held against the family), and the ReLU
+    weight in the units the paper's ReLN has."""
+    init, twins = r.init, r.SAME_START[C]
+    others = [i for i in INITS if i != init]
+    setting = {i: f"{i} (starts as {init} here)" if i in twins else i for i in others}
+    stand_in = " (the text's common + 2-of-3 ReLN)" if C == 3 else ""
+    wide = f"{r.reln_width} units per pathway (the rivals wider than the ReLU network)"
+    starts = {  # the clause on the other starts (init_sensitivity)
+        key: setup_clause({i: r.SENS[f"C{C}"][i][key] for i in INITS}, init, twins)
+        for key in ("verdict", "verdict_reln")
+    }
+    share = _mixed_share(r, C)
+    values = _per_c_values(r, C, starts)
     M, reln = r.closed, r.reln
     closed = M[C, init].varied("init", {setting[i]: M[C, i] for i in others})
     follows = r.follows[C].varied(
@@ -386,7 +439,7 @@ def _per_c_records(r, C: int) -> list[tuple]:
         "gap_reln_closed_form": Evidence(kit.med(r.check[C, init]), criterion="gap"),
         "gap_relu_closed_form": closed.varied("width", {wide: r.closed_wide[C, init]}),
         "follows_reln": follows.varied("width", {wide: r.follows_wide[C]}),
-        "share_mixed_selective": share.varied("threshold", at),
+        "share_mixed_selective": share,
     }
     return [(f"{name}_C{C}", ev, values) for name, ev in evidence.items()]
 
@@ -395,25 +448,8 @@ def _records(r) -> list[tuple]:
     """Every record of the chapter as ``(name, evidence, values of its note)``."""
     med, F, RISE = kit.med, r.FUNC_FINAL, r.RISE
     out = [x for C in r.CS for x in _per_c_records(r, C)]
-    # the rise at the other thresholds and through the function go in the note, not
-    # in variants: the claim lists only seeds (a stored reason must begin with what
-    # the rulebook gives the stored fields alone, its seeds clause included, which an
-    # undecided verdict's further variants would break)
-    others = "; ".join(
-        f"{'through the function' if k == 'function' else f'at threshold {k:g}'} "
-        f"{x['value']:+.4f} against 2 x {x['spread']:.4f} ({x['verdict']})"
-        for k, x in RISE.items()
-        if k not in ("primary", "onehot")
-    )
-    ev = {k: _rise_evidence(x) for k, x in RISE.items()}
-    at = {
-        f"on/off threshold {k:g}": ev[k]
-        for k in RISE
-        if k not in ("primary", "function", "onehot")
-    }
-    rise = ev["primary"].varied("threshold", at)
-    rise = rise.varied("input", {"one-hot contexts": ev["onehot"]})
-    rise = rise.varied("definition", {"through the function": ev["function"]})
+    others = _other_rises(RISE)
+    rise = _rise_variants(RISE)
     frac = {
         how: {k: v / int(k[1:]) for k, v in x.items()} for how, x in r.REUSE.items()
     }
@@ -433,17 +469,51 @@ def _records(r) -> list[tuple]:
         ("node_reuse_fraction", frac["weight"], values),
         ("functional_census", census, values),
     ]
-    if 5 in r.CS:  # the ReLU units on in 3 of the 5 contexts
-        by_k, P = r.BY_K[5][:, -1], r.PROFILE[5]
-        units = {"weight_share": med(by_k[:, 3])}
-        units["function_share"] = med(r.FUNC_K[5][:, -1, 3])
-        if 5 in r.onehot:
-            units["weight_share_onehot"] = med(r.onehot[5]["by_k"][:, 3])
-            units["weight_share_4_of_5_onehot"] = med(r.onehot[5]["by_k"][:, 4])
-            units["weight_share_4_of_5"] = med(by_k[:, 4])
-        units |= {k: med([p[k] for p in P]) for k in P[0] if k != "share"}
-        out.append(("units_3_of_5_C5", units, values))
+    if 5 in r.CS:
+        out.append(("units_3_of_5_C5", _units_3_of_5(r), values))
     return out
+
+
+def _other_rises(RISE) -> str:
+    """The rise at the other thresholds and through the function, in words.
+
+    They go in the note, not in variants: the claim lists only seeds (a stored reason
+    must begin with what the rulebook gives the stored fields alone, its seeds clause
+    included, which an undecided verdict's further variants would break)."""
+    return "; ".join(
+        f"{'through the function' if k == 'function' else f'at threshold {k:g}'} "
+        f"{x['value']:+.4f} against 2 x {x['spread']:.4f} ({x['verdict']})"
+        for k, x in RISE.items()
+        if k not in ("primary", "onehot")
+    )
+
+
+def _rise_variants(RISE):
+    """The primary rise's evidence, with the other thresholds, one-hot contexts and
+    the rise through the function as its variants."""
+    ev = {k: _rise_evidence(x) for k, x in RISE.items()}
+    at = {
+        f"on/off threshold {k:g}": ev[k]
+        for k in RISE
+        if k not in ("primary", "function", "onehot")
+    }
+    rise = ev["primary"].varied("threshold", at)
+    rise = rise.varied("input", {"one-hot contexts": ev["onehot"]})
+    return rise.varied("definition", {"through the function": ev["function"]})
+
+
+def _units_3_of_5(r) -> dict:
+    """The ReLU units on in 3 of the 5 contexts: their weight and function shares
+    (also on one-hot contexts, and 4 of 5), and their profile."""
+    med, by_k, P = kit.med, r.BY_K[5][:, -1], r.PROFILE[5]
+    units = {"weight_share": med(by_k[:, 3])}
+    units["function_share"] = med(r.FUNC_K[5][:, -1, 3])
+    if 5 in r.onehot:
+        units["weight_share_onehot"] = med(r.onehot[5]["by_k"][:, 3])
+        units["weight_share_4_of_5_onehot"] = med(r.onehot[5]["by_k"][:, 4])
+        units["weight_share_4_of_5"] = med(by_k[:, 4])
+    units |= {k: med([p[k] for p in P]) for k in P[0] if k != "share"}
+    return units
 
 
 def _verdict_glue(r, R: dict) -> dict:

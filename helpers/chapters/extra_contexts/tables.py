@@ -192,14 +192,16 @@ def final_census(CS, BY_K, FUNC_K, PER_UNIT, SHARE, FUNC_FINAL, CENSUS) -> str:
     )
 
 
+def _n_path(C: int, kind: str) -> str:
+    """The number of pathways of the ReLN ``kind`` at ``C`` contexts, as text."""
+    return str(len(context_reln(contextual_task(C), kind).pathway_names()))
+
+
 def appendix_h(CS, SIM, STDS, HIDDEN, relu_std, init) -> str:
     """Appendix H's hyper-parameters, read from the code's settings and networks."""
     sizes = {C: SIM[C]["relu"].net.sizes for C in CS}
     reln = {C: SIM[C]["mixed", init] for C in CS}
     first = reln[CS[0]]
-
-    def n_path(C, kind):
-        return str(len(context_reln(contextual_task(C), kind).pathway_names()))
 
     def per_c(f):
         return ", ".join(f"{f(C)} (C = {C})" for C in CS)
@@ -213,11 +215,11 @@ def appendix_h(CS, SIM, STDS, HIDDEN, relu_std, init) -> str:
     T = first.loss.shape[1]
     rows = [
         ("Num-Hidden (GDLN), per pathway", "100", per_c(common_width)),
-        ("Num-Modules (GDLN single modules, 3 contexts)", "4", n_path(3, "single")),
-        ("Num-Modules (GDLN double modules, 3 contexts)", "4", n_path(3, "mixed")),
-        ("Num-Modules (GDLN single and double, 3 contexts)", "7", n_path(3, "both")),
-        ("Num-Modules (GDLN triple modules, 4 contexts)", "5", n_path(4, "mixed")),
-        ("Num-Modules (GDLN quad modules, 5 contexts)", "6", n_path(5, "mixed")),
+        ("Num-Modules (GDLN single modules, 3 contexts)", "4", _n_path(3, "single")),
+        ("Num-Modules (GDLN double modules, 3 contexts)", "4", _n_path(3, "mixed")),
+        ("Num-Modules (GDLN single and double, 3 contexts)", "7", _n_path(3, "both")),
+        ("Num-Modules (GDLN triple modules, 4 contexts)", "5", _n_path(4, "mixed")),
+        ("Num-Modules (GDLN quad modules, 5 contexts)", "6", _n_path(5, "mixed")),
         ("Num-Hidden (ReLU)", "700", per_c(lambda C: sizes[C][1])),
         ("Num-Modules (ReLU)", "NA", "NA (gates are the units' own signs)"),
         ("Init-Scale", "(see the paper's table)", f"ReLU: {relu}; ReLN ({init} "

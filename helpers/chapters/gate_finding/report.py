@@ -99,34 +99,18 @@ def _joined(cl, ds) -> str:
 
 
 def _fig8(r: Runs) -> tuple[int, dict]:
+    """Glue of Fig. 8 (the samples and the K = 4 and K = 3 clusterings), and how many
+    centroid entries the K = 4 patterns miss."""
     ds, smp, C, Ks = r.ds, r.samples, r.ds.n_contexts, r.elbow.Ks
     cl4, cl3 = (r.by_k[K].clustering for K in (4, 3))
     k4, s3 = context_strings(cl4, ds), context_strings(cl3, ds)
-    labels = ds.column_labels()
-    off = [
-        f"{labels[i]} ({cl4.centroids[k, i]:.2f})"
-        for k, p in enumerate(k4)
-        for i in np.flatnonzero(cl4.binary[k] != context_level(p, ds))
-    ]
-    beyond = []
-    for K in Ks[4:]:
-        binary = r.by_k[K].clustering.binary
-        pats, dep = measures.context_patterns(binary, ds.contexts, C)
-        new = [
-            p + (" off everywhere" if p == "0" * C else " item-dependent" if d else "")
-            for p, d in zip(pats, dep)
-            if p not in EXPECTED4 or d
-        ]
-        beyond.append(f"K = {K}: {', '.join(new) if new else 'none'}")
+    off = _k4_off(cl4, k4, ds)
+    beyond = [_beyond_four(r, K) for K in Ks[4:]]
     common = ["1" * C in context_strings(r.by_k[K].clustering, ds) for K in Ks]
     missing3 = sorted(set(EXPECTED4) - set(s3))
     allon3 = cl3.centroids[s3.index("111")]
     i_common = k4.index("1" * C)
-    lab, share_t = unit_clusters(smp, cl4)
     exact = f"Not quite: {len(off)} of {4 * ds.P} entries differ" if off else None
-    final_mixed = lab[:, -1] != i_common  # last sample in a 2-of-3 cluster
-    was_common = np.any(lab[:, :-1] == i_common, axis=1)  # ... all-on before
-    share = np.sum(final_mixed & was_common) / max(np.sum(final_mixed), 1)
     n, counts = smp.n_samples, smp.counts
     return len(off), {
         "rows": n,
@@ -145,6 +129,44 @@ def _fig8(r: Runs) -> tuple[int, dict]:
             f"{allon3[ds.contexts == c].mean():.2f}" for c in range(C)
         ),
         "k4_shares": ", ".join(f"{s} {100 * w:.0f}%" for s, w in zip(k4, cl4.shares)),
+        **_common_to_mixed(smp, cl4, i_common),
+    }
+
+
+def _k4_off(cl4, k4, ds) -> list[str]:
+    """The centroid entries (column, value) of the K = 4 clustering ``cl4`` that its
+    context-level patterns ``k4`` do not match."""
+    labels = ds.column_labels()
+    return [
+        f"{labels[i]} ({cl4.centroids[k, i]:.2f})"
+        for k, p in enumerate(k4)
+        for i in np.flatnonzero(cl4.binary[k] != context_level(p, ds))
+    ]
+
+
+def _beyond_four(r: Runs, K: int) -> str:
+    """The patterns the K-cluster solution adds beyond the expected four (or makes
+    item-dependent), in words."""
+    C = r.ds.n_contexts
+    binary = r.by_k[K].clustering.binary
+    pats, dep = measures.context_patterns(binary, r.ds.contexts, C)
+    new = [
+        p + (" off everywhere" if p == "0" * C else " item-dependent" if d else "")
+        for p, d in zip(pats, dep)
+        if p not in EXPECTED4 or d
+    ]
+    return f"K = {K}: {', '.join(new) if new else 'none'}"
+
+
+def _common_to_mixed(smp, cl4, i_common: int) -> dict:
+    """The units' paths through the K = 4 clusters: the share of those ending in a
+    2-of-3 cluster that were in the all-on (common) cluster before, and the common
+    cluster's peak and final share."""
+    lab, share_t = unit_clusters(smp, cl4)
+    final_mixed = lab[:, -1] != i_common  # last sample in a 2-of-3 cluster
+    was_common = np.any(lab[:, :-1] == i_common, axis=1)  # ... all-on before
+    share = np.sum(final_mixed & was_common) / max(np.sum(final_mixed), 1)
+    return {
         "mixed_were_common": float(share),
         "common_peak": float(share_t[i_common].max()),
         "common_end": float(share_t[i_common, -1]),
@@ -257,20 +279,7 @@ def _gdln(r: Runs, pm: Params) -> dict:
     best = min(rows, key=lambda i: rows[i]["gap_k4"])
     gaps = [x["gap_k4"] for x in rows.values()]
     moves = max(gaps) - min(gaps) <= rulebook.CLEARLY * min(gaps)
-    pts = r.starts.points.values()
-    loss = {f"k{K}": np.concatenate([d[K].loss for d in pts]) for K in (4, 3)}
-    t_levels = {
-        k: np.array([measures.level_times(L) for L in curves])
-        for k, curves in {"relu": r.elbow.relu_loss, **loss}.items()
-    }
-    reach = {
-        f"{k}_reach": f"{int(np.isfinite(t[:, -1]).sum())} of {len(t)}"
-        for k, t in t_levels.items()
-        if k != "relu"
-    }
     matched = r.starts.points["matched"][4].loss
-    sens = {g: [x for x in r.sensitivity if x[0] == g] for g in ("seeds", "alone")}
-    subsets = [x for x in r.sensitivity if x[0] == "subsets"]
     return {
         "gap_k4": m_main.value,
         "gap_k3": m_main.alternative,
@@ -284,9 +293,7 @@ def _gdln(r: Runs, pm: Params) -> dict:
         "best_init_gap": rows[best]["gap_k4"],
         "best_init_verdict": rows[best]["verdict"],
         "best_init_final": rows[best]["final_loss_k4"],
-        "relu_t_last": float(np.nanmedian(t_levels["relu"][:, -1])),
-        "last_level": 100 * measures.LEVELS[-1],
-        **reach,
+        **_last_level(r),
         **{f"variant_gap{i}": v for i, v in enumerate(r.constructions.gaps)},
         "gap_k4_matched": measures.match(r.elbow.relu_loss, matched).value,
         "paper_gap": m.value,
@@ -296,6 +303,37 @@ def _gdln(r: Runs, pm: Params) -> dict:
         "paper_spread_hi": m.spread_interval[1],
         "paper_verdict": rulebook.verdict(m),
         "k3_patterns": _joined(r.by_k[3].clustering, r.ds),
+        **_sensitivity_glue(r),
+    }
+
+
+def _last_level(r: Runs) -> dict:
+    """When the ReLU runs reach the last loss level (median epoch), and how many of
+    the K = 4 and K = 3 GDLN runs (over every start) reach it."""
+    pts = r.starts.points.values()
+    loss = {f"k{K}": np.concatenate([d[K].loss for d in pts]) for K in (4, 3)}
+    t_levels = {
+        k: np.array([measures.level_times(L) for L in curves])
+        for k, curves in {"relu": r.elbow.relu_loss, **loss}.items()
+    }
+    reach = {
+        f"{k}_reach": f"{int(np.isfinite(t[:, -1]).sum())} of {len(t)}"
+        for k, t in t_levels.items()
+        if k != "relu"
+    }
+    return {
+        "relu_t_last": float(np.nanmedian(t_levels["relu"][:, -1])),
+        "last_level": 100 * measures.LEVELS[-1],
+        **reach,
+    }
+
+
+def _sensitivity_glue(r: Runs) -> dict:
+    """How often k-means seeds and single GDLN seeds give the same patterns, and which
+    subsets of the samples do."""
+    sens = {g: [x for x in r.sensitivity if x[0] == g] for g in ("seeds", "alone")}
+    subsets = [x for x in r.sensitivity if x[0] == "subsets"]
+    return {
         "kmeans_same": f"{sum(x[-1] for x in sens['seeds'])} of {len(sens['seeds'])}",
         "single_same": f"{sum(x[-1] for x in sens['alone'])} of {len(sens['alone'])}",
         "subsets_ok": ", ".join(x[1] for x in subsets if x[-1]) or "none",
@@ -304,6 +342,13 @@ def _gdln(r: Runs, pm: Params) -> dict:
 
 
 def _xor_depth(r: Runs) -> dict:
+    """Glue of Algorithm 1 on the XoR task and on the deeper network."""
+    return {**_xor_glue(r), **_depth_glue(r)}
+
+
+def _xor_glue(r: Runs) -> dict:
+    """Algorithm 1 on the XoR task: at how many margins below and above ``eps*`` it
+    finds the expected patterns, and where the two elbow rules disagree."""
     eps_star = np.sqrt(2 / 3)
     key = {e: ",".join(sorted(x["patterns"])) for e, x in r.xor.items()}
     ok = {
@@ -311,6 +356,15 @@ def _xor_depth(r: Runs) -> dict:
         "above": [key[e] == "0110,1001" for e in key if e > eps_star],
     }
     disagree = [e for e in sorted(key) if r.xor[e]["k"] != r.xor[e]["k_within"]]
+    return {
+        **{f"xor_{k}": f"{sum(v)} of {len(v)}" for k, v in ok.items()},
+        "xor_disagree": ", ".join(f"{e:g}" for e in disagree) or "none",
+    }
+
+
+def _depth_glue(r: Runs) -> dict:
+    """Algorithm 1 on the deeper network: layer 1's patterns at K = 2, layer 2's at
+    each K, and whether its runs learn in step."""
     ds, c1, c2 = r.depth.ds, r.depth.layer1, r.depth.layer2
     s1 = context_strings(c1[2], ds)
     d_end = r.depth.samples.run.loss[:, -1]
@@ -327,8 +381,6 @@ def _xor_depth(r: Runs) -> dict:
     ]
     first = str(first[0]) if first else f"no K up to {max(r.depth.layer2)}"
     return {
-        **{f"xor_{k}": f"{sum(v)} of {len(v)}" for k, v in ok.items()},
-        "xor_disagree": ", ".join(f"{e:g}" for e in disagree) or "none",
         "d_layer1_k2": ", ".join(f"{p} ({w:.2f})" for p, w in zip(s1, c1[2].shares)),
         "d2_itemdep": ", ".join(
             f"{item_dependent(cl, ds)} of {K}" for K, cl in c2.items()
@@ -402,17 +454,24 @@ def _k3_optimum(r: Runs) -> dict:
     return {key: r.m_paper_tie}
 
 
-def _records(rec, r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
-    ds, cl4, main = r.ds, r.by_k[4].clustering, r.elbows[pm.construction]
+def _k4_evidence(r: Runs):
+    """The K = 4 patterns against the expected four, with the other binarisation
+    thresholds and the optimum as variants."""
+    ds, cl4 = r.ds, r.by_k[4].clustering
     k4 = context_strings(cl4, ds)
     cuts = {
         f"centroids binarised at {t:g}": context_strings(replace(cl4, threshold=t), ds)
         for t in THRESHOLDS
     }
     ev4 = Evidence(list(k4), compared=EXPECTED4, criterion="exact")
-    ev4 = ev4.varied("threshold", cuts).varied("optimum", _k4_optimum(r, k4))
-    words = {c: construction_words(c, pm.init) for c in r.elbows}
-    others = {c: e for c, e in r.elbows.items() if c != pm.construction}
+    return ev4.varied("threshold", cuts).varied("optimum", _k4_optimum(r, k4))
+
+
+def _best_k_evidence(r: Runs, pm: Params, words: dict, others: dict):
+    """The elbow's K against 4, with the other constructions (``others``, named by
+    ``words``), the optimum, k-means restarts, single GDLN seeds and the factor-2 rule
+    as variants."""
+    main = r.elbows[pm.construction]
     restarts = {
         f"{n} k-means restart{'s' if n > 1 else ''} instead of {pm.n_init}": int(k)
         for n, k in sorted(r.restart_ks.items())
@@ -421,7 +480,7 @@ def _records(rec, r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
     best_k = int(main.best_k)
     seeds = {f"GDLN seed {s} alone": int(k) for s, k in enumerate(main.best_k_seed)}
     rule2 = "elbow: the smallest K within a factor 2 of the best error"
-    ev_k = (  # choices in alphabetical order, as the records store them
+    return (  # choices in alphabetical order, as the records store them
         Evidence(best_k, compared=4, criterion="exact")
         .varied("construction", {words[c]: int(e.best_k) for c, e in others.items()})
         .varied("optimum", _optimum_settings(r, best_k))
@@ -429,14 +488,28 @@ def _records(rec, r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
         .varied("seeds", seeds)
         .varied("threshold", {rule2: int(main.best_k_within)})
     )
+
+
+def _gap_evidence(r: Runs):
+    """The paper's construction's K = 4 GDLN against the ReLU network, with the book's
+    construction from each start and the K = 3 optimum as variants."""
+    by_start = {
+        f"the book's construction, {k} start": r.starts.m[k] for k in sorted(r.starts.m)
+    }
+    return r.m_paper.varied("construction", by_start).varied("optimum", _k3_optimum(r))
+
+
+def _records(rec, r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
+    """The page's records, each with the values its note names."""
+    ds, main = r.ds, r.elbows[pm.construction]
+    ev4 = _k4_evidence(r)
+    words = {c: construction_words(c, pm.init) for c in r.elbows}
+    others = {c: e for c, e in r.elbows.items() if c != pm.construction}
+    ev_k = _best_k_evidence(r, pm, words, others)
     errors = {str(K): float(e) for K, e in zip(main.Ks, main.errors)}
     m, rows, v = r.m_paper, r.starts.rows, rulebook.verdict(r.m_paper)
     final = kit.med(r.constructions.paper_loss[:, -1])
     changed = any(x["verdict"] != v for x in rows.values())
-    by_start = {
-        f"the book's construction, {k} start": r.starts.m[k] for k in sorted(r.starts.m)
-    }
-    ev_gap = m.varied("construction", by_start).varied("optimum", _k3_optimum(r))
     said = dict(glued, main=main, mismatch=mismatch, n=4 * ds.P, k_max=max(main.Ks))
     said.update(
         bends=", ".join(f"{K}: {b:.3g}" for K, b in zip(main.Ks[1:-1], _bends(main))),
@@ -454,11 +527,12 @@ def _records(rec, r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
             f"{k} start: gap {x['gap_k4']:.3f}, {x['verdict']}" for k, x in rows.items()
         ),
     )
-    paper = dict(gap_k4=m.value, gap_k3=m.alternative, final_loss_k4=final, verdict=v)
     init = {f"book's construction, {k} start": x for k, x in rows.items()}
-    init["paper's construction"] = paper
+    init["paper's construction"] = dict(
+        gap_k4=m.value, gap_k3=m.alternative, final_loss_k4=final, verdict=v
+    )
     records = [("k4_patterns", ev4), ("best_k", ev_k), ("elbow_errors", errors)]
-    records += [("gap_k4_relu", ev_gap), ("init_sensitivity", init)]
+    records += [("gap_k4_relu", _gap_evidence(r)), ("init_sensitivity", init)]
     return kit.add_all(rec, [(name, ev, said) for name, ev in records])
 
 
@@ -498,7 +572,12 @@ def report(rec, runs: Runs, params: Params) -> dict:
     kit.glue_many("gf", glued)
     g = _records(rec, r, pm, mismatch, glued)
     rec.save()
-    summary = claims_table(
+    return {"summary": _summary(g), "closing": _closing(r, pm, glued, g)}
+
+
+def _summary(g: dict) -> str:
+    """The closing table: every claim against the paper's words and its record."""
+    return claims_table(
         [
             ("With K = 4 clusters, Algorithm 1 recovers the common and the three "
              "2-of-3 gating patterns (Fig. 8)", "111, 110, 101, 011", g["k4_patterns"]),
@@ -515,8 +594,12 @@ def report(rec, runs: Runs, params: Params) -> dict:
              g["init_sensitivity"]),
         ]
     )  # fmt: skip
+
+
+def _closing(r: Runs, pm: Params, glued: dict, g: dict) -> str:
+    """The closing paragraph (:data:`CLOSING`) filled from the glue and the records."""
     ok = [i for i, x in r.starts.rows.items() if x["verdict"] == "reproduced"]
-    closing = CLOSING.format(
+    return CLOSING.format(
         **glued,
         v_k4=g["k4_patterns"]["verdict"],
         v_best=g["best_k"]["verdict"],
@@ -532,4 +615,3 @@ def report(rec, runs: Runs, params: Params) -> dict:
         if ok
         else "no start brings it within the seed noise.",
     )
-    return {"summary": summary, "closing": closing}

@@ -35,9 +35,8 @@ STEPS = {
 
 
 def check_parameters(seeds, epochs, record_every, freeze_epochs, relu_width, units):
-    """Refuse bad parameters before any work (ValueError naming the parameter):
-    ``freeze_epochs`` must be recorded epochs ending at the last, ``relu_width`` equal
-    to the ReLN's ``units``.  Defined for the page book/lag.md."""
+    """ValueError naming a bad parameter: ``freeze_epochs`` not recorded epochs ending
+    at the last, ``relu_width`` not ``units``.  Defined for the page book/lag.md."""
     if relu_width != units:
         raise ValueError(
             f"relu_width must equal the ReLN's {units} units (the ladder pairs them "
@@ -106,9 +105,8 @@ def random_gates(shape, seeds) -> np.ndarray:
 def train_frozen(
     relu_net, ds, gates, seeds, epochs_at, *, lr, epochs, snap=False, state=None
 ):
-    """Train a fixed-gate network of each seed and freeze epoch.
-
-    Defined for the page book/lag.md.
+    """Train a fixed-gate network of each seed and freeze epoch, a kept summary
+    (:func:`helpers.core.store.derived`).  Defined for the page book/lag.md.
 
     Args:
         gates: the ReLU run's recorded gates ``(S, R, H, P)``, or ``(S, H, P)`` used
@@ -119,9 +117,7 @@ def train_frozen(
             (S, R, p, H), relu_loss (S, epochs + 1))`` to go on from the freeze epoch.
 
     Returns:
-        ``{freeze epoch: losses (S, epochs + 1)}``, a kept summary
-        (:func:`helpers.core.store.derived`).
-    """
+        ``{freeze epoch: losses (S, epochs + 1)}``."""
     for e in epochs_at:
         if state is not None and not 0 <= e < epochs:
             raise ValueError(f"epochs_at: from the state, epoch {e} leaves no training")

@@ -126,7 +126,7 @@ def reading(runs: Runs, c: Comparison) -> dict:
     short" box, "reading": the reading after the figures}``, both Markdown.
 
     Defined for the page book/lag.md."""
-    reln, E = c.fit["reln"], runs.state_epochs
+    reln = c.fit["reln"]
     lo, hi = reln.spread_interval
     text = (
         "The 7-pathway ReLN lags the ReLU network by "
@@ -134,73 +134,99 @@ def reading(runs: Runs, c: Comparison) -> dict:
         f"(time gap {reln.value:.3f}; two-sample seed spread {reln.spread:.3f}, 90 % "
         f"interval {lo:.3f}-{hi:.3f}). "
     )
-    i = _deepest(c, ["reln", "reln_relu_start"])  # the ladder's last step: the start
-    if i is not None:
-        text += (
-            "Started from the ReLU network's own initial weights, the ReLN as built "
-            f"lags {_at(c, 'reln_relu_start', i)} at the {_lv(LEVELS[i])} level; "
-            f"started as the authors start it, {_at(c, 'reln', i)}: the start moves "
-            f"the lag by {c.step['reln'][i]:+.1f} log points there. "
-        )
-    i = _deepest(c, [f"frozen@{e}" for e in E] + ["reln"])  # own gates, from the state
+    text += _start_sentence(c) + _fixed_gates_sentence(c, runs.state_epochs)
+    short = text
+    text += _control_sentence(c, f"restart frozen@{runs.freeze_epochs[-1]}")
+    text += _ladder_sentence(c) + _item_sentence(runs)
+    return {"short": short, "reading": "**Reading.** " + text}
+
+
+def _start_sentence(c: Comparison) -> str:
+    """The ladder's last step: how much the start moves the ReLN's lag."""
+    i = _deepest(c, ["reln", "reln_relu_start"])
     if i is None:
-        text += "No level is reached by every network fixed from the state. "
-    else:
-        ahead = None  # the first epoch from which the frozen network is never behind
-        for e in E:
-            ok = _med_lag(c.lags[f"frozen@{e}"])[i] <= 0
-            ahead = (e if ahead is None else ahead) if ok else None
-        at = {
-            k: ", ".join(f"{_at(c, f'{k}@{e}', i)} (e = {e})" for e in E)
-            for k in ("frozen", "snapped")
-        }
-        never = (
-            f": from epoch {ahead} on its gating, fixed, is never behind the ReLU "
-            "network that goes on moving its gates. "
-        )
-        text += (
-            "Fixed at epoch e and trained on from the ReLU network's own weights "
-            f"there, its own gates reach the {_lv(LEVELS[i])} level with a lag of "
-            f"{at['frozen']}, against the ReLN's {_at(c, 'reln', i)}"
-            f"{never if ahead is not None else '. '}Snapped to contexts as well (no "
-            "variation between the items of a context), they reach it "
-            f"{at['snapped']}. "
-        )
-    short, own = text, f"restart frozen@{runs.freeze_epochs[-1]}"
-    i = _deepest(c, ["restart random", own])  # the random-gate control
-    if i is not None:
-        faster = _med_lag(c.lags["restart random"])[i] <= _med_lag(c.lags[own])[i]
-        text += (
-            "The control: random gates (each unit on for a random half of the "
-            f"datapoints), fixed from the initial weights, reach the {_lv(LEVELS[i])} "
-            f"level with a lag of {_at(c, 'restart random', i)}, against "
-            f"{_at(c, own, i)} for the ReLU network's own final gates fixed from the "
-            "same start. "
-        )
-        text += (
-            "A network whose gates are fixed from the start is fast whatever the "
-            "gates, so such restarts measure fixed gates, not the network's gating; "
-            "the page reads the networks that go on from the state instead. "
-            if faster
-            else "Its own gates are faster than random ones from the same start. "
-        )
+        return ""
+    return (
+        "Started from the ReLU network's own initial weights, the ReLN as built "
+        f"lags {_at(c, 'reln_relu_start', i)} at the {_lv(LEVELS[i])} level; "
+        f"started as the authors start it, {_at(c, 'reln', i)}: the start moves "
+        f"the lag by {c.step['reln'][i]:+.1f} log points there. "
+    )
+
+
+def _fixed_gates_sentence(c: Comparison, E) -> str:
+    """The ReLU network's own gates fixed at each state epoch in ``E`` (and snapped to
+    contexts), trained on from its weights there, against the ReLN."""
+    i = _deepest(c, [f"frozen@{e}" for e in E] + ["reln"])
+    if i is None:
+        return "No level is reached by every network fixed from the state. "
+    ahead = None  # the first epoch from which the frozen network is never behind
+    for e in E:
+        ok = _med_lag(c.lags[f"frozen@{e}"])[i] <= 0
+        ahead = (e if ahead is None else ahead) if ok else None
+    at = {
+        k: ", ".join(f"{_at(c, f'{k}@{e}', i)} (e = {e})" for e in E)
+        for k in ("frozen", "snapped")
+    }
+    never = (
+        f": from epoch {ahead} on its gating, fixed, is never behind the ReLU "
+        "network that goes on moving its gates. "
+    )
+    return (
+        "Fixed at epoch e and trained on from the ReLU network's own weights "
+        f"there, its own gates reach the {_lv(LEVELS[i])} level with a lag of "
+        f"{at['frozen']}, against the ReLN's {_at(c, 'reln', i)}"
+        f"{never if ahead is not None else '. '}Snapped to contexts as well (no "
+        "variation between the items of a context), they reach it "
+        f"{at['snapped']}. "
+    )
+
+
+def _control_sentence(c: Comparison, own: str) -> str:
+    """The random-gate control against the network's own final gates (``own``), both
+    fixed from the initial weights."""
+    i = _deepest(c, ["restart random", own])
+    if i is None:
+        return ""
+    faster = _med_lag(c.lags["restart random"])[i] <= _med_lag(c.lags[own])[i]
+    return (
+        "The control: random gates (each unit on for a random half of the "
+        f"datapoints), fixed from the initial weights, reach the {_lv(LEVELS[i])} "
+        f"level with a lag of {_at(c, 'restart random', i)}, against "
+        f"{_at(c, own, i)} for the ReLU network's own final gates fixed from the "
+        "same start. "
+    ) + (
+        "A network whose gates are fixed from the start is fast whatever the "
+        "gates, so such restarts measure fixed gates, not the network's gating; "
+        "the page reads the networks that go on from the state instead. "
+        if faster
+        else "Its own gates are faster than random ones from the same start. "
+    )
+
+
+def _ladder_sentence(c: Comparison) -> str:
+    """The ladder's steps in log points at the deepest level every network reaches."""
     i = _deepest(c, list(c.step))
     if i is None:
-        text += "No loss level is reached by every network of the ladder. "
-    else:
-        steps = {k: v[i] for k, v in c.step.items()}
-        say = "; ".join(f"{STEPS[k]} {v:+.1f}" for k, v in steps.items())
-        text += (
-            f"Along the ladder, in log points at the {_lv(LEVELS[i])} level (100 ln "
-            f"of the time ratio; log points add, percentages do not): {say}; in all "
-            f"{sum(steps.values()):+.1f}, the ReLN's lag ({_at(c, 'reln', i)}). The "
-            "first two steps fix the gates from the start, which the control shows "
-            "to be fast whatever the gates. "
-        )
+        return "No loss level is reached by every network of the ladder. "
+    steps = {k: v[i] for k, v in c.step.items()}
+    say = "; ".join(f"{STEPS[k]} {v:+.1f}" for k, v in steps.items())
+    return (
+        f"Along the ladder, in log points at the {_lv(LEVELS[i])} level (100 ln "
+        f"of the time ratio; log points add, percentages do not): {say}; in all "
+        f"{sum(steps.values()):+.1f}, the ReLN's lag ({_at(c, 'reln', i)}). The "
+        "first two steps fix the gates from the start, which the control shows "
+        "to be fast whatever the gates. "
+    )
+
+
+def _item_sentence(runs: Runs) -> str:
+    """How much of the ReLU network's gating is item by item within a context, over
+    training, and how much of it sits off its unit's context pattern at the end."""
     M, t = runs.move, runs.t_rec
     item = np.median(M["item_dependent"], axis=0)
     low = int(np.argmin(item))
-    text += (
+    return (
         "The ReLU network's gating is item by item within a context for "
         f"{_share(item[0])} of its weight at epoch {t[0]}, for {_share(item[low])} at "
         f"epoch {t[low]} (the units that carry the weight are on in whole contexts), "
@@ -208,7 +234,6 @@ def reading(runs: Runs, c: Comparison) -> dict:
         f"{np.median(M['off_pattern'][:, -1]):.1%} of its weighted gates sit off "
         "their unit's context pattern. "
     )
-    return {"short": short, "reading": "**Reading.** " + text}
 
 
 def _net_label(name: str) -> str:

@@ -120,25 +120,8 @@ def _fit_value(fits: dict) -> dict:
 
 def _records(r) -> list[tuple]:
     """The chapter's records, each with the values its note's template names."""
-    CS, BY_K, F, S, P = r.CS, r.BY_K, r.fits, r.SETTINGS, r.fits["primary"]
-    census, functional, fraction = {}, {}, {}
-    for C in CS:
-        by_k, frac, ks = BY_K[C][:, -1], r.FRAC[C][:, -1], range(1, C + 1)
-        census[f"C{C}"] = {f"k{k}": kit.med(by_k[:, k]) for k in ks}
-        census[f"C{C}"]["seed spread"] = max(seed_spread(by_k[:, k]) for k in ks)
-        functional[f"C{C}"] = {f"k{k}": kit.med(r.FUNC[C][:, -1, k]) for k in ks}
-        functional[f"C{C}"]["snap change"] = kit.med(r.snap[C][:, -1])
-        fraction[f"C{C}"] = {
-            "median": kit.med(frac),
-            "seed spread": seed_spread(frac),
-            "(C-1)/C": (C - 1) / C,
-            "one-hot contexts": kit.med(onehot_fraction(r.onehot, C, frac)),
-        }
-    census = Evidence(census, spread=max(v["seed spread"] for v in census.values()))
-    spread = max(v["seed spread"] for v in fraction.values())
-    fraction = Evidence(fraction, spread=spread)
-    peak = {C: int(np.argmax(np.median(BY_K[C][:, -1, 1:C], axis=0))) + 1 for C in CS}
-    race_peak = {C: int(np.argmax(r.race[C][1:C])) + 1 for C in r.race}
+    F, S, P = r.fits, r.SETTINGS, r.fits["primary"]
+    census, functional, fraction = _census_records(r)
     race = {
         f"C{C}": {f"k{k}": float(v[k]) for k in range(1, C + 1)}
         for C, v in r.race.items()
@@ -151,10 +134,43 @@ def _records(r) -> list[tuple]:
     sim = {C: f.follows[paper[C]] for C, f in P.items() if paper[C] in f.follows}
     if sim:
         out.append(("race_follows_reln", Evidence(max(sim.values()), criterion="gap")))
-    trained = sorted({C for C, f in P.items() if f.trained})
-    moved = {k: [C for C in P if P[C].ties != F[k][C].ties] for k in ("common", "rule")}
     widths = {S[k]: _fit_value(F[k]) for k in ("common", "rule")}
     out.append(("best_reln", Evidence(_fit_value(P)).varied("width", widths)))
+    values = _note_values(r, sim)
+    return [(name, evidence, values) for name, evidence in out]
+
+
+def _census_records(r) -> tuple:
+    """The census by class, the functional census and the fraction of contexts served,
+    per C at the end of training (the census and the fraction as evidence with their
+    largest seed spread)."""
+    census, functional, fraction = {}, {}, {}
+    for C in r.CS:
+        by_k, frac, ks = r.BY_K[C][:, -1], r.FRAC[C][:, -1], range(1, C + 1)
+        census[f"C{C}"] = {f"k{k}": kit.med(by_k[:, k]) for k in ks}
+        census[f"C{C}"]["seed spread"] = max(seed_spread(by_k[:, k]) for k in ks)
+        functional[f"C{C}"] = {f"k{k}": kit.med(r.FUNC[C][:, -1, k]) for k in ks}
+        functional[f"C{C}"]["snap change"] = kit.med(r.snap[C][:, -1])
+        fraction[f"C{C}"] = {
+            "median": kit.med(frac),
+            "seed spread": seed_spread(frac),
+            "(C-1)/C": (C - 1) / C,
+            "one-hot contexts": kit.med(onehot_fraction(r.onehot, C, frac)),
+        }
+    census = Evidence(census, spread=max(v["seed spread"] for v in census.values()))
+    spread = max(v["seed spread"] for v in fraction.values())
+    return census, functional, Evidence(fraction, spread=spread)
+
+
+def _note_values(r, sim: dict) -> dict:
+    """The values the notes' templates name (``sim``: per C the paper's ReLN's gap)."""
+    F, S, P = r.fits, r.SETTINGS, r.fits["primary"]
+    peak = {
+        C: int(np.argmax(np.median(r.BY_K[C][:, -1, 1:C], axis=0))) + 1 for C in r.CS
+    }
+    race_peak = {C: int(np.argmax(r.race[C][1:C])) + 1 for C in r.race}
+    trained = sorted({C for C, f in P.items() if f.trained})
+    moved = {k: [C for C in P if P[C].ties != F[k][C].ties] for k in ("common", "rule")}
     values = dict(S=S, form=r.race_form, other=r.other_form, move=r.form_move)
     values |= dict(
         n_seeds=len(r.seeds),
@@ -180,11 +196,16 @@ def _records(r) -> list[tuple]:
             for k, Cs in moved.items()
         ),
     )
-    return [(name, evidence, values) for name, evidence in out]
+    return values
 
 
 def _variants_reading(r) -> str:
     """The page's reading of its variants: the width settings and one-hot input."""
+    return f"{_width_reading(r)}\n\n{_input_reading(r)}"
+
+
+def _width_reading(r) -> str:
+    """The nearest ReLN and those tied with it under each width setting, in words."""
     F, S = r.fits, r.SETTINGS
     lines, moved = [], {"common": [], "rule": []}
     for C, f in F["primary"].items():
@@ -209,6 +230,11 @@ def _variants_reading(r) -> str:
         if lines
         else "are the same under every width setting."
     )
+    return width
+
+
+def _input_reading(r) -> str:
+    """The fraction of contexts a unit serves on one-hot contexts, in words."""
     med = {C: kit.med(r.FRAC[C][:, -1]) for C in r.CS}
     hot = {C: kit.med(onehot_fraction(r.onehot, C, r.FRAC[C][:, -1])) for C in r.CS}
     lo, hi = r.CS[0], r.CS[-1]
@@ -217,7 +243,7 @@ def _variants_reading(r) -> str:
         f"{hot[C]:.3f} (C = {C}; {med[C]:.3f} with the input above)" for C in r.CS
     )
     return (
-        f"{width}\n\n**Input.** On one-hot contexts the fraction of contexts a unit "
+        "**Input.** On one-hot contexts the fraction of contexts a unit "
         f"serves is {each}; from C = {lo} to {hi} it "
         f"{'rises' if d1 > 0 else 'falls'} by {abs(d1):.3f}."
     )
@@ -235,6 +261,40 @@ SUMMARY = [
 ]
 
 
+def _class_line(C: int, med: float, spread: float, by_k, tie, race) -> str:
+    """The answer's line at ``C``: the fraction (median, seed spread), the heaviest
+    class (also the ``race``'s, if raced) and the nearest ReLN (``tie``, if fitted)."""
+    peak = int(np.argmax(np.median(np.asarray(by_k)[:, -1, 1:C], axis=0))) + 1
+    paper, heavy = family_name([C - 1], C), family_name([peak], C)
+    line = (
+        f"- C = {C}: fraction {med:.3f} (seed spread {spread:.3f}; pure "
+        f"(C-1)/C = {(C - 1) / C:.3f}); most weight in {peak}-of-{C} units"
+    )
+    if race is not None:
+        k_race = int(np.argmax(race[1:C])) + 1
+        line += f"; the race's most weighted class: {k_race}-of-{C}"
+    if tie is not None:
+        line += _tie_clause(tie, heavy, paper)
+    return line + "."
+
+
+def _tie_clause(tie, heavy: str, paper: str) -> str:
+    """The clause on the nearest ReLN by loss and those tied with it (``tie``, nearest
+    first), against the census's heaviest class and the paper's ReLN."""
+    tied = f"tied with it {', '.join(tie[1:])}" if tie[1:] else "none tied with it"
+    nearest = (
+        "is the nearest ReLN"
+        if tie[0] == heavy
+        else "is not the nearest ReLN by loss"
+        + (", but tied with it" if heavy in tie else " and not tied with it")
+    )
+    among = "among the tied" if paper in tie else "not among the tied"
+    return (
+        f"; nearest ReLN by loss {tie[0]}, {tied}; the census's heaviest class "
+        f"{heavy} {nearest}; the paper's ReLN is {among}"
+    )
+
+
 def reading(frac: dict, by_k: dict, fits: dict, race_shares: dict) -> str:
     """The page's answer, generated from its records: per C the fraction of contexts
     a ReLU unit serves (median and seed spread) against the pure (C-1)/C, the class
@@ -247,32 +307,9 @@ def reading(frac: dict, by_k: dict, fits: dict, race_shares: dict) -> str:
     for C, F in frac.items():
         final = np.asarray(F)[:, -1]
         meds[C], spreads[C] = float(np.median(final)), seed_spread(final)
-        peak = int(np.argmax(np.median(np.asarray(by_k[C])[:, -1, 1:C], axis=0))) + 1
-        paper, heavy = family_name([C - 1], C), family_name([peak], C)
         tie = getattr(fits.get(C), "ties", fits.get(C))
-        line = (
-            f"- C = {C}: fraction {meds[C]:.3f} (seed spread {spreads[C]:.3f}; pure "
-            f"(C-1)/C = {(C - 1) / C:.3f}); most weight in {peak}-of-{C} units"
-        )
-        if C in race_shares:
-            k_race = int(np.argmax(race_shares[C][1:C])) + 1
-            line += f"; the race's most weighted class: {k_race}-of-{C}"
-        if tie is not None:
-            tied = (
-                f"tied with it {', '.join(tie[1:])}" if tie[1:] else "none tied with it"
-            )
-            nearest = (
-                "is the nearest ReLN"
-                if tie[0] == heavy
-                else "is not the nearest ReLN by loss"
-                + (", but tied with it" if heavy in tie else " and not tied with it")
-            )
-            among = "among the tied" if paper in tie else "not among the tied"
-            line += (
-                f"; nearest ReLN by loss {tie[0]}, {tied}; the census's heaviest class "
-                f"{heavy} {nearest}; the paper's ReLN is {among}"
-            )
-        lines.append(line + ".")
+        race = race_shares[C] if C in race_shares else None
+        lines.append(_class_line(C, meds[C], spreads[C], by_k[C], tie, race))
     lo, hi = list(frac)[0], list(frac)[-1]
     d, noise = meds[hi] - meds[lo], max(spreads[lo], spreads[hi])
     below = [str(C) for C in frac if (C - 1) / C - meds[C] > spreads[C]]

@@ -82,8 +82,7 @@ class Simulated:
 
 
 def simulate(eps_list, width, init_std, lr, epochs, n_seeds: int) -> Simulated:
-    """Both XoR ReLNs (``width`` units per pathway) simulated at each margin, against
-    the per-pathway closed form from each pathway's initial strength."""
+    """Both XoR ReLNs simulated at each margin against each pathway's closed form."""
     t, seeds = np.arange(epochs + 1), range(n_seeds)
     sim, cf, a0 = {}, {}, {}
     for eps in eps_list:

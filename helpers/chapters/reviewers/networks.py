@@ -162,8 +162,7 @@ def primed_relu_weights(
     """Initial weights of a ``(d, width, p)`` ReLU network in which ``primed`` units per
     context ``c`` start gated to ``c`` alone: weights times ``gain`` (``a0`` as
     ``gain**2``, Eq. 7), ``3 gain std`` from ``c``, ``-off`` from the other contexts
-    (an off unit gets no gradient, so its gate stays fixed).
-    """
+    (an off unit gets no gradient, so its gate stays fixed)."""
     d, P = ds.X.shape
     p = ds.Y.shape[0]
     width = check_positive_int(width, "width")

@@ -314,6 +314,31 @@ _IV_KEYS = ("mixed", "single", "common", "race_mixed", "race_single")
 _IV_KEYS += ("time_to_1pc_over_gd",)
 
 
+def _min_widths(r: Results) -> dict:
+    """``min_width_for_strategy``: per width rule the smallest width with the 2-of-3
+    strategy and the shares at every width."""
+    return {
+        rule: {
+            "width": r.min_width[rule] or "none",
+            "shares": _each(rows, _SHARE_KEYS),
+        }
+        for rule, rows in r.width_sweep.items()
+    }
+
+
+def _node_reuse(r: Results) -> dict:
+    """``node_reuse``: the top singular values by family (raw and residual), and the
+    single-context and 2-of-3 shares of the race and the ReLU network."""
+    return {
+        "top_s_raw": {"common": r.top_raw["common"], **_families(r.top_raw)},
+        "top_s_residual": _families(r.top_res),
+        "race_single_share": r.race7[1.0]["single"],
+        "race_mixed_share": r.race7[1.0]["mixed"],
+        "relu_single_share": nanmed(r.base_end["single"]),
+        "relu_mixed_share": nanmed(r.base_end["mixed"]),
+    }
+
+
 def _records(r: Results) -> list[tuple]:
     """Every record of the chapter, ``(name, evidence, values of its template)``."""
     p, s, table = r.params, r.sentence, r.data_table
@@ -333,33 +358,14 @@ def _records(r: Results) -> list[tuple]:
         ("paper_settings_strategy", {c: nanmed(r.base_end[c]) for c in STRATEGY}),
         ("rank_needed", r.need),
         ("width_sweep", {rule: _each(rows, _WIDTH_KEYS) for rule, rows in ws.items()}),
-        (
-            "min_width_for_strategy",
-            {
-                rule: {
-                    "width": r.min_width[rule] or "none",
-                    "shares": _each(rows, _SHARE_KEYS),
-                }
-                for rule, rows in ws.items()
-            },
-        ),
+        ("min_width_for_strategy", _min_widths(r)),
         ("init_scale_sweep", _each(r.init_sweep, _INIT_KEYS)),
         ("optimiser", _each(r.optimiser, _OPT_KEYS)),
         ("correlated_inputs", _each({k: table[k] for k in [one_hot, *codes]}, DATA)),
         ("label_noise", _each({k: table[k] for k in noise}, DATA)),
         ("separation", r.separation),
         ("mode_order", r.mode_order),
-        (
-            "node_reuse",
-            {
-                "top_s_raw": {"common": r.top_raw["common"], **_families(r.top_raw)},
-                "top_s_residual": _families(r.top_res),
-                "race_single_share": r.race7[1.0]["single"],
-                "race_mixed_share": r.race7[1.0]["mixed"],
-                "relu_single_share": nanmed(r.base_end["single"]),
-                "relu_mixed_share": nanmed(r.base_end["mixed"]),
-            },
-        ),
+        ("node_reuse", _node_reuse(r)),
         ("intervention", _each(r.intervention, _IV_KEYS)),
     ]
     return [(name, ev, values) for name, ev in records]

@@ -187,17 +187,15 @@ def inv_log(u0):
 
 
 def switch_fit(sweep, main_switch, u0_main, *, width, u0_max, bootstrap):
-    """The race picture of the switch, ``eps_x = eps_inf + C / ln(1/u0*)``:
-    :func:`small_init_limit` over the sweep's settings at ``width`` with a lasting
-    plateau (``u0* <= u0_max``, every seed switching) plus the main sweep
-    (``main_switch`` per seed at ``u0_main``), on the seeds both share.
+    """The race picture of the switch, ``eps_x = eps_inf + C / ln(1/u0*)``, fitted by
+    :func:`small_init_limit` to the settings at ``width`` with a lasting plateau
+    (``u0* <= u0_max``, all seeds switch) and ``main_switch`` (at ``u0_main``).
 
     Returns:
-        That dict with ``x`` (the fitted abscissae), ``fit_set`` (the settings),
-        ``n_common`` (the seeds used), ``off_fit`` (``{(width, std): median switch
-        minus the line}`` of the other settings with ``u0* <= 1e-2``) and
-        ``head_start`` (the XoR gating's head start ``exp(C ds/deps)`` at ``eps*``).
-    """
+        That dict with ``x`` (fitted abscissae), ``fit_set`` (settings), ``n_common``
+        (the seeds all share), ``off_fit`` (``{(width, std): median switch minus the
+        line}`` of the other settings with ``u0* <= 1e-2``) and ``head_start`` (the XoR
+        gating's head start ``exp(C ds/deps)`` at ``eps*``)."""
     fit_set = [
         d
         for d in sweep

@@ -113,7 +113,41 @@ def _outside(per_margin) -> str:
 
 def _follow(main, d) -> tuple[list, float, str]:
     """The records, glue, noise line and margins of "follows the faster ReLN"."""
-    per = {
+    per = _per_margin(main, d)
+    keys, verdicts = list(per), [v["verdict"] for v in per.values()]
+    j_worst, j_all = _worst(verdicts, d.follow, d.decides)
+    mid = {
+        k: kit.med([getattr(m, k) for m in d.follow])
+        for k in ("value", "spread", "alternative")
+    }
+    ties = [_tie_text(e, v) for e, v in per.items() if not v["decides"]]
+    g = _follow_glue(main, d, per, mid, ties, j_worst, j_all)
+    kit.glue_many("xor", follow=mid["value"])
+    kit.glue_many("xor_follow", g)
+    primary = Evidence(None, criterion="seed_noise", time_gap=True)
+    decided = "no margin can decide"
+    if j_worst is not None:
+        primary = d.follow[j_worst]
+        decided = (
+            f"the worst of them decides, eps = {keys[j_worst]}: time gap ReLU network "
+            f"vs the faster simulated ReLN (median over {main.seeds} seeds) against "
+            "the two-sample seed spread, the slower ReLN as alternative"
+        )
+    plain = "; ".join(ties).replace("ε", "eps").replace("×", "x") or "none"
+    values = {**g, "n_eps": len(main.eps), "nm": NM, "decided": decided}
+    values |= {"ties": plain, "gap": mid["value"]}
+    ev = primary.varied("definition", _follow_readings(d, keys, mid, j_worst, j_all))
+    records = [
+        ("learning_time_follows_faster", ev, values),
+        ("follows_faster_per_margin", per, {"nm": NM}),
+    ]
+    return records, NM * mid["spread"], _follow_table(per)
+
+
+def _per_margin(main, d) -> dict:
+    """``{margin: its reading}``: the faster ReLN, the ReLU network's time gap to it
+    against the seed spread and the slower ReLN, and whether the margin decides."""
+    return {
         f"{e:g}": {
             "faster": str(d.faster[j]),
             "gap": m.value,
@@ -127,22 +161,21 @@ def _follow(main, d) -> tuple[list, float, str]:
         }
         for j, (e, m) in enumerate(zip(main.eps, d.follow))
     }
+
+
+def _follow_glue(main, d, per, mid, ties, j_worst, j_all) -> dict:
+    """The glue of "follows the faster ReLN": the deciding (worst) margin, the counts
+    of verdicts, the near-ties, the medians over margins and the largest lag."""
     keys, verdicts = list(per), [v["verdict"] for v in per.values()]
-    j_worst, j_all = _worst(verdicts, d.follow, d.decides)
     j_max = int(np.argmax([m.value for m in d.follow]))
-    mid = {
-        k: kit.med([getattr(m, k) for m in d.follow])
-        for k in ("value", "spread", "alternative")
-    }
     counts = Counter(verdicts[k] for k in np.flatnonzero(d.decides))
-    ties = [_tie_text(e, v) for e, v in per.items() if not v["decides"]]
     follow_cf = np.median(
         [
             np.median([measures.time_gap(L, main.cf[d.faster[j]][j]) for L in relu])
             for j, relu in enumerate(main.relu)
         ]
     )
-    g = dict(
+    return dict(
         worst_eps=np.nan if j_worst is None else float(main.eps[j_worst]),
         worst_verdict="no margin can decide" if j_worst is None else verdicts[j_worst],
         n_hold=counts["reproduced"],
@@ -160,17 +193,11 @@ def _follow(main, d) -> tuple[list, float, str]:
         max_pct_eps=float(main.eps[j_max]),
         outside=_outside(per),
     )
-    kit.glue_many("xor", follow=mid["value"])
-    kit.glue_many("xor_follow", g)
-    primary = Evidence(None, criterion="seed_noise", time_gap=True)
-    decided = "no margin can decide"
-    if j_worst is not None:
-        primary = d.follow[j_worst]
-        decided = (
-            f"the worst of them decides, eps = {keys[j_worst]}: time gap ReLU network "
-            f"vs the faster simulated ReLN (median over {main.seeds} seeds) against "
-            "the two-sample seed spread, the slower ReLN as alternative"
-        )
+
+
+def _follow_readings(d, keys, mid, j_worst, j_all) -> dict:
+    """The ``definition`` variants: every margin deciding (at its worst, ``j_all``),
+    each other margin on its own, and a typical margin (medians over margins)."""
     every = f"every margin decides, near-ties included (the worst, ε = {keys[j_all]})"
     readings = {every: d.follow[j_all]}
     for j, m in enumerate(d.follow):
@@ -179,14 +206,11 @@ def _follow(main, d) -> tuple[list, float, str]:
             readings[f"ε = {keys[j]} decides{tie}"] = m
     typical = Evidence(**mid, criterion="seed_noise")
     readings["a typical margin decides (medians over margins)"] = typical
-    plain = "; ".join(ties).replace("ε", "eps").replace("×", "x") or "none"
-    values = {**g, "n_eps": len(main.eps), "nm": NM, "decided": decided}
-    values |= {"ties": plain, "gap": mid["value"]}
-    ev = primary.varied("definition", readings)
-    records = [
-        ("learning_time_follows_faster", ev, values),
-        ("follows_faster_per_margin", per, {"nm": NM}),
-    ]
+    return readings
+
+
+def _follow_table(per: dict) -> str:
+    """The table of the margins: per margin its ReLNs, gaps, spread and verdict."""
     rows = [
         [
             e,
@@ -204,7 +228,23 @@ def _follow(main, d) -> tuple[list, float, str]:
         f"ε|faster ReLN|the two ReLNs apart (time gap)|{NM:g} × seed spread|"
         "ReLU vs the faster (lag)|ReLU vs the slower|verdict at this margin|counted"
     )
-    return records, NM * mid["spread"], kit.table(rows, headers.split("|"))
+    return kit.table(rows, headers.split("|"))
+
+
+def _switch_variants(ev, main, sweep):
+    """``ev`` with the sweep's other init stds (at the main width) and other widths (at
+    the main std) as its ``init`` and ``width`` variants."""
+    variants = {"init": {}, "width": {}}
+    for s in sweep:
+        n_sw = f"{np.isfinite(s['cross']).sum()} of {s['cross'].size} seeds switch"
+        if s["width"] == main.width and s["std"] != main.init_std:
+            variants["init"][f"init std {s['std']:.0e} ({n_sw})"] = s["cross"]
+        elif s["std"] == main.init_std and s["width"] != main.width:
+            variants["width"][f"width {s['width']} ({n_sw})"] = s["cross"]
+    for choice, crosses in variants.items():
+        if crosses:
+            ev = ev.varied(choice, {k: _switch_evidence(c) for k, c in crosses.items()})
+    return ev
 
 
 def _switch(main, sweep, d) -> list:
@@ -231,17 +271,7 @@ def _switch(main, sweep, d) -> list:
         behind=float(100 * max(0.0, signed[eps > eps_x].max(initial=0.0))),
     )
     kit.glue_many("xor", g)
-    ev = _near(eps_x, sw["spread"], sw["interval"])
-    variants = {"init": {}, "width": {}}
-    for s in sweep:
-        n_sw = f"{np.isfinite(s['cross']).sum()} of {s['cross'].size} seeds switch"
-        if s["width"] == main.width and s["std"] != main.init_std:
-            variants["init"][f"init std {s['std']:.0e} ({n_sw})"] = s["cross"]
-        elif s["std"] == main.init_std and s["width"] != main.width:
-            variants["width"][f"width {s['width']} ({n_sw})"] = s["cross"]
-    for choice, crosses in variants.items():
-        if crosses:
-            ev = ev.varied(choice, {k: _switch_evidence(c) for k, c in crosses.items()})
+    ev = _switch_variants(_near(eps_x, sw["spread"], sw["interval"]), main, sweep)
     values = dict(g, seeds=main.seeds, init_std=main.init_std, width=main.width)
     values |= {"lr": main.lr, "n_sweep": len(sweep[0]["cross"])}
     return [("eps_crossover_relu", ev, values)]
@@ -252,7 +282,6 @@ def _sweep(main, sweep, d, sweep_widths, bootstrap, fit_u0_max) -> tuple[list, s
     fit, width, n_seeds = d.fit, main.width, len(sweep[0]["cross"])
     smallest = min(fit["fit_set"], key=lambda s: s["u0"])
     off = fit["off_fit"].items()
-    lazy = [s for s in sweep if s["u0"] > 1e-2]  # no lasting plateau: ln(1/u0*) < 4.6
     g = dict(
         width_resid="; ".join(
             f"width {w}: {r:+.3f}" for (w, _), r in off if w != width
@@ -274,7 +303,22 @@ def _sweep(main, sweep, d, sweep_widths, bootstrap, fit_u0_max) -> tuple[list, s
         n_fit=len(fit["x"]),
         sweep_widths=" and ".join(str(w) for w in sweep_widths),
         width=width,
-        lazy_desc="; ".join(
+        lazy_desc=_lazy_reading(sweep, n_seeds),
+        plateau_gap_max=max(s["gap"] for s in sweep if s["u0"] <= 1e-2),
+    )
+    kit.glue_many("xor", g)
+    ev = Evidence(float(fit["eps_inf"]), spread=fit["sd"])
+    values = dict(g, fit_u0_max=fit_u0_max, n_seeds=n_seeds)
+    limit = [("eps_crossover_relu_small_init_limit", ev, values)]
+    return limit, _sweep_table(sweep, n_seeds)
+
+
+def _lazy_reading(sweep, n_seeds: int) -> str:
+    """The sweep's settings with no lasting plateau (``u0* > 1e-2``, ``ln(1/u0*) <
+    4.6``): whether their seeds switch, and their time gap, in words."""
+    lazy = [s for s in sweep if s["u0"] > 1e-2]
+    return (
+        "; ".join(
             f"σ = {s['std']:.0e}: {int(np.isfinite(s['cross']).sum())} of "
             f"{n_seeds} seeds switch within the sweep (median "
             f"{s['cross_med']:.2f}), time gap to the faster closed form {s['gap']:.2f}"
@@ -283,12 +327,12 @@ def _sweep(main, sweep, d, sweep_widths, bootstrap, fit_u0_max) -> tuple[list, s
             f"{s['gap']:.2f}"
             for s in lazy
         )
-        or "no setting of this sweep is in that regime",
-        plateau_gap_max=max(s["gap"] for s in sweep if s["u0"] <= 1e-2),
+        or "no setting of this sweep is in that regime"
     )
-    kit.glue_many("xor", g)
-    ev = Evidence(float(fit["eps_inf"]), spread=fit["sd"])
-    values = dict(g, fit_u0_max=fit_u0_max, n_seeds=n_seeds)
+
+
+def _sweep_table(sweep, n_seeds: int) -> str:
+    """The sweep's table: per setting its switch over seeds and its time gap."""
     rows = [
         [
             s["width"],
@@ -307,16 +351,31 @@ def _sweep(main, sweep, d, sweep_widths, bootstrap, fit_u0_max) -> tuple[list, s
         "width|init std|$u_0^*$|seeds that switch|ReLU switch (median)|"
         "range over seeds|time gap to the faster closed form"
     )
-    limit = [("eps_crossover_relu_small_init_limit", ev, values)]
-    return limit, kit.table(rows, headers.split("|"))
+    return kit.table(rows, headers.split("|"))
+
+
+def _closed_form_check(main, d) -> dict:
+    """The closed forms' check: their largest gap to the simulated ReLNs, how many
+    simulated learning times are not shorter, and the sampled against the exact
+    closed-form times."""
+    eps, lr, a0 = main.eps, main.lr, main.a0
+    t_sim = {k: learning_times(main.sim[k]) for k in KINDS}
+    t_cf = {k: learning_times(main.cf[k]) for k in KINDS}
+    t_exact = {k: xor_reln.closed_form_learning_time(eps, k, a0[k], lr) for k in KINDS}
+    return dict(
+        cf_gap=float(max(d.cf_gap[k].max() for k in KINDS)),
+        check_gap=rulebook.CHECK_GAP,
+        sim_slower=int(sum(np.sum(np.median(t_sim[k], 1) >= t_cf[k]) for k in KINDS)),
+        n_cmp=2 * len(eps),
+        sampled_vs_exact=int(
+            max(np.max(np.abs(t_cf[k] - np.ceil(t_exact[k]))) for k in KINDS)
+        ),
+    )
 
 
 def _checks(main, d) -> list:
     """The setup's glue and the book's two checks (crossover, closed forms)."""
     eps, lr, a0 = main.eps, main.lr, main.a0
-    t_sim = {k: learning_times(main.sim[k]) for k in KINDS}
-    t_cf = {k: learning_times(main.cf[k]) for k in KINDS}
-    t_exact = {k: xor_reln.closed_form_learning_time(eps, k, a0[k], lr) for k in KINDS}
     window = speed_ratio_window(1.1)
     s_max = max(xor_reln.analytic_modes(eps.max(), k)[0] for k in KINDS)
     g = dict(
@@ -335,13 +394,7 @@ def _checks(main, d) -> list:
         window_lo=window[0],
         window_hi=window[1],
         same_init="identical" if main.same_init else "NOT identical",
-        cf_gap=float(max(d.cf_gap[k].max() for k in KINDS)),
-        check_gap=rulebook.CHECK_GAP,
-        sim_slower=int(sum(np.sum(np.median(t_sim[k], 1) >= t_cf[k]) for k in KINDS)),
-        n_cmp=2 * len(eps),
-        sampled_vs_exact=int(
-            max(np.max(np.abs(t_cf[k] - np.ceil(t_exact[k]))) for k in KINDS)
-        ),
+        **_closed_form_check(main, d),
         n_eps=len(eps),
         final_loss=float(main.relu[:, :, -1].max()),
         seeds=main.seeds,
