@@ -313,6 +313,14 @@ def _words(text: str) -> set[int]:
 
 
 def code_hash(path: Path) -> str:
+    """:func:`_code_hash` of ``path`` as it is now (cached while the file is unchanged:
+    a chapter stamps its summaries many times)."""
+    st = Path(path).stat()
+    return _code_hash(Path(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=512)
+def _code_hash(path: Path, mtime_ns: int, size: int) -> str:
     """sha256 of a module's tokens (no comments, docstrings, ``__all__`` or layout;
     an f-string as its source text) or of a TOML file's data."""
     text = path.read_text()
