@@ -24,6 +24,8 @@ from .clusterings import (
 )
 from .gdlns import Constructions, Elbow, Starts
 
+GF = "gate_finding"
+
 
 @dataclass
 class Runs:
@@ -220,16 +222,8 @@ def _restarts(r: Runs, pm: Params) -> dict:
         "; ".join(f"{_n_restarts(n)}: K* = {k}" for n, k in d.items())
         for d in (REVIEW_ELBOW, seen)
     )
-    if seen == REVIEW_ELBOW:
-        text = f"A review of an earlier execution read the same ({said})."
-    else:
-        text = (
-            f"A review of an earlier execution read {said}; this execution reads "
-            f"{here}: the same restart counts can reach other optima on another "
-            "machine, so the review's readings do not all carry over, while its "
-            "point, that the elbow turns on which K = 3 optimum k-means reaches, "
-            "stands."
-        )
+    key = "review_same" if seen == REVIEW_ELBOW else "review_other"
+    text = kit.prose(GF, key, said=said, here=here)
     ks, min_ks = (
         ", ".join(f"K = {k[i]} ({_n_restarts(n)})" for n, k in el.items())
         for i in (0, 1)
@@ -369,12 +363,7 @@ def _depth_glue(r: Runs) -> dict:
     s1 = context_strings(c1[2], ds)
     d_end = r.depth.samples.run.loss[:, -1]
     spread = float(d_end.max() / d_end.min())
-    in_step = (
-        f"the runs end a factor {spread:.0f} apart, so they do not learn in step "
-        "(Section 6's finding)"
-        if spread > 2
-        else f"the runs end within a factor {spread:.1f} of each other"
-    )
+    step = "out_of_step" if spread > 2 else "in_step"
     mixed = ["110", "101", "011"]
     first = [
         K for K, cl in c2.items() if all(m in context_strings(cl, ds) for m in mixed)
@@ -386,7 +375,7 @@ def _depth_glue(r: Runs) -> dict:
             f"{item_dependent(cl, ds)} of {K}" for K, cl in c2.items()
         ),
         "d_layer1_on": float(sum(w for s, w in zip(s1, c1[2].shares) if s == "111")),
-        "d_in_step": in_step,
+        "d_in_step": kit.prose(GF, step, spread=spread),
         "d_init_loss": float(r.depth.samples.run.loss[0, 0]),
         "d_end_loss": ", ".join(f"{v:.3g}" for v in d_end),
         "d2_k4": _joined(c2[4], ds) if 4 in c2 else "n/a",
@@ -405,39 +394,32 @@ def _bends(e: Elbow) -> np.ndarray:
 
 def _tie_words(r: Runs) -> str:
     """The k-means ties in words ([rulebook-ties])."""
+    tie = rulebook.KMEANS_TIE
     if not r.ties:
-        return (
-            "no runner-up optimum at any K lies within "
-            f"{rulebook.KMEANS_TIE:g} of the best's objective"
-        )
+        return kit.prose(GF, "no_tie", tie=tie)
     return "; ".join(
-        f"at K = {t.K} the runner-up optimum {_joined(t.runner_up, r.ds)} lies "
-        f"{100 * t.excess:.2g} % above the best's objective, within "
-        f"KMEANS_TIE = {rulebook.KMEANS_TIE:g}: a tie, and the elbow with it is "
-        f"K = {t.best_k}"
-        for t in r.ties
+        kit.prose(GF, "tie", **_tied(t, r), tie=tie, best_k=t.best_k) for t in r.ties
     )
+
+
+def _tied(t, r: Runs) -> dict:
+    """A tie's values for the ``optimum`` variants' names."""
+    return dict(K=t.K, runner_up=_joined(t.runner_up, r.ds), excess=100 * t.excess)
 
 
 def _optimum_settings(r: Runs, best_k: int) -> dict:
     """``best_k``'s ``optimum`` variants: the elbow with each tied runner-up optimum."""
     if not r.ties:
-        return {
-            "no runner-up optimum within KMEANS_TIE at any K (the best's elbow)": best_k
-        }
-    return {
-        f"the runner-up K = {t.K} optimum ({_joined(t.runner_up, r.ds)}; objective "
-        f"{100 * t.excess:+.2g} %)": int(t.best_k)
-        for t in r.ties
-    }
+        return {kit.prose(GF, "optimum_none"): best_k}
+    return {kit.prose(GF, "optimum", **_tied(t, r)): int(t.best_k) for t in r.ties}
 
 
 def _k4_optimum(r: Runs, k4: list) -> dict:
     """``k4_patterns``' ``optimum`` variant: a tied runner-up K = 4 optimum's."""
     tie = [t for t in r.ties if t.K == 4]
     if not tie:
-        return {"no runner-up K = 4 optimum within KMEANS_TIE (the best's)": list(k4)}
-    key = f"the runner-up K = 4 optimum (objective {100 * tie[0].excess:+.2g} %)"
+        return {kit.prose(GF, "k4_optimum_none"): list(k4)}
+    key = kit.prose(GF, "k4_optimum", **_tied(tie[0], r))
     return {key: list(context_strings(tie[0].runner_up, r.ds))}
 
 
@@ -445,13 +427,8 @@ def _k3_optimum(r: Runs) -> dict:
     """``gap_k4_relu``'s ``optimum`` variant: a tied runner-up K = 3 alternative."""
     tie = next((t for t in r.ties if t.K == 3), None)
     if tie is None or r.m_paper_tie is None:
-        none = "no K = 3 runner-up optimum within KMEANS_TIE (the best's K = 3 "
-        return {none + "alternative)": r.m_paper}
-    key = (
-        "the K = 3 alternative from the runner-up K = 3 optimum "
-        f"({_joined(tie.runner_up, r.ds)}; objective {100 * tie.excess:+.2g} %)"
-    )
-    return {key: r.m_paper_tie}
+        return {kit.prose(GF, "k3_optimum_none"): r.m_paper}
+    return {kit.prose(GF, "k3_optimum", **_tied(tie, r)): r.m_paper_tie}
 
 
 def _k4_evidence(r: Runs):
@@ -536,20 +513,6 @@ def _records(rec, r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
     return kit.add_all(rec, [(name, ev, said) for name, ev in records])
 
 
-#: The page's closing paragraph, filled from its glued numbers and verdicts.
-CLOSING = (
-    "In short: with {n_init} k-means restarts Algorithm 1 finds the common and the "
-    "three 2-of-3 patterns at K = 4 ({v_k4}). With the GDLNs built with "
-    "{construction_words}, the book's elbow rule puts the elbow at K = {main_k} for "
-    "the seed-averaged error and at {main_k_seeds} for each GDLN seed ({v_best}), the "
-    "factor-2 rule at K = {main_k_within}; {others}; with other k-means restart counts "
-    "the rule says {restarts}. {Ties}. Built as the paper builds its ReLN, the K = 4 "
-    "GDLN is {paper_gap:.3f} from the ReLU trainings in the time gap, against a seed "
-    "spread of {paper_spread:.3f} and {paper_gap_k3:.3f} for K = 3 ({v_gap}). The "
-    "book's own construction is {gap_k4:.2f} away and {started}"
-)
-
-
 def report(rec, runs: Runs, params: Params) -> dict:
     """Write the page's records (into ``rec``), glue its numbers, and build its
     closing table and paragraph from what it ran (:class:`Runs`) and its parameters
@@ -577,41 +540,30 @@ def report(rec, runs: Runs, params: Params) -> dict:
 
 def _summary(g: dict) -> str:
     """The closing table: every claim against the paper's words and its record."""
-    return claims_table(
-        [
-            ("With K = 4 clusters, Algorithm 1 recovers the common and the three "
-             "2-of-3 gating patterns (Fig. 8)", "111, 110, 101, 011", g["k4_patterns"]),
-            ("The elbow of the ReLU-vs-GDLN error is at K = 4 (Fig. 9)", "K = 4",
-             g["best_k"]),
-            ("Error of the centroid GDLN for each K (Fig. 9)", "figure only",
-             g["elbow_errors"]),
-            ("The K = 4 GDLN, built as the paper builds its ReLN, follows the "
-             "ReLU network's loss (alternative: K = 3 built the same way)",
-             "identify the ReLN (a GDLN that imitates the ReLU network)",
-             g["gap_k4_relu"]),
-            ("The same under the book's construction and each start",
-             "begin with the same hyper-parameters (Appendix H)",
-             g["init_sensitivity"]),
-        ]
-    )  # fmt: skip
+    rows = [(rulebook.claim(GF, n), x) for n, x in g.items()]
+    return claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
 
 
 def _closing(r: Runs, pm: Params, glued: dict, g: dict) -> str:
-    """The closing paragraph (:data:`CLOSING`) filled from the glue and the records."""
+    """The closing paragraph (``[prose] closing``) filled from the glue and the
+    records."""
     ok = [i for i, x in r.starts.rows.items() if x["verdict"] == "reproduced"]
-    return CLOSING.format(
+    others = [
+        kit.prose(GF, "other_construction", words=construction_words(c, pm.init), k=k)
+        for c, k in ((c, e.best_k) for c, e in r.elbows.items())
+        if c != pm.construction
+    ]
+    return kit.prose(
+        GF,
+        "closing",
         **glued,
         v_k4=g["k4_patterns"]["verdict"],
         v_best=g["best_k"]["verdict"],
         v_gap=g["gap_k4_relu"]["verdict"],
-        others="; ".join(
-            f"built with {construction_words(c, pm.init)} it says K = {e.best_k}"
-            for c, e in r.elbows.items()
-            if c != pm.construction
-        ),
+        others="; ".join(others),
         restarts=", ".join(f"K = {k} ({n})" for n, k in sorted(r.restart_ks.items())),
         Ties=glued["ties"][0].upper() + glued["ties"][1:],
-        started=f"within the seed noise only when started {', '.join(ok)}."
+        started=kit.prose(GF, "started", ok=", ".join(ok))
         if ok
-        else "no start brings it within the seed noise.",
+        else kit.prose(GF, "started_none"),
     )

@@ -41,12 +41,10 @@ def elbow(Ks, errors, gaps, by_k, relu_curve, other=None) -> str:
          f"{relu_curve[3000]:.3g} / {relu_curve[-1]:.3g}")
         + (("",) if other else ())
     )  # fmt: skip
-    headers = [
-        "K",
-        "output MSE {eq}`gate_finding-error` (mean over seeds)",
-        "time gap to the ReLU network (median)",
-        "GDLN loss at 3000 / end (seed 0)",
-    ] + ([f"output MSE, {other[0]}"] if other else [])
+    headers = (
+        "K | output MSE {eq}`gate_finding-error` (mean over seeds) | time gap to the "
+        "ReLU network (median) | GDLN loss at 3000 / end (seed 0)"
+    ) + (f" | output MSE, {other[0]}" if other else "")
     return kit.table(rows, headers)
 
 
@@ -123,16 +121,10 @@ def constructions(cons: Constructions, matched, relu_loss, init_std) -> str:
              "items" if io else "all inputs", f"{mse:.3g}", f"{gap:.3f}",
              f"{L[0, 3000]:.3g} / {L[0, -1]:.3g}")
         )  # fmt: skip
-    headers = [
-        "",
-        "gates",
-        "widths",
-        "context pathways' init",
-        "context pathways see",
-        "output MSE",
-        "time gap to the ReLU network",
-        "loss at 3000 / end (seed 0)",
-    ]
+    headers = (
+        " | gates | widths | context pathways' init | context pathways see | "
+        "output MSE | time gap to the ReLU network | loss at 3000 / end (seed 0)"
+    )
     return kit.table(rows, headers)
 
 
@@ -143,7 +135,7 @@ def sensitivity(rows) -> str:
         (label, rs, ", ".join(p), ", ".join(f"{w:.2f}" for w in s))
         for _, label, rs, p, s, _ in rows
     ]
-    headers = ["samples used", "random_state", "K = 4 binarised centroids", "shares"]
+    headers = "samples used | random_state | K = 4 binarised centroids | shares"
     return kit.table(out, headers)
 
 
@@ -203,21 +195,16 @@ def depth_elbow(points, k_max: int, ds, samples) -> str:
     """The depth elbow's sentence (``points``: its elbow points, or None when it was
     not run)."""
     if points is None:
-        return (
-            "**Depth elbow.** Not run with the default parameters: each K trains a "
-            "depth GDLN (about $10^{12}$ operations). Set `depth_elbow_k_max` (e.g. "
-            "7) to run it."
-        )
+        return kit.prose("gate_finding", "depth_elbow_off")
     e = [p.output_mse for p in points]
     k = elbow_k(range(1, k_max + 1), e)
-    return (
-        "**Depth elbow** (one GDLN training per K: a linear always-on first layer of "
-        "420 units and one second-layer pathway per binarised layer-2 centroid). "
-        f"Output MSE for K = 1..{k_max}: "
-        + ", ".join(f"{v:.3g}" for v in e)
-        + f"; the elbow rule picks K* = {k}, whose centroids are "
-        + ", ".join(context_strings(points[k - 1].clustering, ds))
-        + ". Final summed loss of these GDLNs: "
-        + ", ".join(f"{p.loss[0, -1]:.3g}" for p in points)
-        + f" (ReLU seed 0: {samples.run.loss[0, -1]:.3g})."
+    return kit.prose(
+        "gate_finding",
+        "depth_elbow",
+        k_max=k_max,
+        errors=", ".join(f"{v:.3g}" for v in e),
+        k=k,
+        centroids=", ".join(context_strings(points[k - 1].clustering, ds)),
+        losses=", ".join(f"{p.loss[0, -1]:.3g}" for p in points),
+        relu=samples.run.loss[0, -1],
     )
