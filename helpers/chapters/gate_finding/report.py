@@ -66,19 +66,9 @@ class Params(NamedTuple):
     construction: str = "paper"
 
 
-#: The constructions of the elbow's GDLNs in words (records and prose).
-CONSTRUCTION_WORDS = {
-    "paper": "the paper's construction (context-level gates, 100 units per pathway, "
-    "context pathways that see the items only, the all-on pathway at the ReLU std and "
-    "the others at twice it)",
-    "book": "the book's construction (binarised gates, widths by share, every pathway "
-    "seeing every input, {init} start)",
-}
-
-
 def construction_words(construction: str, init: str) -> str:
     """The construction ``construction`` of the elbow's GDLNs in words."""
-    return CONSTRUCTION_WORDS[construction].format(init=init)
+    return kit.prose(GF, f"construction_{construction}", init=init)
 
 
 #: What a review of an earlier execution of this chapter (book at 921d0f8) read:
@@ -112,7 +102,7 @@ def _fig8(r: Runs) -> tuple[int, dict]:
     missing3 = sorted(set(EXPECTED4) - set(s3))
     allon3 = cl3.centroids[s3.index("111")]
     i_common = k4.index("1" * C)
-    exact = f"Not quite: {len(off)} of {4 * ds.P} entries differ" if off else None
+    exact = kit.prose(GF, "k4_off" if off else "k4_exact", off=len(off), n=4 * ds.P)
     n, counts = smp.n_samples, smp.counts
     return len(off), {
         "rows": n,
@@ -121,7 +111,7 @@ def _fig8(r: Runs) -> tuple[int, dict]:
         "dead_share": float(counts[~smp.patterns.any(axis=1)].sum() / n),
         "allon_share": float(counts[smp.patterns.all(axis=1)].sum() / n),
         "k4_patterns": ", ".join(k4),
-        "k4_exact": exact or "All of them",
+        "k4_exact": exact,
         "k4_off_points": ", ".join(off) or "none",
         "beyond4": "; ".join(beyond) or "none",
         "common_all": "every" if all(common) else f"{sum(common)} of {len(Ks)}",
@@ -549,8 +539,8 @@ def _closing(r: Runs, pm: Params, glued: dict, g: dict) -> str:
     records."""
     ok = [i for i, x in r.starts.rows.items() if x["verdict"] == "reproduced"]
     others = [
-        kit.prose(GF, "other_construction", words=construction_words(c, pm.init), k=k)
-        for c, k in ((c, e.best_k) for c, e in r.elbows.items())
+        kit.prose(GF, "other", words=construction_words(c, pm.init), k=e.best_k)
+        for c, e in r.elbows.items()
         if c != pm.construction
     ]
     return kit.prose(
