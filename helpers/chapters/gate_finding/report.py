@@ -325,11 +325,6 @@ def _sensitivity_glue(r: Runs) -> dict:
     }
 
 
-def _xor_depth(r: Runs) -> dict:
-    """Glue of Algorithm 1 on the XoR task and on the deeper network."""
-    return {**_xor_glue(r), **_depth_glue(r)}
-
-
 def _xor_glue(r: Runs) -> dict:
     """Algorithm 1 on the XoR task: at how many margins below and above ``eps*`` it
     finds the expected patterns, and where the two elbow rules disagree."""
@@ -521,7 +516,8 @@ def report(rec, runs: Runs, params: Params) -> dict:
     mismatch, glued = _fig8(r)
     for part in (_fig9, _restarts, _record_elbow, _gdln):
         glued.update(part(r, pm))
-    glued.update(_xor_depth(r))
+    for part in (_xor_glue, _depth_glue):  # Algorithm 1 on XoR, on the deeper net
+        glued.update(part(r))
     kit.glue_many("gf", glued)
     g = _records(rec, r, pm, mismatch, glued)
     rec.save()
