@@ -28,6 +28,11 @@ from .closed_form import context_modes
 from .networks import paper_reln, same_start
 
 
+def _say(name: str, **values) -> str:
+    """The page's sentence ``name`` (its TOML ``[prose]``) filled with ``values``."""
+    return kit.prose("extra_contexts", name, **values)
+
+
 @dataclass
 class Params:
     """The page's parameters the report reads (``seeds``: the list of seeds;
@@ -230,19 +235,16 @@ def _init_reading(r) -> str:
     """The starts judged within the seed noise of the closed form, and those
     undecided, per C, in words."""
     inside, open_ = (
-        [
+        "; ".join(
             f"C = {C} ({', '.join(v)})"
             for C in r.CS
             if (v := [i for i in INITS if r.SENS[f"C{C}"][i]["verdict"] == w])
-        ]
+        )
         for w in ("reproduced", "undecided")
     )
-    undecided = "; undecided (the verdict changes within the seed spread's interval): "
-    return (
-        "Within the seed noise: " + "; ".join(inside)
-        if inside
-        else "No choice is judged within the seed noise of the closed form at any C"
-    ) + (undecided + "; ".join(open_) + "." if open_ else "; no result is undecided.")
+    first = _say("init_within", inside=inside) if inside else _say("init_none_within")
+    last = _say("init_undecided", open=open_) if open_ else _say("init_none_undecided")
+    return first + last
 
 
 def _family_glue(r) -> dict:
@@ -273,23 +275,18 @@ def _width_reading(r) -> str:
     )
     for C in r.CS:
         F, W = r.follows[C], r.follows_wide[C]
-        parts.append(
-            f"C = {C}: nearest member {W.best} ({W.candidates[W.best]:.3f}; as wide "
-            f"as the ReLU network: {F.best}, {F.candidates[F.best]:.3f}), the paper's "
-            f"ReLN {verdict(W)}"
-        )
+        gaps = {"gap": F.candidates[F.best], "wide_gap": W.candidates[W.best]}
+        parts.append(_say("width_part", C=C, F=F, W=W, verdict=verdict(W), **gaps))
         if verdict(F) != verdict(W):
             moved.append(f"C = {C} ({verdict(F)} -> {verdict(W)})")
-    hidden, said = ", ".join(str(r.hidden[C]) for C in r.CS), "; ".join(parts)
-    return (
-        f"With {r.reln_width} units in every pathway instead (a rival then grows with "
-        f"its pathway count, up to {widest} units against the ReLU network's "
-        f"{hidden}): {said}. "
-        + (
-            "The verdict depends on the width convention at " + ", ".join(moved) + "."
-            if moved
-            else "No verdict depends on the width convention."
-        )
+    moved = _say("width_moved", moved=", ".join(moved)) if moved else None
+    return _say(
+        "width_reading",
+        width=r.reln_width,
+        widest=widest,
+        hidden=", ".join(str(r.hidden[C]) for C in r.CS),
+        said="; ".join(parts),
+        moved=moved or _say("width_none_moved"),
     )
 
 
@@ -350,27 +347,17 @@ def _census_glue(r) -> dict:
 def _onehot_glue(r) -> dict:
     """Glue of the paragraph on one-hot contexts (the ``input`` variant)."""
     if not r.onehot:
-        return {"onehot_reading": "Every context input here is one-hot already."}
+        return {"onehot_reading": _say("onehot_none")}
     med, parts = kit.med, []
     for C in r.CS:
         prim = med(r.SHARE[C][:, -1]), med(r.PER_UNIT[C, "weight"][:, -1]) / C
         one = r.onehot.get(C)
         one = (med(one["share"]), med(one["per_unit"]) / C) if C in r.onehot else prim
-        parts.append(
-            f"C = {C}: share in common + {C - 1}-of-{C} units {prim[0]:.3f} -> "
-            f"{one[0]:.3f}, fraction of contexts served {prim[1]:.3f} -> {one[1]:.3f}"
-        )
+        parts.append(_say("onehot_part", C=C, k=C - 1, prim=prim, one=one))
     rise, rise1 = r.RISE["primary"], r.RISE["onehot"]
-    return {
-        "onehot_reading": "On one-hot contexts (the authors' input -> one-hot, median "
-        f"over {len(r.seeds)} seeds): " + "; ".join(parts) + ". The fraction's "
-        f"smallest step {'rises' if rise1['value'] > 0 else 'falls'} on one-hot "
-        f"contexts ({rise1['value']:+.4f}, C = {rise1['step']}; with the authors' "
-        f"input {rise['value']:+.4f}, C = {rise['step']}); by the rulebook's test of "
-        "a rise (beyond the seed noise at every step) that is "
-        f"{rise1['verdict']} on one-hot contexts against {rise['verdict']} with the "
-        "authors' input."
-    }
+    way = "rises" if rise1["value"] > 0 else "falls"
+    said = {"n": len(r.seeds), "parts": "; ".join(parts), "way": way}
+    return {"onehot_reading": _say("onehot_reading", one=rise1, prim=rise, **said)}
 
 
 def _mixed_share(r, C: int):
@@ -529,18 +516,21 @@ def _verdict_glue(r, R: dict) -> dict:
     if reuse["verdict"] == "undecided":
         undecided.append(("the rise of node reuse", reuse))
     said = "; ".join(
-        f"{name} ({x['reason'].split(' (')[0].split('; alternative')[0]}; the "
-        "spread's 90 % interval "
-        f"{x['spread_interval'][0]:.4f}-{x['spread_interval'][1]:.4f})"
+        _say(
+            "undecided_item",
+            who=name,
+            reason=x["reason"].split(" (")[0].split("; alternative")[0],
+            lo=x["spread_interval"][0],
+            hi=x["spread_interval"][1],
+        )
         for name, x in undecided
     )
+    n = len(r.seeds)
     return g | {
         "reuse_verdict": reuse["verdict"],
-        "undecided_reading": f"Undecided over {len(r.seeds)} seeds: {said}: the seed "
-        "spread, the yardstick, is itself too uncertain over so few seeds; more seeds "
-        "(the paper profile's) are the way to decide them."
+        "undecided_reading": _say("undecided_reading", n=n, said=said)
         if undecided
-        else "No verdict here is undecided.",
+        else _say("undecided_none"),
     }
 
 
