@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ...book import kit
+from ...book import kit, rulebook
 from ...book.records import claims_table
 from ...book.rulebook import setup_clause, verdict
 from ...core.families import onehot_fraction, pathway_count
@@ -31,6 +31,20 @@ from .networks import paper_reln, same_start
 def _say(name: str, **values) -> str:
     """The page's sentence ``name`` (its TOML ``[prose]``) filled with ``values``."""
     return kit.prose("extra_contexts", name, **values)
+
+
+#: The closing table's rows: a name ending in ``_C`` is one row per C.
+SUMMARY = (
+    "gap_reln_closed_form_C",
+    "gap_relu_closed_form_C",
+    "init_sensitivity",
+    "follows_reln_C",
+    "node_reuse_contexts_per_unit",
+    "node_reuse_fraction",
+    "share_mixed_selective_C",
+    "functional_census",
+    "units_3_of_5_C5",
+)
 
 
 @dataclass
@@ -535,37 +549,16 @@ def _verdict_glue(r, R: dict) -> dict:
 
 
 def _summary(r, R: dict) -> str:
-    """The closing table: ``(claim, the paper's words, record)`` per row."""
-    agree = "once again see excellent agreement (Fig. 5)"
-    reuse = (
-        "as the number of contexts increases, so too does the bias towards node reuse"
-    )
-
-    def each(claim, words, name):  # one row per C
-        return [
-            (claim.format(C=C, k=C - 1, reln=r.PAPER_RELN[C]), words, R[name + str(C)])
-            for C in r.CS
-        ]
-
-    rows = [
-        *each("Closed form (App. F-G) matches the simulated ReLN, C = {C} (book's "
-              "check)", "excellent agreement (Fig. 5)", "gap_reln_closed_form_C"),
-        *each(f"Closed form matches the ReLU network's loss, C = {{C}} ({r.init} init)",
-              agree, "gap_relu_closed_form_C"),
-        ("The same under the three initialisations of the ReLN",
-         "the same hyper-parameters (App. H)", R["init_sensitivity"]),
-        *each("The ReLU network follows the ReLN {reln} (the authors' Fig. 5 ReLN), "
-              "C = {C}", agree, "follows_reln_C"),
-        ("Node reuse grows with C: the fraction of the C contexts a ReLU unit serves "
-         "rises (smallest step)", reuse, R["node_reuse_contexts_per_unit"]),
-        ("The same as a fraction of the C contexts", "—", R["node_reuse_fraction"]),
-        *each("ReLU weight in common or {k}-of-{C} units (the ReLN's pathways), "
-              "C = {C}", "the imitating ReLN has only these pathways",
-              "share_mixed_selective_C"),
-        ("The census through the function", "—", R["functional_census"]),
-    ]  # fmt: skip
-    if "units_3_of_5_C5" in R:
-        rows.append(("The 3-of-5 units at C = 5", "—", R["units_3_of_5_C5"]))
+    """The closing table: per record, in :data:`SUMMARY`'s order, its TOML ``summary``
+    (filled with the init and the paper's ReLN) and ``summary_quote``."""
+    rows = []
+    for key in SUMMARY:
+        for C in r.CS if key.endswith("_C") else [None]:
+            name = f"{key}{C}" if C else key
+            if name in R:
+                e = rulebook.claim("extra_contexts", name)
+                said = e["summary"].format(init=r.init, reln=r.PAPER_RELN.get(C))
+                rows.append((said, e["summary_quote"], R[name]))
     return claims_table(rows)
 
 
