@@ -4,6 +4,7 @@ page's runs (:class:`Runs`), its parameters (:class:`Params`) and its fits
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -26,12 +27,7 @@ from ...core.relns import INITS
 from . import measures
 from .closed_form import context_modes
 from .networks import paper_reln, same_start
-
-
-def _say(name: str, **values) -> str:
-    """The page's sentence ``name`` (its TOML ``[prose]``) filled with ``values``."""
-    return kit.prose("extra_contexts", name, **values)
-
+from .tables import say as _say
 
 #: The closing table's rows: a name ending in ``_C`` is one row per C.
 SUMMARY = (
@@ -294,13 +290,10 @@ def _width_reading(r) -> str:
         if verdict(F) != verdict(W):
             moved.append(f"C = {C} ({verdict(F)} -> {verdict(W)})")
     moved = _say("width_moved", moved=", ".join(moved)) if moved else None
+    said = {"said": "; ".join(parts), "moved": moved or _say("width_none_moved")}
+    hidden = ", ".join(str(r.hidden[C]) for C in r.CS)
     return _say(
-        "width_reading",
-        width=r.reln_width,
-        widest=widest,
-        hidden=", ".join(str(r.hidden[C]) for C in r.CS),
-        said="; ".join(parts),
-        moved=moved or _say("width_none_moved"),
+        "width_reading", width=r.reln_width, widest=widest, hidden=hidden, **said
     )
 
 
@@ -529,22 +522,12 @@ def _verdict_glue(r, R: dict) -> dict:
     reuse = R["node_reuse_contexts_per_unit"]
     if reuse["verdict"] == "undecided":
         undecided.append(("the rise of node reuse", reuse))
-    said = "; ".join(
-        _say(
-            "undecided_item",
-            who=name,
-            reason=x["reason"].split(" (")[0].split("; alternative")[0],
-            lo=x["spread_interval"][0],
-            hi=x["spread_interval"][1],
-        )
-        for name, x in undecided
-    )
-    n = len(r.seeds)
+    cut = [(w, x, re.split(r" \(|; alternative", x["reason"])[0]) for w, x in undecided]
+    said = "; ".join(_say("undecided_item", who=w, x=x, reason=y) for w, x, y in cut)
+    reading = _say("undecided_reading", n=len(r.seeds), said=said)
     return g | {
         "reuse_verdict": reuse["verdict"],
-        "undecided_reading": _say("undecided_reading", n=n, said=said)
-        if undecided
-        else _say("undecided_none"),
+        "undecided_reading": reading if undecided else _say("undecided_none"),
     }
 
 
