@@ -202,11 +202,13 @@ def _matched_at(r, C: int) -> dict:
     twice the spread, and its largest level ratio to the ReLU network."""
     M, x = r.closed, _level_ratio(r, C, "matched")
     k = int(np.nanargmax(np.abs(x)))
+    way = "slower" if x[k] < 0 else "faster"
     return {
         f"closed_{C}": 100 * (1 - M[C, "matched"].value / M[C, "authors"].value),
         f"2spread_{C}": 2 * M[C, r.init].spread,
-        f"level_matched_{C}_last": f"{abs(x[k]):.3f} at the {100 * LEVELS[k]:g} % "
-        f"level (the ReLU network {'slower' if x[k] < 0 else 'faster'})",
+        f"level_matched_{C}_last": _say(
+            "level_matched", ratio=abs(x[k]), level=100 * LEVELS[k], way=way
+        ),
     }
 
 
@@ -474,12 +476,12 @@ def _other_rises(RISE) -> str:
     They go in the note, not in variants: the claim lists only seeds (a stored reason
     must begin with what the rulebook gives the stored fields alone, its seeds clause
     included, which an undecided verdict's further variants would break)."""
-    return "; ".join(
-        f"{'through the function' if k == 'function' else f'at threshold {k:g}'} "
-        f"{x['value']:+.4f} against 2 x {x['spread']:.4f} ({x['verdict']})"
-        for k, x in RISE.items()
-        if k not in ("primary", "onehot")
-    )
+    rest = [k for k in RISE if k not in ("primary", "onehot")]
+    at = [
+        "through the function" if k == "function" else f"at threshold {k:g}"
+        for k in rest
+    ]
+    return "; ".join(_say("rise_other", at=a, x=RISE[k]) for k, a in zip(rest, at))
 
 
 def _rise_variants(RISE):
