@@ -4,13 +4,14 @@ page's runs (:class:`Runs`), its parameters (:class:`Params`) and its fits
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
 
-from ...book import kit
+from ...book import kit, rulebook
 from ...book.records import claims_table
 from ...book.rulebook import setup_clause, verdict
 from ...core.families import onehot_fraction, pathway_count
@@ -26,6 +27,20 @@ from ...core.relns import INITS
 from . import measures
 from .closed_form import context_modes
 from .networks import paper_reln, same_start
+from .tables import say as _say
+
+#: The closing table's rows: a name ending in ``_C`` is one row per C.
+SUMMARY = (
+    "gap_reln_closed_form_C",
+    "gap_relu_closed_form_C",
+    "init_sensitivity",
+    "follows_reln_C",
+    "node_reuse_contexts_per_unit",
+    "node_reuse_fraction",
+    "share_mixed_selective_C",
+    "functional_census",
+    "units_3_of_5_C5",
+)
 
 
 @dataclass
@@ -187,11 +202,13 @@ def _matched_at(r, C: int) -> dict:
     twice the spread, and its largest level ratio to the ReLU network."""
     M, x = r.closed, _level_ratio(r, C, "matched")
     k = int(np.nanargmax(np.abs(x)))
+    way = "slower" if x[k] < 0 else "faster"
     return {
         f"closed_{C}": 100 * (1 - M[C, "matched"].value / M[C, "authors"].value),
         f"2spread_{C}": 2 * M[C, r.init].spread,
-        f"level_matched_{C}_last": f"{abs(x[k]):.3f} at the {100 * LEVELS[k]:g} % "
-        f"level (the ReLU network {'slower' if x[k] < 0 else 'faster'})",
+        f"level_matched_{C}_last": _say(
+            "level_matched", ratio=abs(x[k]), level=100 * LEVELS[k], way=way
+        ),
     }
 
 
@@ -230,19 +247,16 @@ def _init_reading(r) -> str:
     """The starts judged within the seed noise of the closed form, and those
     undecided, per C, in words."""
     inside, open_ = (
-        [
+        "; ".join(
             f"C = {C} ({', '.join(v)})"
             for C in r.CS
             if (v := [i for i in INITS if r.SENS[f"C{C}"][i]["verdict"] == w])
-        ]
+        )
         for w in ("reproduced", "undecided")
     )
-    undecided = "; undecided (the verdict changes within the seed spread's interval): "
-    return (
-        "Within the seed noise: " + "; ".join(inside)
-        if inside
-        else "No choice is judged within the seed noise of the closed form at any C"
-    ) + (undecided + "; ".join(open_) + "." if open_ else "; no result is undecided.")
+    first = _say("init_within", inside=inside) if inside else _say("init_none_within")
+    last = _say("init_undecided", open=open_) if open_ else _say("init_none_undecided")
+    return first + last
 
 
 def _family_glue(r) -> dict:
@@ -273,23 +287,15 @@ def _width_reading(r) -> str:
     )
     for C in r.CS:
         F, W = r.follows[C], r.follows_wide[C]
-        parts.append(
-            f"C = {C}: nearest member {W.best} ({W.candidates[W.best]:.3f}; as wide "
-            f"as the ReLU network: {F.best}, {F.candidates[F.best]:.3f}), the paper's "
-            f"ReLN {verdict(W)}"
-        )
+        gaps = {"gap": F.candidates[F.best], "wide_gap": W.candidates[W.best]}
+        parts.append(_say("width_part", C=C, F=F, W=W, verdict=verdict(W), **gaps))
         if verdict(F) != verdict(W):
             moved.append(f"C = {C} ({verdict(F)} -> {verdict(W)})")
-    hidden, said = ", ".join(str(r.hidden[C]) for C in r.CS), "; ".join(parts)
-    return (
-        f"With {r.reln_width} units in every pathway instead (a rival then grows with "
-        f"its pathway count, up to {widest} units against the ReLU network's "
-        f"{hidden}): {said}. "
-        + (
-            "The verdict depends on the width convention at " + ", ".join(moved) + "."
-            if moved
-            else "No verdict depends on the width convention."
-        )
+    moved = _say("width_moved", moved=", ".join(moved)) if moved else None
+    said = {"said": "; ".join(parts), "moved": moved or _say("width_none_moved")}
+    hidden = ", ".join(str(r.hidden[C]) for C in r.CS)
+    return _say(
+        "width_reading", width=r.reln_width, widest=widest, hidden=hidden, **said
     )
 
 
@@ -350,27 +356,17 @@ def _census_glue(r) -> dict:
 def _onehot_glue(r) -> dict:
     """Glue of the paragraph on one-hot contexts (the ``input`` variant)."""
     if not r.onehot:
-        return {"onehot_reading": "Every context input here is one-hot already."}
+        return {"onehot_reading": _say("onehot_none")}
     med, parts = kit.med, []
     for C in r.CS:
         prim = med(r.SHARE[C][:, -1]), med(r.PER_UNIT[C, "weight"][:, -1]) / C
         one = r.onehot.get(C)
         one = (med(one["share"]), med(one["per_unit"]) / C) if C in r.onehot else prim
-        parts.append(
-            f"C = {C}: share in common + {C - 1}-of-{C} units {prim[0]:.3f} -> "
-            f"{one[0]:.3f}, fraction of contexts served {prim[1]:.3f} -> {one[1]:.3f}"
-        )
+        parts.append(_say("onehot_part", C=C, k=C - 1, prim=prim, one=one))
     rise, rise1 = r.RISE["primary"], r.RISE["onehot"]
-    return {
-        "onehot_reading": "On one-hot contexts (the authors' input -> one-hot, median "
-        f"over {len(r.seeds)} seeds): " + "; ".join(parts) + ". The fraction's "
-        f"smallest step {'rises' if rise1['value'] > 0 else 'falls'} on one-hot "
-        f"contexts ({rise1['value']:+.4f}, C = {rise1['step']}; with the authors' "
-        f"input {rise['value']:+.4f}, C = {rise['step']}); by the rulebook's test of "
-        "a rise (beyond the seed noise at every step) that is "
-        f"{rise1['verdict']} on one-hot contexts against {rise['verdict']} with the "
-        "authors' input."
-    }
+    way = "rises" if rise1["value"] > 0 else "falls"
+    said = {"n": len(r.seeds), "parts": "; ".join(parts), "way": way}
+    return {"onehot_reading": _say("onehot_reading", one=rise1, prim=rise, **said)}
 
 
 def _mixed_share(r, C: int):
@@ -480,12 +476,12 @@ def _other_rises(RISE) -> str:
     They go in the note, not in variants: the claim lists only seeds (a stored reason
     must begin with what the rulebook gives the stored fields alone, its seeds clause
     included, which an undecided verdict's further variants would break)."""
-    return "; ".join(
-        f"{'through the function' if k == 'function' else f'at threshold {k:g}'} "
-        f"{x['value']:+.4f} against 2 x {x['spread']:.4f} ({x['verdict']})"
-        for k, x in RISE.items()
-        if k not in ("primary", "onehot")
-    )
+    rest = [k for k in RISE if k not in ("primary", "onehot")]
+    at = [
+        "through the function" if k == "function" else f"at threshold {k:g}"
+        for k in rest
+    ]
+    return "; ".join(_say("rise_other", at=a, x=RISE[k]) for k, a in zip(rest, at))
 
 
 def _rise_variants(RISE):
@@ -528,54 +524,26 @@ def _verdict_glue(r, R: dict) -> dict:
     reuse = R["node_reuse_contexts_per_unit"]
     if reuse["verdict"] == "undecided":
         undecided.append(("the rise of node reuse", reuse))
-    said = "; ".join(
-        f"{name} ({x['reason'].split(' (')[0].split('; alternative')[0]}; the "
-        "spread's 90 % interval "
-        f"{x['spread_interval'][0]:.4f}-{x['spread_interval'][1]:.4f})"
-        for name, x in undecided
-    )
+    cut = [(w, x, re.split(r" \(|; alternative", x["reason"])[0]) for w, x in undecided]
+    said = "; ".join(_say("undecided_item", who=w, x=x, reason=y) for w, x, y in cut)
+    reading = _say("undecided_reading", n=len(r.seeds), said=said)
     return g | {
         "reuse_verdict": reuse["verdict"],
-        "undecided_reading": f"Undecided over {len(r.seeds)} seeds: {said}: the seed "
-        "spread, the yardstick, is itself too uncertain over so few seeds; more seeds "
-        "(the paper profile's) are the way to decide them."
-        if undecided
-        else "No verdict here is undecided.",
+        "undecided_reading": reading if undecided else _say("undecided_none"),
     }
 
 
 def _summary(r, R: dict) -> str:
-    """The closing table: ``(claim, the paper's words, record)`` per row."""
-    agree = "once again see excellent agreement (Fig. 5)"
-    reuse = (
-        "as the number of contexts increases, so too does the bias towards node reuse"
-    )
-
-    def each(claim, words, name):  # one row per C
-        return [
-            (claim.format(C=C, k=C - 1, reln=r.PAPER_RELN[C]), words, R[name + str(C)])
-            for C in r.CS
-        ]
-
-    rows = [
-        *each("Closed form (App. F-G) matches the simulated ReLN, C = {C} (book's "
-              "check)", "excellent agreement (Fig. 5)", "gap_reln_closed_form_C"),
-        *each(f"Closed form matches the ReLU network's loss, C = {{C}} ({r.init} init)",
-              agree, "gap_relu_closed_form_C"),
-        ("The same under the three initialisations of the ReLN",
-         "the same hyper-parameters (App. H)", R["init_sensitivity"]),
-        *each("The ReLU network follows the ReLN {reln} (the authors' Fig. 5 ReLN), "
-              "C = {C}", agree, "follows_reln_C"),
-        ("Node reuse grows with C: the fraction of the C contexts a ReLU unit serves "
-         "rises (smallest step)", reuse, R["node_reuse_contexts_per_unit"]),
-        ("The same as a fraction of the C contexts", "—", R["node_reuse_fraction"]),
-        *each("ReLU weight in common or {k}-of-{C} units (the ReLN's pathways), "
-              "C = {C}", "the imitating ReLN has only these pathways",
-              "share_mixed_selective_C"),
-        ("The census through the function", "—", R["functional_census"]),
-    ]  # fmt: skip
-    if "units_3_of_5_C5" in R:
-        rows.append(("The 3-of-5 units at C = 5", "—", R["units_3_of_5_C5"]))
+    """The closing table: per record, in :data:`SUMMARY`'s order, its TOML ``summary``
+    (filled with the init and the paper's ReLN) and ``summary_quote``."""
+    rows = []
+    for key in SUMMARY:
+        for C in r.CS if key.endswith("_C") else [None]:
+            name = f"{key}{C}" if C else key
+            if name in R:
+                e = rulebook.claim("extra_contexts", name)
+                said = e["summary"].format(init=r.init, reln=r.PAPER_RELN.get(C))
+                rows.append((said, e["summary_quote"], R[name]))
     return claims_table(rows)
 
 

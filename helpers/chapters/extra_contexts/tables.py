@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...book import kit
+from ...book import chapter_data, kit
 from ...book.rulebook import verdict
 from ...core.datasets import contextual_task, effective_dataset
 from ...core.measures import time_gap
@@ -18,6 +18,20 @@ A0_NAMES = {
     "linear": "small-weight head start",
     "head_start": "head start, the head-start formula above",
 }
+
+
+def say(name: str, **values) -> str:
+    """The page's sentence ``name`` (its TOML ``[prose]``) filled with ``values``."""
+    return kit.prose("extra_contexts", name, **values)
+
+
+def _table(rows, name: str, **values) -> str:
+    """``rows`` under the headers ``[prose] <name>_heads`` (one string), inside the
+    caption ``<name>`` where the TOML has one; both filled with ``values``."""
+    table = kit.table(rows, say(f"{name}_heads", **values))
+    if name not in chapter_data.data("extra_contexts")["prose"]:
+        return table
+    return say(name, table=table, **values)
 
 
 def _values(x, fmt: str) -> str:
@@ -33,8 +47,7 @@ def common(CS, COMMON) -> str:
         error, loss = c["residual_error"], c["residual_loss"]
         cells = (f"{c['offdiag']:.0e}", f"max error {error:.0e}", f"{loss:.1f}")
         rows.append((C, *cells, modes_txt))
-    heads = ("C", "Assumption 2.1.1 residual", "residual = the residual equation above")
-    return kit.table(rows, (*heads, "residual loss", "common modes: s (d)"))
+    return _table(rows, "common")
 
 
 def effective(CS, CM, EFF) -> str:
@@ -49,10 +62,7 @@ def effective(CS, CM, EFF) -> str:
             + (f"{cos:.3f} (theory {1 / (C - 1):.3f})",)
             + (f"{-cos * sxq[0, 0]:.3f} (theory {cm.coupling:.3f})",)
         )
-    heads = ("C", "$\\sigma$ of $B_c$", "$s$ from the singular-value formula above")
-    heads += ("$s$ of $\\Sigma_{yx}(j)$ (computed)", "$\\Sigma_x(j,j)$")
-    heads += ("$\\Sigma_x(q,j)$", "cosine $u_j \\cdot u_q$")
-    return kit.table(rows, (*heads, "coupling, the coupling formula above"))
+    return _table(rows, "effective")
 
 
 def head_start(CS, CM, CF) -> str:
@@ -77,9 +87,7 @@ def gap_variants_table(CS, gaps, M, M_RELN, init) -> str:
             rows.append((C, name, *g))
         both = f"{M_RELN[C, init].value:.3f}; {M[C, init].spread:.3f}"
         rows.append((C, "(ReLU vs ReLN; two ReLU seeds)", "", both))
-    heads = ("C", "$a_0$ variant", "closed form vs ReLN", "closed form vs ReLU")
-    head = f"Time gaps under the {init} initialisation (median over seeds):\n\n"
-    return head + kit.table(rows, heads)
+    return _table(rows, "gap_variants", init=init)
 
 
 def halfway_table(rows, init) -> str:
@@ -88,12 +96,7 @@ def halfway_table(rows, init) -> str:
         (C, f"{s:.3f}", f"{a:.0f}", f"{b:.0f}", f"{c:.0f}", f"{ratio:.2g}")
         for C, s, a, b, c, ratio in rows
     ]
-    heads = ("C", "mode $s$", "closed form", "ReLN", "ReLU")
-    last = "$a_0$ the ReLU run implies / head-start $a_0$"
-    return (
-        "Epoch at which each context mode reaches half its final strength (medians "
-        f"over seeds; {init} initialisation):\n\n" + kit.table(cells, (*heads, last))
-    )
+    return _table(cells, "halfway", init=init)
 
 
 def init_table(CS, INITS, M, M_RELN, CHECK, SAME_START, init) -> str:
@@ -109,9 +112,7 @@ def init_table(CS, INITS, M, M_RELN, CHECK, SAME_START, init) -> str:
             rows.append((C, f"{i}{twin}", *gaps, verdicts))
         spread = f"{M[C, init].spread:.3f}; {M[C, init].alternative:.3f}"
         rows.append((C, "(two ReLU seeds; single-context ReLN)", spread, "", "", ""))
-    heads = ("C", "init", "ReLU vs closed form", "ReLU vs ReLN", "ReLN vs closed form")
-    last = 'verdict on "excellent agreement" (closed form; ReLN)'
-    return "Time gaps, median over seeds:\n\n" + kit.table(rows, (*heads, last))
+    return _table(rows, "init")
 
 
 def race_sizes(CS, DS, CM) -> str:
@@ -129,9 +130,7 @@ def race_sizes(CS, DS, CM) -> str:
             s_res, s_raw = (np.linalg.svd(x, compute_uv=False)[0] for x in (res, raw))
             theory = np.sqrt(k * (C - k) / C) * CM[C].sigma[0]
             rows.append((C, k, f"{s_res:.3f}", f"{theory:.3f}", f"{s_raw:.3f}"))
-    heads = ("C", "contexts on (k)", "top $s$ on the residual")
-    heads += ("theory $\\sqrt{k(C-k)/C}\\,\\sigma_1$",)
-    return kit.table(rows, (*heads, "top $s$ on the raw target (item-centred)"))
+    return _table(rows, "race")
 
 
 def thresholds(CS, THRESH) -> str:
@@ -141,11 +140,7 @@ def thresholds(CS, THRESH) -> str:
         (f"{thr:g}", *(" / ".join(f"{kit.med(x):.3f}" for x in per_c[C].T) for C in CS))
         for thr, per_c in THRESH.items()
     ]
-    return (
-        "Share of weight in common + (C-1)-of-C units / contexts per unit, at the end "
-        "of training (median over seeds):\n\n"
-        + kit.table(rows, ("threshold", *(f"C = {C}" for C in CS)))
-    )
+    return _table(rows, "thresholds", cs=" | ".join(f"C = {C}" for C in CS))
 
 
 def settle(CS, DS, STDS, SIM, init, t_all, lr, width, settles=(1e-3, 1e-6, 1e-9)):
@@ -160,10 +155,7 @@ def settle(CS, DS, STDS, SIM, init, t_all, lr, width, settles=(1e-3, 1e-6, 1e-9)
             L = SIM[C]["mixed", init].loss
             vals.append(f"{kit.med([time_gap(x, F_.loss) for x in L]):.3f}")
         rows.append((f"{st:g}", *vals))
-    return (
-        f"Time gap closed form vs ReLN ({init} initialisation, median over "
-        "seeds):\n\n" + kit.table(rows, ("settle", *(f"C = {C}" for C in CS)))
-    )
+    return _table(rows, "settle", init=init, cs=" | ".join(f"C = {C}" for C in CS))
 
 
 def final_census(CS, BY_K, FUNC_K, PER_UNIT, SHARE, FUNC_FINAL, CENSUS) -> str:
@@ -180,16 +172,7 @@ def final_census(CS, BY_K, FUNC_K, PER_UNIT, SHARE, FUNC_FINAL, CENSUS) -> str:
             + (f"**{med(SHARE[C][:, -1]):.3f}**", f"{snap:.3f}")
             + (f"{w:.2f} / {f:.2f}", f"{w / C:.3f} / {f / C:.3f}", f"{item:.2f}")
         )
-    heads = ("C", "common", "(C-1)-of-C", "(C-2)-of-C", "single-context")
-    heads += ("common + (C-1)-of-C", "snap change", "contexts per unit")
-    heads += ("fraction of contexts", "item-dependent")
-    return (
-        "Final census, median over seeds; *a / b*: by weight / through the function "
-        "(share of the snapped output); *snap change*: "
-        "$\\lVert \\hat Y_\\text{snapped} - \\hat Y\\rVert / \\lVert \\hat Y\\rVert$; "
-        "*item-dependent*: weight in units whose activity varies between items inside "
-        "some context:\n\n" + kit.table(rows, heads)
-    )
+    return _table(rows, "census")
 
 
 def _n_path(C: int, kind: str) -> str:
@@ -229,8 +212,7 @@ def appendix_h(CS, SIM, STDS, HIDDEN, relu_std, init) -> str:
         ("Input / output sizes", "(not in the table)",
          per_c(lambda C: f"{sizes[C][0]} / {sizes[C][-1]}")),
     ]  # fmt: skip
-    heads = ("hyper-parameter", "paper (Appendix H)", "this book (from the code)")
-    return kit.table(rows, heads)
+    return _table(rows, "appendix_h")
 
 
 def family_table(follows, closed, paper, init: str, wide) -> str:
@@ -252,6 +234,4 @@ def family_table(follows, closed, paper, init: str, wide) -> str:
         lo, hi = m.spread_interval
         label = "(seed spread: ReLU and ReLN seeds; 90 % interval)"
         rows.append((C, label, f"{m.spread:.3f} ({lo:.3f}-{hi:.3f})", ""))
-    heads = ("C", "ReLN (common + k-of-C)")
-    heads += ("time gap, as wide as the ReLU network (App. F)",)
-    return kit.table(rows, (*heads, "time gap, every pathway as wide as the paper's"))
+    return _table(rows, "family")
