@@ -1085,65 +1085,16 @@ def _review(r, g, ref):
     )
 
 
-#: The closing table's rows, ``{record: (the claim, the paper's words)}``; the
-#: claim's ``{where}`` and ``{n}`` filled in by :func:`_summary`.
-_SUMMARY_ROWS = {
-    "layer1_always_on": (
-        "Layer 1 does not gate: its units are on for every datapoint ({where})",
-        "all neurons are active for all datapoints",
-    ),
-    "layer1_linear": (
-        "Layer 1 works as a linear layer: making it linear changes the output "
-        "clearly less than making layer 2 linear ({where})",
-        "does not use the first layer for gating ... used as a linear layer",
-    ),
-    "layer1_over_training": (
-        "Layer 1 over training (always-on share, output change if linear)",
-        "no time given",
-    ),
-    "layer2_mixed": (
-        "Layer 2's context gating is 2-of-3: the single-context to 2-of-3 "
-        "ratio of its output is clearly below chance ({where})",
-        "contextual pathways are active in two out of the three contexts",
-    ),
-    "layer2_single_context": (
-        "Layer 2's single-context share late in training",
-        "not in the paper (Fig. 6a has no single-context pathway)",
-    ),
-    "gap_relu_gdln_stereotypes": (
-        "ReLU and GDLN stereotypes agree (time gap against the larger of two "
-        "ReLU runs' and two GDLN runs' gaps)",
-        "close agreement (Fig. 6b)",
-    ),
-    "init_sensitivity": (
-        "The agreement under each initialisation of the GDLN",
-        "begin with the same hyper-parameters (Appendix H)",
-    ),
-    "variance_profile": (
-        "The runs of both networks scatter alike (log ratio of standard "
-        "deviations at the worst drop, {n} + {n} stored seeds)",
-        "the same variance profiles",
-    ),
-    "plateau_outputs": (
-        "Outputs agree on the plateaus below the rank-one map's (against "
-        "the larger of two ReLU runs' and two GDLN runs' gaps)",
-        "exact agreement between the outputs",
-    ),
-    "switch_epochs_derived": (
-        "Switch-on epochs derived from the ReLU gates [start, context]",
-        "hand-set 500, 12000 (authors' code)",
-    ),
-}
-
-
 def _summary(r, recs) -> str:
     """The closing table: every claim read where context gating exists, against the
-    paper's words and its record."""
+    paper's words and its record (the TOML's ``summary`` and ``summary_quote``, the
+    claim's ``{where}`` and ``{n}`` filled in)."""
     where = f"where context gating exists, loss below {float(r.L_rank[-1]):.0f}"
-    rows = [
-        (claim.format(where=where, n=r.n24), paper, recs[name])
-        for name, (claim, paper) in _SUMMARY_ROWS.items()
-    ]
+    rows = []
+    for name, x in recs.items():
+        e = rb.claim("depth", name)
+        claim = e["summary"].format(where=where, n=r.n24)
+        rows.append((claim, e["summary_quote"], x))
     return claims_table(rows)
 
 
