@@ -78,7 +78,7 @@ def report(rec, runs: Runs, params: Params) -> dict:
     rec.save()
     return {
         "summary": _summary(r, recs),
-        "in_short": _in_short(r, g, var, out, inits, recs),
+        "in_short": _in_short(r, g, out, inits, recs),
         "check": _check(r, g, recs),
     }
 
@@ -1098,72 +1098,46 @@ def _summary(r, recs) -> str:
     return claims_table(rows)
 
 
-def _in_short(r, g, var, out, inits, recs) -> str:
+def _in_short(r, g, out, inits, recs) -> str:
     """The page's closing paragraph: the ReLU network's gating, then the GDLN against
     it (:func:`_in_short_gating`, :func:`_in_short_gdln`)."""
     verdict = {k: v["verdict"] for k, v in recs.items()}
-    return _in_short_gating(r, g, verdict) + _in_short_gdln(r, var, out, inits, verdict)
+    return _in_short_gating(r, g, verdict) + _in_short_gdln(r, out, inits, verdict)
 
 
 def _in_short_gating(r, g, verdict: dict) -> str:
     """The closing paragraph's first half: the ReLU network's two layers, read where
     context gating exists."""
-    x, nn = g["read"][g["primary"]], g["nn"]
-    return (
-        "In short: read where context gating exists (the loss below the common-only "
-        f"level {float(r.L_rank[-1]):.0f}, from epoch {med(g['t_exists']):.0f}), "
-        "the ReLU network's first layer is not always on "
-        f"({med(x['strict1']):.2f} of its weight in units on for every datapoint, "
-        f"{verdict['layer1_always_on']}; {med(g['strict1'][g['pre']]):.3f} on the "
-        "first plateau, before any context structure), but it works as a linear "
-        f"layer: making it linear moves the output by {med(x['lin1']):.1%} against "
-        f"{med(x['lin2']):.0%} for the second layer "
-        f"({verdict['layer1_linear']}). The second layer keeps a common "
-        "pathway and 2-of-3 units, but single-context units make "
-        f"{med(x['ratio']):.2f} times the 2-of-3 units' part of its snapped output, "
-        f"against {med(g['chance']):.2f} at initialisation, where gating is random "
-        f"({verdict['layer2_mixed']} against chance), and a context-level "
-        f"description misses {med(g['snap2'][:, -1]):.0%} of its output at the end. "
-        f"Its gating stays within Lemma 4.1 (nested) almost everywhere: "
-        f"{med(nn[:, -1, 1]):.1%} of its weight is beyond it at the end. "
-    )
+    x, pre = g["read"][g["primary"]], g["strict1"][g["pre"]]
+    lin1, lin2, snap2 = med(x["lin1"]), med(x["lin2"]), med(g["snap2"][:, -1])
+    values = dict(strict1_pre=med(pre), lin1=lin1, lin2=lin2, snap2=snap2)
+    return kit.prose("depth", "in_short_gating", **r.glue, **verdict, **values)
 
 
-def _in_short_gdln(r, var, out, inits, verdict: dict) -> str:
-    """The closing paragraph's second half: the GDLN against the ReLU network."""
-    v24, names, k24, n24 = r.v24, r.names24, r.v24["k"], r.n24
+def _in_short_words(r, out, inits) -> dict:
+    """The closing paragraph's result-dependent words on the GDLN."""
     within, hand, derived = out["within_noise"], r.hand, r.derived
-    start = "matches" if abs(derived.start - hand.start) <= 200 else "differs from"
-    scales = "the other initialisations are compared in the init table. "
+    scales = "in_short_scales"
     if inits["stuck"] and inits["made"] == ["authors"]:
-        scales = "started at the ReLU network's own scale (matched or derived) it "
-        scales += "misses the last drop, so the agreement rests on the authors' "
-        scales += "hand-set scales. "
+        scales = "in_short_scales_authors"
     noise = ""
     if within and r.init not in within:
-        noise = f"; started with {' or '.join(INIT_NAME[i] for i in within)} the "
-        noise += "GDLN's outputs agree within that noise"
-    ctx = "differs from" if abs(derived.context - hand.context) > 500 else "agrees with"
-    return (
-        "The GDLN of "
-        f"Fig. 6a, started with {INIT_NAME[r.init]} and trained {r.coupling}: its "
-        f"stereotype is {r.m_stereo.value:.3f} from the ReLU stereotype in the time "
-        f"gap, against {r.m_runs.spread:.3f} between two runs of one network "
-        f"({verdict['gap_relu_gdln_stereotypes']}); {scales}Its outputs on the "
-        f"plateaus below the rank-one map's agree to {r.worst[2]:.1%} "
-        f"({verdict['plateau_outputs']} against the two networks' own "
-        f"{out['m_worst'].spread:.1%}{noise}). Over {n24} + {n24} seeds both "
-        "networks are consistent in the first drop and scatter later; at the drop "
-        f"{names[k24]} the ReLU runs scatter {np.exp(v24['scatter'][k24][0]):.1f} "
-        f"times as much ({verdict['variance_profile']} as 'the same variance "
-        f"profiles'; {sum(v == 'reproduced' for v in var['verdict24'])} of "
-        f"{len(names)} drops scatter alike), and rounding alone moves the ReLU "
-        "network's last drop by up to "
-        f"{max(np.nanmax(m[-1:]) for m in r.floor['max'].values()):.0f} epochs. The "
-        f"start epoch read off the ReLU gates ({derived.start}) {start} the authors' "
-        f"{hand.start}; the context epoch ({derived.context}) {ctx} the authors' "
-        f"{hand.context}."
-    )
+        inits_ = " or ".join(INIT_NAME[i] for i in within)
+        noise = kit.prose("depth", "in_short_noise", inits=inits_)
+    near = abs(derived.start - hand.start) <= 200
+    far = abs(derived.context - hand.context) > 500
+    return {
+        "scales": kit.prose("depth", scales),
+        "noise": noise,
+        "start": "matches" if near else "differs from",
+        "ctx": "differs from" if far else "agrees with",
+    }
+
+
+def _in_short_gdln(r, out, inits, verdict: dict) -> str:
+    """The closing paragraph's second half: the GDLN against the ReLU network."""
+    words = {**_in_short_words(r, out, inits), "hand": r.hand}
+    return kit.prose("depth", "in_short_gdln", **r.glue, **verdict, **words)
 
 
 def _check(r, g, recs) -> str:
