@@ -468,30 +468,16 @@ def _floor_reading(r, sd24, n_rd: int) -> str:
     with np.errstate(invalid="ignore"):
         left = np.sqrt(s_r**2 - f**2) / s_g
         need = np.sqrt(s_r**2 - (limit * s_g) ** 2)
-    cmd = "JAX_ENABLE_X64=1 python -m helpers.chapters.depth.stored rounding --seeds "
     per_seed = float(r.rd_entry.get("seconds", float("nan"))) / 60 / n_rd
-    alike = "The last drops scatter alike within 'the same' without it. "
+    alike = kit.prose("depth", "floor_alike")
     if np.isfinite(need):
-        alike = (
-            f"For the last drops to scatter alike ('the same' allows a ratio up to "
-            f"{limit:.2f}), rounding would have to add a standard deviation of about "
-            f"{need:.0f} epochs to each ReLU run's last drop, against the {f:.0f} "
-            "measured. "
-        )
+        alike = kit.prose("depth", "floor_alike_needs", limit=limit, need=need, f=f)
     cost = ""
     if np.isfinite(per_seed):
-        cost = f", about {per_seed:.0f} minutes of wall time per seed on the machine "
-        cost += "that made this one"
-    return (
-        "This floor is the ReLU network's: only the ReLU network is retrained from the "
-        "same initial weights, so it is not a floor for the GDLN, and no share of the "
-        "GDLN's scatter is read from it. Taken as independent of the initial weights, "
-        f"rounding makes about {(f / s_r) ** 2:.0%} of the ReLU runs' last-drop "
-        f"variance; taken out of it, the ReLU runs still scatter {left:.1f} times as "
-        "much as the GDLN's there (a GDLN floor, were there one, would only raise "
-        f"that). {alike}The floor rests on {n_rd} seeds ({2 * n_rd} comparisons); a "
-        f"floor on more seeds needs a new stored run (`{cmd}{2 * n_rd}`{cost})."
-    )
+        cost = kit.prose("depth", "floor_cost", per_seed=per_seed)
+    share, n2 = (f / s_r) ** 2, 2 * n_rd
+    words = dict(share=share, left=left, alike=alike, n_rd=n_rd, n2=n2, cost=cost)
+    return kit.prose("depth", "floor_reading", **words)
 
 
 def _gating(r) -> dict:
