@@ -1045,29 +1045,18 @@ def _review(r, g, ref):
     ph_late = _window_ratio(g, phase[0] + every, phase[1])
     plateau_on, fp = _window_ratio(g, 5000, phase[1] + every), g["fp_ratio"]
     moved = abs(ph - ph_late) > 0.2 * max(ph, 1e-12)
-    plateau = ", small as the review said"
-    if fp > rb.CLEARLY:
-        plateau = (
-            ": both layers are linear there, so the plateau cannot show the claim for "
-            "or against, and the review's small ratios of windows that start on the "
-            "plateau come from their records after it, where the second layer gates "
-            "(the review was wrong to read them as the plateau's)"
-        )
-    edge = "(the edge record moves it, as the review said)" if moved else ""
+    plateau = "review_plateau_linear" if fp > rb.CLEARLY else "review_plateau_small"
+    window = dict(ph=ph, ph_late=ph_late, plateau_on=plateau_on, fp=fp)
+    window["edge"] = kit.prose("depth", "review_edge") if moved else ""
+    window["plateau"] = kit.prose("depth", plateau)
+    window["ratio"] = med(x["lin1"] / x["lin2"])
     s4 = f"{ref:.2f}." if np.isfinite(ref) else "not available."
+    base = dict(chance=med(g["chance"]), network=med(x["ratio"]), s4=s4)
     r.glue(
-        review_window="An external review of the first pass found the ratio "
-        "0.04-0.11 'in any window from the first plateau on' and 0.90 in the phase "
-        f"against 0.43 without its edge records. Here the phase's mean ratio is "
-        f"{ph:.2f}, {ph_late:.2f} without its first record {edge}, and "
-        f"{plateau_on:.2f} from epoch 5000 to one record past the phase. On the first "
-        f"plateau alone the ratio is {fp:.2f}{plateau}. Where context gating exists "
-        f"the median of the per-seed ratios is {med(x['lin1'] / x['lin2']):.2f}.",
-        review_baseline="The review put chance at 0.56 (its 12 seeds, at "
-        "initialisation), the network at 0.42-0.64 by window and the Section 4 "
-        f"network at 0.27; here chance is {med(g['chance']):.2f}, the network "
-        f"{med(x['ratio']):.2f} where context gating exists and {_range(others)} in "
-        f"the other windows (the variants), and the Section 4 network {s4}",
+        review_window=kit.prose("depth", "review_window", **window),
+        review_baseline=kit.prose(
+            "depth", "review_baseline", **base, others=_range(others)
+        ),
     )
 
 
