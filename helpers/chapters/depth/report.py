@@ -170,27 +170,19 @@ def _inits(r) -> dict:
     ratio_ro = GDLN_STDS["readout_context"] / GDLN_STDS["readout_common"]
     stuck = [i for i in rows if rows[i]["reach_10pc"].startswith("0 ")]
     made = [i for i in rows if i not in stuck]
-    reading = "Under every initialisation the GDLN makes all the drops within the "
-    reading += "run; the table shows how far each choice moves the gap."
-    if stuck and not made:
-        reading = "No GDLN run reaches 10 % of the initial loss within the run under "
-        reading += "any initialisation tried here."
-    elif stuck:
+    reading = kit.prose("depth", "inits_none" if stuck else "inits_all")
+    if stuck and made:
         reach = (f"{rows[i]['reach_10pc']} runs with {name[i]}" for i in made)
-        ends = ", ".join(f"{rows[i]['final_loss']:.1f}" for i in stuck)
-        why = f" (whose context readout is {ratio_ro:.1f} times the common one)"
-        reading = (
-            "Every initialisation takes the GDLN through the first drops at about the "
-            "ReLU network's epochs; they part at the last drop, to zero. Started with "
-            f"{' and '.join(name[i] for i in stuck)}, no GDLN run reaches 10 % of the "
-            f"initial loss within the run (it ends at {ends}, median; the ReLU runs "
-            f"at {final:.2g}), against {' and '.join(reach)}. So the GDLN follows the "
-            "ReLU network's last drop only when started with "
-            f"{' or '.join(name[i] for i in made)}{why if made == ['authors'] else ''}"
-            ". The time gaps of runs that miss a level are lower bounds (the level "
-            "counts at the run's end), and a lower bound cannot show agreement: the "
-            "rulebook gives such runs no 'reproduced'; the missed drop itself is the "
-            "finding."
+        why = kit.prose("depth", "inits_why", ratio=ratio_ro)
+        reading = kit.prose(
+            "depth",
+            "inits_some",
+            stuck=" and ".join(name[i] for i in stuck),
+            ends=", ".join(f"{rows[i]['final_loss']:.1f}" for i in stuck),
+            final=final,
+            reach=" and ".join(reach),
+            made=" or ".join(name[i] for i in made),
+            why=why if made == ["authors"] else "",
         )
     r.glue(n_init=r.init_seeds, final_relu=final, init_reading=reading)
     return {"stuck": stuck, "made": made}
@@ -393,7 +385,7 @@ def _authors_variants(r, ev24) -> dict:
     worst drop; glues their reading."""
     a, names, m = r.authors, r.names24, r.n24
     if a is None:
-        r.glue(auth_reading="The authors' script runs were not handed over.")
+        r.glue(auth_reading=kit.prose("depth", "authors_none"))
         return {}
     n, k, kw, sd, pc = a["n"], a["k"], a["k_worst"], a["sd"], a["percentile"]
     (v, e), no_iv = a["scatter"][k], {"spread_interval": None, "variants": None}
@@ -406,16 +398,9 @@ def _authors_variants(r, ev24) -> dict:
     }
     tail = "what as many of the engine's seeds give"
     sit = f"in the low tail of {tail}, not outside it" if pc < 10 else f"within {tail}"
-    text = (
-        f"The authors' own scripts (depth/relu.py and depth/gdln_off.py, run "
-        f"{n} + {n} times as stored in `book/authors_runs`, seeds {seeds}) give at the "
-        f"drop {names[k]} a ratio of {np.exp(v):.2f} (standard deviations "
-        f"{sd['relu'][k]:.0f} and {sd['gdln'][k]:.0f} epochs): {rb.verdict(ev)} as "
-        f"'the same', judged as the {n} + {n} subsets are. Of random {n} + {n} "
-        f"subsets of the engine's {m} + {m} seeds, {pc:.1f} % give a smaller ratio: "
-        f"the scripts' runs sit {sit}; on so few seeds the paper's 'the same' is what "
-        "one draw can show."
-    )
+    said = dict(n=n, seeds=seeds, drop=names[k], ratio=np.exp(v), m=m, pc=pc, sit=sit)
+    said.update(sd_relu=sd["relu"][k], sd_gdln=sd["gdln"][k], verdict=rb.verdict(ev))
+    text = kit.prose("depth", "authors_reading", **said)
     if kw is not None and kw != k:
         name, evw, more = _authors_worst(a, ev24.but(**no_iv), names)
         out[name] = evw
@@ -431,13 +416,10 @@ def _authors_worst(a, ev, names) -> tuple:
     n, kw, sd = a["n"], a["k_worst"], a["sd"]
     vw, ew = a["scatter"][kw]
     evw = ev.but(value=float(vw), spread=float(ew))
-    at = f"{names[kw]}: ratio"
-    worst = f"their own worst drop {at} {np.exp(vw):.2g}"
-    text = (
-        f" Read as the record reads every profile, at its worst drop, their runs "
-        f"are worst at {at} {np.exp(vw):.1f} (standard deviations "
-        f"{sd['relu'][kw]:.0f} and {sd['gdln'][kw]:.0f} epochs), {rb.verdict(evw)}."
-    )
+    worst = f"their own worst drop {names[kw]}: ratio {np.exp(vw):.2g}"
+    said = dict(drop=names[kw], ratio=np.exp(vw), verdict=rb.verdict(evw))
+    said.update(sd_relu=sd["relu"][kw], sd_gdln=sd["gdln"][kw])
+    text = kit.prose("depth", "authors_worst", **said)
     return f"the authors' {n} + {n} runs at {worst}", evw, text
 
 
