@@ -307,15 +307,9 @@ def _drops_stored(r, here: dict) -> dict:
 def _commit_reading(*entries) -> str:
     """The stored runs' commit, and whether its working tree was modified."""
     commits = sorted({str(e.get("commit", "unknown")) for e in entries})
-    text = "The manifest names commit " + " and ".join(commits)
-    if any("modified" in c for c in commits):
-        return (
-            text + ": the code was a modified working tree, not that commit's, so no "
-            "commit of the repository remakes these runs bit for bit; the command "
-            "above, run from a clean commit, would make a stored run whose code is "
-            "on record."
-        )
-    return text + ", a clean working tree."
+    modified = any("modified" in c for c in commits)
+    name = "commit_modified" if modified else "commit_clean"
+    return kit.prose("depth", name, commits=" and ".join(commits))
 
 
 def _shape_variant(r, per24) -> dict:
@@ -367,16 +361,9 @@ def _outlier_reading(a, drop: str) -> str:
     if a.size <= 2:
         return ""
     sd, sd1 = a.std(ddof=1), np.delete(a, np.argmin(a)).std(ddof=1)
-    return (
-        f"Without the single earliest ReLU run at the drop {drop} (epoch "
-        f"{a.min():.0f}) the ReLU runs' standard deviation there moves from "
-        f"{sd:.0f} to {sd1:.0f} epochs: "
-        + (
-            "that one run carries much of it."
-            if sd1 < 0.75 * sd
-            else "on these seeds no single run carries it."
-        )
-    )
+    carries = kit.prose("depth", "outlier_one" if sd1 < 0.75 * sd else "outlier_none")
+    said = dict(drop=drop, first=a.min(), sd=sd, sd1=sd1, carries=carries)
+    return kit.prose("depth", "outlier", **said)
 
 
 def _authors_variants(r, ev24) -> dict:
@@ -757,33 +744,20 @@ def _init_reading(within: list, init: str) -> str:
     """Which initialisations bring the outputs at the worst plateau within noise, in
     words (empty where the run's own ``init`` does)."""
     if not within:
-        return (
-            "No initialisation brings the outputs at that plateau within twice "
-            "the two-sample spread."
-        )
+        return kit.prose("depth", "init_within_none")
     if init not in within:
-        return (
-            f"Under {' and '.join(INIT_NAME[i] for i in within)} the outputs at that "
-            "plateau are within twice the two-sample spread: there the "
-            "initialisation explains the difference."
-        )
+        inits = " and ".join(INIT_NAME[i] for i in within)
+        return kit.prose("depth", "init_within", inits=inits)
     return ""
 
 
 def _relu_only_reading(r, relu_only: list) -> str:
     """The ReLU runs' plateaus that the GDLN runs do not stop at, in words."""
     if not relu_only:
-        return "Every plateau of the ReLU runs is one the GDLN runs stop at too."
-    return (
-        "The exception is the ReLU network's short plateau (at loss "
-        f"{', '.join(f'{g[0]:.0f}' for g in relu_only)}) that the GDLN runs do "
-        "not stop at: there the outputs differ by up to "
-        f"{max(g[2] for g in relu_only):.2f}. The GDLN does not rest at that "
-        "level: its common pathway alone is linear and would next rest at the "
-        f"rank-two linear map's {float(r.L_rank[1]):.0f}, and the GDLN record "
-        "compared is one taken while it passes that level on its way down after "
-        "its context pathways have switched on."
-    )
+        return kit.prose("depth", "relu_only_none")
+    levels = ", ".join(f"{g[0]:.0f}" for g in relu_only)
+    gap, L_rank2 = max(g[2] for g in relu_only), float(r.L_rank[1])
+    return kit.prose("depth", "relu_only", levels=levels, gap=gap, L_rank2=L_rank2)
 
 
 def _outputs(r) -> dict:
