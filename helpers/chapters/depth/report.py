@@ -155,9 +155,8 @@ def _setup(r):
     r.glue(spread_interval="{:.3f}–{:.3f}".format(*m.spread_interval))
     r.glue(seed_relu=r.relu.seeds[r.i_r], seed_gdln=r.gh.seeds[r.i_g])
     r.glue(verdict_stereo=rb.verdict(r.m_stereo), verdict_runs=rb.verdict(m))
-    censored = ": some runs miss, within the run, a loss level their partner reaches, "
-    censored += "so the gap is a lower bound, which cannot show agreement"
-    r.glue(runs_censored=censored if m.censored else "")
+    censored = kit.prose("depth", "runs_censored") if m.censored else ""
+    r.glue(runs_censored=censored)
     r.glue(n_reach_1pc_relu=int(np.isfinite(t_r[:, 2]).sum()))
     r.glue(t50_range=f"{lo[0]:.0f} and {hi[0]:.0f}")
     r.glue(t10_range=f"{lo[1]:.0f} and {hi[1]:.0f}")
@@ -193,16 +192,10 @@ def _drops(r) -> dict:
     (the verdict) and the rounding floor."""
     levels, lv_g = r.levels, plateau_levels(r.gh.loss)
     extra = [x for x in levels if not np.any(np.abs(lv_g - x) <= 0.05 * r.L0)]
-    text = "Both networks rest at the same levels (a level counts when at least half "
-    text += "the runs rest there)."
+    text = kit.prose("depth", "levels_same")
     if extra:
-        text = (
-            f"The ReLU network has a plateau the GDLN does not, at {extra[0]:.1f}, "
-            f"just below the rank-two linear map's {float(r.L_rank[1]):.1f}: its "
-            "2-of-3 units are already appearing there (census and schedule below), "
-            "whereas the GDLN is linear until its context pathways switch on and only "
-            "passes through that level."
-        )
+        L_rank2 = float(r.L_rank[1])
+        text = kit.prose("depth", "levels_extra", extra=extra[0], L_rank2=L_rank2)
     r.glue(levels=", ".join(f"{x:.1f}" for x in levels))
     r.glue(levels_gdln=", ".join(f"{x:.1f}" for x in lv_g))
     r.glue(level_third=float(levels[2]) if levels.size > 2 else float("nan"))
@@ -341,14 +334,12 @@ def _robust_variants(r, per24, k24) -> dict:
         )
         worst = f"worst drop {names[k]}, ratio {ratio[k]:.2g}"
         out[f"the {what} in place of the standard deviation ({worst})"] = ev
-        words.append(
-            f"the {what} gives {ratio[k24]:.2f} at the drop {names[k24]} and is worst "
-            f"at {names[k]} (ratio {ratio[k]:.2f}, {rb.verdict(ev)})"
-        )
-    text = "No outlier-resistant spread can be read on these seeds."
+        said = dict(what=what, ratio24=ratio[k24], drop24=names[k24], drop=names[k])
+        said.update(ratio=ratio[k], verdict=rb.verdict(ev))
+        words.append(kit.prose("depth", "robust_word", **said))
+    text = kit.prose("depth", "robust_none")
     if words:
-        text = "In place of the standard deviation, " + "; ".join(words)
-        text += " (the record's `definition` variants)."
+        text = kit.prose("depth", "robust", words="; ".join(words))
     r.glue(v24_robust=text)
     r.glue(v24_outlier=_outlier_reading(r.v24["drops"]["relu"][:, k24], names[k24]))
     return out
