@@ -78,7 +78,7 @@ def report(rec, runs: Runs, params: Params) -> dict:
     rec.save()
     return {
         "summary": _summary(r, recs),
-        "in_short": _in_short(r, g, var, out, inits, recs),
+        "in_short": _in_short(r, g, out, inits, recs),
         "check": _check(r, g, recs),
     }
 
@@ -155,9 +155,8 @@ def _setup(r):
     r.glue(spread_interval="{:.3f}–{:.3f}".format(*m.spread_interval))
     r.glue(seed_relu=r.relu.seeds[r.i_r], seed_gdln=r.gh.seeds[r.i_g])
     r.glue(verdict_stereo=rb.verdict(r.m_stereo), verdict_runs=rb.verdict(m))
-    censored = ": some runs miss, within the run, a loss level their partner reaches, "
-    censored += "so the gap is a lower bound, which cannot show agreement"
-    r.glue(runs_censored=censored if m.censored else "")
+    censored = kit.prose("depth", "runs_censored") if m.censored else ""
+    r.glue(runs_censored=censored)
     r.glue(n_reach_1pc_relu=int(np.isfinite(t_r[:, 2]).sum()))
     r.glue(t50_range=f"{lo[0]:.0f} and {hi[0]:.0f}")
     r.glue(t10_range=f"{lo[1]:.0f} and {hi[1]:.0f}")
@@ -170,27 +169,19 @@ def _inits(r) -> dict:
     ratio_ro = GDLN_STDS["readout_context"] / GDLN_STDS["readout_common"]
     stuck = [i for i in rows if rows[i]["reach_10pc"].startswith("0 ")]
     made = [i for i in rows if i not in stuck]
-    reading = "Under every initialisation the GDLN makes all the drops within the "
-    reading += "run; the table shows how far each choice moves the gap."
-    if stuck and not made:
-        reading = "No GDLN run reaches 10 % of the initial loss within the run under "
-        reading += "any initialisation tried here."
-    elif stuck:
+    reading = kit.prose("depth", "inits_none" if stuck else "inits_all")
+    if stuck and made:
         reach = (f"{rows[i]['reach_10pc']} runs with {name[i]}" for i in made)
-        ends = ", ".join(f"{rows[i]['final_loss']:.1f}" for i in stuck)
-        why = f" (whose context readout is {ratio_ro:.1f} times the common one)"
-        reading = (
-            "Every initialisation takes the GDLN through the first drops at about the "
-            "ReLU network's epochs; they part at the last drop, to zero. Started with "
-            f"{' and '.join(name[i] for i in stuck)}, no GDLN run reaches 10 % of the "
-            f"initial loss within the run (it ends at {ends}, median; the ReLU runs "
-            f"at {final:.2g}), against {' and '.join(reach)}. So the GDLN follows the "
-            "ReLU network's last drop only when started with "
-            f"{' or '.join(name[i] for i in made)}{why if made == ['authors'] else ''}"
-            ". The time gaps of runs that miss a level are lower bounds (the level "
-            "counts at the run's end), and a lower bound cannot show agreement: the "
-            "rulebook gives such runs no 'reproduced'; the missed drop itself is the "
-            "finding."
+        why = kit.prose("depth", "inits_why", ratio=ratio_ro)
+        reading = kit.prose(
+            "depth",
+            "inits_some",
+            stuck=" and ".join(name[i] for i in stuck),
+            ends=", ".join(f"{rows[i]['final_loss']:.1f}" for i in stuck),
+            final=final,
+            reach=" and ".join(reach),
+            made=" or ".join(name[i] for i in made),
+            why=why if made == ["authors"] else "",
         )
     r.glue(n_init=r.init_seeds, final_relu=final, init_reading=reading)
     return {"stuck": stuck, "made": made}
@@ -201,16 +192,10 @@ def _drops(r) -> dict:
     (the verdict) and the rounding floor."""
     levels, lv_g = r.levels, plateau_levels(r.gh.loss)
     extra = [x for x in levels if not np.any(np.abs(lv_g - x) <= 0.05 * r.L0)]
-    text = "Both networks rest at the same levels (a level counts when at least half "
-    text += "the runs rest there)."
+    text = kit.prose("depth", "levels_same")
     if extra:
-        text = (
-            f"The ReLU network has a plateau the GDLN does not, at {extra[0]:.1f}, "
-            f"just below the rank-two linear map's {float(r.L_rank[1]):.1f}: its "
-            "2-of-3 units are already appearing there (census and schedule below), "
-            "whereas the GDLN is linear until its context pathways switch on and only "
-            "passes through that level."
-        )
+        L_rank2 = float(r.L_rank[1])
+        text = kit.prose("depth", "levels_extra", extra=extra[0], L_rank2=L_rank2)
     r.glue(levels=", ".join(f"{x:.1f}" for x in levels))
     r.glue(levels_gdln=", ".join(f"{x:.1f}" for x in lv_g))
     r.glue(level_third=float(levels[2]) if levels.size > 2 else float("nan"))
@@ -315,15 +300,9 @@ def _drops_stored(r, here: dict) -> dict:
 def _commit_reading(*entries) -> str:
     """The stored runs' commit, and whether its working tree was modified."""
     commits = sorted({str(e.get("commit", "unknown")) for e in entries})
-    text = "The manifest names commit " + " and ".join(commits)
-    if any("modified" in c for c in commits):
-        return (
-            text + ": the code was a modified working tree, not that commit's, so no "
-            "commit of the repository remakes these runs bit for bit; the command "
-            "above, run from a clean commit, would make a stored run whose code is "
-            "on record."
-        )
-    return text + ", a clean working tree."
+    modified = any("modified" in c for c in commits)
+    name = "commit_modified" if modified else "commit_clean"
+    return kit.prose("depth", name, commits=" and ".join(commits))
 
 
 def _shape_variant(r, per24) -> dict:
@@ -355,14 +334,12 @@ def _robust_variants(r, per24, k24) -> dict:
         )
         worst = f"worst drop {names[k]}, ratio {ratio[k]:.2g}"
         out[f"the {what} in place of the standard deviation ({worst})"] = ev
-        words.append(
-            f"the {what} gives {ratio[k24]:.2f} at the drop {names[k24]} and is worst "
-            f"at {names[k]} (ratio {ratio[k]:.2f}, {rb.verdict(ev)})"
-        )
-    text = "No outlier-resistant spread can be read on these seeds."
+        said = dict(what=what, ratio24=ratio[k24], drop24=names[k24], drop=names[k])
+        said.update(ratio=ratio[k], verdict=rb.verdict(ev))
+        words.append(kit.prose("depth", "robust_word", **said))
+    text = kit.prose("depth", "robust_none")
     if words:
-        text = "In place of the standard deviation, " + "; ".join(words)
-        text += " (the record's `definition` variants)."
+        text = kit.prose("depth", "robust", words="; ".join(words))
     r.glue(v24_robust=text)
     r.glue(v24_outlier=_outlier_reading(r.v24["drops"]["relu"][:, k24], names[k24]))
     return out
@@ -375,16 +352,9 @@ def _outlier_reading(a, drop: str) -> str:
     if a.size <= 2:
         return ""
     sd, sd1 = a.std(ddof=1), np.delete(a, np.argmin(a)).std(ddof=1)
-    return (
-        f"Without the single earliest ReLU run at the drop {drop} (epoch "
-        f"{a.min():.0f}) the ReLU runs' standard deviation there moves from "
-        f"{sd:.0f} to {sd1:.0f} epochs: "
-        + (
-            "that one run carries much of it."
-            if sd1 < 0.75 * sd
-            else "on these seeds no single run carries it."
-        )
-    )
+    carries = kit.prose("depth", "outlier_one" if sd1 < 0.75 * sd else "outlier_none")
+    said = dict(drop=drop, first=a.min(), sd=sd, sd1=sd1, carries=carries)
+    return kit.prose("depth", "outlier", **said)
 
 
 def _authors_variants(r, ev24) -> dict:
@@ -393,7 +363,7 @@ def _authors_variants(r, ev24) -> dict:
     worst drop; glues their reading."""
     a, names, m = r.authors, r.names24, r.n24
     if a is None:
-        r.glue(auth_reading="The authors' script runs were not handed over.")
+        r.glue(auth_reading=kit.prose("depth", "authors_none"))
         return {}
     n, k, kw, sd, pc = a["n"], a["k"], a["k_worst"], a["sd"], a["percentile"]
     (v, e), no_iv = a["scatter"][k], {"spread_interval": None, "variants": None}
@@ -406,16 +376,9 @@ def _authors_variants(r, ev24) -> dict:
     }
     tail = "what as many of the engine's seeds give"
     sit = f"in the low tail of {tail}, not outside it" if pc < 10 else f"within {tail}"
-    text = (
-        f"The authors' own scripts (depth/relu.py and depth/gdln_off.py, run "
-        f"{n} + {n} times as stored in `book/authors_runs`, seeds {seeds}) give at the "
-        f"drop {names[k]} a ratio of {np.exp(v):.2f} (standard deviations "
-        f"{sd['relu'][k]:.0f} and {sd['gdln'][k]:.0f} epochs): {rb.verdict(ev)} as "
-        f"'the same', judged as the {n} + {n} subsets are. Of random {n} + {n} "
-        f"subsets of the engine's {m} + {m} seeds, {pc:.1f} % give a smaller ratio: "
-        f"the scripts' runs sit {sit}; on so few seeds the paper's 'the same' is what "
-        "one draw can show."
-    )
+    said = dict(n=n, seeds=seeds, drop=names[k], ratio=np.exp(v), m=m, pc=pc, sit=sit)
+    said.update(sd_relu=sd["relu"][k], sd_gdln=sd["gdln"][k], verdict=rb.verdict(ev))
+    text = kit.prose("depth", "authors_reading", **said)
     if kw is not None and kw != k:
         name, evw, more = _authors_worst(a, ev24.but(**no_iv), names)
         out[name] = evw
@@ -431,13 +394,10 @@ def _authors_worst(a, ev, names) -> tuple:
     n, kw, sd = a["n"], a["k_worst"], a["sd"]
     vw, ew = a["scatter"][kw]
     evw = ev.but(value=float(vw), spread=float(ew))
-    at = f"{names[kw]}: ratio"
-    worst = f"their own worst drop {at} {np.exp(vw):.2g}"
-    text = (
-        f" Read as the record reads every profile, at its worst drop, their runs "
-        f"are worst at {at} {np.exp(vw):.1f} (standard deviations "
-        f"{sd['relu'][kw]:.0f} and {sd['gdln'][kw]:.0f} epochs), {rb.verdict(evw)}."
-    )
+    worst = f"their own worst drop {names[kw]}: ratio {np.exp(vw):.2g}"
+    said = dict(drop=names[kw], ratio=np.exp(vw), verdict=rb.verdict(evw))
+    said.update(sd_relu=sd["relu"][kw], sd_gdln=sd["gdln"][kw])
+    text = kit.prose("depth", "authors_worst", **said)
     return f"the authors' {n} + {n} runs at {worst}", evw, text
 
 
@@ -468,30 +428,16 @@ def _floor_reading(r, sd24, n_rd: int) -> str:
     with np.errstate(invalid="ignore"):
         left = np.sqrt(s_r**2 - f**2) / s_g
         need = np.sqrt(s_r**2 - (limit * s_g) ** 2)
-    cmd = "JAX_ENABLE_X64=1 python -m helpers.chapters.depth.stored rounding --seeds "
     per_seed = float(r.rd_entry.get("seconds", float("nan"))) / 60 / n_rd
-    alike = "The last drops scatter alike within 'the same' without it. "
+    alike = kit.prose("depth", "floor_alike")
     if np.isfinite(need):
-        alike = (
-            f"For the last drops to scatter alike ('the same' allows a ratio up to "
-            f"{limit:.2f}), rounding would have to add a standard deviation of about "
-            f"{need:.0f} epochs to each ReLU run's last drop, against the {f:.0f} "
-            "measured. "
-        )
+        alike = kit.prose("depth", "floor_alike_needs", limit=limit, need=need, f=f)
     cost = ""
     if np.isfinite(per_seed):
-        cost = f", about {per_seed:.0f} minutes of wall time per seed on the machine "
-        cost += "that made this one"
-    return (
-        "This floor is the ReLU network's: only the ReLU network is retrained from the "
-        "same initial weights, so it is not a floor for the GDLN, and no share of the "
-        "GDLN's scatter is read from it. Taken as independent of the initial weights, "
-        f"rounding makes about {(f / s_r) ** 2:.0%} of the ReLU runs' last-drop "
-        f"variance; taken out of it, the ReLU runs still scatter {left:.1f} times as "
-        "much as the GDLN's there (a GDLN floor, were there one, would only raise "
-        f"that). {alike}The floor rests on {n_rd} seeds ({2 * n_rd} comparisons); a "
-        f"floor on more seeds needs a new stored run (`{cmd}{2 * n_rd}`{cost})."
-    )
+        cost = kit.prose("depth", "floor_cost", per_seed=per_seed)
+    share, n2 = (f / s_r) ** 2, 2 * n_rd
+    words = dict(share=share, left=left, alike=alike, n_rd=n_rd, n2=n2, cost=cost)
+    return kit.prose("depth", "floor_reading", **words)
 
 
 def _gating(r) -> dict:
@@ -789,33 +735,20 @@ def _init_reading(within: list, init: str) -> str:
     """Which initialisations bring the outputs at the worst plateau within noise, in
     words (empty where the run's own ``init`` does)."""
     if not within:
-        return (
-            "No initialisation brings the outputs at that plateau within twice "
-            "the two-sample spread."
-        )
+        return kit.prose("depth", "init_within_none")
     if init not in within:
-        return (
-            f"Under {' and '.join(INIT_NAME[i] for i in within)} the outputs at that "
-            "plateau are within twice the two-sample spread: there the "
-            "initialisation explains the difference."
-        )
+        inits = " and ".join(INIT_NAME[i] for i in within)
+        return kit.prose("depth", "init_within", inits=inits)
     return ""
 
 
 def _relu_only_reading(r, relu_only: list) -> str:
     """The ReLU runs' plateaus that the GDLN runs do not stop at, in words."""
     if not relu_only:
-        return "Every plateau of the ReLU runs is one the GDLN runs stop at too."
-    return (
-        "The exception is the ReLU network's short plateau (at loss "
-        f"{', '.join(f'{g[0]:.0f}' for g in relu_only)}) that the GDLN runs do "
-        "not stop at: there the outputs differ by up to "
-        f"{max(g[2] for g in relu_only):.2f}. The GDLN does not rest at that "
-        "level: its common pathway alone is linear and would next rest at the "
-        f"rank-two linear map's {float(r.L_rank[1]):.0f}, and the GDLN record "
-        "compared is one taken while it passes that level on its way down after "
-        "its context pathways have switched on."
-    )
+        return kit.prose("depth", "relu_only_none")
+    levels = ", ".join(f"{g[0]:.0f}" for g in relu_only)
+    gap, L_rank2 = max(g[2] for g in relu_only), float(r.L_rank[1])
+    return kit.prose("depth", "relu_only", levels=levels, gap=gap, L_rank2=L_rank2)
 
 
 def _outputs(r) -> dict:
@@ -1059,160 +992,74 @@ def _review(r, g, ref):
     ph_late = _window_ratio(g, phase[0] + every, phase[1])
     plateau_on, fp = _window_ratio(g, 5000, phase[1] + every), g["fp_ratio"]
     moved = abs(ph - ph_late) > 0.2 * max(ph, 1e-12)
-    plateau = ", small as the review said"
-    if fp > rb.CLEARLY:
-        plateau = (
-            ": both layers are linear there, so the plateau cannot show the claim for "
-            "or against, and the review's small ratios of windows that start on the "
-            "plateau come from their records after it, where the second layer gates "
-            "(the review was wrong to read them as the plateau's)"
-        )
-    edge = "(the edge record moves it, as the review said)" if moved else ""
+    plateau = "review_plateau_linear" if fp > rb.CLEARLY else "review_plateau_small"
+    window = dict(ph=ph, ph_late=ph_late, plateau_on=plateau_on, fp=fp)
+    window["edge"] = kit.prose("depth", "review_edge") if moved else ""
+    window["plateau"] = kit.prose("depth", plateau)
+    window["ratio"] = med(x["lin1"] / x["lin2"])
     s4 = f"{ref:.2f}." if np.isfinite(ref) else "not available."
+    base = dict(chance=med(g["chance"]), network=med(x["ratio"]), s4=s4)
     r.glue(
-        review_window="An external review of the first pass found the ratio "
-        "0.04-0.11 'in any window from the first plateau on' and 0.90 in the phase "
-        f"against 0.43 without its edge records. Here the phase's mean ratio is "
-        f"{ph:.2f}, {ph_late:.2f} without its first record {edge}, and "
-        f"{plateau_on:.2f} from epoch 5000 to one record past the phase. On the first "
-        f"plateau alone the ratio is {fp:.2f}{plateau}. Where context gating exists "
-        f"the median of the per-seed ratios is {med(x['lin1'] / x['lin2']):.2f}.",
-        review_baseline="The review put chance at 0.56 (its 12 seeds, at "
-        "initialisation), the network at 0.42-0.64 by window and the Section 4 "
-        f"network at 0.27; here chance is {med(g['chance']):.2f}, the network "
-        f"{med(x['ratio']):.2f} where context gating exists and {_range(others)} in "
-        f"the other windows (the variants), and the Section 4 network {s4}",
+        review_window=kit.prose("depth", "review_window", **window),
+        review_baseline=kit.prose(
+            "depth", "review_baseline", **base, others=_range(others)
+        ),
     )
-
-
-#: The closing table's rows, ``{record: (the claim, the paper's words)}``; the
-#: claim's ``{where}`` and ``{n}`` filled in by :func:`_summary`.
-_SUMMARY_ROWS = {
-    "layer1_always_on": (
-        "Layer 1 does not gate: its units are on for every datapoint ({where})",
-        "all neurons are active for all datapoints",
-    ),
-    "layer1_linear": (
-        "Layer 1 works as a linear layer: making it linear changes the output "
-        "clearly less than making layer 2 linear ({where})",
-        "does not use the first layer for gating ... used as a linear layer",
-    ),
-    "layer1_over_training": (
-        "Layer 1 over training (always-on share, output change if linear)",
-        "no time given",
-    ),
-    "layer2_mixed": (
-        "Layer 2's context gating is 2-of-3: the single-context to 2-of-3 "
-        "ratio of its output is clearly below chance ({where})",
-        "contextual pathways are active in two out of the three contexts",
-    ),
-    "layer2_single_context": (
-        "Layer 2's single-context share late in training",
-        "not in the paper (Fig. 6a has no single-context pathway)",
-    ),
-    "gap_relu_gdln_stereotypes": (
-        "ReLU and GDLN stereotypes agree (time gap against the larger of two "
-        "ReLU runs' and two GDLN runs' gaps)",
-        "close agreement (Fig. 6b)",
-    ),
-    "init_sensitivity": (
-        "The agreement under each initialisation of the GDLN",
-        "begin with the same hyper-parameters (Appendix H)",
-    ),
-    "variance_profile": (
-        "The runs of both networks scatter alike (log ratio of standard "
-        "deviations at the worst drop, {n} + {n} stored seeds)",
-        "the same variance profiles",
-    ),
-    "plateau_outputs": (
-        "Outputs agree on the plateaus below the rank-one map's (against "
-        "the larger of two ReLU runs' and two GDLN runs' gaps)",
-        "exact agreement between the outputs",
-    ),
-    "switch_epochs_derived": (
-        "Switch-on epochs derived from the ReLU gates [start, context]",
-        "hand-set 500, 12000 (authors' code)",
-    ),
-}
 
 
 def _summary(r, recs) -> str:
     """The closing table: every claim read where context gating exists, against the
-    paper's words and its record."""
+    paper's words and its record (the TOML's ``summary`` and ``summary_quote``, the
+    claim's ``{where}`` and ``{n}`` filled in)."""
     where = f"where context gating exists, loss below {float(r.L_rank[-1]):.0f}"
-    rows = [
-        (claim.format(where=where, n=r.n24), paper, recs[name])
-        for name, (claim, paper) in _SUMMARY_ROWS.items()
-    ]
+    rows = []
+    for name, x in recs.items():
+        e = rb.claim("depth", name)
+        claim = e["summary"].format(where=where, n=r.n24)
+        rows.append((claim, e["summary_quote"], x))
     return claims_table(rows)
 
 
-def _in_short(r, g, var, out, inits, recs) -> str:
+def _in_short(r, g, out, inits, recs) -> str:
     """The page's closing paragraph: the ReLU network's gating, then the GDLN against
     it (:func:`_in_short_gating`, :func:`_in_short_gdln`)."""
     verdict = {k: v["verdict"] for k, v in recs.items()}
-    return _in_short_gating(r, g, verdict) + _in_short_gdln(r, var, out, inits, verdict)
+    return _in_short_gating(r, g, verdict) + _in_short_gdln(r, out, inits, verdict)
 
 
 def _in_short_gating(r, g, verdict: dict) -> str:
     """The closing paragraph's first half: the ReLU network's two layers, read where
     context gating exists."""
-    x, nn = g["read"][g["primary"]], g["nn"]
-    return (
-        "In short: read where context gating exists (the loss below the common-only "
-        f"level {float(r.L_rank[-1]):.0f}, from epoch {med(g['t_exists']):.0f}), "
-        "the ReLU network's first layer is not always on "
-        f"({med(x['strict1']):.2f} of its weight in units on for every datapoint, "
-        f"{verdict['layer1_always_on']}; {med(g['strict1'][g['pre']]):.3f} on the "
-        "first plateau, before any context structure), but it works as a linear "
-        f"layer: making it linear moves the output by {med(x['lin1']):.1%} against "
-        f"{med(x['lin2']):.0%} for the second layer "
-        f"({verdict['layer1_linear']}). The second layer keeps a common "
-        "pathway and 2-of-3 units, but single-context units make "
-        f"{med(x['ratio']):.2f} times the 2-of-3 units' part of its snapped output, "
-        f"against {med(g['chance']):.2f} at initialisation, where gating is random "
-        f"({verdict['layer2_mixed']} against chance), and a context-level "
-        f"description misses {med(g['snap2'][:, -1]):.0%} of its output at the end. "
-        f"Its gating stays within Lemma 4.1 (nested) almost everywhere: "
-        f"{med(nn[:, -1, 1]):.1%} of its weight is beyond it at the end. "
-    )
+    x, pre = g["read"][g["primary"]], g["strict1"][g["pre"]]
+    lin1, lin2, snap2 = med(x["lin1"]), med(x["lin2"]), med(g["snap2"][:, -1])
+    values = dict(strict1_pre=med(pre), lin1=lin1, lin2=lin2, snap2=snap2)
+    return kit.prose("depth", "in_short_gating", **r.glue, **verdict, **values)
 
 
-def _in_short_gdln(r, var, out, inits, verdict: dict) -> str:
-    """The closing paragraph's second half: the GDLN against the ReLU network."""
-    v24, names, k24, n24 = r.v24, r.names24, r.v24["k"], r.n24
+def _in_short_words(r, out, inits) -> dict:
+    """The closing paragraph's result-dependent words on the GDLN."""
     within, hand, derived = out["within_noise"], r.hand, r.derived
-    start = "matches" if abs(derived.start - hand.start) <= 200 else "differs from"
-    scales = "the other initialisations are compared in the init table. "
+    scales = "in_short_scales"
     if inits["stuck"] and inits["made"] == ["authors"]:
-        scales = "started at the ReLU network's own scale (matched or derived) it "
-        scales += "misses the last drop, so the agreement rests on the authors' "
-        scales += "hand-set scales. "
+        scales = "in_short_scales_authors"
     noise = ""
     if within and r.init not in within:
-        noise = f"; started with {' or '.join(INIT_NAME[i] for i in within)} the "
-        noise += "GDLN's outputs agree within that noise"
-    ctx = "differs from" if abs(derived.context - hand.context) > 500 else "agrees with"
-    return (
-        "The GDLN of "
-        f"Fig. 6a, started with {INIT_NAME[r.init]} and trained {r.coupling}: its "
-        f"stereotype is {r.m_stereo.value:.3f} from the ReLU stereotype in the time "
-        f"gap, against {r.m_runs.spread:.3f} between two runs of one network "
-        f"({verdict['gap_relu_gdln_stereotypes']}); {scales}Its outputs on the "
-        f"plateaus below the rank-one map's agree to {r.worst[2]:.1%} "
-        f"({verdict['plateau_outputs']} against the two networks' own "
-        f"{out['m_worst'].spread:.1%}{noise}). Over {n24} + {n24} seeds both "
-        "networks are consistent in the first drop and scatter later; at the drop "
-        f"{names[k24]} the ReLU runs scatter {np.exp(v24['scatter'][k24][0]):.1f} "
-        f"times as much ({verdict['variance_profile']} as 'the same variance "
-        f"profiles'; {sum(v == 'reproduced' for v in var['verdict24'])} of "
-        f"{len(names)} drops scatter alike), and rounding alone moves the ReLU "
-        "network's last drop by up to "
-        f"{max(np.nanmax(m[-1:]) for m in r.floor['max'].values()):.0f} epochs. The "
-        f"start epoch read off the ReLU gates ({derived.start}) {start} the authors' "
-        f"{hand.start}; the context epoch ({derived.context}) {ctx} the authors' "
-        f"{hand.context}."
-    )
+        inits_ = " or ".join(INIT_NAME[i] for i in within)
+        noise = kit.prose("depth", "in_short_noise", inits=inits_)
+    near = abs(derived.start - hand.start) <= 200
+    far = abs(derived.context - hand.context) > 500
+    return {
+        "scales": kit.prose("depth", scales),
+        "noise": noise,
+        "start": "matches" if near else "differs from",
+        "ctx": "differs from" if far else "agrees with",
+    }
+
+
+def _in_short_gdln(r, out, inits, verdict: dict) -> str:
+    """The closing paragraph's second half: the GDLN against the ReLU network."""
+    words = {**_in_short_words(r, out, inits), "hand": r.hand}
+    return kit.prose("depth", "in_short_gdln", **r.glue, **verdict, **words)
 
 
 def _check(r, g, recs) -> str:
