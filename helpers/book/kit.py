@@ -64,11 +64,15 @@ def note(chapter: str, name: str, **values) -> str:
         KeyError: the template names a field not given.
     """
     entry = rulebook.claim(chapter, name) or {}
-    template = entry.get("template", "")
+    return _fill(entry.get("template", ""), f"{chapter}.{name}: the note", values)
+
+
+def _fill(template: str, what: str, values: dict) -> str:
+    """``template`` filled with ``values``; a missing field named with ``what``."""
     try:
         return template.format(**values)
     except KeyError as e:
-        raise KeyError(f"{chapter}.{name}: the note needs the value {e}") from None
+        raise KeyError(f"{what} needs the value {e}") from None
 
 
 def prose(chapter: str, name: str, **values) -> str:
@@ -81,10 +85,7 @@ def prose(chapter: str, name: str, **values) -> str:
     templates = chapter_data.data(chapter).get("prose", {})
     if name not in templates:
         raise KeyError(f"{chapter}: no [prose] {name!r}; have {sorted(templates)}")
-    try:
-        return templates[name].format(**values)
-    except KeyError as e:
-        raise KeyError(f"{chapter}.prose.{name}: needs the value {e}") from None
+    return _fill(templates[name], f"{chapter}.prose.{name}:", values)
 
 
 def add_all(rec, records: Iterable[tuple]) -> dict:
