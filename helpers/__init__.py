@@ -12,8 +12,9 @@ Layers (each imports only from the ones above it):
   the engine and its store, linear theory, the race predictor, the measures, the ReLNs,
   input checks, the paper's constants in :mod:`helpers.core.paper`);
 * :mod:`helpers.book`'s leaf modules, which import nothing from the chapters, the
-  figures or :mod:`helpers.book.build`: ``kit`` (the report kit), ``records``,
-  ``rulebook``, ``rounding``, ``notebook``, ``progress``, ``chapter_data``;
+  figures or :mod:`helpers.book.build`: ``kit`` (the report kit; it calls a chapter's
+  functions by the names its TOML gives), ``records``, ``rulebook``, ``rounding``,
+  ``notebook``, ``progress``, ``chapter_data``;
 * :mod:`helpers.chapters`: one package per chapter, named as the chapter's file: a
   short ``__init__.py`` over modules named for what they hold, and ``report``, whose
   ``report(rec, ...)`` calls the same science functions the page calls; no chapter

@@ -1,12 +1,10 @@
-"""One module per chapter, named exactly as the chapter's file ``book/<name>.md``; each
-holds what only that chapter needs (the core is in :mod:`helpers.core`)."""
+"""A package per chapter with code of its own, named as its page ``book/<name>.md``."""
 
 import importlib
 
 
 def __getattr__(name):
-    """``h.chapters.depth`` (any chapter's module) loads on first use, so that a page
-    can read another chapter's data through the book's one import idiom."""
+    """``h.chapters.depth`` loads on first use: a page reads another chapter's data."""
     try:
         return importlib.import_module(f".{name}", __name__)
     except ModuleNotFoundError as err:

@@ -1,17 +1,12 @@
-"""Algorithm 1 of the paper: a ReLU network's gates found by k-means (Appendix B;
-[conv-gate-finding]).
+"""Algorithm 1: a ReLU network's gates by k-means (Appendix B, [conv-gate-finding]).
 
-Binary activity rows ``step(max(W h, 0))`` of one hidden layer, sampled every
-``every`` epochs over several trainings, are stacked and clustered into ``K``
-centroids (gating patterns over the ``P`` datapoints).  The elbow (Fig. 9) trains a
-GDLN per ``K`` and measures its output error.  Choices the paper leaves open:
-
-* binarisation: on where the frequency is >= 1/2;
-* widths: the ReLU width split by cluster shares (largest remainder), ReLU init std
-  (Definition 3.1); a centroid off everywhere gives no pathway;
-* start ([conv-init]): as built, or any :func:`helpers.core.relns.start` choice;
-* error: output MSE over entries, datapoints and sampled epochs, seed against seed;
-* elbow rule: ``argmax_K [log e(K-1) - 2 log e(K) + log e(K+1)]``.
+Activity rows ``step(W h)`` of one hidden layer, sampled every ``every`` epochs over
+several trainings, are clustered into ``K`` gating patterns over the ``P`` datapoints;
+the elbow (Fig. 9) trains a GDLN per ``K`` and measures its output error.  Choices the
+paper leaves open: binarisation at frequency >= 1/2; widths: the ReLU width split by
+cluster shares (largest remainder) at the ReLU init std (Definition 3.1), no pathway
+for a centroid off everywhere; the start ([conv-init]); the error: output MSE over
+entries, datapoints and sampled epochs, seed against seed; the rule (:func:`elbow_k`).
 """
 
 from __future__ import annotations
@@ -67,12 +62,10 @@ class Clustering:
 
     @property
     def binary(self) -> np.ndarray:
-        """Centroids ``>= threshold``."""
         return self.centroids >= self.threshold
 
     @property
     def alive(self) -> np.ndarray:
-        """Clusters on for at least one datapoint."""
         return self.binary.any(axis=1)
 
 
@@ -365,8 +358,7 @@ def elbow(
 ) -> list[ElbowPoint]:
     """Per ``K``: cluster (or reuse ``clusterings``), build, train and score the
     centroid GDLN (Appendix B, Fig. 9).  ``init``: None (as built, ``init_std``) or a
-    :func:`helpers.core.relns.start` choice on the centroid layer at datapoint level.
-    """
+    :func:`helpers.core.relns.start` choice on the centroid layer at datapoint level."""
     if init is not None:
         check_start(init, experiment, "datapoints")
     X = np.asarray(X, float)

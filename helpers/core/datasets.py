@@ -138,13 +138,11 @@ def contextual_task(
     common: str | np.ndarray = "hierarchy",
     context_value: float = 1.0,
 ) -> Dataset:
-    """The contextual task of Sections 4-6 ([conv-contextual]) with C contexts.
-
-    ``X`` ``(8 + C, 8C)``: item over context one-hots, context-major; ``Y``
+    """The contextual task of Sections 4-6 ([conv-contextual]) with C contexts: ``X``
+    ``(8 + C, 8C)``, item over context one-hots, context-major; ``Y``
     ``(15 (C + 1), 8C)``: the ``common`` block, then each context's structure on its
     columns.  ``structures`` default to the hierarchy (Section 4: hierarchy, ring,
-    cross).  ``context_value``: the on context input (authors: 1.1, 1.35 at C = 4, 5).
-    """
+    cross); ``context_value``: the on context input (authors 1.1, 1.35 at C = 4, 5)."""
     C = int(n_contexts)
     if C < 1:
         raise ValueError(f"contextual_task: n_contexts must be >= 1, got {n_contexts}")

@@ -1,15 +1,9 @@
-"""Where training runs: every device JAX sees, and how the seeds share them
-([conv-engine]).
-
-* **Devices.** :func:`configure` (on import of :mod:`helpers`) asks for one CPU device
-  per core (``HASTE_CPU_DEVICES=n``: another count); on a GPU machine, the GPUs.
-  Several hosts: ``jax.distributed.initialize()`` first; :func:`get` gathers.
-* **Across devices.** Equal shares of the seeds by :func:`jax.shard_map`
-  (:func:`seed_program`; :func:`pad_seeds` pads, :func:`get` drops the padding).
-* **Within a device.** On a CPU one seed after another (``vmap`` of small matrices is
-  slower per seed there; Performance page), on a GPU ``vmap``.
-
-On a CPU a seed's result does not depend on the other seeds or the device count.
+"""Where training runs ([conv-engine]): every device JAX sees (:func:`configure`, on
+import of :mod:`helpers`; several hosts: ``jax.distributed.initialize()`` first), the
+seeds in equal shares by :func:`jax.shard_map` (:func:`seed_program`), and within a
+device one seed after another on a CPU (``vmap`` of small matrices is slower per seed
+there; Performance page), ``vmap`` on a GPU.  On a CPU a seed's result does not depend
+on the other seeds or the device count.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """One training engine for ReLU networks, ReLNs and GDLNs ([conv-gdln], paper Eqs. 1-3).
 
-A network is data: each hidden layer is a list of *pathways* (blocks of units), each
-unit's pre-activation times a 0/1 gate per datapoint (Eq. 1), fixed data (GDLN/ReLN)
-or the unit's own sign (ReLU).  ``h = g * (W h_prev)`` covers all three; its
-gradient is Eq. 3 for GDLNs and back-propagation for ReLU networks.
-
-Training is one ``jit``: ``lax.scan`` over epochs, seeds sharded over devices and run
-in turn or batched (:mod:`helpers.core.devices`, [conv-engine]).  The loss is kept
-every epoch, records only at the epochs named.
+Each hidden layer is a list of *pathways* (blocks of units); ``h = g * (W h_prev)``
+with a 0/1 gate per unit and datapoint (Eq. 1): fixed data (GDLN/ReLN) or the unit's
+own sign (ReLU), so the gradient is Eq. 3 or back-propagation.  Training is one
+``jit``: ``lax.scan`` over epochs, seeds sharded over devices ([conv-engine]); the loss
+is kept every epoch, records only at the epochs named.
 """
 
 from __future__ import annotations
@@ -52,12 +49,10 @@ RECORDABLE = ("weights", "outputs", "hidden", "gates")
 
 @dataclass(frozen=True)
 class Pathway:
-    """A block of hidden units sharing a gate ([conv-gdln]).
-
-    ``gate``: 0/1 per datapoint (None: always on); ``inputs``: rows of ``X`` seen
-    (first layer; None: all); ``init_std``: (incoming, readout) stds; ``on_epoch``: gate
-    0 before it; ``common``: in the common pathway (one-way coupling).
-    """
+    """A block of hidden units sharing a gate ([conv-gdln]): ``gate`` 0/1 per datapoint
+    (None: always on); ``inputs``: rows of ``X`` seen (first layer; None: all);
+    ``init_std``: (incoming, readout); ``on_epoch``: gate 0 before it; ``common``: in
+    the common pathway (one-way coupling)."""
 
     name: str
     width: int
@@ -295,8 +290,7 @@ def _net_arrays(net: GatedNetwork, dtype):
 
 
 def _static(net: GatedNetwork) -> tuple:
-    """Per layer, ``(mode, any unit waits for an on_epoch)``: what the kernel
-    specialises on."""
+    """Per layer ``(mode, any on_epoch > 0)``: what the kernel specialises on."""
     return tuple((L.mode, bool(np.any(L.on_epoch > 0))) for L in net.layers)
 
 
@@ -330,11 +324,9 @@ def _forward(static, arrays, V, Xr, t):
 
 
 def _train_loss(static, coupling, arrays, V, Xr, Y, t):
-    """(training loss, reported loss); reported: ``1/2 ||Y - yhat||^2`` (Eq. 2, summed).
-
-    One-way coupling ([conv-context-reln]):
-    ``1/2 ||Y - yhat_c||^2 + 1/2 ||Y - sg(yhat_c) - yhat_x||^2``.
-    """
+    """(training, reported ``1/2 ||Y - yhat||^2`` (Eq. 2)) losses; one-way coupling
+    ([conv-context-reln]) trains on ``1/2 ||Y - yhat_c||^2``
+    ``+ 1/2 ||Y - sg(yhat_c) - yhat_x||^2``."""
     out, hs, _ = _forward(static, arrays, V, Xr, t)
     reported = 0.5 * jnp.sum((Y - out) ** 2)
     if coupling == "full":
@@ -373,8 +365,7 @@ UNROLL = 2
 def segments(epochs: int, rec: np.ndarray) -> tuple[int, int, int, int]:
     """``(k, offset, n_full, tail)``: the ``epochs + 1`` steps as ``offset``, then
     ``n_full`` segments of ``k`` (gcd of record gaps) and ``tail``, so each recorded
-    epoch starts a segment and recording needs no branch (unrecorded: a spare slot).
-    """
+    epoch starts a segment and recording needs no branch (unrecorded: a spare slot)."""
     steps = epochs + 1
     if rec.size > 1:
         k = int(np.gcd.reduce(np.diff(rec)))

@@ -59,11 +59,8 @@ def member_widths(
 ) -> tuple[int, int]:
     """``(common units, units per context pathway)`` of member ``ks``; ``common``
     (:data:`helpers.core.paper.COMMON_WIDTHS`) ``"fixed"`` under ``"total"`` gives
-    the common ``per_pathway`` and shares the rest.
-
-    Defined for the page book/more_contexts.md (its ``width`` variant of
-    ``best_reln``).
-    """
+    the common ``per_pathway`` and shares the rest.  Defined for the page
+    book/more_contexts.md (its ``width`` variant of ``best_reln``)."""
     if common not in COMMON_WIDTHS:
         raise ValueError(f"common must be one of {COMMON_WIDTHS}, got {common!r}")
     w = member_width(ks, C, total, per_pathway, rule)

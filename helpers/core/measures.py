@@ -45,11 +45,7 @@ def time_gap(La, Lb, levels=LEVELS) -> float:
     """Time gap of two loss curves ([conv-measures]): the max over levels of
     ``|ln(t_b / t_a)|``, ``t`` the epoch a curve first falls to the level (a fraction
     of its own initial loss).  A level only one curve reaches counts the other at the
-    run's end (a lower bound); levels neither reaches are skipped.
-
-    Raises:
-        ValueError: neither curve reaches any level.
-    """
+    run's end (a lower bound); levels neither reaches are skipped (all: ValueError)."""
     ta, tb = level_times(La, levels), level_times(Lb, levels)
     end = [len(La) - 1, len(Lb) - 1]
     gaps = []
@@ -257,9 +253,7 @@ def ratio_interval(values, compared, paired: bool = True) -> tuple[float, float]
 def share_at_bound(per_seed, alternative=None, bound: float = 1.0) -> "Evidence":
     """:class:`Evidence` under ``near_bound`` of a per-seed share ``(seeds,)``, >= 2,
     held against ``bound`` it cannot pass; ``alternative``: the paper's rival's share.
-
-    Defined for the pages book/extra_contexts.md and book/depth.md.
-    """
+    Defined for the pages book/extra_contexts.md and book/depth.md."""
     x = np.asarray(per_seed, float).ravel()
     return Evidence(
         float(np.median(x)),

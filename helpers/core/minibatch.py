@@ -1,8 +1,5 @@
-"""Mini-batch SGD and Adam for a one-hidden-layer bias-free ReLU network.
-
-For the reviewers' question on stochastic training (``book/reviewers.md``); runs like
-the engine, with its device handling and segment recording ([conv-engine]).
-"""
+"""Mini-batch SGD and Adam for a bias-free one-hidden-layer ReLU network (reviewers'
+page), with the engine's devices and segment recording ([conv-engine])."""
 
 from __future__ import annotations
 
@@ -233,8 +230,7 @@ def _run_seeds(
 
 
 def _fetched(losses, bufs, seeds, rec: np.ndarray, what: str, lr: float) -> tuple:
-    """``(loss (S, epochs + 1), [W1, W2] or [])`` from the devices; raises
-    TrainingDiverged on a non-finite loss."""
+    """``(loss (S, epochs + 1), [W1, W2] or [])`` from the devices, checked finite."""
     S = len(seeds)
     loss = devices_.get(losses, S).astype(np.float64)
     bad = ~np.isfinite(loss)
@@ -284,7 +280,6 @@ def minibatch_train(
         A :class:`MinibatchRun`.
 
     Raises:
-        ValueError: a bad input, before any work.
         TrainingDiverged: a non-finite loss.
     """
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))

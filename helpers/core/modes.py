@@ -176,12 +176,9 @@ def mode_race(
     common_map=None,
 ) -> ModeRace:
     """The neural race (Eq. 6) mode by mode, Appendix F, one Euler step per epoch:
-
-        tau da_pa/dt = 2 a_pa (s_pa - sum_(q,b) O[(p,a),(q,b)] a_qb),
-
-    context pathways on ``target``, the common pathway by Eq. 7 from ``a0_common``
-    or ``common_map`` ``(epochs + 1, p, d)``.  ``fixed_point_loss``: at ``a = O^-1 s``.
-    """
+    ``tau da_pa/dt = 2 a_pa (s_pa - sum_(q,b) O[(p,a),(q,b)] a_qb)``, context pathways
+    on ``target``, the common pathway by Eq. 7 from ``a0_common`` or ``common_map``
+    ``(epochs + 1, p, d)``.  ``fixed_point_loss``: at ``a = O^-1 s``."""
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     _, Tg = check_xy(X, np.asarray(target, float))
     lr = check_positive(lr, "lr")
@@ -227,12 +224,10 @@ def authors_common_race(X, Y, a0: float, *, lr: float, epochs: int):
     """The common pathway as race.py integrates it: ``b += lr 2 b (s - d b)``, ``d``
     the ``Sigma_x`` eigenvalue of the same rank (not ``v^T Sigma_x v`` where
     Assumption 2.1.1 fails), so it tends to ``U diag(s / d) V^T``, not ``W*``.
-
     Defined for the page book/contexts.md (the curve Fig. 4a printed).
 
     Returns:
-        ``(maps (epochs + 1, p, d), Y - U diag(s / d) V^T X)``.
-    """
+        ``(maps (epochs + 1, p, d), Y - U diag(s / d) V^T X)``."""
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     lr = check_positive(lr, "lr")
     epochs = check_epochs(epochs)
@@ -254,8 +249,7 @@ def authors_common_race(X, Y, a0: float, *, lr: float, epochs: int):
 
 
 def mode_projections(maps, modes: PathwayModes) -> np.ndarray:
-    """``u_pa^T W_p v_pa`` of maps ``(..., p, d)`` on the pathway's modes:
-    ``(..., rank)``."""
+    """``u_pa^T W v_pa`` per mode of maps ``W (..., p, d)``: ``(..., rank)``."""
     W = np.asarray(maps, float)
     if W.shape[-2] != modes.U.shape[0]:
         raise ValueError(

@@ -1,6 +1,5 @@
 """The paper's networks and constants, stated once in ``paper.toml`` (page
 *Conventions*, [conv-constants]; Appendix H); chapters' defaults come from here.
-
 Each constant's source: ``"paper"`` (its text), ``"authors' code"`` (with its
 ``script`` lines) or ``"reconstruction"`` (our choice, labelled where used).
 """
@@ -18,8 +17,7 @@ SOURCES = ("paper", "authors' code", "reconstruction")
 INITS = ("authors", "matched", "derived")
 
 #: Family members' widths ([rulebook-best]): ``"total"``, the ReLU network's units
-#: shared over the pathways (Appendix F, the authors' scripts); ``"per_pathway"``, 100
-#: units each.
+#: shared over the pathways (Appendix F, the authors' scripts), or 100 ``per_pathway``.
 WIDTH_RULES = ("total", "per_pathway")
 
 #: A member's common width under ``"total"`` ([rulebook-best]): ``"equal"`` share
@@ -125,7 +123,6 @@ TABLE = _table()
 
 
 # The authors' initialisation per experiment ([conv-init]): [authors_init.*] tables
-
 _RAW_INITS = MappingProxyType(tomllib.loads(_DATA.read_text()).get(_AUTHORS_INIT, {}))
 #: The experiments that have an ``"authors"`` initialisation (:func:`authors_init`).
 INIT_EXPERIMENTS = tuple(_RAW_INITS)

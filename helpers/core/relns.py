@@ -3,7 +3,6 @@ ReLN or GDLN starts ([conv-init]).
 
 The common pathway sees items and contexts and is always on; a context pathway sees
 the items only (Appendix F) and is on in a set of contexts (C-1 of C, or one).
-
 The start is a choice the paper leaves open (Appendix H); :data:`INITS`, all through
 :func:`start`: ``"authors"`` (the authors' code, ``[authors_init.<experiment>]`` of
 ``paper.toml``), ``"matched"`` (every weight at the ReLU network's std) and
@@ -139,10 +138,8 @@ def derived_stds(
     """The ``"derived"`` stds ([conv-init]): each active ReLU unit goes to the
     pathway of nearest gate (ties split); ``sigma_p = relu_std sqrt(n_p / H_p)``, so
     pathway ``p`` starts as strong (``H sigma^2 / 2``, Appendix A) as its ``n_p`` units.
-
     ``relu_gates0``: epoch-0 gates ``(units, P)``, snapped to the pathways' level;
-    ``pathway_gates``: ``{name: (P,)}``; ``widths``: ``{name: units}``.
-    """
+    ``pathway_gates``: ``{name: (P,)}``; ``widths``: ``{name: units}``."""
     G = np.asarray(relu_gates0, float)
     names = list(pathway_gates)
     P = np.stack([np.asarray(pathway_gates[n], float) for n in names])
@@ -189,11 +186,9 @@ def initial_weights(nets_per_seed, seeds) -> list[np.ndarray]:
 
 @dataclass(frozen=True, eq=False)
 class Start:
-    """How a ReLN or GDLN starts (:func:`start`); unpacks as ``net, params0``.
-
-    ``net``: the first seed's network; ``params0``: weights stacked over seeds, or
-    None when all seeds share stds; ``nets``: one network per seed.
-    """
+    """How a ReLN or GDLN starts (:func:`start`); unpacks as ``net, params0``: the first
+    seed's network and weights stacked over seeds (None when all seeds share stds);
+    ``nets``: one network per seed."""
 
     net: GatedNetwork | None
     params0: list | None
@@ -352,14 +347,12 @@ def start(
     layers: Sequence[int] | None = None,
     level: str = "contexts",
 ) -> Start:
-    """How ``net`` starts under ``init`` ([conv-init]); used everywhere.
-
-    ``"authors"``: ``experiment``'s table, a rule per class (common/context);
-    ``"matched"``: the ReLU std; ``"derived"``: per seed, :func:`derived_stds` of
-    ``relu_net``'s epoch-0 gates on ``X`` (snapped to ``contexts`` at ``level``).
-    ``relu_std`` defaults to ``relu_net``'s single std; ``layers`` (0-based) default
-    to all; ``net=None`` passes through.  Returns a :class:`Start`.
-    """
+    """How ``net`` starts under ``init`` ([conv-init]): ``"authors"``: ``experiment``'s
+    table, a rule per class (common/context); ``"matched"``: the ReLU std;
+    ``"derived"``: per seed, :func:`derived_stds` of ``relu_net``'s epoch-0 gates on
+    ``X`` (snapped to ``contexts`` at ``level``).  ``relu_std`` defaults to
+    ``relu_net``'s single std; ``layers`` (0-based) to all; ``net=None`` passes
+    through.  Returns a :class:`Start`."""
     check_start(init, experiment, level)
     seeds = [int(s) for s in seeds]
     if net is None:

@@ -5,11 +5,9 @@ the device gets, the seeds' layout, the engine's code, the JAX release, ``XLA_FL
 and the CPU.  The store is a ``joblib.Memory`` under ``_build/store/``
 (``$HASTE_STORE``: another folder, or ``off``); each call is logged in
 ``calls.jsonl``.  A loaded run is the stored arrays bit for bit.
-
 **Kept runs** (``book/kept/<chapter>/``, by ``python -m helpers.book keep CHAPTER``)
 are found by a *portable* key (no CPU, no ``XLA_FLAGS``; ``$HASTE_KEPT=off``: train).
 Each carries a sample the tests re-train for :data:`SAMPLE_EPOCHS` epochs.
-
 **Kept summaries** (:func:`derived`): a small value read off heavy runs, keyed by its
 inputs and :func:`code_stamp` (code read by :func:`code_hash`, so words move nothing);
 :func:`stale` names kept files whose code changed.  ``same_everywhere=True`` keeps a
@@ -313,8 +311,7 @@ def _words(text: str) -> set[int]:
 
 
 def code_hash(path: Path) -> str:
-    """:func:`_code_hash` of ``path`` as it is now (cached while the file is unchanged:
-    a chapter stamps its summaries many times)."""
+    """:func:`_code_hash` of ``path`` now, cached while the file is unchanged."""
     st = Path(path).stat()
     return _code_hash(Path(path), st.st_mtime_ns, st.st_size)
 

@@ -1,11 +1,9 @@
-"""The two ReLNs of the XoR task and their closed forms ([conv-xor]; paper Section 3,
-Appendix C).
+"""The XoR task's two ReLNs and their closed forms ([conv-xor]; Section 3, Appendix C).
 
 Data: :func:`helpers.core.datasets.xor` (Eqs. 11-12), ``x = (+-1, +-1, eps y)``.  The
 *linear* ReLN has two pathways (``{x1, x4}``, ``{x2, x3}``, Fig. 2b), the *XoR* ReLN
 four, one per datapoint (Fig. 2c).  They share out the ReLU network's hidden units
 (Definition 3.1), so with one init std a ReLN starts from the ReLU network's weights.
-
 Every pathway's effective dataset has one mode (Eqs. 13-17 and the XoR paragraph):
 
 ==========  =====================  =================  ================================
@@ -16,8 +14,6 @@ XoR         ``sqrt(2 + eps^2)``    ``2 + eps^2``      ``2 (1 - sqrt(2 + eps^2) a
 ==========  =====================  =================  ================================
 
 with ``a(t)`` of Eq. 7 / Eqs. 18-19 (:func:`helpers.core.linear.mode_strength`).
-Learning time, for every kind of run: the first epoch with the loss at most
-:data:`LEARNING_FRACTION` of its initial value.
 """
 
 from __future__ import annotations
@@ -30,7 +26,7 @@ from .checks import check_positive
 
 KINDS = ("linear", "xor")
 
-#: The learning-time criterion: this fraction of the initial loss.
+#: Learning time, of every kind of run: the first epoch at this fraction of ``L(0)``.
 LEARNING_FRACTION = 0.5
 
 #: The pathways' gates over the datapoints ``(x1, x2, x3, x4)`` (Fig. 2b, 2c).
