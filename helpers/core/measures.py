@@ -66,8 +66,7 @@ class Evidence:
     :func:`helpers.book.rulebook.decide`, stored by ``Records.add(name, evidence)``.
 
     Args:
-        value: the measure (number or table); for curves, the median over seeds of
-            :func:`time_gap`.
+        value: the measure (number or table); for curves, the median :func:`time_gap`.
         spread: noise yardstick ([rulebook-noise]): median over reference seed pairs,
             or the larger of that and ``spread_candidate``.
         alternative: the measure for the paper's rejected alternative (or the named
@@ -79,8 +78,7 @@ class Evidence:
         candidates: ``{name: gap}`` of a fitted family ([rulebook-best]).
         best: the nearest candidate's name.
         compared: the value held against (a record's ``paper`` field).
-        criterion: :data:`helpers.book.rulebook.CRITERIA` entry; None: ``exact`` if
-            ``compared`` is given, else none.
+        criterion: a :data:`helpers.book.rulebook.CRITERIA` entry (None: :attr:`rule`).
         censored_reference: the reference misses a level the candidate reaches.
         ratio_interval: under ``smaller``, 90 % interval of ``value / compared``.
         epochs: ``{epoch: value}`` over training (gating claims).

@@ -263,10 +263,10 @@ def minibatch_train(
     devices: int | None = None,
     batching: str | None = None,
 ) -> MinibatchRun:
-    """Train ``W2 relu(W1 x)`` by mini-batch SGD or Adam, one run per seed.
-
-    ``'sgd'`` steps on the batch's summed loss, so an epoch equals one full-batch step
-    on the summed loss ([conv-data]) and ``batch == P`` *is* gradient descent.
+    """Train ``W2 relu(W1 x)`` by mini-batch SGD or Adam, one run per seed; raises
+    :class:`TrainingDiverged` on a non-finite loss.  ``'sgd'`` steps on the batch's
+    summed loss, so an epoch equals one full-batch step on the summed loss
+    ([conv-data]) and ``batch == P`` *is* gradient descent.
 
     Args:
         X, Y: ``(d, P)``, ``(p, P)``.
@@ -278,9 +278,6 @@ def minibatch_train(
 
     Returns:
         A :class:`MinibatchRun`.
-
-    Raises:
-        TrainingDiverged: a non-finite loss.
     """
     X, Y = check_xy(np.asarray(X, float), np.asarray(Y, float))
     lr = check_positive(lr, "lr")
