@@ -5,23 +5,13 @@ from __future__ import annotations
 import numpy as np
 from IPython.display import Markdown
 
-from ...book import kit
+from ...book import kit, rulebook
 from ...book.records import claims_table
 from ...book.rulebook import holds
 from ...core.measures import LEVELS, Evidence, seed_spread
 from .measures import Comparison, Runs, compare, median_lag
 from .networks import STEPS
 
-_SUMMARY = {
-    "reln_lag": "The ReLN's lag behind the ReLU network",
-    "frozen_gates": "Its own gates, fixed from its state",
-    "snapped_gates": "The same, snapped to contexts",
-    "random_gates": "The control: random gates",
-    "restart_gates": "Fixed gates from the start (restarts)",
-    "lag_ladder": "The ladder from the ReLU network to the ReLN",
-    "lag_steps": "What each step adds to the lag",
-    "within_context_gating": "How the gates move within a context",
-}
 _GATES = {
     "item-dependent weight": "item_dependent",
     "gates off the context pattern": "off_pattern",
@@ -276,5 +266,5 @@ def report(rec, runs: Runs) -> dict:
         record_every=int(t[1] - t[0]) if len(t) > 1 else 0,
     )
     rec.save()
-    summary = claims_table([(s, "—", R[n]) for n, s in _SUMMARY.items()])
-    return {"records": R, **text, "summary": summary}
+    claims = [(rulebook.claim("lag", n)["summary"], "—", R[n]) for n in R]
+    return {"records": R, **text, "summary": claims_table(claims)}
