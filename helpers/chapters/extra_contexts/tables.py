@@ -82,11 +82,10 @@ def gap_variants_table(CS, gaps, M, M_RELN, init) -> str:
     rows = []
     for C in CS:
         for meth, name in A0_NAMES.items():
-            g = [f"{gaps[C, meth, n]:.3f}" for n in ("reln", "relu")]
-            rows.append((C, name, *g))
+            rows.append((C, name, gaps[C, meth, "reln"], gaps[C, meth, "relu"]))
         both = f"{M_RELN[C, init].value:.3f}; {M[C, init].spread:.3f}"
         rows.append((C, "(ReLU vs ReLN; two ReLU seeds)", "", both))
-    return _table(rows, "gap_variants", init=init)
+    return _table(rows, "gap_variants", ".3f", init=init)
 
 
 def halfway_table(rows, init) -> str:

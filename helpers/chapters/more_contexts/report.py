@@ -1,7 +1,7 @@
 """The records, glue, reading and closing table of the page book/more_contexts.md."""
 
 from dataclasses import dataclass
-from itertools import combinations
+from math import comb
 from types import SimpleNamespace
 
 import numpy as np
@@ -71,7 +71,7 @@ def _page(p: Params, runs: Runs) -> SimpleNamespace:
 def _glue(r) -> None:
     C, C6 = max(r.CS), min([c for c in r.CS if c >= 6] or [max(r.CS)])
     k, k6 = max(C - 2, 1), max(C6 - 2, 1)
-    units = r.reln_width * (1 + len(list(combinations(range(C), k))))
+    units = r.reln_width * (1 + comb(C, k))
     sizes = {
         common: [member_widths([k], C6, r.hidden[C6], r.reln_width, "total", common)
                  for k in (C6 - 1, k6)]
