@@ -72,13 +72,12 @@ def _glue(r) -> None:
     C, C6 = max(r.CS), min([c for c in r.CS if c >= 6] or [max(r.CS)])
     k, k6 = max(C - 2, 1), max(C6 - 2, 1)
     units = r.reln_width * (1 + comb(C, k))
-    sizes = {
-        common: [member_widths([k], C6, r.hidden[C6], r.reln_width, "total", common)
-                 for k in (C6 - 1, k6)]
-        for common in ("equal", "fixed")
-    }  # fmt: skip
-    (a, _), (b, _) = sizes["equal"]
-    (_, fa), (_, fb) = sizes["fixed"]
+
+    def widths(j, common):  # (common, context pathway) units of common + j-of-C6
+        return member_widths([j], C6, r.hidden[C6], r.reln_width, "total", common)
+
+    (a, _), (b, _) = widths(C6 - 1, "equal"), widths(k6, "equal")
+    (_, fa), (_, fb) = widths(C6 - 1, "fixed"), widths(k6, "fixed")
     F = r.form_move
     kit.glue_many(
         "mc",
