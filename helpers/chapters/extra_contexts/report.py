@@ -139,9 +139,24 @@ def _rise_evidence(x: dict) -> Evidence:
     return Evidence(x["value"], criterion="beyond_noise", **kw)
 
 
+def _closed_form_at(r, C: int) -> dict:
+    """Glue of the closed form at ``C``: its gaps, spread, alternative, ratio to the
+    ReLU network at each level and verdict."""
+    M, init, level = r.closed, r.init, _level_ratio(r, C, r.init)
+    return {
+        f"gap_reln_{C}": kit.med(r.check[C, init]),
+        f"gap_relu_{C}": M[C, init].value,
+        f"spread_{C}": M[C, init].spread,
+        f"alt_{C}": M[C, init].alternative,
+        f"gap_relu_reln_{C}": r.reln[C, init].value,
+        **{f"level_{C}_{k}": float(level[k]) for k in range(len(LEVELS))},
+        f"verdict_{C}": verdict(M[C, init]),
+    }
+
+
 def _closed_form_glue(r) -> dict:
     """Glue of the closed form against the ReLN and the ReLU network (Fig. 5)."""
-    CS, init, CF, M = r.CS, r.init, r.closed_forms, r.closed
+    CS, init, CF = r.CS, r.init, r.closed_forms
     hs = {C: CF[C]["head_start"] for C in CS}
     CM = {C: context_modes(r.tasks[C]) for C in CS}
     gaps = measures.gap_variants(CS, CF, r.sim, init)
@@ -155,16 +170,7 @@ def _closed_form_glue(r) -> dict:
         f"{max(hs[C].a0_context.max() for C in CS):.1e}",
     }
     for C in CS:
-        level = _level_ratio(r, C, init)
-        g |= {
-            f"gap_reln_{C}": kit.med(r.check[C, init]),
-            f"gap_relu_{C}": M[C, init].value,
-            f"spread_{C}": M[C, init].spread,
-            f"alt_{C}": M[C, init].alternative,
-            f"gap_relu_reln_{C}": r.reln[C, init].value,
-            **{f"level_{C}_{k}": float(level[k]) for k in range(len(LEVELS))},
-            f"verdict_{C}": verdict(M[C, init]),
-        }
+        g |= _closed_form_at(r, C)
     # the largest gap between the simulated ReLN's and the closed form's context
     # mode strengths, relative to s
     sv_gap = (
@@ -200,12 +206,9 @@ def _init_glue(r) -> dict:
         k = int(np.nanargmax(np.abs(x)))
         g[f"closed_{C}"] = 100 * (1 - M[C, "matched"].value / M[C, "authors"].value)
         g[f"2spread_{C}"] = 2 * M[C, init].spread
-        g[f"level_matched_{C}_last"] = _say(
-            "level_matched",
-            ratio=abs(x[k]),
-            level=100 * LEVELS[k],
-            way="slower" if x[k] < 0 else "faster",
-        )
+        way = "slower" if x[k] < 0 else "faster"
+        said = {"ratio": abs(x[k]), "level": 100 * LEVELS[k], "way": way}
+        g[f"level_matched_{C}_last"] = _say("level_matched", **said)
     confirmed = dist[CS[0], "matched"] < 0.5 * dist[CS[0], "authors"]
     twins = [
         f"{', '.join(i for i in r.SAME_START[C] if i != init)} at C = {C}"
@@ -215,23 +218,29 @@ def _init_glue(r) -> dict:
     best = {C: min(INITS, key=lambda i: M[C, i].value) for C in CS}
     got = Counter(verdict(M[C, i]) for C in CS for i in INITS)
     n = len(CS) * len(INITS)
-    inside, open_ = (  # the starts within the seed noise, and those undecided
-        "; ".join(
-            f"C = {C} ({', '.join(v)})"
-            for C in CS
-            if (v := [i for i in INITS if verdict(M[C, i]) == w])
-        )
-        for w in ("reproduced", "undecided")
-    )
-    first = _say("init_within", inside=inside) if inside else _say("init_none_within")
-    last = _say("init_undecided", open=open_) if open_ else _say("init_none_undecided")
     return g | {
         "review_confirmed": "confirmed" if confirmed else "not confirmed",
         "same_start": "; ".join(twins) if twins else "no choice here",
         "best": ", ".join(f"{best[C]} (C = {C})" for C in CS),
         "verdicts_all": ", ".join(f"{v} in {k} of {n}" for v, k in sorted(got.items())),
-        "init_reading": first + last,
+        "init_reading": _init_reading(r),
     }
+
+
+def _init_reading(r) -> str:
+    """The starts judged within the seed noise of the closed form, and those
+    undecided, per C, in words."""
+    inside, open_ = (
+        "; ".join(
+            f"C = {C} ({', '.join(v)})"
+            for C in r.CS
+            if (v := [i for i in INITS if verdict(r.closed[C, i]) == w])
+        )
+        for w in ("reproduced", "undecided")
+    )
+    first = _say("init_within", inside=inside) if inside else _say("init_none_within")
+    last = _say("init_undecided", open=open_) if open_ else _say("init_none_undecided")
+    return first + last
 
 
 def _family_glue(r) -> dict:
@@ -353,11 +362,10 @@ def _mixed_share(r, C: int):
 
 
 def _per_c_records(r, C: int) -> list[tuple]:
-    """The records at C, with every field of their notes: the closed form against the
-    ReLN and the ReLU network, the ReLU network against the paper's ReLN (held against
-    the family), and the ReLU weight in the units the paper's ReLN has."""
-    init, twins, paper, ds = r.init, r.SAME_START[C], r.PAPER_RELN[C], r.tasks[C]
-    M, reln = r.closed, r.reln
+    """The records at C: the closed form against the ReLN and the ReLU network, the
+    ReLU network against the paper's ReLN (held against the family), and the ReLU
+    weight in the units the paper's ReLN has."""
+    init, twins, M, reln = r.init, r.SAME_START[C], r.closed, r.reln
     others = [i for i in INITS if i != init]
     setting = {i: f"{i} (starts as {init} here)" if i in twins else i for i in others}
     stand_in = " (the text's common + 2-of-3 ReLN)" if C == 3 else ""
@@ -376,9 +384,17 @@ def _per_c_records(r, C: int) -> list[tuple]:
         "follows_reln": follows.varied("width", {wide: r.follows_wide[C]}),
         "share_mixed_selective": _mixed_share(r, C),
     }
+    values = _per_c_values(r, C, starts)
+    return [(f"{name}_C{C}", ev, values) for name, ev in evidence.items()]
+
+
+def _per_c_values(r, C: int, starts: dict) -> dict:
+    """Every field of the four records' notes at ``C`` (``starts``: the clauses on the
+    other starts)."""
+    init, paper, ds, M = r.init, r.PAPER_RELN[C], r.tasks[C], r.closed
     a, b = kit.med(r.sim[C]["relu"].loss[:, -1]), kit.med(r.family[C][paper][:, -1])
     clause = starts["verdict_reln"]
-    values = {
+    return {
         **{"C": C, "k": C - 1, "init": init, "n": len(r.seeds), "paper": paper},
         **{"a": a, "b": b, "ratio": a / b, "thr": r.census_threshold},
         "largest": max(float(np.max(r.check[C, i])) for i in INITS),
@@ -393,7 +409,6 @@ def _per_c_records(r, C: int) -> list[tuple]:
         "text_gap": r.follows[C].candidates.get("2-of-3"),
         "starts_mid": clause[0].lower() + clause[1:],
     }
-    return [(f"{name}_C{C}", ev, values) for name, ev in evidence.items()]
 
 
 def _records(r) -> list[tuple]:

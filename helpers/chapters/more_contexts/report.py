@@ -165,11 +165,8 @@ def _note_values(r, sim: dict) -> dict:
     race_peak = {C: int(np.argmax(r.race[C][1:C])) + 1 for C in r.race}
     trained = sorted({C for C, f in P.items() if f.trained})
     moved = {k: [C for C in P if P[C].ties != F[k][C].ties] for k in ("common", "rule")}
-    return dict(
-        S=S,
-        form=r.race_form,
-        other=r.other_form,
-        move=r.form_move,
+    values = dict(S=S, form=r.race_form, other=r.other_form, move=r.form_move)
+    return values | dict(
         n_seeds=len(r.seeds),
         noise=NOISE_MULTIPLE,
         agree=", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.race),
