@@ -213,10 +213,8 @@ def unit_profile(
 ) -> dict:
     """What the units on in exactly ``k`` contexts do ([conv-census]), weighted by
     :func:`unit_weight`: their weight ``share``, mean active datapoints per context
-    (``active_on``/``active_off``) and mean context-input weight
-    (``context_weight_on``/``context_weight_off``) in the contexts they are on/off in.
-    """
-
+    (``active_on``/``active_off``) and mean context-input weight in the contexts
+    they are on/off in (``context_weight_on``/``context_weight_off``)."""
     G = np.asarray(gates, float)
     W1 = np.asarray(W1, float)
     contexts = np.asarray(contexts)

@@ -244,9 +244,7 @@ def trained_and_read(
 ) -> Trained:
     """Train one C's networks and read what the page needs (:class:`Trained`), kept
     as a summary (:func:`helpers.core.store.derived`: a few MB, not hundreds).
-
-    Defined for the page book/extra_contexts.md.
-    """
+    Defined for the page book/extra_contexts.md."""
     seeds = [int(s) for s in seeds]
     train_kw = dict(relu_std=relu_std, width=width, lr=lr, epochs=epochs)
 

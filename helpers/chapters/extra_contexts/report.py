@@ -1,6 +1,4 @@
-"""The records, glue and closing table of the page book/extra_contexts.md, from the
-page's runs (:class:`Runs`), its parameters (:class:`Params`) and its fits
-(:class:`helpers.chapters.extra_contexts.measures.Fits`)."""
+"""The records, glue and closing table of the page book/extra_contexts.md."""
 
 from __future__ import annotations
 
@@ -45,8 +43,7 @@ SUMMARY = (
 
 @dataclass
 class Params:
-    """The page's parameters the report reads (``seeds``: the list of seeds;
-    ``hidden``: ``{C: ReLU width}``, its keys the page's C)."""
+    """The page's parameters the report reads (``hidden``: ``{C: ReLU width}``)."""
 
     init: str
     census_threshold: float
@@ -60,10 +57,9 @@ class Params:
 
 @dataclass
 class Runs:
-    """The page's runs per C (:mod:`helpers.chapters.extra_contexts.networks`): tasks,
-    trained networks, ReLU census, the family's losses and weight shares, the one-hot
-    census (where the input is not one-hot), the closed form's head-start variants
-    (``{C: {method: ClosedForm}}``), each init's closed-form losses, mode strengths."""
+    """The page's runs per C (:mod:`helpers.chapters.extra_contexts.networks`);
+    ``closed_forms``: ``{C: {method: ClosedForm}}``; ``onehot``: only where the input
+    is not one-hot."""
 
     tasks: dict
     sim: dict
@@ -77,8 +73,7 @@ class Runs:
 
 
 def _page(p: Params, runs: Runs, fits: measures.Fits) -> SimpleNamespace:
-    """The page's parameters, runs and fits, with what the report derives from them
-    by the page's own functions (under the page's names)."""
+    """The parameters, runs and fits, and what the page's functions derive from them."""
     CS, init, census, thr = list(p.hidden), p.init, runs.census, p.census_threshold
     r = SimpleNamespace(**vars(fits), **vars(runs), **vars(p), CS=CS)
     r.BY_K, r.FUNC_K, r.SHARE, r.PER_UNIT = measures.census_views(census)
@@ -117,21 +112,17 @@ def _sensitivity(r, C: int) -> dict:
 
 
 def _rises(r, thr: float) -> dict:
-    """The smallest rise of the fraction of contexts a unit serves: by weight at the
-    page's threshold ``thr`` (the primary), at every other threshold, through the
-    function and on one-hot contexts; each with its verdict by the rulebook's test of
-    a rise."""
-    CS = r.CS
-    frac = {
-        k: {C: r.PER_UNIT[C, k][:, -1] / C for C in CS} for k in ("weight", "function")
-    }
-    rise = {"primary": measures.smallest_rise(frac["weight"])}
+    """The smallest rise of the fraction of contexts a unit serves (by weight at
+    ``thr``, the primary; at every other threshold; through the function; on one-hot
+    contexts), each with its verdict."""
+    CS, per_unit = r.CS, r.PER_UNIT
+    frac = {"primary": {C: per_unit[C, "weight"][:, -1] / C for C in CS}}
     for t, per_c in r.THRESH.items():
         if t != thr:
-            rise[t] = measures.smallest_rise({C: per_c[C][:, 1] / C for C in CS})
-    rise["function"] = measures.smallest_rise(frac["function"])
-    onehot = {C: onehot_fraction(r.onehot, C, frac["weight"][C]) for C in CS}
-    rise["onehot"] = measures.smallest_rise(onehot)
+            frac[t] = {C: per_c[C][:, 1] / C for C in CS}
+    frac["function"] = {C: per_unit[C, "function"][:, -1] / C for C in CS}
+    frac["onehot"] = {C: onehot_fraction(r.onehot, C, frac["primary"][C]) for C in CS}
+    rise = {k: measures.smallest_rise(v) for k, v in frac.items()}
     for x in rise.values():
         x["verdict"] = verdict(_rise_evidence(x))
     return rise
@@ -149,8 +140,8 @@ def _rise_evidence(x: dict) -> Evidence:
 
 
 def _closed_form_at(r, C: int) -> dict:
-    """Glue of the closed form at ``C``: its gaps to the ReLN and the ReLU network, the
-    spread, the alternative, the ratio at each level and the verdict."""
+    """Glue of the closed form at ``C``: its gaps, spread, alternative, ratio to the
+    ReLU network at each level and verdict."""
     M, init, level = r.closed, r.init, _level_ratio(r, C, r.init)
     return {
         f"gap_reln_{C}": kit.med(r.check[C, init]),
@@ -197,24 +188,9 @@ def _closed_form_glue(r) -> dict:
     }
 
 
-def _matched_at(r, C: int) -> dict:
-    """Glue of the matched start at ``C``: the share of the authors' gap it closes,
-    twice the spread, and its largest level ratio to the ReLU network."""
-    M, x = r.closed, _level_ratio(r, C, "matched")
-    k = int(np.nanargmax(np.abs(x)))
-    way = "slower" if x[k] < 0 else "faster"
-    return {
-        f"closed_{C}": 100 * (1 - M[C, "matched"].value / M[C, "authors"].value),
-        f"2spread_{C}": 2 * M[C, r.init].spread,
-        f"level_matched_{C}_last": _say(
-            "level_matched", ratio=abs(x[k]), level=100 * LEVELS[k], way=way
-        ),
-    }
-
-
 def _init_glue(r) -> dict:
     """Glue of the section on how the ReLN starts."""
-    CS, M, init, SENS = r.CS, r.closed, r.init, r.SENS
+    CS, M, init = r.CS, r.closed, r.init
     g, dist = {}, {}
     for C in CS:
         for i in INITS:
@@ -222,9 +198,17 @@ def _init_glue(r) -> dict:
             pairs = zip(r.sim[C]["relu"].loss, r.sim[C]["mixed", i].loss)
             dist[C, i] = kit.med([curve_distance(a, b) for a, b in pairs])
             g[f"sens_{C}_{i}"] = M[C, i].value
-            g[f"sens_{C}_{i}_verdict"] = SENS[f"C{C}"][i]["verdict"]
+            g[f"sens_{C}_{i}_verdict"] = verdict(M[C, i])
             g[f"dist_{C}_{i}"] = dist[C, i]
-        g |= _matched_at(r, C)
+        # the matched start: the share of the authors' gap it closes, and its
+        # largest level ratio to the ReLU network
+        x = _level_ratio(r, C, "matched")
+        k = int(np.nanargmax(np.abs(x)))
+        g[f"closed_{C}"] = 100 * (1 - M[C, "matched"].value / M[C, "authors"].value)
+        g[f"2spread_{C}"] = 2 * M[C, init].spread
+        way = "slower" if x[k] < 0 else "faster"
+        said = {"ratio": abs(x[k]), "level": 100 * LEVELS[k], "way": way}
+        g[f"level_matched_{C}_last"] = _say("level_matched", **said)
     confirmed = dist[CS[0], "matched"] < 0.5 * dist[CS[0], "authors"]
     twins = [
         f"{', '.join(i for i in r.SAME_START[C] if i != init)} at C = {C}"
@@ -232,7 +216,7 @@ def _init_glue(r) -> dict:
         if len(r.SAME_START[C]) > 1
     ]
     best = {C: min(INITS, key=lambda i: M[C, i].value) for C in CS}
-    got = Counter(SENS[f"C{C}"][i]["verdict"] for C in CS for i in INITS)
+    got = Counter(verdict(M[C, i]) for C in CS for i in INITS)
     n = len(CS) * len(INITS)
     return g | {
         "review_confirmed": "confirmed" if confirmed else "not confirmed",
@@ -250,7 +234,7 @@ def _init_reading(r) -> str:
         "; ".join(
             f"C = {C} ({', '.join(v)})"
             for C in r.CS
-            if (v := [i for i in INITS if r.SENS[f"C{C}"][i]["verdict"] == w])
+            if (v := [i for i in INITS if verdict(r.closed[C, i]) == w])
         )
         for w in ("reproduced", "undecided")
     )
@@ -260,10 +244,11 @@ def _init_reading(r) -> str:
 
 
 def _family_glue(r) -> dict:
-    """Glue of the section on the family of ReLNs."""
-    g = {}
+    """Glue of the section on the family of ReLNs, its reading with ``reln_width``
+    units in every pathway last."""
+    g, parts, moved = {}, [], []
     for C in r.CS:
-        F = r.follows[C]
+        F, W = r.follows[C], r.follows_wide[C]
         g |= {
             f"paper_reln_{C}": r.PAPER_RELN[C],
             f"follow_{C}": F.value,
@@ -271,38 +256,28 @@ def _family_glue(r) -> dict:
             f"follow_best_gap_{C}": F.candidates[F.best],
             f"follow_verdict_{C}": verdict(F),
         }
+        gaps = {"gap": F.candidates[F.best], "wide_gap": W.candidates[W.best]}
+        parts.append(_say("width_part", C=C, F=F, W=W, verdict=verdict(W), **gaps))
+        if verdict(F) != verdict(W):
+            moved.append(f"C = {C} ({verdict(F)} -> {verdict(W)})")
     if 3 in r.CS:
         g["follow_text_3"] = r.follows[3].candidates["2-of-3"]
-    g["width_reading"] = _width_reading(r)
-    return g
-
-
-def _width_reading(r) -> str:
-    """The family's verdicts with ``reln_width`` units in every pathway, in words."""
-    parts, moved = [], []
     widest = max(  # the widest member's units, at reln_width units per pathway
         r.reln_width * pathway_count([int(k) for k in n.split("-of-")[0].split("+")], C)
         for C in r.CS
         for n in r.follows_wide[C].candidates
     )
-    for C in r.CS:
-        F, W = r.follows[C], r.follows_wide[C]
-        gaps = {"gap": F.candidates[F.best], "wide_gap": W.candidates[W.best]}
-        parts.append(_say("width_part", C=C, F=F, W=W, verdict=verdict(W), **gaps))
-        if verdict(F) != verdict(W):
-            moved.append(f"C = {C} ({verdict(F)} -> {verdict(W)})")
     moved = _say("width_moved", moved=", ".join(moved)) if moved else None
     said = {"said": "; ".join(parts), "moved": moved or _say("width_none_moved")}
     hidden = ", ".join(str(r.hidden[C]) for C in r.CS)
-    return _say(
+    g["width_reading"] = _say(
         "width_reading", width=r.reln_width, widest=widest, hidden=hidden, **said
     )
+    return g
 
 
 def _census_at(r, C: int) -> dict:
-    """Glue of the census at ``C``: the mixed share, the contexts per unit by weight
-    and by function, the single- and multi-context shares, the snap change, and (C > 3)
-    the (C-2)-of-C shares and the profile of the ReLU units."""
+    """Glue of the census at ``C`` (and, C > 3, of its (C-2)-of-C units)."""
     BY_K, med = r.BY_K, kit.med
     w, f = r.REUSE["weight"][f"C{C}"], r.REUSE["function"][f"C{C}"]
     g = {
@@ -325,14 +300,14 @@ def _census_at(r, C: int) -> dict:
 
 def _census_glue(r) -> dict:
     """Glue of the census section."""
-    CS, REUSE, med, g = r.CS, r.REUSE, kit.med, {}
+    CS, REUSE, g = r.CS, r.REUSE, {}
     for C in CS:
         g |= _census_at(r, C)
-    rise, share = r.RISE["primary"], [med(r.SHARE[C][:, -1]) for C in CS]
-    trend, no = {}, "moves in no one direction"
+    rise, share = r.RISE["primary"], [kit.med(r.SHARE[C][:, -1]) for C in CS]
+    trend = {}
     for how in ("weight", "function"):
         x = np.diff([REUSE[how][f"C{C}"] / C for C in CS])
-        trend[how] = "rises" if all(x > 0) else "falls" if all(x < 0) else no
+        trend[how] = "rises" if all(x > 0) else "falls" if all(x < 0) else None
     side = {C: REUSE["weight"][f"C{C}"] / C > (C - 1) / C for C in CS}  # above?
     rises = all(np.diff(list(REUSE["weight"].values())) > 0)
     return g | {
@@ -342,8 +317,8 @@ def _census_glue(r) -> dict:
         "frac_interval": "{:.3f}-{:.3f}".format(*rise["interval"]),
         "reuse_rises": "rises" if rises else "does not rise",
         "share_trend": "falls" if share[-1] < share[0] else "does not fall",
-        "frac_trend": trend["weight"],
-        "frac_f_trend": trend["function"],
+        "frac_trend": trend["weight"] or "moves in no one direction",
+        "frac_f_trend": trend["function"] or "moves in no one direction",
         "frac_vs_reln": "; ".join(
             f"{w} the ReLN's (C-1)/C by weight at C = "
             + ", ".join(str(C) for C in CS if side[C] == up)
@@ -359,9 +334,9 @@ def _onehot_glue(r) -> dict:
         return {"onehot_reading": _say("onehot_none")}
     med, parts = kit.med, []
     for C in r.CS:
-        prim = med(r.SHARE[C][:, -1]), med(r.PER_UNIT[C, "weight"][:, -1]) / C
-        one = r.onehot.get(C)
-        one = (med(one["share"]), med(one["per_unit"]) / C) if C in r.onehot else prim
+        one = prim = med(r.SHARE[C][:, -1]), r.REUSE["weight"][f"C{C}"] / C
+        if C in r.onehot:
+            one = med(r.onehot[C]["share"]), med(r.onehot[C]["per_unit"]) / C
         parts.append(_say("onehot_part", C=C, k=C - 1, prim=prim, one=one))
     rise, rise1 = r.RISE["primary"], r.RISE["onehot"]
     way = "rises" if rise1["value"] > 0 else "falls"
@@ -371,35 +346,60 @@ def _onehot_glue(r) -> dict:
 
 def _mixed_share(r, C: int):
     """The ReLU weight in the units the paper's ReLN has at ``C``, against the paper's
-    alternative (no (C-1)-of-C pathway at all), with one-hot contexts and the other
-    on/off thresholds as variants."""
-    alt_name = f"1-of-{C}"
-    share = share_at_bound(r.SHARE[C][:, -1], kit.med(r.family_share[C][alt_name]))
+    alternative (no (C-1)-of-C pathway), with one-hot contexts and the other on/off
+    thresholds as variants."""
+    share = share_at_bound(r.SHARE[C][:, -1], kit.med(r.family_share[C][f"1-of-{C}"]))
+    alt = share.alternative
     if C in r.onehot:  # the authors' input is one-hot already at C = 3
-        onehot = share_at_bound(r.onehot[C]["share"], share.alternative)
+        onehot = share_at_bound(r.onehot[C]["share"], alt)
         share = share.varied("input", {"one-hot contexts": onehot})
     at = {
-        f"on = active for >= {thr:g} of its items": share_at_bound(
-            per_c[C][:, 0], share.alternative
-        )
+        f"on = active for >= {thr:g} of its items": share_at_bound(per_c[C][:, 0], alt)
         for thr, per_c in r.THRESH.items()
         if thr != r.census_threshold
     }
     return share.varied("threshold", at)
 
 
+def _per_c_records(r, C: int) -> list[tuple]:
+    """The records at C: the closed form against the ReLN and the ReLU network, the
+    ReLU network against the paper's ReLN (held against the family), and the ReLU
+    weight in the units the paper's ReLN has."""
+    init, twins, M, reln = r.init, r.SAME_START[C], r.closed, r.reln
+    others = [i for i in INITS if i != init]
+    setting = {i: f"{i} (starts as {init} here)" if i in twins else i for i in others}
+    stand_in = " (the text's common + 2-of-3 ReLN)" if C == 3 else ""
+    wide = f"{r.reln_width} units per pathway (the rivals wider than the ReLU network)"
+    starts = {  # the clause on the other starts (init_sensitivity)
+        key: setup_clause({i: r.SENS[f"C{C}"][i][key] for i in INITS}, init, twins)
+        for key in ("verdict", "verdict_reln")
+    }
+    closed = M[C, init].varied("init", {setting[i]: M[C, i] for i in others})
+    follows = r.follows[C].varied(
+        "init", {setting[i] + stand_in: reln[C, i] for i in others}
+    )
+    evidence = {
+        "gap_reln_closed_form": Evidence(kit.med(r.check[C, init]), criterion="gap"),
+        "gap_relu_closed_form": closed.varied("width", {wide: r.closed_wide[C, init]}),
+        "follows_reln": follows.varied("width", {wide: r.follows_wide[C]}),
+        "share_mixed_selective": _mixed_share(r, C),
+    }
+    values = _per_c_values(r, C, starts)
+    return [(f"{name}_C{C}", ev, values) for name, ev in evidence.items()]
+
+
 def _per_c_values(r, C: int, starts: dict) -> dict:
-    """Every field of the four records' notes at ``C`` (a, b: the final losses;
-    ``starts``: the clauses on the other starts)."""
-    init, paper, ds = r.init, r.PAPER_RELN[C], r.tasks[C]
+    """Every field of the four records' notes at ``C`` (``starts``: the clauses on the
+    other starts)."""
+    init, paper, ds, M = r.init, r.PAPER_RELN[C], r.tasks[C], r.closed
     a, b = kit.med(r.sim[C]["relu"].loss[:, -1]), kit.med(r.family[C][paper][:, -1])
-    values = {"C": C, "k": C - 1, "init": init, "n": len(r.seeds), "paper": paper}
-    values |= {"a": a, "b": b, "ratio": a / b, "thr": r.census_threshold}
-    cf, clause = f"closed form ({C - 1}-of-{C})", starts["verdict_reln"]
-    return values | {
+    clause = starts["verdict_reln"]
+    return {
+        **{"C": C, "k": C - 1, "init": init, "n": len(r.seeds), "paper": paper},
+        **{"a": a, "b": b, "ratio": a / b, "thr": r.census_threshold},
         "largest": max(float(np.max(r.check[C, i])) for i in INITS),
         "net": f"{ds.X.shape[0]}-{r.hidden[C]}-{ds.Y.shape[0]}",
-        "cf_alt": measures.competitor(r.closed[C, init], cf),
+        "cf_alt": measures.competitor(M[C, init], f"closed form ({C - 1}-of-{C})"),
         "cf_starts": starts["verdict"],
         "alt": measures.competitor(r.follows[C], paper),
         "width": r.reln_width,
@@ -411,46 +411,26 @@ def _per_c_values(r, C: int, starts: dict) -> dict:
     }
 
 
-def _per_c_records(r, C: int) -> list[tuple]:
-    """The records at C: the closed form against the ReLN and the ReLU network, the
-    ReLU network against the paper's ReLN (held against the family), and the ReLU
-    weight in the units the paper's ReLN has."""
-    init, twins = r.init, r.SAME_START[C]
-    others = [i for i in INITS if i != init]
-    setting = {i: f"{i} (starts as {init} here)" if i in twins else i for i in others}
-    stand_in = " (the text's common + 2-of-3 ReLN)" if C == 3 else ""
-    wide = f"{r.reln_width} units per pathway (the rivals wider than the ReLU network)"
-    starts = {  # the clause on the other starts (init_sensitivity)
-        key: setup_clause({i: r.SENS[f"C{C}"][i][key] for i in INITS}, init, twins)
-        for key in ("verdict", "verdict_reln")
-    }
-    share = _mixed_share(r, C)
-    values = _per_c_values(r, C, starts)
-    M, reln = r.closed, r.reln
-    closed = M[C, init].varied("init", {setting[i]: M[C, i] for i in others})
-    follows = r.follows[C].varied(
-        "init", {setting[i] + stand_in: reln[C, i] for i in others}
-    )
-    evidence = {
-        "gap_reln_closed_form": Evidence(kit.med(r.check[C, init]), criterion="gap"),
-        "gap_relu_closed_form": closed.varied("width", {wide: r.closed_wide[C, init]}),
-        "follows_reln": follows.varied("width", {wide: r.follows_wide[C]}),
-        "share_mixed_selective": share,
-    }
-    return [(f"{name}_C{C}", ev, values) for name, ev in evidence.items()]
-
-
 def _records(r) -> list[tuple]:
     """Every record of the chapter as ``(name, evidence, values of its note)``."""
     med, F, RISE = kit.med, r.FUNC_FINAL, r.RISE
     out = [x for C in r.CS for x in _per_c_records(r, C)]
-    others = _other_rises(RISE)
-    rise = _rise_variants(RISE)
     frac = {
         how: {k: v / int(k[1:]) for k, v in x.items()} for how, x in r.REUSE.items()
     }
-    values = {"init": r.init, "n": len(r.seeds), "others": others}
-    values |= {
+    # the primary rise, the other thresholds, one-hot contexts and the rise through
+    # the function as its variants; the other thresholds' and the function's in words
+    ev = {k: _rise_evidence(x) for k, x in RISE.items()}
+    at = {k: f"at threshold {k:g}" for k in RISE if not isinstance(k, str)}
+    thresholds = {f"on/off threshold {k:g}": ev[k] for k in at}
+    rise = ev["primary"].varied("threshold", thresholds)
+    rise = rise.varied("input", {"one-hot contexts": ev["onehot"]})
+    rise = rise.varied("definition", {"through the function": ev["function"]})
+    at["function"] = "through the function"
+    values = {
+        "init": r.init,
+        "n": len(r.seeds),
+        "others": "; ".join(_say("rise_other", at=a, x=RISE[k]) for k, a in at.items()),
         "fractions": ", ".join(f"{k} {v:.3f}" for k, v in frac["weight"].items()),
         "per_unit": ", ".join(f"{k} {v:.2f}" for k, v in r.REUSE["weight"].items()),
         "step": RISE["primary"]["step"],
@@ -470,34 +450,6 @@ def _records(r) -> list[tuple]:
     return out
 
 
-def _other_rises(RISE) -> str:
-    """The rise at the other thresholds and through the function, in words.
-
-    They go in the note, not in variants: the claim lists only seeds (a stored reason
-    must begin with what the rulebook gives the stored fields alone, its seeds clause
-    included, which an undecided verdict's further variants would break)."""
-    rest = [k for k in RISE if k not in ("primary", "onehot")]
-    at = [
-        "through the function" if k == "function" else f"at threshold {k:g}"
-        for k in rest
-    ]
-    return "; ".join(_say("rise_other", at=a, x=RISE[k]) for k, a in zip(rest, at))
-
-
-def _rise_variants(RISE):
-    """The primary rise's evidence, with the other thresholds, one-hot contexts and
-    the rise through the function as its variants."""
-    ev = {k: _rise_evidence(x) for k, x in RISE.items()}
-    at = {
-        f"on/off threshold {k:g}": ev[k]
-        for k in RISE
-        if k not in ("primary", "function", "onehot")
-    }
-    rise = ev["primary"].varied("threshold", at)
-    rise = rise.varied("input", {"one-hot contexts": ev["onehot"]})
-    return rise.varied("definition", {"through the function": ev["function"]})
-
-
 def _units_3_of_5(r) -> dict:
     """The ReLU units on in 3 of the 5 contexts: their weight and function shares
     (also on one-hot contexts, and 4 of 5), and their profile."""
@@ -508,8 +460,7 @@ def _units_3_of_5(r) -> dict:
         units["weight_share_onehot"] = med(r.onehot[5]["by_k"][:, 3])
         units["weight_share_4_of_5_onehot"] = med(r.onehot[5]["by_k"][:, 4])
         units["weight_share_4_of_5"] = med(by_k[:, 4])
-    units |= {k: med([p[k] for p in P]) for k in P[0] if k != "share"}
-    return units
+    return units | {k: med([p[k] for p in P]) for k in P[0] if k != "share"}
 
 
 def _verdict_glue(r, R: dict) -> dict:
@@ -524,8 +475,15 @@ def _verdict_glue(r, R: dict) -> dict:
     reuse = R["node_reuse_contexts_per_unit"]
     if reuse["verdict"] == "undecided":
         undecided.append(("the rise of node reuse", reuse))
-    cut = [(w, x, re.split(r" \(|; alternative", x["reason"])[0]) for w, x in undecided]
-    said = "; ".join(_say("undecided_item", who=w, x=x, reason=y) for w, x, y in cut)
+    said = "; ".join(
+        _say(
+            "undecided_item",
+            who=w,
+            x=x,
+            reason=re.split(r" \(|; alternative", x["reason"])[0],
+        )
+        for w, x in undecided
+    )
     reading = _say("undecided_reading", n=len(r.seeds), said=said)
     return g | {
         "reuse_verdict": reuse["verdict"],

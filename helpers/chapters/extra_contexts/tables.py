@@ -1,5 +1,4 @@
-"""The tables in the sections of the page book/extra_contexts.md, as Markdown
-(:func:`helpers.book.kit.table`)."""
+"""The tables of the page book/extra_contexts.md, as Markdown."""
 
 from __future__ import annotations
 
@@ -25,13 +24,13 @@ def say(name: str, **values) -> str:
     return kit.prose("extra_contexts", name, **values)
 
 
-def _table(rows, name: str, **values) -> str:
-    """``rows`` under the headers ``[prose] <name>_heads`` (one string), inside the
-    caption ``<name>`` where the TOML has one; both filled with ``values``."""
-    table = kit.table(rows, say(f"{name}_heads", **values))
-    if name not in chapter_data.data("extra_contexts")["prose"]:
-        return table
-    return say(name, table=table, **values)
+def _table(rows, name: str, floatfmt=None, **values) -> str:
+    """``rows`` under the headers ``[prose] <name>_heads``, inside the caption
+    ``<name>`` where the TOML has one; both filled with ``values``."""
+    table = kit.table(rows, say(f"{name}_heads", **values), floatfmt=floatfmt)
+    if name in chapter_data.data("extra_contexts")["prose"]:
+        return say(name, table=table, **values)
+    return table
 
 
 def _values(x, fmt: str) -> str:
@@ -83,11 +82,10 @@ def gap_variants_table(CS, gaps, M, M_RELN, init) -> str:
     rows = []
     for C in CS:
         for meth, name in A0_NAMES.items():
-            g = [f"{gaps[C, meth, n]:.3f}" for n in ("reln", "relu")]
-            rows.append((C, name, *g))
+            rows.append((C, name, gaps[C, meth, "reln"], gaps[C, meth, "relu"]))
         both = f"{M_RELN[C, init].value:.3f}; {M[C, init].spread:.3f}"
         rows.append((C, "(ReLU vs ReLN; two ReLU seeds)", "", both))
-    return _table(rows, "gap_variants", init=init)
+    return _table(rows, "gap_variants", ".3f", init=init)
 
 
 def halfway_table(rows, init) -> str:
@@ -106,13 +104,12 @@ def init_table(CS, INITS, M, M_RELN, CHECK, SAME_START, init) -> str:
     for C in CS:
         for i in INITS:
             twin = f" (= {init})" if i != init and i in SAME_START[C] else ""
-            gaps = [f"{x:.3f}" for x in (M[C, i].value, M_RELN[C, i].value)]
-            gaps.append(f"{kit.med(CHECK[C, i]):.3f}")
+            gaps = (M[C, i].value, M_RELN[C, i].value, kit.med(CHECK[C, i]))
             verdicts = f"{verdict(M[C, i])}; {verdict(M_RELN[C, i])}"
             rows.append((C, f"{i}{twin}", *gaps, verdicts))
         spread = f"{M[C, init].spread:.3f}; {M[C, init].alternative:.3f}"
         rows.append((C, "(two ReLU seeds; single-context ReLN)", spread, "", "", ""))
-    return _table(rows, "init")
+    return _table(rows, "init", ".3f")
 
 
 def race_sizes(CS, DS, CM) -> str:
@@ -128,9 +125,8 @@ def race_sizes(CS, DS, CM) -> str:
             res = effective_dataset(ds.X, R, g, inputs=items)[0]
             raw = effective_dataset(ds.X, ds.Y, g, inputs=items)[0] @ centre
             s_res, s_raw = (np.linalg.svd(x, compute_uv=False)[0] for x in (res, raw))
-            theory = np.sqrt(k * (C - k) / C) * CM[C].sigma[0]
-            rows.append((C, k, f"{s_res:.3f}", f"{theory:.3f}", f"{s_raw:.3f}"))
-    return _table(rows, "race")
+            rows.append((C, k, s_res, np.sqrt(k * (C - k) / C) * CM[C].sigma[0], s_raw))
+    return _table(rows, "race", ".3f")
 
 
 def thresholds(CS, THRESH) -> str:

@@ -1,29 +1,17 @@
-"""The records, glue, reading and closing table of the page *Where the lag comes from*
-(``book/lag.md``), from its runs (:class:`helpers.chapters.lag.measures.Runs`) and their
-comparison with the ReLU network (:func:`helpers.chapters.lag.measures.compare`)."""
+"""The records, glue, reading and closing table of the page book/lag.md."""
 
 from __future__ import annotations
 
 import numpy as np
 from IPython.display import Markdown
 
-from ...book import kit
+from ...book import kit, rulebook
 from ...book.records import claims_table
 from ...book.rulebook import holds
 from ...core.measures import LEVELS, Evidence, seed_spread
 from .measures import Comparison, Runs, compare, median_lag
 from .networks import STEPS
 
-_SUMMARY = {
-    "reln_lag": "The ReLN's lag behind the ReLU network",
-    "frozen_gates": "Its own gates, fixed from its state",
-    "snapped_gates": "The same, snapped to contexts",
-    "random_gates": "The control: random gates",
-    "restart_gates": "Fixed gates from the start (restarts)",
-    "lag_ladder": "The ladder from the ReLU network to the ReLN",
-    "lag_steps": "What each step adds to the lag",
-    "within_context_gating": "How the gates move within a context",
-}
 _GATES = {
     "item-dependent weight": "item_dependent",
     "gates off the context pattern": "off_pattern",
@@ -47,8 +35,7 @@ def _share(x: float) -> str:
 
 
 def _med_lag(lag) -> list:
-    """Median over seeds of ``(S, levels)`` log lags per level, in percent rounded to
-    0.01 (None where a seed does not reach the level)."""
+    """Median lag per level in percent, to 0.01 (None where a seed misses it)."""
     m = [float(x) for x in median_lag(lag)]
     return [None if np.isnan(x) else round(100.0 * float(np.expm1(x)), 2) for x in m]
 
@@ -63,17 +50,16 @@ def _levels(lag, fmt: str) -> str:
 
 def _rows(c: Comparison, rows: dict) -> Evidence:
     """``{row label: network}`` as one record's evidence (the ReLN's spread)."""
-
-    def row(name):
+    out = {}
+    for k, name in rows.items():
         m = c.fit[name]
-        return {
+        out[k] = {
             "time gap": m.value,
             "seed spread": m.spread,
             "within seed noise": holds("seed_noise", m.value, spread=m.spread) is True,
             **{f"lag at {_lv(f)}": v for f, v in zip(LEVELS, _med_lag(c.lags[name]))},
         }
-
-    return Evidence({k: row(n) for k, n in rows.items()}, spread=c.fit["reln"].spread)
+    return Evidence(out, spread=c.fit["reln"].spread)
 
 
 def _records(runs: Runs, c: Comparison) -> list:
@@ -83,7 +69,7 @@ def _records(runs: Runs, c: Comparison) -> list:
     restart |= {f"snapped, of epoch {e}": f"restart snapped@{e}" for e in E}
     random = {"from the initial weights": "restart random"}
     random |= {f"from epoch {e}": f"random@{e}" for e in runs.random}
-    idx = [int(np.flatnonzero(runs.t_rec == e)[0]) for e in E]
+    idx = (int(np.flatnonzero(runs.t_rec == e)[0]) for e in E)
     gates = {
         f"epoch {e}": {k: kit.med(move[m][:, i]) for k, m in _GATES.items()}
         for e, i in zip(E, idx)
@@ -122,10 +108,9 @@ def _at(c: Comparison, name: str, i: int) -> str:
 
 
 def reading(runs: Runs, c: Comparison) -> dict:
-    """The page's answers, from the numbers the records hold: ``{"short": the "In
-    short" box, "reading": the reading after the figures}``, both Markdown.
-
-    Defined for the page book/lag.md."""
+    """The page's answers from the records' numbers: ``{"short": the "In short" box,
+    "reading": the reading after the figures}``, both Markdown. Defined for the page
+    book/lag.md."""
     reln = c.fit["reln"]
     lo, hi = reln.spread_interval
     text = (
@@ -134,9 +119,8 @@ def reading(runs: Runs, c: Comparison) -> dict:
         f"(time gap {reln.value:.3f}; two-sample seed spread {reln.spread:.3f}, 90 % "
         f"interval {lo:.3f}-{hi:.3f}). "
     )
-    text += _start_sentence(c) + _fixed_gates_sentence(c, runs.state_epochs)
-    short = text
-    text += _control_sentence(c, f"restart frozen@{runs.freeze_epochs[-1]}")
+    short = text + _start_sentence(c) + _fixed_gates_sentence(c, runs.state_epochs)
+    text = short + _control_sentence(c, f"restart frozen@{runs.freeze_epochs[-1]}")
     text += _ladder_sentence(c) + _item_sentence(runs)
     return {"short": short, "reading": "**Reading.** " + text}
 
@@ -155,8 +139,8 @@ def _start_sentence(c: Comparison) -> str:
 
 
 def _fixed_gates_sentence(c: Comparison, E) -> str:
-    """The ReLU network's own gates fixed at each state epoch in ``E`` (and snapped to
-    contexts), trained on from its weights there, against the ReLN."""
+    """The ReLU network's own gates fixed at each state epoch in ``E`` (and snapped),
+    trained on from its weights there, against the ReLN."""
     i = _deepest(c, [f"frozen@{e}" for e in E] + ["reln"])
     if i is None:
         return "No level is reached by every network fixed from the state. "
@@ -221,8 +205,8 @@ def _ladder_sentence(c: Comparison) -> str:
 
 
 def _item_sentence(runs: Runs) -> str:
-    """How much of the ReLU network's gating is item by item within a context, over
-    training, and how much of it sits off its unit's context pattern at the end."""
+    """How much of the ReLU network's gating is item by item within a context over
+    training, and how much sits off its unit's context pattern at the end."""
     M, t = runs.move, runs.t_rec
     item = np.median(M["item_dependent"], axis=0)
     low = int(np.argmin(item))
@@ -237,8 +221,8 @@ def _item_sentence(runs: Runs) -> str:
 
 
 def _net_label(name: str) -> str:
-    """A network of :meth:`Runs.nets` in words: ``"snapped@400"`` reads "own gates
-    snapped at epoch 400, from its state"."""
+    """A network of :meth:`Runs.nets` in words (``"snapped@400"``: "own gates snapped
+    at epoch 400, from its state")."""
     kind, _, e = name.partition("@")
     if kind == "restart random":
         return "random gates, restarted"
@@ -250,9 +234,9 @@ def _net_label(name: str) -> str:
 
 
 def lag_table(lags: dict, labels: dict) -> str:
-    """Markdown table of the signed lags ``{name: (S, levels) log lags}`` in percent
-    per loss level, median over seeds ("—" where a level is not reached), each row
-    labelled by ``labels`` or else in words. Defined for the page book/lag.md."""
+    """Markdown table of the median signed lags ``{name: (S, levels) log lags}`` in
+    percent per loss level ("—" where not reached), each row labelled by ``labels`` or
+    else in words. Defined for the page book/lag.md."""
     rows = [
         [labels.get(name) or _net_label(name)]
         + ["—" if np.isnan(m) else f"{100 * np.expm1(m):+.1f} %" for m in median_lag(v)]
@@ -264,14 +248,13 @@ def lag_table(lags: dict, labels: dict) -> str:
 def report(rec, runs: Runs) -> dict:
     """Write and save the page's records (``rec``: its
     :class:`helpers.book.records.Records`) and glue from its ``runs`` (compared by
-    :func:`compare`, as the page does). Defined for the page book/lag.md.
+    :func:`compare`). Defined for the page book/lag.md.
 
     Returns ``{"records": {name: stored record}, "short", "reading", "summary": the
     closing table}``, all but the records Markdown (:func:`reading`)."""
     c = compare(runs)
     R = kit.add_all(rec, _records(runs, c))
-    text = reading(runs, c)
-    t = runs.t_rec
+    text, t = reading(runs, c), runs.t_rec
     kit.glue_many(
         "lag",
         in_short=Markdown(text["short"]),
@@ -283,5 +266,5 @@ def report(rec, runs: Runs) -> dict:
         record_every=int(t[1] - t[0]) if len(t) > 1 else 0,
     )
     rec.save()
-    summary = claims_table([(s, "—", R[n]) for n, s in _SUMMARY.items()])
-    return {"records": R, **text, "summary": summary}
+    claims = [(rulebook.claim("lag", n)["summary"], "—", R[n]) for n in R]
+    return {"records": R, **text, "summary": claims_table(claims)}

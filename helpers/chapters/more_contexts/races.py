@@ -83,9 +83,7 @@ def race_census(
 ) -> np.ndarray:
     """The race's census (:func:`race_class_shares`) of the ReLN with every context
     pathway, as wide as ``rule`` makes them: ``(shares (C + 1,), loss, net)``.
-
-    Defined for the page book/more_contexts.md.
-    """
+    Defined for the page book/more_contexts.md."""
     C = ds.n_contexts
     ks = range(1, C)
     w = member_width(ks, C, hidden, per_pathway, rule)
@@ -112,10 +110,7 @@ def family_for(C: int, by_k, min_share: float) -> dict:
 
 def tied_with_best(gaps: dict, spreads: dict) -> list[str]:
     """Names whose gap is within ``NOISE_MULTIPLE`` x the larger spread of the
-    nearest's ([rulebook-best]), nearest first.
-
-    Defined for the page book/more_contexts.md.
-    """
+    nearest's ([rulebook-best]), nearest first. Defined for book/more_contexts.md."""
     best = min(gaps, key=gaps.get)
     return sorted(
         (
@@ -131,8 +126,7 @@ def tied_with_best(gaps: dict, spreads: dict) -> list[str]:
 class Fit:
     """A family of ReLNs held against the ReLU network at one C (:func:`family_fit`):
     ``match`` (trained curves where trained, else races), ``race`` gaps, ``trained``
-    members, ``spreads``, ``ties``, ``follows`` (trained vs race) and ``relu_spread``.
-    """
+    members, ``spreads``, ``ties``, ``follows`` (trained vs race), ``relu_spread``."""
 
     match: Match
     race: dict
@@ -167,10 +161,8 @@ def family_fit(
     """The ReLU loss (``relu_run``: ``(net, loss (S, T))``) held against every ReLN of
     ``family`` ([rulebook-best]) by race; with ``seeds``, the paper's (C-1)-of-C and
     the two nearest by race are trained per seed and replace their races.
-    ``race_kw``: ``lr``, ``epochs``, ``form`` of :func:`race_loss`.
-
-    Defined for the page book/more_contexts.md.
-    """
+    ``race_kw``: ``lr``, ``epochs``, ``form`` of :func:`race_loss`. Defined for the
+    page book/more_contexts.md."""
     C = ds.n_contexts
     relu, loss = relu_run
     paper = family_name([C - 1], C)

@@ -1,8 +1,7 @@
-"""The records, glue, reading and closing table of the page book/more_contexts.md,
-from the page's runs (:class:`Runs`) and parameters (:class:`Params`)."""
+"""The records, glue, reading and closing table of the page book/more_contexts.md."""
 
 from dataclasses import dataclass
-from itertools import combinations
+from math import comb
 from types import SimpleNamespace
 
 import numpy as np
@@ -34,10 +33,9 @@ class Params:
 
 @dataclass
 class Runs:
-    """The page's runs and races per C (this package's ``train_relu``,
-    ``onehot_census``, ``race_census``, ``form_move``, ``None`` where not measured, and
-    ``family_fit``), the fits by width setting: ``{"primary" | "common" | "rule": {C:
-    Fit}}``, the page's setting, the other common pathway's width, the other rule."""
+    """The page's runs and races per C (``train_relu``, ``onehot_census``,
+    ``race_census``, ``form_move`` or ``None``) and ``family_fit``'s fits by width
+    setting: ``{"primary" | "common" | "rule": {C: Fit}}``."""
 
     census: dict
     snap: dict
@@ -57,8 +55,7 @@ def _setting_words(rule: str, common: str, units: int) -> str:
 
 
 def _page(p: Params, runs: Runs) -> SimpleNamespace:
-    """The parameters and runs, with what the report derives from them by the page's
-    own functions (under the page's names)."""
+    """The parameters and runs, with what the page's functions derive from them."""
     r = SimpleNamespace(**vars(runs), **vars(p), CS=list(p.hidden))
     r.BY_K, r.FUNC, r.FRAC = census_views(runs.census)
     r.other_form = other_rule(p.race_form, ("factors", "matrix"))
@@ -74,14 +71,13 @@ def _page(p: Params, runs: Runs) -> SimpleNamespace:
 def _glue(r) -> None:
     C, C6 = max(r.CS), min([c for c in r.CS if c >= 6] or [max(r.CS)])
     k, k6 = max(C - 2, 1), max(C6 - 2, 1)
-    units = r.reln_width * (1 + len(list(combinations(range(C), k))))
-    sizes = {
-        common: [member_widths([k], C6, r.hidden[C6], r.reln_width, "total", common)
-                 for k in (C6 - 1, k6)]
-        for common in ("equal", "fixed")
-    }  # fmt: skip
-    (a, _), (b, _) = sizes["equal"]
-    (_, fa), (_, fb) = sizes["fixed"]
+    units = r.reln_width * (1 + comb(C, k))
+
+    def widths(j, common):  # (common, context pathway) units of common + j-of-C6
+        return member_widths([j], C6, r.hidden[C6], r.reln_width, "total", common)
+
+    (a, _), (b, _) = widths(C6 - 1, "equal"), widths(k6, "equal")
+    (_, fa), (_, fb) = widths(C6 - 1, "fixed"), widths(k6, "fixed")
     F = r.form_move
     kit.glue_many(
         "mc",
@@ -107,14 +103,12 @@ def _glue(r) -> None:
 def _fit_value(fits: dict) -> dict:
     """``best_reln``'s value under one width setting: per C every member's gap, the
     ReLU network's seed spread and each trained member's own and its race's gap."""
-    value = {}
+    value = {f"C{C}": {**f.gaps, "seed spread": f.relu_spread} for C, f in fits.items()}
     for C, f in fits.items():
-        value[f"C{C}"] = {**f.gaps, "seed spread": f.relu_spread}
         if f.trained:
-            trained = {
+            value[f"C{C}"]["trained"] = {
                 n: {"seed spread": f.spreads[n], "race": f.race[n]} for n in f.trained
             }
-            value[f"C{C}"]["trained"] = trained
     return value
 
 
@@ -172,7 +166,7 @@ def _note_values(r, sim: dict) -> dict:
     trained = sorted({C for C, f in P.items() if f.trained})
     moved = {k: [C for C in P if P[C].ties != F[k][C].ties] for k in ("common", "rule")}
     values = dict(S=S, form=r.race_form, other=r.other_form, move=r.form_move)
-    values |= dict(
+    return values | dict(
         n_seeds=len(r.seeds),
         noise=NOISE_MULTIPLE,
         agree=", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.race),
@@ -196,12 +190,6 @@ def _note_values(r, sim: dict) -> dict:
             for k, Cs in moved.items()
         ),
     )
-    return values
-
-
-def _variants_reading(r) -> str:
-    """The page's reading of its variants: the width settings and one-hot input."""
-    return f"{_width_reading(r)}\n\n{_input_reading(r)}"
 
 
 def _width_reading(r) -> str:
@@ -223,14 +211,13 @@ def _width_reading(r) -> str:
                 f"the paper's {paper} is {where} them with {S['primary']}"
             )
     common, rule = (", ".join(moved[k]) or "none" for k in ("common", "rule"))
-    width = "**Width.** The nearest ReLN and those tied with it " + (
+    return "**Width.** The nearest ReLN and those tied with it " + (
         f"change with the width setting at {'; '.join(lines)}. The answer depends on "
         f"the common pathway's width at C = {common} ({S['common']}) and on the width "
         f"rule at C = {rule} ({S['rule']})."
         if lines
         else "are the same under every width setting."
     )
-    return width
 
 
 def _input_reading(r) -> str:
@@ -243,9 +230,9 @@ def _input_reading(r) -> str:
         f"{hot[C]:.3f} (C = {C}; {med[C]:.3f} with the input above)" for C in r.CS
     )
     return (
-        "**Input.** On one-hot contexts the fraction of contexts a unit "
-        f"serves is {each}; from C = {lo} to {hi} it "
-        f"{'rises' if d1 > 0 else 'falls'} by {abs(d1):.3f}."
+        f"**Input.** On one-hot contexts the fraction of contexts a unit serves is "
+        f"{each}; from C = {lo} to {hi} it {'rises' if d1 > 0 else 'falls'} by "
+        f"{abs(d1):.3f}."
     )
 
 
@@ -263,7 +250,8 @@ SUMMARY = [
 
 def _class_line(C: int, med: float, spread: float, by_k, tie, race) -> str:
     """The answer's line at ``C``: the fraction (median, seed spread), the heaviest
-    class (also the ``race``'s, if raced) and the nearest ReLN (``tie``, if fitted)."""
+    class (also the ``race``'s, if raced) and the nearest ReLN and those tied with it
+    (``tie``, nearest first, if fitted) against the heaviest class and the paper's."""
     peak = int(np.argmax(np.median(np.asarray(by_k)[:, -1, 1:C], axis=0))) + 1
     paper, heavy = family_name([C - 1], C), family_name([peak], C)
     line = (
@@ -271,16 +259,9 @@ def _class_line(C: int, med: float, spread: float, by_k, tie, race) -> str:
         f"(C-1)/C = {(C - 1) / C:.3f}); most weight in {peak}-of-{C} units"
     )
     if race is not None:
-        k_race = int(np.argmax(race[1:C])) + 1
-        line += f"; the race's most weighted class: {k_race}-of-{C}"
-    if tie is not None:
-        line += _tie_clause(tie, heavy, paper)
-    return line + "."
-
-
-def _tie_clause(tie, heavy: str, paper: str) -> str:
-    """The clause on the nearest ReLN by loss and those tied with it (``tie``, nearest
-    first), against the census's heaviest class and the paper's ReLN."""
+        line += f"; the race's most weighted class: {np.argmax(race[1:C]) + 1}-of-{C}"
+    if tie is None:
+        return line + "."
     tied = f"tied with it {', '.join(tie[1:])}" if tie[1:] else "none tied with it"
     nearest = (
         "is the nearest ReLN"
@@ -290,26 +271,24 @@ def _tie_clause(tie, heavy: str, paper: str) -> str:
     )
     among = "among the tied" if paper in tie else "not among the tied"
     return (
-        f"; nearest ReLN by loss {tie[0]}, {tied}; the census's heaviest class "
-        f"{heavy} {nearest}; the paper's ReLN is {among}"
+        f"{line}; nearest ReLN by loss {tie[0]}, {tied}; the census's heaviest class "
+        f"{heavy} {nearest}; the paper's ReLN is {among}."
     )
 
 
 def reading(frac: dict, by_k: dict, fits: dict, race_shares: dict) -> str:
-    """The page's answer, generated from its records: per C the fraction of contexts
-    a ReLU unit serves (median and seed spread) against the pure (C-1)/C, the class
-    with the most weight, the nearest ReLN by loss and those tied with it (``fits``:
-    :class:`helpers.chapters.more_contexts.races.Fit` per C, or ``{C: tied names,
-    nearest first}``), whether the census's heaviest class is that nearest ReLN and
-    whether the paper's (C-1)-of-C is among the tied; then the direction of the
-    fraction from the smallest to the largest C, judged against the seed spreads."""
+    """The page's answer from its records: per C the fraction of contexts a ReLU unit
+    serves against the pure (C-1)/C, the heaviest class and the nearest ReLNs
+    (``fits``: a :class:`helpers.chapters.more_contexts.races.Fit` or the tied names,
+    nearest first, per C); then the fraction's trend against the seed spreads."""
     lines, meds, spreads = [], {}, {}
     for C, F in frac.items():
         final = np.asarray(F)[:, -1]
         meds[C], spreads[C] = float(np.median(final)), seed_spread(final)
         tie = getattr(fits.get(C), "ties", fits.get(C))
-        race = race_shares[C] if C in race_shares else None
-        lines.append(_class_line(C, meds[C], spreads[C], by_k[C], tie, race))
+        lines.append(
+            _class_line(C, meds[C], spreads[C], by_k[C], tie, race_shares.get(C))
+        )
     lo, hi = list(frac)[0], list(frac)[-1]
     d, noise = meds[hi] - meds[lo], max(spreads[lo], spreads[hi])
     below = [str(C) for C in frac if (C - 1) / C - meds[C] > spreads[C]]
@@ -337,9 +316,10 @@ def report(rec, params: Params, runs: Runs) -> dict:
     _glue(r)
     R = kit.add_all(rec, _records(r))
     rec.save()
-    reading_ = reading(r.FRAC, r.BY_K, r.fits["primary"], r.race)
+    said = [reading(r.FRAC, r.BY_K, r.fits["primary"], r.race)]
+    said += [_width_reading(r), _input_reading(r)]
     return {
         "records": R,
-        "reading": f"**Reading.** {reading_}\n\n{_variants_reading(r)}",
+        "reading": "**Reading.** " + "\n\n".join(said),
         "summary": claims_table([(c, "—", R[n]) for n, c in SUMMARY if n in R]),
     }
