@@ -11,12 +11,7 @@ from .tables import INIT_NAME
 
 def colours(palette: dict) -> dict:
     """The chapter's colours (networks, initialisations, census classes)."""
-    names = {
-        "relu": "relu",
-        "hand": "reln",
-        "derived": "prediction",
-        "oneway": "single",
-    }
+    names = dict(relu="relu", hand="reln", derived="prediction", oneway="single")
     names.update(matched="linear", common="common", mixed="mixed", single="single")
     col = {k: palette[p] for k, p in names.items()} | {"other": "#dddddd"}
     init = {"authors": "hand", "matched": "matched", "derived": "derived"}

@@ -26,7 +26,7 @@ from .compare import plateau_outputs, plateau_record
 from .drops import med, plateau_levels
 from .gating import appearance_epoch, epoch_ranges, verdicts_over_training
 from .networks import GDLN_STDS, Schedule, paper_profile_runs
-from .tables import INIT_NAME
+from .tables import INIT_NAME, same_scatter
 
 
 @dataclass(frozen=True)
@@ -166,26 +166,17 @@ def _inits(r):
     reading = _say("inits_none" if stuck else "inits_all")
     if stuck and made:
         ratio = GDLN_STDS["readout_context"] / GDLN_STDS["readout_common"]
+        reach = (f"{rows[i]['reach_10pc']} runs with {name[i]}" for i in made)
         reading = _say(
             "inits_some",
             stuck=" and ".join(name[i] for i in stuck),
             ends=", ".join(f"{rows[i]['final_loss']:.1f}" for i in stuck),
             final=final,
-            reach=" and ".join(
-                f"{rows[i]['reach_10pc']} runs with {name[i]}" for i in made
-            ),
+            reach=" and ".join(reach),
             made=" or ".join(name[i] for i in made),
             why=_say("inits_why", ratio=ratio) if made == ["authors"] else "",
         )
     r.glue(n_init=r.init_seeds, final_relu=final, init_reading=reading)
-
-
-def _near_zero(scatter, scatter_bs) -> list:
-    """Per drop, the evidence of "the same scatter": the log ratio near 0."""
-    return [
-        Evidence(v, spread=e, compared=0.0, criterion="near", spread_interval=iv)
-        for (v, _), (e, iv) in zip(scatter, scatter_bs)
-    ]
 
 
 def _drops(r):
@@ -210,7 +201,7 @@ def _drops_here(r) -> dict:
     D, k, sub = p["drops"], p["k"], p["sub"]
     sd = {x: np.nanstd(v, axis=0, ddof=1) for x, v in D.items()}
     (var_log, se_normal), (var_se, var_iv) = p["scatter"][k], p["scatter_bs"][k]
-    per_drop = _near_zero(p["scatter"], p["scatter_bs"])
+    per_drop = same_scatter(p["scatter"], p["scatter_bs"])
     n_same, ev = sum(rb.verdict(e) == "reproduced" for e in per_drop), per_drop[k]
     # how often 4 + 4 of these seeds would fail "the same" here (no interval)
     fail = [rb.holds("near", v, 0.0, e) is not True for v, e in sub if np.isfinite(v)]
@@ -237,10 +228,9 @@ def _drops_here(r) -> dict:
     lo, hi = np.nanpercentile(sub[ok, 0], [5, 95])
     four = {"spread": med(sub[ok, 1]), "spread_interval": None}
     lo_, hi_ = (f"4 + 4 seeds, ratio {np.exp(x):.2g}" for x in (lo, hi))
+    here = f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})"
     return {
-        f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})": ev.but(
-            variants=None
-        ),
+        here: ev.but(variants=None),
         f"{lo_} (5th percentile of subsets)": ev.but(value=float(lo), **four),
         f"{hi_} (95th percentile)": ev.but(value=float(hi), **four),
     }
@@ -250,7 +240,7 @@ def _drops_stored(r, here: dict):
     """The verdict on the stored run's seeds with its variants ([rulebook-noise])."""
     v24, names, n24, entry = r.v24, r.names24, r.n24, r.big_entry
     k24, sd24, added = v24["k"], v24["sd"], v24["pool"]["added"]
-    per24 = _near_zero(v24["scatter"], v24["scatter_bs"])
+    per24 = same_scatter(v24["scatter"], v24["scatter_bs"])
     r.verdict24 = verdict24 = [rb.verdict(e) for e in per24]
     ev24 = per24[k24]
     # the profile's shape apart from the last drop's size: every drop but the last
@@ -299,14 +289,10 @@ def _robust_variants(r, per24, k24) -> dict:
         worst = f"worst drop {names[k]}, ratio {ratio[k]:.2g}"
         out[f"the {what} in place of the standard deviation ({worst})"] = ev
         said = dict(what=what, ratio24=ratio[k24], drop24=names[k24], drop=names[k])
-        words.append(
-            _say("robust_word", **said, ratio=ratio[k], verdict=rb.verdict(ev))
-        )
-    r.glue(
-        v24_robust=_say("robust", words="; ".join(words))
-        if words
-        else _say("robust_none")
-    )
+        said.update(ratio=ratio[k], verdict=rb.verdict(ev))
+        words.append(_say("robust_word", **said))
+    text = _say("robust", words="; ".join(words)) if words else _say("robust_none")
+    r.glue(v24_robust=text)
     a = r.v24["drops"]["relu"][:, k24]
     a, outlier = a[np.isfinite(a)], ""
     if a.size > 2:  # without the single earliest ReLU run
@@ -495,12 +481,11 @@ def _windows(r):
     first_plateau[r.pre], last[:, -1] = True, True
     r.primary = f"where context gating exists (loss below {float(r.L_rank[-1]):.0f})"
     in_phase = np.broadcast_to(r.in_phase, exists.shape)
+    weight = gating.context_weight_window(relu)
     masks = {
         r.primary: exists,
         f"rule 3's phase ({phase[0]}-{phase[1]})": in_phase,
-        "the context classes' weight above its initial value": (
-            gating.context_weight_window(relu)
-        ),
+        "the context classes' weight above its initial value": weight,
         f"the end of training (epoch {int(grid[-1])})": last,
     }
     fp = f"the first plateau (loss {r.levels[1]:.0f})" if r.ok_pre.any() else None
@@ -522,10 +507,8 @@ def _windows(r):
         for k in r.ev
     }
     first_pass = "none: single-context against 2-of-3 units' own share (the first pass)"
-    baseline = gating.smaller(x["single"], x["mixed"])
-    r.windows["layer2_mixed_baseline"] = (
-        {} if baseline is None else {first_pass: baseline}
-    )
+    fp1 = {first_pass: gating.smaller(x["single"], x["mixed"])}
+    r.windows["layer2_mixed_baseline"] = {k: e for k, e in fp1.items() if e is not None}
     t_exists = [grid[np.argmax(row)] if row.any() else np.nan for row in exists]
     r.t_exists = t_exists = np.array(t_exists, float)
     y = r.read.get(fp)
