@@ -221,8 +221,7 @@ def _drops_here(r) -> dict:
     r.glue(var_limit=float(np.exp(rb.NOISE_MULTIPLE * var_se)))
     r.glue(var_limit_99=float(np.exp(rb.NOISE_MULTIPLE * np.sqrt(1 / 98))))
     r.glue(verdict_var=rb.verdict(ev), var_fail4=100 * float(fail4), var_chance=chance)
-    r.glue(var_iv_reading=f"the verdict {ends}")
-    r.glue(var_ratio4=f"{r4[0]:.1f}–{r4[1]:.1f}")
+    r.glue(var_iv_reading=f"the verdict {ends}", var_ratio4=f"{r4[0]:.1f}–{r4[1]:.1f}")
     r.glue(offset_max_hand=float(np.nanmax(np.abs(offsets))))
     ok = np.isfinite(sub[:, 0])
     lo, hi = np.nanpercentile(sub[ok, 0], [5, 95])
@@ -443,8 +442,7 @@ def _gating(r):
     r.glue(phase=f"{phase[0]}–{phase[1]}", phase_snap=rb.PHASE_SNAP)
     r.glue(snap_all_end=100 * med(relu.snap_all[:, -1]))
     r.glue(l1_strict_phase=med(r.strict1_ph))
-    r.glue(l1_strict_phase_end=med(strict1[:, k_end]))
-    r.glue(l1_lin_max_phase=100 * lin1_max)
+    r.glue(l1_strict_phase_end=med(strict1[:, k_end]), l1_lin_max_phase=100 * lin1_max)
     r.glue(f2_single_phase=med(s_ph), f2_mixed_phase=med(m_ph))
     r.glue(f2_single_phase_end=med(single[:, k_end]))
     r.glue(f2_mixed_phase_end=med(mixed[:, k_end]), phase_end=int(grid[k_end]))
@@ -522,8 +520,7 @@ def _windows(r):
     r.glue(w_mixed=med(x["mixed"]), w_ratio=med(x["ratio"]))
     r.glue(w_ratio_range=_range(x["ratio"]), w_snap_all=100 * med(x["snap_all"]))
     r.glue(w_snap2=100 * med(x["snap2"]), chance=med(chance))
-    r.glue(chance_range=_range(chance))
-    r.glue(fp_lin1=100 * med(y["lin1"]) if fp else nan)
+    r.glue(chance_range=_range(chance), fp_lin1=100 * med(y["lin1"]) if fp else nan)
     r.glue(fp_lin2=100 * med(y["lin2"]) if fp else nan, fp_lin_ratio=r.fp_ratio)
 
 
@@ -561,8 +558,13 @@ def _schedule(r):
     r.glue(theta=theta, m_init_relu=med(relu.total[:, 0, 1]))
     r.glue(m_init_gdln=med(gh.total[:, 0, 1]), m_end_relu=med(relu.total[:, -1, 1]))
     r.glue(m_end_gdln=med(gh.total[:, -1, 1]))
-    for k in ("relu_appear_common", "relu_appear_mixed", "lag_common", "lag_context"):
-        r.glue(**{k: float(info[k])})
+    appear_lag = (
+        "relu_appear_common",
+        "relu_appear_mixed",
+        "lag_common",
+        "lag_context",
+    )
+    r.glue(**{k: float(info[k]) for k in appear_lag})
     r.glue(derived_start=derived.start, derived_context=derived.context)
     r.glue(start_range=f"{min(st_all)}–{max(st_all)}")
     r.glue(gap_stereo_derived=dc["gap_stereo"], gap_runs_derived=dc["m_derived"].value)
