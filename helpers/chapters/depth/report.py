@@ -558,13 +558,8 @@ def _schedule(r):
     r.glue(theta=theta, m_init_relu=med(relu.total[:, 0, 1]))
     r.glue(m_init_gdln=med(gh.total[:, 0, 1]), m_end_relu=med(relu.total[:, -1, 1]))
     r.glue(m_end_gdln=med(gh.total[:, -1, 1]))
-    appear_lag = (
-        "relu_appear_common",
-        "relu_appear_mixed",
-        "lag_common",
-        "lag_context",
-    )
-    r.glue(**{k: float(info[k]) for k in appear_lag})
+    keys = ("relu_appear_common", "relu_appear_mixed", "lag_common", "lag_context")
+    r.glue(**{k: float(info[k]) for k in keys})
     r.glue(derived_start=derived.start, derived_context=derived.context)
     r.glue(start_range=f"{min(st_all)}–{max(st_all)}")
     r.glue(gap_stereo_derived=dc["gap_stereo"], gap_runs_derived=dc["m_derived"].value)
@@ -713,16 +708,14 @@ def _records(rec, r) -> dict:
         for i, ev in r.init_evidence.items()
         if i != r.init
     }
+    switch = Evidence(r.derived.as_list(), compared=r.hand.as_list())
     more = [
         ("layer2_single_context", med(r.single_late)),
         ("gap_relu_gdln_stereotypes", _sorted_variants(r.m_stereo, init=others)),
         ("init_sensitivity", r.init_rows),
         ("variance_profile", r.ev_var),
         ("plateau_outputs", r.ev_out),
-        (
-            "switch_epochs_derived",
-            Evidence(r.derived.as_list(), compared=r.hand.as_list()),
-        ),
+        ("switch_epochs_derived", switch),
     ]
     return {**recs, **kit.add_all(rec, [(n, e, v) for n, e in more])}
 
@@ -820,9 +813,8 @@ def _in_short(r, recs) -> str:
         scales = "in_short_scales_authors"
     noise = ""
     if r.within and r.init not in r.within:
-        noise = _say(
-            "in_short_noise", inits=" or ".join(INIT_NAME[i] for i in r.within)
-        )
+        inits = " or ".join(INIT_NAME[i] for i in r.within)
+        noise = _say("in_short_noise", inits=inits)
     words = {
         "scales": _say(scales),
         "noise": noise,
