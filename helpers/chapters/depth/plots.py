@@ -11,13 +11,8 @@ from .tables import INIT_NAME
 
 def colours(palette: dict) -> dict:
     """The chapter's colours (networks, initialisations, census classes)."""
-    names = {
-        "relu": "relu",
-        "hand": "reln",
-        "derived": "prediction",
-        "oneway": "single",
-    }
-    names.update(matched="linear", common="common", mixed="mixed", single="single")
+    names = dict(relu="relu", hand="reln", derived="prediction", matched="linear")
+    names.update({c: c for c in ("common", "mixed", "single")})
     col = {k: palette[p] for k, p in names.items()} | {"other": "#dddddd"}
     init = {"authors": "hand", "matched": "matched", "derived": "derived"}
     return {**col, "init": {i: col[k] for i, k in init.items()}}

@@ -1,5 +1,5 @@
-"""The depth chapter's records, glue and closing tables, read from its runs (defined
-for the page ``book/depth.md``; :func:`report`)."""
+"""The depth chapter's records, glue and closing tables, read from its runs (page
+``book/depth.md``; :func:`report`)."""
 
 from __future__ import annotations
 
@@ -26,17 +26,14 @@ from .compare import plateau_outputs, plateau_record
 from .drops import med, plateau_levels
 from .gating import appearance_epoch, epoch_ranges, verdicts_over_training
 from .networks import GDLN_STDS, Schedule, paper_profile_runs
-from .tables import INIT_NAME
+from .tables import INIT_NAME, same_scatter
 
 
 @dataclass(frozen=True)
 class Runs:
-    """The runs the page trained and the stored ones it loaded: ``relu``, ``gh`` (main
-    GDLN, hand-set schedule), ``gd`` (derived schedule), ``{init: loss / outputs}``
-    of the GDLN under each initialisation, ``L_ow`` the other coupling's loss (None:
-    not run), ``stored``: ``{"scatter", "rounding", "authors" (optional): (run or
-    curves, manifest entry)}`` (:mod:`.stored`, :func:`helpers.book.crosscheck.load`).
-    """
+    """The page's runs: ``gh``/``gd`` the GDLN on the hand-set/derived schedule,
+    ``init_*`` per initialisation, ``L_ow`` the other coupling (None: not run),
+    ``stored``: ``{"scatter", "rounding", "authors" (optional): (runs, manifest)}``."""
 
     ds: object
     relu: object
@@ -67,28 +64,28 @@ def report(rec, runs: Runs, params: Params) -> dict:
     its prose reads, and return its closing table, paragraph and headline numbers
     (``{"summary", "in_short", "check"}``).  Defined for the page ``book/depth.md``."""
     r = _read(runs, params)
-    _setup(r)
-    inits = _inits(r)
-    var = _drops(r)
-    g = _gating(r)
-    _schedule(r)
-    out = _outputs(r)
-    _coupling_and_cost(r)
-    recs = _records(rec, r, g, var, out)
+    for section in (_setup, _inits, _drops, _gating, _schedule, _outputs, _costs):
+        section(r)  # each glues its numbers and keeps on ``r`` what the records read
+    recs = _records(rec, r)
     rec.save()
     return {
         "summary": _summary(r, recs),
-        "in_short": _in_short(r, g, out, inits, recs),
-        "check": _check(r, g, recs),
+        "in_short": _in_short(r, recs),
+        "check": _check(r, recs),
     }
 
 
 class _Glue(dict):
-    """Glues values as ``depth_<name>`` (called), and keeps them for the notes."""
+    """Glues values as ``depth_<name>`` and keeps them for the notes."""
 
     def __call__(self, **values):
         self.update(values)
         kit.glue_many("depth", values)
+
+
+def _say(name: str, **values) -> str:
+    """The ``[prose]`` sentence ``name`` filled with ``values``."""
+    return kit.prose("depth", name, **values)
 
 
 def _read(runs: Runs, p: Params) -> SimpleNamespace:
@@ -126,8 +123,7 @@ def _read(runs: Runs, p: Params) -> SimpleNamespace:
 
 
 def _authors(stored, T: int, v24: dict) -> dict | None:
-    """The authors' script runs (``(curves, entry)``) at the verdict's levels and drop,
-    cut to ``T`` loss values; None where not handed over or shorter."""
+    """The authors' script runs at the verdict's drop; None if missing or short."""
     if stored is None:
         return None
     (curves, entry), k = stored, v24["k"]
@@ -155,75 +151,59 @@ def _setup(r):
     r.glue(spread_interval="{:.3f}–{:.3f}".format(*m.spread_interval))
     r.glue(seed_relu=r.relu.seeds[r.i_r], seed_gdln=r.gh.seeds[r.i_g])
     r.glue(verdict_stereo=rb.verdict(r.m_stereo), verdict_runs=rb.verdict(m))
-    censored = kit.prose("depth", "runs_censored") if m.censored else ""
-    r.glue(runs_censored=censored)
+    r.glue(runs_censored=_say("runs_censored") if m.censored else "")
     r.glue(n_reach_1pc_relu=int(np.isfinite(t_r[:, 2]).sum()))
     r.glue(t50_range=f"{lo[0]:.0f} and {hi[0]:.0f}")
     r.glue(t10_range=f"{lo[1]:.0f} and {hi[1]:.0f}")
     r.glue(n_reach_1pc_gdln=int(np.isfinite(t_g[:, 2]).sum()))
 
 
-def _inits(r) -> dict:
+def _inits(r):
     """The glue of the GDLN under each initialisation."""
     rows, final, name = r.init_rows, med(r.relu.loss[:, -1]), INIT_NAME
-    ratio_ro = GDLN_STDS["readout_context"] / GDLN_STDS["readout_common"]
-    stuck = [i for i in rows if rows[i]["reach_10pc"].startswith("0 ")]
-    made = [i for i in rows if i not in stuck]
-    reading = kit.prose("depth", "inits_none" if stuck else "inits_all")
+    r.stuck = stuck = [i for i in rows if rows[i]["reach_10pc"].startswith("0 ")]
+    r.made = made = [i for i in rows if i not in stuck]
+    reading = _say("inits_none" if stuck else "inits_all")
     if stuck and made:
+        ratio = GDLN_STDS["readout_context"] / GDLN_STDS["readout_common"]
         reach = (f"{rows[i]['reach_10pc']} runs with {name[i]}" for i in made)
-        why = kit.prose("depth", "inits_why", ratio=ratio_ro)
-        reading = kit.prose(
-            "depth",
+        reading = _say(
             "inits_some",
             stuck=" and ".join(name[i] for i in stuck),
             ends=", ".join(f"{rows[i]['final_loss']:.1f}" for i in stuck),
             final=final,
             reach=" and ".join(reach),
             made=" or ".join(name[i] for i in made),
-            why=why if made == ["authors"] else "",
+            why=_say("inits_why", ratio=ratio) if made == ["authors"] else "",
         )
     r.glue(n_init=r.init_seeds, final_relu=final, init_reading=reading)
-    return {"stuck": stuck, "made": made}
 
 
-def _drops(r) -> dict:
-    """The variance of the drops: this execution's seeds, the stored 24 + 24 seeds
-    (the verdict) and the rounding floor."""
+def _drops(r):
+    """The glue of the drops: these seeds, the stored ones and the rounding floor."""
     levels, lv_g = r.levels, plateau_levels(r.gh.loss)
     extra = [x for x in levels if not np.any(np.abs(lv_g - x) <= 0.05 * r.L0)]
-    text = kit.prose("depth", "levels_same")
+    text = _say("levels_same")
     if extra:
-        L_rank2 = float(r.L_rank[1])
-        text = kit.prose("depth", "levels_extra", extra=extra[0], L_rank2=L_rank2)
+        text = _say("levels_extra", extra=extra[0], L_rank2=float(r.L_rank[1]))
     r.glue(levels=", ".join(f"{x:.1f}" for x in levels))
     r.glue(levels_gdln=", ".join(f"{x:.1f}" for x in lv_g))
     r.glue(level_third=float(levels[2]) if levels.size > 2 else float("nan"))
     r.glue(extra_plateau=text, n_drops=len(r.names_drop))
-    var = _drops_stored(r, _drops_here(r))
-    _glue_rounding(r, var["sd24"])
-    return var
-
-
-def _near_zero(scatter, scatter_bs) -> list:
-    """Per drop, the evidence of "the same scatter": the log ratio near 0."""
-    return [
-        Evidence(v, spread=e, compared=0.0, criterion="near", spread_interval=iv)
-        for (v, _), (e, iv) in zip(scatter, scatter_bs)
-    ]
+    _drops_stored(r, _drops_here(r))
+    _rounding(r)
 
 
 def _drops_here(r) -> dict:
-    """The drops on this execution's seeds, and 4 + 4 seed subsets of them: glued, and
-    returned as the ``seeds`` variants of the verdict."""
+    """This execution's drops, glued, as ``seeds`` variants (with 4 + 4 subsets at the
+    5th and 95th percentile, judged as the first pass judged them)."""
     p, S, names = r.prof, r.S, r.names_drop
     D, k, sub = p["drops"], p["k"], p["sub"]
     sd = {x: np.nanstd(v, axis=0, ddof=1) for x, v in D.items()}
     (var_log, se_normal), (var_se, var_iv) = p["scatter"][k], p["scatter_bs"][k]
-    per_drop = _near_zero(p["scatter"], p["scatter_bs"])
+    per_drop = same_scatter(p["scatter"], p["scatter_bs"])
     n_same, ev = sum(rb.verdict(e) == "reproduced" for e in per_drop), per_drop[k]
-    # how often 4 + 4 of these seeds (the first pass's) would fail "the same" here,
-    # judged as the first pass judged it (normal-theory error, no interval)
+    # how often 4 + 4 of these seeds would fail "the same" here (no interval)
     fail = [rb.holds("near", v, 0.0, e) is not True for v, e in sub if np.isfinite(v)]
     fail4 = np.mean(fail)
     v_ends = {rb.verdict(ev.but(spread=e, spread_interval=None)) for e in var_iv}
@@ -241,21 +221,13 @@ def _drops_here(r) -> dict:
     r.glue(var_limit=float(np.exp(rb.NOISE_MULTIPLE * var_se)))
     r.glue(var_limit_99=float(np.exp(rb.NOISE_MULTIPLE * np.sqrt(1 / 98))))
     r.glue(verdict_var=rb.verdict(ev), var_fail4=100 * float(fail4), var_chance=chance)
-    r.glue(var_iv_reading=f"the verdict {ends}")
-    r.glue(var_ratio4=f"{r4[0]:.1f}–{r4[1]:.1f}")
+    r.glue(var_iv_reading=f"the verdict {ends}", var_ratio4=f"{r4[0]:.1f}–{r4[1]:.1f}")
     r.glue(offset_max_hand=float(np.nanmax(np.abs(offsets))))
-    here = f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})"
-    return _seed_variants(ev, sub, here)
-
-
-def _seed_variants(ev, sub, here: str) -> dict:
-    """The ``seeds`` variants: this execution's seeds (named ``here``) and 4 + 4 seeds
-    (random subsets ``sub`` at the 5th and 95th percentile of the log ratio, with their
-    normal-theory error, as the first pass judged them)."""
     ok = np.isfinite(sub[:, 0])
     lo, hi = np.nanpercentile(sub[ok, 0], [5, 95])
     four = {"spread": med(sub[ok, 1]), "spread_interval": None}
     lo_, hi_ = (f"4 + 4 seeds, ratio {np.exp(x):.2g}" for x in (lo, hi))
+    here = f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})"
     return {
         here: ev.but(variants=None),
         f"{lo_} (5th percentile of subsets)": ev.but(value=float(lo), **four),
@@ -263,52 +235,14 @@ def _seed_variants(ev, sub, here: str) -> dict:
     }
 
 
-def _drops_stored(r, here: dict) -> dict:
-    """The verdict on the stored run's 24 + 24 seeds ([rulebook-noise]); this
-    execution's seeds and 4 + 4 subsets of them (``here``) are the seeds' variants."""
+def _drops_stored(r, here: dict):
+    """The verdict on the stored run's seeds with its variants ([rulebook-noise])."""
     v24, names, n24, entry = r.v24, r.names24, r.n24, r.big_entry
     k24, sd24, added = v24["k"], v24["sd"], v24["pool"]["added"]
-    per24 = _near_zero(v24["scatter"], v24["scatter_bs"])
-    verdict24, ev24 = [rb.verdict(e) for e in per24], per24[k24]
-    seeds = {**rb.seed_variants(ev24), **here}
-    definition = _shape_variant(r, per24)
-    definition.update(_robust_variants(r, per24, k24))
-    seeds.update(_authors_variants(r, ev24))
-    order = {k: list(np.argsort(-np.nan_to_num(sd24[k], nan=-1))) for k in sd24}
-    same_order = order["relu"] == order["hand"]
-    se = v24["scatter_bs"][k24][0]
-    n_same = f"{sum(v == 'reproduced' for v in verdict24)} of {len(verdict24)}"
-    r.glue(v24_n=f"{n24} + {n24}", v24_drop=names[k24])
-    r.glue(v24_ratio=float(np.exp(v24["scatter"][k24][0])), v24_se=float(se))
-    r.glue(v24_limit=float(np.exp(rb.NOISE_MULTIPLE * se)))
-    r.glue(v24_verdict=rb.verdict(ev24), v24_n_same=n_same)
-    same = "the same in both" if same_order else "not the same in the two"
-    r.glue(v24_shape=f"{same} networks")
-    r.glue(v24_first_sd=f"{sd24['relu'][0]:.0f} and {sd24['hand'][0]:.0f}")
-    none = "none (other epochs: not pooled)"
-    r.glue(v24_added=f"{added[0]}–{added[-1]}" if added else none)
-    r.glue(v24_command=entry["command"], v24_commit=_commit_reading(entry, r.rd_entry))
-    r.glue(v24_seconds=float(entry["seconds"]) / 60, v24_machine=entry["machine"])
-    return {
-        "evidence": _sorted_variants(ev24, seeds=seeds, definition=definition),
-        "verdict24": verdict24,
-        "sd24": sd24,
-        "same_order": same_order,
-    }
-
-
-def _commit_reading(*entries) -> str:
-    """The stored runs' commit, and whether its working tree was modified."""
-    commits = sorted({str(e.get("commit", "unknown")) for e in entries})
-    modified = any("modified" in c for c in commits)
-    name = "commit_modified" if modified else "commit_clean"
-    return kit.prose("depth", name, commits=" and ".join(commits))
-
-
-def _shape_variant(r, per24) -> dict:
-    """The ``definition`` variant of the profile's shape apart from the last drop's
-    size (every drop but the last, at its worst); glues its verdict."""
-    v24, names = r.v24, r.names24
+    per24 = same_scatter(v24["scatter"], v24["scatter_bs"])
+    r.verdict24 = verdict24 = [rb.verdict(e) for e in per24]
+    ev24 = per24[k24]
+    # the profile's shape apart from the last drop's size: every drop but the last
     z_shape, definition, shape = v24["z"][:-1], {}, "not testable (one drop only)"
     if z_shape.size and np.isfinite(z_shape).any():
         k = int(np.nanargmax(z_shape))
@@ -316,13 +250,32 @@ def _shape_variant(r, per24) -> dict:
         definition[f"the profile's shape: every drop but the last ({worst})"] = per24[k]
         shape = rb.verdict(per24[k])
     r.glue(v24_shape_verdict=shape)
-    return definition
+    definition.update(_robust_variants(r, per24, k24))
+    seeds = {**rb.seed_variants(ev24), **here, **_authors_variants(r, ev24)}
+    order = {k: list(np.argsort(-np.nan_to_num(sd24[k], nan=-1))) for k in sd24}
+    r.same_order = same_order = order["relu"] == order["hand"]
+    se = v24["scatter_bs"][k24][0]
+    commits = sorted({str(e.get("commit", "unknown")) for e in (entry, r.rd_entry)})
+    modified = any("modified" in c for c in commits)
+    commit = "commit_modified" if modified else "commit_clean"
+    r.glue(v24_n=f"{n24} + {n24}", v24_drop=names[k24])
+    r.glue(v24_ratio=float(np.exp(v24["scatter"][k24][0])), v24_se=float(se))
+    r.glue(v24_limit=float(np.exp(rb.NOISE_MULTIPLE * se)))
+    n_same = f"{sum(v == 'reproduced' for v in verdict24)} of {len(verdict24)}"
+    r.glue(v24_verdict=rb.verdict(ev24), v24_n_same=n_same)
+    same = "the same in both" if same_order else "not the same in the two"
+    r.glue(v24_shape=f"{same} networks")
+    r.glue(v24_first_sd=f"{sd24['relu'][0]:.0f} and {sd24['hand'][0]:.0f}")
+    none = "none (other epochs: not pooled)"
+    r.glue(v24_added=f"{added[0]}–{added[-1]}" if added else none)
+    r.glue(v24_command=entry["command"])
+    r.glue(v24_commit=_say(commit, commits=" and ".join(commits)))
+    r.glue(v24_seconds=float(entry["seconds"]) / 60, v24_machine=entry["machine"])
+    r.ev_var = _sorted_variants(ev24, seeds=seeds, definition=definition)
 
 
 def _robust_variants(r, per24, k24) -> dict:
-    """The ``definition`` variants with an outlier-resistant spread in place of the
-    standard deviation, each at its own worst drop; glues their reading and what one
-    early ReLU run does to the SD."""
+    """The ``definition`` variants of outlier-resistant spreads, and their glue."""
     out, words, names = {}, [], r.names24
     for name, rp in r.robust.items():
         k, ratio, what = rp["k"], rp["spread_ratio"], drops.SPREAD_NAMES[name]
@@ -336,34 +289,25 @@ def _robust_variants(r, per24, k24) -> dict:
         out[f"the {what} in place of the standard deviation ({worst})"] = ev
         said = dict(what=what, ratio24=ratio[k24], drop24=names[k24], drop=names[k])
         said.update(ratio=ratio[k], verdict=rb.verdict(ev))
-        words.append(kit.prose("depth", "robust_word", **said))
-    text = kit.prose("depth", "robust_none")
-    if words:
-        text = kit.prose("depth", "robust", words="; ".join(words))
+        words.append(_say("robust_word", **said))
+    text = _say("robust", words="; ".join(words)) if words else _say("robust_none")
     r.glue(v24_robust=text)
-    r.glue(v24_outlier=_outlier_reading(r.v24["drops"]["relu"][:, k24], names[k24]))
+    a = r.v24["drops"]["relu"][:, k24]
+    a, outlier = a[np.isfinite(a)], ""
+    if a.size > 2:  # without the single earliest ReLU run
+        sd, sd1 = a.std(ddof=1), np.delete(a, np.argmin(a)).std(ddof=1)
+        carries = _say("outlier_one" if sd1 < 0.75 * sd else "outlier_none")
+        said = dict(drop=names[k24], first=a.min(), sd=sd, sd1=sd1, carries=carries)
+        outlier = _say("outlier", **said)
+    r.glue(v24_outlier=outlier)
     return out
 
 
-def _outlier_reading(a, drop: str) -> str:
-    """What the single earliest ReLU run ``a.min()`` does to the runs' SD at ``drop``
-    (empty below 3 runs)."""
-    a = a[np.isfinite(a)]
-    if a.size <= 2:
-        return ""
-    sd, sd1 = a.std(ddof=1), np.delete(a, np.argmin(a)).std(ddof=1)
-    carries = kit.prose("depth", "outlier_one" if sd1 < 0.75 * sd else "outlier_none")
-    said = dict(drop=drop, first=a.min(), sd=sd, sd1=sd1, carries=carries)
-    return kit.prose("depth", "outlier", **said)
-
-
 def _authors_variants(r, ev24) -> dict:
-    """The ``seeds`` variants from the authors' own script runs (``r.authors``): their
-    ratio at the verdict's drop, judged as the 4 + 4 subsets are, and at their own
-    worst drop; glues their reading."""
+    """The ``seeds`` variants of the authors' own script runs, and their glue."""
     a, names, m = r.authors, r.names24, r.n24
     if a is None:
-        r.glue(auth_reading=kit.prose("depth", "authors_none"))
+        r.glue(auth_reading=_say("authors_none"))
         return {}
     n, k, kw, sd, pc = a["n"], a["k"], a["k_worst"], a["sd"], a["percentile"]
     (v, e), no_iv = a["scatter"][k], {"spread_interval": None, "variants": None}
@@ -378,33 +322,36 @@ def _authors_variants(r, ev24) -> dict:
     sit = f"in the low tail of {tail}, not outside it" if pc < 10 else f"within {tail}"
     said = dict(n=n, seeds=seeds, drop=names[k], ratio=np.exp(v), m=m, pc=pc, sit=sit)
     said.update(sd_relu=sd["relu"][k], sd_gdln=sd["gdln"][k], verdict=rb.verdict(ev))
-    text = kit.prose("depth", "authors_reading", **said)
-    if kw is not None and kw != k:
-        name, evw, more = _authors_worst(a, ev24.but(**no_iv), names)
-        out[name] = evw
-        text += more
+    text = _say("authors_reading", **said)
+    if kw is not None and kw != k:  # at their own worst drop, as every profile is read
+        vw, ew = a["scatter"][kw]
+        evw = ev24.but(**no_iv).but(value=float(vw), spread=float(ew))
+        out[
+            f"the authors' {n} + {n} runs at their own worst drop {names[kw]}: ratio "
+            f"{np.exp(vw):.2g}"
+        ] = evw
+        said = dict(drop=names[kw], ratio=np.exp(vw), verdict=rb.verdict(evw))
+        said.update(sd_relu=sd["relu"][kw], sd_gdln=sd["gdln"][kw])
+        text += _say("authors_worst", **said)
     r.glue(auth_reading=text)
     return out
 
 
-def _authors_worst(a, ev, names) -> tuple:
-    """The authors' runs at their own worst drop (``a["k_worst"]``, read as the record
-    reads every profile): the variant's name, its evidence (``ev`` with their ratio)
-    and the sentence on it."""
-    n, kw, sd = a["n"], a["k_worst"], a["sd"]
-    vw, ew = a["scatter"][kw]
-    evw = ev.but(value=float(vw), spread=float(ew))
-    worst = f"their own worst drop {names[kw]}: ratio {np.exp(vw):.2g}"
-    said = dict(drop=names[kw], ratio=np.exp(vw), verdict=rb.verdict(evw))
-    said.update(sd_relu=sd["relu"][kw], sd_gdln=sd["gdln"][kw])
-    text = kit.prose("depth", "authors_worst", **said)
-    return f"the authors' {n} + {n} runs at {worst}", evw, text
-
-
-def _glue_rounding(r, sd24):
-    """The rounding floor (same initial weights, other sums) and its reading."""
-    fl, n_rd, mx = r.floor, len(r.rd_entry["seeds"]), r.floor["max"]
-    reading = _floor_reading(r, sd24, n_rd)
+def _rounding(r):
+    """The glue of the rounding floor (same initial weights, other sums)."""
+    fl, n_rd, mx, sd24 = r.floor, len(r.rd_entry["seeds"]), r.floor["max"], r.v24["sd"]
+    f = float(fl["sd"][-1])
+    s_r, s_g = float(sd24["relu"][-1]), float(sd24["hand"][-1])
+    limit = float(np.exp(rb.NOISE_MULTIPLE * float(r.v24["scatter_bs"][-1][0])))
+    with np.errstate(invalid="ignore"):
+        left = np.sqrt(s_r**2 - f**2) / s_g
+        need = np.sqrt(s_r**2 - (limit * s_g) ** 2)
+    per_seed = float(r.rd_entry.get("seconds", float("nan"))) / 60 / n_rd
+    alike = _say("floor_alike")
+    if np.isfinite(need):
+        alike = _say("floor_alike_needs", limit=limit, need=need, f=f)
+    cost = _say("floor_cost", per_seed=per_seed) if np.isfinite(per_seed) else ""
+    words = dict(share=(f / s_r) ** 2, left=left, alike=alike, n_rd=n_rd, cost=cost)
     last = "; ".join(
         f"{k}: {', '.join(f'{d:+.0f}' for d in fl['diff'][k][:, -1])}" for k in mx
     )
@@ -414,113 +361,50 @@ def _glue_rounding(r, sd24):
     r.glue(rd_n=n_rd, rd_command=r.rd_entry["command"], rd_last=last)
     r.glue(rd_sd_last=float(fl["sd"][-1]))
     r.glue(rd_max_last=float(max(np.nanmax(mx[k][-1:]) for k in mx)))
-    r.glue(rd_max_early=early)
-    r.glue(rd_sd_gdln_last=float(sd24["hand"][-1]), rd_reading=reading)
+    r.glue(rd_max_early=early, rd_sd_gdln_last=float(sd24["hand"][-1]))
+    r.glue(rd_reading=_say("floor_reading", **words, n2=2 * n_rd))
     r.glue(rd_sd_relu_last=float(sd24["relu"][-1]))
 
 
-def _floor_reading(r, sd24, n_rd: int) -> str:
-    """The floor's reading: its share of the ReLU runs' last-drop variance, what is
-    left against the GDLN, and what a floor on more seeds would take."""
-    f = float(r.floor["sd"][-1])
-    s_r, s_g = float(sd24["relu"][-1]), float(sd24["hand"][-1])
-    limit = float(np.exp(rb.NOISE_MULTIPLE * float(r.v24["scatter_bs"][-1][0])))
-    with np.errstate(invalid="ignore"):
-        left = np.sqrt(s_r**2 - f**2) / s_g
-        need = np.sqrt(s_r**2 - (limit * s_g) ** 2)
-    per_seed = float(r.rd_entry.get("seconds", float("nan"))) / 60 / n_rd
-    alike = kit.prose("depth", "floor_alike")
-    if np.isfinite(need):
-        alike = kit.prose("depth", "floor_alike_needs", limit=limit, need=need, f=f)
-    cost = ""
-    if np.isfinite(per_seed):
-        cost = kit.prose("depth", "floor_cost", per_seed=per_seed)
-    share, n2 = (f / s_r) ** 2, 2 * n_rd
-    words = dict(share=share, left=left, alike=alike, n_rd=n_rd, n2=n2, cost=cost)
-    return kit.prose("depth", "floor_reading", **words)
-
-
-def _gating(r) -> dict:
-    """The gating claims of Section 6: the per-seed readings in the phase and in the
-    other windows, and the glue of the section."""
-    g = _gating_series(r)
-    _glue_layers(r, g)
-    _glue_phase(r, g)
-    g.update(_windows(r, g))
-    _glue_windows(r, g)
-    return g
-
-
-def _gating_series(r) -> dict:
-    """The ReLU runs' gating series (:func:`.gating.gating_series`), their means over
-    rule 3's phase, their verdicts record by record, and the epochs at which layer 1's
-    always-on share rises above one half and falls below it again."""
+def _gating(r):
+    """The gating claims of Section 6 (on ``r``): the ReLU runs' gating series, their
+    phase means and verdicts per record, and their readings in every window; glued."""
     relu, grid, phase, S = r.relu, r.relu.grid, r.phase, r.S
-    g = {**gating.gating_series(relu), "grid": grid, "nn": relu.non_nested}
-    strict1, lin1, lin2 = g["strict1"], g["lin1"], g["lin2"]
-    g["fshare"] = {c: relu.functional(c) for c in ("common", "mixed", "single")}
-    g["in_phase"] = (grid >= phase[0]) & (grid <= phase[1])
-    ph = gating.phase_means(relu, g["in_phase"])
-    g.update({f"{k}_ph": v for k, v in ph.items()})
-    g["k_end"] = int(np.flatnonzero(g["in_phase"])[-1])
-    g["iv_lin"] = ratio_interval(ph["lin1"], ph["lin2"])
-    g["iv_l2"] = ratio_interval(ph["single"], ph["mixed"])
-    g["v_lin_at"] = gating.smaller_by_epoch(lin1, lin2, grid)
-    g["v_mix_at"] = gating.smaller_by_epoch(g["single"], g["mixed"], grid)
-    g["lin_by_epoch"] = verdicts_over_training(g["v_lin_at"], grid)
-    g["l2_by_epoch"] = verdicts_over_training(g["v_mix_at"], grid)
-    g["alt1"], g["snap_med"] = med(strict1[:, 0]), np.median(relu.snap_all, axis=0)
-    g.update(_always_on_ranges(strict1, g["alt1"], grid))
-    g["l1_lin_ok"] = epoch_ranges(grid, np.median(lin1, axis=0) <= rb.PHASE_SNAP)
-    g["zero2"] = epoch_ranges(grid, np.all(g["nn"][:, :, 1] == 0, axis=0))
-    k_pre = plateau_record(relu, r.levels[1])  # the first plateau
-    g["ok_pre"], g["pre"] = k_pre >= 0, (np.flatnonzero(k_pre >= 0), k_pre[k_pre >= 0])
-    # "late": once a run's loss is below half its initial value
-    g["t_half"] = np.array([level_times(L, (0.5,))[0] for L in relu.loss])
-    g["late"] = late = grid[None, :] >= g["t_half"][:, None]
-    g["single_late"] = np.array([g["single"][k, late[k]].mean() for k in range(S)])
-    g.update(_always_on_phase(strict1, lin1, grid))
-    return g
-
-
-def _always_on_ranges(strict1, alt1: float, grid) -> dict:
-    """The epochs at which layer 1's always-on share (``strict1``, seeds by records) is
-    near 1 against the alternative ``alt1``, record by record: ``l1_holds`` where
-    reproduced, ``l1_partly`` where partly."""
-    near = {"compared": 1.0, "alternative": alt1, "criterion": "near"}
+    vars(r).update(gating.gating_series(relu), grid=grid, nn=relu.non_nested)
+    strict1, lin1, lin2, nan = r.strict1, r.lin1, r.lin2, float("nan")
+    r.fshare = f = {c: relu.functional(c) for c in ("common", "mixed", "single")}
+    r.in_phase = (grid >= phase[0]) & (grid <= phase[1])
+    ph = gating.phase_means(relu, r.in_phase)
+    vars(r).update({f"{k}_ph": v for k, v in ph.items()})
+    r.k_end = k_end = int(np.flatnonzero(r.in_phase)[-1])
+    r.iv_lin = ratio_interval(ph["lin1"], ph["lin2"])
+    r.iv_l2 = ratio_interval(ph["single"], ph["mixed"])
+    r.v_lin_at = gating.smaller_by_epoch(lin1, lin2, grid)
+    r.v_mix_at = gating.smaller_by_epoch(r.single, r.mixed, grid)
+    r.alt1, r.snap_med = med(strict1[:, 0]), np.median(relu.snap_all, axis=0)
+    near = {"compared": 1.0, "alternative": r.alt1, "criterion": "near"}
     v1 = [
         rb.verdict(Evidence(med(x), spread=seed_spread(x), **near)) for x in strict1.T
     ]
-    v1 = np.array(v1)
-    return {
-        "l1_holds": epoch_ranges(grid, v1 == "reproduced"),
-        "l1_partly": epoch_ranges(grid, v1 == "partly reproduced"),
-    }
-
-
-def _always_on_phase(strict1, lin1, grid) -> dict:
-    """Each run's always-on phase: from the first record where layer 1's always-on
-    share is above one half (``t_rise``) to the first after its maximum where it is
-    below one half again (``t_fall``); ``before_fall``, the largest output change of
-    making layer 1 linear in it."""
+    k_pre = plateau_record(relu, r.levels[1])  # the first plateau
+    r.ok_pre, r.pre = k_pre >= 0, (np.flatnonzero(k_pre >= 0), k_pre[k_pre >= 0])
+    pre, has_pre = r.pre, r.ok_pre.any()
+    # "late": once a run's loss is below half its initial value
+    r.t_half = np.array([level_times(L, (0.5,))[0] for L in relu.loss])
+    late = grid[None, :] >= r.t_half[:, None]
+    r.single_late = np.array([r.single[k, late[k]].mean() for k in range(S)])
+    # each run's always-on phase: from the first record with layer 1's always-on
+    # share above 1/2 to the first after its maximum where it is below 1/2 again
     t_fall = []
     for row in strict1:
         k0 = int(np.argmax(row))
         after = np.flatnonzero(row[k0:] < 0.5)
         t_fall.append(grid[k0 + after[0]] if after.size else np.nan)
-    t_fall = np.array(t_fall, float)
+    r.t_fall = t_fall = np.array(t_fall, float)
     t_rise = np.array([grid[np.argmax(x >= 0.5)] for x in strict1], float)
-    on = [(grid >= t_rise[k]) & (grid <= t_fall[k]) for k in range(len(strict1))]
-    before_fall = np.array([np.nanmax(lin1[k, on[k]]) for k in range(len(strict1))])
-    return {"t_fall": t_fall, "t_rise": t_rise, "before_fall": before_fall}
-
-
-def _glue_layers(r, g):
-    """The glue of layer 1 and layer 2 over training."""
-    relu, pre, f, snap2, late = r.relu, g["pre"], g["fshare"], g["snap2"], g["late"]
-    strict1, lin1, lin2, t_fall = g["strict1"], g["lin1"], g["lin2"], g["t_fall"]
-    single_late, nan = g["single_late"], float("nan")
-    has_pre = g["ok_pre"].any()
+    on = [(grid >= t_rise[k]) & (grid <= t_fall[k]) for k in range(S)]
+    r.before_fall = np.array([np.nanmax(lin1[k, on[k]]) for k in range(S)])
+    # layers 1 and 2 over training
     r.glue(l1_strict_end=med(strict1[:, -1]), l1_strict_init=med(strict1[:, 0]))
     r.glue(l1_strict_pre=med(strict1[pre]) if has_pre else nan)
     r.glue(l1_lin_pre=100 * med(lin1[pre]) if has_pre else nan)
@@ -532,129 +416,112 @@ def _glue_layers(r, g):
     r.glue(l2_strict_end=med(relu.always_on[:, -1, 1]))
     r.glue(l1_lin_loss=med(relu.linear_l1_loss[:, -1]))
     r.glue(final_loss=med(relu.loss[:, -1]))
-    r.glue(l1_lin_before_fall=100 * med(g["before_fall"]), l1_rise=med(g["t_rise"]))
+    r.glue(l1_lin_before_fall=100 * med(r.before_fall), l1_rise=med(t_rise))
     r.glue(l1_itemdep=med(relu.item_dependent[:, -1, 0]))
-    r.glue(l1_holds=g["l1_holds"], l1_partly=g["l1_partly"], l1_lin_ok=g["l1_lin_ok"])
+    r.glue(l1_holds=epoch_ranges(grid, np.array(v1) == "reproduced"))
+    r.glue(l1_partly=epoch_ranges(grid, np.array(v1) == "partly reproduced"))
+    r.glue(l1_lin_ok=epoch_ranges(grid, np.median(lin1, axis=0) <= rb.PHASE_SNAP))
     r.glue(**{f"f2_{c}_end": med(f[c][:, -1]) for c in ("common", "mixed", "single")})
-    r.glue(snap2_end=100 * med(snap2[:, -1]))
-    r.glue(snap2_late=100 * med([snap2[s, late[s]].mean() for s in range(r.S)]))
-    lo, hi = single_late.min(), single_late.max()
-    r.glue(single_late=med(single_late), single_late_range=f"{lo:.2f}–{hi:.2f}")
-    r.glue(t_half=med(g["t_half"]), w2_single_end=med(relu.share(1, "single")[:, -1]))
+    r.glue(snap2_end=100 * med(r.snap2[:, -1]))
+    r.glue(snap2_late=100 * med([r.snap2[s, late[s]].mean() for s in range(S)]))
+    lo, hi = r.single_late.min(), r.single_late.max()
+    r.glue(single_late=med(r.single_late), single_late_range=f"{lo:.2f}–{hi:.2f}")
+    r.glue(t_half=med(r.t_half), w2_single_end=med(relu.share(1, "single")[:, -1]))
     w2_cm = relu.share(1, "common")[:, -1] + relu.share(1, "mixed")[:, -1]
     r.glue(w2_cm_end=med(w2_cm), l2_itemdep=med(relu.item_dependent[:, -1, 1]))
-    end = Evidence(
-        med(f["single"][:, -1]), compared=med(f["mixed"][:, -1]), criterion="smaller"
-    )
+    single, mixed = f["single"], f["mixed"]
+    end = Evidence(med(single[:, -1]), compared=med(mixed[:, -1]), criterion="smaller")
     r.glue(clearly=rb.CLEARLY, v_l2_end=rb.verdict(end))
-
-
-def _glue_phase(r, g):
-    """Rule 3's phase: the claims read there, and the first record after it; and Lemma
-    4.1 in layer 2 (:func:`_glue_non_nested`)."""
-    phase, grid, k_end, f = r.phase, g["grid"], g["k_end"], g["fshare"]
-    single_ph, mixed_ph, iv_l2 = g["single_ph"], g["mixed_ph"], g["iv_l2"]
+    # rule 3's phase and the first record after it
+    s_ph, m_ph, iv_l2 = r.single_ph, r.mixed_ph, r.iv_l2
     ev_l2 = Evidence(
-        med(single_ph),
-        compared=med(mixed_ph),
-        criterion="smaller",
-        ratio_interval=iv_l2,
+        med(s_ph), compared=med(m_ph), criterion="smaller", ratio_interval=iv_l2
     )
-    k_next = min(k_end + 1, grid.size - 1)  # the first record after the phase
-    lin1_max = float(np.max(np.median(g["lin1"], axis=0)[g["in_phase"]]))
+    k_next = min(k_end + 1, grid.size - 1)
+    lin1_max = float(np.max(np.median(lin1, axis=0)[r.in_phase]))
     r.glue(phase=f"{phase[0]}–{phase[1]}", phase_snap=rb.PHASE_SNAP)
-    r.glue(snap_all_end=100 * med(r.relu.snap_all[:, -1]))
-    r.glue(l1_strict_phase=med(g["strict1_ph"]))
-    r.glue(l1_strict_phase_end=med(g["strict1"][:, k_end]))
-    r.glue(l1_lin_max_phase=100 * lin1_max)
-    r.glue(f2_single_phase=med(single_ph), f2_mixed_phase=med(mixed_ph))
-    r.glue(f2_single_phase_end=med(f["single"][:, k_end]))
-    r.glue(f2_mixed_phase_end=med(f["mixed"][:, k_end]), phase_end=int(grid[k_end]))
+    r.glue(snap_all_end=100 * med(relu.snap_all[:, -1]))
+    r.glue(l1_strict_phase=med(r.strict1_ph))
+    r.glue(l1_strict_phase_end=med(strict1[:, k_end]), l1_lin_max_phase=100 * lin1_max)
+    r.glue(f2_single_phase=med(s_ph), f2_mixed_phase=med(m_ph))
+    r.glue(f2_single_phase_end=med(single[:, k_end]))
+    r.glue(f2_mixed_phase_end=med(mixed[:, k_end]), phase_end=int(grid[k_end]))
     r.glue(
-        l2_iv=_iv(iv_l2), l2_by_epoch=g["l2_by_epoch"], lin_by_epoch=g["lin_by_epoch"]
+        l2_iv=_iv(iv_l2),
+        l2_by_epoch=verdicts_over_training(r.v_mix_at, grid),
+        lin_by_epoch=verdicts_over_training(r.v_lin_at, grid),
     )
-    r.glue(l1_lin_phase=100 * med(g["lin1_ph"]), l2_lin_phase=100 * med(g["lin2_ph"]))
-    r.glue(lin_iv=_iv(g["iv_lin"]), v_l2_phase=rb.verdict(ev_l2))
-    r.glue(f2_ratio_phase=med(single_ph) / med(mixed_ph), after_phase=int(grid[k_next]))
-    r.glue(snap_all_next=100 * float(g["snap_med"][k_next]))
-    r.glue(snap2_next=100 * med(g["snap2"][:, k_next]))
-    r.glue(f2_ratio_next=med(f["single"][:, k_next]) / med(f["mixed"][:, k_next]))
-    _glue_non_nested(r, g)
-
-
-def _glue_non_nested(r, g):
-    """Lemma 4.1 in layer 2: the weight in non-nested units (layer 1: 0 by
-    construction)."""
-    grid, nn = g["grid"], g["nn"]
+    r.glue(l1_lin_phase=100 * med(r.lin1_ph), l2_lin_phase=100 * med(r.lin2_ph))
+    r.glue(lin_iv=_iv(r.iv_lin), v_l2_phase=rb.verdict(ev_l2))
+    r.glue(f2_ratio_phase=med(s_ph) / med(m_ph), after_phase=int(grid[k_next]))
+    r.glue(snap_all_next=100 * float(r.snap_med[k_next]))
+    r.glue(snap2_next=100 * med(r.snap2[:, k_next]))
+    r.glue(f2_ratio_next=med(single[:, k_next]) / med(mixed[:, k_next]))
+    # Lemma 4.1 in layer 2: the weight in non-nested units (layer 1: 0 by construction)
+    nn = r.nn
     r.glue(nn1_max=float(np.nanmax(nn[:, :, 0])), nn2_end=med(nn[:, -1, 1]))
     r.glue(nn2_end_max=float(np.nanmax(nn[:, -1, 1])))
-    r.glue(nn2_max_after=float(np.nanmax(nn[:, grid > r.phase[1], 1])))
-    r.glue(nn2_zero=g["zero2"])
+    r.glue(nn2_max_after=float(np.nanmax(nn[:, grid > phase[1], 1])))
+    r.glue(nn2_zero=epoch_ranges(grid, np.all(nn[:, :, 1] == 0, axis=0)))
     r.glue(nn2_zero_med=epoch_ranges(grid, np.median(nn[:, :, 1], axis=0) == 0))
     r.glue(nn2_init=med(nn[:, 0, 1]))
+    _windows(r)
 
 
-def _window_masks(r, g) -> tuple[str, dict]:
-    """The primary window's name and ``{window: (seeds, records) mask}``: where context
-    gating exists first, then rule 3's phase, the context weight's window, the end of
-    training and (where the runs have one) the first plateau."""
-    phase, grid = r.phase, g["grid"]
-    exists = np.asarray(r.exists, bool)
+def _windows(r):
+    """Per window the readings and the claims' evidence (on ``r``): the primary window
+    is where context gating exists (rule 5, [rulebook-structure]), the others
+    (rule 3's phase, the context weight's, the end, the first plateau) are variants;
+    glued."""
+    relu, grid, phase, nan = r.relu, r.grid, r.phase, float("nan")
+    r.exists = exists = np.asarray(r.exists, bool)
     first_plateau, last = np.zeros_like(exists), np.zeros_like(exists)
-    first_plateau[g["pre"]], last[:, -1] = True, True
-    primary = f"where context gating exists (loss below {float(r.L_rank[-1]):.0f})"
-    in_phase = np.broadcast_to(g["in_phase"], exists.shape)
-    weight = gating.context_weight_window(r.relu)
+    first_plateau[r.pre], last[:, -1] = True, True
+    r.primary = f"where context gating exists (loss below {float(r.L_rank[-1]):.0f})"
+    in_phase = np.broadcast_to(r.in_phase, exists.shape)
+    weight = gating.context_weight_window(relu)
     masks = {
-        primary: exists,
+        r.primary: exists,
         f"rule 3's phase ({phase[0]}-{phase[1]})": in_phase,
         "the context classes' weight above its initial value": weight,
         f"the end of training (epoch {int(grid[-1])})": last,
     }
-    if g["ok_pre"].any():
-        masks[f"the first plateau (loss {r.levels[1]:.0f})"] = first_plateau
-    return primary, masks
-
-
-def _window_evidence(x, alt1: float, chance) -> dict:
-    """The evidence of each gating claim in one window's reading ``x``."""
-    return {
-        "layer1_always_on": _share_near(x["strict1"], alt1),
-        "layer1_linear": gating.smaller(x["lin1"], x["lin2"]),
-        "layer2_mixed": gating.smaller(x["ratio"], chance),
+    fp = f"the first plateau (loss {r.levels[1]:.0f})" if r.ok_pre.any() else None
+    if fp:
+        masks[fp] = first_plateau
+    r.chance = chance = gating.chance_ratio(relu)
+    r.read = {w: gating.window_reading(relu, m) for w, m in masks.items()}
+    ev = {
+        w: {
+            "layer1_always_on": _share_near(x["strict1"], r.alt1),
+            "layer1_linear": gating.smaller(x["lin1"], x["lin2"]),
+            "layer2_mixed": gating.smaller(x["ratio"], chance),
+        }
+        for w, x in r.read.items()
     }
-
-
-def _windows(r, g) -> dict:
-    """Rule 5 ([rulebook-structure]): the claims are read where context gating exists
-    (:func:`.gating.context_gating`); the other windows, rule 3's phase among them,
-    are variants.  Per window the readings and the evidence of each claim."""
-    relu, grid = r.relu, g["grid"]
-    primary, masks = _window_masks(r, g)
-    exists = masks[primary]
-    chance = gating.chance_ratio(relu)
-    read = {w: gating.window_reading(relu, m) for w, m in masks.items()}
-    ev_w = {w: _window_evidence(x, g["alt1"], chance) for w, x in read.items()}
-    variants = {
-        k: {w: ev_w[w][k] for w in masks if w != primary and ev_w[w][k] is not None}
-        for k in ev_w[primary]
+    r.ev, x = ev[r.primary], r.read[r.primary]
+    r.windows = {
+        k: {w: ev[w][k] for w in masks if w != r.primary and ev[w][k] is not None}
+        for k in r.ev
     }
-    x = read[primary]
     first_pass = "none: single-context against 2-of-3 units' own share (the first pass)"
-    baseline = {first_pass: gating.smaller(x["single"], x["mixed"])}
-    variants["layer2_mixed_baseline"] = {
-        k: v for k, v in baseline.items() if v is not None
-    }
+    fp1 = {first_pass: gating.smaller(x["single"], x["mixed"])}
+    r.windows["layer2_mixed_baseline"] = {k: e for k, e in fp1.items() if e is not None}
     t_exists = [grid[np.argmax(row)] if row.any() else np.nan for row in exists]
-    return {
-        "exists": exists,
-        "read": read,
-        "primary": primary,
-        "chance": chance,
-        "ev": ev_w[primary],
-        "t_exists": np.array(t_exists, float),
-        "windows": variants,
-    }
+    r.t_exists = t_exists = np.array(t_exists, float)
+    y = r.read.get(fp)
+    r.fp_ratio = med(y["lin1"] / y["lin2"]) if fp else nan
+    r.glue(rule5=rb.STRUCTURE_RULE, L_common=float(r.L_rank[-1]))
+    r.glue(exists_from=med(t_exists))
+    r.glue(exists_range=f"{np.nanmin(t_exists):.0f}–{np.nanmax(t_exists):.0f}")
+    r.glue(n_exists=f"{int(exists.any(axis=1).sum())} of {r.S}")
+    r.glue(w_strict1=med(x["strict1"]), w_lin1=100 * med(x["lin1"]))
+    r.glue(w_lin2=100 * med(x["lin2"]), w_single=med(x["single"]))
+    r.glue(w_mixed=med(x["mixed"]), w_ratio=med(x["ratio"]))
+    r.glue(w_ratio_range=_range(x["ratio"]), w_snap_all=100 * med(x["snap_all"]))
+    r.glue(w_snap2=100 * med(x["snap2"]), chance=med(chance))
+    r.glue(chance_range=_range(chance), fp_lin1=100 * med(y["lin1"]) if fp else nan)
+    r.glue(fp_lin2=100 * med(y["lin2"]) if fp else nan, fp_lin_ratio=r.fp_ratio)
 
 
 def _share_near(v, alternative):
@@ -670,24 +537,8 @@ def _range(v) -> str:
     return f"{v.min():.2f}–{v.max():.2f}" if v.size else "none"
 
 
-def _glue_windows(r, g):
-    """The glue of rule 5's window and of the first plateau."""
-    x, chance, t_exists = g["read"][g["primary"]], g["chance"], g["t_exists"]
-    fp = f"the first plateau (loss {r.levels[1]:.0f})" if g["ok_pre"].any() else None
-    y, nan = g["read"].get(fp), float("nan")
-    g["fp_ratio"] = med(y["lin1"] / y["lin2"]) if fp else nan
-    r.glue(rule5=rb.STRUCTURE_RULE, L_common=float(r.L_rank[-1]))
-    r.glue(exists_from=med(t_exists))
-    r.glue(exists_range=f"{np.nanmin(t_exists):.0f}–{np.nanmax(t_exists):.0f}")
-    r.glue(n_exists=f"{int(g['exists'].any(axis=1).sum())} of {r.S}")
-    r.glue(w_strict1=med(x["strict1"]), w_lin1=100 * med(x["lin1"]))
-    r.glue(w_lin2=100 * med(x["lin2"]), w_single=med(x["single"]))
-    r.glue(w_mixed=med(x["mixed"]), w_ratio=med(x["ratio"]))
-    r.glue(w_ratio_range=_range(x["ratio"]), w_snap_all=100 * med(x["snap_all"]))
-    r.glue(w_snap2=100 * med(x["snap2"]), chance=med(chance))
-    r.glue(chance_range=_range(chance))
-    r.glue(fp_lin1=100 * med(y["lin1"]) if fp else nan)
-    r.glue(fp_lin2=100 * med(y["lin2"]) if fp else nan, fp_lin_ratio=g["fp_ratio"])
+def _iv(iv) -> str:
+    return "none" if iv is None else f"{iv[0]:.2f}–{iv[1]:.2f}"
 
 
 def _schedule(r):
@@ -707,8 +558,8 @@ def _schedule(r):
     r.glue(theta=theta, m_init_relu=med(relu.total[:, 0, 1]))
     r.glue(m_init_gdln=med(gh.total[:, 0, 1]), m_end_relu=med(relu.total[:, -1, 1]))
     r.glue(m_end_gdln=med(gh.total[:, -1, 1]))
-    for k in ("relu_appear_common", "relu_appear_mixed", "lag_common", "lag_context"):
-        r.glue(**{k: float(info[k])})
+    keys = ("relu_appear_common", "relu_appear_mixed", "lag_common", "lag_context")
+    r.glue(**{k: float(info[k]) for k in keys})
     r.glue(derived_start=derived.start, derived_context=derived.context)
     r.glue(start_range=f"{min(st_all)}–{max(st_all)}")
     r.glue(gap_stereo_derived=dc["gap_stereo"], gap_runs_derived=dc["m_derived"].value)
@@ -721,55 +572,36 @@ def _schedule(r):
         r.glue(**{f"rise_{key}": med(appear(runs, 10 * theta) - appear(runs, theta))})
 
 
-def _plateau_output_gaps(r, level: float) -> None:
-    """Add to each initialisation's row its output gap to the ReLU runs at the
-    plateau at ``level``: the same plateau under every initialisation of the GDLN."""
-    relu = r.relu
-    Or_w = plateau_outputs(relu.loss, relu.grid, relu.outputs, level)
-    for c in r.init_rows:
-        Oi = plateau_outputs(r.init_loss[c], relu.grid, r.init_out[c], level)
-        r.init_rows[c]["plateau_output_gap"] = med(output_gap(Or_w, Oi))
-
-
-def _init_reading(within: list, init: str) -> str:
-    """Which initialisations bring the outputs at the worst plateau within noise, in
-    words (empty where the run's own ``init`` does)."""
-    if not within:
-        return kit.prose("depth", "init_within_none")
-    if init not in within:
-        inits = " and ".join(INIT_NAME[i] for i in within)
-        return kit.prose("depth", "init_within", inits=inits)
-    return ""
-
-
-def _relu_only_reading(r, relu_only: list) -> str:
-    """The ReLU runs' plateaus that the GDLN runs do not stop at, in words."""
-    if not relu_only:
-        return kit.prose("depth", "relu_only_none")
-    levels = ", ".join(f"{g[0]:.0f}" for g in relu_only)
-    gap, L_rank2 = max(g[2] for g in relu_only), float(r.L_rank[1])
-    return kit.prose("depth", "relu_only", levels=levels, gap=gap, L_rank2=L_rank2)
-
-
-def _outputs(r) -> dict:
-    """The glue of the outputs at the plateaus, under every initialisation of the
-    GDLN, and the evidence of ``plateau_outputs``."""
-    worst, rows, po, name = r.worst, r.init_rows, r.po, INIT_NAME
+def _outputs(r):
+    """The glue of the outputs at the plateaus, and ``plateau_outputs``' evidence."""
+    worst, rows, po, name, relu = r.worst, r.init_rows, r.po, INIT_NAME, r.relu
     m_out, m_worst = po["matches"], po["matches"][worst[0]]
-    _plateau_output_gaps(r, worst[0])
+    # each initialisation's output gap to the ReLU runs at the judged plateau
+    Or_w = plateau_outputs(relu.loss, relu.grid, relu.outputs, worst[0])
+    for c in rows:
+        Oi = plateau_outputs(r.init_loss[c], relu.grid, r.init_out[c], worst[0])
+        rows[c]["plateau_output_gap"] = med(output_gap(Or_w, Oi))
     limit = rb.NOISE_MULTIPLE * m_worst.spread
-    within = [i for i, x in rows.items() if x["plateau_output_gap"] <= limit]
-    cand = [g for g in po["gaps"] if g[0] in m_out and m_out[g[0]].spread > 0]
+    r.within = [i for i, x in rows.items() if x["plateau_output_gap"] <= limit]
+    r.cand = [g for g in po["gaps"] if g[0] in m_out and m_out[g[0]].spread > 0]
     first = max(po["gaps"], key=lambda g: g[0])  # the rank-one map's plateau
-    relu_only = [g for g in po["gaps"] if not g[1]]
-    reading, only = _init_reading(within, r.init), _relu_only_reading(r, relu_only)
+    r.relu_only = relu_only = [g for g in po["gaps"] if not g[1]]
+    reading = _say("init_within_none")
+    if r.within:
+        inits = " and ".join(INIT_NAME[i] for i in r.within)
+        reading = "" if r.init in r.within else _say("init_within", inits=inits)
+    only = _say("relu_only_none")
+    if relu_only:
+        levels = ", ".join(f"{g[0]:.0f}" for g in relu_only)
+        gap, L_rank2 = max(g[2] for g in relu_only), float(r.L_rank[1])
+        only = _say("relu_only", levels=levels, gap=gap, L_rank2=L_rank2)
     gaps = [f"{name[i]}: {x['plateau_output_gap']:.2g}" for i, x in rows.items()]
     r.glue(out_init_reading=reading, out_init="; ".join(gaps))
     r.glue(out_worst_level=worst[0], out_worst_gap=worst[2])
     r.glue(out_worst_spread=worst[3], out_worst_gdln=worst[4])
     r.glue(out_worst_yard=m_worst.spread)
     r.glue(out_worst_iv="{:.2g}–{:.2g}".format(*m_worst.spread_interval))
-    r.glue(out_max=max(g[2] for g in cand), out_first_level=first[0])
+    r.glue(out_max=max(g[2] for g in r.cand), out_first_level=first[0])
     f_ = f"ReLU-GDLN {first[2]:.2g}, ReLU-ReLU {first[3]:.2g}, GDLN-GDLN {first[4]:.2g}"
     r.glue(out_first=f_, L_rank1_cut=float(r.L_rank[0]))
     r.glue(verdict_out=rb.verdict(m_worst), out_relu_only=only)
@@ -779,12 +611,10 @@ def _outputs(r) -> dict:
     plateaus = {
         f"the plateau at {lv:.1f}": m for lv, m in m_out.items() if lv != worst[0]
     }
-    ev = _sorted_variants(m_worst, init=others, window=plateaus)
-    out = {"evidence": ev, "m_worst": m_worst, "cand": cand, "relu_only": relu_only}
-    return {**out, "within_noise": within}
+    r.ev_out = _sorted_variants(m_worst, init=others, window=plateaus)
 
 
-def _coupling_and_cost(r):
+def _costs(r):
     """The glue of the other coupling, and of the runs' cost."""
     runs, n, L_ow = [r.relu, r.gh, r.gd], r.coupling_seeds, r.L_ow
     n_runs = sum(len(x.seeds) for x in runs)
@@ -807,63 +637,64 @@ def _coupling_and_cost(r):
 
 
 def _sorted_variants(ev, **settings):
-    """``ev`` with the variants of each choice in ``settings`` and the automatic
-    ``seeds`` variants, in the order of the choices' names (the stored record's
-    order); a choice without a setting is left out."""
+    """``ev`` varied by each choice in ``settings`` and ``seeds``, in name order."""
     settings = {c: x for c, x in settings.items() if x}
-    if "seeds" not in settings:
-        settings["seeds"] = rb.seed_variants(ev)
+    settings.setdefault("seeds", rb.seed_variants(ev))
     for choice in sorted(settings):
         if settings[choice]:
             ev = ev.varied(choice, settings[choice])
     return ev
 
 
-def _windowed(r, g, key: str, criterion: str, epochs: dict, **windows):
-    """The record ``key``'s evidence over the primary window (rule 5; not testable
-    where no run reaches it), with its values at each recorded epoch and rule 3's
-    phase, and as variants its other windows, ``windows`` and the seeds."""
-    ev = g["ev"][key]
+def _windowed(r, key: str, criterion: str, epochs: dict, **windows):
+    """The record ``key``'s evidence in the primary window (not testable where no run
+    reaches it), with ``epochs``, rule 3's phase and its variants."""
+    ev = r.ev[key]
     if ev is None:
         ev = Evidence(float("nan"), compared=1.0, criterion=criterion)
     ev = ev.but(epochs=epochs, phase=list(r.phase))
-    return _sorted_variants(ev, window=g["windows"][key], **windows)
+    return _sorted_variants(ev, window=r.windows[key], **windows)
 
 
 def _section4_reference(rec) -> float:
-    """The Section 4 network's single-context to 2-of-3 ratio at its last record
-    (``contexts``' ``census_over_training``, beside these records); NaN if missing."""
-    path = getattr(rec, "directory", None)
-    try:
-        value = json.loads((path / "contexts.json").read_text())
-        at = value["census_over_training"]["value"]
+    """The Section 4 network's single-context to 2-of-3 ratio; NaN if missing."""
+    try:  # no directory: None / "contexts.json", a TypeError
+        path = getattr(rec, "directory", None) / "contexts.json"
+        at = json.loads(path.read_text())["census_over_training"]["value"]
         at = at[max(at, key=int)]
         return float(at["single"]) / float(at["mixed"])
-    except (
-        AttributeError,
-        OSError,
-        KeyError,
-        TypeError,
-        ValueError,
-        ZeroDivisionError,
-    ):
+    except (OSError, LookupError, TypeError, ValueError, ArithmeticError):
         return float("nan")
 
 
-def _records(rec, r, g, var, out) -> dict:
-    """The chapter's records, in order (their notes filled from ``v``, the run's
-    fields and :func:`_note_values`), and the glue of the gating verdicts."""
+def _records(rec, r) -> dict:
+    """Add the chapter's records in order; glue the gating verdicts."""
     ref = _section4_reference(rec)
-    v = _note_values(r, g, ref)
-    shares, story, epochs_lin, epochs_mix = _by_epoch(g)
-    ev_on = _windowed(r, g, "layer1_always_on", "near_bound", shares)
-    ev_lin = _windowed(r, g, "layer1_linear", "smaller", epochs_lin)
-    base = {"baseline": g["windows"]["layer2_mixed_baseline"]}
-    ev_mix = _windowed(r, g, "layer2_mixed", "smaller", epochs_mix, **base)
-    first = {"layer1_always_on": ev_on, "layer1_linear": ev_lin}
-    first.update(layer1_over_training=story, layer2_mixed=ev_mix)
-    recs = kit.add_all(rec, [(n, e, v) for n, e in first.items()])
-    chance = f"{ref:.2f} ({ref / med(g['chance']):.2f} times this network's chance)"
+    v = _note_values(r, ref)
+    shares, story, epochs_lin, epochs_mix = {}, {}, {}, {}
+    f = r.fshare
+    for k, e in enumerate(int(e) for e in r.grid):
+        shares[e], m1, m2 = (med(a[:, k]) for a in (r.strict1, r.lin1, r.lin2))
+        epochs_lin[e] = {"layer1": m1, "layer2": m2, "verdict": r.v_lin_at[e]}
+        epochs_mix[e] = dict(
+            single=med(f["single"][:, k]),
+            mixed=med(f["mixed"][:, k]),
+            snap_change=float(r.snap_med[k]),
+            verdict=r.v_mix_at[e],
+        )
+        if e % 2500 == 0:
+            story[f"{e:05d}"] = {"always_on": shares[e], "linear_change": m1}
+    ev_lin = _windowed(r, "layer1_linear", "smaller", epochs_lin)
+    base = {"baseline": r.windows["layer2_mixed_baseline"]}
+    ev_mix = _windowed(r, "layer2_mixed", "smaller", epochs_mix, **base)
+    first = [
+        ("layer1_always_on", _windowed(r, "layer1_always_on", "near_bound", shares)),
+        ("layer1_linear", ev_lin),
+        ("layer1_over_training", story),
+        ("layer2_mixed", ev_mix),
+    ]
+    recs = kit.add_all(rec, [(n, e, v) for n, e in first])
+    chance = f"{ref:.2f} ({ref / med(r.chance):.2f} times this network's chance)"
     if not np.isfinite(ref):
         chance = "(not available: the Section 4 page's records are missing)"
     r.glue(v_always=recs["layer1_always_on"]["verdict"])
@@ -871,202 +702,138 @@ def _records(rec, r, g, var, out) -> dict:
     r.glue(v_mixed=recs["layer2_mixed"]["verdict"])
     r.glue(w_lin_iv=_iv(ev_lin.ratio_interval), w_mixed_iv=_iv(ev_mix.ratio_interval))
     r.glue(sec4_ratio=chance)
-    _review(r, g, ref)
-    return {**recs, **kit.add_all(rec, _more_records(r, g, var, out, v))}
-
-
-def _note_values(r, g, ref: float) -> dict:
-    """The notes' values: the run's fields, what was glued, and the gating readings
-    (``ref``: the Section 4 network's ratio)."""
-    x, lin1, lin2 = g["read"][g["primary"]], g["lin1"], g["lin2"]
-    return {
-        **vars(r),
-        **r.glue,
-        "w": f"{g['primary']}: per seed the records with loss below the common-only "
-        f"level, from epoch {med(g['t_exists']):.0f} (median) on",
-        "p0": r.phase[0],
-        "p1": r.phase[1],
-        "lin1_ph": med(g["lin1_ph"]),
-        "lin2_ph": med(g["lin2_ph"]),
-        "lin1_end": med(lin1[:, -1]),
-        "lin2_end": med(lin2[:, -1]),
-        "before_fall": med(g["before_fall"]),
-        "falls": ", ".join(f"{t:.0f}" for t in g["t_fall"]),
-        "snap_all": med(x["snap_all"]),
-        "ref": f"{ref:.3f}" if np.isfinite(ref) else "(not available)",
-    }
-
-
-def _by_epoch(g) -> tuple[dict, dict, dict, dict]:
-    """The gating values record by record: layer 1's always-on share, its story every
-    2500 epochs, and the linear and 2-of-3 claims' medians and verdicts."""
-    f, strict1, lin1, lin2 = g["fshare"], g["strict1"], g["lin1"], g["lin2"]
-    shares, story, epochs_lin, epochs_mix = {}, {}, {}, {}
-    for k, e in enumerate(int(e) for e in g["grid"]):
-        shares[e], m1, m2 = (med(a[:, k]) for a in (strict1, lin1, lin2))
-        epochs_lin[e] = {"layer1": m1, "layer2": m2, "verdict": g["v_lin_at"][e]}
-        single, mixed = med(f["single"][:, k]), med(f["mixed"][:, k])
-        snap, verdict = float(g["snap_med"][k]), g["v_mix_at"][e]
-        epochs_mix[e] = dict(
-            single=single, mixed=mixed, snap_change=snap, verdict=verdict
-        )
-        if e % 2500 == 0:
-            story[f"{e:05d}"] = {"always_on": shares[e], "linear_change": m1}
-    return shares, story, epochs_lin, epochs_mix
-
-
-def _variance_values(r, var) -> dict:
-    """The variance profile's note values: the SDs and ratio per drop of the stored
-    seeds, the robust spreads', the authors' runs' and the stored run's commit."""
-    a, names, sd24, k24 = r.authors, r.names24, var["sd24"], r.v24["k"]
-    return {
-        "sd_relu": sd24["relu"][k24],
-        "sd_gdln": sd24["hand"][k24],
-        "per_drop": ", ".join(
-            f"{np.exp(x):.2f} ({vd})"
-            for (x, _), vd in zip(r.v24["scatter"], var["verdict24"])
-        ),
-        "shape": "the same" if var["same_order"] else "not the same",
-        "robust": "".join(
-            f"; {drops.SPREAD_NAMES[s]} in place of the sd: ratio "
-            f"{rp['spread_ratio'][k24]:.2f} at {names[k24]}"
-            for s, rp in r.robust.items()
-        ),
-        "authors": ""
-        if a is None
-        else f"; the authors' {a['n']} + {a['n']} script runs: ratio "
-        f"{np.exp(a['scatter'][a['k']][0]):.2f} at {names[a['k']]}, above "
-        f"{a['percentile']:.1f} % of the engine's subsets of as many seeds",
-        "commit": r.big_entry.get("commit", "unknown"),
-    }
-
-
-def _more_records(r, g, var, out, v) -> list:
-    """The records after the gating claims, as ``(name, evidence, values)``."""
+    _review(r, ref)
     others = {
         f"{INIT_NAME[i]} ({r.init_rows[i]['seeds']} seeds)": ev
         for i, ev in r.init_evidence.items()
         if i != r.init
     }
-    late = g["single_late"]
-    v = {
-        **v,
-        "lo": late.min(),
-        "hi": late.max(),
-        **_variance_values(r, var),
-        "per_plateau": "; ".join(
-            f"{x[0]:.0f}: {x[2]:.4f} / {x[3]:.4f} / {x[4]:.4f}" for x in out["cand"]
+    switch = Evidence(r.derived.as_list(), compared=r.hand.as_list())
+    more = [
+        ("layer2_single_context", med(r.single_late)),
+        ("gap_relu_gdln_stereotypes", _sorted_variants(r.m_stereo, init=others)),
+        ("init_sensitivity", r.init_rows),
+        ("variance_profile", r.ev_var),
+        ("plateau_outputs", r.ev_out),
+        ("switch_epochs_derived", switch),
+    ]
+    return {**recs, **kit.add_all(rec, [(n, e, v) for n, e in more])}
+
+
+def _note_values(r, ref: float) -> dict:
+    """The values the records' notes are filled from (``ref``: the Section 4 ratio)."""
+    a, names, sd24, k24 = r.authors, r.names24, r.v24["sd"], r.v24["k"]
+    authors = ""
+    if a is not None:
+        authors = (
+            f"; the authors' {a['n']} + {a['n']} script runs: ratio "
+            f"{np.exp(a['scatter'][a['k']][0]):.2f} at {names[a['k']]}, above "
+            f"{a['percentile']:.1f} % of the engine's subsets of as many seeds"
+        )
+    per_drop = zip(r.v24["scatter"], r.verdict24)  # ((log ratio, se), verdict)
+    return {
+        **vars(r),
+        **r.glue,
+        "w": f"{r.primary}: per seed the records with loss below the common-only "
+        f"level, from epoch {med(r.t_exists):.0f} (median) on",
+        "p0": r.phase[0],
+        "p1": r.phase[1],
+        "lin1_ph": med(r.lin1_ph),
+        "lin2_ph": med(r.lin2_ph),
+        "lin1_end": med(r.lin1[:, -1]),
+        "lin2_end": med(r.lin2[:, -1]),
+        "before_fall": med(r.before_fall),
+        "falls": ", ".join(f"{t:.0f}" for t in r.t_fall),
+        "snap_all": med(r.read[r.primary]["snap_all"]),
+        "ref": f"{ref:.3f}" if np.isfinite(ref) else "(not available)",
+        "lo": r.single_late.min(),
+        "hi": r.single_late.max(),
+        "sd_relu": sd24["relu"][k24],
+        "sd_gdln": sd24["hand"][k24],
+        "per_drop": ", ".join(f"{np.exp(q):.2f} ({vd})" for (q, _), vd in per_drop),
+        "shape": "the same" if r.same_order else "not the same",
+        "robust": "".join(
+            f"; {drops.SPREAD_NAMES[s]} in place of the sd: ratio "
+            f"{rp['spread_ratio'][k24]:.2f} at {names[k24]}"
+            for s, rp in r.robust.items()
         ),
-        "relu_only": ", ".join(f"{x[0]:.0f}: {x[2]:.3f}" for x in out["relu_only"])
+        "authors": authors,
+        "commit": r.big_entry.get("commit", "unknown"),
+        "per_plateau": "; ".join(
+            f"{x[0]:.0f}: {x[2]:.4f} / {x[3]:.4f} / {x[4]:.4f}" for x in r.cand
+        ),
+        "relu_only": ", ".join(f"{x[0]:.0f}: {x[2]:.3f}" for x in r.relu_only)
         or "none",
         "thresholds": ", ".join(f"{q:g}: {s.as_list()}" for q, s in r.checks.items()),
     }
-    switch = Evidence(r.derived.as_list(), compared=r.hand.as_list())
-    return [
-        ("layer2_single_context", med(late), v),
-        ("gap_relu_gdln_stereotypes", _sorted_variants(r.m_stereo, init=others), v),
-        ("init_sensitivity", r.init_rows, v),
-        ("variance_profile", var["evidence"], v),
-        ("plateau_outputs", out["evidence"], v),
-        ("switch_epochs_derived", switch, v),
-    ]
 
 
-def _iv(iv) -> str:
-    return "none" if iv is None else f"{iv[0]:.2f}–{iv[1]:.2f}"
-
-
-def _window_ratio(g, a, b):
-    """The review's window, epochs ``a`` to ``b``: the ratio of the two layers' window
-    means."""
-    m = (g["grid"] >= a) & (g["grid"] <= b)
-    lin1, lin2 = (gating.window_mean(g[k], m) for k in ("lin1", "lin2"))
-    return med(lin1) / med(lin2)
-
-
-def _review(r, g, ref):
+def _review(r, ref):
     """Where the external review of the first pass (2026-11-26) was right and not."""
-    x, phase, every = g["read"][g["primary"]], r.phase, r.record_every
-    others = [med(v["ratio"]) for w, v in g["read"].items() if w != g["primary"]]
-    ph = _window_ratio(g, phase[0], phase[1])
-    ph_late = _window_ratio(g, phase[0] + every, phase[1])
-    plateau_on, fp = _window_ratio(g, 5000, phase[1] + every), g["fp_ratio"]
+    x, phase, every, fp = r.read[r.primary], r.phase, r.record_every, r.fp_ratio
+    others = [med(v["ratio"]) for w, v in r.read.items() if w != r.primary]
+
+    def ratio(a, b):  # the two layers' window means over epochs a to b
+        m = (r.grid >= a) & (r.grid <= b)
+        return med(gating.window_mean(r.lin1, m)) / med(gating.window_mean(r.lin2, m))
+
+    ph, ph_late = ratio(phase[0], phase[1]), ratio(phase[0] + every, phase[1])
+    plateau_on = ratio(5000, phase[1] + every)
     moved = abs(ph - ph_late) > 0.2 * max(ph, 1e-12)
     plateau = "review_plateau_linear" if fp > rb.CLEARLY else "review_plateau_small"
     window = dict(ph=ph, ph_late=ph_late, plateau_on=plateau_on, fp=fp)
-    window["edge"] = kit.prose("depth", "review_edge") if moved else ""
-    window["plateau"] = kit.prose("depth", plateau)
-    window["ratio"] = med(x["lin1"] / x["lin2"])
+    window.update(edge=_say("review_edge") if moved else "", plateau=_say(plateau))
     s4 = f"{ref:.2f}." if np.isfinite(ref) else "not available."
-    base = dict(chance=med(g["chance"]), network=med(x["ratio"]), s4=s4)
+    base = dict(chance=med(r.chance), network=med(x["ratio"]), s4=s4)
     r.glue(
-        review_window=kit.prose("depth", "review_window", **window),
-        review_baseline=kit.prose(
-            "depth", "review_baseline", **base, others=_range(others)
-        ),
+        review_window=_say("review_window", **window, ratio=med(x["lin1"] / x["lin2"])),
+        review_baseline=_say("review_baseline", **base, others=_range(others)),
     )
 
 
 def _summary(r, recs) -> str:
-    """The closing table: every claim read where context gating exists, against the
-    paper's words and its record (the TOML's ``summary`` and ``summary_quote``, the
-    claim's ``{where}`` and ``{n}`` filled in)."""
+    """The closing table (the TOML's ``summary`` and ``summary_quote``)."""
     where = f"where context gating exists, loss below {float(r.L_rank[-1]):.0f}"
     rows = []
     for name, x in recs.items():
         e = rb.claim("depth", name)
-        claim = e["summary"].format(where=where, n=r.n24)
-        rows.append((claim, e["summary_quote"], x))
+        rows.append((e["summary"].format(where=where, n=r.n24), e["summary_quote"], x))
     return claims_table(rows)
 
 
-def _in_short(r, g, out, inits, recs) -> str:
-    """The page's closing paragraph: the ReLU network's gating, then the GDLN against
-    it (:func:`_in_short_gating`, :func:`_in_short_gdln`)."""
+def _in_short(r, recs) -> str:
+    """The page's closing paragraph: the ReLU network's gating, then the GDLN."""
     verdict = {k: v["verdict"] for k, v in recs.items()}
-    return _in_short_gating(r, g, verdict) + _in_short_gdln(r, out, inits, verdict)
-
-
-def _in_short_gating(r, g, verdict: dict) -> str:
-    """The closing paragraph's first half: the ReLU network's two layers, read where
-    context gating exists."""
-    x, pre = g["read"][g["primary"]], g["strict1"][g["pre"]]
-    lin1, lin2, snap2 = med(x["lin1"]), med(x["lin2"]), med(g["snap2"][:, -1])
-    values = dict(strict1_pre=med(pre), lin1=lin1, lin2=lin2, snap2=snap2)
-    return kit.prose("depth", "in_short_gating", **r.glue, **verdict, **values)
-
-
-def _in_short_words(r, out, inits) -> dict:
-    """The closing paragraph's result-dependent words on the GDLN."""
-    within, hand, derived = out["within_noise"], r.hand, r.derived
+    x, hand, derived = r.read[r.primary], r.hand, r.derived
+    values = dict(strict1_pre=med(r.strict1[r.pre]), snap2=med(r.snap2[:, -1]))
+    values.update(lin1=med(x["lin1"]), lin2=med(x["lin2"]))
+    gating_ = _say("in_short_gating", **r.glue, **verdict, **values)
     scales = "in_short_scales"
-    if inits["stuck"] and inits["made"] == ["authors"]:
+    if r.stuck and r.made == ["authors"]:
         scales = "in_short_scales_authors"
     noise = ""
-    if within and r.init not in within:
-        inits_ = " or ".join(INIT_NAME[i] for i in within)
-        noise = kit.prose("depth", "in_short_noise", inits=inits_)
-    near = abs(derived.start - hand.start) <= 200
-    far = abs(derived.context - hand.context) > 500
-    return {
-        "scales": kit.prose("depth", scales),
+    if r.within and r.init not in r.within:
+        inits = " or ".join(INIT_NAME[i] for i in r.within)
+        noise = _say("in_short_noise", inits=inits)
+    words = {
+        "scales": _say(scales),
         "noise": noise,
-        "start": "matches" if near else "differs from",
-        "ctx": "differs from" if far else "agrees with",
+        "start": "matches"
+        if abs(derived.start - hand.start) <= 200
+        else "differs from",
+        "ctx": "differs from"
+        if abs(derived.context - hand.context) > 500
+        else "agrees with",
+        "hand": hand,
     }
+    return gating_ + _say("in_short_gdln", **r.glue, **verdict, **words)
 
 
-def _in_short_gdln(r, out, inits, verdict: dict) -> str:
-    """The closing paragraph's second half: the GDLN against the ReLU network."""
-    words = {**_in_short_words(r, out, inits), "hand": r.hand}
-    return kit.prose("depth", "in_short_gdln", **r.glue, **verdict, **words)
-
-
-def _check(r, g, recs) -> str:
+def _check(r, recs) -> str:
     """The headline numbers as text (the page prints them; nbval compares them)."""
     names = ("layer1_always_on", "layer1_linear", "layer2_mixed")
     names += ("gap_relu_gdln_stereotypes", "variance_profile", "plateau_outputs")
-    x = g["read"][g["primary"]]
+    x = r.read[r.primary]
     lines = [
         "layer1_always_on          = {w_strict1:.2f} (context gating exists)",
         "layer1_linear             = {lin1:.3f} vs {lin2:.2f}",

@@ -146,16 +146,23 @@ def sharper_steps(names, durations, shared) -> str:
     )
 
 
+def same_scatter(scatter, scatter_bs) -> list:
+    """Per drop, the evidence of "the same scatter": the log ratio near 0."""
+    return [
+        Evidence(v, spread=e, compared=0.0, criterion="near", spread_interval=iv)
+        for (v, _), (e, iv) in zip(scatter, scatter_bs)
+    ]
+
+
 def profile(names, var24) -> str:
     """Per drop of a stored run: each network's sd of the drop epoch, their ratio and
     the rulebook's verdict on "the same scatter" (:func:`.drops.drop_scatter`)."""
-    rows = []
+    rows, same = [], same_scatter(var24["scatter"], var24["scatter_bs"])
     for k, name in enumerate(names):
-        (v, _), (e, iv) = var24["scatter"][k], var24["scatter_bs"][k]
-        ev = Evidence(v, spread=e, compared=0.0, criterion="near", spread_interval=iv)
+        (v, _), e = var24["scatter"][k], var24["scatter_bs"][k][0]
         sd = [f"{var24['sd'][x][k]:.0f}" for x in ("relu", "hand")]
         rows.append([name, *sd, f"{np.exp(v):.2f}", f"{v:+.2f} ± {e:.2f}"])
-        rows[-1].append(rulebook.verdict(ev))
+        rows[-1].append(rulebook.verdict(same[k]))
     head = ["drop", "sd ReLU", "sd GDLN", "ratio", "ln ratio ± bootstrap error"]
     return kit.table(rows, head + ["same?"])
 
