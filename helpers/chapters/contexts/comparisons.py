@@ -10,6 +10,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ...book.kit import med
 from ...book.rulebook import verdict
 from ...core.engine import train
 from ...core.measures import (
@@ -87,12 +88,12 @@ def median_gap(A, B) -> float:
     """Median over seeds ``s`` of the time gap of ``A[s]`` to ``B[s]`` (``B`` may be one
     curve for every seed; [conv-measures])."""
     B = np.broadcast_to(B, np.shape(A))
-    return float(np.median([time_gap(a, b) for a, b in zip(A, B)]))
+    return med([time_gap(a, b) for a, b in zip(A, B)])
 
 
 def pairwise_gap(curves) -> float:
     """Median time gap between every pair of runs (the seed spread of one network)."""
-    return float(np.median([time_gap(a, b) for a, b in combinations(curves, 2)]))
+    return med([time_gap(a, b) for a, b in combinations(curves, 2)])
 
 
 def level_log_ratio(La, Lb) -> np.ndarray:
@@ -128,7 +129,7 @@ def _output_gap_spread(runs: Sequence, epochs: Sequence[int]) -> dict:
         D = np.zeros((outs.shape[0],) * 2)
         D[np.triu_indices(len(D), 1)] = np.mean(gaps, axis=0)
         mats.append(D + D.T)
-    sides = [float(np.median(D[np.triu_indices(len(D), 1)])) for D in mats]
+    sides = [med(D[np.triu_indices(len(D), 1)]) for D in mats]
     return {"spread": max(sides), "interval": bootstrap_interval(*mats), "sides": sides}
 
 
@@ -167,7 +168,7 @@ def pathway_energy_share(W2, H, Yhat, pathways: Mapping, names) -> float:
     for s in range(len(W2)):
         out = sum(W2[s][:, pathways[n]] @ H[s][pathways[n]] for n in names)
         shares.append(np.sum(out**2) / np.sum(Yhat[s] ** 2))
-    return float(np.median(shares))
+    return med(shares)
 
 
 @dataclass(frozen=True)
@@ -246,21 +247,14 @@ def compare_outputs(relu, reln, single, show_epochs) -> Outputs:
     spread; the single-context ReLN the alternative).  Defined for book/contexts.md."""
     gaps = output_gaps_at(relu, {"reln": reln, "single": single}, show_epochs)
 
-    def evidence(epochs, **kw):
+    def evidence(epochs):
         s = _output_gap_spread([relu, reln], epochs)
         reln_, single_ = (
-            float(np.mean([float(np.median(gaps[n][e])) for e in epochs]))
+            float(np.mean([med(gaps[n][e]) for e in epochs]))
             for n in ("reln", "single")
         )
-        return s, Evidence(
-            reln_,
-            s["spread"],
-            single_,
-            spread_interval=s["interval"],
-            spread_candidate=s["sides"][1],
-            criterion="seed_noise",
-            **kw,
-        )
+        kw = dict(spread_interval=s["interval"], spread_candidate=s["sides"][1])
+        return s, Evidence(reln_, s["spread"], single_, criterion="seed_noise", **kw)
 
     spread, ev = evidence(show_epochs)
     ev = ev.but(per_seed=(ev.value,))
@@ -327,7 +321,7 @@ def race_norms(reln, pred, values: PathwayValues, resid: Mapping) -> Race:
     def norm(m, r):
         return np.sqrt(sum(np.sum(m[n][r] ** 2) for n in single))
 
-    norms = [float(np.median([norm(m, r) for m in maps_sim])) for r in (0, -1)]
+    norms = [med([norm(m, r) for m in maps_sim]) for r in (0, -1)]
     W2, H = reln.records["weights"][1][:, -1], reln.records["hidden"][0][:, -1]
     share = pathway_energy_share(
         W2, H, reln.records["outputs"][:, -1], dict(reln.net.layers[0].pathways), single

@@ -9,7 +9,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ...book import kit
+from ...book.kit import med
 from ...book.rulebook import PHASE_SNAP
 from ...core.checks import check_positive_int
 from ...core.measures import (
@@ -76,7 +76,7 @@ def class_output_share(W2, H, pathways: Mapping, classes: Mapping, name: str) ->
         part(s, classes[name]) / sum(part(s, v) for v in classes.values())
         for s in range(len(W2))
     ]
-    return float(np.median(shares))
+    return med(shares)
 
 
 def strict_context_census(gates, W1, W2, contexts, n_contexts: int) -> dict:
@@ -173,10 +173,10 @@ def ablation_control(
         ratios.append(total[n] / target)
         shares.append(n / w.shape[0])
     return {
-        "ablated": float(np.median(losses)),
+        "ablated": med(losses),
         "ablated_draws": np.array(losses),
-        "weight_ratio": float(np.median(ratios)),
-        "share_units": float(np.median(shares)),
+        "weight_ratio": med(ratios),
+        "share_units": med(shares),
         "enough": bool(w[units].sum() >= target),
     }
 
@@ -190,10 +190,9 @@ def unit_class(pattern: str, n_contexts: int) -> str:
 
 def division_by_class(shares: Mapping, n_contexts: int) -> dict:
     """:func:`output_division` shares per pattern summed per :func:`unit_class`."""
-    out = {"common": 0.0, "2-of-3": 0.0, "single": 0.0, "other": 0.0}
+    out = dict.fromkeys(("common", "2-of-3", "single", "other"), 0.0)
     for pat, v in shares.items():
-        key = unit_class(pat, n_contexts)
-        out[key] = out[key] + v
+        out[unit_class(pat, n_contexts)] += v
     return out
 
 
@@ -232,18 +231,18 @@ def ablation_summary(ablation, control) -> dict:
 
     def stats(name, v):
         return {
-            f"{name}_median": kit.med(v),
+            f"{name}_median": med(v),
             f"{name}_min": float(v.min()),
             f"{name}_max": float(v.max()),
         }
 
     return {
-        "loss": kit.med([d["loss"] for d in ablation]),
+        "loss": med([d["loss"] for d in ablation]),
         **stats("ablated", single),
-        "share_of_units": kit.med([d["share_units"] for d in ablation]),
+        "share_of_units": med([d["share_units"] for d in ablation]),
         **stats("control", ctl),
-        "control_weight_ratio": kit.med([d["weight_ratio"] for d in control]),
-        "control_share_of_units": kit.med([d["share_units"] for d in control]),
+        "control_weight_ratio": med([d["weight_ratio"] for d in control]),
+        "control_share_of_units": med([d["share_units"] for d in control]),
         **stats("ratio", single / ctl),
         "seeds_above_median": int(np.sum(single > ctl)),
         "seeds_above_every_draw": int(np.sum(single > top)),
@@ -302,12 +301,11 @@ def gating_summary(relu, reln, single_run, net_single, ds, *, t_rec, thresholds,
     return Gating(
         census=census,
         single_by_ctx={
-            p: float(np.median([fp.get(p, 0.0) for fp in at_end]))
-            for p in ("100", "010", "001")
+            p: med([fp.get(p, 0.0) for fp in at_end]) for p in ("100", "010", "001")
         },
         thr_sens=thr_sens,
-        peak_common=float(np.median(census["common"].max(axis=1))),
-        split_epoch=float(np.median(t_rec[split])),
+        peak_common=med(census["common"].max(axis=1)),
+        split_epoch=med(t_rec[split]),
         fc=fc,
         singles_alt=class_output_share(W2_alt, H_alt, pw, classes, "single"),
         phase=[int(t_rec[phase[0]]), int(t_rec[phase[-1]])],

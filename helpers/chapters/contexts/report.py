@@ -206,7 +206,7 @@ def _glue_race(r) -> dict:
         overlap_top_max=float(k.top_vals.max()),
         overlap_all_min=float(k.partner_all.min()),
         overlap_all_max=float(k.partner_all.max()),
-        overlap_all_med=float(np.median(k.partner_all)),
+        overlap_all_med=med(k.partner_all),
         ladder_init=rows[0].gap,
         ladder_init45=rows[1].gap,
         # rows 4-7: the authors' a0 band, derived overlaps and -0.45 in turn

@@ -41,7 +41,9 @@ class Params:
             raise ValueError(f"seeds must be >= 2 (the yardstick): {self.seeds}")
         for e in [*self.show_epochs, self.head_start_epoch]:
             if e not in self.t_rec:
-                raise ValueError(f"epoch {e}: no record_every multiple in 0..epochs")
+                raise ValueError(
+                    f"epoch {e}: not a multiple of record_every in 0..{self.epochs}"
+                )
 
     seed_list = property(lambda self: list(range(int(self.seeds))))
     t_rec = property(lambda self: np.arange(0, self.epochs + 1, self.record_every))
