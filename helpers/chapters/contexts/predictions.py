@@ -191,7 +191,13 @@ def prediction_ladder(
     race_row, star_row = by_label[RACE_LABEL], by_label[STAR_LABEL]
     authors = [r for r in rows if r.label.startswith(f"overlap {overlap}, auth")]
     return Ladder(
-        rows, race_row, star_row, sim, match(reln.loss, race_row.loss),
-        median_gap(relu.loss, race_row.loss), time_gap(race_py.loss, star_row.loss),
-        min(r.gap for r in authors), pairwise_gap(sim),
-    )  # fmt: skip
+        rows=rows,
+        race_row=race_row,
+        star_row=star_row,
+        sim_m=sim,
+        m_race=match(reln.loss, race_row.loss),
+        g_race_relu=median_gap(relu.loss, race_row.loss),
+        g_race_star=time_gap(race_py.loss, star_row.loss),
+        g_authors=min(r.gap for r in authors),
+        reln_spread=pairwise_gap(sim),
+    )
