@@ -1,6 +1,6 @@
-"""How the ReLNs of Fig. 4a compare with the ReLU network: their training, the family
-of candidate strategies, time gaps, output gaps and the pathways' singular values
-([conv-measures], [conv-output-gap]).  Defined for the page book/contexts.md."""
+"""The ReLNs of Fig. 4a against the ReLU network: training, the family of strategies,
+time gaps, output gaps and the pathways' singular values ([conv-measures],
+[conv-output-gap]).  Defined for the page book/contexts.md."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ...book.kit import med
 from ...book.rulebook import verdict
 from ...core.engine import train
 from ...core.measures import (
@@ -35,10 +36,9 @@ RELN_RECORDS = {
 def train_relns(
     start: Callable, init: str, X, Y, *, lr, epochs, seeds, record_epochs, progress=None
 ) -> tuple[dict, dict]:
-    """Train the four ReLNs of Fig. 4a (:data:`RELN_RECORDS`, keys ``kind/coupling``),
-    each started by ``start(kind, coupling, init)`` -> ``(net, params0)``, and integrate
-    the race prediction of each ([conv-init], [conv-race]).  Returns ``(runs, preds)``.
-    """
+    """The four ReLNs of Fig. 4a (keys ``kind/coupling``), each started by
+    ``start(kind, coupling, init)`` -> ``(net, params0)``, trained, and the race
+    prediction of each ([conv-init], [conv-race]).  Returns ``(runs, preds)``."""
     runs, preds = {}, {}
     for key, what in RELN_RECORDS.items():
         if progress is not None:
@@ -51,10 +51,8 @@ def train_relns(
 
 
 #: The family of candidate ReLNs of Section 4 ([rulebook-best]) by the kind of
-#: :func:`helpers.core.relns.context_reln`.  k = 3 is the common pathway alone (a
-#: pathway on in every context, trained one-way on the common pathway's residual,
-#: learns nothing).  "both" is the mixture the census points to and the ReLN the
-#: authors ran (3_context_diff/gdln.py).
+#: :func:`helpers.core.relns.context_reln` ("common": the common pathway alone, k = 3;
+#: "both": the ReLN the census points to and the authors ran, 3_context_diff/gdln.py).
 STRATEGIES = {
     "both": "7 pathways (Fig. 4a)",
     "mixed": "common + 2-of-3",
@@ -62,8 +60,7 @@ STRATEGIES = {
     "common": "common alone (k = 3)",
 }
 
-#: The 7-pathway ReLN and the common + 2-of-3 ReLN are one strategy (the single-context
-#: pathways of the first stay idle, Proposition 4.2): neither is the other's competitor.
+#: One strategy (the 7-pathway ReLN's single-context pathways stay idle, Prop. 4.2).
 SAME_STRATEGY = {"both": "mixed", "mixed": "both"}
 
 
@@ -87,38 +84,16 @@ def family_match(reference, curves: Mapping, kind: str):
     )
 
 
-def init_table(sens: Mapping, reference) -> dict:
-    """Per initialisation of the ReLNs ([conv-init]), from ``sens`` (``{init:
-    {kind: family_match, "curves": {kind: (seeds, T)}}}``): each strategy's time gap
-    to ``reference``, the 7-pathway ReLN's seed spread and the rulebook's verdicts."""
-    return {
-        init: {
-            "gap_7_pathways": d["both"].value,
-            "gap_2_of_3": d["mixed"].value,
-            "gap_single_context": d["single"].value,
-            "gap_common_alone": d["common"].value,
-            "spread": d["both"].spread,
-            "verdict_7_pathways": verdict(d["both"]),
-            "verdict_2_of_3": verdict(d["mixed"]),
-            "verdict_single_context": verdict(
-                match(reference, d["curves"]["single"]), criterion="beyond_noise"
-            ),
-        }
-        for init, d in sens.items()
-    }
-
-
 def median_gap(A, B) -> float:
-    """:func:`helpers.core.measures.time_gap` of ``A[s]`` against ``B[s]``, median over
-    seeds ``s`` (``B`` may be one curve for every seed; [conv-measures])."""
+    """Median over seeds ``s`` of the time gap of ``A[s]`` to ``B[s]`` (``B`` may be one
+    curve for every seed; [conv-measures])."""
     B = np.broadcast_to(B, np.shape(A))
-    return float(np.median([time_gap(a, b) for a, b in zip(A, B)]))
+    return med([time_gap(a, b) for a, b in zip(A, B)])
 
 
 def pairwise_gap(curves) -> float:
-    """:func:`helpers.core.measures.time_gap` between every pair of runs ``a < b``,
-    median (the seed spread of one network; [conv-measures])."""
-    return float(np.median([time_gap(a, b) for a, b in combinations(curves, 2)]))
+    """Median time gap between every pair of runs (the seed spread of one network)."""
+    return med([time_gap(a, b) for a, b in combinations(curves, 2)])
 
 
 def level_log_ratio(La, Lb) -> np.ndarray:
@@ -131,9 +106,8 @@ def level_log_ratio(La, Lb) -> np.ndarray:
 
 def output_gaps_at(reference, candidates: Mapping, epochs: Sequence[int]) -> dict:
     """Output gaps ([conv-output-gap]) at each of ``epochs``: ``{"seed": {e: gaps}}``
-    between the reference's own seeds, and ``{name: {e: gaps}}`` of the reference
-    against each candidate run (every seed against every seed).  Runs record
-    ``outputs`` ``(S, R, p, P)`` and map epochs to records by ``index``."""
+    between the reference's own seeds and ``{name: {e: gaps}}`` against each candidate
+    run (runs recording ``outputs`` ``(S, R, p, P)``)."""
 
     def at(run, e):
         return list(run.records["outputs"][:, run.index(e)])
@@ -144,11 +118,10 @@ def output_gaps_at(reference, candidates: Mapping, epochs: Sequence[int]) -> dic
     return out
 
 
-def output_gap_spread(runs: Sequence, epochs: Sequence[int]) -> dict:
-    """The two-sample yardstick of the output gap ([rulebook-noise]): per run, the
-    matrix of the output gap between each pair of its seeds, mean over ``epochs``;
-    ``sides``: each run's median over pairs, ``spread``: the larger, ``interval``: its
-    90 % bootstrap interval over seeds."""
+def _output_gap_spread(runs: Sequence, epochs: Sequence[int]) -> dict:
+    """The two-sample yardstick of the output gap ([rulebook-noise]), mean over
+    ``epochs``: ``sides`` (each run's median over seed pairs), ``spread`` (the larger)
+    and its bootstrap ``interval``."""
     mats = []
     for run in runs:
         outs = run.records["outputs"]
@@ -156,7 +129,7 @@ def output_gap_spread(runs: Sequence, epochs: Sequence[int]) -> dict:
         D = np.zeros((outs.shape[0],) * 2)
         D[np.triu_indices(len(D), 1)] = np.mean(gaps, axis=0)
         mats.append(D + D.T)
-    sides = [float(np.median(D[np.triu_indices(len(D), 1)])) for D in mats]
+    sides = [med(D[np.triu_indices(len(D), 1)]) for D in mats]
     return {"spread": max(sides), "interval": bootstrap_interval(*mats), "sides": sides}
 
 
@@ -175,7 +148,7 @@ def pathway_norm_ratio(
     maps: Mapping[str, np.ndarray], numerator: Sequence[str], denominator: Sequence[str]
 ) -> np.ndarray:
     """``sqrt(sum_num ||W_p||_F^2) / sqrt(sum_den ||W_q||_F^2)`` over the last two axes
-    (leading axes, e.g. epochs, kept): e.g. single-context over 2-of-3 pathways."""
+    (leading axes kept): e.g. single-context over 2-of-3 pathways."""
     missing = [n for n in (*numerator, *denominator) if n not in maps]
     if missing or not numerator or not denominator:
         raise ValueError(f"no maps for {missing} (or an empty side); have {list(maps)}")
@@ -195,7 +168,7 @@ def pathway_energy_share(W2, H, Yhat, pathways: Mapping, names) -> float:
     for s in range(len(W2)):
         out = sum(W2[s][:, pathways[n]] @ H[s][pathways[n]] for n in names)
         shares.append(np.sum(out**2) / np.sum(Yhat[s] ** 2))
-    return float(np.median(shares))
+    return med(shares)
 
 
 @dataclass(frozen=True)
@@ -209,14 +182,13 @@ class Losses:
     gaps: dict  # time gaps of each ReLN to its neighbour and to its race prediction
     level_ratio: np.ndarray  # ln(t_ReLN / t_ReLU) at each loss level
     sens: dict  # {init: {kind: family_match, "curves": {kind: (S, T)}}}
-    init_rows: dict  # init_table(sens)
+    init_rows: dict  # per init: each strategy's gap, the spread and the verdicts
 
 
 def compare_losses(relu, relns: Mapping, preds: Mapping, curves: Mapping, init: str):
-    """The loss comparisons of the page book/contexts.md: the ReLU network's run
-    ``relu`` against :func:`train_relns`'s ``relns`` and ``preds``, and against the
-    family of strategies ``curves`` (``{init: {kind: (S, T) losses}}``, every
-    initialisation in [conv-init]'s order; the figures use ``init``)."""
+    """The ReLU network's run ``relu`` against :func:`train_relns`'s ``relns`` and
+    ``preds`` and the family of strategies ``curves`` (``{init: {kind: (S, T)}}``, in
+    [conv-init]'s order; the figures use ``init``).  Defined for book/contexts.md."""
     family, reln = curves[init], relns["both/one-way"]
     full, mixed, single = (
         relns[k].loss for k in ("both/full", "mixed/one-way", "single/one-way")
@@ -232,6 +204,21 @@ def compare_losses(relu, relns: Mapping, preds: Mapping, curves: Mapping, init: 
         choice: {**{kind: family_match(relu.loss, L, kind) for kind in L}, "curves": L}
         for choice, L in curves.items()
     }
+    init_rows = {
+        choice: {
+            "gap_7_pathways": d["both"].value,
+            "gap_2_of_3": d["mixed"].value,
+            "gap_single_context": d["single"].value,
+            "gap_common_alone": d["common"].value,
+            "spread": d["both"].spread,
+            "verdict_7_pathways": verdict(d["both"]),
+            "verdict_2_of_3": verdict(d["mixed"]),
+            "verdict_single_context": verdict(
+                match(relu.loss, d["curves"]["single"]), criterion="beyond_noise"
+            ),
+        }
+        for choice, d in sens.items()
+    }
     return Losses(
         m_reln=family_match(relu.loss, family, "both"),
         m_mixed=family_match(relu.loss, family, "mixed"),
@@ -240,7 +227,7 @@ def compare_losses(relu, relns: Mapping, preds: Mapping, curves: Mapping, init: 
         gaps=gaps,
         level_ratio=level_log_ratio(relu.loss, reln.loss),
         sens=sens,
-        init_rows=init_table(sens, relu.loss),
+        init_rows=init_rows,
     )
 
 
@@ -249,33 +236,25 @@ class Outputs:
     """The output gaps of Fig. 4a ([conv-output-gap])."""
 
     gaps: dict  # output_gaps_at: {"seed" | "reln" | "single": {epoch: gaps}}
-    spread: dict  # output_gap_spread over the epochs shown
+    spread: dict  # the two-sample yardstick over the epochs shown
     match: Evidence  # "excellent agreement": each epoch alone as a variant
 
 
 def compare_outputs(relu, reln, single, show_epochs) -> Outputs:
-    """Output gaps of the ReLU network to the 7-pathway ReLN (``reln``), to its own
-    seeds and to the single-context ReLN (``single``) at ``show_epochs``, and their
-    evidence: the median gap to the ReLN, mean over the epochs (and each epoch alone),
-    against the two-sample spread of the same mean, the single-context ReLN the
-    alternative.  Defined for the page book/contexts.md."""
+    """Output gaps of the ReLU network to the 7-pathway ReLN ``reln``, to its own seeds
+    and to the single-context ReLN ``single`` at ``show_epochs``, and their evidence
+    (the median gap, mean over the epochs and each epoch alone, against the two-sample
+    spread; the single-context ReLN the alternative).  Defined for book/contexts.md."""
     gaps = output_gaps_at(relu, {"reln": reln, "single": single}, show_epochs)
 
-    def evidence(epochs, **kw):
-        s = output_gap_spread([relu, reln], epochs)
+    def evidence(epochs):
+        s = _output_gap_spread([relu, reln], epochs)
         reln_, single_ = (
-            float(np.mean([float(np.median(gaps[n][e])) for e in epochs]))
+            float(np.mean([med(gaps[n][e]) for e in epochs]))
             for n in ("reln", "single")
         )
-        return s, Evidence(
-            reln_,
-            s["spread"],
-            single_,
-            spread_interval=s["interval"],
-            spread_candidate=s["sides"][1],
-            criterion="seed_noise",
-            **kw,
-        )
+        kw = dict(spread_interval=s["interval"], spread_candidate=s["sides"][1])
+        return s, Evidence(reln_, s["spread"], single_, criterion="seed_noise", **kw)
 
     spread, ev = evidence(show_epochs)
     ev = ev.but(per_seed=(ev.value,))
@@ -297,10 +276,10 @@ class PathwayValues:
 
 
 def pathway_values(reln, pred, t_rec, C: int, k: int = 8) -> PathwayValues:
-    """The top ``k`` singular values of each pathway's map over training, the 7-pathway
-    ReLN's (``reln``) and predicted (``pred``), their largest difference relative to
-    the simulated pathway's largest value, and whether the modes are learned in order
-    of their final size.  Defined for the page book/contexts.md."""
+    """The top ``k`` singular values of each pathway's map over training, simulated
+    (``reln``) and predicted, their largest difference relative to the simulated
+    largest value, and whether the modes are learned in order of their final size.
+    Defined for the page book/contexts.md."""
     S, names = reln.loss.shape[0], pred.names
     maps = [reln.pathway_maps(s) for s in range(S)]
     sim = {
@@ -334,8 +313,7 @@ class Race:
 def race_norms(reln, pred, values: PathwayValues, resid: Mapping) -> Race:
     """How far the 7-pathway ReLN's single-context pathways grow beside its 2-of-3
     pathways, simulated and predicted (``resid``: the losses of the context pathways
-    trained on the residual alone, kept beside).  Defined for the page
-    book/contexts.md."""
+    trained on the residual alone, kept beside).  Defined for book/contexts.md."""
     single, mixed = values.single_names, values.mixed_names
     maps_sim = [reln.pathway_maps(s) for s in range(len(reln.loss))]
     ratio_final = np.array([pathway_norm_ratio(m, single, mixed)[-1] for m in maps_sim])
@@ -343,7 +321,7 @@ def race_norms(reln, pred, values: PathwayValues, resid: Mapping) -> Race:
     def norm(m, r):
         return np.sqrt(sum(np.sum(m[n][r] ** 2) for n in single))
 
-    norms = [float(np.median([norm(m, r) for m in maps_sim])) for r in (0, -1)]
+    norms = [med([norm(m, r) for m in maps_sim]) for r in (0, -1)]
     W2, H = reln.records["weights"][1][:, -1], reln.records["hidden"][0][:, -1]
     share = pathway_energy_share(
         W2, H, reln.records["outputs"][:, -1], dict(reln.net.layers[0].pathways), single

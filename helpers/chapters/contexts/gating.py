@@ -1,7 +1,6 @@
-"""The ReLU network's gating (contexts chapter, "The ReLU network's own gating"): the
-census over training by weight and through the function, strict counts, ablations and
-which units produce which output block ([conv-census]).  Defined for the page
-book/contexts.md."""
+"""The ReLU network's gating ([conv-census]): the census over training by weight and
+through the function, strict counts, ablations and which units produce which output
+block.  Defined for the page book/contexts.md."""
 
 from __future__ import annotations
 
@@ -10,8 +9,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ...book import kit
+from ...book.kit import med
 from ...book.rulebook import PHASE_SNAP
+from ...core.checks import check_positive_int
 from ...core.measures import (
     census_over_training,
     context_patterns,
@@ -26,15 +26,14 @@ from ...core.relns import pathway_pattern
 def unit_groups(
     gates, contexts, n_contexts: int, threshold: float = 0.5
 ) -> dict[str, np.ndarray]:
-    """Hidden units grouped by their context pattern
-    (:func:`helpers.core.measures.context_patterns`): ``{'110': unit indices, ...}``."""
+    """Hidden units by context pattern (``{'110': unit indices, ...}``)."""
     pats = context_patterns(gates, contexts, n_contexts, threshold)[0]
     return {p: np.flatnonzero(np.array(pats) == p) for p in sorted(set(pats))}
 
 
 def group_maps(W1, W2, groups: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The map ``W2[:, G] W1[G, :]`` of each group of hidden units; ``W1`` ``(..., H,
-    d)``, ``W2`` ``(..., p, H)`` (leading axes, e.g. recorded epochs, broadcast)."""
+    """The map ``W2[:, G] W1[G, :]`` of each group of hidden units (``W1`` ``(..., H,
+    d)``, ``W2`` ``(..., p, H)``, leading axes broadcast)."""
     W1, W2 = np.asarray(W1, float), np.asarray(W2, float)
     if W1.shape[-2] != W2.shape[-1]:
         raise ValueError(f"W1 has {W1.shape[-2]} hidden units, W2 {W2.shape[-1]}")
@@ -44,29 +43,27 @@ def group_maps(W1, W2, groups: Mapping[str, np.ndarray]) -> dict[str, np.ndarray
 def output_division(
     W2, H, groups: Mapping[str, np.ndarray | slice], Y, block_rows: Sequence[slice]
 ) -> dict:
-    """Which units produce which output block: for each group ``G`` and block ``b``,
-    ``<W2[b, G] H[G], Y[b]> / ||Y[b]||^2`` (the group's share of the target block; the
-    shares of all groups sum to the network's fit of the block)."""
+    """Per group ``G`` and block ``b``, ``<W2[b, G] H[G], Y[b]> / ||Y[b]||^2``: the
+    group's share of the target block (the groups' shares sum to the network's fit)."""
     W2, H, Y = (np.asarray(a, float) for a in (W2, H, Y))
     if (W2.shape[1], W2.shape[0], H.shape[1]) != (H.shape[0], Y.shape[0], Y.shape[1]):
         raise ValueError(
             f"shapes do not chain: W2 {W2.shape}, H {H.shape}, Y {Y.shape}"
         )
+    norms = [max(np.sum(Y[b] ** 2), 1e-300) for b in block_rows]
     out = {}
     for g, idx in groups.items():
         Yg = W2[:, idx] @ H[idx]
-        out[g] = np.array(
-            [np.sum(Yg[b] * Y[b]) / max(np.sum(Y[b] ** 2), 1e-300) for b in block_rows]
-        )
+        out[g] = np.array([np.sum(Yg[b] * Y[b]) / n for b, n in zip(block_rows, norms)])
     return out
 
 
 def class_output_share(W2, H, pathways: Mapping, classes: Mapping, name: str) -> float:
-    """Share of a ReLN's output produced by the class ``name`` of pathways, median over
-    seeds, as :func:`helpers.core.measures.functional_census` measures the ReLU
-    network's classes: the norm of the class's summed contribution over the sum of the
-    classes' norms (``W2`` ``(S, p, H)``, ``H`` ``(S, H, P)``; ``pathways`` name ->
-    slice of hidden units; ``classes`` class -> pathway names)."""
+    """Share of a ReLN's output produced by the class ``name`` of pathways (norm of its
+    summed contribution over the sum of the classes' norms, as
+    :func:`helpers.core.measures.functional_census` reads the ReLU network), median
+    over seeds; ``W2`` ``(S, p, H)``, ``H`` ``(S, H, P)``, ``pathways`` name -> slice,
+    ``classes`` class -> pathway names."""
     if name not in classes:
         raise ValueError(f"no class {name!r}; have {list(classes)}")
 
@@ -79,17 +76,14 @@ def class_output_share(W2, H, pathways: Mapping, classes: Mapping, name: str) ->
         part(s, classes[name]) / sum(part(s, v) for v in classes.values())
         for s in range(len(W2))
     ]
-    return float(np.median(shares))
+    return med(shares)
 
 
 def strict_context_census(gates, W1, W2, contexts, n_contexts: int) -> dict:
-    """The gating census counted strictly at one record (``gates`` ``H x P``):
-    ``context_level``, the weight share of units whose gates are all-or-none in every
-    context (and on somewhere), the only units a ReLN's context-level gates describe
-    exactly; ``one_context_only``, that of units active, for any item, in exactly one
-    context (the literal reading of "context specific"; [conv-census])."""
-    G = np.asarray(gates, bool)
-    contexts = np.asarray(contexts)
+    """The census counted strictly at one record (``gates`` ``H x P``), as weight
+    shares: ``context_level`` (units all-or-none in every context and on somewhere),
+    ``one_context_only`` (active, for any item, in exactly one context)."""
+    G, contexts = np.asarray(gates, bool), np.asarray(contexts)
     w = unit_weight(W1, W2)
     total = w.sum()
     if total <= 0:
@@ -126,10 +120,10 @@ def _loss_keeping(W2, pre, Y, keep) -> float:
 
 
 def ablate_class(W1, W2, X, Y, contexts, n_contexts: int, cls: str = "single") -> dict:
-    """The summed ``loss`` of the ReLU network ``W2 relu(W1 X)`` (``W1`` ``(H, d)``,
-    ``W2`` ``(p, H)``, ``X`` ``(d, P)``, ``Y`` ``(p, P)``), the loss ``ablated`` without
-    the units of the class ``cls`` (``common``, ``mixed`` or ``single``) of the
-    functional census ([conv-census]) and the ``share_units`` so removed."""
+    """The summed ``loss`` of ``W2 relu(W1 X)``, the loss ``ablated`` without the units
+    of the functional census's class ``cls`` (``common``, ``mixed`` or ``single``) and
+    the ``share_units`` so removed (``W1`` ``(H, d)``, ``W2`` ``(p, H)``, ``X`` ``(d,
+    P)``, ``Y`` ``(p, P)``)."""
     W1, W2, X, Y = (np.asarray(a, float) for a in (W1, W2, X, Y))
     pre, masks = _snapped_classes(W1, X, contexts, n_contexts, ("cls", cls))
     keep = ~masks[cls]
@@ -141,31 +135,19 @@ def ablate_class(W1, W2, X, Y, contexts, n_contexts: int, cls: str = "single") -
 
 
 def ablation_control(
-    W1,
-    W2,
-    X,
-    Y,
-    contexts,
-    n_contexts: int,
-    *,
-    draws: int,
-    seed: int,
-    cls: str = "single",
-    pool: str = "mixed",
-) -> dict:
-    """The control of :func:`ablate_class`: each of ``draws`` draws
-    (``numpy.random.default_rng(seed)``) orders the units of the class ``pool`` at
-    random and removes the run of them from the start whose summed weight
-    ``|W2[:, j]| |W1[j, :]|`` ([conv-census]) comes nearest to that of ``cls``.
+    W1, W2, X, Y, contexts, n_contexts: int, *, draws: int, seed: int,
+    cls: str = "single", pool: str = "mixed",
+) -> dict:  # fmt: skip
+    """The control of :func:`ablate_class`: each of ``draws`` draws (seeded) removes
+    the units of the class ``pool``, in random order, up to the summed weight
+    ``|W2[:, j]| |W1[j, :]|`` nearest that of ``cls``.
 
     Returns:
-        ``{"ablated": the loss without the random units, "ablated_draws": (draws,),
-        "weight_ratio": the removed weight over ``cls``'s, "share_units": the fraction
-        of units removed (medians over draws), "enough": whether ``pool`` weighs at
-        least as much as ``cls``}``.
+        ``ablated`` (the loss without them), ``ablated_draws`` ``(draws,)``,
+        ``weight_ratio`` (removed weight over ``cls``'s), ``share_units`` (medians over
+        draws) and ``enough`` (whether ``pool`` weighs at least as much as ``cls``).
     """
-    if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
-        raise ValueError(f"draws must be an integer >= 1, got {draws!r}")
+    draws = check_positive_int(draws, "draws")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     if cls == pool:
@@ -181,7 +163,7 @@ def ablation_control(
     units = np.flatnonzero(masks[pool])
     rng = np.random.default_rng(int(seed))
     losses, ratios, shares = [], [], []
-    for _ in range(int(draws)):
+    for _ in range(draws):
         order = rng.permutation(units)
         total = np.concatenate([[0.0], np.cumsum(w[order])])
         n = int(np.argmin(np.abs(total - target)))
@@ -191,10 +173,10 @@ def ablation_control(
         ratios.append(total[n] / target)
         shares.append(n / w.shape[0])
     return {
-        "ablated": float(np.median(losses)),
+        "ablated": med(losses),
         "ablated_draws": np.array(losses),
-        "weight_ratio": float(np.median(ratios)),
-        "share_units": float(np.median(shares)),
+        "weight_ratio": med(ratios),
+        "share_units": med(shares),
         "enough": bool(w[units].sum() >= target),
     }
 
@@ -208,17 +190,16 @@ def unit_class(pattern: str, n_contexts: int) -> str:
 
 def division_by_class(shares: Mapping, n_contexts: int) -> dict:
     """:func:`output_division` shares per pattern summed per :func:`unit_class`."""
-    out = {"common": 0.0, "2-of-3": 0.0, "single": 0.0, "other": 0.0}
+    out = dict.fromkeys(("common", "2-of-3", "single", "other"), 0.0)
     for pat, v in shares.items():
-        key = unit_class(pat, n_contexts)
-        out[key] = out[key] + v
+        out[unit_class(pat, n_contexts)] += v
     return out
 
 
 def division_of_labour(relu, reln, ds, blocks) -> dict:
     """Which units produce which output block at the last record, per class, median
-    over seeds: the ReLU network's units grouped by their final context pattern
-    against the ReLN's pathways, ``{"ReLU" | "ReLN": {class: (blocks,)}}``."""
+    over seeds: the ReLU network's units grouped by final context pattern against the
+    ReLN's pathways, ``{"ReLU" | "ReLN": {class: (blocks,)}}``."""
     C, G = ds.n_contexts, relu.records["gates"][0]
     pw = {pathway_pattern(n, C): sl for n, sl in reln.net.layers[0].pathways}
     out = {}
@@ -235,10 +216,10 @@ def division_of_labour(relu, reln, ds, blocks) -> dict:
 
 def ablation_summary(ablation, control) -> dict:
     """The record ``single_context_ablation`` from :func:`ablate_class`'s and
-    :func:`ablation_control`'s dicts per seed (same seeds, same order): medians,
-    minima and maxima over seeds of the loss without the single-context units, without
-    the control's units (median over its draws) and of their ``ratio``; in how many
-    seeds the first costs more than the control's median draw / every draw."""
+    :func:`ablation_control`'s dicts per seed (same seeds, same order): the median,
+    least and largest over seeds of the loss without the single-context units, without
+    the control's units and of their ``ratio``, and in how many seeds the first costs
+    more than the control's median draw / every draw."""
     if len(ablation) != len(control) or not ablation:
         raise ValueError(
             f"ablation and control need one entry per seed each, got {len(ablation)} "
@@ -250,18 +231,18 @@ def ablation_summary(ablation, control) -> dict:
 
     def stats(name, v):
         return {
-            f"{name}_median": kit.med(v),
+            f"{name}_median": med(v),
             f"{name}_min": float(v.min()),
             f"{name}_max": float(v.max()),
         }
 
     return {
-        "loss": kit.med([d["loss"] for d in ablation]),
+        "loss": med([d["loss"] for d in ablation]),
         **stats("ablated", single),
-        "share_of_units": kit.med([d["share_units"] for d in ablation]),
+        "share_of_units": med([d["share_units"] for d in ablation]),
         **stats("control", ctl),
-        "control_weight_ratio": kit.med([d["weight_ratio"] for d in control]),
-        "control_share_of_units": kit.med([d["share_units"] for d in control]),
+        "control_weight_ratio": med([d["weight_ratio"] for d in control]),
+        "control_share_of_units": med([d["share_units"] for d in control]),
         **stats("ratio", single / ctl),
         "seeds_above_median": int(np.sum(single > ctl)),
         "seeds_above_every_draw": int(np.sum(single > top)),
@@ -290,11 +271,11 @@ class Gating:
 
 
 def gating_summary(relu, reln, single_run, net_single, ds, *, t_rec, thresholds, draws):
-    """Everything the page book/contexts.md measures of the gating of the ReLU network
-    ``relu`` (recording gates, weights and hidden activity) on the task ``ds`` (four
-    output blocks of 15 features), beside the 7-pathway ReLN ``reln`` and the
-    single-context ReLN (``single_run`` of ``net_single``); ``thresholds``: the
-    census's "on" thresholds, ``draws``: the control's random sets per seed."""
+    """What the page book/contexts.md measures of the gating of the ReLU network
+    ``relu`` (recording gates, weights and hidden activity) on ``ds`` (four output
+    blocks of 15 features), beside the 7-pathway ReLN ``reln`` and the single-context
+    ReLN (``single_run`` of ``net_single``); ``thresholds``: the census's "on"
+    thresholds, ``draws``: the control's random sets per seed."""
     C, X, Y, ctx = ds.n_contexts, ds.X, ds.Y, ds.contexts
     G, (W1, W2) = relu.records["gates"][0], relu.records["weights"]
     S, R = W1.shape[:2]
@@ -320,12 +301,11 @@ def gating_summary(relu, reln, single_run, net_single, ds, *, t_rec, thresholds,
     return Gating(
         census=census,
         single_by_ctx={
-            p: float(np.median([fp.get(p, 0.0) for fp in at_end]))
-            for p in ("100", "010", "001")
+            p: med([fp.get(p, 0.0) for fp in at_end]) for p in ("100", "010", "001")
         },
         thr_sens=thr_sens,
-        peak_common=float(np.median(census["common"].max(axis=1))),
-        split_epoch=float(np.median(t_rec[split])),
+        peak_common=med(census["common"].max(axis=1)),
+        split_epoch=med(t_rec[split]),
         fc=fc,
         singles_alt=class_output_share(W2_alt, H_alt, pw, classes, "single"),
         phase=[int(t_rec[phase[0]]), int(t_rec[phase[-1]])],

@@ -1,7 +1,5 @@
 """The figures of the page book/contexts.md, one function per figure (the page keeps
-each figure's caption and label; the data come from the page's own computations).
-
-Every function draws the figure and shows it (``plt.show()``)."""
+captions and labels); each draws its figure and shows it."""
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -12,8 +10,7 @@ from ...core.relns import INITS, pathway_pattern
 from .predictions import nanmed
 from .representations import representation_similarity
 
-#: The chapter's colours: the networks, the race prediction, the ReLN's pathways (the
-#: book's palette), and race_py, the authors' race.py (green as in their replot.py).
+#: The book's palette, and race_py, the authors' race.py (green as in their replot.py).
 COLORS = {k: figures.PALETTE[k] for k in ("relu", "reln", "single", "prediction")}
 COLORS |= {"full": "#e377c2", "mixed": "#8c564b", "race_py": "#2ca02c"}
 COLORS["common"] = figures.PALETTE["common"]
@@ -56,8 +53,7 @@ def task(ds, C):
 
 
 def losses(relu, runs, preds, race_py, L0):
-    """fig-contexts-loss: the paper's Fig. 4a with seeds, linear and log scale (``runs``
-    and ``preds`` by ``kind/coupling``, ``race_py`` race.py's loss, ``L0`` the top)."""
+    """fig-contexts-loss: the paper's Fig. 4a with seeds, linear and log scale."""
     t_all = np.arange(relu.loss.shape[1])
     curves = [
         (relu.loss, "ReLU, 700 units", "relu"),
@@ -81,8 +77,7 @@ def losses(relu, runs, preds, race_py, L0):
 
 
 def init_gaps(init_rows, spread, single_gap):
-    """fig-contexts-init: the ReLU-ReLN time gap under each initialisation, against
-    the rulebook's bounds (the headline's seed ``spread``, the alternative's gap)."""
+    """fig-contexts-init: the ReLU-ReLN time gap under each initialisation."""
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
     xs = np.arange(len(INITS))
     bars = [
@@ -105,8 +100,7 @@ def init_gaps(init_rows, spread, single_gap):
 
 
 def outputs(relu, reln, show_epochs):
-    """fig-contexts-outputs: outputs of both networks at the epochs shown (seed 0)
-    and their difference."""
+    """fig-contexts-outputs: both networks' outputs (seed 0) and their difference."""
     out_relu, out_reln = relu.records["outputs"], reln.records["outputs"]
     n = len(show_epochs)
     fig, axes = plt.subplots(3, n, figsize=(10, 7.5), sharex=True, sharey=True)
@@ -127,8 +121,7 @@ def outputs(relu, reln, show_epochs):
 
 
 def singular_values(t_rec, sv_sim, sv_pred, relu_maps, single_names, C, k_show):
-    """fig-contexts-svs: each pathway's top singular values over training, simulated,
-    predicted, and the ReLU units of the same pattern read as pathways."""
+    """fig-contexts-svs: each pathway's top singular values over training."""
     order = ["common", "ctx12", "ctx13", "ctx23", "ctx1", "ctx2", "ctx3"]
     fig, axes = plt.subplots(2, 4, figsize=(12, 5.5), sharex=True, sharey=True)
     axes, pred = axes.ravel(), COLORS["prediction"]
@@ -155,43 +148,29 @@ def singular_values(t_rec, sv_sim, sv_pred, relu_maps, single_names, C, k_show):
 
 def mds(relu, reln, ds, show_epochs, sims, t_rec, C):
     """fig-contexts-mds: MDS of the hidden representations at the epochs shown (seed
-    0), and the correspondence measures over training."""
+    0; ReLU filled, the ReLN aligned onto it open), and the correspondence measures
+    over training (medians over seeds)."""
     H_relu, H_reln = relu.records["hidden"][0], reln.records["hidden"][0]
     fig = plt.figure(figsize=(12, 7.5))
     gs = fig.add_gridspec(2, 3, height_ratios=[1.2, 1])
+    offset = dict(fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ctx_colors = ["#1f77b4", "#2ca02c", "#9467bd"]
     for k, e in enumerate(show_epochs):
         ax = fig.add_subplot(gs[0, k])
-        _mds_panel(ax, H_relu[0, relu.index(e)], H_reln[0, reln.index(e)], ds, e)
+        v = representation_similarity(
+            H_relu[0, relu.index(e)], H_reln[0, reln.index(e)]
+        )
+        A, B = v["mds_a"], v["aligned"]
+        for i in range(ds.P):
+            c = ctx_colors[ds.contexts[i]]
+            ax.scatter(*A[i], color=c, s=40)
+            ax.scatter(*B[i], facecolor="none", edgecolor=c, s=90, lw=1.2)
+            ax.annotate(str(ds.items[i]), A[i], **offset)
+        ax.set_title(f"epoch {e}: Procrustes {v['procrustes']:.3f}", fontsize=9)
+        ax.set(xticks=[], yticks=[])
     for c in range(C):
-        ax.scatter([], [], color=_CTX_COLORS[c], label=f"context {c + 1}")
+        ax.scatter([], [], color=ctx_colors[c], label=f"context {c + 1}")
     ax.legend(fontsize=7, loc="lower right")
-    _measure_panels(fig, gs, sims, t_rec)
-    plt.tight_layout()
-    plt.show()
-
-
-#: The contexts' colours in the MDS panels.
-_CTX_COLORS = ["#1f77b4", "#2ca02c", "#9467bd"]
-
-
-def _mds_panel(ax, a, b, ds, epoch):
-    """One MDS panel: the ReLU network's hidden representation ``a`` (filled) and the
-    ReLN's ``b`` aligned to it (open), coloured by context, at ``epoch``."""
-    offset = dict(fontsize=7, xytext=(3, 3), textcoords="offset points")
-    v = representation_similarity(a, b)
-    A, B = v["mds_a"], v["aligned"]
-    for i in range(ds.P):
-        c = _CTX_COLORS[ds.contexts[i]]
-        ax.scatter(*A[i], color=c, s=40)
-        ax.scatter(*B[i], facecolor="none", edgecolor=c, s=90, lw=1.2)
-        ax.annotate(str(ds.items[i]), A[i], **offset)
-    ax.set_title(f"epoch {epoch}: Procrustes {v['procrustes']:.3f}", fontsize=9)
-    ax.set(xticks=[], yticks=[])
-
-
-def _measure_panels(fig, gs, sims, t_rec):
-    """The bottom row: RSA, CKA and Procrustes disparity over training (medians over
-    seeds) for the ReLN, another ReLU seed and the single-context ReLN."""
     measures = [
         ("rsa", "RSA (distance correlation)"),
         ("cka", "linear CKA"),
@@ -212,11 +191,12 @@ def _measure_panels(fig, gs, sims, t_rec):
         if m == "procrustes":
             ax.set_yscale("log")
     ax.legend(fontsize=7)
+    plt.tight_layout()
+    plt.show()
 
 
 def census(t_rec, census, div):
-    """fig-contexts-census: the census by weight over training, and which units
-    produce each output block at the end (ReLU network against ReLN)."""
+    """fig-contexts-census: the census by weight, and who produces each output block."""
     fig, axes = plt.subplots(1, 2, figsize=(11.5, 4), width_ratios=[1.3, 1])
     shares = {k: np.mean(census[k], axis=0) for k in [*CLASSES, "consistency"]}
     line = ("consistency", "gates following the context pattern")
@@ -257,8 +237,8 @@ def _class_shares(ax, t, shares: dict, line: tuple, ylabel: str, loc: str) -> No
 
 
 def race(t_rec, maps_sim, pred, mixed_names, single_names, runs, resid):
-    """fig-contexts-race: the context pathways' map norms in the 7-pathway ReLN, and the
-    2-of-3 and single-context ReLNs' losses with and without the common pathway."""
+    """fig-contexts-race: the context pathways' map norms, and the losses with and
+    without the common pathway."""
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 3.9))
     for n in mixed_names + single_names:
         col = COLORS["reln"] if n in mixed_names else COLORS["single"]
@@ -282,8 +262,7 @@ def race(t_rec, maps_sim, pred, mixed_names, single_names, runs, resid):
 
 
 def head_start(t_rec, modes, consts, band, epoch):
-    """fig-contexts-headstart: the equivalent a0 of each 2-of-3 pathway's top residual
-    mode over training, against the authors' hand-set ``band``, read at ``epoch``."""
+    """fig-contexts-headstart: the equivalent a0 of each 2-of-3 pathway's top mode."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     for k, (p, col) in enumerate(zip(modes, ["#d62728", "#ff9896", "#8c564b"])):
         sim = nanmed(consts.eq_top_sim[:, k], axis=0)
@@ -298,8 +277,7 @@ def head_start(t_rec, modes, consts, band, epoch):
 
 
 def ladder(lad):
-    """fig-contexts-ladder: the simulated common + 2-of-3 ReLN against every variant
-    of the mode race, race.py's constants and the matrix race (the last row)."""
+    """fig-contexts-ladder: the common + 2-of-3 ReLN against every prediction."""
     rows, t_all = lad.rows, np.arange(lad.sim_m.shape[1])
     fig, ax = plt.subplots(figsize=(8, 4.2))
     figures.loss_curves(ax, lad.sim_m, "simulated ReLN", COLORS["mixed"])

@@ -1,7 +1,6 @@
-"""The predictions of the common + 2-of-3 ReLN (contexts chapter, "Predictions with no
-tuned constant"): the authors' race.py, the constants derived from the data and the
-init, and the ladder of mode races held against the simulation.  Defined for the page
-book/contexts.md."""
+"""The predictions of the common + 2-of-3 ReLN: the authors' race.py, the constants
+derived from the data and the init, and the ladder of mode races against the
+simulation.  Defined for the page book/contexts.md."""
 
 from __future__ import annotations
 
@@ -45,8 +44,8 @@ def nanmed(v, axis=None):
 
 
 def authors_race(task, *, lr: float, epochs: int) -> ModeRace:
-    """:func:`helpers.core.modes.authors_race` on ``task`` (:func:`.task.facts`).
-    Defined for the page book/contexts.md."""
+    """:func:`helpers.core.modes.authors_race` on ``task``.  Defined for the page
+    book/contexts.md."""
     return modes_.authors_race(task.ds, task.net_mixed, lr=lr, epochs=epochs)
 
 
@@ -78,11 +77,10 @@ def _top_strengths(maps, modes, epochs, lr, d) -> list:
 
 
 def race_constants(task, run_m, pred_m, t_rec, *, lr, head_start_epoch) -> Constants:
-    """The constants of the mode race read off the data, the init and the common +
-    2-of-3 ReLN (``run_m`` simulated, ``pred_m`` its matrix race): every residual
-    mode's equivalent initial strength at ``head_start_epoch`` (at least the init's)
-    and the modes' overlaps, also on the all-hierarchy task of Section 5 (theory:
-    ``-(C-2)/(C-1)``).  Defined for the page book/contexts.md."""
+    """The mode race's constants from the data, the init and the common + 2-of-3 ReLN
+    (``run_m`` simulated, ``pred_m`` its matrix race): each residual mode's equivalent
+    initial strength at ``head_start_epoch`` and the modes' overlaps, also on the
+    all-hierarchy task of Section 5.  Defined for the page book/contexts.md."""
     std_c, std_x = relns.STD_COMMON, relns.STD_CONTEXT
     a0x = initial_mode_strength(relns.WIDTH, std_x, std_x)
     pm, d = task.pm_mixed, float(task.C - 1)
@@ -119,10 +117,9 @@ def race_constants(task, run_m, pred_m, t_rec, *, lr, head_start_epoch) -> Const
 
 
 def variants(task, consts: Constants, *, overlap, a0_common_authors, a0_authors, epoch):
-    """The mode races of the ladder: ``(label, overlaps, a0 of the context pathways,
-    a0 of the common one)`` each, derived overlaps or the constant ``overlap``, from
-    the init, the head start read at ``epoch``, each of the authors' ``a0_authors``,
-    and race.py's constants last."""
+    """The ladder's mode races, ``(label, overlaps, context a0, common a0)`` each:
+    derived overlaps or ``overlap``, a0 from the init, the head start read at
+    ``epoch`` or each of ``a0_authors``; race.py's constants last."""
     O, O45 = task.O_mixed, constant_overlap_matrix(task.ds.X, task.pm_mixed, overlap)
     init_, hs_ = "$a_0$ from the init", f"head start read at epoch {epoch}"
     a0x, a0c, used = consts.a0_context, consts.a0_common, consts.a0_eq_used
@@ -173,9 +170,9 @@ def prediction_ladder(
     task, rows_in, race_py, relu, reln, run_m, pred_m, *, lr, epochs, overlap
 ):
     """The ladder of the page book/contexts.md: the mode races ``rows_in``
-    (:func:`variants`), race.py's curve ``race_py``, the matrix race ``pred_m`` (fixed
-    point: zero loss), each against the simulated common + 2-of-3 ReLN ``run_m`` by
-    :func:`median_gap`; race.py's also against the 7-pathway ReLN ``reln`` and ReLU."""
+    (:func:`variants`), race.py's curve ``race_py`` and the matrix race ``pred_m``,
+    each against the simulated common + 2-of-3 ReLN ``run_m``; race.py's also against
+    the 7-pathway ReLN ``reln`` and the ReLU network."""
     sim, X, Y, R, pm = run_m.loss, task.ds.X, task.ds.Y, task.R_star, task.pm_mixed
 
     def row(label, loss, fixed_point_loss):
@@ -190,8 +187,8 @@ def prediction_ladder(
     rows.append(row(RACE_LABEL, race_py.loss, race_py.fixed_point_loss))
     matrix = "matrix race (helpers.core.race), everything derived"
     rows.append(row(matrix, pred_m.loss, 0.0))
-    race_row = next(r for r in rows if r.label == RACE_LABEL)
-    star_row = next(r for r in rows if r.label == STAR_LABEL)
+    by_label = {r.label: r for r in rows}
+    race_row, star_row = by_label[RACE_LABEL], by_label[STAR_LABEL]
     authors = [r for r in rows if r.label.startswith(f"overlap {overlap}, auth")]
     return Ladder(
         rows=rows,

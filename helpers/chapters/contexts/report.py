@@ -1,7 +1,5 @@
-"""The records, glue and closing tables of the page book/contexts.md, from the runs and
-what the page measured of them (each a science function's result).  The verdicts are
-the rulebook's (:func:`helpers.book.rulebook.decide`), from the evidence built here;
-the sentences and the closing table's words are the chapter's TOML's."""
+"""The records, glue and closing table of the page book/contexts.md, from the runs and
+what the page measured of them; verdicts are the rulebook's, words the TOML's."""
 
 from __future__ import annotations
 
@@ -158,9 +156,8 @@ def _glue_gating(r) -> dict:
 
 
 def ablation_reading(ctl: dict) -> str:
-    """The sentence the page book/contexts.md prints on the ablation and its control,
-    from :func:`helpers.chapters.contexts.gating.ablation_summary`'s dict ``ctl`` (no
-    threshold: which removal costs more, by how much and in how many seeds)."""
+    """The page's sentence on the ablation and its control, from
+    :func:`.gating.ablation_summary`'s dict ``ctl``."""
     S, above = ctl["seeds"], ctl["seeds_above_median"]
     where = {S: "above_median", 0: "below_median"}.get(above, "some_above")
     if ctl["seeds_above_every_draw"] == S:
@@ -209,7 +206,7 @@ def _glue_race(r) -> dict:
         overlap_top_max=float(k.top_vals.max()),
         overlap_all_min=float(k.partner_all.min()),
         overlap_all_max=float(k.partner_all.max()),
-        overlap_all_med=float(np.median(k.partner_all)),
+        overlap_all_med=med(k.partner_all),
         ladder_init=rows[0].gap,
         ladder_init45=rows[1].gap,
         # rows 4-7: the authors' a0 band, derived overlaps and -0.45 in turn
@@ -234,8 +231,7 @@ def _glue_race(r) -> dict:
 
 
 def _records(r, glued: dict) -> list:
-    """The chapter's records in order, each with the values its template names (the
-    glued ones by their glue names)."""
+    """The records in order, each with the values its template names."""
     L, g, p, rows = r.losses, r.gating, r.params, r.losses.init_rows
     show, classes = p.show_epochs, ("common", "mixed", "single", "other", "snap_change")
     # the time gaps, with their init and coupling variants
@@ -320,14 +316,10 @@ def report(
     consts: Constants,
     ladder: Ladder,
 ) -> dict:
-    """Write the chapter's records and glue, and build its closing tables (defined for
-    the page book/contexts.md): ``rec`` the chapter's
-    :class:`helpers.book.records.Records`, ``params`` and ``task`` the page's
-    (:mod:`.task`), ``relu``, ``relns`` the ReLU network's run and the ReLNs of Fig. 4a
-    (:func:`.comparisons.train_relns`), ``losses`` .. ``ladder`` what the page measured
-    of them, each by its science function in this chapter's modules.  Returns
-    ``{"summary": the closing table (Markdown), "headline": the lines the page's check
-    cell prints, "records": {name: record}}``; the records are saved."""
+    """Write and save the records ``rec`` and the glue of the page book/contexts.md from
+    its runs (``relu``, ``relns``) and what it measured of them (``losses`` ..
+    ``ladder``).  Returns ``summary`` (the closing table), ``headline`` (what the
+    check cell prints) and ``records``."""
     r = SimpleNamespace(
         params=params, task=task, relu=relu, relns=dict(relns),
         losses=losses, outputs=outputs, svs=svs, reps=reps,

@@ -14,10 +14,7 @@ SIMILARITY_METRICS = ("rsa", "cka", "procrustes")
 def _check_rep(H, what):
     H = np.asarray(H, float)
     if H.ndim != 2 or H.shape[1] < 3:
-        raise ValueError(
-            f"{what} must be units x datapoints with at least 3 datapoints, got "
-            f"{H.shape}"
-        )
+        raise ValueError(f"{what} must be units x datapoints (>= 3), got {H.shape}")
     if not np.all(np.isfinite(H)):
         raise ValueError(f"{what} must be finite")
     return H
@@ -30,11 +27,8 @@ def _sq_dists(H):
 
 def classical_mds(H, k: int = 2):
     """Classical (Torgerson) MDS of the datapoints' representations ``H`` (units x P).
-
-    Returns ``(Z, explained)``: ``Z`` (P x k) the coordinates (each axis's largest
-    coordinate positive), ``explained`` the share of the centred Gram matrix's positive
-    eigenvalue mass the ``k`` dimensions hold.
-    """
+    Returns ``(Z, explained)``: the coordinates ``(P, k)`` (each axis's largest
+    positive) and the share of the positive eigenvalue mass they hold."""
     H = _check_rep(H, "H")
     if not 1 <= k < H.shape[1]:
         raise ValueError(f"k must lie in 1..{H.shape[1] - 1}, got {k}")
@@ -53,17 +47,12 @@ def classical_mds(H, k: int = 2):
 
 
 def representation_similarity(Ha, Hb, k: int = 2) -> dict:
-    """How alike two networks' representations of the same datapoints are (Fig. 4c).
-
-    ``Ha``, ``Hb``: units x P (any numbers of units).  Returns ``rsa``: Pearson
-    correlation of the two sets of pairwise Euclidean distances (1 = same geometry up to
-    scale); ``cka``: linear CKA of the centred Gram matrices; ``procrustes``: disparity
-    (0 = identical, 1 = unrelated) of the two ``k``-D classical-MDS configurations after
-    the best translation, rotation/reflection and scaling; ``aligned``: ``Hb``'s MDS
-    configuration so aligned onto ``Ha``'s (for plotting).
-    """
-    Ha = _check_rep(Ha, "Ha")
-    Hb = _check_rep(Hb, "Hb")
+    """How alike two networks' representations ``Ha``, ``Hb`` (units x P) of the same
+    datapoints are (Fig. 4c): ``rsa`` (correlation of the pairwise distances), ``cka``
+    (linear CKA), ``procrustes`` (disparity of the ``k``-D MDS configurations after the
+    best similarity transform; 0 = identical), ``mds_a`` (``Ha``'s configuration) and
+    ``aligned`` (``Hb``'s aligned onto it)."""
+    Ha, Hb = _check_rep(Ha, "Ha"), _check_rep(Hb, "Hb")
     if Ha.shape[1] != Hb.shape[1]:
         raise ValueError(
             f"the two representations cover {Ha.shape[1]} and {Hb.shape[1]} datapoints"
@@ -72,13 +61,11 @@ def representation_similarity(Ha, Hb, k: int = 2) -> dict:
     da, db = np.sqrt(_sq_dists(Ha)[iu]), np.sqrt(_sq_dists(Hb)[iu])
     ok = da.std() > 0 and db.std() > 0
     rsa = float(np.corrcoef(da, db)[0, 1]) if ok else float("nan")
-    Ka = (Ha - Ha.mean(1, keepdims=True)).T
-    Kb = (Hb - Hb.mean(1, keepdims=True)).T
+    Ka, Kb = ((H - H.mean(1, keepdims=True)).T for H in (Ha, Hb))
     Ka, Kb = Ka @ Ka.T, Kb @ Kb.T
     den = np.sqrt(np.sum(Ka * Ka) * np.sum(Kb * Kb))
     cka = float(np.sum(Ka * Kb) / den) if den > 0 else float("nan")
-    Za, _ = classical_mds(Ha, k)
-    Zb, _ = classical_mds(Hb, k)
+    Za, Zb = (classical_mds(H, k)[0] for H in (Ha, Hb))
     # Procrustes: Zb fitted to Za by translation, rotation/reflection and scale
     A, B = Za - Za.mean(0), Zb - Zb.mean(0)
     na, nb = np.linalg.norm(A), np.linalg.norm(B)
@@ -97,8 +84,7 @@ def representation_similarity(Ha, Hb, k: int = 2) -> dict:
 
 
 def next_seed(H) -> np.ndarray:
-    """The runs rolled by one seed (run ``s`` paired with run ``s + 1``): the
-    reference's own seeds as a comparison."""
+    """The runs rolled by one seed (run ``s`` paired with run ``s + 1``)."""
     return np.roll(np.asarray(H), -1, axis=0)
 
 
@@ -115,15 +101,11 @@ class Representations:
 
 def compare_representations(relu, reln, single, show_epochs, t_rec) -> Representations:
     """:func:`representation_similarity` of the ReLU network's hidden representations
-    to the 7-pathway ReLN's (``reln``), its next seed's and the single-context ReLN's
-    (``single``), seed by seed and record by record (NaN at record 0: two unrelated
-    random inits).  Defined for the page book/contexts.md."""
+    to the 7-pathway ReLN's, its next seed's and the single-context ReLN's, seed by
+    seed and record by record (NaN at record 0).  Defined for book/contexts.md."""
     H_relu = relu.records["hidden"][0]
-    others = {
-        "reln": reln.records["hidden"][0],
-        "seed": next_seed(H_relu),
-        "single": single.records["hidden"][0],
-    }
+    others = {"reln": reln.records["hidden"][0], "seed": next_seed(H_relu)}
+    others["single"] = single.records["hidden"][0]
     S, R = H_relu.shape[:2]
     sims = {n: {m: np.full((S, R), np.nan) for m in SIMILARITY_METRICS} for n in others}
     for s in range(S):
@@ -139,7 +121,5 @@ def compare_representations(relu, reln, single, show_epochs, t_rec) -> Represent
         for name, v in cka.items()
     }
     closer = cka["single"] < cka["reln"]
-    r = next((r for r in range(1, len(t_rec)) if closer[r:].all()), None)
-    return Representations(
-        sims, explained, cka, gap, None if r is None else int(t_rec[r])
-    )
+    r = next((int(t_rec[r]) for r in range(1, len(t_rec)) if closer[r:].all()), None)
+    return Representations(sims, explained, cka, gap, r)

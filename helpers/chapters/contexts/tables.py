@@ -7,8 +7,7 @@ from ...core.relns import pathway_pattern
 
 
 def pathway_table(task) -> str:
-    """The effective datasets of ``task`` (:func:`.task.facts`): each pathway's
-    singular values on the residual and its top one on the raw targets."""
+    """Each pathway's singular values on the residual and its top one on ``Y``."""
     rows = []
     for p, r in zip(task.pm_mixed + task.pm_single, task.raw_mixed + task.raw_single):
         pat = pathway_pattern(p.name, task.C)
@@ -20,8 +19,7 @@ def pathway_table(task) -> str:
 
 
 def loss_table(curves: dict, epochs) -> str:
-    """The summed loss of each network (``{label: (seeds, T) or (T,)}``), median over
-    seeds, at ``epochs``."""
+    """The summed loss of each curve (``{label: (seeds, T) or (T,)}``) at ``epochs``."""
     meds = {label: np.median(np.atleast_2d(L), axis=0) for label, L in curves.items()}
     rows = [[label] + [f"{m[e]:.3g}" for e in epochs] for label, m in meds.items()]
     headers = ["summed loss (median over seeds) at epoch"] + [str(e) for e in epochs]
@@ -36,8 +34,7 @@ def threshold_table(thr_sens: dict) -> str:
 
 
 def overlap_table(po: dict) -> str:
-    """The overlaps of the 2-of-3 pathways' modes, pair by pair
-    (:func:`helpers.chapters.contexts.modes.partner_overlaps`)."""
+    """The 2-of-3 pathways' modes' overlaps, pair by pair (``partner_overlaps``)."""
     rows = []
     for (a, b), v in {tuple(sorted(k)): v for k, v in po["top"].items()}.items():
         p = po["pairs"][(a, b)]
@@ -49,8 +46,7 @@ def overlap_table(po: dict) -> str:
 
 
 def ladder_table(lad) -> str:
-    """Every prediction of the common + 2-of-3 ReLN against its simulation
-    (``lad``: :func:`helpers.chapters.contexts.predictions.prediction_ladder`)."""
+    """Every prediction of the common + 2-of-3 ReLN against its simulation."""
     body = [
         [r.label, f"{r.gap:.3f}", f"{r.final_loss:.3g}", f"{r.fixed_point_loss:.2g}"]
         for r in lad.rows

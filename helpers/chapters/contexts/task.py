@@ -1,6 +1,5 @@
-"""The contextual task of Section 4 (C = 3: hierarchy, ring, cross;
-[conv-contextual]), the chapter's parameters and the ReLN's effective datasets on it
-(Eqs. 4-6).  Defined for the page book/contexts.md."""
+"""The contextual task of Section 4 ([conv-contextual]), the page's parameters and the
+ReLN's effective datasets (Eqs. 4-6).  Defined for the page book/contexts.md."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from ...core.datasets import Dataset, contextual_task, effective_dataset
 from ...core.engine import GatedNetwork
 from ...core.linear import diagonalizability
 from ...core.modes import PathwayModes, overlap_matrix, pathway_modes
-from ...core.relns import common_fit, context_reln
+from ...core.relns import common_fit, context_reln, item_rows
 
 #: Each 2-of-3 pathway (off in context j) and the single-context pathway on in j.
 MIRRORS = {"ctx23": "ctx1", "ctx13": "ctx2", "ctx12": "ctx3"}
@@ -39,22 +38,15 @@ class Params:
 
     def __post_init__(self):
         if int(self.seeds) < 2:
-            raise ValueError(
-                f"seeds must be >= 2 (the seed spread is the yardstick): {self.seeds}"
-            )
+            raise ValueError(f"seeds must be >= 2 (the yardstick): {self.seeds}")
         for e in [*self.show_epochs, self.head_start_epoch]:
             if e not in self.t_rec:
                 raise ValueError(
                     f"epoch {e}: not a multiple of record_every in 0..{self.epochs}"
                 )
 
-    @property
-    def seed_list(self) -> list[int]:
-        return list(range(int(self.seeds)))
-
-    @property
-    def t_rec(self) -> np.ndarray:  # the recorded epochs
-        return np.arange(0, self.epochs + 1, self.record_every)
+    seed_list = property(lambda self: list(range(int(self.seeds))))
+    t_rec = property(lambda self: np.arange(0, self.epochs + 1, self.record_every))
 
 
 @dataclass(frozen=True)
@@ -82,10 +74,10 @@ class Task:
 
 
 def facts(ds: Dataset) -> Task:
-    """The effective datasets of the contextual task ``ds``
-    (:func:`helpers.core.datasets.contextual_task`) and the numbers the page cites."""
+    """The effective datasets of the contextual task ``ds`` and the numbers the page
+    cites."""
     C, X, Y = ds.n_contexts, ds.X, ds.Y
-    items = [i for i, n in enumerate(ds.inputs) if n.startswith("item")]
+    items = item_rows(ds)
     R_star = common_fit(ds)[1]
     net_mixed = context_reln(ds, "mixed", "one-way")
     net_single = context_reln(ds, "single", "one-way")
@@ -93,8 +85,7 @@ def facts(ds: Dataset) -> Task:
     O_mixed = overlap_matrix(X, pm_mixed)
     g0, g1 = pm_mixed[0].gate, pm_mixed[1].gate
     sx = effective_dataset(X, Y, g0, gate_q=g1, inputs=items, inputs_q=items)[1]
-    singles = {p.name: p for p in pm_single}
-    H = contextual_task(C)
+    singles, H = {p.name: p for p in pm_single}, contextual_task(C)
     return Task(
         ds=ds,
         C=C,

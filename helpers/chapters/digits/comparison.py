@@ -1,6 +1,6 @@
-"""The ReLNs against the ReLU network on the digits task: the timing levels above the
-floor, the time gaps (all levels, above the floor, level by level), the step-size
-check, test errors and Assumption 2.1.1 (Defined for the page book/digits.md)."""
+"""The ReLNs against the ReLU network on the digits task: time gaps (all levels, above
+the floor, level by level), the step-size check, test errors and Assumption 2.1.1
+(Defined for the page book/digits.md)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,8 @@ GRID = (0.9, 0.8, 0.7, 0.6, 0.5, 0.3, 0.2, 0.1)
 
 
 def timing_levels(levels, floor_frac: float, margin: float) -> tuple:
-    """The loss levels the ReLNs are timed at: those of ``levels`` (fractions of L0)
-    at least ``margin`` (>= 1) times ``floor_frac`` (the context-gated ReLNs' floor
-    over L0), highest first, or the highest alone if none is."""
+    """The ``levels`` (fractions of L0) at least ``margin`` (>= 1) x ``floor_frac``,
+    highest first (the highest alone if none is)."""
     lv = sorted({float(f) for f in levels}, reverse=True)
     if not lv or not all(0 < f < 1 for f in lv):
         raise ValueError(f"levels must be fractions in (0, 1), got {levels!r}")
@@ -31,10 +30,9 @@ def timing_levels(levels, floor_frac: float, margin: float) -> tuple:
 
 
 def step_size_check(net, X, Y, lr: float, epochs: int, loss, seed: int = 0) -> dict:
-    """How much the step size moves the learning times: ``net`` trained from ``seed``
-    at half the step for twice the epochs and at twice the step for half the epochs;
-    per factor (0.5, 2.0), the largest ``|ln|`` ratio of its level times (in units of
-    the chosen step) to those of ``loss``, the same seed's curve at ``lr``."""
+    """How much the step size moves the learning times: per factor ``f`` (0.5, 2.0),
+    ``net`` trained from ``seed`` at ``f`` x the step for the epochs / ``f``, the
+    largest ``|ln|`` ratio of its level times to those of ``loss`` (at ``lr``)."""
     t_main = np.array([level_times(loss)])
     out = {}
     for f in (0.5, 2.0):
@@ -45,10 +43,9 @@ def step_size_check(net, X, Y, lr: float, epochs: int, loss, seed: int = 0) -> d
 
 
 def per_level(relu_loss, losses: dict, levels) -> dict:
-    """The gaps of the ReLNs' curves ``losses`` (``{name: (seeds, T)}``) to the ReLU
-    network's ``relu_loss`` at each of ``levels`` alone, skipping a level a curve does
-    not reach: ``{level: {name: median gap, ..., "spread"}}``, the spread the ReLU
-    network's own (from its match to ``mixed``)."""
+    """The gaps of ``losses`` (``{name: (seeds, T)}``) to ``relu_loss`` at each of
+    ``levels`` alone (skipping one a curve does not reach): ``{level: {name: gap, ...,
+    "spread"}}``."""
     out = {}
     for f in levels:
         try:
@@ -61,13 +58,11 @@ def per_level(relu_loss, losses: dict, levels) -> dict:
 
 @dataclass(frozen=True)
 class Gaps:
-    """The time gaps of the ReLNs to the ReLU network: ``above`` (the timing levels),
-    ``m_<reln>`` over all levels and ``m_<reln>_above`` over ``above`` (reln:
-    ``reln`` the 2-of-3, ``single``, ``derived``), ``by_level`` (:func:`per_level` of
-    all three at the levels of ``GRID`` above the floor that every seed reaches),
-    ``per_level`` (:func:`per_level` of ``mixed`` and ``single`` over ``above``),
-    ``m_pred`` (each ReLN against its race prediction) and ``m_gdln`` (the GDLN of
-    Algorithm 1 at the elbow)."""
+    """The ReLNs' time gaps to the ReLU network: ``m_<reln>`` over all levels and
+    ``m_<reln>_above`` over the timing levels ``above`` (``reln``: the 2-of-3,
+    ``single``, ``derived``), ``by_level`` (all three at the levels of ``GRID`` above
+    the floor), ``per_level`` (two over ``above``), ``m_pred`` (against the race
+    predictions) and ``m_gdln`` (the GDLN of Algorithm 1 at the elbow)."""
 
     above: tuple
     m_reln: Match
@@ -86,9 +81,8 @@ def reln_gaps(
     relu_loss, losses: dict, preds: dict, gdln_loss, ref: Reference, params
 ) -> Gaps:
     """The :class:`Gaps` of the ReLN curves ``losses`` (``mixed``, ``single``,
-    ``derived``: ``(seeds, T)``) to ``relu_loss``; ``preds``: race predictions of
-    ``mixed`` and ``single``; ``gdln_loss``: the elbow GDLN's curves; ``params``:
-    ``reln_levels``, ``floor_margin`` and ``elbow_seeds``."""
+    ``derived``: ``(seeds, T)``) to ``relu_loss``, with the race ``preds`` and the
+    elbow GDLN's ``gdln_loss``."""
     above = timing_levels(params.reln_levels, ref.floor / ref.L0, params.floor_margin)
     L, L0, seeds = losses, ref.L0, params.elbow_seeds
     reached = [
@@ -111,8 +105,7 @@ def reln_gaps(
 
 
 def reln_test_errors(runs: dict, task: DigitsTask) -> dict:
-    """The test :func:`answers` of the ``mixed`` and ``single`` ReLN ``runs`` (gates
-    of each test datapoint from :func:`held_out_columns`)."""
+    """The test :func:`answers` of the ``mixed`` and ``single`` ReLN ``runs``."""
     cols = held_out_columns(task)
     return {
         k: answers(final_outputs(runs[k], task.test.X, cols), task, "test")
@@ -121,10 +114,9 @@ def reln_test_errors(runs: dict, task: DigitsTask) -> dict:
 
 
 def assumption_211(task: DigitsTask, net) -> dict:
-    """Assumption 2.1.1 measured: :func:`diagonalizability` of the ``task``, of the
-    effective dataset of every pathway of the one-hidden-layer ReLN ``net`` (its inputs
-    where it is on, against the targets there) and of Section 4's task: ``{task,
-    paths, section4}``."""
+    """:func:`diagonalizability` (Assumption 2.1.1) of the ``task``, of every pathway's
+    effective dataset in the ReLN ``net`` and of Section 4's task: ``{task, paths,
+    section4}``."""
     ds, L = task.train, net.layers[0]
     paths = {}
     for name, sl in L.pathways:
@@ -132,8 +124,5 @@ def assumption_211(task: DigitsTask, net) -> dict:
         X = ds.X if L.in_mask is None else ds.X[np.flatnonzero(L.in_mask[sl][0])]
         paths[name] = diagonalizability(X[:, on], ds.Y[:, on])
     s4 = contextual_task(3, ["hierarchy", "ring", "cross"])
-    return {
-        "task": diagonalizability(ds.X, ds.Y),
-        "paths": paths,
-        "section4": diagonalizability(s4.X, s4.Y),
-    }
+    task_ = diagonalizability(ds.X, ds.Y)
+    return {"task": task_, "paths": paths, "section4": diagonalizability(s4.X, s4.Y)}

@@ -1,6 +1,6 @@
 """The controls of book/digits.md: the task with one feature changed (affine targets,
-whitened pixels, random context labels), the ReLU network against the two ReLNs on
-each, and what the early and the late lead say (Defined for the page book/digits.md)."""
+whitened pixels, random context labels), the networks on each, and what the early and
+late leads say (Defined for the page book/digits.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...book.kit import med, table
+from ...book.kit import med, prose, table
 from ...core.datasets import Dataset
 from ...core.engine import relu_network, train
 from ...core.measures import (
@@ -18,27 +18,23 @@ from ...core.measures import (
     match,
     seed_spread_interval,
 )
-from ...core.relns import context_reln, start_and_train
+from ...core.relns import context_reln, item_rows, start_and_train
 from .comparison import timing_levels
 from .task import affine_floor
 
 
 def _context_of_rows(ds: Dataset) -> np.ndarray:
-    """The context of each output row's block (``c<k>.<block>.<label>``: k - 1),
-    -1 for the common block."""
-
-    def context(f):
-        return int(f[1 : f.index(".")]) - 1 if f.startswith("c") and "." in f else -1
-
-    return np.array([context(f) for f in ds.features])
+    """The context of each output row (``c<k>.<block>.<label>``: k - 1; common: -1)."""
+    on = [f.startswith("c") and "." in f for f in ds.features]
+    return np.array(
+        [int(f[1 : f.index(".")]) - 1 if c else -1 for f, c in zip(ds.features, on)]
+    )
 
 
 def affine_targets(ds: Dataset) -> Dataset:
     """The task with every output block replaced by its least-squares affine fit from
-    the pixels (the common block over all images, block ``k`` over context ``k``):
-    a context-gated ReLN can then reach zero loss."""
-    items = [i for i, n in enumerate(ds.inputs) if not n.startswith("ctx")]
-    A = np.vstack([ds.X[items], np.ones(ds.P)])
+    the pixels (block ``k`` over context ``k``): a context-gated ReLN reaches zero."""
+    A = np.vstack([ds.X[item_rows(ds)], np.ones(ds.P)])
     rows = _context_of_rows(ds)
     Y = np.zeros_like(ds.Y)
     for c in sorted(set(rows)):
@@ -52,9 +48,7 @@ def affine_targets(ds: Dataset) -> Dataset:
 def whitened_pixels(ds: Dataset, tol: float = 1e-9) -> Dataset:
     """The task with the pixels replaced by their PCA-whitened coordinates (centred,
     directions above ``tol`` x the largest variance, mean squared norm 1)."""
-    items = [i for i, n in enumerate(ds.inputs) if not n.startswith("ctx")]
-    n = ds.P // ds.n_contexts
-    Xi = ds.X[items][:, :n]  # the images once (context-major columns)
+    Xi = ds.X[item_rows(ds)][:, : ds.P // ds.n_contexts]  # the images once
     mu = Xi.mean(axis=1, keepdims=True)
     U, s, _ = np.linalg.svd(Xi - mu, full_matrices=False)
     keep = s > tol * s[0]
@@ -70,8 +64,7 @@ def random_attributes(ds: Dataset, seed: int) -> Dataset:
     """The task with each context's block replaced by a seeded random bit of the
     image (one-hot), independent of the class; the common block is kept."""
     C = ds.n_contexts
-    n = ds.P // C
-    bits = np.random.default_rng(int(seed)).integers(0, 2, size=(C, n))
+    bits = np.random.default_rng(int(seed)).integers(0, 2, size=(C, ds.P // C))
     common = _context_of_rows(ds) < 0
     blocks = [ds.Y[common]]
     features = [f for f, c in zip(ds.features, common) if c]
@@ -80,30 +73,17 @@ def random_attributes(ds: Dataset, seed: int) -> Dataset:
         blk[:, ds.contexts == k] = np.eye(2)[bits[k]].T
         blocks.append(blk)
         features += [f"c{k + 1}.random.{v}" for v in ("0", "1")]
-    return replace(
-        ds,
-        name=f"{ds.name}, random attributes",
-        Y=np.vstack(blocks),
-        features=tuple(features),
-    )
+    name = f"{ds.name}, random attributes"
+    return replace(ds, name=name, Y=np.vstack(blocks), features=tuple(features))
 
 
 def control_run(
-    ds: Dataset,
-    seeds,
-    *,
-    relu_width: int,
-    reln_width: int,
-    relu_std: float,
-    lr: float,
-    epochs: int,
-    levels=None,
-    margin: float = 1.0,
-) -> dict:
-    """One control: the ReLU network (``relu_width`` units, std ``relu_std``) and the
-    common + 2-of-3 and common + single-context ReLNs (``reln_width`` units per
-    pathway, matched init, one-way) trained on ``ds`` from ``seeds``, read by
-    :func:`control_summary` (with the ReLU network's final snap change)."""
+    ds: Dataset, seeds, *, relu_width: int, reln_width: int, relu_std: float,
+    lr: float, epochs: int, levels=None, margin: float = 1.0,
+) -> dict:  # fmt: skip
+    """One control: the ReLU network and the common + 2-of-3 and common +
+    single-context ReLNs (``reln_width`` units per pathway, matched init, one-way)
+    trained on ``ds``, read by :func:`control_summary`."""
     seeds, X, Y, kw = list(seeds), ds.X, ds.Y, dict(lr=lr, epochs=epochs)
     relu_net = relu_network((X.shape[0], relu_width, Y.shape[0]), relu_std)
     rec = dict(record_epochs=[epochs], record=("weights",))
@@ -115,10 +95,7 @@ def control_run(
         run, _ = start_and_train(reln, "matched", seeds, X, Y, start_kw=start_kw, **kw)
         L[kind] = run.loss
     W1, W2 = (W[:, -1] for W in relu.records["weights"])
-    census = [
-        functional_census(w1, w2, X, ds.contexts, ds.n_contexts)
-        for w1, w2 in zip(W1, W2)
-    ]
+    census = [functional_census(*w, X, ds.contexts, ds.n_contexts) for w in zip(W1, W2)]
     snap = med([c["snap_change"] for c in census])
     return control_summary(L, ds, snap, levels, margin)
 
@@ -130,10 +107,9 @@ def control_summary(
     ``single``: ``(seeds, T)``) on ``ds`` and the ReLU network's final snap change.
 
     Returns:
-        ``mixed`` and ``single`` (time gaps to the ReLU network over the ``levels``
-        at least ``margin`` x the floor, each with the other as alternative),
-        ``levels``, ``t50`` (median halving epochs), ``final`` and ``final_per_seed``
-        (final losses / L0), ``floor`` (/ L0) and ``snap_change``.
+        ``mixed``, ``single`` (time gaps over the ``levels`` at least ``margin`` x the
+        floor, the other ReLN the alternative), ``levels``, ``t50``, ``final`` and
+        ``final_per_seed`` (/ L0), ``floor`` (/ L0) and ``snap_change``.
     """
     L0 = 0.5 * float(np.sum(ds.Y**2))
     floor = affine_floor(ds) / L0
@@ -151,36 +127,28 @@ def control_summary(
 
 
 def controls_table(rows: dict) -> str:
-    """The controls as a Markdown table: ``rows`` of :func:`control_summary` by
-    name."""
+    """The controls (:func:`control_summary` by name) as a Markdown table."""
     trio = ("relu", "mixed", "single")
     headers = ["task", "floor / L0", "final loss / L0: ReLU, 2-of-3, single"]
     headers += ["epoch of L0/2: ReLU, 2-of-3, single", "levels", "gap 2-of-3"]
     headers += ["gap single", "seed spread [90 %]", "snap change (ReLU, end)"]
-    body = []
-    for name, r in rows.items():
-        m = r["mixed"]
-        lo, hi = m.spread_interval
-        body.append(
-            [
-                name,
-                f"{r['floor']:.3f}",
-                ", ".join(f"{r['final'][k]:.3f}" for k in trio),
-                ", ".join(f"{r['t50'][k]:.0f}" for k in trio),
-                ", ".join(f"{f:g}" for f in r["levels"]),
-                f"{m.value:.3f}",
-                f"{r['single'].value:.3f}",
-                f"{m.spread:.3f} [{lo:.3f}, {hi:.3f}]",
-                f"{r['snap_change']:.2f}",
-            ]
-        )
+    body = [
+        [name, f"{r['floor']:.3f}", ", ".join(f"{r['final'][k]:.3f}" for k in trio),
+         ", ".join(f"{r['t50'][k]:.0f}" for k in trio),
+         ", ".join(f"{f:g}" for f in r["levels"]), f"{m.value:.3f}",
+         f"{r['single'].value:.3f}",
+         "{:.3f} [{:.3f}, {:.3f}]".format(m.spread, *m.spread_interval),
+         f"{r['snap_change']:.2f}"]
+        for name, r in rows.items()
+        for m in [r["mixed"]]
+    ]  # fmt: skip
     return table(body, headers)
 
 
 def relu_ahead(row: dict, multiple: float) -> bool:
-    """The early lead in one row of :func:`control_summary`: the ReLU network's loss
-    halves before both ReLNs' and its gap to the 2-of-3 ReLN exceeds ``multiple`` x
-    the top of the spread's 90 % interval ([rulebook-noise])."""
+    """The early lead in a row of :func:`control_summary`: the ReLU network's loss
+    halves first and its gap to the 2-of-3 ReLN exceeds ``multiple`` x the top of the
+    spread's 90 % interval ([rulebook-noise])."""
     t = row["t50"]
     first = t["relu"] < min(t["mixed"], t["single"])
     return bool(
@@ -189,16 +157,15 @@ def relu_ahead(row: dict, multiple: float) -> bool:
 
 
 def relu_ends_lower(row: dict, multiple: float) -> bool:
-    """The late lead in one row of :func:`control_summary`: the ReLU network's final
-    loss is below the lower ReLN's by more than ``multiple`` x the top of the 90 %
-    interval of the final losses' seed spread ([rulebook-noise])."""
+    """The late lead in a row of :func:`control_summary`: the ReLU network ends below
+    the lower ReLN by more than ``multiple`` x the top of the 90 % interval of the final
+    losses' seed spread ([rulebook-noise])."""
     nearer, (_, hi) = _nearer_reln(row)
     return bool(row["final"][nearer] - row["final"]["relu"] > multiple * hi)
 
 
 def _nearer_reln(row: dict):
-    """The ReLN that ends lower, with the 90 % interval of the final losses' seed
-    spread of the ReLU network against it."""
+    """The ReLN that ends lower, and the final losses' seed-spread interval."""
     f, per = row["final"], row["final_per_seed"]
     nearer = min(("mixed", "single"), key=lambda k: f[k])
     return nearer, seed_spread_interval(per["relu"], per[nearer])
@@ -219,62 +186,33 @@ def explain_controls(leads: dict, finals: dict | None = None) -> str:
     ``single``.  Each sentence says which lead stays without one cause."""
     task = leads.get("the task", {"early": True, "late": True})
     if not (task["early"] or task["late"]):
-        return (
-            "on the task itself the ReLU network is not ahead of the ReLNs beyond "
-            "the seed noise, at L0/2 or at the end, so the controls have no lead to "
-            "explain."
-        )
-    parts, tried = [], [k for k in CAUSES if k in leads]
+        return prose("digits", "controls_no_lead")
+    tried = [k for k in CAUSES if k in leads]
+    parts = []
     for k in tried:
-        e, late = leads[k]["early"], leads[k]["late"]
-        early_txt = (
-            "still halves its loss first beyond the noise"
-            if e
-            else "no longer halves its loss first beyond the noise (the early lead, "
-            "at L0/2, goes)"
-        )
-        late_txt = "ends lower than both ReLNs beyond the noise"
-        if not late:
-            late_txt = "no longer " + late_txt
-        if finals and k in finals:
-            f = finals[k]
-            late_txt += (
-                f" ({f['relu']:.3f} L0 against {f['mixed']:.3f} for the 2-of-3 and "
-                f"{f['single']:.3f} for the single-context ReLN)"
-            )
+        early = "control_early" if leads[k]["early"] else "control_gone"
+        f = finals.get(k) if finals else None
         parts.append(
-            f"without {CAUSES[k]}, the ReLU network {early_txt} and {late_txt}"
-        )
+            prose(
+                "digits", "control", cause=CAUSES[k], early=prose("digits", early),
+                no="" if leads[k]["late"] else "no longer ",
+                finals=" " + prose("digits", "control_finals", f=f) if f else "",
+            )
+        )  # fmt: skip
+    gone = {e: [k for k in tried if not leads[k][e]] for e in ("early", "late")}
+    said = {e: " and with ".join(ks) for e, ks in gone.items()}
     text = "; ".join(parts) + ". "
-    early_gone = [k for k in tried if not leads[k]["early"]]
-    late_gone = [k for k in tried if not leads[k]["late"]]
-    if early_gone:
-        text += "So the early lead is lost with " + " and with ".join(early_gone)
-    else:
-        text += "So no one control takes the early lead away"
-    if late_gone:
-        text += "; the late lead is lost with " + " and with ".join(late_gone) + "."
-    else:
-        text += (
-            "; the late lead survives every control, so none of the features the "
-            "controls remove is needed for it."
-        )
-    if tried and not (early_gone or late_gone):
-        text += (
-            " Each control leaves in place one thing the paper's tasks lack: the "
-            "inputs are points in a continuous space, where a unit's half-space can "
-            "pick out a group of images, so gates that depend on the image as well "
-            "as on the context are available. That these gates are what speed the "
-            "ReLU network up is a hypothesis the controls leave standing, not one "
-            "they test."
-        )
+    text += prose("digits", "early_lost" if gone["early"] else "early_kept", **said)
+    text += prose("digits", "late_lost" if gone["late"] else "late_kept", **said)
+    if tried and not (gone["early"] or gone["late"]):
+        text += " " + prose("digits", "controls_leave")
     return text
 
 
 def controls_record(controls: dict, ahead: dict, late: dict | None = None) -> dict:
     """The controls as one record's value: per task, the numbers of
-    :func:`control_summary`, the 90 % interval of the final losses' seed spread (ReLU
-    against the nearer ReLN), ``relu_ahead`` and ``relu_ends_lower``."""
+    :func:`control_summary`, the final losses' spread interval, ``relu_ahead`` and
+    ``relu_ends_lower``."""
     out = {}
     for k, r in controls.items():
         m = r["mixed"]

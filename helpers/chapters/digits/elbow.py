@@ -1,6 +1,6 @@
 """Algorithm 1 (Appendix B, [conv-gate-finding]) on the digits network: the GDLN of K
-binarised centroids, the dead rows left out, the K rule with its spread over GDLN
-seeds, and the reading of the elbow (Defined for the page book/digits.md)."""
+binarised centroids, the K rule over GDLN seeds and the reading of the elbow (Defined
+for the page book/digits.md)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,9 @@ from .task import DigitsTask, answers, final_outputs, held_out_columns
 
 @dataclass
 class CentroidFit:
-    """One ``K`` of the elbow: the clustering, the GDLN built from its binarised
-    centroids (None when every centroid is off everywhere), its training (loss every
-    epoch; outputs and weights at the ReLU run's record epochs) and the output MSE
-    against the ReLU network at the sampled epochs ([conv-gate-finding])."""
+    """One ``K`` of the elbow: the clustering, the GDLN of its binarised centroids (None
+    when every centroid is off), its run and the output MSE against the ReLU network
+    at the sampled epochs (overall and per seed)."""
 
     K: int
     clustering: object
@@ -31,26 +30,15 @@ class CentroidFit:
 
 
 def centroid_fit(
-    samples,
-    ds: Dataset,
-    K: int,
-    *,
-    lr: float,
-    epochs: int,
-    init_std: float,
-    random_state: int = 0,
-    n_init: int = 10,
-    n_seeds: int = 1,
+    samples, ds: Dataset, K: int, *, lr: float, epochs: int, init_std: float,
+    random_state: int = 0, n_init: int = 10, n_seeds: int = 1,
     gdln_width: int | None = None,
-) -> CentroidFit:
+) -> CentroidFit:  # fmt: skip
     """Algorithm 1 for one ``K``: k-means of the sampled gates, the GDLN of the
-    binarised centroids (``gdln_width`` units shared by the clusters, the ReLU
-    network's init std) trained from the ReLU run's first ``n_seeds`` seeds, and the
-    mean squared difference of its outputs from the ReLU network's at the sampled
-    epochs (overall and per seed).  Units of centroids off everywhere stay as one
-    pathway at zero weights, so every ``K`` has one shape (one compilation)."""
-    relu = samples.run
-    n = int(n_seeds)
+    binarised centroids (``gdln_width`` units) trained from the ReLU run's first
+    ``n_seeds`` seeds, and its outputs' mean squared difference from the ReLU
+    network's.  Spare units stay one pathway at zero weights (one shape per ``K``)."""
+    relu, n = samples.run, int(n_seeds)
     if not 1 <= n <= len(relu.seeds):
         raise ValueError(f"n_seeds must lie in 1..{len(relu.seeds)}, got {n_seeds!r}")
     idx = [relu.index(int(e)) for e in samples.epochs]
@@ -81,8 +69,8 @@ def centroid_fit(
 
 
 def live_samples(samples, tol: float = 0.0):
-    """Algorithm 1's samples without the rows of units on for at most a share ``tol``
-    of the datapoints: ``(samples, live share of all stacked rows)``."""
+    """Algorithm 1's samples without the rows on for at most a share ``tol`` of the
+    datapoints: ``(samples, live share of the rows)``."""
     if not 0 <= tol < 1:
         raise ValueError(f"tol must lie in [0, 1), got {tol}")
     live = samples.patterns.mean(axis=1) > tol
@@ -92,10 +80,9 @@ def live_samples(samples, tol: float = 0.0):
 
 
 def k_rule(ks, errors_per_seed, rule: str = "bend") -> dict:
-    """The elbow of ``errors_per_seed`` ``(K, seeds)``: ``k`` (the core's
-    ``elbow_k`` on the median over seeds), ``per_seed`` and their ``interval``."""
-    E = np.asarray(errors_per_seed, float)
-    ks = list(ks)
+    """The elbow of ``errors_per_seed`` ``(K, seeds)``: ``k`` (``elbow_k`` of the
+    median over seeds), ``per_seed`` and their ``interval``."""
+    E, ks = np.asarray(errors_per_seed, float), list(ks)
     k = elbow_k(ks, np.median(E, axis=1), rule)
     per = [int(elbow_k(ks, E[:, j], rule)) for j in range(E.shape[1])]
     return {"k": int(k), "per_seed": per, "interval": (min(per), max(per))}
@@ -103,11 +90,10 @@ def k_rule(ks, errors_per_seed, rule: str = "bend") -> dict:
 
 @dataclass(frozen=True)
 class Elbow:
-    """The elbow read from the fits of K = 1..k_max: ``errors`` (median output MSE
-    over GDLN seeds per K), ``k_bend`` and ``k_check`` (:func:`k_rule`, bend and
-    factor-2), ``best`` (the fit at the bend), its context-level ``best_patterns``,
-    ``sources`` (:func:`gate_sources` per K), ``err_gdln`` (test errors per K),
-    ``best_classes`` and ``best_classes_shuffled`` (:func:`cluster_classes`)."""
+    """The elbow of the fits of K = 1..k_max: ``errors`` (median output MSE per K),
+    ``k_bend`` and ``k_check`` (:func:`k_rule`), ``best`` (the fit at the bend) and
+    its context-level ``best_patterns``, ``sources`` (:func:`gate_sources` per K),
+    ``err_gdln`` (test errors per K), ``best_classes`` (also ``_shuffled``)."""
 
     fits: list
     errors: np.ndarray
@@ -120,27 +106,15 @@ class Elbow:
     best_classes: dict
     best_classes_shuffled: dict
 
-    @property
-    def best_k(self) -> int:
-        return self.k_bend["k"]
-
-    @property
-    def k_within(self) -> int:
-        return self.k_check["k"]
-
-    @property
-    def kinds_all(self) -> list:
-        return [src["kind"] for src in self.sources]
-
-    @property
-    def best_src(self) -> dict:
-        return self.sources[self.best_k - 1]
+    best_k = property(lambda self: self.k_bend["k"])
+    k_within = property(lambda self: self.k_check["k"])
+    kinds_all = property(lambda self: [src["kind"] for src in self.sources])
+    best_src = property(lambda self: self.sources[self.best_k - 1])
 
 
 def read_elbow(fits, task: DigitsTask, tol: float, shuffled) -> Elbow:
-    """The :class:`Elbow` of ``fits`` (:func:`centroid_fit` for K = 1, 2, ...) on
-    ``task``, gates read to ``tol``, clusters also read with the ``shuffled`` contexts.
-    """
+    """The :class:`Elbow` of ``fits`` (K = 1, 2, ...) on ``task``, gates read to
+    ``tol``, clusters also read with the ``shuffled`` contexts."""
     ds, C = task.train, task.n_contexts
     errors_seed = np.array([f.output_mse_per_seed for f in fits])  # K x GDLN seeds
     ks = [f.K for f in fits]

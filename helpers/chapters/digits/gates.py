@@ -1,5 +1,5 @@
 """What the ReLU network's gates are a function of (context, image, both), the census
-over training, and its chance readings (Defined for the page book/digits.md)."""
+over training and its chance readings (Defined for the page book/digits.md)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,8 @@ GATE_KINDS = ("off", "context", "item", "both")
 
 
 def _by_context(G, ds: Dataset):
-    """``G`` (``R x P``) as ``R x C x n``, checking the columns are context-major with
-    the same images in every context."""
-    G = np.atleast_2d(np.asarray(G, float))
-    C = ds.n_contexts
+    """``G`` (``R x P``) as ``R x C x n``; the same images in every context."""
+    G, C = np.atleast_2d(np.asarray(G, float)), ds.n_contexts
     n = ds.P // C
     if n * C != ds.P or not np.all(ds.contexts == np.repeat(np.arange(C), n)):
         raise ValueError(
@@ -42,11 +40,11 @@ def gate_sources(G, ds: Dataset, labels=None, tol: float = 0.05) -> dict:
     """What each gate (a row of ``G`` over the datapoints) is a function of.
 
     Returns:
-        ``dev_context``, ``dev_item`` and (with the images' class ``labels``)
-        ``dev_class``: the share of datapoints where the gate differs from its nearest
-        gate by context, by image, by class and context; ``kind``: ``'off'`` (on for
-        at most ``tol``), ``'context'`` (``dev_context <= tol``), ``'item'``
-        (``dev_item <= tol``) or ``'both'``.
+        ``dev_context``, ``dev_item`` (and with the classes ``labels``, ``dev_class``):
+        the share of datapoints where the gate differs from its nearest gate by
+        context, by image (by class and context); ``kind``: ``'off'`` (on for at most
+        ``tol``), ``'context'``, ``'item'`` (that deviation at most ``tol``) or
+        ``'both'``.
     """
     if not 0 <= tol < 0.5:
         raise ValueError(f"tol must lie in [0, 0.5), got {tol}")
@@ -72,16 +70,13 @@ def gate_sources(G, ds: Dataset, labels=None, tol: float = 0.05) -> dict:
 
 
 def weight_by_kind(kind, weight) -> dict:
-    """Share of ``weight`` (e.g. :func:`helpers.core.measures.unit_weight`) per gate
-    kind."""
-    kind = np.asarray(kind)
-    w = np.asarray(weight, float)
+    """Share of ``weight`` (e.g. ``unit_weight``) per gate kind."""
+    kind, w = np.asarray(kind), np.asarray(weight, float)
     return {k: float(w[kind == k].sum() / w.sum()) for k in GATE_KINDS}
 
 
 def _census(W1, W2, G, ds: Dataset, contexts) -> dict:
-    """:func:`gating_census` of one network read with ``contexts``, with the
-    functional census's ``snap_change``."""
+    """:func:`gating_census` read with ``contexts``, with its ``snap_change``."""
     C = ds.n_contexts
     out = gating_census(G, W1, W2, contexts, C)
     out["snap_change"] = functional_census(W1, W2, ds.X, contexts, C)["snap_change"]
@@ -89,12 +84,10 @@ def _census(W1, W2, G, ds: Dataset, contexts) -> dict:
 
 
 def census_over_training(run, ds: Dataset, labels=None, tol: float = 0.05) -> dict:
-    """The ReLU network's gating at every recorded epoch, per seed ([conv-census]):
-    arrays ``(seeds, R)`` of the census classes (``CLASSES``, with the snap change)
-    and the weight shares by gate kind (:func:`gate_sources`; ``by_class``: gates
-    following class and context)."""
-    G = run.records["gates"][0]
-    W1, W2 = run.records["weights"]
+    """The ReLU network's gating at every record, per seed ([conv-census]): ``(seeds,
+    R)`` arrays of the census classes (``CLASSES``) and the weight shares by gate kind
+    (``by_class``: gates following class and context)."""
+    G, (W1, W2) = run.records["gates"][0], run.records["weights"]
     S, R = G.shape[:2]
     out = {k: np.zeros((S, R)) for k in (*CLASSES, *GATE_KINDS, "by_class")}
     for s, r in np.ndindex(S, R):
@@ -110,13 +103,12 @@ def census_over_training(run, ds: Dataset, labels=None, tol: float = 0.05) -> di
 
 
 def census_shuffled(run, ds: Dataset, epochs, contexts) -> dict:
-    """The census of the ReLU ``run`` at ``epochs`` read with ``contexts`` (a
-    permutation of ``ds.contexts``): ``{epoch: {class: median over seeds}}``."""
+    """The census of ``run`` at ``epochs`` read with ``contexts`` (a permutation of
+    ``ds.contexts``): ``{epoch: {class: median over seeds}}``."""
     shuffled = np.asarray(contexts)
     if sorted(shuffled.tolist()) != sorted(np.asarray(ds.contexts).tolist()):
         raise ValueError("contexts must be a permutation of ds.contexts")
-    G = run.records["gates"][0]
-    W1, W2 = run.records["weights"]
+    G, (W1, W2) = run.records["gates"][0], run.records["weights"]
     out = {}
     for e in epochs:
         i = run.index(int(e))
@@ -128,9 +120,9 @@ def census_shuffled(run, ds: Dataset, epochs, contexts) -> dict:
 
 
 def cluster_classes(clustering, contexts, n_contexts: int) -> dict:
-    """Algorithm 1's clusters by census class: ``{common, mixed, single, other}``,
-    the share of the sampled rows in clusters whose binarised centroid, read at the
-    level of ``contexts``, is on in every context, in C - 1, in one, or otherwise."""
+    """Algorithm 1's clusters by census class: the share of the sampled rows in
+    clusters whose binarised centroid, read with ``contexts``, is on in every context
+    (``common``), in C - 1 (``mixed``), in one (``single``) or otherwise."""
     C = int(n_contexts)
     pats = pattern_strings(clustering.binary, np.asarray(contexts), C)
     out = {"common": 0.0, "mixed": 0.0, "single": 0.0, "other": 0.0}
@@ -141,8 +133,7 @@ def cluster_classes(clustering, contexts, n_contexts: int) -> dict:
 
 
 def compare_to_chance(value: float, baselines: dict) -> str:
-    """``'below'``, ``'above'`` or ``'within'`` the range of chance ``baselines``
-    (``{name: value}``)."""
+    """``'below'``, ``'above'`` or ``'within'`` the range of ``baselines`` (a dict)."""
     lo, hi = min(baselines.values()), max(baselines.values())
     return "below" if value < lo else "above" if value > hi else "within"
 
@@ -154,10 +145,9 @@ def shuffle_contexts(ds: Dataset, seed: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CensusReading:
-    """The census read where the loss has halved and at the end: ``t_half`` (median
-    epoch of L0 / 2), ``early`` (the record epoch nearest it), ``at`` (``{"epoch e":
-    {class: median}}`` at ``early`` and the end), ``init`` (at epoch 0), ``shuffled``
-    (:func:`census_shuffled` at both epochs)."""
+    """The census where the loss has halved (median epoch ``t_half``, nearest record
+    ``early``) and at the end (``at``: ``{"epoch e": {class: median}}``), at epoch 0
+    (``init``) and with shuffled contexts (``shuffled``)."""
 
     t_half: float
     early: int
@@ -169,8 +159,7 @@ class CensusReading:
 def read_census(
     relu, census: dict, ds: Dataset, epochs: int, shuffled
 ) -> CensusReading:
-    """The :class:`CensusReading` of ``census`` (:func:`census_over_training` of
-    ``relu`` on ``ds``), ``shuffled``: :func:`shuffle_contexts`."""
+    """The :class:`CensusReading` of ``census`` (of ``relu`` on ``ds``)."""
     t_rec = relu.record_epochs
     t_half = med([level_times(L, (0.5,))[0] for L in relu.loss])
     early = int(t_rec[np.argmin(np.abs(t_rec - t_half))])

@@ -1,5 +1,4 @@
-"""The parameters of the page book/digits.md, checked against what its data file's
-rules cannot say (Defined for the page book/digits.md)."""
+"""The parameters of the page book/digits.md (Defined for the page book/digits.md)."""
 
 from __future__ import annotations
 
@@ -8,8 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Params:
-    """The page's parameters under the page's names (see its parameters cell);
-    refuses values the data file's rules cannot say, naming each (ValueError)."""
+    """The page's parameters; refuses values the data file's rules cannot say."""
 
     images_per_class: int
     test_fraction: float
@@ -31,10 +29,8 @@ class Params:
     floor_margin: float
     show_ks: list
 
-    @property
-    def relu_std(self) -> float:
-        """The ReLU network's init std: the paper's strength at this width."""
-        return self.init_scale / self.relu_width**0.5
+    #: The ReLU network's init std: the paper's strength at this width.
+    relu_std = property(lambda self: self.init_scale / self.relu_width**0.5)
 
     def __post_init__(self):
         seeds, levels, k_max = self.seeds, self.reln_levels, self.k_max

@@ -1,5 +1,4 @@
-"""The figures of the chapter *Real data* (``book/digits.md``), one function per
-figure; each returns the figure."""
+"""The figures of book/digits.md, one function per figure; each returns it."""
 
 from __future__ import annotations
 
@@ -13,15 +12,13 @@ from ...core.algorithm1 import pattern_strings
 C = 3
 
 
-def colors() -> dict:
-    """The chapter's colours: the book's palette and one for the GDLN of Algorithm 1."""
-    keys = ("relu", "mixed", "single", "prediction", "common")
-    return {k: figures.PALETTE[k] for k in keys} | {"gdln": "#9467bd"}
+#: The book's palette and a colour for the GDLN of Algorithm 1.
+COL = {k: figures.PALETTE[k] for k in ("relu", "mixed", "single", "prediction")}
+COL |= {"common": figures.PALETTE["common"], "gdln": "#9467bd"}
 
 
 def plot_task(task):
-    """The first training image of each class, its inputs and its targets in every
-    context (Figure ``fig-digits-task``)."""
+    """fig-digits-task: the first image of each class, its inputs and targets."""
     X, Y, n_train = task.train.X, task.train.Y, task.train.P // C
     first = [int(np.flatnonzero(task.labels_train == k)[0]) for k in range(10)]
     cols = np.concatenate([c * n_train + np.array(first) for c in range(C)])
@@ -55,21 +52,17 @@ def plot_task(task):
 
 
 def plot_relu(loss, L_linear: float, floor: float, width: int):
-    """The ReLU network's summed loss over training, with the best linear map and the
-    context-gated floor (Figure ``fig-digits-relu``)."""
-    col = colors()
+    """fig-digits-relu: the ReLU network's loss, the linear map's and the floor."""
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
-    figures.loss_curves(ax, loss, f"ReLU, {width} units", col["relu"])
-    ax.axhline(L_linear, color=col["common"], ls="--", lw=1, label="best linear map")
-    ax.axhline(floor, color=col["mixed"], ls=":", lw=1.2, label="context-gated floor")
+    figures.loss_curves(ax, loss, f"ReLU, {width} units", COL["relu"])
+    ax.axhline(L_linear, color=COL["common"], ls="--", lw=1, label="best linear map")
+    ax.axhline(floor, color=COL["mixed"], ls=":", lw=1.2, label="context-gated floor")
     ax.legend(fontsize=8)
     return fig
 
 
 def plot_centroids(elbow, show_ks, task):
-    """Algorithm 1's clusterings (an :class:`~.elbow.Elbow`) with ``show_ks``
-    centroids over the training datapoints, sorted by class within each context
-    (Figure ``fig-digits-centroids``)."""
+    """fig-digits-centroids: the clusterings with ``show_ks`` centroids."""
     ds, n_train = task.train, task.train.P // C
     order = np.argsort(task.labels_train, kind="stable")
     col_order = np.concatenate([c * n_train + order for c in range(C)])
@@ -99,20 +92,17 @@ def plot_centroids(elbow, show_ks, task):
 
 
 def plot_elbow(elbow, relu_loss, floor: float, L0: float):
-    """The output error of the centroid GDLNs (an :class:`~.elbow.Elbow`) against K,
-    the elbow ringed, and their final losses against the ReLU network's (Figure
-    ``fig-digits-elbow``)."""
-    col = colors()
+    """fig-digits-elbow: the centroid GDLNs' output error and final loss against K."""
     fits, errors, best_k = elbow.fits, elbow.errors, elbow.best_k
     KS = [f.K for f in fits]
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
-    axes[0].plot(KS, errors, "o-", color=col["gdln"])
+    axes[0].plot(KS, errors, "o-", color=COL["gdln"])
     axes[0].plot([best_k], [errors[best_k - 1]], "o", ms=12, mfc="none", mec="k")
     axes[0].set(yscale="log", xlabel="K", ylabel="output MSE, ReLU vs GDLN")
     final = [med(f.run.loss[:, -1]) if f.run is not None else L0 for f in fits]
-    axes[1].plot(KS, final, "o-", color=col["gdln"], label="centroid GDLN")
-    axes[1].axhline(med(relu_loss[:, -1]), color=col["relu"], label="ReLU network")
-    axes[1].axhline(floor, color=col["mixed"], ls=":", label="context-gated floor")
+    axes[1].plot(KS, final, "o-", color=COL["gdln"], label="centroid GDLN")
+    axes[1].axhline(med(relu_loss[:, -1]), color=COL["relu"], label="ReLU network")
+    axes[1].axhline(floor, color=COL["mixed"], ls=":", label="context-gated floor")
     axes[1].set(yscale="log", xlabel="K", ylabel="final summed loss")
     axes[1].legend(fontsize=8)
     plt.tight_layout()
@@ -120,12 +110,10 @@ def plot_elbow(elbow, relu_loss, floor: float, L0: float):
 
 
 def plot_census(census: dict, t_rec, early: int):
-    """The census by context and by what the gates are a function of, over training,
-    seeds faint and the median bold (Figure ``fig-digits-census``)."""
-    col = colors()
+    """fig-digits-census: the census by context and by what the gates follow."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharex=True)
-    cc = {k: col[k] for k in ("common", "mixed", "single")}
-    cc |= {"context": col["mixed"], "both": col["gdln"], "item": "#2ca02c"}
+    cc = {k: COL[k] for k in ("common", "mixed", "single")}
+    cc |= {"context": COL["mixed"], "both": COL["gdln"], "item": "#2ca02c"}
     cc |= {"other": "#17becf", "by_class": "0.3"}
     panels = [
         ("common", "mixed", "single", "other"),
@@ -151,10 +139,8 @@ def plot_census(census: dict, t_rec, early: int):
 
 
 def plot_relns(relu_loss, runs, preds, best, floor, L0, epochs, t_half):
-    """The ReLU network against the two ReLNs, their race predictions and the GDLN of
-    Algorithm 1 at the elbow ``best``, log scale and (right) up to twice the epoch
-    ``t_half`` where the ReLU loss has halved (Figure ``fig-digits-reln``)."""
-    col = colors()
+    """fig-digits-reln: the ReLU network against the ReLNs, their predictions and the
+    GDLN at the elbow ``best`` (right: up to twice the halving epoch ``t_half``)."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
     curves = [
         (relu_loss, "ReLU", "relu"), (runs["mixed"].loss, "common + 2-of-3", "mixed"),
@@ -163,11 +149,11 @@ def plot_relns(relu_loss, runs, preds, best, floor, L0, epochs, t_half):
     ]  # fmt: skip
     for ax, log in zip(axes, [True, False]):
         for loss, label, c in curves:
-            figures.loss_curves(ax, loss, label, col[c], log=log)
+            figures.loss_curves(ax, loss, label, COL[c], log=log)
         for kind, ls, name in (("mixed", "--", "2-of-3"), ("single", ":", "single")):
-            ax.plot(preds[kind].loss, color=col["prediction"], ls=ls, lw=1.3,
+            ax.plot(preds[kind].loss, color=COL["prediction"], ls=ls, lw=1.3,
                     label=f"race prediction, {name}")  # fmt: skip
-        ax.axhline(floor, color=col["mixed"], ls=":", lw=1)
+        ax.axhline(floor, color=COL["mixed"], ls=":", lw=1)
     axes[0].legend(fontsize=7)
     axes[1].set(xlim=(0, min(epochs, 2 * int(t_half))), ylim=(0, 1.05 * L0))
     plt.tight_layout()

@@ -1,6 +1,5 @@
-"""The records, glued numbers, tables and sentences of the chapter *Real data*
-(book/digits.md), read from the page's runs by the same science functions the page
-calls."""
+"""The records, glued numbers, tables and sentences of book/digits.md, read from the
+page's runs by the science functions the page calls."""
 
 from __future__ import annotations
 
@@ -35,10 +34,7 @@ _say = partial(prose, "digits")
 
 @dataclass(frozen=True)
 class Runs:
-    """What the page trained: the ``task``, the ReLU run ``relu``, the step-size check
-    ``euler``, Algorithm 1's ``samples_all``, the time ``t_collapse`` to collapse them
-    and their ``fits`` (K = 1..k_max), the ``census``, the ReLNs ``relns`` and their
-    ``starts`` (mixed, single, derived), the race's ``preds`` and the ``controls``."""
+    """What the page trained and measured, under the page's names."""
 
     task: object
     relu: object
@@ -105,8 +101,7 @@ class _Reading:
 
 
 def errors_table(err: dict, P_train: int, P_test: int) -> str:
-    """The ReLU network's error rates (:func:`relu_errors`) on the training and test
-    datapoints (medians over seeds, with their range) as a Markdown table."""
+    """The ReLU network's error rates (:func:`relu_errors`) as a Markdown table."""
     rows = [
         [f"{s} ({P} datapoints)",
          f"{100 * med(e['error']):.1f} ({100 * np.min(e['error']):.1f}-"
@@ -118,9 +113,7 @@ def errors_table(err: dict, P_train: int, P_test: int) -> str:
 
 
 def k_table(elbow, ds, L0: float) -> str:
-    """Algorithm 1's clustering for every K (an :class:`Elbow`): the centroids at the
-    level of contexts, what each gates on, their shares, the output error, the final
-    loss and the test error of the GDLN, as a Markdown table."""
+    """Algorithm 1's clustering and GDLN for every K (an :class:`Elbow`) as a table."""
     err = elbow.err_gdln
     rows = [
         [f.K, ", ".join(pattern_strings(f.clustering.binary, ds.contexts, C)),
@@ -134,9 +127,7 @@ def k_table(elbow, ds, L0: float) -> str:
 
 
 def gap_table(gaps) -> str:
-    """The time gaps of the ReLNs to the ReLU network (:class:`Gaps`) over all
-    levels, over the levels above the floor and level by level, as a Markdown
-    table."""
+    """The ReLNs' time gaps (:class:`Gaps`) as a Markdown table."""
     g, levels = gaps, list(gaps.by_level)
     rows = [
         [_say(f"gap_{key}"), *(getattr(g, f"m_{m}{a}").value for a in ("", "_above")),
@@ -371,7 +362,7 @@ def _glue_relns(r: _Reading) -> None:
 
 
 def _records(r: _Reading) -> list:
-    """The records, ``(name, evidence, values)``: the values fill their templates."""
+    """The records, ``(name, evidence, values)``."""
     el, g, p, census, err = r.el, r.gaps, r.p, r.runs.census, r.err["test"]
     i_early, t_floor = r.runs.relu.index(r.cen.early), r.t_floor
     shares = {  # the census's weight on the context only / the image only / both
@@ -452,10 +443,9 @@ def _records(r: _Reading) -> list:
 
 
 def report(rec, runs: Runs, params: Params) -> dict:
-    """Write the records ``rec`` (saved) and glue every number the page book/digits.md
-    cites, from what it trained (:class:`Runs`) under its :class:`Params`; returns
-    ``controls`` (Table 2, the task and its controls), ``summary`` (the closing table)
-    and ``printed`` (the headline numbers the page prints for its output check)."""
+    """Write and save the records ``rec`` and glue every number the page
+    book/digits.md cites, from its :class:`Runs`; returns the tables ``controls`` and
+    ``summary`` and ``printed`` (what the output check prints)."""
     r = _Reading(runs, params)
     _glue_task(r)
     _glue_algorithm1(r)

@@ -1,9 +1,8 @@
 """The digits task of book/digits.md: Section 4's contextual task ([conv-contextual])
-on scikit-learn's handwritten digits, its split, scaling, step-size rule, floor and
-error rates.  Each image is shown in C = 3 contexts: inputs are 64 pixels (rows px0..)
-over the context one-hot (ctx1..); outputs the one-hot class, needed in every context,
-and one block per context, a coarser label of the class, zero outside its context.
-Columns are context-major, as in :func:`helpers.core.datasets.contextual_task`."""
+on scikit-learn's handwritten digits, its split, step-size rule, floor and error
+rates.  Each image is shown in C = 3 contexts: inputs are 64 pixels (px0..) over the
+context one-hot (ctx1..); outputs the one-hot class, then one block per context (a
+coarser label of the class, zero outside its context); columns context-major."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ import numpy as np
 
 from ...core.datasets import Dataset
 from ...core.engine import forward
-from ...core.relns import common_fit
+from ...core.relns import common_fit, item_rows
 
 #: The context blocks: name -> (label of a class 0..9, names of the one-hot rows).
 BLOCKS = {
@@ -26,9 +25,8 @@ N_CLASSES = 10
 
 @dataclass(frozen=True)
 class DigitsTask:
-    """The digits task: ``train`` and ``test`` :class:`Dataset` s (datapoints are
-    (image, context) pairs, columns context-major), the class of each image, the
-    images' indices into ``load_digits``, the pixel scale and the output blocks."""
+    """The digits task: ``train`` and ``test`` datasets of (image, context) pairs, the
+    images' classes and indices into ``load_digits``, the pixel scale, the blocks."""
 
     train: Dataset
     test: Dataset
@@ -39,9 +37,7 @@ class DigitsTask:
     scale: float
     blocks: tuple[str, ...]
 
-    @property
-    def n_contexts(self) -> int:
-        return len(self.blocks)
+    n_contexts = property(lambda self: len(self.blocks))
 
     def rows(self) -> dict[str, slice]:
         """The output rows of each block: ``'class'`` then the context blocks."""
@@ -53,8 +49,7 @@ class DigitsTask:
 
 
 def split_indices(labels, test_fraction: float, seed: int):
-    """A stratified, seeded split of image indices: ``(train, test)``, each sorted;
-    in every class a share ``test_fraction`` of a seeded permutation is test."""
+    """A stratified, seeded split of image indices, ``(train, test)``, each sorted."""
     labels = np.asarray(labels)
     if not 0 < test_fraction < 1:
         raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction}")
@@ -70,7 +65,7 @@ def split_indices(labels, test_fraction: float, seed: int):
 
 
 def _subsample(labels, idx, per_class: int, seed: int):
-    """The first ``per_class`` images of each class of ``idx`` in a seeded order."""
+    """``per_class`` images of each class of ``idx``, seeded."""
     rng = np.random.default_rng(int(seed) + 1)
     keep = []
     for c in np.unique(labels[idx]):
@@ -85,8 +80,7 @@ def _subsample(labels, idx, per_class: int, seed: int):
 
 
 def _dataset(name, pixels, labels, images, blocks):
-    """Stack images over contexts: ``X`` (64 + C) x (C n), ``Y`` (10 + sum of block
-    sizes) x (C n), context-major columns."""
+    """The images stacked over contexts, context-major columns."""
     C, (n, n_px) = len(blocks), pixels.shape
     contexts = np.repeat(np.arange(C), n)
     X = np.vstack([np.tile(pixels.T, (1, C)), np.repeat(np.eye(C), n, axis=1)])
@@ -100,16 +94,8 @@ def _dataset(name, pixels, labels, images, blocks):
         Y_blocks.append(blk)
         features += [f"c{k + 1}.{b}.{r}" for r in names]
     inputs = [f"px{i}" for i in range(n_px)] + [f"ctx{k + 1}" for k in range(C)]
-    return Dataset(
-        name=name,
-        X=X,
-        Y=np.vstack(Y_blocks),
-        inputs=tuple(inputs),
-        features=tuple(features),
-        items=np.tile(images, C),
-        contexts=contexts,
-        n_contexts=C,
-    )
+    Y, items = np.vstack(Y_blocks), np.tile(images, C)
+    return Dataset(name, X, Y, tuple(inputs), tuple(features), items, contexts, C)
 
 
 def digits_task(
@@ -154,12 +140,9 @@ def digits_task(
     )
 
 
-# ----------------------------------------------------------------------------- training
-
-
 def step_size(ds: Dataset, kappa: float) -> float:
-    """The step size ``lr = kappa / s_1``, ``s_1`` the top singular value of
-    ``Y X^T`` (stable for ``kappa < 1``, the same at any subsample size)."""
+    """The step size ``lr = kappa / s_1``, ``s_1`` the top singular value of ``Y X^T``
+    (stable for ``kappa < 1``)."""
     if not kappa > 0:
         raise ValueError(f"kappa must be positive, got {kappa}")
     s1 = float(np.linalg.svd(ds.Y @ ds.X.T, compute_uv=False)[0])
@@ -167,10 +150,9 @@ def step_size(ds: Dataset, kappa: float) -> float:
 
 
 def affine_floor(ds: Dataset) -> float:
-    """The lowest summed loss a context-gated ReLN can reach on ``ds``: the sum over
-    contexts of the least-squares residual of an affine map of the pixels."""
-    items = [i for i, n in enumerate(ds.inputs) if not n.startswith("ctx")]
-    total = 0.0
+    """The lowest summed loss a context-gated ReLN can reach on ``ds``: per context,
+    the least-squares residual of an affine map of the pixels, summed."""
+    items, total = item_rows(ds), 0.0
     for c in range(ds.n_contexts):
         cols = ds.contexts == c
         A = np.vstack([ds.X[items][:, cols], np.ones(int(cols.sum()))])
@@ -181,9 +163,9 @@ def affine_floor(ds: Dataset) -> float:
 
 
 def answers(Yhat, task: DigitsTask, split: str = "train") -> dict:
-    """Error rates of outputs ``Yhat`` (``(..., p, P)``) on the ``split``: a datapoint
-    is right when the argmax of the class block and of its context's block are right.
-    Returns ``error``, ``class_error`` and ``context_error`` (shares of datapoints)."""
+    """Error rates (``error``, ``class_error``, ``context_error``) of outputs ``Yhat``
+    (``(..., p, P)``) on the ``split``: a datapoint is right when the argmax of the
+    class block and of its context's block are right."""
     if split not in ("train", "test"):
         raise ValueError(f"split must be 'train' or 'test', got {split!r}")
     ds = task.train if split == "train" else task.test
@@ -206,21 +188,19 @@ def answers(Yhat, task: DigitsTask, split: str = "train") -> dict:
 
 
 def held_out_columns(task: DigitsTask) -> np.ndarray:
-    """For every test datapoint (image, context), the training datapoint whose gates it
-    takes: the nearest training image (scaled pixels) in the same context."""
-    n_tr = task.train.P // task.n_contexts
-    n_te = task.test.P // task.n_contexts
-    px = [i for i, name in enumerate(task.train.inputs) if not name.startswith("ctx")]
-    A = task.train.X[px, :n_tr].T
-    B = task.test.X[px, :n_te].T
+    """For every test datapoint, the training datapoint whose gates it takes: the
+    nearest training image in the same context."""
+    n_tr, n_te = task.train.P // task.n_contexts, task.test.P // task.n_contexts
+    px = item_rows(task.train)
+    A, B = task.train.X[px, :n_tr].T, task.test.X[px, :n_te].T
     d2 = (B**2).sum(1)[:, None] - 2 * B @ A.T + (A**2).sum(1)[None, :]
     nn = np.argmin(d2, axis=1)
     return np.concatenate([c * n_tr + nn for c in range(task.n_contexts)])
 
 
 def on_columns(net, cols):
-    """A one-hidden-layer GDLN whose fixed gates are those of ``net`` at the datapoints
-    ``cols`` (so that trained weights can be evaluated on other datapoints)."""
+    """The one-hidden-layer GDLN ``net`` with its fixed gates at the datapoints
+    ``cols``."""
     L = net.layers[0]
     if net.depth != 1 or L.mode != "fixed":
         raise ValueError("on_columns takes a one-hidden-layer GDLN with fixed gates")
@@ -231,11 +211,8 @@ def on_columns(net, cols):
 
 
 def final_outputs(run, X, cols=None) -> np.ndarray:
-    """Outputs ``(seeds, p, P)`` on inputs ``X`` of a trained network with the weights
-    of its last recorded epoch (record the final epoch); for a GDLN, ``cols`` names the
-    training datapoints whose gates each column of ``X`` takes
-    (:func:`held_out_columns`).
-    """
+    """Outputs ``(seeds, p, P)`` on ``X`` of a run's last recorded weights; for a
+    GDLN, ``cols``: the training datapoint whose gates each column takes."""
     net = run.net if cols is None else on_columns(run.net, cols)
     Ws = [W[:, -1] for W in run.records["weights"]]
     return np.stack(
@@ -245,9 +222,8 @@ def final_outputs(run, X, cols=None) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Reference:
-    """The task's reference losses: ``L0`` (output ~0), ``linear`` (the best linear map
-    of X), ``linear_class`` (its part in the class block), ``floor``
-    (:func:`affine_floor`)."""
+    """The reference losses: ``L0`` (output ~0), ``linear`` (the best linear map),
+    ``linear_class`` (its class block) and ``floor`` (:func:`affine_floor`)."""
 
     L0: float
     linear: float
@@ -256,8 +232,7 @@ class Reference:
 
 
 def reference_losses(task: DigitsTask) -> Reference:
-    """The reference losses of the training task (Defined for the page
-    book/digits.md)."""
+    """The training task's :class:`Reference` (Defined for the page book/digits.md)."""
     ds = task.train
     R = common_fit(ds)[1]
     return Reference(
@@ -269,8 +244,7 @@ def reference_losses(task: DigitsTask) -> Reference:
 
 
 def relu_errors(relu, task: DigitsTask) -> dict:
-    """The ReLU network's :func:`answers` on ``train`` and ``test`` at the end of
-    ``relu`` (outputs and weights recorded at the last epoch)."""
+    """The ReLU network's :func:`answers` on ``train`` and ``test`` at its end."""
     return {
         "train": answers(relu.records["outputs"][:, -1], task, "train"),
         "test": answers(final_outputs(relu, task.test.X), task, "test"),
