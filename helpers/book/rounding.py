@@ -90,10 +90,10 @@ def _walk(values: list, path: str, tol: dict, seen: dict) -> None:
         if spread > 0:
             tol[path] = float(f"{spread:.3g}")
         return
-    if all(isinstance(v, dict) for v in values) and all(
-        v.keys() == values[0].keys() for v in values
-    ):
-        for k in values[0]:
+    if all(isinstance(v, dict) for v in values):
+        if any(v.keys() != values[0].keys() for v in values):
+            seen[path] = _forms(values)  # a key came and went: each form was seen
+        for k in [k for k in values[0] if all(k in v for v in values)]:
             _walk([v[k] for v in values], f"{path}/{k}", tol, seen)
         return
     if all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1:
