@@ -4,7 +4,7 @@ A chapter's parameters are the names its ``parameters`` cell assigns (papermill 
 overrides after that cell).  :func:`check` refuses a name the chapter does not have and
 a value it cannot use, with a message that names the parameter, the value and what is
 allowed; ``python -m helpers.book execute`` calls it before papermill starts, and every
-chapter calls :func:`check_namespace` at its top, so an interactive run is checked too.
+chapter calls :func:`page` at its top, so an interactive run is checked too.
 
 What is allowed follows from the default's type (an integer stays an integer, a positive
 number stays positive, a list stays a list of the same kind) and from the few rules that
@@ -191,9 +191,9 @@ def check(chapter: str, values: dict) -> None:
             raise ValueError(f"{name} must be {wrong}, {why} (chapter {chapter!r})")
 
 
-def check_namespace(chapter: str, namespace: dict) -> None:
-    """:func:`check` on the values a chapter's parameters have in ``namespace``; the
-    chapter is named in ``$HASTE_CHAPTER`` for the engine's call log
-    (:mod:`helpers.core.store`)."""
+def page(chapter: str, **values) -> None:
+    """:func:`check` on a page's parameters, each passed by name (every one its
+    parameters cell declares: a test holds the pages to it); the chapter is named in
+    ``$HASTE_CHAPTER`` for the engine's call log (:mod:`helpers.core.store`)."""
     os.environ["HASTE_CHAPTER"] = chapter
-    check(chapter, {n: namespace[n] for n in declared(chapter) if n in namespace})
+    check(chapter, values)

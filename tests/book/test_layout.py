@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers.book import parameters
+
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 HELPERS = ROOT / "helpers"
@@ -235,6 +237,22 @@ def test_papermill_parses_every_line_of_the_parameters_cell(src):
                 if line.count("=") > 1 and not line.strip().startswith("#")
             ]
             assert not bad, f"{src.name}: {bad}"
+
+
+@pytest.mark.parametrize("src", CHAPTER_SOURCES, ids=lambda p: p.name)
+def test_a_page_hands_its_parameters_by_name_not_its_namespace(src):
+    # no page hands globals() to the library; a page with parameters checks every
+    # one its parameters cell declares, each passed by name
+    text = src.read_text()
+    assert "globals()" not in text, src.name
+    calls = re.findall(r"h\.book\.parameters\.page\((.*?)\)\n", text, re.S)
+    if not calls:
+        assert not parameters.declared(src.stem), f"{src.name} checks no parameters"
+        return
+    (call,) = calls
+    passed = re.findall(r"(\w+)=(\w+)", call)
+    assert all(a == b for a, b in passed), passed
+    assert [a for a, _ in passed] == list(parameters.declared(src.stem)), src.name
 
 
 @pytest.mark.parametrize(
