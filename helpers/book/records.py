@@ -492,10 +492,7 @@ def _dropdown(title: str, body: list[str], print_omit: bool = False) -> list[str
 
 def claims_table(rows) -> str:
     """A closing table as Markdown from rows ``(claim, paper's statement, record)``."""
-    lines = [
-        "| claim | verdict | measured here | compared with |",
-        "|---|---|---|---|",
-    ]
+    lines = ["| claim | verdict | measured here | compared with |", "|---|---|---|---|"]
     details = []
     for claim, paper, rec in rows:
         cells = (

@@ -220,8 +220,7 @@ def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) ->
         manifest = json.loads((folder / "manifest.json").read_text())
         collections.setdefault(label, {}).update({ch: new[ch] for ch in chapters})
         e = executions.setdefault(
-            label,
-            {"what": "", "machine": manifest.get("machine"), "seconds": 0.0},
+            label, {"what": "", "machine": manifest.get("machine"), "seconds": 0.0}
         )
         e.setdefault("xla_flags", manifest.get("xla_flags"))
         redone = e.setdefault("redone", {})
@@ -351,11 +350,7 @@ def apply(
     if len(set(stored.values()) | {verdict}) == 1:
         return verdict, reason, variants, depends_on, extra
     rows = [
-        {
-            "setting": _setting(label),
-            "value": e["values"].get(label),
-            "verdict": v,
-        }
+        {"setting": _setting(label), "value": e["values"].get(label), "verdict": v}
         for label, v in stored.items()
     ]
     said = "; ".join(f"{v} on {label}" for label, v in stored.items())

@@ -199,7 +199,7 @@ def _why(r: dict) -> str:
     )
     tail = {
         "undecided": "; the verdict changes within the seed spread's interval, so more "
-        "seeds are needed",
+        "seeds are needed"
     }.get(v, "")
     if crit in ("seed_noise", "beyond_noise") and num(value) and num(spread) and spread:
         q, k = _quantity(r), value / spread
