@@ -233,10 +233,8 @@ def crosscheck(
         out: the folder of the stored runs.
         command: the command line, stored as provenance.
         log: where each run's seconds are reported.
-        scripts: keys of the scripts to run (default: all); the experiments' other
-            stored curves are kept as stored, and ``seeds`` must then be at least
-            theirs (a script may be stored for more seeds than the others: its
-            ``seeds`` in the manifest; the first rows are the experiment's seeds).
+        scripts: keys of the scripts to run (default: all); the others' stored
+            curves are kept, and ``seeds`` must then be at least theirs.
 
     Returns:
         The manifest (entries of other experiments are kept).
