@@ -503,14 +503,13 @@ def _as_evidence(x) -> Evidence:
     if isinstance(x, Evidence):
         return x
     if hasattr(x, "value") and hasattr(x, "spread"):  # anything with Match's fields
+        optional = ("spread_interval", "candidates", "criterion")
         return Evidence(
             x.value,
             x.spread,
             getattr(x, "alternative", None),
             censored=bool(getattr(x, "censored", False)),
-            spread_interval=getattr(x, "spread_interval", None),
-            candidates=getattr(x, "candidates", None),
-            criterion=getattr(x, "criterion", None),
+            **{k: getattr(x, k, None) for k in optional},
         )
     return Evidence(x)
 
