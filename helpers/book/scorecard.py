@@ -109,7 +109,7 @@ def _lag(r: dict, brief: bool = False) -> str:
 def decides(r: dict, brief: bool = False) -> str:
     """The quantity that decides a verdict, with its numbers against its yardstick."""
     crit = r.get("criterion")
-    value, spread = r.get("value"), r.get("spread")
+    value, spread, paper = r.get("value"), r.get("spread"), r.get("paper")
     num = rulebook._number
     if crit in ("seed_noise", "beyond_noise") and num(value) and num(spread):
         text = (
@@ -118,52 +118,38 @@ def decides(r: dict, brief: bool = False) -> str:
         )
         lag = _lag(r, brief)
         return f"{text}; {lag}" if lag else text
-    if crit == "near" and num(value) and num(spread) and num(r.get("paper")):
+    near = crit in ("near", "same_run") and num(spread) and num(paper)
+    if num(value) and (crit == "gap" or near):  # as the reason says it, less the
+        return rulebook._rule(crit, value, paper, spread, None)  # alternative
+    if crit == "near_bound" and num(value) and num(paper):
         return (
-            f"|{_g(value)} - {_g(r['paper'])}| = {_g(abs(value - r['paper']))} "
-            f"against {rulebook.NOISE_MULTIPLE:g} x seed spread {_g(spread)}"
-        )
-    if crit == "near_bound" and num(value) and num(r.get("paper")):
-        return (
-            f"{_g(value)}, short of the bound {_g(r['paper'])} by "
-            f"{_g(abs(value - r['paper']))}, against {rulebook.BOUND_TOLERANCE:g} "
+            f"{_g(value)}, short of the bound {_g(paper)} by "
+            f"{_g(abs(value - paper))}, against {rulebook.BOUND_TOLERANCE:g} "
             "(one-sided)"
         )
-    if crit == "smaller" and num(value) and num(r.get("paper")) and r["paper"]:
+    if crit == "smaller" and num(value) and num(paper) and paper:
         text = (
-            f"ratio {_g(value / r['paper'])} against {rulebook.CLEARLY:g} "
-            f"({_g(value)} / {_g(r['paper'])})"
+            f"ratio {_g(value / paper)} against {rulebook.CLEARLY:g} "
+            f"({_g(value)} / {_g(paper)})"
         )
         iv = r.get("ratio_interval")
         if isinstance(iv, list) and len(iv) == 2:
             text += f", its interval {_g(iv[0])} to {_g(iv[1])}"
         return text
-    if crit == "gap" and num(value):
-        return f"time gap {_g(value)} against {rulebook.CHECK_GAP:g}"
-    if crit == "same_run" and num(value) and num(spread) and num(r.get("paper")):
-        return (
-            f"step-size error left possible {_g(r['paper'])} against "
-            f"{rulebook.SAME_RUN_TOL:g}; time gap {_g(value)} against "
-            f"{rulebook.NOISE_MULTIPLE:g} x seed spread {_g(spread)}"
-        )
-    if r.get("paper") is not None:
-        return f"{short(value)} against {short(r['paper'])}"
+    if paper is not None:
+        return f"{short(value)} against {short(paper)}"
     return short(value)
 
 
 def why(r: dict) -> str:
     """Why a verdict is what it is, in one plain sentence from the record."""
-    text = _why(r)
-    other = [
-        x
-        for x in (r.get("variants") or {}).get("definition", [])
-        if x["verdict"] != r.get("verdict")
-    ]
-    for x in other[:1]:
-        text += f" Read as {x['setting']}: {x['verdict']}."
+    text, variants = _why(r), r.get("variants") or {}
+    other = [x for x in variants.get("definition", []) if x["verdict"] != r["verdict"]]
+    if other:
+        text += f" Read as {other[0]['setting']}: {other[0]['verdict']}."
     rest = [
         x["verdict"]
-        for c, xs in (r.get("variants") or {}).items()
+        for c, xs in variants.items()
         if c not in ("seeds", "rounding")
         for x in xs
         if x["verdict"] != "not testable"
@@ -175,9 +161,7 @@ def why(r: dict) -> str:
 
 def _why(r: dict) -> str:
     v, crit = r.get("verdict"), r.get("criterion")
-    value, spread, alt, paper = (
-        r.get(k) for k in ("value", "spread", "alternative", "paper")
-    )
+    value, spread, alt, paper = map(r.get, ("value", "spread", "alternative", "paper"))
     num = rulebook._number
     dep = r.get("depends_on") or []
     if v == "undecided" and "rounding" in dep:
@@ -450,9 +434,6 @@ def verdict_line(chapter: str, name: str, records: dict) -> str:
     )
 
 
-HEADERS = ["claim", "verdict", "why"]
-
-
 def bold_line(records: dict) -> str:
     """The bottom line in bold, as the scorecard opens (before its figure)."""
     return f"**{bottom_line(records)}**"
@@ -467,7 +448,8 @@ def scorecard(records: dict, bold: bool = True) -> str:
         print_omit=True,
     )
     for group, mine in _grouped(claims(records)):
-        table = tabulate([_row(*x) for x in mine], HEADERS, tablefmt="github")
+        rows = [_row(*x) for x in mine]
+        table = tabulate(rows, ["claim", "verdict", "why"], tablefmt="github")
         out += ["", f"## {group}", "", table]
         body = []
         for ch, n, r, parts in mine:
