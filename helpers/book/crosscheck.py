@@ -18,7 +18,8 @@ repository lacks).  Section 4's ``race.py`` (the race reduction drawn as Fig. 4a
 prediction) reads no random number: it is run once, with the first seed, and stored as
 one curve (key ``race``).  ``--scripts KEY ...`` runs only those scripts and keeps the
 experiment's other stored curves bit for bit; such a script carries its own provenance
-(:func:`provenance`) and may be stored for more seeds than the experiment's.
+(:func:`provenance`) and may be stored for more seeds than the experiment's.  JAX is
+the installed one (the authors pinned 0.4.28; the manifest says).
 """
 
 from __future__ import annotations
