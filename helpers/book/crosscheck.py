@@ -412,16 +412,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seeds", type=int, default=4, help="seeds 1..N per script")
     p.add_argument(
-        "--experiments",
-        nargs="+",
-        default=None,
-        choices=list(EXPERIMENTS),
-        help="default: all",
+        "--experiments", nargs="+", choices=list(EXPERIMENTS), help="default: all"
     )
     p.add_argument(
         "--scripts",
         nargs="+",
-        default=None,
         choices=sorted({s.key for e in EXPERIMENTS.values() for s in e.scripts}),
         help="only these scripts; the others' stored curves are kept (default: all)",
     )
