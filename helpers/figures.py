@@ -84,12 +84,8 @@ def _context_pathway_names(C: int, kind: str) -> list[str]:
 
 def _pathway_color(colors: Mapping[str, str], name: str, pattern: str) -> str:
     """A pathway's fill: its own colour, else its class's, else white."""
-    kind = (
-        "common"
-        if name == "common"
-        else ("single" if pattern.count("1") == 1 else "mixed")
-    )
-    return colors.get(name, colors.get(kind, "w"))
+    kind = "single" if pattern.count("1") == 1 else "mixed"
+    return colors.get(name, colors.get("common" if name == "common" else kind, "w"))
 
 
 def _box(ax, x, y, w, hgt, text, fc, fontsize=8) -> None:
@@ -149,11 +145,8 @@ def draw_context_reln(
     _box(ax, 0.08, y_items, 0.13, 0.22, "items\n(8 one-hot)", "0.92")
     _box(ax, 0.08, y_ctx, 0.13, 0.16, f"contexts\n({C} one-hot)", "0.92")
     nb = C + 1
-    block_names = (
-        list(block_names)
-        if block_names is not None
-        else ["common"] + [f"ctx {k + 1}" for k in range(C)]
-    )
+    if block_names is None:
+        block_names = ["common"] + [f"ctx {k + 1}" for k in range(C)]
     if len(block_names) != nb:
         raise ValueError(f"need {nb} block names, got {len(block_names)}")
     yb = np.linspace(0.85, 0.15, nb)

@@ -4,48 +4,22 @@ code*, ``book/authors_code.md``).
 ``python -m helpers.book crosscheck --authors PATH [--seeds N] [--experiments ...]
 [--scripts ...]`` takes a local clone of the authors' repository
 (CAandL-Lab/make-haste-slowly; the book was checked against commit b7d6e41), runs each
-experiment's ReLU and GDLN scripts in a temporary copy of its folder once per seed (and
-Section 4's ``race.py`` once, below), and stores their loss curves under
-``book/authors_runs/``: one ``<experiment>.npz`` (one float32 array ``seeds x epochs``
-per script, and the seeds) and ``manifest.json`` (the repository's commit, the seeds,
-the exact command, the patches, each run's seconds, the versions of Python, NumPy and
-JAX, and each stored file's sha256, which :func:`verify` checks).  It needs no network
-and never runs at build time; no line of the authors' code is copied into this
-repository.
+experiment's scripts in a temporary copy of its folder once per seed, and stores their
+loss curves under ``book/authors_runs/``: one ``<experiment>.npz`` (a float32 array
+``seeds x epochs`` per script, and the seeds) and ``manifest.json`` (the commit, the
+seeds, the command, the patches, each run's seconds, the versions of Python, NumPy and
+JAX, and each file's sha256, which :func:`verify` checks).  It needs no network and
+never runs at build time; no line of the authors' code is copied here.
 
-What is changed in the temporary copy, and nothing else (each text patch must match
-where expected, or the command stops and names the script):
-
-* **seed**: ``seed = np.random.randint(0,100000)`` becomes ``seed = <s>``: the initial
-  weights are the scripts' only randomness (the depth scripts, run without arguments,
-  take this line too);
-* **outputs**: the relative output folders (``losses/``, ``mds/``, ``svs*/``,
-  ``plots/``) are created in the copy, which the scripts run from (as their ``run.sh``);
-* **dumps skipped**: ``np.savetxt('mds/...`` and ``np.savetxt('svs...`` become a no-op
-  (arguments still evaluated; the MDS dumps weigh about 340 MB a run, and the dumped
-  arrays are only read after each epoch's update);
-* **plots skipped**: ``plot_outputs = <no-op>`` before ``if __name__ == "__main__":``
-  (the heat maps read the predictions only); matplotlib runs with ``Agg``;
-* **missing module**: ``diff_context_num/gdln5.py`` imports ``plot_outputs`` from
-  ``replot_debug``, which the repository lacks: an empty stand-in is written (its next
-  line imports ``plot_outputs`` from ``replot`` over it);
-* **depth GDLN**: ``depth/run.sh`` names a ``gdln.py`` the repository lacks; the depth
-  experiment runs ``depth/gdln_off.py``, the GDLN script it holds.
-
-Section 4 also runs ``3_context_diff/race.py``, the race reduction the paper's Fig. 4a
-draws as its prediction (Eq. 6 integrated over the common and the three 2-of-3
-pathways, one Euler step per epoch, into ``losses/race.txt``).  It reads no random
-number, so it is **run once**, with the first seed, and stored as one curve (key
-``race``, ``(1, epochs)``); its dumps (``svs/race_*.txt``) are skipped like the others'.
-
-``--scripts KEY ...`` runs only those scripts (``relu``, ``gdln``, ``race``) and keeps
-each experiment's other stored curves, bit for bit, with their provenance: a script run
-on its own carries its own ``command``, ``commit`` and versions in its ``scripts``
-entry (:func:`provenance`), and may be stored for more seeds than the experiment's
-(``1..N``, its ``seeds`` in its entry), as ``diff_context_num/relu4.py`` is.
-
-The GDLN scripts' per-epoch singular values are kept (a larger patch); they only slow
-the runs.  JAX is the installed one (the authors pinned 0.4.28; the manifest says).
+The temporary copy is patched as :data:`PATCHES` says, and nothing else (each text
+patch must match where expected, or the command stops and names the script); the
+depth experiment runs ``depth/gdln_off.py`` (``depth/run.sh`` names a ``gdln.py`` the
+repository lacks).  Section 4's ``race.py`` (the race reduction drawn as Fig. 4a's
+prediction) reads no random number: it is run once, with the first seed, and stored as
+one curve (key ``race``).  ``--scripts KEY ...`` runs only those scripts and keeps the
+experiment's other stored curves bit for bit; such a script carries its own provenance
+(:func:`provenance`) and may be stored for more seeds than the experiment's.  JAX is
+the installed one (the authors pinned 0.4.28; the manifest says).
 """
 
 from __future__ import annotations
@@ -94,40 +68,29 @@ class Experiment:
     scripts: tuple[Script, ...]
 
 
+def _experiment(name, folder, title, relu="", gdln="", more=()) -> Experiment:
+    """An experiment of ``relu<relu>.py`` and ``gdln<gdln>.py`` (and ``more``)."""
+    scripts = (
+        Script("relu", f"relu{relu}.py", f"losses/relu{relu}.txt"),
+        Script("gdln", f"gdln{gdln}.py", f"losses/gated{gdln}.txt"),
+    )
+    return Experiment(name, folder, title, scripts + tuple(more))
+
+
 EXPERIMENTS = {
     e.name: e
     for e in (
-        Experiment(
+        _experiment(
             "section4",
             "3_context_diff",
             "Section 4 (C = 3: hierarchy, ring, cross)",
-            (
-                Script("relu", "relu.py", "losses/relu.txt"),
-                Script("gdln", "gdln.py", "losses/gated.txt"),
-                Script("race", "race.py", "losses/race.txt", once=True),
-            ),
+            more=[Script("race", "race.py", "losses/race.txt", once=True)],
         ),
         *(
-            Experiment(
-                f"contexts{c}",
-                "diff_context_num",
-                f"Section 5, C = {c}",
-                (
-                    Script("relu", f"relu{c}.py", f"losses/relu{c}.txt"),
-                    Script("gdln", f"gdln{c}.py", f"losses/gated{c}.txt"),
-                ),
-            )
+            _experiment(f"contexts{c}", "diff_context_num", f"Section 5, C = {c}", c, c)
             for c in (3, 4, 5)
         ),
-        Experiment(
-            "depth",
-            "depth",
-            "Section 6 (depth)",
-            (
-                Script("relu", "relu.py", "losses/relu.txt"),
-                Script("gdln", "gdln_off.py", "losses/gated_off.txt"),
-            ),
-        ),
+        _experiment("depth", "depth", "Section 6 (depth)", gdln="_off"),
     )
 }
 
@@ -271,10 +234,8 @@ def crosscheck(
         out: the folder of the stored runs.
         command: the command line, stored as provenance.
         log: where each run's seconds are reported.
-        scripts: keys of the scripts to run (default: all); the experiments' other
-            stored curves are kept as stored, and ``seeds`` must then be at least
-            theirs (a script may be stored for more seeds than the others: its
-            ``seeds`` in the manifest; the first rows are the experiment's seeds).
+        scripts: keys of the scripts to run (default: all); the others' stored
+            curves are kept, and ``seeds`` must then be at least theirs.
 
     Returns:
         The manifest (entries of other experiments are kept).
@@ -451,16 +412,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seeds", type=int, default=4, help="seeds 1..N per script")
     p.add_argument(
-        "--experiments",
-        nargs="+",
-        default=None,
-        choices=list(EXPERIMENTS),
-        help="default: all",
+        "--experiments", nargs="+", choices=list(EXPERIMENTS), help="default: all"
     )
     p.add_argument(
         "--scripts",
         nargs="+",
-        default=None,
         choices=sorted({s.key for e in EXPERIMENTS.values() for s in e.scripts}),
         help="only these scripts; the others' stored curves are kept (default: all)",
     )

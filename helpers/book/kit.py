@@ -1,11 +1,8 @@
-"""The report kit: what every chapter's ``report.py`` does, done one way: one median
-(:func:`med`), Markdown tables (:func:`table`), glue of many values
-(:func:`glue_many`), records' notes from their TOML ``template`` (:func:`note`; the
-table's ``note`` is the claim's fixed caveat), sentences from the TOML's ``[prose]``
-(:func:`prose`), records added as a list
-(:func:`add_all`), and the records whose TOML table names the science function that
-measures them (:func:`registered`: a new claim touches its table, that function and
-the page's prose, not the report).
+"""The report kit: what every chapter's ``report.py`` does, done one way: medians,
+Markdown tables, glue of many values, records' notes and the page's sentences from the
+chapter's TOML (``template``, ``[prose]``), and records added as a list, or from the
+science function their TOML table names (:func:`registered`: a new claim touches its
+table, that function and the page's prose, not the report).
 """
 
 from __future__ import annotations

@@ -69,15 +69,9 @@ def _plain(v):
 
 
 _NUMERIC = (
-    "value",
-    "compared",
-    "spread",
-    "alternative",
-    "spread_interval",
-    "spread_candidate",
-    "candidates",
-    "ratio_interval",
-)
+    "value compared spread alternative spread_interval spread_candidate candidates "
+    "ratio_interval"
+).split()
 
 
 def _rounded(ev):
@@ -96,8 +90,11 @@ def _rounded(ev):
     )
 
 
-def _timing_figure(chapter: str, name: str) -> str | None:
-    return chapter_data.data(chapter).get("figures", {}).get(name)
+#: The claim's fields a record carries where given, and the evidence's where measured.
+_IF_GIVEN = ("setup", "decided_by", "follows", "part_of")
+_IF_MEASURED = (
+    "spread_interval ratio_interval spread_candidate candidates best epochs phase"
+).split()
 
 
 def _judge_claim(chapter: str, name: str, entry: dict, ev: Evidence, item: dict):
@@ -106,43 +103,17 @@ def _judge_claim(chapter: str, name: str, entry: dict, ev: Evidence, item: dict)
         raise ValueError(f"{chapter}.{name}: a registered claim has no target")
     d = rulebook.decide(entry, ev)
     verdict, reason, variants, depends_on, extra = rounding.apply(chapter, name, *d)
+    fields = ("claim", "where", "group", "quote", "measure", "kind", "provenance")
+    item.update({k: entry.get(k, "") for k in fields})
+    item.update({k: entry[k] for k in _IF_GIVEN if entry.get(k)})
     item.update(
-        {
-            k: entry.get(k, "")
-            for k in (
-                "claim",
-                "where",
-                "group",
-                "quote",
-                "measure",
-                "kind",
-                "provenance",
-            )
-        }
+        {k: _plain(getattr(ev, k)) for k in _IF_MEASURED if getattr(ev, k) is not None}
     )
-    for k in ("setup", "decided_by", "follows", "part_of"):
-        if entry.get(k):
-            item[k] = entry[k]
-    for k in (
-        "spread_interval",
-        "ratio_interval",
-        "spread_candidate",
-        "candidates",
-        "best",
-        "epochs",
-        "phase",
-    ):
-        if getattr(ev, k) is not None:
-            item[k] = _plain(getattr(ev, k))
+    spread, alternative = _plain(ev.spread), _plain(ev.alternative)
     item.update(
-        {
-            "criterion": ev.rule,
-            "spread": _plain(ev.spread),
-            "alternative": _plain(ev.alternative),
-            "reason": reason,
-            **extra,
-        }
+        criterion=ev.rule, spread=spread, alternative=alternative, reason=reason
     )
+    item.update(extra)
     if variants or entry.get("kind") == "paper":
         item["variants"] = _plain(variants)
         item["depends_on"] = list(depends_on)
@@ -153,10 +124,7 @@ def _judge_claim(chapter: str, name: str, entry: dict, ev: Evidence, item: dict)
     lag = ev.lag_percent()
     if lag is not None:
         item["lag_percent"] = _plain(lag)
-    if ev.censored:
-        item["censored"] = True
-    if ev.censored_reference:
-        item["censored_reference"] = True
+    item.update({k: True for k in ("censored", "censored_reference") if getattr(ev, k)})
     return verdict
 
 
@@ -173,8 +141,7 @@ def _measured(chapter: str, name: str, ev: Evidence, item: dict) -> str:
     if op not in ("<=", ">="):
         raise ValueError(f"target must be ('<=' or '>=', bound), got {ev.target!r}")
     met = ev.value <= bound if op == "<=" else ev.value >= bound
-    item["paper"] = _plain(bound)
-    item["target"] = op
+    item.update(paper=_plain(bound), target=op)
     return "target met" if met else "target missed"
 
 
@@ -183,7 +150,7 @@ class Records:
 
     def __init__(self, chapter: str, directory: Path | str | None = None):
         self.chapter = chapter
-        self.directory = Path(directory) if directory is not None else results_dir()
+        self.directory = _folder(directory)
         self.items: dict[str, dict] = {}
 
     def add(self, name: str, evidence, note: str = "") -> dict:
@@ -195,7 +162,7 @@ class Records:
             evidence if isinstance(evidence, Evidence) else Evidence(evidence)
         )
         entry = rulebook.claim(self.chapter, name)
-        figure = _timing_figure(self.chapter, name)
+        figure = chapter_data.data(self.chapter).get("figures", {}).get(name)
         item = {"value": _plain(ev.value), "paper": _plain(ev.compared)}
         if entry is not None:
             v = _judge_claim(self.chapter, name, entry, ev, item)
@@ -268,12 +235,6 @@ class Records:
         tail = f"\n\nBeside them, the book's own {rest}." if rest else ""
         return "\n".join(lines) + tail
 
-    def table(self):
-        """The records as rows (name, value, compared value, verdict) for display."""
-        return [
-            (k, r["value"], r["paper"], r["verdict"]) for k, r in self.items.items()
-        ]
-
 
 def _in_notebook() -> bool:
     try:
@@ -284,13 +245,15 @@ def _in_notebook() -> bool:
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
+def _folder(directory) -> Path:
+    return Path(directory) if directory is not None else results_dir()
+
+
 def check(chapter: str, directory: Path | str | None = None) -> str:
     """What a chapter's nbval-checked cell prints, true on any machine
     ([rulebook-rounding]): each record's verdict, and its value only where rounding
     did not move it; timings left out.  ``directory``: default :func:`results_dir`."""
-
-    d = Path(directory) if directory is not None else results_dir()
-    items = json.loads((d / f"{chapter}.json").read_text())
+    items = json.loads((_folder(directory) / f"{chapter}.json").read_text())
     width = max((len(n) for n in items), default=0)
     lines = []
     for name, r in items.items():
@@ -305,8 +268,8 @@ def check(chapter: str, directory: Path | str | None = None) -> str:
 
 def load_all(directory: Path | str | None = None) -> dict[str, dict]:
     """Every chapter's records, keyed by chapter name."""
-    d = Path(directory) if directory is not None else results_dir()
-    return {p.stem: json.loads(p.read_text()) for p in sorted(d.glob("*.json"))}
+    paths = sorted(_folder(directory).glob("*.json"))
+    return {p.stem: json.loads(p.read_text()) for p in paths}
 
 
 def _fmt(v) -> str:
@@ -492,10 +455,7 @@ def _dropdown(title: str, body: list[str], print_omit: bool = False) -> list[str
 
 def claims_table(rows) -> str:
     """A closing table as Markdown from rows ``(claim, paper's statement, record)``."""
-    lines = [
-        "| claim | verdict | measured here | compared with |",
-        "|---|---|---|---|",
-    ]
+    lines = ["| claim | verdict | measured here | compared with |", "|---|---|---|---|"]
     details = []
     for claim, paper, rec in rows:
         cells = (

@@ -23,6 +23,8 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
+from tabulate import tabulate
+
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "book" / "rounding"
 FLOORS = DIR / "floors.json"
@@ -187,16 +189,6 @@ def measure(runs: dict[str, dict]) -> dict:
     return out
 
 
-def _stored_collections() -> tuple[dict, dict]:
-    data = floors()
-    executions = {k: dict(v) for k, v in data["executions"].items()}
-    collections = {
-        label: json.loads((DIR / e["records"]).read_text())
-        for label, e in executions.items()
-    }
-    return executions, collections
-
-
 def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) -> Path:
     """Measure the floors of ``chapters`` again from ``runs`` (``{label: run
     folder}``), keeping every other chapter's; ``add``: the runs are other machines'
@@ -205,7 +197,11 @@ def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) ->
         raise ValueError("chapters: name at least one chapter to measure again")
     from . import drift  # drift reads the floors: imported here, not at the top
 
-    executions, collections = _stored_collections()
+    executions = {k: dict(v) for k, v in floors()["executions"].items()}
+    collections = {
+        label: json.loads((DIR / e["records"]).read_text())
+        for label, e in executions.items()
+    }
     commit = _commit()
     for label in list(collections):
         if label not in runs and not add:
@@ -220,8 +216,7 @@ def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) ->
         manifest = json.loads((folder / "manifest.json").read_text())
         collections.setdefault(label, {}).update({ch: new[ch] for ch in chapters})
         e = executions.setdefault(
-            label,
-            {"what": "", "machine": manifest.get("machine"), "seconds": 0.0},
+            label, {"what": "", "machine": manifest.get("machine"), "seconds": 0.0}
         )
         e.setdefault("xla_flags", manifest.get("xla_flags"))
         redone = e.setdefault("redone", {})
@@ -262,8 +257,7 @@ def store(
     code), and store them with each execution's records in :data:`DIR`."""
     from . import drift
 
-    collections: dict = {}
-    executions: dict = {}
+    collections, executions = {}, {}
     if committed:
         stats = json.loads(drift._git("show", f"{committed}:book/stats/execution.json"))
         machine = stats.get("machine", {})
@@ -318,18 +312,12 @@ def entry(chapter: str, name: str) -> dict | None:
 
 def tolerance(chapter: str, name: str) -> dict:
     """``{path: how far that number moved under rounding}`` for one record."""
-    e = entry(chapter, name)
-    return dict(e["tolerance"]) if e else {}
+    return dict((entry(chapter, name) or {}).get("tolerance", {}))
 
 
 def seen(chapter: str, name: str) -> dict:
     """``{path: [every form it took]}`` of one record's texts that moved."""
-    e = entry(chapter, name)
-    return dict(e["seen"]) if e else {}
-
-
-def _setting(label: str) -> str:
-    return f"executed on {label}"
+    return dict((entry(chapter, name) or {}).get("seen", {}))
 
 
 def apply(
@@ -352,7 +340,7 @@ def apply(
         return verdict, reason, variants, depends_on, extra
     rows = [
         {
-            "setting": _setting(label),
+            "setting": f"executed on {label}",
             "value": e["values"].get(label),
             "verdict": v,
         }
@@ -372,8 +360,6 @@ def apply(
 
 def summary(records: dict, most: int = 8) -> str:
     """The rulebook page's Markdown account of the floors ([rulebook-rounding])."""
-    from tabulate import tabulate
-
     data = floors()
     if not data["executions"]:
         return "No rounding floor is stored (`book/rounding/floors.json`)."
@@ -386,6 +372,19 @@ def summary(records: dict, most: int = 8) -> str:
         )
         for label, e in data["executions"].items()
     ]
+    floors_ = [
+        (f"{ch}.{name}", e["rounding"])
+        for ch, recs in data["records"].items()
+        for name, e in recs.items()
+    ]
+    moved = sorted((x for x in floors_ if x[1] > 0), key=lambda x: -x[1])
+    most_moved = [(f"`{n}`", f"{100 * r:.3g} %") for n, r in moved[:most]]
+    turned = [
+        f"`{ch}.{name}` ({'; '.join(x['verdict'] for x in r['variants']['rounding'])})"
+        for ch, recs in records.items()
+        for name, r in recs.items()
+        if "rounding" in (r.get("depends_on") or [])
+    ]
     out = [
         tabulate(rows, ["execution", "XLA_FLAGS", "CPU", "seconds"], tablefmt="github"),
         "",
@@ -393,34 +392,12 @@ def summary(records: dict, most: int = 8) -> str:
         f"(commit {data.get('commit')}); each execution by "
         "`python -m helpers.book execute --isa <ISA>` (a run).",
         "",
-    ]
-    floors_ = [
-        (f"{ch}.{name}", e["rounding"])
-        for ch, recs in data["records"].items()
-        for name, e in recs.items()
-    ]
-    moved = sorted((x for x in floors_ if x[1] > 0), key=lambda x: -x[1])
-    out.append(
-        f"Of {len(floors_)} records, {len(moved)} move under rounding; the most:"
-    )
-    out += [
+        f"Of {len(floors_)} records, {len(moved)} move under rounding; the most:",
         "",
-        tabulate(
-            [(f"`{n}`", f"{100 * r:.3g} %") for n, r in moved[:most]],
-            ["record", "rounding"],
-            tablefmt="github",
-        ),
+        tabulate(most_moved, ["record", "rounding"], tablefmt="github"),
         "",
-    ]
-    turned = []
-    for ch, recs in records.items():
-        for name, r in recs.items():
-            if "rounding" in (r.get("depends_on") or []):
-                said = "; ".join(x["verdict"] for x in r["variants"]["rounding"])
-                turned.append(f"`{ch}.{name}` ({said})")
-    out.append(
         "Verdicts that turn on rounding (undecided): " + ", ".join(turned) + "."
         if turned
-        else "No verdict turns on rounding."
-    )
+        else "No verdict turns on rounding.",
+    ]
     return "\n".join(out)

@@ -145,19 +145,15 @@ CRITERIA = {
 
 
 @lru_cache(maxsize=1)
-def _registry() -> dict:
+def registry() -> dict:
+    """Every registered claim, ``{chapter: {record: entry}}``."""
     claims = {c: chapter_data.claims(c) for c in chapter_data.chapters()}
     return {c: entries for c, entries in claims.items() if entries}
 
 
-def registry() -> dict:
-    """Every registered claim, ``{chapter: {record: entry}}``."""
-    return _registry()
-
-
 def claim(chapter: str, name: str) -> dict | None:
     """The registry entry of a record, or None when the record is not registered."""
-    return _registry().get(chapter, {}).get(name)
+    return registry().get(chapter, {}).get(name)
 
 
 def structure_window(loss, level) -> np.ndarray:
@@ -172,6 +168,10 @@ def structure_window(loss, level) -> np.ndarray:
 
 def _number(x):
     return isinstance(x, Real) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _g(x) -> str:
+    return f"{x:.3g}"
 
 
 def kmeans_tie(best: float, other: float, tol: float = KMEANS_TIE) -> bool:
@@ -281,51 +281,54 @@ def marginal(
 
 
 def _distance(value, compared, yardstick: str, alternative) -> str:
-    g = lambda x: f"{x:.3g}"  # noqa: E731
-    text = (
-        f"|{g(value)} - {g(compared)}| = {g(abs(value - compared))} against {yardstick}"
-    )
-    if _number(alternative):
-        text += f"; alternative {g(alternative)}"
-    return text
+    d = _g(abs(value - compared))
+    text = f"|{_g(value)} - {_g(compared)}| = {d} against {yardstick}"
+    return text + (f"; alternative {_g(alternative)}" if _number(alternative) else "")
 
 
 def _rule(criterion, value, compared, spread, alternative) -> str:
     """The criterion with the record's numbers filled in, for the reason."""
-    g = lambda x: f"{x:.3g}"  # noqa: E731
     if criterion not in ("exact", "increasing") and not _number(value):
         return CRITERIA.get(criterion, "")
     if criterion in ("seed_noise", "beyond_noise") and _number(spread):
-        text = f"gap {g(value)} against {NOISE_MULTIPLE:g} x seed spread {g(spread)}"
+        text = f"gap {_g(value)} against {NOISE_MULTIPLE:g} x seed spread {_g(spread)}"
         if criterion == "seed_noise" and _number(alternative):
-            text += f"; alternative's gap {g(alternative)}"
+            text += f"; alternative's gap {_g(alternative)}"
         return text
     if criterion == "near" and _number(spread) and _number(compared):
-        yardstick = f"{NOISE_MULTIPLE:g} x seed spread {g(spread)}"
+        yardstick = f"{NOISE_MULTIPLE:g} x seed spread {_g(spread)}"
         return _distance(value, compared, yardstick, alternative)
     if criterion == "near_bound" and _number(compared):
         yardstick = (
-            f"{BOUND_TOLERANCE:g} (one-sided: a share cannot pass {g(compared)})"
+            f"{BOUND_TOLERANCE:g} (one-sided: a share cannot pass {_g(compared)})"
         )
         return "shortfall " + _distance(value, compared, yardstick, alternative)
     if criterion == "gap" and _number(value):
-        return f"time gap {g(value)} against {CHECK_GAP:g}"
+        return f"time gap {_g(value)} against {CHECK_GAP:g}"
     if criterion == "same_run" and _number(spread) and _number(compared):
         return (
-            f"step-size error left possible {g(compared)} against {SAME_RUN_TOL:g}; "
-            f"time gap {g(value)} against {NOISE_MULTIPLE:g} x seed spread "
-            f"{g(spread)}"
+            f"step-size error left possible {_g(compared)} against {SAME_RUN_TOL:g}; "
+            f"time gap {_g(value)} against {NOISE_MULTIPLE:g} x seed spread "
+            f"{_g(spread)}"
         )
     if criterion == "smaller" and _number(value) and _number(compared):
-        return f"{g(value)} against {CLEARLY:g} x {g(compared)}"
+        return f"{_g(value)} against {CLEARLY:g} x {_g(compared)}"
     if criterion == "exact":
-        show = lambda x: g(x) if _number(x) else repr(x)[:60]  # noqa: E731
+        show = lambda x: _g(x) if _number(x) else repr(x)[:60]  # noqa: E731
         return f"{show(value)} against {show(compared)}"
     return CRITERIA.get(criterion, "")
 
 
 def _outcome(ok) -> str:
     return {True: "reproduced", "partly": "partly reproduced"}.get(ok, "not reproduced")
+
+
+_NOT_THE_PAPERS = {
+    "none": "the paper states no value to compare with",
+    "derived here": "the compared value is the book's own, not the paper's",
+    "authors' code": "the compared value is a fact of the authors' code, "
+    "not of the paper",
+}
 
 
 def _judge(
@@ -356,24 +359,12 @@ def _judge(
     if kind == "finding":
         return "finding", "a result beyond the paper"
     best = min(candidates.values()) if candidates else None
-    lower_bound = (censored or censored_reference) and criterion in (
-        "seed_noise",
-        "gap",
-        "same_run",
-        "beyond_noise",
-    )
+    censors = ("seed_noise", "gap", "same_run", "beyond_noise")
+    lower_bound = (censored or censored_reference) and criterion in censors
 
-    def judged(spread_):
-        return _outcome_at(
-            criterion,
-            value,
-            compared,
-            spread_,
-            alternative,
-            best,
-            lower_bound,
-            censored,
-        )
+    def judged(s):
+        at = (criterion, value, compared, s, alternative, best, lower_bound)
+        return _outcome_at(*at, censored)
 
     ok = judged(spread)
     rule = _rule(criterion, value, compared, spread, alternative)
@@ -384,29 +375,16 @@ def _judge(
     if kind == "check":
         return _check_verdict(ok, rule)
     if provenance != "paper":
-        source = {
-            "none": "the paper states no value to compare with",
-            "derived here": "the compared value is the book's own, not the paper's",
-            "authors' code": "the compared value is a fact of the authors' code, "
-            "not of the paper",
-        }[provenance]
+        source = _NOT_THE_PAPERS[provenance]
         return "not testable", f"{source}; the chapter reports what was measured"
     if ok is None:
         return (
             "not testable",
             "the paper's value cannot be compared by a criterion here",
         )
-    return _paper_verdict(
-        ok,
-        rule,
-        judged,
-        criterion,
-        value,
-        compared,
-        interval,
-        ratio_interval,
-        who=f" Decided by {decided_by}.",
-    )
+    who = f" Decided by {decided_by}."
+    ends = (interval, ratio_interval)
+    return _paper_verdict(ok, rule, judged, criterion, value, compared, *ends, who)
 
 
 def _paper_verdict(
@@ -424,11 +402,11 @@ def _paper_verdict(
         lo, hi = (float(x) for x in ratio_interval)
         ends = {_outcome(holds(criterion, r * compared, compared)) for r in (lo, hi)}
         ends.add(_outcome(ok))
+        iv = f"90 % interval over seeds {lo:.3g}-{hi:.3g})"
         rule += (
-            f" (ratio {value / compared:.3g}; its 90 % interval over seeds "
-            f"{lo:.3g}-{hi:.3g})"
+            f" (ratio {value / compared:.3g}; its {iv}"
             if compared
-            else f" (ratio's 90 % interval over seeds {lo:.3g}-{hi:.3g})"
+            else f" (ratio's {iv}"
         )
         if len(ends) > 1:
             return _undecided_within(rule, "the ratio's interval", ends, who)
@@ -460,12 +438,10 @@ def _outcome_at(
     """:func:`holds` at ``spread``, failing where another candidate (gap ``best``) is
     nearer beyond noise, read as a lower bound where ``lower_bound``."""
     ok = holds(criterion, value, compared, spread, alternative)
-    if (
-        ok is not None
-        and _number(best)
-        and _number(spread)
-        and value - best > NOISE_MULTIPLE * spread
-    ):
+    nearer = (
+        _number(best) and _number(spread) and value - best > NOISE_MULTIPLE * spread
+    )
+    if ok is not None and nearer:
         ok = False  # another candidate of the family is nearer beyond noise
     if lower_bound:
         if criterion == "beyond_noise":
@@ -480,19 +456,14 @@ def _outcome_at(
 
 def _censored_sides(censored: bool, censored_reference: bool) -> str:
     """Which side of a time gap never reaches a loss level the other reaches."""
+    sides = (
+        ("candidate", "reference", censored),
+        ("reference", "candidate", censored_reference),
+    )
     return " / ".join(
-        text
-        for flag, text in (
-            (
-                censored,
-                "the candidate never reaches a loss level the reference reaches",
-            ),
-            (
-                censored_reference,
-                "the reference never reaches a loss level the candidate reaches",
-            ),
-        )
-        if flag
+        f"the {a} never reaches a loss level the {b} reaches"
+        for a, b, on in sides
+        if on
     )
 
 
@@ -501,10 +472,9 @@ def _check_verdict(ok, rule: str) -> tuple[str, str]:
         return "check", "shown in the chapter (no numeric criterion)"
     if ok == "partly":
         # the reference alone censored: a lower bound shows neither (no "partly")
-        return (
-            "undecided",
+        return "undecided", (
             f"undecided: {rule}; within the rule, but a lower bound cannot show "
-            "that the runs agree",
+            "that the runs agree"
         )
     return (
         ("check", f"holds: {rule}")
@@ -533,33 +503,27 @@ def _as_evidence(x) -> Evidence:
     if isinstance(x, Evidence):
         return x
     if hasattr(x, "value") and hasattr(x, "spread"):  # anything with Match's fields
+        optional = ("spread_interval", "candidates", "criterion")
         return Evidence(
             x.value,
             x.spread,
             getattr(x, "alternative", None),
             censored=bool(getattr(x, "censored", False)),
-            spread_interval=getattr(x, "spread_interval", None),
-            candidates=getattr(x, "candidates", None),
-            criterion=getattr(x, "criterion", None),
+            **{k: getattr(x, k, None) for k in optional},
         )
     return Evidence(x)
 
 
 def _primary(claim: Mapping, ev: Evidence) -> tuple[str, str]:
+    same = "value compared spread alternative censored candidates ratio_interval"
     return _judge(
         claim["kind"],
         claim["provenance"],
         ev.rule,
-        ev.value,
-        ev.compared,
-        ev.spread,
-        ev.alternative,
-        ev.censored,
-        ev.spread_interval,
-        claim.get("decided_by"),
-        ev.candidates,
-        ev.ratio_interval,
-        ev.censored_reference,
+        interval=ev.spread_interval,
+        decided_by=claim.get("decided_by"),
+        censored_reference=ev.censored_reference,
+        **{k: getattr(ev, k) for k in same.split()},
     )
 
 
@@ -567,30 +531,21 @@ def _setting(ev: Evidence, x) -> Evidence:
     """One variant's evidence: given whole, or a number that replaces the value."""
     if isinstance(x, Evidence):
         return x.but(variants=None)
-    return ev.but(
-        value=x,
-        per_seed=(),
-        candidates=None,
-        best=None,
-        ratio_interval=None,
-        variants=None,
-    )
+    none = dict(candidates=None, best=None, ratio_interval=None, variants=None)
+    return ev.but(value=x, per_seed=(), **none)
 
 
 def seed_variants(ev: Evidence) -> dict:
     """The ``seeds`` variants ([rulebook-variants]): the yardstick (or, under
     ``smaller`` and ``near_bound``, the ratio) at both ends of its 90 % bootstrap
     interval over seeds."""
-    g = lambda x: f"{x:.3g}"  # noqa: E731
     out = {}
     if ev.rule in NOISE_CRITERIA and ev.spread_interval is not None:
         lo, hi = (float(x) for x in ev.spread_interval)
-        out[f"seed spread {g(lo)} (low end of its interval)"] = ev.but(
-            spread=lo, spread_interval=None, variants=None
-        )
-        out[f"seed spread {g(hi)} (high end)"] = ev.but(
-            spread=hi, spread_interval=None, variants=None
-        )
+        for s, end in ((lo, "low end of its interval"), (hi, "high end")):
+            out[f"seed spread {_g(s)} ({end})"] = ev.but(
+                spread=s, spread_interval=None, variants=None
+            )
     elif (
         ev.rule in ("smaller", "near_bound")
         and ev.ratio_interval is not None
@@ -601,7 +556,7 @@ def seed_variants(ev: Evidence) -> dict:
         what = "ratio" if ev.rule == "smaller" else "median over seeds"
         for r, end in ((lo, "low end of its interval"), (hi, "high end")):
             x = r if ev.rule == "smaller" else r * ev.compared
-            out[f"{what} {g(x)} ({end})"] = ev.but(
+            out[f"{what} {_g(x)} ({end})"] = ev.but(
                 value=r * ev.compared, ratio_interval=None, variants=None
             )
     return out
@@ -633,8 +588,7 @@ def decide(claim: Mapping, evidence) -> Verdict:
     v, reason = _primary(claim, ev)
     settings = dict(ev.variants or {})
     if claim["kind"] == "paper" and "seeds" not in settings:
-        auto = seed_variants(ev)
-        if auto:
+        if auto := seed_variants(ev):
             settings["seeds"] = auto
     unknown = sorted(set(settings) - set(CHOICES))
     if unknown:
@@ -648,13 +602,8 @@ def decide(claim: Mapping, evidence) -> Verdict:
         rows = []
         for setting, x in options.items():
             var = _setting(ev, x)
-            rows.append(
-                {
-                    "setting": str(setting),
-                    "value": var.value,
-                    "verdict": _primary(claim, var)[0],
-                }
-            )
+            row = {"setting": str(setting), "value": var.value}
+            rows.append({**row, "verdict": _primary(claim, var)[0]})
         variants[choice] = rows
     clause, depends_on = variants_clause(variants, v)
     return Verdict(v, reason + clause, variants, depends_on)
@@ -681,12 +630,7 @@ def verdict(
 
 
 #: The verdicts on the paper from worst to best ([rulebook-cases]).
-WORST_FIRST = (
-    "not testable",
-    "not reproduced",
-    "partly reproduced",
-    "reproduced",
-)
+WORST_FIRST = ("not testable", "not reproduced", "partly reproduced", "reproduced")
 
 
 def worse_end(match) -> str:
@@ -715,12 +659,9 @@ def worst_case(verdicts, severity, counted=None) -> int:
     unknown = (set(verdicts) | set(counted)) - set(order)
     if unknown:
         raise ValueError(f"not verdicts on the paper: {sorted(unknown)}")
+    between = len(WORST_FIRST) - 1.5  # undecided: between partly and reproduced
     rank = [
-        (
-            order.index(c) if c != "undecided" else len(WORST_FIRST) - 1.5,
-            v == "undecided",
-            -x,
-        )
+        (order.index(c) if c != "undecided" else between, v == "undecided", -x)
         for v, c, x in zip(verdicts, counted, severity)
     ]
     return min(range(len(rank)), key=rank.__getitem__)

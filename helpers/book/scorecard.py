@@ -12,12 +12,7 @@ from collections import Counter
 from tabulate import tabulate
 
 from . import rulebook
-from .records import badge
-from .records import cell as _cell
-from .records import details as _details
-from .records import dropdown as _dropdown
-from .records import fmt as _fmt
-from .records import short as _short
+from .records import badge, cell, details, dropdown, fmt, short
 
 #: The verdicts on the paper's claims, in the bottom line's order and short names.
 COUNTED = {
@@ -114,62 +109,47 @@ def _lag(r: dict, brief: bool = False) -> str:
 def decides(r: dict, brief: bool = False) -> str:
     """The quantity that decides a verdict, with its numbers against its yardstick."""
     crit = r.get("criterion")
-    value, spread = r.get("value"), r.get("spread")
+    value, spread, paper = r.get("value"), r.get("spread"), r.get("paper")
     num = rulebook._number
-    _fmt = _g
     if crit in ("seed_noise", "beyond_noise") and num(value) and num(spread):
         text = (
-            f"{_quantity(r)} {_fmt(value)} against {rulebook.NOISE_MULTIPLE:g} x "
-            f"seed spread {_fmt(spread)}"
+            f"{_quantity(r)} {_g(value)} against {rulebook.NOISE_MULTIPLE:g} x "
+            f"seed spread {_g(spread)}"
         )
         lag = _lag(r, brief)
         return f"{text}; {lag}" if lag else text
-    if crit == "near" and num(value) and num(spread) and num(r.get("paper")):
+    near = crit in ("near", "same_run") and num(spread) and num(paper)
+    if num(value) and (crit == "gap" or near):  # as the reason says it, less the
+        return rulebook._rule(crit, value, paper, spread, None)  # alternative
+    if crit == "near_bound" and num(value) and num(paper):
         return (
-            f"|{_fmt(value)} - {_fmt(r['paper'])}| = {_fmt(abs(value - r['paper']))} "
-            f"against {rulebook.NOISE_MULTIPLE:g} x seed spread {_fmt(spread)}"
-        )
-    if crit == "near_bound" and num(value) and num(r.get("paper")):
-        return (
-            f"{_fmt(value)}, short of the bound {_fmt(r['paper'])} by "
-            f"{_fmt(abs(value - r['paper']))}, against {rulebook.BOUND_TOLERANCE:g} "
+            f"{_g(value)}, short of the bound {_g(paper)} by "
+            f"{_g(abs(value - paper))}, against {rulebook.BOUND_TOLERANCE:g} "
             "(one-sided)"
         )
-    if crit == "smaller" and num(value) and num(r.get("paper")) and r["paper"]:
+    if crit == "smaller" and num(value) and num(paper) and paper:
         text = (
-            f"ratio {_fmt(value / r['paper'])} against {rulebook.CLEARLY:g} "
-            f"({_fmt(value)} / {_fmt(r['paper'])})"
+            f"ratio {_g(value / paper)} against {rulebook.CLEARLY:g} "
+            f"({_g(value)} / {_g(paper)})"
         )
         iv = r.get("ratio_interval")
         if isinstance(iv, list) and len(iv) == 2:
-            text += f", its interval {_fmt(iv[0])} to {_fmt(iv[1])}"
+            text += f", its interval {_g(iv[0])} to {_g(iv[1])}"
         return text
-    if crit == "gap" and num(value):
-        return f"time gap {_fmt(value)} against {rulebook.CHECK_GAP:g}"
-    if crit == "same_run" and num(value) and num(spread) and num(r.get("paper")):
-        return (
-            f"step-size error left possible {_fmt(r['paper'])} against "
-            f"{rulebook.SAME_RUN_TOL:g}; time gap {_fmt(value)} against "
-            f"{rulebook.NOISE_MULTIPLE:g} x seed spread {_fmt(spread)}"
-        )
-    if r.get("paper") is not None:
-        return f"{_short(value)} against {_short(r['paper'])}"
-    return _short(value)
+    if paper is not None:
+        return f"{short(value)} against {short(paper)}"
+    return short(value)
 
 
 def why(r: dict) -> str:
     """Why a verdict is what it is, in one plain sentence from the record."""
-    text = _why(r)
-    other = [
-        x
-        for x in (r.get("variants") or {}).get("definition", [])
-        if x["verdict"] != r.get("verdict")
-    ]
-    for x in other[:1]:
-        text += f" Read as {x['setting']}: {x['verdict']}."
+    text, variants = _why(r), r.get("variants") or {}
+    other = [x for x in variants.get("definition", []) if x["verdict"] != r["verdict"]]
+    if other:
+        text += f" Read as {other[0]['setting']}: {other[0]['verdict']}."
     rest = [
         x["verdict"]
-        for c, xs in (r.get("variants") or {}).items()
+        for c, xs in variants.items()
         if c not in ("seeds", "rounding")
         for x in xs
         if x["verdict"] != "not testable"
@@ -181,9 +161,7 @@ def why(r: dict) -> str:
 
 def _why(r: dict) -> str:
     v, crit = r.get("verdict"), r.get("criterion")
-    value, spread, alt, paper = (
-        r.get(k) for k in ("value", "spread", "alternative", "paper")
-    )
+    value, spread, alt, paper = map(r.get, ("value", "spread", "alternative", "paper"))
     num = rulebook._number
     dep = r.get("depends_on") or []
     if v == "undecided" and "rounding" in dep:
@@ -199,7 +177,7 @@ def _why(r: dict) -> str:
     )
     tail = {
         "undecided": "; the verdict changes within the seed spread's interval, so more "
-        "seeds are needed",
+        "seeds are needed"
     }.get(v, "")
     if crit in ("seed_noise", "beyond_noise") and num(value) and num(spread) and spread:
         q, k = _quantity(r), value / spread
@@ -220,10 +198,10 @@ def _why(r: dict) -> str:
             text += ", beyond the noise"
         return f"{text}{lower}{tail}."
     if crit == "near_bound" and num(value) and num(paper):
-        short = abs(value - paper)
-        ok = "within" if short <= rulebook.BOUND_TOLERANCE else "beyond"
+        gap = abs(value - paper)
+        ok = "within" if gap <= rulebook.BOUND_TOLERANCE else "beyond"
         return (
-            f"The share is {_g(value)}: {_g(short)} of the weight falls outside the "
+            f"The share is {_g(value)}: {_g(gap)} of the weight falls outside the "
             f"claimed structure where the claim says none does, {ok} the "
             f"{rulebook.BOUND_TOLERANCE:g} a description may miss{tail}."
         )
@@ -256,13 +234,13 @@ def _why(r: dict) -> str:
             f"{lower}: {'holds' if ok else 'fails'}."
         )
     if crit == "exact":
-        return f"The book finds {_short(value)}; the paper says {_short(paper)}."
+        return f"The book finds {short(value)}; the paper says {short(paper)}."
     reason = (r.get("reason") or "").split(":")[0]
     return f"{reason[:1].upper()}{reason[1:]}." if reason else ""
 
 
 def _g(x) -> str:
-    return f"{x:.3g}" if rulebook._number(x) else _short(x)
+    return f"{x:.3g}" if rulebook._number(x) else short(x)
 
 
 def mark(r: dict, brief: bool = False) -> str:
@@ -338,27 +316,43 @@ def _rescued(r: dict) -> list[str]:
     ]
 
 
+#: Whose problem a failure is, by who decides it (:data:`WHO`'s order).
+_PROBLEM = {
+    "the paper's claim": "the paper's problem",
+    "the authors' code": "a choice of the authors' code",
+    "this book's construction": "resting on this book's construction",
+}
+
+
+def _group(row) -> str:
+    return row[2].get("group") or "Other"
+
+
+def _grouped(rows):
+    """``(group, its rows)`` per group with rows: :data:`GROUPS`, then any other."""
+    for group in (*GROUPS, *sorted({_group(x) for x in rows} - set(GROUPS))):
+        mine = [x for x in rows if _group(x) == group]
+        if mine:
+            yield group, mine
+
+
 def in_words(records: dict, reasons: bool = True) -> list[str]:
     """The bottom line per section of the paper, in plain words (no record names):
     what holds, what fails and whose problem, what is undecided or depends on a
     choice."""
-    rows = claims(records)
-    groups = list(GROUPS) + sorted(
-        {r.get("group") or "Other" for _, _, r, _ in rows} - set(GROUPS)
-    )
     out = []
-    for group in groups:
-        mine = [x for x in rows if (x[2].get("group") or "Other") == group]
-        if not mine:
-            continue
-        by = lambda *vs: [x for x in mine if x[2]["verdict"] in vs]  # noqa: E731
+    for group, mine in _grouped(claims(records)):
         said = []
-        holds = by("reproduced")
-        if holds:
-            said.append(f"holds: {_names(holds)}")
-        partly = by("partly reproduced")
-        if partly:
-            said.append(f"holds in part: {_names(partly)}")
+
+        def by(*verdicts):
+            return [x for x in mine if x[2]["verdict"] in verdicts]
+
+        def named(rows, words):
+            if rows:
+                said.append(f"{words}: {_names(rows)}")
+
+        named(by("reproduced"), "holds")
+        named(by("partly reproduced"), "holds in part")
         fails = by("not reproduced")
         rescued = [x for x in fails if _rescued(x[2])]
         if rescued:
@@ -373,33 +367,22 @@ def in_words(records: dict, reasons: bool = True) -> list[str]:
                     for x in rescued
                 )
             )
-        fails = [x for x in fails if x not in rescued]
-        for who, (_, whose) in WHO.items():
-            mine_ = [x for x in fails if (x[2].get("decided_by") or WHO_DEFAULT) == who]
-            if mine_:
-                problem = {
-                    "the paper's claim": "the paper's problem",
-                    "the authors' code": "a choice of the authors' code",
-                    "this book's construction": "resting on this book's construction",
-                }[who]
-                said.append(
-                    f"fails ({problem}): "
-                    + (
-                        "; ".join(f"{_label(x[2])} ({why(x[2])[:-1]})" for x in mine_)
-                        if reasons
-                        else _names(mine_)
-                    )
-                )
+        for who, problem in _PROBLEM.items():
+            mine_ = [
+                x
+                for x in fails
+                if x not in rescued and (x[2].get("decided_by") or WHO_DEFAULT) == who
+            ]
+            if mine_ and reasons:
+                each = "; ".join(f"{_label(x[2])} ({why(x[2])[:-1]})" for x in mine_)
+                said.append(f"fails ({problem}): {each}")
+            else:
+                named(mine_, f"fails ({problem})")
         open_ = by("undecided")
         rounded = [x for x in open_ if "rounding" in (x[2].get("depends_on") or [])]
-        if rounded:
-            said.append(f"float32 rounding decides (undecided): {_names(rounded)}")
-        seeds = [x for x in open_ if x not in rounded]
-        if seeds:
-            said.append(f"the seeds cannot decide: {_names(seeds)}")
-        untestable = by("not testable")
-        if untestable:
-            said.append(f"not testable: {_names(untestable)}")
+        named(rounded, "float32 rounding decides (undecided)")
+        named([x for x in open_ if x not in rounded], "the seeds cannot decide")
+        named(by("not testable"), "not testable")
         dep = [x for x in mine if set(x[2].get("depends_on") or []) - {"rounding"}]
         if dep:
             chosen = sorted(
@@ -418,15 +401,15 @@ def in_words(records: dict, reasons: bool = True) -> list[str]:
 
 def _row(ch: str, name: str, r: dict, parts: list) -> list[str]:
     fig = f" · {{numref}}`{r['figure']}`" if r.get("figure") else ""
-    claim = f"{_cell(_label(r))}<br>[{ch}]({ch}.ipynb){fig}"
-    verdict = f"{badge(r['verdict'])}<br>{_cell(mark(r, True))}; decided by {_who(r)}"
+    claim = f"{cell(_label(r))}<br>[{ch}]({ch}.ipynb){fig}"
+    verdict = f"{badge(r['verdict'])}<br>{cell(mark(r, True))}; decided by {_who(r)}"
     lag = _lag(r, True)
     said = why(r)
-    number = _cell(f"{said[:-1]}: {lag} in time." if lag and said else said)
+    number = cell(f"{said[:-1]}: {lag} in time." if lag and said else said)
     for pname, p in parts:
         number += (
-            f"<br>also, {_cell(_label(p))}: {badge(p['verdict'])} "
-            f"({_cell(decides(p, True))})"
+            f"<br>also, {cell(_label(p))}: {badge(p['verdict'])} "
+            f"({cell(decides(p, True))})"
         )
     return [claim, verdict, number]
 
@@ -451,9 +434,6 @@ def verdict_line(chapter: str, name: str, records: dict) -> str:
     )
 
 
-HEADERS = ["claim", "verdict", "why"]
-
-
 def bold_line(records: dict) -> str:
     """The bottom line in bold, as the scorecard opens (before its figure)."""
     return f"**{bottom_line(records)}**"
@@ -461,89 +441,67 @@ def bold_line(records: dict) -> str:
 
 def scorecard(records: dict, bold: bool = True) -> str:
     """The scorecard page's body as Markdown, a table per section of the paper."""
-    rows = claims(records)
     out = [bold_line(records), ""] if bold else []
-
-    out += _dropdown(
+    out += dropdown(
         "The bottom line per section, in words",
         [x for sentence in in_words(records, reasons=False) for x in (sentence, "")],
         print_omit=True,
     )
-    groups = list(GROUPS) + sorted(
-        {r.get("group") or "Other" for _, _, r, _ in rows} - set(GROUPS)
-    )
-    for group in groups:
-        mine = [x for x in rows if (x[2].get("group") or "Other") == group]
-        if not mine:
-            continue
-        table = tabulate([_row(*x) for x in mine], HEADERS, tablefmt="github")
+    for group, mine in _grouped(claims(records)):
+        rows = [_row(*x) for x in mine]
+        table = tabulate(rows, ["claim", "verdict", "why"], tablefmt="github")
         out += ["", f"## {group}", "", table]
-        details = []
+        body = []
         for ch, n, r, parts in mine:
-            details += _details(n, r)
-            details += _variants(r)
-            for pn, p in parts:
-                details += _details(pn, p) + _variants(p)
-        out += _dropdown(
+            for name, rec in [(n, r), *parts]:
+                body += details(name, rec) + _variants(rec)
+        out += dropdown(
             f"Details of {group}: the paper's words, reasons, variants",
-            details,
+            body,
             print_omit=True,  # the PDF prints the table; the details are online
         )
     return "\n".join(out)
 
 
 def _variants(r: dict) -> list[str]:
-    variants = r.get("variants") or {}
-    if not variants:
-        return []
-    lines = ["* Varied over the book's own choices:"]
-    for choice, rows in variants.items():
-        each = "; ".join(
-            f"{x['setting']}: {_fmt(x['value'])} ({x['verdict']})" for x in rows
-        )
-        lines.append(f"  * {choice}: {each}")
-    return lines + [""]
+    lines = [
+        f"  * {choice}: "
+        + "; ".join(f"{x['setting']}: {fmt(x['value'])} ({x['verdict']})" for x in rows)
+        for choice, rows in (r.get("variants") or {}).items()
+    ]
+    return ["* Varied over the book's own choices:", *lines, ""] if lines else []
 
 
 def choices_table() -> str:
     """:data:`rulebook.CHOICES` as a table (page *How verdicts are decided*)."""
-    return tabulate(
-        [[f"`{k}`", _cell(v)] for k, v in rulebook.CHOICES.items()],
-        ["choice", "what is varied"],
-        tablefmt="github",
-    )
+    rows = [[f"`{k}`", cell(v)] for k, v in rulebook.CHOICES.items()]
+    return tabulate(rows, ["choice", "what is varied"], tablefmt="github")
+
+
+def _where(records: dict, test) -> list[tuple[str, str, dict]]:
+    """``(chapter, name, record)`` of every record that passes ``test``."""
+    return [
+        (ch, n, r) for ch, recs in records.items() for n, r in recs.items() if test(r)
+    ]
 
 
 def appendix(records: dict) -> str:
     """Every record, kind by kind, with its numbers, reason and variants."""
     out = []
-    kinds = {"paper": "The paper's claims", **OTHER_KINDS}
-    for kind, title in kinds.items():
-        mine = [
-            (ch, n, r)
-            for ch, recs in records.items()
-            for n, r in recs.items()
-            if r.get("kind") == kind
-        ]
+    for kind, title in {"paper": "The paper's claims", **OTHER_KINDS}.items():
+        mine = _where(records, lambda r: r.get("kind") == kind)
         if not mine:
             continue
         tally = Counter(r["verdict"] for _, _, r in mine)
         verdicts = ", ".join(f"{n} {v}" for v, n in sorted(tally.items()))
-        table = tabulate(
-            [
-                [
-                    f"{_cell(r.get('claim') or n)}<br>[{ch}]({ch}.ipynb)",
-                    badge(r["verdict"]),
-                    _cell(decides(r)),
-                ]
-                for ch, n, r in mine
-            ],
-            ["record", "verdict", "what decides it"],
-            tablefmt="github",
-        )
-        body = [table, ""]
+        rows = [
+            [f"{cell(r.get('claim') or n)}<br>[{ch}]({ch}.ipynb)", badge(r["verdict"])]
+            + [cell(decides(r))]
+            for ch, n, r in mine
+        ]
+        body = [tabulate(rows, ["record", "verdict", "what decides it"], "github"), ""]
         for ch, n, r in mine:
-            body += _details(n, r) + _variants(r)
+            body += details(n, r) + _variants(r)
         counted = ""
         if kind == "paper":
             n_claims = len(claims(records))
@@ -554,26 +512,14 @@ def appendix(records: dict) -> str:
                 f"counts {n_claims} claims, one verdict each."
             )
         out += ["", f"## {title}", "", f"{len(mine)} records: {verdicts}.{counted}"]
-        out += _dropdown(f"{title}: every record", body, print_omit=True)
-    targets = [
-        (ch, n, r)
-        for ch, recs in records.items()
-        for n, r in recs.items()
-        if r.get("target")
-    ]
+        out += dropdown(f"{title}: every record", body, print_omit=True)
+    targets = _where(records, lambda r: r.get("target"))
     if targets:
-        table = tabulate(
-            [
-                [
-                    f"[`{n}`]({ch}.ipynb)",
-                    _cell(_short(r["value"])),
-                    f"{r['target']} {_cell(_fmt(r['paper']))}",
-                    badge(r["verdict"]),
-                ]
-                for ch, n, r in targets
-            ],
-            ["record", "value", "target", "verdict"],
-            tablefmt="github",
-        )
+        rows = [
+            [f"[`{n}`]({ch}.ipynb)", cell(short(r["value"]))]
+            + [f"{r['target']} {cell(fmt(r['paper']))}", badge(r["verdict"])]
+            for ch, n, r in targets
+        ]
+        table = tabulate(rows, ["record", "value", "target", "verdict"], "github")
         out += ["", "## The book's own targets", "", table]
     return "\n".join(out)

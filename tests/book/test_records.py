@@ -41,7 +41,7 @@ def registered(monkeypatch):
             },
         }
     }
-    monkeypatch.setattr(rulebook, "_registry", lambda: entries)
+    monkeypatch.setattr(rulebook, "registry", lambda: entries)
 
 
 def test_records_roundtrip(tmp_path, registered):
