@@ -1,7 +1,5 @@
-"""What the page *Finding the gates* reads off Algorithm 1's clusterings.
-
-Defined for the page book/gate_finding.md.
-"""
+"""What the page *Finding the gates* reads off Algorithm 1's clusterings (Defined for
+the page book/gate_finding.md)."""
 
 from __future__ import annotations
 
@@ -38,9 +36,8 @@ def check_seeds(elbow_seeds: int, trainings: int) -> None:
 def sampled_gates(
     net: GatedNetwork, ds: Dataset, *, lr: float, epochs: int, seeds, every: int
 ) -> GateSamples:
-    """Algorithm 1's samples of ``net`` on ``ds``, kept ``same_everywhere``
-    (:func:`helpers.core.store.derived`): another CPU's float32 rounding can tip
-    k-means among near-ties, so every CPU clusters the kept samples."""
+    """Algorithm 1's samples of ``net`` on ``ds``, kept ``same_everywhere``: another
+    CPU's float32 rounding could tip k-means among near-ties."""
     seeds = tuple(int(s) for s in np.atleast_1d(seeds))
     parts = (net, ds, lr, epochs, seeds, int(every))
 

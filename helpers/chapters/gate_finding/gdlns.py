@@ -1,7 +1,5 @@
-"""The GDLNs of Algorithm 1's clusterings against the ReLU network, and the elbow.
-
-Defined for the page book/gate_finding.md.
-"""
+"""The GDLNs of Algorithm 1's clusterings against the ReLU network, and the elbow
+(Defined for the page book/gate_finding.md)."""
 
 from __future__ import annotations
 
@@ -78,13 +76,10 @@ def read_elbow(samples: GateSamples, by_k: dict, n_seeds: int) -> Elbow:
 
 
 def elbow_restarts(samples, X, Y, by_k: dict, n_init: int, random_state: int, **gd):
-    """Fig. 9's elbow with every ``K`` clustered from ``n_init`` k-means restarts
-    (the ``restarts`` variant of ``best_k``); a GDLN is retrained only where the
-    centroids differ from ``by_k``'s.  ``gd``: :func:`helpers.core.algorithm1.elbow`'s.
-
-    Returns:
-        ``{"errors", "best_k", "retrained", "k3", "clusterings"}``.
-    """
+    """Fig. 9's elbow with every ``K`` clustered from ``n_init`` k-means restarts; a
+    GDLN is retrained only where the centroids differ from ``by_k``'s.  ``gd``:
+    :func:`helpers.core.algorithm1.elbow`'s.  Returns ``{"errors", "best_k",
+    "retrained", "k3", "clusterings"}``."""
     if isinstance(n_init, bool) or not isinstance(n_init, (int, np.integer)):
         raise ValueError(f"n_init must be an integer >= 1, got {n_init!r}")
     if n_init < 1:
@@ -212,13 +207,11 @@ def runner_up(
     samples, best: Clustering, random_states, ds: Dataset, tol: float | None = None
 ) -> tuple[Clustering | None, float]:
     """k-means' runner-up at ``best.K`` (lowest objective with other context strings
-    over single restarts) when it ties the best
-    (:func:`helpers.book.rulebook.kmeans_tie`).
+    over single restarts) if it ties the best (:func:`~.rulebook.kmeans_tie`).
 
     Returns:
-        ``(clustering or None, excess)``, ``excess`` the relative objective excess
-        (``inf`` where every restart found the best's strings).
-    """
+        ``(clustering or None, excess)``: the relative objective excess (``inf`` where
+        every restart found the best's strings)."""
     states = list(random_states)
     if not states:
         raise ValueError("random_states must list at least one k-means seed")

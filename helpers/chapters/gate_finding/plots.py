@@ -34,24 +34,27 @@ def draw_centroids(ax, cl, labels, boundaries=(), title=""):
     ax.set_title(title, fontsize=9, loc="left")
 
 
-def _boundaries(ds):
-    return [8 * c for c in range(1, ds.n_contexts)]
+def _stacked(panels, ds, height):
+    """``(title, clustering)`` panels one above the other, each as high as its K."""
+    ratios = [cl.K for _, cl in panels]
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(7, height), gridspec_kw={"height_ratios": ratios}
+    )
+    bounds = [8 * c for c in range(1, ds.n_contexts)]
+    for ax, (title, cl) in zip(np.atleast_1d(axes), panels):
+        draw_centroids(ax, cl, context_strings(cl, ds), bounds, title)
+    ax.set_xticks(range(ds.P), ds.column_labels(), rotation=90, fontsize=6)
+    plt.tight_layout()
 
 
 def centroids(samples, by_k, ks, ds, random_state):
     """Fig. 8: the clustering for each K in ``ks`` (fig-gate_finding-centroids)."""
-    fig, axes = plt.subplots(
-        len(ks), 1, figsize=(7, 0.9 + 0.32 * sum(ks)), gridspec_kw={"height_ratios": ks}
-    )
-    axes = np.atleast_1d(axes)
-    for ax, K in zip(axes, ks):
-        if K in by_k:
-            cl = by_k[K].clustering
-        else:
-            cl = cluster_gates(samples, K, random_state=random_state)
-        draw_centroids(ax, cl, context_strings(cl, ds), _boundaries(ds), f"K = {K}")
-    axes[-1].set_xticks(range(ds.P), ds.column_labels(), rotation=90, fontsize=6)
-    plt.tight_layout()
+    panels = [
+        (f"K = {K}", by_k[K].clustering if K in by_k
+         else cluster_gates(samples, K, random_state=random_state))
+        for K in ks
+    ]  # fmt: skip
+    _stacked(panels, ds, 0.9 + 0.32 * sum(ks))
 
 
 def emergence(samples, share_t, patterns):
@@ -154,17 +157,7 @@ def xor(results, show, ks):
 
 def depth(d: Depth):
     """Algorithm 1 on the depth network's two layers (fig-gate_finding-depth)."""
-    clus_d1, clus_d2, ds = d.layer1, d.layer2, d.ds
-    show = [K for K in clus_d2 if K >= 3]
-    fig, axes = plt.subplots(
-        len(show) + 1,
-        1,
-        figsize=(7, 1.2 + 0.32 * (3 + sum(show))),
-        gridspec_kw={"height_ratios": [3, *show]},
-    )
-    panels = [(1, 3, clus_d1[3])] + [(2, K, clus_d2[K]) for K in show]
-    for ax, (layer, K, cl) in zip(axes, panels):
-        title = f"layer {layer}, K = {K}"
-        draw_centroids(ax, cl, context_strings(cl, ds), _boundaries(ds), title)
-    axes[-1].set_xticks(range(ds.P), ds.column_labels(), rotation=90, fontsize=6)
-    plt.tight_layout()
+    show = [K for K in d.layer2 if K >= 3]
+    panels = [("layer 1, K = 3", d.layer1[3])]
+    panels += [(f"layer 2, K = {K}", d.layer2[K]) for K in show]
+    _stacked(panels, d.ds, 1.2 + 0.32 * (3 + sum(show)))

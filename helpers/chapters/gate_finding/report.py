@@ -96,73 +96,52 @@ def _fig8(r: Runs) -> tuple[int, dict]:
     ds, smp, C, Ks = r.ds, r.samples, r.ds.n_contexts, r.elbow.Ks
     cl4, cl3 = (r.by_k[K].clustering for K in (4, 3))
     k4, s3 = context_strings(cl4, ds), context_strings(cl3, ds)
-    off = _k4_off(cl4, k4, ds)
-    beyond = [_beyond_four(r, K) for K in Ks[4:]]
+    labels = ds.column_labels()
+    off = [  # the centroid entries (column, value) the K = 4 patterns do not match
+        f"{labels[i]} ({cl4.centroids[k, i]:.2f})"
+        for k, p in enumerate(k4)
+        for i in np.flatnonzero(cl4.binary[k] != context_level(p, ds))
+    ]
+    beyond = []  # the patterns each K > 4 adds beyond the four (or item-dependent)
+    for K in Ks[4:]:
+        pats, dep = measures.context_patterns(
+            r.by_k[K].clustering.binary, ds.contexts, C
+        )
+        new = [
+            p + (" off everywhere" if p == "0" * C else " item-dependent" if d else "")
+            for p, d in zip(pats, dep)
+            if p not in EXPECTED4 or d
+        ]
+        beyond.append(f"K = {K}: {', '.join(new) if new else 'none'}")
     common = ["1" * C in context_strings(r.by_k[K].clustering, ds) for K in Ks]
     missing3 = sorted(set(EXPECTED4) - set(s3))
     allon3 = cl3.centroids[s3.index("111")]
     i_common = k4.index("1" * C)
     exact = kit.prose(GF, "k4_off" if off else "k4_exact", off=len(off), n=4 * ds.P)
     n, counts = smp.n_samples, smp.counts
+    # the units' paths through the K = 4 clusters: of those whose last sample is in a
+    # 2-of-3 cluster, the share that were in the all-on (common) cluster before
+    lab, share_t = unit_clusters(smp, cl4)
+    final_mixed = lab[:, -1] != i_common
+    was_common = np.any(lab[:, :-1] == i_common, axis=1)
+    were_common = np.sum(final_mixed & was_common) / max(np.sum(final_mixed), 1)
     return len(off), {
-        "rows": n,
-        "distinct": len(smp.patterns),
-        "n_samples_per_run": len(smp.epochs),
+        "rows": n, "distinct": len(smp.patterns), "n_samples_per_run": len(smp.epochs),
         "dead_share": float(counts[~smp.patterns.any(axis=1)].sum() / n),
         "allon_share": float(counts[smp.patterns.all(axis=1)].sum() / n),
-        "k4_patterns": ", ".join(k4),
-        "k4_exact": exact,
+        "k4_patterns": ", ".join(k4), "k4_exact": exact,
         "k4_off_points": ", ".join(off) or "none",
         "beyond4": "; ".join(beyond) or "none",
         "common_all": "every" if all(common) else f"{sum(common)} of {len(Ks)}",
-        "k_max": max(Ks),
-        "k3_missing": ", ".join(missing3) or "none",
+        "k_max": max(Ks), "k3_missing": ", ".join(missing3) or "none",
         "k3_allon_freq": ", ".join(
             f"{allon3[ds.contexts == c].mean():.2f}" for c in range(C)
         ),
         "k4_shares": ", ".join(f"{s} {100 * w:.0f}%" for s, w in zip(k4, cl4.shares)),
-        **_common_to_mixed(smp, cl4, i_common),
-    }
-
-
-def _k4_off(cl4, k4, ds) -> list[str]:
-    """The centroid entries (column, value) of the K = 4 clustering ``cl4`` that its
-    context-level patterns ``k4`` do not match."""
-    labels = ds.column_labels()
-    return [
-        f"{labels[i]} ({cl4.centroids[k, i]:.2f})"
-        for k, p in enumerate(k4)
-        for i in np.flatnonzero(cl4.binary[k] != context_level(p, ds))
-    ]
-
-
-def _beyond_four(r: Runs, K: int) -> str:
-    """The patterns the K-cluster solution adds beyond the expected four (or makes
-    item-dependent), in words."""
-    C = r.ds.n_contexts
-    binary = r.by_k[K].clustering.binary
-    pats, dep = measures.context_patterns(binary, r.ds.contexts, C)
-    new = [
-        p + (" off everywhere" if p == "0" * C else " item-dependent" if d else "")
-        for p, d in zip(pats, dep)
-        if p not in EXPECTED4 or d
-    ]
-    return f"K = {K}: {', '.join(new) if new else 'none'}"
-
-
-def _common_to_mixed(smp, cl4, i_common: int) -> dict:
-    """The units' paths through the K = 4 clusters: the share of those ending in a
-    2-of-3 cluster that were in the all-on (common) cluster before, and the common
-    cluster's peak and final share."""
-    lab, share_t = unit_clusters(smp, cl4)
-    final_mixed = lab[:, -1] != i_common  # last sample in a 2-of-3 cluster
-    was_common = np.any(lab[:, :-1] == i_common, axis=1)  # ... all-on before
-    share = np.sum(final_mixed & was_common) / max(np.sum(final_mixed), 1)
-    return {
-        "mixed_were_common": float(share),
+        "mixed_were_common": float(were_common),
         "common_peak": float(share_t[i_common].max()),
         "common_end": float(share_t[i_common, -1]),
-    }
+    }  # fmt: skip
 
 
 def _fig9(r: Runs, pm: Params) -> dict:
@@ -171,33 +150,23 @@ def _fig9(r: Runs, pm: Params) -> dict:
     L_relu, L4, best3 = r.samples.run.loss[0], r.by_k[4].loss[0], r.by_k[3].clustering
     err3_few = few["errors"][KS.index(3)]
     return {
-        "elbow_seeds": r.elbow.n_seeds,
-        "n_init": pm.n_init,
-        "best_k": r.elbow.best_k,
+        "elbow_seeds": r.elbow.n_seeds, "n_init": pm.n_init, "best_k": r.elbow.best_k,
         "best_k_seeds": ", ".join(str(k) for k in r.elbow.best_k_seed),
-        "best_k_within": r.elbow.best_k_within,
-        "err4": e4,
-        "err3": e3,
-        "err_min": float(e.min()),
-        "err4_over_min": float(e[KS.index(4)] / e.min()),
+        "best_k_within": r.elbow.best_k_within, "err4": e4, "err3": e3,
+        "err_min": float(e.min()), "err4_over_min": float(e[KS.index(4)] / e.min()),
         "err_ratio34": float(e[KS.index(3)] / e[KS.index(4)]),
         "err_min_k": int(KS[int(np.argmin(e))]),
         "err_seed_sd": float(np.max(r.elbow.err_seed.std(axis=1) / e)),
         "relu_3000": float(L_relu[3000]),
-        "relu_end": kit.med(r.elbow.relu_loss[:, -1]),
-        "k4_3000": float(L4[3000]),
+        "relu_end": kit.med(r.elbow.relu_loss[:, -1]), "k4_3000": float(L4[3000]),
         "k4_end": kit.med(r.by_k[4].loss[:, -1]),
         "single_range": f"{100}–{100 + pm.single_inits - 1}",
-        "k3_few": _joined(few["k3"], r.ds),
-        "k3_few_inertia": few["k3"].inertia,
-        "k3_best": _joined(best3, r.ds),
-        "k3_best_inertia": best3.inertia,
+        "k3_few": _joined(few["k3"], r.ds), "k3_few_inertia": few["k3"].inertia,
+        "k3_best": _joined(best3, r.ds), "k3_best_inertia": best3.inertia,
         "k3_obj_diff": 100 * (few["k3"].inertia / best3.inertia - 1),
-        "err3_few": err3_few,
-        "best_k_few": few["best_k"],
-        "n_init_few": pm.n_init_check,
-        "err3_ratio": float(e[KS.index(3)] / err3_few),
-    }
+        "err3_few": err3_few, "best_k_few": few["best_k"],
+        "n_init_few": pm.n_init_check, "err3_ratio": float(e[KS.index(3)] / err3_few),
+    }  # fmt: skip
 
 
 def _restarts(r: Runs, pm: Params) -> dict:
@@ -220,10 +189,8 @@ def _restarts(r: Runs, pm: Params) -> dict:
     )
     return {
         "restarts_list": ", ".join(str(n) for n in el if n != pm.n_init),
-        "restarts_ks": ks,
-        "restarts_min_ks": min_ks,
-        "review_restarts": text,
-    }
+        "restarts_ks": ks, "restarts_min_ks": min_ks, "review_restarts": text,
+    }  # fmt: skip
 
 
 def _record_elbow(r: Runs, pm: Params) -> dict:
@@ -241,88 +208,67 @@ def _record_elbow(r: Runs, pm: Params) -> dict:
         "main_k": int(main.best_k),
         "main_k_seeds": ", ".join(str(k) for k in main.best_k_seed),
         "main_k_within": int(main.best_k_within),
-        "main_bend3": float(bends.get(3, np.nan)),
-        "main_err3": float(e[KS.index(3)]),
-        "main_bend4": float(bends.get(4, np.nan)),
-        "main_err4": float(e[KS.index(4)]),
-        "main_err_min": float(e.min()),
-        "main_err_min_k": int(KS[int(np.argmin(e))]),
+        "main_bend3": float(bends.get(3, np.nan)), "main_err3": float(e[KS.index(3)]),
+        "main_bend4": float(bends.get(4, np.nan)), "main_err4": float(e[KS.index(4)]),
+        "main_err_min": float(e.min()), "main_err_min_k": int(KS[int(np.argmin(e))]),
         "main_err4_over_min": float(e[KS.index(4)] / e.min()),
         **per,
         "main_restarts": ", ".join(
             f"K = {k} ({_n_restarts(n)})" for n, k in sorted(r.restart_ks.items())
         ),
-        "kmeans_tie": rulebook.KMEANS_TIE,
-        "ties": _tie_words(r),
+        "kmeans_tie": rulebook.KMEANS_TIE, "ties": _tie_words(r),
         "k3_runner_up": k3[0] if k3 else "none within KMEANS_TIE",
-    }
+    }  # fmt: skip
 
 
 def _gdln(r: Runs, pm: Params) -> dict:
+    """Glue of the GDLNs against the ReLU trainings: per start and construction, when
+    the runs reach the last loss level, and the K = 4 clustering's sensitivity."""
     rows, m_main, m = r.starts.rows, r.starts.m[pm.init], r.m_paper
     best = min(rows, key=lambda i: rows[i]["gap_k4"])
     gaps = [x["gap_k4"] for x in rows.values()]
     moves = max(gaps) - min(gaps) <= rulebook.CLEARLY * min(gaps)
     matched = r.starts.points["matched"][4].loss
+    # the last loss level's epoch in the ReLU and the K = 4 and 3 GDLN runs (all starts)
+    curves = {"relu": r.elbow.relu_loss}
+    curves |= {
+        f"k{K}": np.concatenate([d[K].loss for d in r.starts.points.values()])
+        for K in (4, 3)
+    }
+    last = {
+        k: np.array([measures.level_times(L) for L in c])[:, -1]
+        for k, c in curves.items()
+    }
+    sens = {g: [x[-1] for x in r.sensitivity if x[0] == g] for g in ("seeds", "alone")}
+    subsets = [x for x in r.sensitivity if x[0] == "subsets"]
     return {
-        "gap_k4": m_main.value,
-        "gap_k3": m_main.alternative,
+        "gap_k4": m_main.value, "gap_k3": m_main.alternative,
         "gap_spread": m_main.spread,
         "gap_spread_2x": rulebook.NOISE_MULTIPLE * m_main.spread,
-        "gap_verdict": rows[pm.init]["verdict"],
-        "elbow_init": pm.init,
-        "epochs": pm.epochs,
-        "best_init": best,
+        "gap_verdict": rows[pm.init]["verdict"], "elbow_init": pm.init,
+        "epochs": pm.epochs, "best_init": best,
         "init_moves": "little" if moves else "much",
         "best_init_gap": rows[best]["gap_k4"],
         "best_init_verdict": rows[best]["verdict"],
         "best_init_final": rows[best]["final_loss_k4"],
-        **_last_level(r),
+        "relu_t_last": float(np.nanmedian(last["relu"])),
+        "last_level": 100 * measures.LEVELS[-1],
+        **{
+            f"{k}_reach": f"{int(np.isfinite(t).sum())} of {len(t)}"
+            for k, t in last.items()
+            if k != "relu"
+        },
         **{f"variant_gap{i}": v for i, v in enumerate(r.constructions.gaps)},
         "gap_k4_matched": measures.match(r.elbow.relu_loss, matched).value,
-        "paper_gap": m.value,
-        "paper_gap_k3": m.alternative,
-        "paper_spread": m.spread,
+        "paper_gap": m.value, "paper_gap_k3": m.alternative, "paper_spread": m.spread,
         "paper_spread_lo": m.spread_interval[0],
-        "paper_spread_hi": m.spread_interval[1],
-        "paper_verdict": rulebook.verdict(m),
+        "paper_spread_hi": m.spread_interval[1], "paper_verdict": rulebook.verdict(m),
         "k3_patterns": _joined(r.by_k[3].clustering, r.ds),
-        **_sensitivity_glue(r),
-    }
-
-
-def _last_level(r: Runs) -> dict:
-    """When the ReLU runs reach the last loss level (median epoch), and how many of
-    the K = 4 and K = 3 GDLN runs (over every start) reach it."""
-    pts = r.starts.points.values()
-    loss = {f"k{K}": np.concatenate([d[K].loss for d in pts]) for K in (4, 3)}
-    t_levels = {
-        k: np.array([measures.level_times(L) for L in curves])
-        for k, curves in {"relu": r.elbow.relu_loss, **loss}.items()
-    }
-    reach = {
-        f"{k}_reach": f"{int(np.isfinite(t[:, -1]).sum())} of {len(t)}"
-        for k, t in t_levels.items()
-        if k != "relu"
-    }
-    return {
-        "relu_t_last": float(np.nanmedian(t_levels["relu"][:, -1])),
-        "last_level": 100 * measures.LEVELS[-1],
-        **reach,
-    }
-
-
-def _sensitivity_glue(r: Runs) -> dict:
-    """How often k-means seeds and single GDLN seeds give the same patterns, and which
-    subsets of the samples do."""
-    sens = {g: [x for x in r.sensitivity if x[0] == g] for g in ("seeds", "alone")}
-    subsets = [x for x in r.sensitivity if x[0] == "subsets"]
-    return {
-        "kmeans_same": f"{sum(x[-1] for x in sens['seeds'])} of {len(sens['seeds'])}",
-        "single_same": f"{sum(x[-1] for x in sens['alone'])} of {len(sens['alone'])}",
+        "kmeans_same": f"{sum(sens['seeds'])} of {len(sens['seeds'])}",
+        "single_same": f"{sum(sens['alone'])} of {len(sens['alone'])}",
         "subsets_ok": ", ".join(x[1] for x in subsets if x[-1]) or "none",
         "subsets_bad": ", ".join(x[1] for x in subsets if not x[-1]) or "none",
-    }
+    }  # fmt: skip
 
 
 def _xor_glue(r: Runs) -> dict:
@@ -346,29 +292,25 @@ def _depth_glue(r: Runs) -> dict:
     each K, and whether its runs learn in step."""
     ds, c1, c2 = r.depth.ds, r.depth.layer1, r.depth.layer2
     s1 = context_strings(c1[2], ds)
+    s2 = {K: context_strings(c, ds) for K, c in c2.items()}
+    dep = [f"{item_dependent(c, ds)} of {K}" for K, c in c2.items()]
     d_end = r.depth.samples.run.loss[:, -1]
     spread = float(d_end.max() / d_end.min())
     step = "out_of_step" if spread > 2 else "in_step"
     mixed = ["110", "101", "011"]
-    first = [
-        K for K, cl in c2.items() if all(m in context_strings(cl, ds) for m in mixed)
-    ]
+    first = [K for K, s in s2.items() if all(m in s for m in mixed)]
     first = str(first[0]) if first else f"no K up to {max(r.depth.layer2)}"
     return {
         "d_layer1_k2": ", ".join(f"{p} ({w:.2f})" for p, w in zip(s1, c1[2].shares)),
-        "d2_itemdep": ", ".join(
-            f"{item_dependent(cl, ds)} of {K}" for K, cl in c2.items()
-        ),
+        "d2_itemdep": ", ".join(dep),
         "d_layer1_on": float(sum(w for s, w in zip(s1, c1[2].shares) if s == "111")),
         "d_in_step": kit.prose(GF, step, spread=spread),
         "d_init_loss": float(r.depth.samples.run.loss[0, 0]),
         "d_end_loss": ", ".join(f"{v:.3g}" for v in d_end),
-        "d2_k4": _joined(c2[4], ds) if 4 in c2 else "n/a",
-        "d2_all": ", ".join(
-            sorted({s for cl in c2.values() for s in context_strings(cl, ds)})
-        ),
+        "d2_k4": ", ".join(s2[4]) if 4 in c2 else "n/a",
+        "d2_all": ", ".join(sorted({s for ss in s2.values() for s in ss})),
         "d2_first_mixed": first,
-    }
+    }  # fmt: skip
 
 
 def _bends(e: Elbow) -> np.ndarray:
@@ -392,82 +334,47 @@ def _tied(t, r: Runs) -> dict:
     return dict(K=t.K, runner_up=_joined(t.runner_up, r.ds), excess=100 * t.excess)
 
 
-def _optimum_settings(r: Runs, best_k: int) -> dict:
-    """``best_k``'s ``optimum`` variants: the elbow with each tied runner-up optimum."""
-    if not r.ties:
-        return {kit.prose(GF, "optimum_none"): best_k}
-    return {kit.prose(GF, "optimum", **_tied(t, r)): int(t.best_k) for t in r.ties}
-
-
-def _k4_optimum(r: Runs, k4: list) -> dict:
-    """``k4_patterns``' ``optimum`` variant: a tied runner-up K = 4 optimum's."""
-    tie = [t for t in r.ties if t.K == 4]
-    if not tie:
-        return {kit.prose(GF, "k4_optimum_none"): list(k4)}
-    key = kit.prose(GF, "k4_optimum", **_tied(tie[0], r))
-    return {key: list(context_strings(tie[0].runner_up, r.ds))}
-
-
-def _k3_optimum(r: Runs) -> dict:
-    """``gap_k4_relu``'s ``optimum`` variant: a tied runner-up K = 3 alternative."""
-    tie = next((t for t in r.ties if t.K == 3), None)
-    if tie is None or r.m_paper_tie is None:
-        return {kit.prose(GF, "k3_optimum_none"): r.m_paper}
-    return {kit.prose(GF, "k3_optimum", **_tied(tie, r)): r.m_paper_tie}
-
-
-def _k4_evidence(r: Runs):
-    """The K = 4 patterns against the expected four, with the other binarisation
-    thresholds and the optimum as variants."""
-    ds, cl4 = r.ds, r.by_k[4].clustering
-    k4 = context_strings(cl4, ds)
+def _records(rec, r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
+    """The page's records, each with the values its note names, and their variants:
+    the other binarisation thresholds, constructions, k-means restarts, GDLN seeds,
+    the factor-2 rule, and each tied runner-up k-means optimum ([rulebook-ties])."""
+    ds, main, cl4 = r.ds, r.elbows[pm.construction], r.by_k[4].clustering
+    k4, best_k = context_strings(cl4, ds), int(main.best_k)
+    words = {c: construction_words(c, pm.init) for c in r.elbows}
+    others = {c: e for c, e in r.elbows.items() if c != pm.construction}
+    t4 = next((t for t in r.ties if t.K == 4), None)
+    t3 = next((t for t in r.ties if t.K == 3), None)
+    opt = {kit.prose(GF, "optimum", **_tied(t, r)): int(t.best_k) for t in r.ties}
+    opt4 = {kit.prose(GF, "k4_optimum_none"): list(k4)}
+    if t4 is not None:
+        key = kit.prose(GF, "k4_optimum", **_tied(t4, r))
+        opt4 = {key: list(context_strings(t4.runner_up, ds))}
+    opt3 = {kit.prose(GF, "k3_optimum_none"): r.m_paper}
+    if t3 is not None and r.m_paper_tie is not None:
+        opt3 = {kit.prose(GF, "k3_optimum", **_tied(t3, r)): r.m_paper_tie}
     cuts = {
         f"centroids binarised at {t:g}": context_strings(replace(cl4, threshold=t), ds)
         for t in THRESHOLDS
     }
     ev4 = Evidence(list(k4), compared=EXPECTED4, criterion="exact")
-    return ev4.varied("threshold", cuts).varied("optimum", _k4_optimum(r, k4))
-
-
-def _best_k_evidence(r: Runs, pm: Params, words: dict, others: dict):
-    """The elbow's K against 4, with the other constructions (``others``, named by
-    ``words``), the optimum, k-means restarts, single GDLN seeds and the factor-2 rule
-    as variants."""
-    main = r.elbows[pm.construction]
     restarts = {
         f"{n} k-means restart{'s' if n > 1 else ''} instead of {pm.n_init}": int(k)
         for n, k in sorted(r.restart_ks.items())
         if n != pm.n_init
     }
-    best_k = int(main.best_k)
     seeds = {f"GDLN seed {s} alone": int(k) for s, k in enumerate(main.best_k_seed)}
     rule2 = "elbow: the smallest K within a factor 2 of the best error"
-    return (  # choices in alphabetical order, as the records store them
+    ev_k = (  # choices in alphabetical order, as the records store them
         Evidence(best_k, compared=4, criterion="exact")
         .varied("construction", {words[c]: int(e.best_k) for c, e in others.items()})
-        .varied("optimum", _optimum_settings(r, best_k))
+        .varied("optimum", opt or {kit.prose(GF, "optimum_none"): best_k})
         .varied("restarts", restarts)
         .varied("seeds", seeds)
         .varied("threshold", {rule2: int(main.best_k_within)})
     )
-
-
-def _gap_evidence(r: Runs):
-    """The paper's construction's K = 4 GDLN against the ReLU network, with the book's
-    construction from each start and the K = 3 optimum as variants."""
     by_start = {
         f"the book's construction, {k} start": r.starts.m[k] for k in sorted(r.starts.m)
     }
-    return r.m_paper.varied("construction", by_start).varied("optimum", _k3_optimum(r))
-
-
-def _records(rec, r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
-    """The page's records, each with the values its note names."""
-    ds, main = r.ds, r.elbows[pm.construction]
-    ev4 = _k4_evidence(r)
-    words = {c: construction_words(c, pm.init) for c in r.elbows}
-    others = {c: e for c, e in r.elbows.items() if c != pm.construction}
-    ev_k = _best_k_evidence(r, pm, words, others)
     errors = {str(K): float(e) for K, e in zip(main.Ks, main.errors)}
     m, rows, v = r.m_paper, r.starts.rows, rulebook.verdict(r.m_paper)
     final = kit.med(r.constructions.paper_loss[:, -1])
@@ -493,8 +400,13 @@ def _records(rec, r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
     init["paper's construction"] = dict(
         gap_k4=m.value, gap_k3=m.alternative, final_loss_k4=final, verdict=v
     )
-    records = [("k4_patterns", ev4), ("best_k", ev_k), ("elbow_errors", errors)]
-    records += [("gap_k4_relu", _gap_evidence(r)), ("init_sensitivity", init)]
+    records = [
+        ("k4_patterns", ev4.varied("threshold", cuts).varied("optimum", opt4)),
+        ("best_k", ev_k),
+        ("elbow_errors", errors),
+        ("gap_k4_relu", m.varied("construction", by_start).varied("optimum", opt3)),
+        ("init_sensitivity", init),
+    ]
     return kit.add_all(rec, [(name, ev, said) for name, ev in records])
 
 
@@ -521,25 +433,14 @@ def report(rec, runs: Runs, params: Params) -> dict:
     kit.glue_many("gf", glued)
     g = _records(rec, r, pm, mismatch, glued)
     rec.save()
-    return {"summary": _summary(g), "closing": _closing(r, pm, glued, g)}
-
-
-def _summary(g: dict) -> str:
-    """The closing table: every claim against the paper's words and its record."""
     rows = [(rulebook.claim(GF, n), x) for n, x in g.items()]
-    return claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
-
-
-def _closing(r: Runs, pm: Params, glued: dict, g: dict) -> str:
-    """The closing paragraph (``[prose] closing``) filled from the glue and the
-    records."""
     ok = [i for i, x in r.starts.rows.items() if x["verdict"] == "reproduced"]
     others = [
         kit.prose(GF, "other", words=construction_words(c, pm.init), k=e.best_k)
         for c, e in r.elbows.items()
         if c != pm.construction
     ]
-    return kit.prose(
+    closing = kit.prose(
         GF,
         "closing",
         **glued,
@@ -553,3 +454,5 @@ def _closing(r: Runs, pm: Params, glued: dict, g: dict) -> str:
         if ok
         else kit.prose(GF, "started_none"),
     )
+    summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
+    return {"summary": summary, "closing": closing}

@@ -207,8 +207,7 @@ def mode_table(
     """Every mode of every pathway of a contextual ReLN (context pathways on the
     common residual; Appendix F, [conv-contextual]), with Eq. 7's half time in
     isolation (no coupling, no head start; the matrix race keeps both).  Modes below
-    ``min_share`` of their pathway's largest are left out.
-    """
+    ``min_share`` of their pathway's largest are left out."""
     lr = check_positive(lr, "lr")
     _, R = common_fit(ds)
     rows = []
@@ -277,8 +276,7 @@ def rank_agreement(a, b) -> float:
 def separation(common_maps, context_maps: dict, epochs, done: float = 0.9) -> dict:
     """How separated the common and context phases are (maps ``(R, p, d)``):
     ``t_common``, when the common map is within ``1 - done`` of its final, and
-    ``context_at``, the context maps' norm then over their final (0 as Appendix F).
-    """
+    ``context_at``, the context maps' norm then over their final (0 as Appendix F)."""
     Wc = np.asarray(common_maps, float)
     epochs = np.asarray(epochs)
     rel = np.linalg.norm(Wc - Wc[-1], axis=(1, 2)) / max(np.linalg.norm(Wc[-1]), 1e-300)

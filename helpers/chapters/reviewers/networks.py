@@ -87,8 +87,7 @@ def adam_step_rule(W_start, W_end, epochs: int, rule: str = "mean") -> float:
 def correlated_task(ds: Dataset, rho: float, dims: int, seed: int) -> Dataset:
     """The task ``ds`` with each item's one-hot replaced by a dense code
     ``sqrt(1 - rho) z_i + sqrt(rho) z_0``, ``z ~ N(0, I_dims / dims)`` (expected cosine
-    ``rho``); context rows and targets kept.
-    """
+    ``rho``); context rows and targets kept."""
     if not 0 <= rho < 1:
         raise ValueError(f"rho must lie in [0, 1), got {rho}")
     dims = check_positive_int(dims, "dims")

@@ -19,10 +19,9 @@ def _show():
 
 
 def plot_paper_settings(L_relu, L_mixed, L_single, census, weight_census, t_rec):
-    """Figure ``fig-reviewers-base``: the loss of the ReLU network and of the two ReLNs
-    (left), and the functional share of each gating class over training (``census``,
-    ``{class: (seeds, R)}`` at the epochs ``t_rec``), median over seeds, with the
-    2-of-3 share by weight (``weight_census``, ``(seeds, R)``) dotted (right)."""
+    """Figure ``fig-reviewers-base``: the losses of the ReLU network and the two ReLNs
+    (left), and each gating class's functional share over training (``census``
+    ``{class: (seeds, R)}`` at ``t_rec``; medians), 2-of-3 by weight dotted (right)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     loss_curves(a, L_relu, "ReLU", COLORS["relu"])
     loss_curves(a, L_mixed, "ReLN common + 2-of-3 (matched)", COLORS["mixed"])
@@ -38,11 +37,9 @@ def plot_paper_settings(L_relu, L_mixed, L_single, census, weight_census, t_rec)
 
 
 def plot_init_sweep(order, stds, L_init, plateau_min, multiple):
-    """Figure ``fig-reviewers-init``: the loss over its own initial loss per initial
-    std (left; ``L_init``: ``(settings, seeds, T)``, a setting per std of ``stds``),
-    and per std (``order``: the init sweep's rows by std) the plateau share (its
-    threshold dashed), the share of gates moved and the match over the seed spread
-    (right, on a log axis, the noise ``multiple`` dotted)."""
+    """Figure ``fig-reviewers-init``: the loss over its initial loss per std (left;
+    ``L_init`` ``(settings, seeds, T)``), and per row of ``order`` the plateau share,
+    gates moved and the match over the seed spread (right; ``multiple`` dotted)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     shades = plt.cm.viridis(np.linspace(0.85, 0.1, len(order)))
     t_all = np.arange(np.shape(L_init)[-1])
@@ -70,11 +67,9 @@ def plot_init_sweep(order, stds, L_init, plateau_min, multiple):
 
 
 def plot_optimisers(opt_runs, opt_census, L_reln, t_census):
-    """Figure ``fig-reviewers-optimisers``: the loss of every optimiser's run (median
-    over seeds, ``opt_runs``: ``{name: (loss (seeds, T), ...)}``) with the matched
-    ReLN trained by gradient descent (left), and the 2-of-3 (solid) and
-    single-context (dashed) functional shares (``opt_census`` at the epochs
-    ``t_census``) over training (right)."""
+    """Figure ``fig-reviewers-optimisers``: every optimiser's loss (median over seeds)
+    with the matched ReLN by gradient descent (left), and the 2-of-3 (solid) and
+    single-context (dashed) shares over training (right)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     cols = plt.cm.tab10(np.arange(len(opt_runs)))
     t_all = np.arange(np.shape(L_reln)[-1])
@@ -101,11 +96,9 @@ def _phase_curves(maps, ctx_names):
 
 def plot_separation(maps, race_maps, ctx_names, t_reln, t_common, L_reln, preds):
     """Figure ``fig-reviewers-separation``: the common pathway's distance to its final
-    map and the context pathways' summed norm over its final value, simulated (``maps``,
-    per seed ``{name: (R, p, d)}`` at the epochs ``t_reln``; median over seeds) and
-    one-way race (``race_maps``, dashed), with the epoch ``t_common`` where the common
-    pathway has finished (left); the simulated ReLN's loss against the races' (right;
-    ``preds``: ``{name: prediction with .loss}``)."""
+    map and the context pathways' norm over its final, simulated (median over seeds)
+    and one-way race (dashed), ``t_common`` marked (left); the simulated ReLN's loss
+    against the races' ``preds`` (right)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     sim = np.array([_phase_curves(m, ctx_names) for m in maps])
     race_c = _phase_curves(race_maps, ctx_names)

@@ -79,7 +79,6 @@ class Results:
         return score_sentence(self.matches, structure)
 
 
-# --------------------------------------------------------------------------------------
 # The numbers in the prose, section by section
 
 
@@ -296,8 +295,6 @@ _GLUES = (
     _glue_separation, _glue_modes, _glue_interventions, _glue_sentence,
 )  # fmt: skip
 
-
-# --------------------------------------------------------------------------------------
 # The records, in the page's order: each note the template of the record's TOML table
 
 #: The fields the width sweep's records keep: of the shares, and of every row.
@@ -314,31 +311,6 @@ _IV_KEYS = ("mixed", "single", "common", "race_mixed", "race_single")
 _IV_KEYS += ("time_to_1pc_over_gd",)
 
 
-def _min_widths(r: Results) -> dict:
-    """``min_width_for_strategy``: per width rule the smallest width with the 2-of-3
-    strategy and the shares at every width."""
-    return {
-        rule: {
-            "width": r.min_width[rule] or "none",
-            "shares": _each(rows, _SHARE_KEYS),
-        }
-        for rule, rows in r.width_sweep.items()
-    }
-
-
-def _node_reuse(r: Results) -> dict:
-    """``node_reuse``: the top singular values by family (raw and residual), and the
-    single-context and 2-of-3 shares of the race and the ReLU network."""
-    return {
-        "top_s_raw": {"common": r.top_raw["common"], **_families(r.top_raw)},
-        "top_s_residual": _families(r.top_res),
-        "race_single_share": r.race7[1.0]["single"],
-        "race_mixed_share": r.race7[1.0]["mixed"],
-        "relu_single_share": nanmed(r.base_end["single"]),
-        "relu_mixed_share": nanmed(r.base_end["mixed"]),
-    }
-
-
 def _records(r: Results) -> list[tuple]:
     """Every record of the chapter, ``(name, evidence, values of its template)``."""
     p, s, table = r.params, r.sentence, r.data_table
@@ -351,6 +323,19 @@ def _records(r: Results) -> list[tuple]:
         "excluded": ", ".join(s["excluded_no_strategy"]) or "none",
         "common_left": 1 - p.common_done,
     }  # fmt: skip
+    # per width rule the smallest width with the 2-of-3 strategy, the shares at each
+    min_widths = {
+        rule: {"width": r.min_width[rule] or "none", "shares": _each(rows, _SHARE_KEYS)}
+        for rule, rows in ws.items()
+    }
+    # the top singular values by family, and the race's and ReLU network's shares
+    node_reuse = {
+        "top_s_raw": {"common": r.top_raw["common"], **_families(r.top_raw)},
+        "top_s_residual": _families(r.top_res),
+        "race_single_share": r.race7[1.0]["single"],
+        "race_mixed_share": r.race7[1.0]["mixed"],
+        **{f"relu_{c}_share": nanmed(r.base_end[c]) for c in ("single", "mixed")},
+    }  # fmt: skip
     records = [
         ("authors_sentence", s),
         ("paper_settings_match", mb["match"].but(criterion="seed_noise")),
@@ -358,14 +343,14 @@ def _records(r: Results) -> list[tuple]:
         ("paper_settings_strategy", {c: nanmed(r.base_end[c]) for c in STRATEGY}),
         ("rank_needed", r.need),
         ("width_sweep", {rule: _each(rows, _WIDTH_KEYS) for rule, rows in ws.items()}),
-        ("min_width_for_strategy", _min_widths(r)),
+        ("min_width_for_strategy", min_widths),
         ("init_scale_sweep", _each(r.init_sweep, _INIT_KEYS)),
         ("optimiser", _each(r.optimiser, _OPT_KEYS)),
         ("correlated_inputs", _each({k: table[k] for k in [one_hot, *codes]}, DATA)),
         ("label_noise", _each({k: table[k] for k in noise}, DATA)),
         ("separation", r.separation),
         ("mode_order", r.mode_order),
-        ("node_reuse", _node_reuse(r)),
+        ("node_reuse", node_reuse),
         ("intervention", _each(r.intervention, _IV_KEYS)),
     ]
     return [(name, ev, values) for name, ev in records]

@@ -114,13 +114,9 @@ def small_init_limit(x, switches, bootstrap: int = 2000, seed: int = 0) -> dict:
     boot = np.array([fit(rng.integers(0, n, n))[1] for _ in range(int(bootstrap))])
     lo, hi = np.percentile(boot, [2.5, 97.5])
     return {
-        "eps_inf": float(eps_inf),
-        "slope": float(slope),
-        "residual": residual,
-        "lo": float(lo),
-        "hi": float(hi),
-        "sd": float(np.std(boot)),
-    }
+        "eps_inf": float(eps_inf), "slope": float(slope), "residual": residual,
+        "lo": float(lo), "hi": float(hi), "sd": float(np.std(boot)),
+    }  # fmt: skip
 
 
 def reln_separation(main, faster) -> np.ndarray:
@@ -152,16 +148,6 @@ def can_decide(follow, separation) -> np.ndarray:
     return sep > NOISE_MULTIPLE * np.array([m.spread for m in follow], float)
 
 
-def closed_form_gaps(main) -> dict:
-    """``{kind: gaps}``: per margin, the time gap between the closed form and the
-    simulated ReLN of :func:`train_margins`' run ``main`` (median over seeds)."""
-
-    def gap(cf, sim):
-        return np.median([measures.time_gap(cf, L) for L in sim])
-
-    return {k: np.array(list(map(gap, main.cf[k], main.sim[k]))) for k in KINDS}
-
-
 def switch_stats(cross) -> dict:
     """The ReLU networks' switch over seeds (``cross``: one switch margin per seed,
     NaN where none): ``eps_x`` (median), ``q25``, ``q75``, the seed ``spread``
@@ -171,14 +157,11 @@ def switch_stats(cross) -> dict:
     ok = cross[np.isfinite(cross)]
     q25, q75 = np.nanpercentile(cross, [25, 75])
     return {
-        "cross": cross,
-        "eps_x": float(np.nanmedian(cross)),
-        "q25": float(q25),
-        "q75": float(q75),
-        "spread": measures.seed_spread(ok),
+        "cross": cross, "eps_x": float(np.nanmedian(cross)),
+        "q25": float(q25), "q75": float(q75), "spread": measures.seed_spread(ok),
         "interval": measures.seed_spread_interval(ok),
         "n_missing": int(np.sum(~np.isfinite(cross))),
-    }
+    }  # fmt: skip
 
 
 def inv_log(u0):
@@ -205,22 +188,18 @@ def switch_fit(sweep, main_switch, u0_main, *, width, u0_max, bootstrap):
     n_common = min(len(main_switch), min(len(d["cross"]) for d in sweep))
     Y = [d["cross"][:n_common] for d in fit_set] + [main_switch[:n_common]]
     limit = small_init_limit(x, Y, bootstrap=bootstrap)
-    line = lambda u0: limit["eps_inf"] + limit["slope"] * inv_log(u0)  # noqa: E731
     off_fit = {
-        (d["width"], d["std"]): d["cross_med"] - line(d["u0"])
+        (d["width"], d["std"]): d["cross_med"]
+        - (limit["eps_inf"] + limit["slope"] * inv_log(d["u0"]))
         for d in sweep
         if d not in fit_set and d["u0"] <= 1e-2 and np.isfinite(d["cross_med"])
     }
     eps_star = xor_reln.eps_star()
     slope = 4 / (2 + eps_star**2) ** 1.5  # d(s_lin / s_xor) / d eps at eps*
     return {
-        **limit,
-        "x": x,
-        "fit_set": fit_set,
-        "n_common": n_common,
-        "off_fit": off_fit,
+        **limit, "x": x, "fit_set": fit_set, "n_common": n_common, "off_fit": off_fit,
         "head_start": float(np.exp(slope * limit["slope"])),
-    }
+    }  # fmt: skip
 
 
 def mode_check(eps_grid) -> tuple[float, bool]:
@@ -263,10 +242,9 @@ def switch_crossings(main) -> np.ndarray:
 
 def analyse(main, sweep, *, bootstrap, fit_u0_max) -> SimpleNamespace:
     """Every value the chapter derives from its main sweep ``main`` and sensitivity
-    ``sweep``, by the functions the page calls one by one: ``mode_err``, ``diag_ok``,
-    ``eps_star`` and ``eps_star_time`` (the singular values' and closed-form times'
-    crossover), ``cf_gap``, ``faster``, ``follow``, ``separation``, ``decides``,
-    ``switch`` and ``fit`` (``fit_u0_max``: :func:`switch_fit`'s ``u0_max``)."""
+    ``sweep`` by the functions the page calls one by one, and ``cf_gap``: per kind
+    and margin the time gap between the closed form and the simulated ReLN (median
+    over seeds); ``fit_u0_max``: :func:`switch_fit`'s ``u0_max``."""
     mode_err, diag_ok = mode_check(main.eps)
     faster, follow = follow_faster(main)
     separation = reln_separation(main, faster)
@@ -275,19 +253,21 @@ def analyse(main, sweep, *, bootstrap, fit_u0_max) -> SimpleNamespace:
     t_star = xor_reln.learning_time_crossover(a0["linear"], a0["xor"], main.lr)
     u0_main = a0["linear"] * eps_star
     kw = dict(width=main.width, u0_max=fit_u0_max, bootstrap=bootstrap)
+    cf_gap = {
+        k: np.array(
+            [
+                np.median([measures.time_gap(cf, L) for L in sim])
+                for cf, sim in zip(main.cf[k], main.sim[k])
+            ]
+        )
+        for k in KINDS
+    }
     return SimpleNamespace(
-        mode_err=mode_err,
-        diag_ok=diag_ok,
-        eps_star=eps_star,
-        eps_star_time=t_star,
-        cf_gap=closed_form_gaps(main),
-        faster=faster,
-        follow=follow,
-        separation=separation,
-        decides=can_decide(follow, separation),
-        switch=switch_stats(cross),
+        mode_err=mode_err, diag_ok=diag_ok, eps_star=eps_star, eps_star_time=t_star,
+        cf_gap=cf_gap, faster=faster, follow=follow, separation=separation,
+        decides=can_decide(follow, separation), switch=switch_stats(cross),
         fit=switch_fit(sweep, cross, u0_main, **kw),
-    )
+    )  # fmt: skip
 
 
 def eps_star_record(main) -> tuple[Evidence, dict]:

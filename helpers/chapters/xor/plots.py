@@ -160,18 +160,11 @@ def gating(main, eps_show, switch):
 
 
 def sensitivity(sweep, fit, width, main_point, noise):
-    """Fig. ``fig-xor-sensitivity``: left, each setting's switch against
-    ``1/ln(1/u0*)`` with the ``fit`` and the ``main_point`` ``(x, switch)``; right,
-    its time gap to the faster closed form against ``noise``."""
+    """Fig. ``fig-xor-sensitivity``: left, each setting's switch (median, range over
+    seeds) against ``1/ln(1/u0*)`` with the ``fit``, its limit and the
+    ``main_point`` ``(x, switch)``; right, its time gap to the faster closed form
+    against ``noise`` (settings at ``width`` by init std, the others by width)."""
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
-    _switch_panel(ax1, sweep, fit, width, main_point)
-    _gap_panel(ax2, sweep, width, noise)
-    plt.tight_layout()
-
-
-def _switch_panel(ax1, sweep, fit, width, main_point):
-    """The left panel: each setting's switch (median, range over seeds) against
-    ``1/ln(1/u0*)``, the fit, its limit and the main sweep's point."""
     eps_inf, C_fit = fit["eps_inf"], fit["slope"]
     x_max = 0.2
     xx = np.linspace(0, x_max, 50)
@@ -199,11 +192,6 @@ def _switch_panel(ax1, sweep, fit, width, main_point):
     ax1.set(xlim=(0, x_max), xlabel="$1 / \\ln(1/u_0^*)$")
     ax1.set_ylabel("ReLU switch $\\epsilon_\\times$")
     ax1.legend(fontsize=7)
-
-
-def _gap_panel(ax2, sweep, width, noise):
-    """The right panel: each setting's time gap to the faster closed form against the
-    ``noise`` line (settings at the main ``width`` by init std, the others by width)."""
     at = [d["width"] == width for d in sweep]
     ax2.bar(range(len(sweep)), [d["gap"] for d in sweep],
             color=["C0" if a else "C1" for a in at])  # fmt: skip
@@ -215,3 +203,4 @@ def _gap_panel(ax2, sweep, width, noise):
     ax2.set_xticks(range(len(sweep)), labels, rotation=45, fontsize=8)
     ax2.set_ylabel("time gap to the faster closed form")
     ax2.legend(fontsize=8)
+    plt.tight_layout()

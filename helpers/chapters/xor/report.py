@@ -112,8 +112,23 @@ def _outside(per_margin) -> str:
 
 
 def _follow(main, d) -> tuple[list, float, str]:
-    """The records, glue, noise line and margins of "follows the faster ReLN"."""
-    per = _per_margin(main, d)
+    """The records, glue, noise line and margins' table of "follows the faster
+    ReLN": per margin the faster ReLN, the ReLU network's time gap to it against the
+    seed spread and the slower ReLN, and whether the margin decides."""
+    per = {
+        f"{e:g}": {
+            "faster": str(d.faster[j]),
+            "gap": m.value,
+            "lag_percent": _pct(m.value),
+            "spread": m.spread,
+            "alternative": m.alternative,
+            "spread_interval": m.spread_interval,
+            "reln_gap": float(d.separation[j]),
+            "decides": bool(d.decides[j]),
+            "verdict": rulebook.verdict(m),
+        }  # fmt: skip
+        for j, (e, m) in enumerate(zip(main.eps, d.follow))
+    }
     keys, verdicts = list(per), [v["verdict"] for v in per.values()]
     j_worst, j_all = _worst(verdicts, d.follow, d.decides)
     mid = {
@@ -121,7 +136,26 @@ def _follow(main, d) -> tuple[list, float, str]:
         for k in ("value", "spread", "alternative")
     }
     ties = [_tie_text(e, v) for e, v in per.items() if not v["decides"]]
-    g = _follow_glue(main, d, per, mid, ties, j_worst, j_all)
+    j_max = int(np.argmax([m.value for m in d.follow]))
+    counts = Counter(verdicts[k] for k in np.flatnonzero(d.decides))
+    follow_cf = np.median(
+        [
+            np.median([measures.time_gap(L, main.cf[d.faster[j]][j]) for L in relu])
+            for j, relu in enumerate(main.relu)
+        ]
+    )
+    g = dict(
+        worst_eps=np.nan if j_worst is None else float(main.eps[j_worst]),
+        worst_verdict="no margin can decide" if j_worst is None else verdicts[j_worst],
+        n_hold=counts["reproduced"], n_decide=int(np.sum(d.decides)),
+        spread=mid["spread"], alt=mid["alternative"], cf=float(follow_cf),
+        counts=", ".join(f"{v} at {n}" for v, n in sorted(counts.items())) or "none",
+        ties="; ".join(ties) or "none: at every margin one ReLN is the faster",
+        n_ties=len(ties), all_eps=float(main.eps[j_all]), all_verdict=verdicts[j_all],
+        review=_review_text(keys[j_all], per[keys[j_all]], ties),
+        max_pct=_pct(d.follow[j_max].value), max_pct_eps=float(main.eps[j_max]),
+        outside=_outside(per),
+    )  # fmt: skip
     kit.glue_many("xor", follow=mid["value"])
     kit.glue_many("xor_follow", g)
     primary = Evidence(None, criterion="seed_noise", time_gap=True)
@@ -133,71 +167,8 @@ def _follow(main, d) -> tuple[list, float, str]:
             f"vs the faster simulated ReLN (median over {main.seeds} seeds) against "
             "the two-sample seed spread, the slower ReLN as alternative"
         )
-    plain = "; ".join(ties).replace("ε", "eps").replace("×", "x") or "none"
-    values = {**g, "n_eps": len(main.eps), "nm": NM, "decided": decided}
-    values |= {"ties": plain, "gap": mid["value"]}
-    ev = primary.varied("definition", _follow_readings(d, keys, mid, j_worst, j_all))
-    records = [
-        ("learning_time_follows_faster", ev, values),
-        ("follows_faster_per_margin", per, {"nm": NM}),
-    ]
-    return records, NM * mid["spread"], _follow_table(per)
-
-
-def _per_margin(main, d) -> dict:
-    """``{margin: its reading}``: the faster ReLN, the ReLU network's time gap to it
-    against the seed spread and the slower ReLN, and whether the margin decides."""
-    return {
-        f"{e:g}": {
-            "faster": str(d.faster[j]),
-            "gap": m.value,
-            "lag_percent": _pct(m.value),
-            "spread": m.spread,
-            "alternative": m.alternative,
-            "spread_interval": m.spread_interval,
-            "reln_gap": float(d.separation[j]),
-            "decides": bool(d.decides[j]),
-            "verdict": rulebook.verdict(m),
-        }
-        for j, (e, m) in enumerate(zip(main.eps, d.follow))
-    }
-
-
-def _follow_glue(main, d, per, mid, ties, j_worst, j_all) -> dict:
-    """The glue of "follows the faster ReLN": the deciding (worst) margin, the counts
-    of verdicts, the near-ties, the medians over margins and the largest lag."""
-    keys, verdicts = list(per), [v["verdict"] for v in per.values()]
-    j_max = int(np.argmax([m.value for m in d.follow]))
-    counts = Counter(verdicts[k] for k in np.flatnonzero(d.decides))
-    follow_cf = np.median(
-        [
-            np.median([measures.time_gap(L, main.cf[d.faster[j]][j]) for L in relu])
-            for j, relu in enumerate(main.relu)
-        ]
-    )
-    return dict(
-        worst_eps=np.nan if j_worst is None else float(main.eps[j_worst]),
-        worst_verdict="no margin can decide" if j_worst is None else verdicts[j_worst],
-        n_hold=counts["reproduced"],
-        n_decide=int(np.sum(d.decides)),
-        spread=mid["spread"],
-        alt=mid["alternative"],
-        cf=float(follow_cf),
-        counts=", ".join(f"{v} at {n}" for v, n in sorted(counts.items())) or "none",
-        ties="; ".join(ties) or "none: at every margin one ReLN is the faster",
-        n_ties=len(ties),
-        all_eps=float(main.eps[j_all]),
-        all_verdict=verdicts[j_all],
-        review=_review_text(keys[j_all], per[keys[j_all]], ties),
-        max_pct=_pct(d.follow[j_max].value),
-        max_pct_eps=float(main.eps[j_max]),
-        outside=_outside(per),
-    )
-
-
-def _follow_readings(d, keys, mid, j_worst, j_all) -> dict:
-    """The ``definition`` variants: every margin deciding (at its worst, ``j_all``),
-    each other margin on its own, and a typical margin (medians over margins)."""
+    # the definition variants: every margin deciding (at its worst), each other
+    # margin on its own, and a typical margin (medians over margins)
     every = f"every margin decides, near-ties included (the worst, ε = {keys[j_all]})"
     readings = {every: d.follow[j_all]}
     for j, m in enumerate(d.follow):
@@ -206,34 +177,53 @@ def _follow_readings(d, keys, mid, j_worst, j_all) -> dict:
             readings[f"ε = {keys[j]} decides{tie}"] = m
     typical = Evidence(**mid, criterion="seed_noise")
     readings["a typical margin decides (medians over margins)"] = typical
-    return readings
-
-
-def _follow_table(per: dict) -> str:
-    """The table of the margins: per margin its ReLNs, gaps, spread and verdict."""
-    rows = [
-        [
-            e,
-            v["faster"],
-            f"{v['reln_gap']:.3f}",
-            f"{NM * v['spread']:.3f}",
-            f"{v['gap']:.3f} ({v['lag_percent']:.1f} %)",
-            f"{v['alternative']:.3f}",
-            v["verdict"],
-            "yes" if v["decides"] else "no: the ReLNs are within the noise",
-        ]
-        for e, v in per.items()
+    plain = "; ".join(ties).replace("ε", "eps").replace("×", "x") or "none"
+    values = {**g, "n_eps": len(main.eps), "nm": NM, "decided": decided}
+    values |= {"ties": plain, "gap": mid["value"]}
+    records = [
+        (
+            "learning_time_follows_faster",
+            primary.varied("definition", readings),
+            values,
+        ),
+        ("follows_faster_per_margin", per, {"nm": NM}),
     ]
+    rows = [
+        [e, v["faster"], f"{v['reln_gap']:.3f}", f"{NM * v['spread']:.3f}",
+         f"{v['gap']:.3f} ({v['lag_percent']:.1f} %)", f"{v['alternative']:.3f}",
+         v["verdict"], "yes" if v["decides"] else "no: the ReLNs are within the noise"]
+        for e, v in per.items()
+    ]  # fmt: skip
     headers = (
         f"ε|faster ReLN|the two ReLNs apart (time gap)|{NM:g} × seed spread|"
         "ReLU vs the faster (lag)|ReLU vs the slower|verdict at this margin|counted"
     )
-    return kit.table(rows, headers.split("|"))
+    return records, NM * mid["spread"], kit.table(rows, headers.split("|"))
 
 
-def _switch_variants(ev, main, sweep):
-    """``ev`` with the sweep's other init stds (at the main width) and other widths (at
-    the main std) as its ``init`` and ``width`` variants."""
+def _switch(main, sweep, d) -> list:
+    """The record of the ReLU networks' switch and its glue; its variants: the
+    sweep's other init stds (at the main width) and other widths (at the main std)."""
+    sw, eps_star, eps = d.switch, d.eps_star, main.eps
+    cross, eps_x = sw["cross"], sw["eps_x"]
+    t_relu = np.median(learning_times(main.relu), axis=1)
+    t_sim = {k: np.median(learning_times(main.sim[k]), 1) for k in KINDS}
+    t_fast = np.minimum(t_sim["linear"], t_sim["xor"])
+    signed = (t_relu - t_fast) / t_fast
+    g = dict(
+        eps_x=eps_x, eps_x_spread=sw["spread"], eps_x_q25=sw["q25"],
+        eps_x_q75=sw["q75"],
+        eps_x_minmax=f"{np.nanmin(cross):.3f} to {np.nanmax(cross):.3f}",
+        other_max=float(main.shares[:, :, -1, 2].max()),
+        init_other=float(main.count_init[eps <= 0.5][:, :, 2].min()),
+        n_missing=sw["n_missing"], n_above=int(np.sum(cross > eps_star)),
+        eps_x_minus_star=eps_x - eps_star,
+        eps_x_in_spreads=(eps_x - eps_star) / sw["spread"],
+        ahead=float(-100 * min(0.0, signed[eps < eps_x].min(initial=0.0))),
+        behind=float(100 * max(0.0, signed[eps > eps_x].max(initial=0.0))),
+    )  # fmt: skip
+    kit.glue_many("xor", g)
+    ev = _near(eps_x, sw["spread"], sw["interval"])
     variants = {"init": {}, "width": {}}
     for s in sweep:
         n_sw = f"{np.isfinite(s['cross']).sum()} of {s['cross'].size} seeds switch"
@@ -244,34 +234,6 @@ def _switch_variants(ev, main, sweep):
     for choice, crosses in variants.items():
         if crosses:
             ev = ev.varied(choice, {k: _switch_evidence(c) for k, c in crosses.items()})
-    return ev
-
-
-def _switch(main, sweep, d) -> list:
-    """The record of the ReLU networks' switch and its glue."""
-    sw, eps_star, eps = d.switch, d.eps_star, main.eps
-    cross, eps_x = sw["cross"], sw["eps_x"]
-    t_relu = np.median(learning_times(main.relu), axis=1)
-    t_sim = {k: np.median(learning_times(main.sim[k]), 1) for k in KINDS}
-    t_fast = np.minimum(t_sim["linear"], t_sim["xor"])
-    signed = (t_relu - t_fast) / t_fast
-    g = dict(
-        eps_x=eps_x,
-        eps_x_spread=sw["spread"],
-        eps_x_q25=sw["q25"],
-        eps_x_q75=sw["q75"],
-        eps_x_minmax=f"{np.nanmin(cross):.3f} to {np.nanmax(cross):.3f}",
-        other_max=float(main.shares[:, :, -1, 2].max()),
-        init_other=float(main.count_init[eps <= 0.5][:, :, 2].min()),
-        n_missing=sw["n_missing"],
-        n_above=int(np.sum(cross > eps_star)),
-        eps_x_minus_star=eps_x - eps_star,
-        eps_x_in_spreads=(eps_x - eps_star) / sw["spread"],
-        ahead=float(-100 * min(0.0, signed[eps < eps_x].min(initial=0.0))),
-        behind=float(100 * max(0.0, signed[eps > eps_x].max(initial=0.0))),
-    )
-    kit.glue_many("xor", g)
-    ev = _switch_variants(_near(eps_x, sw["spread"], sw["interval"]), main, sweep)
     values = dict(g, seeds=main.seeds, init_std=main.init_std, width=main.width)
     values |= {"lr": main.lr, "n_sweep": len(sweep[0]["cross"])}
     return [("eps_crossover_relu", ev, values)]
@@ -279,90 +241,71 @@ def _switch(main, sweep, d) -> list:
 
 def _sweep(main, sweep, d, sweep_widths, bootstrap, fit_u0_max) -> tuple[list, str]:
     """The small-init limit's record and the sweep's glue and table."""
-    fit, width, n_seeds = d.fit, main.width, len(sweep[0]["cross"])
+    fit, wd, n_seeds = d.fit, main.width, len(sweep[0]["cross"])
     smallest = min(fit["fit_set"], key=lambda s: s["u0"])
     off = fit["off_fit"].items()
-    g = dict(
-        width_resid="; ".join(
-            f"width {w}: {r:+.3f}" for (w, _), r in off if w != width
-        ),
-        big_init_resid="; ".join(
-            f"σ = {s:.0e}: {r:+.3f}" for (w, s), r in off if w == width
-        ),
-        eps_inf=float(fit["eps_inf"]),
-        eps_inf_lo=float(fit["lo"]),
-        eps_inf_hi=float(fit["hi"]),
-        n_common=fit["n_common"],
-        bootstrap=bootstrap,
-        x_min=float(fit["x"].min()),
-        smallest_init_switch=smallest["cross_med"],
-        smallest_init=smallest["std"],
-        C_fit=float(fit["slope"]),
-        fit_resid=fit["residual"],
-        head_start=fit["head_start"],
-        n_fit=len(fit["x"]),
-        sweep_widths=" and ".join(str(w) for w in sweep_widths),
-        width=width,
-        lazy_desc=_lazy_reading(sweep, n_seeds),
-        plateau_gap_max=max(s["gap"] for s in sweep if s["u0"] <= 1e-2),
+    # the settings with no lasting plateau (u0* > 1e-2, ln(1/u0*) < 4.6) in words
+    lazy = "; ".join(
+        f"σ = {s['std']:.0e}: {int(np.isfinite(s['cross']).sum())} of "
+        f"{n_seeds} seeds switch within the sweep (median "
+        f"{s['cross_med']:.2f}), time gap to the faster closed form {s['gap']:.2f}"
+        if np.isfinite(s["cross_med"])
+        else f"σ = {s['std']:.0e}: no switch within the sweep, time gap {s['gap']:.2f}"
+        for s in sweep
+        if s["u0"] > 1e-2
     )
+    g = dict(
+        width_resid="; ".join(f"width {w}: {r:+.3f}" for (w, _), r in off if w != wd),
+        big_init_resid="; ".join(
+            f"σ = {x:.0e}: {r:+.3f}" for (w, x), r in off if w == wd
+        ),
+        eps_inf=float(fit["eps_inf"]), eps_inf_lo=float(fit["lo"]),
+        eps_inf_hi=float(fit["hi"]), n_common=fit["n_common"], bootstrap=bootstrap,
+        x_min=float(fit["x"].min()), smallest_init_switch=smallest["cross_med"],
+        smallest_init=smallest["std"], C_fit=float(fit["slope"]),
+        fit_resid=fit["residual"], head_start=fit["head_start"], n_fit=len(fit["x"]),
+        sweep_widths=" and ".join(str(w) for w in sweep_widths), width=wd,
+        lazy_desc=lazy or "no setting of this sweep is in that regime",
+        plateau_gap_max=max(s["gap"] for s in sweep if s["u0"] <= 1e-2),
+    )  # fmt: skip
     kit.glue_many("xor", g)
     ev = Evidence(float(fit["eps_inf"]), spread=fit["sd"])
     values = dict(g, fit_u0_max=fit_u0_max, n_seeds=n_seeds)
-    limit = [("eps_crossover_relu_small_init_limit", ev, values)]
-    return limit, _sweep_table(sweep, n_seeds)
-
-
-def _lazy_reading(sweep, n_seeds: int) -> str:
-    """The sweep's settings with no lasting plateau (``u0* > 1e-2``, ``ln(1/u0*) <
-    4.6``): whether their seeds switch, and their time gap, in words."""
-    lazy = [s for s in sweep if s["u0"] > 1e-2]
-    return (
-        "; ".join(
-            f"σ = {s['std']:.0e}: {int(np.isfinite(s['cross']).sum())} of "
-            f"{n_seeds} seeds switch within the sweep (median "
-            f"{s['cross_med']:.2f}), time gap to the faster closed form {s['gap']:.2f}"
-            if np.isfinite(s["cross_med"])
-            else f"σ = {s['std']:.0e}: no switch within the sweep, time gap "
-            f"{s['gap']:.2f}"
-            for s in lazy
-        )
-        or "no setting of this sweep is in that regime"
-    )
-
-
-def _sweep_table(sweep, n_seeds: int) -> str:
-    """The sweep's table: per setting its switch over seeds and its time gap."""
     rows = [
-        [
-            s["width"],
-            f"{s['std']:.1e}",
-            f"{s['u0']:.1e}",
-            f"{np.isfinite(s['cross']).sum()} of {n_seeds}",
-            f"{s['cross_med']:.3f}" if np.isfinite(s["cross_med"]) else "none in sweep",
-            f"{np.nanmin(s['cross']):.3f} to {np.nanmax(s['cross']):.3f}"
-            if np.isfinite(s["cross"]).any()
-            else "—",
-            f"{s['gap']:.3f}",
-        ]
+        [s["width"], f"{s['std']:.1e}", f"{s['u0']:.1e}",
+         f"{np.isfinite(s['cross']).sum()} of {n_seeds}",
+         f"{s['cross_med']:.3f}" if np.isfinite(s["cross_med"]) else "none in sweep",
+         f"{np.nanmin(s['cross']):.3f} to {np.nanmax(s['cross']):.3f}"
+         if np.isfinite(s["cross"]).any() else "—",
+         f"{s['gap']:.3f}"]
         for s in sweep
-    ]
+    ]  # fmt: skip
     headers = (
         "width|init std|$u_0^*$|seeds that switch|ReLU switch (median)|"
         "range over seeds|time gap to the faster closed form"
     )
-    return kit.table(rows, headers.split("|"))
+    limit = [("eps_crossover_relu_small_init_limit", ev, values)]
+    return limit, kit.table(rows, headers.split("|"))
 
 
-def _closed_form_check(main, d) -> dict:
-    """The closed forms' check: their largest gap to the simulated ReLNs, how many
-    simulated learning times are not shorter, and the sampled against the exact
-    closed-form times."""
+def _checks(main, d) -> list:
+    """The setup's glue and the book's check of the closed forms: their largest gap
+    to the simulated ReLNs, how many simulated learning times are not shorter, and
+    the sampled against the exact closed-form times."""
     eps, lr, a0 = main.eps, main.lr, main.a0
+    window = speed_ratio_window(1.1)
+    s_max = max(xor_reln.analytic_modes(eps.max(), k)[0] for k in KINDS)
     t_sim = {k: learning_times(main.sim[k]) for k in KINDS}
     t_cf = {k: learning_times(main.cf[k]) for k in KINDS}
     t_exact = {k: xor_reln.closed_form_learning_time(eps, k, a0[k], lr) for k in KINDS}
-    return dict(
+    g = dict(
+        mode_err=float(d.mode_err), diag_ok="holds" if d.diag_ok else "fails",
+        equal_a0_cross=xor_reln.learning_time_crossover(a0["linear"], a0["linear"], lr),
+        euler=float(100 * s_max * lr / 2), lr=lr, epochs=main.epochs,
+        init_std=main.init_std, eps_star=d.eps_star, eps_star_time=d.eps_star_time,
+        a0_lin=a0["linear"], a0_xor=a0["xor"], fraction=xor_reln.LEARNING_FRACTION,
+        window_lo=window[0], window_hi=window[1],
+        same_init="identical" if main.same_init else "NOT identical",
         cf_gap=float(max(d.cf_gap[k].max() for k in KINDS)),
         check_gap=rulebook.CHECK_GAP,
         sim_slower=int(sum(np.sum(np.median(t_sim[k], 1) >= t_cf[k]) for k in KINDS)),
@@ -370,35 +313,8 @@ def _closed_form_check(main, d) -> dict:
         sampled_vs_exact=int(
             max(np.max(np.abs(t_cf[k] - np.ceil(t_exact[k]))) for k in KINDS)
         ),
-    )
-
-
-def _checks(main, d) -> list:
-    """The setup's glue and the book's two checks (crossover, closed forms)."""
-    eps, lr, a0 = main.eps, main.lr, main.a0
-    window = speed_ratio_window(1.1)
-    s_max = max(xor_reln.analytic_modes(eps.max(), k)[0] for k in KINDS)
-    g = dict(
-        mode_err=float(d.mode_err),
-        diag_ok="holds" if d.diag_ok else "fails",
-        equal_a0_cross=xor_reln.learning_time_crossover(a0["linear"], a0["linear"], lr),
-        euler=float(100 * s_max * lr / 2),
-        lr=lr,
-        epochs=main.epochs,
-        init_std=main.init_std,
-        eps_star=d.eps_star,
-        eps_star_time=d.eps_star_time,
-        a0_lin=a0["linear"],
-        a0_xor=a0["xor"],
-        fraction=xor_reln.LEARNING_FRACTION,
-        window_lo=window[0],
-        window_hi=window[1],
-        same_init="identical" if main.same_init else "NOT identical",
-        **_closed_form_check(main, d),
-        n_eps=len(eps),
-        final_loss=float(main.relu[:, :, -1].max()),
-        seeds=main.seeds,
-    )
+        n_eps=len(eps), final_loss=float(main.relu[:, :, -1].max()), seeds=main.seeds,
+    )  # fmt: skip
     kit.glue_many("xor", g)
     return [("gap_closed_form_reln", Evidence(g["cf_gap"], criterion="gap"), g)]
 

@@ -22,12 +22,10 @@ def train_margins(eps_grid, width, init_std, *, lr, epochs, seeds, record_epochs
     ReLNs from the same initial weights (seed ``s`` of each), and both closed forms.
 
     Args:
-        eps_grid: the margins, increasing.
-        width, init_std: the ReLU network's hidden units and weight std (the ReLNs
-            share the units out, so they start from the same weights).
-        lr, epochs: step size on the summed loss and gradient steps.
-        seeds: how many seeds (0 .. seeds-1).
-        record_epochs: the epochs at which the ReLU runs record weights and gates.
+        eps_grid: the margins, increasing; width, init_std: the ReLU network's hidden
+            units and weight std (the ReLNs share the units out); lr, epochs: step
+            size on the summed loss and gradient steps; seeds: how many (0 ..
+            seeds-1); record_epochs: when the ReLU runs record weights and gates.
 
     Returns:
         A namespace of the arguments and ``relu`` ``(eps, seeds, epochs + 1)``
@@ -67,21 +65,10 @@ def train_margins(eps_grid, width, init_std, *, lr, epochs, seeds, record_epochs
             loss_sim[k][j] = train(relns[k], ds.X, ds.Y, **kw).loss
             loss_cf[k][j] = xor_reln.xor_closed_form_loss(t_all, e, k, a0[k], lr)
     return SimpleNamespace(
-        eps=eps_grid,
-        relu=loss_relu,
-        sim=loss_sim,
-        cf=loss_cf,
-        shares=shares,
-        count_init=count_init,
-        a0=a0,
-        same_init=same_init,
-        width=width,
-        init_std=init_std,
-        lr=lr,
-        epochs=epochs,
-        seeds=seeds,
-        record_epochs=t_rec,
-    )
+        eps=eps_grid, relu=loss_relu, sim=loss_sim, cf=loss_cf, shares=shares,
+        count_init=count_init, a0=a0, same_init=same_init, width=width,
+        init_std=init_std, lr=lr, epochs=epochs, seeds=seeds, record_epochs=t_rec,
+    )  # fmt: skip
 
 
 def sensitivity_sweep(groups, eps, seeds, *, lr, epochs, eps_star) -> list[dict]:
@@ -91,10 +78,8 @@ def sensitivity_sweep(groups, eps, seeds, *, lr, epochs, eps_star) -> list[dict]
     Args:
         groups: ``{width: [init std, ...]}``; the scales of one width train side by
             side in one call, seed ``s`` of every scale from the same normal numbers.
-        eps: the margins of the sweep, increasing.
-        seeds: seeds per setting.
-        lr, epochs: as in :func:`train_margins`.
-        eps_star: the ReLNs' crossover, at which ``u0`` is read.
+        eps: the margins, increasing; seeds: per setting; lr, epochs: as in
+            :func:`train_margins`; eps_star: the ReLNs' crossover, where ``u0`` is read.
 
     Returns:
         One dict per setting: ``width``, ``std``, ``u0`` (both ReLNs' normalised
