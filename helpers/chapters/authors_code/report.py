@@ -11,6 +11,7 @@ import numpy as np
 from ...book import kit, rulebook
 from ...book.records import claims_table
 from ...core.measures import LEVELS, Evidence, seed_spread_interval
+from .comparison import PAIR
 from .experiments import conventions
 from .run_for_run import CONTROL_STEP, SAME_START_TOL
 
@@ -51,76 +52,56 @@ def _evidence(c) -> dict:
     rg_smaller = c.rg_theirs if c.rg_spread_theirs <= c.rg_spread else c.rg_ours
     return {
         "relu": Evidence(
-            c.gap,
-            spread=min(c.spread_theirs, c.spread_ours),
-            spread_interval=relu_iv,
-            criterion="seed_noise",
-            time_gap=True,
-        ),
+            c.gap, spread=min(c.spread_theirs, c.spread_ours),
+            spread_interval=relu_iv, criterion="seed_noise", time_gap=True),
         "relu_gdln": Evidence(
-            kit.med(c.rg_ours),
-            spread=min(c.rg_spread, c.rg_spread_theirs),
+            kit.med(c.rg_ours), spread=min(c.rg_spread, c.rg_spread_theirs),
             spread_interval=seed_spread_interval(rg_smaller),
             per_seed=tuple(float(g) for g in c.rg_ours),
-            compared=kit.med(c.rg_theirs),
-            criterion="near",
-            time_gap=True,
-        ),
-    }
+            compared=kit.med(c.rg_theirs), criterion="near", time_gap=True),
+    }  # fmt: skip
 
 
 def _same_run(r, spread, **more) -> Evidence:
-    """The evidence of a run for run ``r`` (:class:`~.run_for_run.SameStart`) under
-    the rulebook's ``same_run``, against the seed spread ``spread``."""
-    return Evidence(
-        float(np.max(r.gaps)),
-        spread=spread,
-        compared=float(np.max(r.rescale)),
-        criterion="same_run",
-        censored=r.censored,
-        censored_reference=r.censored_reference,
-        time_gap=True,
-        **more,
-    )
+    """A run for run ``r`` (:class:`~.run_for_run.SameStart`) under the rulebook's
+    ``same_run``, against the seed spread ``spread``."""
+    return Evidence(float(np.max(r.gaps)), spread=spread,
+                    compared=float(np.max(r.rescale)), criterion="same_run",
+                    censored=r.censored, censored_reference=r.censored_reference,
+                    time_gap=True, **more)  # fmt: skip
 
 
 def _same_start_evidence(r, c) -> Evidence:
-    """The record of one experiment run for run, against the engine's own seed spread
-    (``c``, its :class:`~.comparison.Comparison`; None: no yardstick), with the
-    variant ``levels`` read at the loss levels both curves reach."""
-    ev = _same_run(
-        r,
-        None if c is None else c.spread_ours,
-        spread_interval=None if c is None else c.interval_ours,
-        per_seed=tuple(float(g) for g in r.gaps),
-    )
+    """One experiment run for run, against the engine's own seed spread (``c``, its
+    :class:`~.comparison.Comparison`; None: none), with the variant ``levels`` read at
+    the loss levels both curves reach."""
+    yard = {} if c is None else {"spread_interval": c.interval_ours}
+    ev = _same_run(r, c and c.spread_ours, per_seed=tuple(map(float, r.gaps)), **yard)
     both = r.gaps_both[np.isfinite(r.gaps_both)]
     if both.size:
-        at_both = ev.but(
-            value=float(np.max(both)), censored=False, censored_reference=False
-        )
+        kw = dict(censored=False, censored_reference=False)
+        at_both = ev.but(value=float(np.max(both)), **kw)
         ev = ev.varied("levels", {"the loss levels both curves reach": at_both})
     return ev
 
 
 def _shifts(r) -> str:
     """The shifts after the runs part, per loss level reached and seed."""
-    out = []
-    for k, f in enumerate(LEVELS):
-        col = r.shift[:, k]
-        if np.isfinite(col).any():
-            each = _join(("—" if not np.isfinite(x) else f"{x:+.0f}" for x in col))
-            out.append(f"{100 * f:g} %: {each}")
-    return "; ".join(out) if out else "no loss level reached by both"
+    out = [
+        f"{100 * f:g} %: " + _join(f"{x:+.0f}" if np.isfinite(x) else "—" for x in col)
+        for f, col in zip(LEVELS, r.shift.T)
+        if np.isfinite(col).any()
+    ]
+    return "; ".join(out) or "no loss level reached by both"
 
 
 def _records(res: Results) -> list:
     """The page's records as ``(name, evidence, values of its template)``."""
-    out = []
-    for name, r in res.runs.items():
-        ev = _evidence(r.comparison)
-        for k in ("relu", "relu_gdln"):
-            out.append((f"{k}_{name}", ev[k], {"c": r.comparison}))
+    out = [
+        (f"{k}_{name}", ev, {"c": r.comparison})
+        for name, r in res.runs.items()
+        for k, ev in _evidence(r.comparison).items()
+    ]
     for name, r in res.same_start.items():
         c = res.runs[name].comparison if name in res.runs else None
         yard = "" if c is None else f"{c.spread_ours:.4f}"
@@ -143,51 +124,48 @@ def _runs_table(res: Results) -> str:
     rows = []
     for name, r in res.runs.items():
         e = man["experiments"][name]
-        sec = [kit.med(e["scripts"][k]["seconds"]) for k in ("relu", "gdln")]
-        rows.append(
-            [e["title"], r.setup.where, len(r.seeds), r.setup.epochs]
-            + [f"{sec[0]:.0f}, {sec[1]:.0f}"]
-        )
-    headers = ["experiment", "the authors' scripts", "seeds", "updates"]
+        sec = ", ".join(f"{kit.med(e['scripts'][k]['seconds']):.0f}" for k in PAIR)
+        rows.append([e["title"], r.setup.where, len(r.seeds), r.setup.epochs, sec])
     first = man["experiments"][next(iter(res.runs))]
     return (
-        kit.table(rows, headers + ["seconds per run (ReLU, GDLN)"])
+        kit.table(
+            rows,
+            "experiment | the authors' scripts | seeds | updates | "
+            "seconds per run (ReLU, GDLN)",
+        )  # fmt: skip
         + f"\n\nStored from commit `{man['commit'][:7]}` with JAX {first['jax']} "
         "(the authors pinned 0.4.28)."
     )
 
 
 def _conventions_table(res: Results) -> str:
-    rows = []
-    for name, r in res.runs.items():
-        c, v = r.comparison, res.conventions[name]
-        rows.append(
-            [name, f"{v['first_ratio']:.6f}", f"{v['target_ratio']:.6f}"]
-            + [f"{c.gap:.4f}", f"{v['shift_gap']:.4f}"]
-            + [f"{c.final_theirs:.3g}, {c.final_ours:.3g}"]
-        )
-    headers = ["experiment", "first loss: scripts / engine", "scripts / (1/2 ‖Y‖²)"]
-    headers += ["ReLU gap", "gap without the one-epoch shift"]
-    return kit.table(rows, headers + ["final ReLU loss: scripts, engine"])
+    rows = [
+        [name, f"{v['first_ratio']:.6f}", f"{v['target_ratio']:.6f}",
+         f"{c.gap:.4f}", f"{v['shift_gap']:.4f}",
+         f"{c.final_theirs:.3g}, {c.final_ours:.3g}"]
+        for name, r in res.runs.items()
+        for c, v in [(r.comparison, res.conventions[name])]
+    ]  # fmt: skip
+    headers = "experiment | first loss: scripts / engine | scripts / (1/2 ‖Y‖²) | "
+    headers += "ReLU gap | gap without the one-epoch shift | "
+    return kit.table(rows, headers + "final ReLU loss: scripts, engine")
 
 
 def _headline_table(res: Results, recs: dict) -> str:
-    rows = []
-    for name, r in res.runs.items():
-        c = r.comparison
-        v = [recs[f"relu_{name}"]["verdict"], recs[f"relu_gdln_{name}"]["verdict"]]
-        rows.append(
-            [res.title(name), f"{c.gap:.4f}"]
-            + [f"{c.spread_theirs:.4f} {_interval(c.interval_theirs)}"]
-            + [f"{c.spread_ours:.4f} {_interval(c.interval_ours)}"]
-            + [f"{kit.med(c.rg_theirs):.4f} (spread {c.rg_spread_theirs:.4f})"]
-            + [f"{kit.med(c.rg_ours):.4f} (spread {c.rg_spread:.4f})"]
-            + [f"{v[0]}, {v[1]}"]
-        )
-    headers = ["experiment", "ReLU: scripts vs engine", "seed spread, scripts"]
-    headers += ["seed spread, engine", "ReLU vs GDLN, scripts", "ReLU vs GDLN, engine"]
+    rows = [
+        [res.title(name), f"{c.gap:.4f}",
+         f"{c.spread_theirs:.4f} {_interval(c.interval_theirs)}",
+         f"{c.spread_ours:.4f} {_interval(c.interval_ours)}",
+         f"{kit.med(c.rg_theirs):.4f} (spread {c.rg_spread_theirs:.4f})",
+         f"{kit.med(c.rg_ours):.4f} (spread {c.rg_spread:.4f})",
+         _join(recs[f"{k}_{name}"]["verdict"] for k in ("relu", "relu_gdln"))]
+        for name, r in res.runs.items()
+        for c in [r.comparison]
+    ]  # fmt: skip
+    headers = "experiment | ReLU: scripts vs engine | seed spread, scripts | "
+    headers += "seed spread, engine | ReLU vs GDLN, scripts | ReLU vs GDLN, engine | "
     return (
-        kit.table(rows, headers + ["verdicts"])
+        kit.table(rows, headers + "verdicts")
         + "\n\nTime gaps (`helpers.core.measures.time_gap`: the largest `|ln t_a/t_b|` "
         "over the epochs at which each curve reaches 50, 10, 1 and 0.1 % of its "
         "first loss), medians over seeds; in brackets, the 90 % bootstrap interval "
@@ -229,19 +207,17 @@ def _same_start_table(res: Results, recs: dict, tol: float) -> str:
         rec = recs[f"same_start_{name}"]
         spread = rec.get("spread")
         yard = f" ({spread:.4f})" if isinstance(spread, float) else ""
-        rows.append(
-            [res.title(name), _join(r.seeds), r.epochs]
-            + [_join(r.identical.tolist()), part]
-            + [f"{np.max(r.rescale):.1e}"]
-            + [f"{np.max(r.gaps):.4f}{yard}", rec["verdict"]]
-        )
-    headers = ["experiment", "seeds", "updates"]
-    headers += ["equal bit for bit for the first ... epochs"]
-    headers += [f"within {tol:g} until epoch (the script's loss there, % of its first)"]
-    headers += ["step-size error left possible, largest"]
-    headers += ["time gap after they part, largest (engine's seed spread)"]
+        rows.append([res.title(name), _join(r.seeds), r.epochs,
+                     _join(r.identical.tolist()), part, f"{np.max(r.rescale):.1e}",
+                     f"{np.max(r.gaps):.4f}{yard}", rec["verdict"]])  # fmt: skip
+    headers = [
+        "experiment", "seeds", "updates", "equal bit for bit for the first ... epochs",
+        f"within {tol:g} until epoch (the script's loss there, % of its first)",
+        "step-size error left possible, largest",
+        "time gap after they part, largest (engine's seed spread)", "verdict",
+    ]  # fmt: skip
     return (
-        kit.table(rows, headers + ["verdict"])
+        kit.table(rows, headers)
         + "\n\nEpochs are the scripts' (`losses[epoch]`, the loss after that epoch's "
         "update). Step-size error left possible: the tolerance over the steepest "
         "`|d ln L / d ln t|` of the script's curve before the runs part "

@@ -48,15 +48,11 @@ def permutation_p(A, B, n: int = PERMUTATIONS, seed: int = 0) -> tuple[float, fl
 
 @dataclass(frozen=True)
 class ScriptSpread:
-    """The ReLU seed spreads of one experiment on all the scripts' stored seeds.
-
-    ``seeds``: the scripts' stored seeds; ``theirs`` / ``same`` / ``ours``: the seed
-    spread of the scripts' runs, of the engine started from the scripts' draws of those
-    seeds, and of the engine on its own seeds (the :class:`SpreadCheck`'s), each with
-    its 90 % bootstrap interval (``*_interval``); ``same_gap``: the largest per-seed
-    time gap of the engine from the scripts' draws to the script's run; ``difference``
-    and ``p``: :func:`permutation_p` of the scripts' runs against the engine's own;
-    ``first``: the spreads of the scripts' and the engine's first
+    """The ReLU seed spreads of one experiment on all the scripts' stored ``seeds``:
+    of the scripts' runs (``theirs``), of the engine from the scripts' draws (``same``)
+    and on its own seeds (``ours``), each with its 90 % bootstrap interval;
+    ``same_gap``, the largest per-seed time gap of ``same`` to the scripts';
+    :func:`permutation_p` of theirs against ours; ``first``: both spreads on the first
     :data:`REVIEW_RUNS` seeds."""
 
     seeds: list
@@ -82,24 +78,14 @@ def script_spread(name: str, check: SpreadCheck, out=crosscheck.RUNS) -> ScriptS
     progress.report(f"authors_code: {name}, the scripts' {len(seeds)} draws")
     same = train_from_script_draws(setup(name), seeds)
     D_t, D_s, D_o = gap_matrix(theirs), gap_matrix(same), gap_matrix(check.curves)
-    diff, p = permutation_p(theirs, check.curves)
-    return ScriptSpread(
-        seeds=seeds,
-        theirs=pair_spread(D_t),
-        theirs_interval=bootstrap_interval(D_t),
-        same=pair_spread(D_s),
-        same_interval=bootstrap_interval(D_s),
-        same_gap=float(np.max(pair_gaps(theirs, same))),
-        ours=pair_spread(D_o),
-        ours_interval=bootstrap_interval(D_o),
-        ours_seeds=len(D_o),
-        difference=diff,
-        p=p,
-        first=(
-            pair_spread(D_t, np.arange(min(REVIEW_RUNS, len(D_t)))),
-            pair_spread(D_o, np.arange(min(REVIEW_RUNS, len(D_o)))),
-        ),
+    t, s, o = ((pair_spread(D), bootstrap_interval(D)) for D in (D_t, D_s, D_o))
+    first = tuple(
+        pair_spread(D, np.arange(min(REVIEW_RUNS, len(D)))) for D in (D_t, D_o)
     )
+    return ScriptSpread(
+        seeds, *t, *s, float(np.max(pair_gaps(theirs, same))), *o, len(D_o),
+        *permutation_p(theirs, check.curves), first,
+    )  # fmt: skip
 
 
 def script_spread_text(title: str, r: ScriptSpread) -> str:
