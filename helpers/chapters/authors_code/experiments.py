@@ -3,12 +3,9 @@ authors' code*, ``book/authors_code.md``): each experiment's setup, the scripts'
 curves (:mod:`helpers.book.crosscheck`) beside the engine's, compared.
 
 Every setting below is a fact of the script named beside it
-(CAandL-Lab/make-haste-slowly at b7d6e41), restated as numbers; the init stds are set
-per pathway here, independently of the chapters' initialisation choices.  A script
-stores ``losses[epoch]`` *after* that epoch's update; the engine's ``loss[:, t]`` is
-the loss after ``t`` updates, so the script's curve is the engine's ``loss[:, 1:]``
-(:func:`align`).  Both draw ``N(0, std^2)`` per weight from different generators, so a
-run of each is compared as two seeds of the same network are (:mod:`.run_for_run`
+(CAandL-Lab/make-haste-slowly at b7d6e41).  A script stores the loss *after* each
+update, the engine before it (:func:`align`).  The two draw their weights from
+different generators, so their runs compare as two seeds do (:mod:`.run_for_run`
 removes that difference).
 """
 
@@ -173,9 +170,8 @@ def check_parameters(experiments, spread_check: str) -> None:
 
 @dataclass(frozen=True)
 class Run:
-    """One experiment on both implementations: the setup, the scripts' stored curves
-    (``theirs``) and the engine's (``ours``) on the same ``seeds``, and their
-    :class:`Comparison`."""
+    """One experiment on both implementations: setup, the scripts' curves
+    (``theirs``), the engine's (``ours``), their ``seeds`` and :class:`Comparison`."""
 
     setup: Setup
     theirs: dict
@@ -212,9 +208,8 @@ def conventions(runs: dict) -> dict:
 
 @dataclass(frozen=True)
 class SpreadCheck:
-    """The engine's ReLU seed spread re-measured on more ``seeds`` (the stored ``k``
-    first): over all (``all_spread``), over every ``k`` (``subsets``), the scripts'
-    runs' median gap to all of them (``cross_all``), and their ``curves``."""
+    """The engine's ReLU seed spread on more ``seeds`` (the ``k`` stored first): over
+    every ``k`` of them, over all, the scripts' median gap to all, the ``curves``."""
 
     seeds: list
     k: int

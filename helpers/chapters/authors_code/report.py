@@ -231,34 +231,30 @@ def _same_start_table(res: Results, recs: dict, tol: float) -> str:
 
 
 def _control_text(ctrl, rec_spread, title: str) -> str:
-    """The control: the engine at a step size :data:`CONTROL_STEP` off (``ctrl``),
-    under the same rule against the real run's yardstick ``rec_spread``."""
+    """The control (``ctrl``, one seed at a step size :data:`CONTROL_STEP` off) under
+    the same rule, against the real run's yardstick ``rec_spread``."""
     ev = _same_run(ctrl, rec_spread)
     v = rulebook.verdict(ev, kind="check", provenance="authors' code")
     old = rulebook.holds("gap", float(np.max(ctrl.gaps)))
-    i = 0
-    frac = ctrl.part_loss[i] / ctrl.theirs[i, 0]
+    part, frac = ctrl.part[0], ctrl.part_loss[0] / ctrl.theirs[0, 0]
     where = (
-        f"parts at epoch {ctrl.part[i]}, with the loss still {100 * frac:.2f} % of "
-        "its first"
-        if ctrl.part[i] < ctrl.epochs
-        else "never parts"
+        f"parts at epoch {part}, with the loss still {100 * frac:.2f} % of its first"
     )
     return (
         f"**A control.** The same engine from the same start (seed "
-        f"{ctrl.seeds[i]} of {title}) at a step size {CONTROL_STEP:g} times the "
-        f"script's is equal to it bit for bit for {ctrl.identical[i]} epochs (the "
+        f"{ctrl.seeds[0]} of {title}) at a step size {CONTROL_STEP:g} times the "
+        f"script's is equal to it bit for bit for {ctrl.identical[0]} epochs (the "
         "loss hardly moves at first, so equal bits alone prove little), then "
-        f"{where}; it leaves a step-size error of {ctrl.rescale[i]:.2g} possible "
-        f"and its time gap is {ctrl.gaps[i]:.4f}. Under the rule it is **{v}**; "
+        f"{where if part < ctrl.epochs else 'never parts'}; it leaves a step-size "
+        f"error of {ctrl.rescale[0]:.2g} possible "
+        f"and its time gap is {ctrl.gaps[0]:.4f}. Under the rule it is **{v}**; "
         f"the earlier criterion, a time gap of at most {rulebook.CHECK_GAP:g}, "
         + ("would have passed it." if old else "fails it too.")
     )
 
 
 def _same_start_text(res: Results, recs: dict, tol: float) -> str:
-    """The reading of the section *Run for run* (agreement within ``tol``), with the
-    control, *On any machine* and the depth network."""
+    """The reading of the section *Run for run* (agreement within ``tol``)."""
     same = res.same_start
     if not same:
         return ""
@@ -275,8 +271,7 @@ def _same_start_text(res: Results, recs: dict, tol: float) -> str:
 
 
 def _run_for_run_text(same: dict, held: int, tol: float) -> str:
-    """How long the engine's runs from the scripts' weights equal the scripts' (bit
-    for bit, then within ``tol``) and what step-size error that leaves possible."""
+    """How long the runs from the scripts' weights agree, and what that leaves."""
     ident = np.concatenate([r.identical for r in same.values()])
     frac = np.concatenate([r.part_loss / r.theirs[:, 0] for r in same.values()])
     steep = np.concatenate([r.steepest for r in same.values()])
@@ -303,13 +298,12 @@ def _run_for_run_text(same: dict, held: int, tol: float) -> str:
 
 
 def _after_parting(same: dict, recs: dict) -> str:
-    """The largest time gap between the two runs of a seed after they part, against
-    the engine's own seed spread (empty where no record has a spread)."""
+    """The largest time gap after the runs part against the engine's seed spread."""
+    spreads = {n: recs[f"same_start_{n}"].get("spread") for n in same}
     ratio = {
-        n: float(np.max(r.gaps)) / recs[f"same_start_{n}"]["spread"]
+        n: float(np.max(r.gaps)) / spreads[n]
         for n, r in same.items()
-        if isinstance(recs[f"same_start_{n}"].get("spread"), float)
-        and recs[f"same_start_{n}"]["spread"] > 0
+        if isinstance(spreads[n], float) and spreads[n] > 0
     }
     if not ratio:
         return ""
@@ -324,11 +318,8 @@ def _after_parting(same: dict, recs: dict) -> str:
 
 def _any_machine(same: dict, recs: dict) -> str:
     """The paragraph *On any machine* of the section *Run for run*."""
-    flipped = [
-        n
-        for n in same
-        if "rounding" in (recs[f"same_start_{n}"].get("depends_on") or [])
-    ]
+    depends = {n: recs[f"same_start_{n}"].get("depends_on") or [] for n in same}
+    flipped = [n for n in same if "rounding" in depends[n]]
     return (
         "**On any machine.** The scripts' curves were stored on one machine "
         "(`book/authors_runs/manifest.json`); the engine re-runs here. The epochs "
@@ -410,15 +401,14 @@ def report(rec, results: Results) -> dict:
         (f"{results.title(n)}: {_CLAIMS[k]}", "—", recs[f"{k}_{n}"]) for k, n in kinds
     ]
     rec.save()
+    tol = SAME_START_TOL
     return {
-        "runs": _runs_table(results),
-        "conventions": _conventions_table(results),
-        "headline": _headline_table(results, recs),
-        "claims": claims_table(claims),
+        "runs": _runs_table(results), "conventions": _conventions_table(results),
+        "headline": _headline_table(results, recs), "claims": claims_table(claims),
         "closing": _closing(results, recs),
-        "same_start": _same_start_table(results, recs, SAME_START_TOL),
-        "same_start_text": _same_start_text(results, recs, SAME_START_TOL),
-    }
+        "same_start": _same_start_table(results, recs, tol),
+        "same_start_text": _same_start_text(results, recs, tol),
+    }  # fmt: skip
 
 
 def spread_text(title: str, c, check) -> str:
@@ -450,21 +440,17 @@ def spread_text(title: str, c, check) -> str:
 
 
 def _subset_range_sentence(c, subs, k: int) -> str:
-    """Whether both ``k``-seed spreads of :class:`~.comparison.Comparison` ``c`` lie
-    within the range of the engine's ``k``-seed subsets' spreads ``subs``, in words."""
-    inside = (
-        subs.min() <= min(c.spread_ours, c.spread_theirs)
-        and max(c.spread_ours, c.spread_theirs) <= subs.max()
-    )
-    if inside:
+    """Whether both ``k``-seed spreads of ``c`` lie within the range of the engine's
+    ``k``-seed subsets' spreads ``subs``, in words."""
+    both = (c.spread_ours, c.spread_theirs)
+    sets = f"different sets of {k} seeds ({subs.min():.4f}–{subs.max():.4f})"
+    if subs.min() <= min(both) and max(both) <= subs.max():
         return (
             f"Both four-seed spreads lie within the range one implementation gives for "
-            f"different sets of {k} seeds ({subs.min():.4f}–{subs.max():.4f}): their "
-            f"difference is the seed noise of a {k}-seed spread, which the bootstrap "
-            f"over {k} seeds understates."
+            f"{sets}: their difference is the seed noise of a {k}-seed spread, which "
+            f"the bootstrap over {k} seeds understates."
         )
     return (
-        f"A four-seed spread lies outside the range one implementation gives "
-        f"for different sets of {k} seeds ({subs.min():.4f}–{subs.max():.4f}): the "
-        "two implementations' seeds do not scatter alike."
+        f"A four-seed spread lies outside the range one implementation gives for "
+        f"{sets}: the two implementations' seeds do not scatter alike."
     )

@@ -3,24 +3,16 @@
     python -m helpers.chapters.performance            # the full one (about 10 minutes)
     python -m helpers.chapters.performance --quick    # the reduced one the page runs
 
-It times :func:`helpers.core.engine.train` ([conv-engine]) on the two ReLU networks of
-[conv-constants] (Section 4's 11-700-60, the depth network 11-420-420-60) as the book
-uses it (``"engine"``), on one device (``"engine_one_device"``), with the seeds batched
-by ``vmap`` (``"engine_vmap"``), and two loop baselines: (a) ``"authors_loop"``, a
-Python loop over epochs as the authors' scripts train (per epoch a jitted update and a
-loss read back to the host, the hidden activity every 10 epochs, the outputs at three
-epochs) and (b) ``"loop_async"``, the losses kept on the device until the run ends.
-All train the same network from the same initial weights with the same maths, and
-every measurement records how closely the loss curves agree.
-
-Rates are *seed-epochs per second* in the steady state (compilation timed apart), on
-``seed_epochs / seeds`` epochs per seed (clipped to ``[min_epochs, paper epochs]``), in
-``rounds`` rounds in which the methods take turns; a method's rate is its fastest
-round's.  The floor: one epoch's operations (:func:`flops_per_epoch`) over the
-machine's float32 matmul rate (:func:`matmul_rate`, the fastest probe kept).  The
-**batching efficiency** at ``S`` seeds: the time per seed at ``S`` seeds over that at
-one seed.  Raw results go to ``book/stats/benchmark.json``, the headline numbers to
-``book/results/performance.json``.
+It times :func:`helpers.core.engine.train` on the two ReLU networks of
+[conv-constants] (11-700-60 and 11-420-420-60) as the book uses it, on one device, with
+the seeds batched by ``vmap``, and two loops: (a) as the authors' scripts train (a
+jitted update and a loss read back per epoch, the hidden activity every 10 epochs, the
+outputs at three) and (b) with the losses kept on the device until the run ends.  All
+train the same network from the same weights; each row records how closely the loss
+curves agree.  Rates are seed-epochs per second of the fastest of ``rounds`` rounds
+(the methods taking turns, compilation timed apart); the floor is one epoch's
+operations over the machine's float32 matmul rate.  Raw results go to
+``book/stats/benchmark.json``, the headline numbers to ``book/results``.
 """
 
 from __future__ import annotations
