@@ -13,6 +13,11 @@ from ...core.measures import bootstrap_interval, seed_spread, time_gap
 PAIR = ("relu", "gdln")
 
 
+def span(i) -> str:
+    """An interval ``(lo, hi)`` as ``[lo, hi]``, four decimals."""
+    return f"[{i[0]:.4f}, {i[1]:.4f}]"
+
+
 def pair_gaps(A, B) -> np.ndarray:
     """The time gap of curve ``i`` of ``A`` against curve ``i`` of ``B`` (``(seeds,
     T)`` each)."""

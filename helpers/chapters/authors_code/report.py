@@ -11,7 +11,7 @@ import numpy as np
 from ...book import kit, rulebook
 from ...book.records import claims_table
 from ...core.measures import LEVELS, Evidence, seed_spread_interval
-from .comparison import PAIR
+from .comparison import PAIR, span
 from .experiments import conventions
 from .run_for_run import CONTROL_STEP, SAME_START_TOL
 
@@ -35,10 +35,6 @@ class Results:
     def conventions(self) -> dict:
         """:func:`~.experiments.conventions` of the runs."""
         return conventions(self.runs)
-
-
-def _interval(i) -> str:
-    return f"[{i[0]:.4f}, {i[1]:.4f}]"
 
 
 def _join(xs, fmt="{}") -> str:
@@ -154,8 +150,8 @@ def _conventions_table(res: Results) -> str:
 def _headline_table(res: Results, recs: dict) -> str:
     rows = [
         [res.title(name), f"{c.gap:.4f}",
-         f"{c.spread_theirs:.4f} {_interval(c.interval_theirs)}",
-         f"{c.spread_ours:.4f} {_interval(c.interval_ours)}",
+         f"{c.spread_theirs:.4f} {span(c.interval_theirs)}",
+         f"{c.spread_ours:.4f} {span(c.interval_ours)}",
          f"{kit.med(c.rg_theirs):.4f} (spread {c.rg_spread_theirs:.4f})",
          f"{kit.med(c.rg_ours):.4f} (spread {c.rg_spread:.4f})",
          _join(recs[f"{k}_{name}"]["verdict"] for k in ("relu", "relu_gdln"))]
@@ -426,8 +422,8 @@ def spread_text(title: str, c, check) -> str:
         f"**{title}.** Over its first {k} seeds the engine's "
         f"ReLU spread is {c.spread_ours:.4f} and the scripts' {c.spread_theirs:.4f} "
         f"(ratio {c.spread_ours / c.spread_theirs:.1f}); their bootstrap intervals "
-        f"over seeds are {_interval(c.interval_ours)} and "
-        f"{_interval(c.interval_theirs)}, which {'do not ' if apart else ''}overlap. "
+        f"over seeds are {span(c.interval_ours)} and "
+        f"{span(c.interval_theirs)}, which {'do not ' if apart else ''}overlap. "
         f"Over {n} seeds the engine's spread is {check.all_spread:.4f}, and the spread "
         f"of every {k} of its seeds ranges over {q5:.4f}–{q95:.4f} (5 and 95 % of "
         f"{len(subs)} subsets, median {q50:.4f}): the engine's first {k} seeds lie at "

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...book import crosscheck, progress
 from ...core.measures import bootstrap_interval
-from .comparison import gap_matrix, pair_gaps, pair_spread
+from .comparison import gap_matrix, pair_gaps, pair_spread, span
 from .experiments import SpreadCheck, setup
 from .run_for_run import train_from_script_draws
 
@@ -90,10 +90,6 @@ def script_spread(name: str, check: SpreadCheck, out=crosscheck.RUNS) -> ScriptS
 
 def script_spread_text(title: str, r: ScriptSpread) -> str:
     """The paragraph on where the two spreads part (:class:`ScriptSpread` ``r``)."""
-
-    def iv(i):
-        return f"[{i[0]:.4f}, {i[1]:.4f}]"
-
     n = len(r.seeds)
     chance = r.p >= 0.05
     return (
@@ -101,16 +97,16 @@ def script_spread_text(title: str, r: ScriptSpread) -> str:
         f"{REVIEW_RUNS} seeds the script's ReLU spread is {r.first[0]:.4f} and the "
         f"engine's {r.first[1]:.4f} (ratio {r.first[1] / r.first[0]:.2f}). The "
         f"script's runs are stored for {n} seeds: their spread is {r.theirs:.4f} "
-        f"{iv(r.theirs_interval)}. "
+        f"{span(r.theirs_interval)}. "
         f"The engine started from the very weights the script draws for those {n} "
-        f"seeds gives {r.same:.4f} {iv(r.same_interval)} (its largest time gap to the "
-        f"script's run of the same seed {r.same_gap:.4f}): training, loss "
+        f"seeds gives {r.same:.4f} {span(r.same_interval)} (its largest time gap to "
+        f"the script's run of the same seed {r.same_gap:.4f}): training, loss "
         "normalisation, float32, step size, number of epochs and the spread's "
         "estimator are the same in both, so what separates the two implementations' "
         "spreads is only which initial weights are drawn. On its own "
         f"{r.ours_seeds} seeds the engine's spread is {r.ours:.4f} "
-        f"{iv(r.ours_interval)}, {r.ours / r.theirs:.2f} times the script's. Both draw "
-        "every weight from the same normal distribution at the same standard "
+        f"{span(r.ours_interval)}, {r.ours / r.theirs:.2f} times the script's. Both "
+        "draw every weight from the same normal distribution at the same standard "
         "deviation (the script NumPy's legacy `np.random.normal`, the engine "
         "`Generator.standard_normal` times the std): the generators differ, not the "
         "distribution. Relabelling the "
