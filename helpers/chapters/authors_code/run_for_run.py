@@ -162,13 +162,12 @@ def same_start(name: str, seeds: int, step: float = 1.0) -> SameStart:
     seeds = check_positive_int(seeds, "same_start seeds")
     step = check_positive(step, "step")
     runs = crosscheck.load(name)
-    seed_list = list(runs.seeds[: min(seeds, len(runs.seeds))])
+    seed_list = list(runs.seeds[:seeds])
     what = "run for run" if step == 1 else f"run for run at step x {step:g}"
     progress.report(f"authors_code: {name}, {what}, {len(seed_list)} seeds")
     ours = train_from_script_draws(setup(name), seed_list, step)
-    return compare_same_start(
-        name, seed_list, runs.curves["relu"][: len(seed_list)], ours
-    )
+    theirs = runs.curves["relu"][: len(seed_list)]
+    return compare_same_start(name, seed_list, theirs, ours)
 
 
 def same_start_seeds(experiments, seeds: int, depth_seeds: int) -> dict:
