@@ -100,17 +100,14 @@ def _records(res: Results) -> list:
     ]
     for name, r in res.same_start.items():
         c = res.runs[name].comparison if name in res.runs else None
-        yard = "" if c is None else f"{c.spread_ours:.4f}"
+        yard = c and f" against the engine's own seed spread {c.spread_ours:.4f}"
         values = {
-            "r": r,
-            "tol": SAME_START_TOL,
-            "identical": _join(r.identical.tolist()),
+            "r": r, "tol": SAME_START_TOL, "identical": _join(r.identical.tolist()),
             "part": _join(p if p < r.epochs else "never" for p in r.part.tolist()),
             "steepest": _join(r.steepest, "{:.2f}"),
-            "rescale": _join(r.rescale, "{:.1e}"),
-            "shifts": _shifts(r),
-            "spread": f" against the engine's own seed spread {yard}" if yard else "",
-        }
+            "rescale": _join(r.rescale, "{:.1e}"), "shifts": _shifts(r),
+            "spread": yard or "",
+        }  # fmt: skip
         out.append((f"same_start_{name}", _same_start_evidence(r, c), values))
     return out
 
