@@ -139,7 +139,7 @@ def pattern_class(patterns, n_items: int, n_contexts: int):
     G, squeeze = _as_grid(patterns, n_items, n_contexts)
     ctx_only = np.all(G == G[:, :, :1], axis=(1, 2))
     item_only = np.all(G == G[:, :1, :], axis=(1, 2))
-    out = np.array(CLASSES)[np.where(ctx_only, 1 - item_only, 2 + ~item_only)]
+    out = np.array(CLASSES)[2 * ~ctx_only + ~item_only]  # CLASSES' order, as 2 bits
     return str(out[0]) if squeeze else out
 
 
