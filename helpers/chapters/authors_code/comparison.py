@@ -95,9 +95,8 @@ def compare(name: str, theirs: dict, ours: dict) -> Comparison:
                 f"{name}.{k}: the authors' curves are {np.shape(theirs[k])}, ours "
                 f"{np.shape(ours[k])}; run as many seeds and epochs"
             )
-    (t, t_gdln), (o, o_gdln) = (
-        (np.asarray(x[k]) for k in PAIR) for x in (theirs, ours)
-    )
+    t, t_gdln = (np.asarray(theirs[k]) for k in PAIR)
+    o, o_gdln = (np.asarray(ours[k]) for k in PAIR)
     rg_t, rg_o = pair_gaps(t, t_gdln), pair_gaps(o, o_gdln)
     D_t, D_o = gap_matrix(t), gap_matrix(o)
     return Comparison(
