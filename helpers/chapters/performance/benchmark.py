@@ -283,9 +283,6 @@ def measure(
     bn = _network(network)
     seeds = check_positive_int(seeds, "seeds")
     rounds = check_positive_int(rounds, "rounds")
-    bad = [m for m in methods if m not in METHODS]
-    if bad:
-        raise ValueError(f"unknown methods {bad}; choose from {METHODS}")
     epochs = measure_epochs(network, seeds, seed_epochs, min_epochs, max_epochs)
     net, X, Y = bn.build()
     steps = make_steps(net, X, Y, bn.lr)
