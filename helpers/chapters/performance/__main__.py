@@ -31,7 +31,8 @@ def _parser() -> argparse.ArgumentParser:
     add("--quick", action="store_true", help=text)
     text = f"results JSON (default {bm.BENCHMARK_JSON}; --quick: {bm.QUICK_JSON})"
     add("--out", type=Path, help=text)
-    add("--no-records", action="store_true", help="do not write book/results/*.json")
+    text = "do not write book/results/performance.json"
+    add("--no-records", action="store_true", help=text)
     return ap
 
 
