@@ -61,6 +61,16 @@ def test_section4_spread_and_gap_are_the_audited_values(records):
     assert round(float(np.median(gaps)), 6) == 0.074213
 
 
+def test_compare_reads_each_side_from_its_own_curves():
+    theirs, _ = ch.stored("section4", 4)
+    ours = {k: 1.5 * c for k, c in theirs.items()}
+    c = comparison.compare("section4", theirs, ours)
+    gaps = comparison.pair_gaps(theirs["relu"], theirs["gdln"])
+    np.testing.assert_array_equal(c.rg_theirs, gaps)
+    assert c.final_ours == pytest.approx(1.5 * c.final_theirs)
+    assert c.spread_theirs == pytest.approx(comparison.spread(theirs["relu"]))
+
+
 def _pathway_stds(net, layer=-1):
     L = net.layers[layer]
     return {

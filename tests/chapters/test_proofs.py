@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import helpers as h
-from helpers.chapters import proofs as pr
+from helpers.chapters.proofs import interlacing, lemma, race, xor
 
 FAST = settings(derandomize=True, max_examples=60, deadline=None)
 MEDIUM = settings(derandomize=True, max_examples=150, deadline=None)
@@ -22,9 +22,9 @@ MEDIUM = settings(derandomize=True, max_examples=150, deadline=None)
 
 
 def test_two_by_two_patterns():
-    X = pr.item_context_input(2, 2)  # columns (o1,c1), (o2,c1), (o1,c2), (o2,c2)
+    X = lemma.item_context_input(2, 2)  # columns (o1,c1), (o2,c1), (o1,c2), (o2,c2)
     pats = np.array(list(itertools.product([0, 1], repeat=4)))
-    feas = pr.lp_feasible_patterns(X, pats)
+    feas = lemma.lp_feasible_patterns(X, pats)
     assert feas.sum() == 14
     infeasible = {tuple(p) for p in pats[~feas]}
     assert infeasible == {
@@ -32,25 +32,27 @@ def test_two_by_two_patterns():
         (0, 1, 1, 0),
     }  # the two "combined" patterns of Appendix D
     np.testing.assert_array_equal(
-        feas, pr.lp_feasible_patterns(X, pats, strict_off=True)
+        feas, lemma.lp_feasible_patterns(X, pats, strict_off=True)
     )
     # the certificate of the combined pattern is Appendix D's sum of the four
     # inequalities
-    lam, mu = pr.farkas_certificate(X, [1, 0, 0, 1])
+    lam, mu = lemma.farkas_certificate(X, [1, 0, 0, 1])
     np.testing.assert_allclose(lam, [0.5, 0.5], atol=1e-9)
     np.testing.assert_allclose(mu, [0.5, 0.5], atol=1e-9)
     for p, f in zip(pats, feas):
         assert (
-            pr.farkas_certificate(X, p) is None
+            lemma.farkas_certificate(X, p) is None
         ) == f  # Motzkin: exactly one alternative
 
 
 def test_item_context_input_matches_task():
-    np.testing.assert_array_equal(pr.item_context_input(8, 3), h.contextual_task(3).X)
+    np.testing.assert_array_equal(
+        lemma.item_context_input(8, 3), h.contextual_task(3).X
+    )
 
 
 def test_full_enumeration_counts():
-    e = pr.enumerate_patterns(8, 3)
+    e = lemma.enumerate_patterns(8, 3)
     assert e["implementable"] == e["formula"] == 354106
     assert (e["constant"], e["context_only"], e["item_only"]) == (2, 6, 254)
     assert e["both"] == 354106 - 262
@@ -61,24 +63,24 @@ def test_full_enumeration_counts():
     "n,C", [(1, 1), (2, 2), (3, 2), (8, 1), (8, 2), (3, 3), (2, 5), (4, 4)]
 )
 def test_count_nested_formula_against_brute_force(n, C):
-    assert pr.count_nested(n, C) == pr.enumerate_patterns(n, C)["implementable"]
+    assert lemma.count_nested(n, C) == lemma.enumerate_patterns(n, C)["implementable"]
 
 
 def test_lp_agrees_with_nestedness_on_3x3():
-    X = pr.item_context_input(3, 3)
+    X = lemma.item_context_input(3, 3)
     pats = np.array(list(itertools.product([0, 1], repeat=9)))
     np.testing.assert_array_equal(
-        pr.lp_feasible_patterns(X, pats), pr.is_nested(pats, 3, 3)
+        lemma.lp_feasible_patterns(X, pats), lemma.is_nested(pats, 3, 3)
     )
-    assert pr.is_nested(pats, 3, 3).sum() == 230
+    assert lemma.is_nested(pats, 3, 3).sum() == 230
 
 
 def test_pattern_class_examples():
     n, C = 2, 3
-    assert pr.pattern_class(np.zeros(6), n, C) == "constant"
-    assert pr.pattern_class([1, 1, 0, 0, 1, 1], n, C) == "context-only"
-    assert pr.pattern_class([1, 0, 1, 0, 1, 0], n, C) == "item-only"
-    assert pr.pattern_class([1, 0, 0, 0, 0, 0], n, C) == "both"
+    assert lemma.pattern_class(np.zeros(6), n, C) == "constant"
+    assert lemma.pattern_class([1, 1, 0, 0, 1, 1], n, C) == "context-only"
+    assert lemma.pattern_class([1, 0, 1, 0, 1, 0], n, C) == "item-only"
+    assert lemma.pattern_class([1, 0, 0, 0, 0, 0], n, C) == "both"
 
 
 weights = st.integers(2, 5).flatmap(
@@ -100,9 +102,9 @@ def test_any_unit_gives_a_nested_lp_feasible_pattern(w):
     a, b = w
     n, C = a.size, b.size
     pattern = (np.add.outer(b, a) > 0).reshape(-1).astype(int)  # context-major
-    assert pr.is_nested(pattern, n, C)
-    assert pr.unit_pattern_lp(pr.item_context_input(n, C), pattern)["feasible"]
-    wit = pr.nested_witness(pattern, n, C)
+    assert lemma.is_nested(pattern, n, C)
+    assert lemma.unit_pattern_lp(lemma.item_context_input(n, C), pattern)["feasible"]
+    wit = lemma.nested_witness(pattern, n, C)
     np.testing.assert_array_equal(
         (np.add.outer(wit[n:], wit[:n]) > 0).reshape(-1), pattern.astype(bool)
     )
@@ -113,10 +115,10 @@ def test_any_unit_gives_a_nested_lp_feasible_pattern(w):
 def test_lp_and_certificate_are_alternatives(pattern):
     """Property (3 items x 3 contexts): implementable iff nested; otherwise a valid
     certificate."""
-    X = pr.item_context_input(3, 3)
-    feasible = pr.unit_pattern_lp(X, pattern.astype(int))["feasible"]
-    assert feasible == pr.is_nested(pattern, 3, 3)
-    cert = pr.farkas_certificate(X, pattern.astype(int))
+    X = lemma.item_context_input(3, 3)
+    feasible = lemma.unit_pattern_lp(X, pattern.astype(int))["feasible"]
+    assert feasible == lemma.is_nested(pattern, 3, 3)
+    cert = lemma.farkas_certificate(X, pattern.astype(int))
     assert (cert is None) == feasible
     if cert is not None:
         lam, mu = cert
@@ -129,17 +131,17 @@ def test_lp_and_certificate_are_alternatives(pattern):
 
 
 def test_lemma_errors():
-    X = pr.item_context_input(2, 2)
+    X = lemma.item_context_input(2, 2)
     with pytest.raises(ValueError, match="one 0/1 entry per datapoint"):
-        pr.unit_pattern_lp(X, [1, 0, 1])
+        lemma.unit_pattern_lp(X, [1, 0, 1])
     with pytest.raises(ValueError, match="0 \\(off\\) and 1 \\(on\\)"):
-        pr.unit_pattern_lp(X, [1, 0, 2, 0])
+        lemma.unit_pattern_lp(X, [1, 0, 2, 0])
     with pytest.raises(ValueError, match="brute force"):
-        pr.enumerate_patterns(8, 4)
+        lemma.enumerate_patterns(8, 4)
     with pytest.raises(ValueError, match="not nested"):
-        pr.nested_witness([1, 0, 0, 1], 2, 2)
+        lemma.nested_witness([1, 0, 0, 1], 2, 2)
     with pytest.raises(ValueError, match="n_items >= 1"):
-        pr.count_nested(0, 3)
+        lemma.count_nested(0, 3)
 
 
 # --------------------------------------------------------------------- Proposition 4.2
@@ -147,15 +149,17 @@ def test_lemma_errors():
 
 def test_thompson_bounds_example():
     A = np.diag([3.0, 2.0, 1.0])
-    sA, sB, upper, lower = pr.thompson_bounds(A, [1, 2], [0, 1, 2])  # delete row 0
+    sA, sB, upper, lower = interlacing.thompson_bounds(
+        A, [1, 2], [0, 1, 2]
+    )  # delete row 0
     np.testing.assert_allclose(sB, [2.0, 1.0])
     np.testing.assert_allclose(upper, [3.0, 2.0])
     np.testing.assert_allclose(lower, [2.0, 1.0])  # sigma_{k+1}(A): tight here
-    assert pr.interlacing_gaps(A, [1, 2], [0, 1, 2])["violations"] == 0
+    assert interlacing.interlacing_gaps(A, [1, 2], [0, 1, 2])["violations"] == 0
     with pytest.raises(ValueError, match="at least one row"):
-        pr.thompson_bounds(A, [], [0])
+        interlacing.thompson_bounds(A, [], [0])
     with pytest.raises(ValueError, match="inside A's shape"):
-        pr.thompson_bounds(A, [0, 5], [0])
+        interlacing.thompson_bounds(A, [0, 5], [0])
 
 
 matrices = st.tuples(st.integers(1, 8), st.integers(1, 8)).flatmap(
@@ -174,7 +178,7 @@ def test_interlacing_property(case):
     A, rmask, cmask = case
     rows = np.flatnonzero(rmask) if rmask.any() else np.array([0])
     cols = np.flatnonzero(cmask) if cmask.any() else np.array([0])
-    res = pr.interlacing_gaps(A, rows, cols, rtol=1e-9)
+    res = interlacing.interlacing_gaps(A, rows, cols, rtol=1e-9)
     assert res["violations"] == 0
     assert res["top_ratio"] <= 1 + 1e-9
 
@@ -197,7 +201,7 @@ def test_deleting_a_nonnegative_datapoint_never_raises_the_top(data):
     """Property: for non-negative data, deleting a datapoint lowers (or keeps) both
     lambda_max(X X^T) and sigma_1(Y X^T) (Appendix E's orthant argument)."""
     X, Y = data
-    e = pr.deletion_effects(X, Y)
+    e = interlacing.deletion_effects(X, Y)
     assert np.all(e["d_eig"] >= -1e-9 * max(e["lambda_max"], 1e-12))
     assert np.all(e["d_sv"] >= -1e-9 * max(e["sigma_1"], 1e-12))
 
@@ -206,24 +210,28 @@ def test_deleting_a_nonnegative_datapoint_never_raises_the_top(data):
 @given(arrays(float, (4, 6), elements=st.floats(-5, 5, allow_nan=False, width=32)))
 def test_top_eigenvalue_never_rises_for_signed_data_either(X):
     """Property: x x^T is PSD, so lambda_max(Sigma_x) needs no sign condition."""
-    e = pr.deletion_effects(X, np.ones((1, X.shape[1])))
+    e = interlacing.deletion_effects(X, np.ones((1, X.shape[1])))
     assert np.all(e["d_eig"] >= -1e-9 * max(e["lambda_max"], 1e-12))
 
 
 def test_signed_targets_can_raise_sigma_1():
     """The control: with a negative target, deleting a datapoint raises
     sigma_1(Sigma_yx)."""
-    e = pr.deletion_effects(np.array([[1.0, 1.0]]), np.array([[1.0, -0.5]]))
+    e = interlacing.deletion_effects(np.array([[1.0, 1.0]]), np.array([[1.0, -0.5]]))
     assert e["d_sv"][1] == pytest.approx(0.5 - 1.0)
-    signed = pr.random_deletion_cases(40, 0, signed=True)
+    signed = interlacing.random_deletion_cases(40, 0, signed=True)
     assert np.sum(signed["d_sv"] < -1e-10) > 0
     assert np.all(signed["d_eig"] >= -1e-10)
 
 
 def test_orthogonal_edge_case():
     base = np.array([[1.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
-    small = pr.deletion_effects(np.column_stack([base, [0, 0, 1.0]]), np.ones((1, 3)))
-    large = pr.deletion_effects(np.column_stack([base, [0, 0, 3.0]]), np.ones((1, 3)))
+    small = interlacing.deletion_effects(
+        np.column_stack([base, [0, 0, 1.0]]), np.ones((1, 3))
+    )
+    large = interlacing.deletion_effects(
+        np.column_stack([base, [0, 0, 3.0]]), np.ones((1, 3))
+    )
     assert small["d_eig"][2] == pytest.approx(
         0.0, abs=1e-12
     )  # unchanged: the edge case
@@ -234,16 +242,16 @@ def test_orthogonal_edge_case():
 
 def test_task_deletions_strictly_lower_the_top():
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
-    e = pr.deletion_effects(ds.X, ds.Y)
+    e = interlacing.deletion_effects(ds.X, ds.Y)
     assert e["lambda_max"] == pytest.approx(11.0)
     assert e["d_eig"].min() > 0.3 and e["d_sv"].min() > 0.5 and e["overlap"].min() > 0.4
 
 
 def test_random_and_task_interlacing_cases():
-    cases = pr.random_interlacing_cases(200, 1)
+    cases = interlacing.random_interlacing_cases(200, 1)
     assert len(cases) == 200 and sum(c["violations"] for c in cases) == 0
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
-    task = pr.task_interlacing_cases(ds, 3, 0)
+    task = interlacing.task_interlacing_cases(ds, 3, 0)
     assert {c["matrix"] for c in task} == {
         "common",
         "ctx1",
@@ -260,15 +268,15 @@ def test_random_and_task_interlacing_cases():
 
 def test_best_linear_loss_and_context_time():
     ds = h.contextual_task(3, ["hierarchy", "ring", "cross"])
-    assert pr.best_linear_loss(ds.X, ds.Y) == pytest.approx(16.5084333, rel=1e-6)
-    assert pr.best_linear_loss(h.hierarchy4().X, h.hierarchy4().Y) == pytest.approx(
+    assert race.best_linear_loss(ds.X, ds.Y) == pytest.approx(16.5084333, rel=1e-6)
+    assert race.best_linear_loss(h.hierarchy4().X, h.hierarchy4().Y) == pytest.approx(
         0.0, abs=1e-12
     )
     L = np.array([10.0, 8.0, 4.0, 1.0])
-    assert pr.context_learning_time(L, 8.0) == 2.0
-    assert pr.context_learning_time(L, 1.0) == float("inf")
+    assert race.context_learning_time(L, 8.0) == 2.0
+    assert race.context_learning_time(L, 1.0) == float("inf")
     with pytest.raises(ValueError, match="fraction"):
-        pr.context_learning_time(L, 8.0, fraction=1.5)
+        race.context_learning_time(L, 8.0, fraction=1.5)
 
 
 def test_residual_datasets_of_the_two_strategies_agree():
@@ -292,21 +300,23 @@ def test_residual_datasets_of_the_two_strategies_agree():
 
 def test_uniform_nested_and_the_witness():
     rng = np.random.default_rng(0)
-    g = pr.uniform_nested(rng, 20, 8, 3)
-    assert g.shape == (20, 24) and pr.is_nested(g, 8, 3).all()
-    assert pr.witness_reproduces(g, 8, 3)
+    g = lemma.uniform_nested(rng, 20, 8, 3)
+    assert g.shape == (20, 24) and lemma.is_nested(g, 8, 3).all()
+    assert lemma.witness_reproduces(g, 8, 3)
     bad = np.zeros(24, int)
     bad[[0, 9]] = 1  # (o0, c1) and (o1, c2) on: the combined pattern
     with pytest.raises(ValueError, match="not nested"):
-        pr.witness_reproduces(bad, 8, 3)
+        lemma.witness_reproduces(bad, 8, 3)
 
 
 def test_edge_cases_and_strategy_datasets():
-    edge = pr.edge_cases()
+    edge = interlacing.edge_cases()
     lam = {k: (v[2], v[3]) for k, v in edge.items()}
     assert lam["orthogonal to all, small: (0, 0, 1)"] == pytest.approx((4.0, 4.0))
     assert lam["orthogonal to all, large: (0, 0, 3)"] == pytest.approx((4.0, 9.0))
-    _, gap = pr.strategy_datasets(h.contextual_task(3, ["hierarchy", "ring", "cross"]))
+    _, gap = race.strategy_datasets(
+        h.contextual_task(3, ["hierarchy", "ring", "cross"])
+    )
     assert gap < 1e-9
 
 
@@ -317,6 +327,6 @@ def test_crossing_interpolates_the_log_ratio():
         (1.0, "linear", 0): 2.0,
         (1.0, "xor", 0): 4.0,
     }
-    assert pr.crossing(times, [0.5, 1.0], 0) == pytest.approx(0.75)
+    assert xor.crossing(times, [0.5, 1.0], 0) == pytest.approx(0.75)
     times[1.0, "linear", 0] = 5.0
-    assert np.isnan(pr.crossing(times, [0.5, 1.0], 0))
+    assert np.isnan(xor.crossing(times, [0.5, 1.0], 0))

@@ -10,10 +10,17 @@ import numpy as np
 
 from ...core.measures import bootstrap_interval, seed_spread, time_gap
 
+PAIR = ("relu", "gdln")
+
+
+def span(i) -> str:
+    """An interval ``(lo, hi)`` as ``[lo, hi]``, four decimals."""
+    return f"[{i[0]:.4f}, {i[1]:.4f}]"
+
 
 def pair_gaps(A, B) -> np.ndarray:
-    """:func:`helpers.core.measures.time_gap` of curve ``i`` of ``A`` against curve
-    ``i`` of ``B`` (``(seeds, T)`` each; the same number of curves)."""
+    """The time gap of curve ``i`` of ``A`` against curve ``i`` of ``B`` (``(seeds,
+    T)`` each)."""
     A, B = np.atleast_2d(A), np.atleast_2d(B)
     if A.shape[0] != B.shape[0]:
         raise ValueError(f"{A.shape[0]} curves against {B.shape[0]}")
@@ -21,8 +28,7 @@ def pair_gaps(A, B) -> np.ndarray:
 
 
 def cross_gaps(A, B) -> np.ndarray:
-    """The time gap of every curve of ``A`` against every curve of ``B`` (unrelated
-    draws: no pairing is preferred)."""
+    """The time gap of every curve of ``A`` against every curve of ``B``."""
     A, B = np.atleast_2d(A), np.atleast_2d(B)
     return np.array([time_gap(a, b) for a in A for b in B])
 
@@ -83,27 +89,19 @@ class Comparison:
 def compare(name: str, theirs: dict, ours: dict) -> Comparison:
     """:class:`Comparison` of stored curves ``theirs`` and engine curves ``ours``
     (``{'relu': (S, T), 'gdln': (S, T)}``, aligned, the same S and T)."""
-    for k in ("relu", "gdln"):
+    for k in PAIR:
         if np.shape(theirs[k]) != np.shape(ours[k]):
             raise ValueError(
                 f"{name}.{k}: the authors' curves are {np.shape(theirs[k])}, ours "
                 f"{np.shape(ours[k])}; run as many seeds and epochs"
             )
-    rg_t = pair_gaps(theirs["relu"], theirs["gdln"])
-    rg_o = pair_gaps(ours["relu"], ours["gdln"])
-    D_t, D_o = gap_matrix(theirs["relu"]), gap_matrix(ours["relu"])
+    t, t_gdln = (np.asarray(theirs[k]) for k in PAIR)
+    o, o_gdln = (np.asarray(ours[k]) for k in PAIR)
+    rg_t, rg_o = pair_gaps(t, t_gdln), pair_gaps(o, o_gdln)
+    D_t, D_o = gap_matrix(t), gap_matrix(o)
     return Comparison(
-        name=name,
-        seeds=int(np.shape(theirs["relu"])[0]),
-        gap=float(np.median(cross_gaps(theirs["relu"], ours["relu"]))),
-        spread_theirs=pair_spread(D_t),
-        spread_ours=pair_spread(D_o),
-        rg_theirs=rg_t,
-        rg_ours=rg_o,
-        rg_spread=seed_spread(rg_o),
-        rg_spread_theirs=seed_spread(rg_t),
-        interval_theirs=bootstrap_interval(D_t),
-        interval_ours=bootstrap_interval(D_o),
-        final_theirs=float(np.median(np.asarray(theirs["relu"])[:, -1])),
-        final_ours=float(np.median(np.asarray(ours["relu"])[:, -1])),
-    )
+        name, len(t), float(np.median(cross_gaps(t, o))), pair_spread(D_t),
+        pair_spread(D_o), rg_t, rg_o, seed_spread(rg_o), seed_spread(rg_t),
+        bootstrap_interval(D_t), bootstrap_interval(D_o),
+        float(np.median(t[:, -1])), float(np.median(o[:, -1])),
+    )  # fmt: skip

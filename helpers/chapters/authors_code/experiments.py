@@ -3,12 +3,9 @@ authors' code*, ``book/authors_code.md``): each experiment's setup, the scripts'
 curves (:mod:`helpers.book.crosscheck`) beside the engine's, compared.
 
 Every setting below is a fact of the script named beside it
-(CAandL-Lab/make-haste-slowly at b7d6e41), restated as numbers; the init stds are set
-per pathway here, independently of the chapters' initialisation choices.  A script
-stores ``losses[epoch]`` *after* that epoch's update; the engine's ``loss[:, t]`` is
-the loss after ``t`` updates, so the script's curve is the engine's ``loss[:, 1:]``
-(:func:`align`).  Both draw ``N(0, std^2)`` per weight from different generators, so a
-run of each is compared as two seeds of the same network are (:mod:`.run_for_run`
+(CAandL-Lab/make-haste-slowly at b7d6e41).  A script stores the loss *after* each
+update, the engine before it (:func:`align`).  The two draw their weights from
+different generators, so their runs compare as two seeds do (:mod:`.run_for_run`
 removes that difference).
 """
 
@@ -50,8 +47,7 @@ class Setup:
 
 
 def _task(C: int, structures=None, context_scale: float = 1.0) -> Dataset:
-    """``contextual_task`` with the context one-hot rows of ``X`` scaled (the authors'
-    ``gen_data4`` multiplies them by 1.1, ``gen_data5`` by 1.35)."""
+    """``contextual_task``, its context inputs scaled (``gen_data4``: 1.1, 5: 1.35)."""
     ds = contextual_task(C, structures)
     X = ds.X.copy()
     X[N_ITEMS:] *= context_scale
@@ -62,31 +58,26 @@ def _task(C: int, structures=None, context_scale: float = 1.0) -> Dataset:
 def _reln(ds: Dataset, sets, std_common: float, std_context: float, width=100):
     """Common pathway (all inputs) plus one pathway per set of contexts (item inputs
     only), ``width`` units each, trained one-way as the scripts' ``update_gated``."""
-    items = list(range(N_ITEMS))
+    items, ctx = list(range(N_ITEMS)), (std_context,) * 2
     pws = [Pathway("common", width, None, None, (std_common,) * 2, common=True)]
-    for s in sets:
-        label = "".join(str(c + 1) for c in s)
-        pws.append(
-            Pathway(
-                f"ctx{label}", width, context_gate(ds, s), items, (std_context,) * 2
-            )
-        )
+    pws += [Pathway(_label(s), width, context_gate(ds, s), items, ctx) for s in sets]
     return gdln(ds.X.shape[0], ds.Y.shape[0], ds.P, pws, coupling="one-way")
+
+
+def _label(contexts) -> str:
+    return "ctx" + "".join(str(c + 1) for c in contexts)
 
 
 def _setup_three(name: str) -> Setup:
     # 3_context_diff/{relu,gdln}.py, diff_context_num/{relu3,gdln3}.py: 700 ReLU
     # units at std 0.005/700; GDLN: common + three single-context + three 2-of-3
     # pathways of 100 units, std 10 and 20 x 0.0005/700; 8001 updates.
-    structures = ["hierarchy", "ring", "cross"] if name == "section4" else None
-    ds = _task(3, structures)
+    s4 = name == "section4"
+    ds = _task(3, ["hierarchy", "ring", "cross"] if s4 else None)
     b = 0.0005 / 700
     sets = [(0,), (1,), (2,), (0, 1), (1, 2), (0, 2)]
-    where = (
-        "3_context_diff/relu.py, gdln.py"
-        if name == "section4"
-        else "diff_context_num/relu3.py, gdln3.py"
-    )
+    where = "3_context_diff/" if s4 else "diff_context_num/"
+    where += "relu.py, gdln.py" if s4 else "relu3.py, gdln3.py"
     relu = relu_network((11, 700, ds.Y.shape[0]), 0.005 / 700)
     return Setup(name, ds, relu, _reln(ds, sets, 10 * b, 20 * b), LR, 8001, where)
 
@@ -119,10 +110,8 @@ def _setup_depth() -> Setup:
         Pathway("common", 240, None, None, (1.1 * b,) * 2, on_epoch=500, common=True)
     ]
     for pair in combinations(range(3), 2):
-        label = "ctx" + "".join(str(c + 1) for c in pair)
-        gate = context_gate(ds, pair)
-        stds = (1.1 * b, 8 * b)
-        layer2.append(Pathway(label, 60, gate, None, stds, on_epoch=12000))
+        gate, stds = context_gate(ds, pair), (1.1 * b, 8 * b)
+        layer2.append(Pathway(_label(pair), 60, gate, None, stds, on_epoch=12000))
     net = deep_gdln(11, ds.Y.shape[0], ds.P, [layer1, layer2], coupling="one-way")
     relu = relu_network((11, 420, 420, ds.Y.shape[0]), 0.0006)
     return Setup("depth", ds, relu, net, LR, 30001, "depth/relu.py, gdln_off.py")
@@ -162,8 +151,8 @@ def run_ours(s: Setup, seeds) -> dict:
 
 
 def align(engine_loss) -> np.ndarray:
-    """The engine's ``(seeds, epochs + 1)`` curves as the scripts record them: the loss
-    after each update, i.e. without the loss before the first one."""
+    """The engine's ``(seeds, epochs + 1)`` curves as the scripts record them: without
+    the loss before the first update."""
     L = np.atleast_2d(np.asarray(engine_loss, float))
     if L.shape[1] < 2:
         raise ValueError(f"need at least two recorded epochs, got {L.shape}")
@@ -181,9 +170,8 @@ def check_parameters(experiments, spread_check: str) -> None:
 
 @dataclass(frozen=True)
 class Run:
-    """One experiment on both implementations: the setup, the scripts' stored curves
-    (``theirs``) and the engine's (``ours``) on the same ``seeds``, and their
-    :class:`Comparison`."""
+    """One experiment on both implementations: setup, the scripts' curves
+    (``theirs``), the engine's (``ours``), their ``seeds`` and :class:`Comparison`."""
 
     setup: Setup
     theirs: dict
@@ -202,11 +190,9 @@ def run(name: str, seeds: int) -> Run:
 
 
 def conventions(runs: dict) -> dict:
-    """The conventions two implementations could part on, checked on ``runs``
-    (:class:`Run` by experiment): per experiment the ratio of the scripts' first
-    ReLU loss to the engine's (``first_ratio``) and to ``1/2 ||Y||^2``
-    (``target_ratio``), and the ReLU time gap without the one-epoch shift of
-    :func:`align` (``shift_gap``)."""
+    """The conventions two implementations could part on, per experiment of ``runs``:
+    the scripts' first ReLU loss over the engine's (``first_ratio``) and over ``1/2
+    ||Y||^2`` (``target_ratio``), the ReLU gap without :func:`align` (``shift_gap``)."""
     out = {}
     for name, r in runs.items():
         half_y2 = 0.5 * float(np.sum(r.setup.ds.Y**2))
@@ -222,9 +208,8 @@ def conventions(runs: dict) -> dict:
 
 @dataclass(frozen=True)
 class SpreadCheck:
-    """The engine's ReLU seed spread re-measured on more ``seeds`` (the stored ``k``
-    first): over all (``all_spread``), over every ``k`` (``subsets``), the scripts'
-    runs' median gap to all of them (``cross_all``), and their ``curves``."""
+    """The engine's ReLU seed spread on more ``seeds`` (the ``k`` stored first): over
+    every ``k`` of them, over all, the scripts' median gap to all, the ``curves``."""
 
     seeds: list
     k: int
@@ -243,11 +228,5 @@ def spread_check(r: Run, spread_seeds: int) -> SpreadCheck:
     wide = run_ours(r.setup, more)["relu"]
     D = gap_matrix(wide)
     k = len(r.seeds)
-    return SpreadCheck(
-        seeds=more,
-        k=k,
-        subsets=subset_spreads(D, k),
-        all_spread=pair_spread(D),
-        cross_all=float(np.median(cross_gaps(r.theirs["relu"], wide))),
-        curves=wide,
-    )
+    cross = float(np.median(cross_gaps(r.theirs["relu"], wide)))
+    return SpreadCheck(more, k, subset_spreads(D, k), pair_spread(D), cross, wide)

@@ -11,6 +11,7 @@ import numpy as np
 from ...book import kit, rulebook
 from ...book.records import claims_table
 from ...core.measures import LEVELS, Evidence, seed_spread_interval
+from .comparison import PAIR, span
 from .experiments import conventions
 from .run_for_run import CONTROL_STEP, SAME_START_TOL
 
@@ -36,10 +37,6 @@ class Results:
         return conventions(self.runs)
 
 
-def _interval(i) -> str:
-    return f"[{i[0]:.4f}, {i[1]:.4f}]"
-
-
 def _join(xs, fmt="{}") -> str:
     return ", ".join(fmt.format(x) for x in xs)
 
@@ -51,89 +48,66 @@ def _evidence(c) -> dict:
     rg_smaller = c.rg_theirs if c.rg_spread_theirs <= c.rg_spread else c.rg_ours
     return {
         "relu": Evidence(
-            c.gap,
-            spread=min(c.spread_theirs, c.spread_ours),
-            spread_interval=relu_iv,
-            criterion="seed_noise",
-            time_gap=True,
-        ),
+            c.gap, spread=min(c.spread_theirs, c.spread_ours),
+            spread_interval=relu_iv, criterion="seed_noise", time_gap=True),
         "relu_gdln": Evidence(
-            kit.med(c.rg_ours),
-            spread=min(c.rg_spread, c.rg_spread_theirs),
+            kit.med(c.rg_ours), spread=min(c.rg_spread, c.rg_spread_theirs),
             spread_interval=seed_spread_interval(rg_smaller),
             per_seed=tuple(float(g) for g in c.rg_ours),
-            compared=kit.med(c.rg_theirs),
-            criterion="near",
-            time_gap=True,
-        ),
-    }
+            compared=kit.med(c.rg_theirs), criterion="near", time_gap=True),
+    }  # fmt: skip
 
 
 def _same_run(r, spread, **more) -> Evidence:
-    """The evidence of a run for run ``r`` (:class:`~.run_for_run.SameStart`) under
-    the rulebook's ``same_run``, against the seed spread ``spread``."""
-    return Evidence(
-        float(np.max(r.gaps)),
-        spread=spread,
-        compared=float(np.max(r.rescale)),
-        criterion="same_run",
-        censored=r.censored,
-        censored_reference=r.censored_reference,
-        time_gap=True,
-        **more,
-    )
+    """A run for run ``r`` (:class:`~.run_for_run.SameStart`) under the rulebook's
+    ``same_run``, against the seed spread ``spread``."""
+    return Evidence(float(np.max(r.gaps)), spread=spread,
+                    compared=float(np.max(r.rescale)), criterion="same_run",
+                    censored=r.censored, censored_reference=r.censored_reference,
+                    time_gap=True, **more)  # fmt: skip
 
 
 def _same_start_evidence(r, c) -> Evidence:
-    """The record of one experiment run for run, against the engine's own seed spread
-    (``c``, its :class:`~.comparison.Comparison`; None: no yardstick), with the
-    variant ``levels`` read at the loss levels both curves reach."""
-    ev = _same_run(
-        r,
-        None if c is None else c.spread_ours,
-        spread_interval=None if c is None else c.interval_ours,
-        per_seed=tuple(float(g) for g in r.gaps),
-    )
+    """One experiment run for run, against the engine's own seed spread (``c``, its
+    :class:`~.comparison.Comparison`; None: none), with the variant ``levels`` read at
+    the loss levels both curves reach."""
+    yard = {} if c is None else {"spread_interval": c.interval_ours}
+    ev = _same_run(r, c and c.spread_ours, per_seed=tuple(map(float, r.gaps)), **yard)
     both = r.gaps_both[np.isfinite(r.gaps_both)]
     if both.size:
-        at_both = ev.but(
-            value=float(np.max(both)), censored=False, censored_reference=False
-        )
+        kw = dict(censored=False, censored_reference=False)
+        at_both = ev.but(value=float(np.max(both)), **kw)
         ev = ev.varied("levels", {"the loss levels both curves reach": at_both})
     return ev
 
 
 def _shifts(r) -> str:
     """The shifts after the runs part, per loss level reached and seed."""
-    out = []
-    for k, f in enumerate(LEVELS):
-        col = r.shift[:, k]
-        if np.isfinite(col).any():
-            each = _join(("—" if not np.isfinite(x) else f"{x:+.0f}" for x in col))
-            out.append(f"{100 * f:g} %: {each}")
-    return "; ".join(out) if out else "no loss level reached by both"
+    out = [
+        f"{100 * f:g} %: " + _join(f"{x:+.0f}" if np.isfinite(x) else "—" for x in col)
+        for f, col in zip(LEVELS, r.shift.T)
+        if np.isfinite(col).any()
+    ]
+    return "; ".join(out) or "no loss level reached by both"
 
 
 def _records(res: Results) -> list:
     """The page's records as ``(name, evidence, values of its template)``."""
-    out = []
-    for name, r in res.runs.items():
-        ev = _evidence(r.comparison)
-        for k in ("relu", "relu_gdln"):
-            out.append((f"{k}_{name}", ev[k], {"c": r.comparison}))
+    out = [
+        (f"{k}_{name}", ev, {"c": r.comparison})
+        for name, r in res.runs.items()
+        for k, ev in _evidence(r.comparison).items()
+    ]
     for name, r in res.same_start.items():
         c = res.runs[name].comparison if name in res.runs else None
-        yard = "" if c is None else f"{c.spread_ours:.4f}"
+        yard = c and f" against the engine's own seed spread {c.spread_ours:.4f}"
         values = {
-            "r": r,
-            "tol": SAME_START_TOL,
-            "identical": _join(r.identical.tolist()),
+            "r": r, "tol": SAME_START_TOL, "identical": _join(r.identical.tolist()),
             "part": _join(p if p < r.epochs else "never" for p in r.part.tolist()),
             "steepest": _join(r.steepest, "{:.2f}"),
-            "rescale": _join(r.rescale, "{:.1e}"),
-            "shifts": _shifts(r),
-            "spread": f" against the engine's own seed spread {yard}" if yard else "",
-        }
+            "rescale": _join(r.rescale, "{:.1e}"), "shifts": _shifts(r),
+            "spread": yard or "",
+        }  # fmt: skip
         out.append((f"same_start_{name}", _same_start_evidence(r, c), values))
     return out
 
@@ -143,51 +117,48 @@ def _runs_table(res: Results) -> str:
     rows = []
     for name, r in res.runs.items():
         e = man["experiments"][name]
-        sec = [kit.med(e["scripts"][k]["seconds"]) for k in ("relu", "gdln")]
-        rows.append(
-            [e["title"], r.setup.where, len(r.seeds), r.setup.epochs]
-            + [f"{sec[0]:.0f}, {sec[1]:.0f}"]
-        )
-    headers = ["experiment", "the authors' scripts", "seeds", "updates"]
+        sec = ", ".join(f"{kit.med(e['scripts'][k]['seconds']):.0f}" for k in PAIR)
+        rows.append([e["title"], r.setup.where, len(r.seeds), r.setup.epochs, sec])
     first = man["experiments"][next(iter(res.runs))]
     return (
-        kit.table(rows, headers + ["seconds per run (ReLU, GDLN)"])
+        kit.table(
+            rows,
+            "experiment | the authors' scripts | seeds | updates | "
+            "seconds per run (ReLU, GDLN)",
+        )  # fmt: skip
         + f"\n\nStored from commit `{man['commit'][:7]}` with JAX {first['jax']} "
         "(the authors pinned 0.4.28)."
     )
 
 
 def _conventions_table(res: Results) -> str:
-    rows = []
-    for name, r in res.runs.items():
-        c, v = r.comparison, res.conventions[name]
-        rows.append(
-            [name, f"{v['first_ratio']:.6f}", f"{v['target_ratio']:.6f}"]
-            + [f"{c.gap:.4f}", f"{v['shift_gap']:.4f}"]
-            + [f"{c.final_theirs:.3g}, {c.final_ours:.3g}"]
-        )
-    headers = ["experiment", "first loss: scripts / engine", "scripts / (1/2 ‖Y‖²)"]
-    headers += ["ReLU gap", "gap without the one-epoch shift"]
-    return kit.table(rows, headers + ["final ReLU loss: scripts, engine"])
+    rows = [
+        [name, f"{v['first_ratio']:.6f}", f"{v['target_ratio']:.6f}",
+         f"{c.gap:.4f}", f"{v['shift_gap']:.4f}",
+         f"{c.final_theirs:.3g}, {c.final_ours:.3g}"]
+        for name, r in res.runs.items()
+        for c, v in [(r.comparison, res.conventions[name])]
+    ]  # fmt: skip
+    headers = "experiment | first loss: scripts / engine | scripts / (1/2 ‖Y‖²) | "
+    headers += "ReLU gap | gap without the one-epoch shift | "
+    return kit.table(rows, headers + "final ReLU loss: scripts, engine")
 
 
 def _headline_table(res: Results, recs: dict) -> str:
-    rows = []
-    for name, r in res.runs.items():
-        c = r.comparison
-        v = [recs[f"relu_{name}"]["verdict"], recs[f"relu_gdln_{name}"]["verdict"]]
-        rows.append(
-            [res.title(name), f"{c.gap:.4f}"]
-            + [f"{c.spread_theirs:.4f} {_interval(c.interval_theirs)}"]
-            + [f"{c.spread_ours:.4f} {_interval(c.interval_ours)}"]
-            + [f"{kit.med(c.rg_theirs):.4f} (spread {c.rg_spread_theirs:.4f})"]
-            + [f"{kit.med(c.rg_ours):.4f} (spread {c.rg_spread:.4f})"]
-            + [f"{v[0]}, {v[1]}"]
-        )
-    headers = ["experiment", "ReLU: scripts vs engine", "seed spread, scripts"]
-    headers += ["seed spread, engine", "ReLU vs GDLN, scripts", "ReLU vs GDLN, engine"]
+    rows = [
+        [res.title(name), f"{c.gap:.4f}",
+         f"{c.spread_theirs:.4f} {span(c.interval_theirs)}",
+         f"{c.spread_ours:.4f} {span(c.interval_ours)}",
+         f"{kit.med(c.rg_theirs):.4f} (spread {c.rg_spread_theirs:.4f})",
+         f"{kit.med(c.rg_ours):.4f} (spread {c.rg_spread:.4f})",
+         _join(recs[f"{k}_{name}"]["verdict"] for k in ("relu", "relu_gdln"))]
+        for name, r in res.runs.items()
+        for c in [r.comparison]
+    ]  # fmt: skip
+    headers = "experiment | ReLU: scripts vs engine | seed spread, scripts | "
+    headers += "seed spread, engine | ReLU vs GDLN, scripts | ReLU vs GDLN, engine | "
     return (
-        kit.table(rows, headers + ["verdicts"])
+        kit.table(rows, headers + "verdicts")
         + "\n\nTime gaps (`helpers.core.measures.time_gap`: the largest `|ln t_a/t_b|` "
         "over the epochs at which each curve reaches 50, 10, 1 and 0.1 % of its "
         "first loss), medians over seeds; in brackets, the 90 % bootstrap interval "
@@ -229,19 +200,17 @@ def _same_start_table(res: Results, recs: dict, tol: float) -> str:
         rec = recs[f"same_start_{name}"]
         spread = rec.get("spread")
         yard = f" ({spread:.4f})" if isinstance(spread, float) else ""
-        rows.append(
-            [res.title(name), _join(r.seeds), r.epochs]
-            + [_join(r.identical.tolist()), part]
-            + [f"{np.max(r.rescale):.1e}"]
-            + [f"{np.max(r.gaps):.4f}{yard}", rec["verdict"]]
-        )
-    headers = ["experiment", "seeds", "updates"]
-    headers += ["equal bit for bit for the first ... epochs"]
-    headers += [f"within {tol:g} until epoch (the script's loss there, % of its first)"]
-    headers += ["step-size error left possible, largest"]
-    headers += ["time gap after they part, largest (engine's seed spread)"]
+        rows.append([res.title(name), _join(r.seeds), r.epochs,
+                     _join(r.identical.tolist()), part, f"{np.max(r.rescale):.1e}",
+                     f"{np.max(r.gaps):.4f}{yard}", rec["verdict"]])  # fmt: skip
+    headers = [
+        "experiment", "seeds", "updates", "equal bit for bit for the first ... epochs",
+        f"within {tol:g} until epoch (the script's loss there, % of its first)",
+        "step-size error left possible, largest",
+        "time gap after they part, largest (engine's seed spread)", "verdict",
+    ]  # fmt: skip
     return (
-        kit.table(rows, headers + ["verdict"])
+        kit.table(rows, headers)
         + "\n\nEpochs are the scripts' (`losses[epoch]`, the loss after that epoch's "
         "update). Step-size error left possible: the tolerance over the steepest "
         "`|d ln L / d ln t|` of the script's curve before the runs part "
@@ -255,34 +224,30 @@ def _same_start_table(res: Results, recs: dict, tol: float) -> str:
 
 
 def _control_text(ctrl, rec_spread, title: str) -> str:
-    """The control: the engine at a step size :data:`CONTROL_STEP` off (``ctrl``),
-    under the same rule against the real run's yardstick ``rec_spread``."""
+    """The control (``ctrl``, one seed at a step size :data:`CONTROL_STEP` off) under
+    the same rule, against the real run's yardstick ``rec_spread``."""
     ev = _same_run(ctrl, rec_spread)
     v = rulebook.verdict(ev, kind="check", provenance="authors' code")
     old = rulebook.holds("gap", float(np.max(ctrl.gaps)))
-    i = 0
-    frac = ctrl.part_loss[i] / ctrl.theirs[i, 0]
+    part, frac = ctrl.part[0], ctrl.part_loss[0] / ctrl.theirs[0, 0]
     where = (
-        f"parts at epoch {ctrl.part[i]}, with the loss still {100 * frac:.2f} % of "
-        "its first"
-        if ctrl.part[i] < ctrl.epochs
-        else "never parts"
+        f"parts at epoch {part}, with the loss still {100 * frac:.2f} % of its first"
     )
     return (
         f"**A control.** The same engine from the same start (seed "
-        f"{ctrl.seeds[i]} of {title}) at a step size {CONTROL_STEP:g} times the "
-        f"script's is equal to it bit for bit for {ctrl.identical[i]} epochs (the "
+        f"{ctrl.seeds[0]} of {title}) at a step size {CONTROL_STEP:g} times the "
+        f"script's is equal to it bit for bit for {ctrl.identical[0]} epochs (the "
         "loss hardly moves at first, so equal bits alone prove little), then "
-        f"{where}; it leaves a step-size error of {ctrl.rescale[i]:.2g} possible "
-        f"and its time gap is {ctrl.gaps[i]:.4f}. Under the rule it is **{v}**; "
+        f"{where if part < ctrl.epochs else 'never parts'}; it leaves a step-size "
+        f"error of {ctrl.rescale[0]:.2g} possible "
+        f"and its time gap is {ctrl.gaps[0]:.4f}. Under the rule it is **{v}**; "
         f"the earlier criterion, a time gap of at most {rulebook.CHECK_GAP:g}, "
         + ("would have passed it." if old else "fails it too.")
     )
 
 
 def _same_start_text(res: Results, recs: dict, tol: float) -> str:
-    """The reading of the section *Run for run* (agreement within ``tol``), with the
-    control, *On any machine* and the depth network."""
+    """The reading of the section *Run for run* (agreement within ``tol``)."""
     same = res.same_start
     if not same:
         return ""
@@ -299,8 +264,7 @@ def _same_start_text(res: Results, recs: dict, tol: float) -> str:
 
 
 def _run_for_run_text(same: dict, held: int, tol: float) -> str:
-    """How long the engine's runs from the scripts' weights equal the scripts' (bit
-    for bit, then within ``tol``) and what step-size error that leaves possible."""
+    """How long the runs from the scripts' weights agree, and what that leaves."""
     ident = np.concatenate([r.identical for r in same.values()])
     frac = np.concatenate([r.part_loss / r.theirs[:, 0] for r in same.values()])
     steep = np.concatenate([r.steepest for r in same.values()])
@@ -327,13 +291,12 @@ def _run_for_run_text(same: dict, held: int, tol: float) -> str:
 
 
 def _after_parting(same: dict, recs: dict) -> str:
-    """The largest time gap between the two runs of a seed after they part, against
-    the engine's own seed spread (empty where no record has a spread)."""
+    """The largest time gap after the runs part against the engine's seed spread."""
+    spreads = {n: recs[f"same_start_{n}"].get("spread") for n in same}
     ratio = {
-        n: float(np.max(r.gaps)) / recs[f"same_start_{n}"]["spread"]
+        n: float(np.max(r.gaps)) / spreads[n]
         for n, r in same.items()
-        if isinstance(recs[f"same_start_{n}"].get("spread"), float)
-        and recs[f"same_start_{n}"]["spread"] > 0
+        if isinstance(spreads[n], float) and spreads[n] > 0
     }
     if not ratio:
         return ""
@@ -348,11 +311,8 @@ def _after_parting(same: dict, recs: dict) -> str:
 
 def _any_machine(same: dict, recs: dict) -> str:
     """The paragraph *On any machine* of the section *Run for run*."""
-    flipped = [
-        n
-        for n in same
-        if "rounding" in (recs[f"same_start_{n}"].get("depends_on") or [])
-    ]
+    depends = {n: recs[f"same_start_{n}"].get("depends_on") or [] for n in same}
+    flipped = [n for n in same if "rounding" in depends[n]]
     return (
         "**On any machine.** The scripts' curves were stored on one machine "
         "(`book/authors_runs/manifest.json`); the engine re-runs here. The epochs "
@@ -434,15 +394,14 @@ def report(rec, results: Results) -> dict:
         (f"{results.title(n)}: {_CLAIMS[k]}", "—", recs[f"{k}_{n}"]) for k, n in kinds
     ]
     rec.save()
+    tol = SAME_START_TOL
     return {
-        "runs": _runs_table(results),
-        "conventions": _conventions_table(results),
-        "headline": _headline_table(results, recs),
-        "claims": claims_table(claims),
+        "runs": _runs_table(results), "conventions": _conventions_table(results),
+        "headline": _headline_table(results, recs), "claims": claims_table(claims),
         "closing": _closing(results, recs),
-        "same_start": _same_start_table(results, recs, SAME_START_TOL),
-        "same_start_text": _same_start_text(results, recs, SAME_START_TOL),
-    }
+        "same_start": _same_start_table(results, recs, tol),
+        "same_start_text": _same_start_text(results, recs, tol),
+    }  # fmt: skip
 
 
 def spread_text(title: str, c, check) -> str:
@@ -460,8 +419,8 @@ def spread_text(title: str, c, check) -> str:
         f"**{title}.** Over its first {k} seeds the engine's "
         f"ReLU spread is {c.spread_ours:.4f} and the scripts' {c.spread_theirs:.4f} "
         f"(ratio {c.spread_ours / c.spread_theirs:.1f}); their bootstrap intervals "
-        f"over seeds are {_interval(c.interval_ours)} and "
-        f"{_interval(c.interval_theirs)}, which {'do not ' if apart else ''}overlap. "
+        f"over seeds are {span(c.interval_ours)} and "
+        f"{span(c.interval_theirs)}, which {'do not ' if apart else ''}overlap. "
         f"Over {n} seeds the engine's spread is {check.all_spread:.4f}, and the spread "
         f"of every {k} of its seeds ranges over {q5:.4f}–{q95:.4f} (5 and 95 % of "
         f"{len(subs)} subsets, median {q50:.4f}): the engine's first {k} seeds lie at "
@@ -474,21 +433,17 @@ def spread_text(title: str, c, check) -> str:
 
 
 def _subset_range_sentence(c, subs, k: int) -> str:
-    """Whether both ``k``-seed spreads of :class:`~.comparison.Comparison` ``c`` lie
-    within the range of the engine's ``k``-seed subsets' spreads ``subs``, in words."""
-    inside = (
-        subs.min() <= min(c.spread_ours, c.spread_theirs)
-        and max(c.spread_ours, c.spread_theirs) <= subs.max()
-    )
-    if inside:
+    """Whether both ``k``-seed spreads of ``c`` lie within the range of the engine's
+    ``k``-seed subsets' spreads ``subs``, in words."""
+    both = (c.spread_ours, c.spread_theirs)
+    sets = f"different sets of {k} seeds ({subs.min():.4f}–{subs.max():.4f})"
+    if subs.min() <= min(both) and max(both) <= subs.max():
         return (
             f"Both four-seed spreads lie within the range one implementation gives for "
-            f"different sets of {k} seeds ({subs.min():.4f}–{subs.max():.4f}): their "
-            f"difference is the seed noise of a {k}-seed spread, which the bootstrap "
-            f"over {k} seeds understates."
+            f"{sets}: their difference is the seed noise of a {k}-seed spread, which "
+            f"the bootstrap over {k} seeds understates."
         )
     return (
-        f"A four-seed spread lies outside the range one implementation gives "
-        f"for different sets of {k} seeds ({subs.min():.4f}–{subs.max():.4f}): the "
-        "two implementations' seeds do not scatter alike."
+        f"A four-seed spread lies outside the range one implementation gives for "
+        f"{sets}: the two implementations' seeds do not scatter alike."
     )

@@ -15,10 +15,8 @@ from ...core.engine import train
 from ...core.measures import LEVELS, censored, level_times, time_gap
 from .experiments import Setup, align, setup
 
-#: Two loss curves of the same network from the same start agree to float rounding at
-#: an epoch when their relative difference there, ``|L_engine - L_script| /
-#: L_script``, is at most this: the rulebook's
-#: :data:`helpers.book.rulebook.SAME_RUN_TOL` (why this number: there).
+#: Two loss curves from the same start agree to float rounding at an epoch when
+#: ``|L_engine - L_script| / L_script`` is at most this (the rulebook's; why: there).
 SAME_START_TOL = SAME_RUN_TOL
 #: The page's control of the run-for-run rule: the engine from the same start at a
 #: step size this factor off, a 5 % step-size (time-rescaling) error, the largest a
@@ -29,15 +27,10 @@ CONTROL_STEP = 1.05
 
 def scripts_relu_init(sizes, std: float, seed: int) -> list[np.ndarray]:
     """The initial weights of the authors' ReLU scripts for ``seed``, drawn as they draw
-    them.
-
-    Their ``init_random_params_relu`` (``3_context_diff/relu.py`` and
-    ``diff_context_num/relu{3,4,5}.py`` lines 17-21, ``depth/relu.py`` lines 19-23;
-    CAandL-Lab/make-haste-slowly at b7d6e41) calls ``np.random.seed(seed)``, then draws
-    one ``(units out, units in)`` matrix per layer, input layer first, by
-    ``np.random.normal(0, param_scale_relu)``: a ``RandomState(seed)`` is the same
-    generator in the same state.  The float64 draws are rounded to float32 on the
-    first update, by JAX there and by the engine here.
+    them: their ``init_random_params_relu`` (``3_context_diff/relu.py``,
+    ``diff_context_num/relu{3,4,5}.py`` lines 17-21, ``depth/relu.py`` lines 19-23, at
+    b7d6e41) seeds ``np.random`` and draws one ``(out, in)`` matrix per layer by
+    ``np.random.normal(0, param_scale_relu)``, as a ``RandomState(seed)`` does.
 
     Args:
         sizes: the layer sizes, inputs first (``(11, 700, 60)``).
@@ -61,10 +54,8 @@ def train_from_script_draws(s: Setup, seeds, step: float = 1.0) -> np.ndarray:
     """The engine's ReLU network of ``s`` trained from the scripts' draws for
     ``seeds`` (:func:`scripts_relu_init`) at ``step`` times the step size, aligned as
     the scripts record: ``(seeds, epochs)``."""
-    stds = np.concatenate(
-        [np.ravel(L.in_std) for L in s.relu.layers]
-        + [np.ravel(s.relu.layers[-1].out_std)]
-    )
+    layers = s.relu.layers
+    stds = np.concatenate([np.ravel(L.in_std) for L in layers] + [layers[-1].out_std])
     if not np.all(stds == stds[0]):
         raise ValueError("the scripts' ReLU networks use one init std for every layer")
     starts = [scripts_relu_init(s.relu.sizes, float(stds[0]), sd) for sd in seeds]
@@ -78,20 +69,13 @@ def train_from_script_draws(s: Setup, seeds, step: float = 1.0) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SameStart:
-    """One experiment's ReLU network trained by the engine from the script's own
-    initial weights (``ours``) against the script's stored run (``theirs``), both
-    ``(seeds, epochs)`` in the script's epochs.
-
-    Per seed: ``identical``, the leading epochs equal bit for bit; ``part``, the first
-    epoch whose relative difference exceeds :data:`SAME_START_TOL` (the length where
-    none does) and ``part_loss`` the script's loss there (NaN where none); ``shift``,
-    engine minus script, in epochs, at each level of
-    :data:`helpers.core.measures.LEVELS`; ``steepest``, :func:`steepest_drop` before
-    ``part``, and ``rescale``, the step-size error the agreement leaves possible
-    (:data:`SAME_START_TOL` over ``steepest``, at most 1); ``gaps`` and ``gaps_both``,
-    the time gap (script as reference) at all levels and at those both reach.
-    ``censored`` / ``censored_reference``: for some seed the engine / the script
-    misses a level the other reaches (that gap is a lower bound)."""
+    """The engine's ReLU network from the script's own initial weights (``ours``)
+    against the script's stored run (``theirs``), ``(seeds, epochs)`` each.  Per seed:
+    ``identical`` leading epochs; ``part``, the first epoch off by more than
+    :data:`SAME_START_TOL` (``part_loss``: the script's loss there); ``shift`` (epochs)
+    at each of :data:`~helpers.core.measures.LEVELS`; ``steepest`` drop before it and
+    the step-size error left possible (``rescale``); time gaps at all levels and at
+    those both reach; ``censored*``: a level one of them misses."""
 
     name: str
     seeds: list
@@ -119,12 +103,8 @@ class SameStart:
 
 def steepest_drop(L, part: int) -> float:
     """The largest ``|d ln L / d ln t|`` of the positive loss curve ``L`` over epochs
-    ``1 .. part - 1`` (0.0 where ``part < 2``), as ``(e + 1/2) |ln L[e] - ln L[e-1]|``
-    (``L[e]`` the loss after update ``e + 1``).
-
-    A time rescaling ``t -> t (1 + e)`` moves the loss by ``e |d ln L / d ln t|``
-    relative: two curves that agree within ``tol`` up to ``part`` cannot be one
-    rescaled by more than ``tol`` over this number.
+    ``1 .. part - 1`` (0.0 where ``part < 2``), as ``(e + 1/2) |ln L[e] - ln L[e-1]|``:
+    curves within ``tol`` up to ``part`` are not rescaled by more than ``tol`` over it.
     """
     L = np.asarray(L, float)
     if L.ndim != 1 or not np.all(L > 0):
@@ -137,17 +117,13 @@ def steepest_drop(L, part: int) -> float:
 
 
 def _gap_both(a, b) -> float:
-    """:func:`helpers.core.measures.time_gap` at the levels both curves reach (NaN
-    where they share none)."""
-    ta, tb = level_times(a), level_times(b)
-    both = np.isfinite(ta) & np.isfinite(tb)
-    if not both.any():
-        return float("nan")
-    return time_gap(a, b, [f for f, ok in zip(LEVELS, both) if ok])
+    """The time gap at the levels both curves reach (NaN where none)."""
+    both = np.isfinite(level_times(a)) & np.isfinite(level_times(b))
+    levels = [f for f, ok in zip(LEVELS, both) if ok]
+    return time_gap(a, b, levels) if levels else float("nan")
 
 
 def _first(mask: np.ndarray) -> int:
-    """The first index where ``mask`` holds (its length where it never does)."""
     return int(np.argmax(mask)) if mask.any() else len(mask)
 
 
@@ -170,22 +146,13 @@ def compare_same_start(name: str, seeds, theirs, ours) -> SameStart:
     steepest = np.array([steepest_drop(a, p) for a, p in zip(A, part)])
     # 1: a rescaling by 100 % or more is left possible (the loss hardly moved)
     rescale = np.minimum(SAME_START_TOL / np.maximum(steepest, SAME_START_TOL), 1.0)
+    pairs = list(zip(A, B))
     return SameStart(
-        name=name,
-        seeds=[int(s) for s in seeds],
-        theirs=A,
-        ours=B,
-        identical=identical,
-        part=part,
-        part_loss=part_loss,
-        shift=shift,
-        steepest=steepest,
-        rescale=rescale,
-        gaps=np.array([time_gap(a, b) for a, b in zip(A, B)]),
-        gaps_both=np.array([_gap_both(a, b) for a, b in zip(A, B)]),
-        censored=any(censored(a, b) for a, b in zip(A, B)),
-        censored_reference=any(censored(b, a) for a, b in zip(A, B)),
-    )
+        name, [int(s) for s in seeds], A, B, identical, part, part_loss, shift,
+        steepest, rescale, np.array([time_gap(a, b) for a, b in pairs]),
+        np.array([_gap_both(a, b) for a, b in pairs]),
+        any(censored(a, b) for a, b in pairs), any(censored(b, a) for a, b in pairs),
+    )  # fmt: skip
 
 
 def same_start(name: str, seeds: int, step: float = 1.0) -> SameStart:
@@ -195,13 +162,12 @@ def same_start(name: str, seeds: int, step: float = 1.0) -> SameStart:
     seeds = check_positive_int(seeds, "same_start seeds")
     step = check_positive(step, "step")
     runs = crosscheck.load(name)
-    seed_list = list(runs.seeds[: min(seeds, len(runs.seeds))])
+    seed_list = list(runs.seeds[:seeds])
     what = "run for run" if step == 1 else f"run for run at step x {step:g}"
     progress.report(f"authors_code: {name}, {what}, {len(seed_list)} seeds")
     ours = train_from_script_draws(setup(name), seed_list, step)
-    return compare_same_start(
-        name, seed_list, runs.curves["relu"][: len(seed_list)], ours
-    )
+    theirs = runs.curves["relu"][: len(seed_list)]
+    return compare_same_start(name, seed_list, theirs, ours)
 
 
 def same_start_seeds(experiments, seeds: int, depth_seeds: int) -> dict:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...book import crosscheck, progress
 from ...core.measures import bootstrap_interval
-from .comparison import gap_matrix, pair_gaps, pair_spread
+from .comparison import gap_matrix, pair_gaps, pair_spread, span
 from .experiments import SpreadCheck, setup
 from .run_for_run import train_from_script_draws
 
@@ -48,15 +48,11 @@ def permutation_p(A, B, n: int = PERMUTATIONS, seed: int = 0) -> tuple[float, fl
 
 @dataclass(frozen=True)
 class ScriptSpread:
-    """The ReLU seed spreads of one experiment on all the scripts' stored seeds.
-
-    ``seeds``: the scripts' stored seeds; ``theirs`` / ``same`` / ``ours``: the seed
-    spread of the scripts' runs, of the engine started from the scripts' draws of those
-    seeds, and of the engine on its own seeds (the :class:`SpreadCheck`'s), each with
-    its 90 % bootstrap interval (``*_interval``); ``same_gap``: the largest per-seed
-    time gap of the engine from the scripts' draws to the script's run; ``difference``
-    and ``p``: :func:`permutation_p` of the scripts' runs against the engine's own;
-    ``first``: the spreads of the scripts' and the engine's first
+    """The ReLU seed spreads of one experiment on all the scripts' stored ``seeds``:
+    of the scripts' runs (``theirs``), of the engine from the scripts' draws (``same``)
+    and on its own seeds (``ours``), each with its 90 % bootstrap interval;
+    ``same_gap``, the largest per-seed time gap of ``same`` to the scripts';
+    :func:`permutation_p` of theirs against ours; ``first``: both spreads on the first
     :data:`REVIEW_RUNS` seeds."""
 
     seeds: list
@@ -82,32 +78,18 @@ def script_spread(name: str, check: SpreadCheck, out=crosscheck.RUNS) -> ScriptS
     progress.report(f"authors_code: {name}, the scripts' {len(seeds)} draws")
     same = train_from_script_draws(setup(name), seeds)
     D_t, D_s, D_o = gap_matrix(theirs), gap_matrix(same), gap_matrix(check.curves)
-    diff, p = permutation_p(theirs, check.curves)
-    return ScriptSpread(
-        seeds=seeds,
-        theirs=pair_spread(D_t),
-        theirs_interval=bootstrap_interval(D_t),
-        same=pair_spread(D_s),
-        same_interval=bootstrap_interval(D_s),
-        same_gap=float(np.max(pair_gaps(theirs, same))),
-        ours=pair_spread(D_o),
-        ours_interval=bootstrap_interval(D_o),
-        ours_seeds=len(D_o),
-        difference=diff,
-        p=p,
-        first=(
-            pair_spread(D_t, np.arange(min(REVIEW_RUNS, len(D_t)))),
-            pair_spread(D_o, np.arange(min(REVIEW_RUNS, len(D_o)))),
-        ),
+    t, s, o = ((pair_spread(D), bootstrap_interval(D)) for D in (D_t, D_s, D_o))
+    first = tuple(
+        pair_spread(D, np.arange(min(REVIEW_RUNS, len(D)))) for D in (D_t, D_o)
     )
+    return ScriptSpread(
+        seeds, *t, *s, float(np.max(pair_gaps(theirs, same))), *o, len(D_o),
+        *permutation_p(theirs, check.curves), first,
+    )  # fmt: skip
 
 
 def script_spread_text(title: str, r: ScriptSpread) -> str:
     """The paragraph on where the two spreads part (:class:`ScriptSpread` ``r``)."""
-
-    def iv(i):
-        return f"[{i[0]:.4f}, {i[1]:.4f}]"
-
     n = len(r.seeds)
     chance = r.p >= 0.05
     return (
@@ -115,16 +97,16 @@ def script_spread_text(title: str, r: ScriptSpread) -> str:
         f"{REVIEW_RUNS} seeds the script's ReLU spread is {r.first[0]:.4f} and the "
         f"engine's {r.first[1]:.4f} (ratio {r.first[1] / r.first[0]:.2f}). The "
         f"script's runs are stored for {n} seeds: their spread is {r.theirs:.4f} "
-        f"{iv(r.theirs_interval)}. "
+        f"{span(r.theirs_interval)}. "
         f"The engine started from the very weights the script draws for those {n} "
-        f"seeds gives {r.same:.4f} {iv(r.same_interval)} (its largest time gap to the "
-        f"script's run of the same seed {r.same_gap:.4f}): training, loss "
+        f"seeds gives {r.same:.4f} {span(r.same_interval)} (its largest time gap to "
+        f"the script's run of the same seed {r.same_gap:.4f}): training, loss "
         "normalisation, float32, step size, number of epochs and the spread's "
         "estimator are the same in both, so what separates the two implementations' "
         "spreads is only which initial weights are drawn. On its own "
         f"{r.ours_seeds} seeds the engine's spread is {r.ours:.4f} "
-        f"{iv(r.ours_interval)}, {r.ours / r.theirs:.2f} times the script's. Both draw "
-        "every weight from the same normal distribution at the same standard "
+        f"{span(r.ours_interval)}, {r.ours / r.theirs:.2f} times the script's. Both "
+        "draw every weight from the same normal distribution at the same standard "
         "deviation (the script NumPy's legacy `np.random.normal`, the engine "
         "`Generator.standard_normal` times the std): the generators differ, not the "
         "distribution. Relabelling the "

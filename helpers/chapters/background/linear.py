@@ -32,25 +32,17 @@ def init_sweep(ds, modes, stds, widths, *, lr, epochs, seeds) -> dict:
     hidden width in ``widths``: ``{(std, width): gap}``."""
     t_all = np.arange(epochs + 1)
     sweep = {}
-    for std_ in stds:
-        for hid_ in widths:
-            r_ = train(
-                linear_network((4, hid_, 7), std_),
-                ds.X,
-                ds.Y,
-                lr=lr,
-                epochs=epochs,
-                seeds=seeds,
-                record_epochs=[0],
-                record=("weights",),
-            )
-            V1, V2 = (w[:, 0] for w in r_.records["weights"])
-            a0_ = effective_a0(V1, V2, modes)
-            d_ = [
-                time_gap(r_.loss[s], closed_form_loss(t_all, ds.X, ds.Y, a0_[s], lr))
-                for s in range(len(seeds))
+    for std in stds:
+        for hid in widths:
+            net = linear_network((4, hid, 7), std)
+            r = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=seeds,
+                      record_epochs=[0], record=("weights",))  # fmt: skip
+            a0 = effective_a0(*(w[:, 0] for w in r.records["weights"]), modes)
+            gaps = [
+                time_gap(L, closed_form_loss(t_all, ds.X, ds.Y, a, lr))
+                for L, a in zip(r.loss, a0)
             ]
-            sweep[std_, hid_] = float(np.median(d_))
+            sweep[std, hid] = float(np.median(gaps))
     return sweep
 
 

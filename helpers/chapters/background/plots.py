@@ -1,6 +1,4 @@
-"""The figures of the Background chapter (``book/background.md``), drawn from what the
-page computed; each function draws one figure of the page into a new Matplotlib
-figure (shown when the cell ends)."""
+"""The figures of the Background chapter (``book/background.md``), one per function."""
 
 from __future__ import annotations
 
@@ -19,12 +17,8 @@ def gdln_schematic(gates=SCHEMATIC_GATES):
     r"""The GDLN notation as a drawing: the page's counterpart of the paper's Fig. 1.
 
     Defined for the page book/background.md (section *Gated deep linear networks*).
-    Left: input node :math:`x`, one hidden node per pathway :math:`p` with its gate
-    :math:`g_p(x)`, output node :math:`y`, each pathway's edges :math:`W_1^{(p)}`,
-    :math:`W_2^{(p)}` (the :math:`W_e` of Eq. ``bg-gdln``) and the output
-    :math:`\hat y(x) = \sum_p g_p(x) W_2^{(p)} W_1^{(p)} x`.  Right: the gates as a
-    table, on (1) or off (0) for each pathway and datapoint :math:`x^i`, which the
-    effective datasets (Eq. ``bg-effective``) sum over.  Nothing is computed.
+    Left: the nodes, each pathway's edges and gate, the output; right: the gates as a
+    table of pathways x datapoints.  Nothing is computed.
 
     Args:
         gates: ``(pathways, datapoints)`` of 0 and 1 (1-6 pathways, 1-12
@@ -52,8 +46,7 @@ def gdln_schematic(gates=SCHEMATIC_GATES):
     return fig
 
 
-#: The schematic's layout (axes fractions): the input, hidden and output nodes' x and
-#: the input and output nodes' y.
+#: The schematic's layout (axes fractions): the nodes' x and the outer nodes' y.
 _X_IN, _X_H, _X_OUT, _Y_MID = 0.07, 0.55, 0.93, 0.5
 
 
@@ -68,14 +61,12 @@ def _node(ax, x, y, w, h, units, fc, vertical=True):
 
 
 def _edge(ax, p0, p1, color):
-    """An arrow from ``p0`` to ``p1``."""
     arrow = FancyArrowPatch(p0, p1, arrowstyle="-|>", mutation_scale=9,
                             color=color, lw=1.3, shrinkA=0, shrinkB=0)  # fmt: skip
     ax.add_patch(arrow)
 
 
 def _along(p0, p1, t):
-    """The point a fraction ``t`` of the way from ``p0`` to ``p1``."""
     return p0[0] + t * (p1[0] - p0[0]), p0[1] + t * (p1[1] - p0[1])
 
 
@@ -98,9 +89,7 @@ def _draw_network(ax, n_p: int, colors) -> None:
 
 
 def _draw_pathway(ax, k: int, y: float, c, h_node: float) -> None:
-    """Pathway ``k`` at height ``y`` in colour ``c``: its hidden node, its two edges
-    with their weights, and its gate (a switch on the pathway, on or off for each
-    datapoint)."""
+    """Pathway ``k`` at height ``y`` in colour ``c``: hidden node, edges, gate."""
     _node(ax, _X_H, y, 0.13, h_node, 3, (*c[:3], 0.25), vertical=False)
     ax.text(_X_H, y + h_node / 2 + 0.015, f"pathway $p = {k}$", ha="center",
             va="bottom", fontsize=8, color=c)  # fmt: skip

@@ -3,24 +3,16 @@
     python -m helpers.chapters.performance            # the full one (about 10 minutes)
     python -m helpers.chapters.performance --quick    # the reduced one the page runs
 
-It times :func:`helpers.core.engine.train` ([conv-engine]) on the two ReLU networks of
-[conv-constants] (Section 4's 11-700-60, the depth network 11-420-420-60) as the book
-uses it (``"engine"``), on one device (``"engine_one_device"``), with the seeds batched
-by ``vmap`` (``"engine_vmap"``), and two loop baselines: (a) ``"authors_loop"``, a
-Python loop over epochs as the authors' scripts train (per epoch a jitted update and a
-loss read back to the host, the hidden activity every 10 epochs, the outputs at three
-epochs) and (b) ``"loop_async"``, the losses kept on the device until the run ends.
-All train the same network from the same initial weights with the same maths, and
-every measurement records how closely the loss curves agree.
-
-Rates are *seed-epochs per second* in the steady state (compilation timed apart), on
-``seed_epochs / seeds`` epochs per seed (clipped to ``[min_epochs, paper epochs]``), in
-``rounds`` rounds in which the methods take turns; a method's rate is its fastest
-round's.  The floor: one epoch's operations (:func:`flops_per_epoch`) over the
-machine's float32 matmul rate (:func:`matmul_rate`, the fastest probe kept).  The
-**batching efficiency** at ``S`` seeds: the time per seed at ``S`` seeds over that at
-one seed.  Raw results go to ``book/stats/benchmark.json``, the headline numbers to
-``book/results/performance.json``.
+It times :func:`helpers.core.engine.train` on the two ReLU networks of
+[conv-constants] (11-700-60 and 11-420-420-60) as the book uses it, on one device, with
+the seeds batched by ``vmap``, and two loops: (a) as the authors' scripts train (a
+jitted update and a loss read back per epoch, the hidden activity every 10 epochs, the
+outputs at three) and (b) with the losses kept on the device until the run ends.  All
+train the same network from the same weights; each row records how closely the loss
+curves agree.  Rates are seed-epochs per second of the fastest of ``rounds`` rounds
+(the methods taking turns, compilation timed apart); the floor is one epoch's
+operations over the machine's float32 matmul rate.  Raw results go to
+``book/stats/benchmark.json``, the headline numbers to ``book/results``.
 """
 
 from __future__ import annotations
@@ -32,7 +24,7 @@ import platform
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -44,6 +36,7 @@ from ...core.checks import check_epochs, check_positive, check_positive_int, che
 
 ROOT = Path(__file__).resolve().parents[3]
 BENCHMARK_JSON = ROOT / "book" / "stats" / "benchmark.json"
+QUICK_JSON = ROOT / "_build" / "benchmark_quick.json"
 
 METHODS = ("engine", "engine_one_device", "engine_vmap", "authors_loop", "loop_async")
 METHOD_LABELS = {
@@ -52,6 +45,12 @@ METHOD_LABELS = {
     "engine_vmap": "engine, one device, vmap over seeds",
     "authors_loop": "loop (a): as the authors' scripts",
     "loop_async": "loop (b): losses read at the end",
+}
+#: The engine's options of each engine method.
+_ENGINE_OPTIONS = {
+    "engine": {},
+    "engine_one_device": {"devices": 1},
+    "engine_vmap": {"devices": 1, "batching": "vmap"},
 }
 
 #: What baseline (a) copies to the host, as the authors' scripts do: the loss every
@@ -89,8 +88,7 @@ class BenchNetwork:
     paper_seeds: int
 
     def build(self):
-        """``(net, X, Y)``: the network of :func:`helpers.core.engine.relu_network` and
-        its task."""
+        """``(net, X, Y)``: the network and its task."""
         ds = datasets.contextual_task(len(self.structures), list(self.structures))
         return engine.relu_network(self.sizes, self.init_std), ds.X, ds.Y
 
@@ -105,12 +103,9 @@ NETWORKS = {
 
 
 def _network(name: str) -> BenchNetwork:
-    try:
-        return NETWORKS[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown network {name!r}; choose from {sorted(NETWORKS)}"
-        ) from None
+    if name not in NETWORKS:
+        raise ValueError(f"unknown network {name!r}; choose from {sorted(NETWORKS)}")
+    return NETWORKS[name]
 
 
 def flops_per_epoch(sizes: Sequence[int], P: int) -> dict[str, int]:
@@ -118,23 +113,21 @@ def flops_per_epoch(sizes: Sequence[int], P: int) -> dict[str, int]:
     matrix products only (``2 a b P`` for ``a x b`` times ``b x P``): forward every
     layer; backward every layer's weight gradient and the error of all but the first.
     """
-    sizes = [int(s) for s in sizes]
-    if len(sizes) < 2 or min(sizes) <= 0 or int(P) <= 0:
+    sizes, P = [int(s) for s in sizes], int(P)
+    if len(sizes) < 2 or min(sizes) <= 0 or P <= 0:
         raise ValueError(f"sizes (d, ..., p) and P must be positive, got {sizes}, {P}")
     mults = [a * b for a, b in zip(sizes[1:], sizes[:-1])]
-    forward = 2 * int(P) * sum(mults)
-    backward = 2 * int(P) * sum(mults) + 2 * int(P) * sum(mults[1:])
+    forward = 2 * P * sum(mults)
+    backward = forward + 2 * P * sum(mults[1:])
     return {"forward": forward, "backward": backward, "total": forward + backward}
 
 
 def matmul_rate(n: int = 1024, repeats: int = 10) -> dict:
     """The machine's float32 matrix-multiply rate: the best of ``repeats`` timed
     ``n x n`` products (``2 n^3`` operations each) in jitted JAX, after a warm-up."""
-    n = check_positive_int(n, "n")
-    repeats = check_positive_int(repeats, "repeats")
-    key_a, key_b = jax.random.split(jax.random.PRNGKey(0))
-    A = jax.random.normal(key_a, (n, n), jnp.float32)
-    B = jax.random.normal(key_b, (n, n), jnp.float32)
+    n, repeats = check_positive_int(n, "n"), check_positive_int(repeats, "repeats")
+    keys = jax.random.split(jax.random.PRNGKey(0))
+    A, B = (jax.random.normal(k, (n, n), jnp.float32) for k in keys)
     mm = jax.jit(jnp.matmul)
     mm(A, B).block_until_ready()
     best = np.inf
@@ -142,12 +135,8 @@ def matmul_rate(n: int = 1024, repeats: int = 10) -> dict:
         t0 = time.perf_counter()
         mm(A, B).block_until_ready()
         best = min(best, time.perf_counter() - t0)
-    return {
-        "n": n,
-        "repeats": repeats,
-        "best_seconds": best,
-        "flops_per_s": 2.0 * n**3 / best,
-    }
+    return {"n": n, "repeats": repeats, "best_seconds": best,
+            "flops_per_s": 2.0 * n**3 / best}  # fmt: skip
 
 
 def make_steps(net: engine.GatedNetwork, X, Y, lr: float) -> dict:
@@ -166,16 +155,13 @@ def make_steps(net: engine.GatedNetwork, X, Y, lr: float) -> dict:
     d, p = net.sizes[0], net.sizes[-1]
     if (X.shape[0], Y.shape[0], X.shape[1]) != (d, p, Y.shape[1]):
         raise ValueError(f"the network maps {d} -> {p}; got X {X.shape}, Y {Y.shape}")
-    relu = net.kind == "relu"
+    act = jax.nn.relu if net.kind == "relu" else (lambda h: h)
 
     def hidden(params):
-        h, hs = X, []
+        hs = [X]
         for W in params[:-1]:
-            h = W @ h
-            if relu:
-                h = jax.nn.relu(h)
-            hs.append(h)
-        return hs
+            hs.append(act(W @ hs[-1]))
+        return hs[1:]
 
     def loss(params):
         return 0.5 * jnp.sum((Y - params[-1] @ hidden(params)[-1]) ** 2)
@@ -193,11 +179,9 @@ def make_steps(net: engine.GatedNetwork, X, Y, lr: float) -> dict:
     }
 
 
-@dataclass
-class Timing:
+class Timing(NamedTuple):
     """A timed training: its loss curves ``(seeds, epochs + 1)``, the seconds of each
-    timed round (compilation excluded) and the compile seconds; its rate is that of the
-    fastest round."""
+    timed round (compilation excluded) and the compile seconds."""
 
     method: str
     loss: np.ndarray
@@ -206,70 +190,41 @@ class Timing:
 
     @property
     def seconds(self) -> float:
+        """The fastest round's: the one a rate is taken from."""
         return float(min(self.rounds))
 
-    @property
-    def seed_epochs_per_s(self) -> float:
-        return self.loss.size / self.seconds
 
-    @property
-    def median_seed_epochs_per_s(self) -> float:
-        return self.loss.size / float(np.median(self.rounds))
+def _method(name, net, X, Y, lr, epochs, seeds, steps=None):
+    """``(name, compile, run)`` of one way of training: ``compile`` is timed once (for
+    the engine: a whole run), ``run`` per round, returning ``(seeds, epochs + 1)``."""
+    if name not in METHODS:
+        raise ValueError(f"unknown method {name!r}; choose from {METHODS}")
+    epochs, seeds = check_epochs(epochs), list(check_seeds(seeds))
+    if name.startswith("engine"):
 
+        def train():
+            with store.disabled():  # timed: trained every time, never loaded
+                kw = _ENGINE_OPTIONS[name]
+                return engine.train(net, X, Y, lr=lr, epochs=epochs, seeds=seeds, **kw)
 
-class _Method:
-    """One way of training, split into ``compile`` (timed once) and ``run`` (timed per
-    round); ``run`` returns the loss curves ``(seeds, epochs + 1)``."""
+        return name, train, lambda: train().loss
+    st = steps or make_steps(net, X, Y, lr)
+    keep_out = set(np.linspace(0, epochs, AUTHORS_OUTPUT_EPOCHS).astype(int).tolist())
 
-    def __init__(self, name, net, X, Y, lr, epochs, seeds, steps=None):
-        if name not in METHODS:
-            raise ValueError(f"unknown method {name!r}; choose from {METHODS}")
-        self.name, self.net, self.X, self.Y, self.lr = name, net, X, Y, lr
-        self.epochs = check_epochs(epochs)
-        self.seeds = list(check_seeds(seeds))
-        self.steps = steps
+    def start(seed):
+        return [jnp.asarray(W, jnp.float32) for W in engine.init_params(net, seed)]
 
-    def _engine(self):
-        kw = {
-            "engine_one_device": {"devices": 1},
-            "engine_vmap": {"devices": 1, "batching": "vmap"},
-        }.get(self.name, {})
-        with store.disabled():  # timed: trained every time, never loaded
-            return engine.train(
-                self.net,
-                self.X,
-                self.Y,
-                lr=self.lr,
-                epochs=self.epochs,
-                seeds=self.seeds,
-                **kw,
-            ).loss
+    def compile():
+        p = start(seeds[0])
+        for f in st.values():
+            jax.block_until_ready(f(p))
 
-    def compile(self) -> float:
-        """Seconds of the first call, which compiles (for the engine: a whole run)."""
-        t0 = time.perf_counter()
-        if self.name.startswith("engine"):
-            self._engine()
-        else:
-            if self.steps is None:
-                self.steps = make_steps(self.net, self.X, self.Y, self.lr)
-            p = self._start(self.seeds[0])
-            for f in self.steps.values():
-                jax.block_until_ready(f(p))
-        return time.perf_counter() - t0
-
-    def run(self) -> np.ndarray:
-        if self.name.startswith("engine"):
-            return self._engine()
-        loss = np.empty((len(self.seeds), self.epochs + 1))
-        st = self.steps
-        keep_out = set(
-            np.linspace(0, self.epochs, AUTHORS_OUTPUT_EPOCHS).astype(int).tolist()
-        )
-        for i, seed in enumerate(self.seeds):
-            params = self._start(seed)
-            if self.name == "authors_loop":  # (a): as the authors' scripts, per epoch
-                for t in range(self.epochs + 1):
+    def run():
+        loss = np.empty((len(seeds), epochs + 1))
+        for i, seed in enumerate(seeds):
+            params = start(seed)
+            if name == "authors_loop":  # (a): as the authors' scripts, per epoch
+                for t in range(epochs + 1):
                     loss[i, t] = float(st["loss"](params))
                     if t % AUTHORS_HIDDEN_EVERY == 0:
                         jax.device_get(st["hidden"](params))
@@ -278,21 +233,20 @@ class _Method:
                     params = st["update"](params)
             else:  # (b): the losses stay on the device until the seed's run ends
                 kept = []
-                for t in range(self.epochs + 1):
+                for t in range(epochs + 1):
                     params, L = st["step"](params)
                     kept.append(L)
                 loss[i] = np.asarray(jax.device_get(kept), float)
         return loss
 
-    def _start(self, seed):
-        return [jnp.asarray(W, jnp.float32) for W in engine.init_params(self.net, seed)]
+    return name, compile, run
 
 
 def time_method(
     method: str, net, X, Y, *, lr: float, epochs: int, seeds, rounds: int = 1
 ) -> Timing:
     """One method timed alone: a first call (compiles), then ``rounds`` timed calls."""
-    m = _Method(method, net, X, Y, lr, epochs, seeds)
+    m = _method(method, net, X, Y, lr, epochs, seeds)
     return _take_turns([m], check_positive_int(rounds, "rounds"), method)[method]
 
 
@@ -305,10 +259,8 @@ def measure_epochs(
 ) -> int:
     """Epochs per seed a configuration is measured on: ``seed_epochs / seeds``
     clipped to ``[min_epochs, max_epochs or the paper's epochs]``."""
-    bn = _network(network)
-    cap = (
-        bn.paper_epochs if max_epochs is None else min(int(max_epochs), bn.paper_epochs)
-    )
+    cap = _network(network).paper_epochs
+    cap = cap if max_epochs is None else min(int(max_epochs), cap)
     return int(np.clip(round(seed_epochs / seeds), min(min_epochs, cap), cap))
 
 
@@ -331,14 +283,11 @@ def measure(
     bn = _network(network)
     seeds = check_positive_int(seeds, "seeds")
     rounds = check_positive_int(rounds, "rounds")
-    bad = [m for m in methods if m not in METHODS]
-    if bad:
-        raise ValueError(f"unknown methods {bad}; choose from {METHODS}")
     epochs = measure_epochs(network, seeds, seed_epochs, min_epochs, max_epochs)
     net, X, Y = bn.build()
     steps = make_steps(net, X, Y, bn.lr)
     todo = [
-        _Method(m, net, X, Y, bn.lr, epochs, range(seeds), steps)
+        _method(m, net, X, Y, bn.lr, epochs, range(seeds), steps)
         for m in methods
         if not (m in ("engine_one_device", "engine_vmap") and seeds == 1)
     ]
@@ -356,60 +305,47 @@ def measure(
                 f"WARNING: {tm.method} disagrees with the engine on {label}: relative "
                 f"loss difference {diff:.2e} > {AGREEMENT_RTOL:g}"
             )
-        rows.append(_row(bn, tm, (seeds, epochs, rounds), fl, diff))
+        rate, paper = tm.loss.size / tm.seconds, bn.paper_epochs + 1
+        rows.append({
+            "network": bn.name, "method": tm.method, "seeds": seeds,
+            "epochs_measured": epochs + 1, "rounds": rounds, "seconds": tm.seconds,
+            "seconds_rounds": list(tm.rounds), "compile_seconds": tm.compile_seconds,
+            "seed_epochs_per_s": rate,
+            "seed_epochs_per_s_median": tm.loss.size / float(np.median(tm.rounds)),
+            "flops_per_s": fl * rate, "paper_run_epochs": paper,
+            "projected_paper_run_seconds": seeds * paper / rate,
+            "max_rel_loss_diff_vs_engine": diff,
+            "final_loss_mean": float(tm.loss[:, -1].mean()),
+        })  # fmt: skip
     return rows
 
 
 def _take_turns(todo: list, rounds: int, label: str) -> dict[str, Timing]:
     """Compile every method, then time ``rounds`` rounds in which they take turns (the
     order rotated each round)."""
-    first, times, losses = {}, {m.name: [] for m in todo}, {}
+    first, times, losses = {}, {name: [] for name, _, _ in todo}, {}
     say(f"{label}: compiling")
-    for m in todo:
-        first[m.name] = m.compile()
+    for name, compile, _ in todo:
+        t0 = time.perf_counter()
+        compile()
+        first[name] = time.perf_counter() - t0
     for k in range(rounds):
-        order = todo[k % len(todo) :] + todo[: k % len(todo)]
         say(f"{label}: round {k + 1}/{rounds}")
-        for m in order:
+        for name, _, run in todo[k % len(todo) :] + todo[: k % len(todo)]:
             t0 = time.perf_counter()
-            losses[m.name] = m.run()
-            times[m.name].append(time.perf_counter() - t0)
+            losses[name] = run()
+            times[name].append(time.perf_counter() - t0)
     out = {}
-    for m in todo:
-        comp = first[m.name]
-        if m.name.startswith("engine"):  # the first call was a whole run
-            comp = max(comp - min(times[m.name]), 0.0)
-        out[m.name] = Timing(m.name, losses[m.name], times[m.name], comp)
+    for name, comp in first.items():
+        if name.startswith("engine"):  # the first call was a whole run
+            comp = max(comp - min(times[name]), 0.0)
+        out[name] = Timing(name, losses[name], times[name], comp)
     return out
-
-
-def _row(bn: BenchNetwork, tm: Timing, config: tuple, fl: int, diff) -> dict:
-    """One row of the benchmark: the timing ``tm`` of a method at ``config`` (seeds,
-    epochs, rounds), ``fl`` operations per seed-epoch, ``diff`` from the engine."""
-    seeds, epochs, rounds = config
-    rate = tm.seed_epochs_per_s
-    return {
-        "network": bn.name,
-        "method": tm.method,
-        "seeds": seeds,
-        "epochs_measured": epochs + 1,
-        "rounds": rounds,
-        "seconds": tm.seconds,
-        "seconds_rounds": list(tm.rounds),
-        "compile_seconds": tm.compile_seconds,
-        "seed_epochs_per_s": rate,
-        "seed_epochs_per_s_median": tm.median_seed_epochs_per_s,
-        "flops_per_s": fl * rate,
-        "paper_run_epochs": bn.paper_epochs + 1,
-        "projected_paper_run_seconds": seeds * (bn.paper_epochs + 1) / rate,
-        "max_rel_loss_diff_vs_engine": diff,
-        "final_loss_mean": float(tm.loss[:, -1].mean()),
-    }
 
 
 def _derived(rows: list[dict], matmul_flops_per_s: float, flops: dict) -> dict:
     """Per network and seed count: the engine's fraction of the floor, its batching
-    efficiency, and its speed-up over each loop."""
+    efficiency, and its speed-up over each other method."""
     rate = {
         (r["network"], r["method"], r["seeds"]): r["seed_epochs_per_s"] for r in rows
     }
@@ -431,43 +367,6 @@ def _derived(rows: list[dict], matmul_flops_per_s: float, flops: dict) -> dict:
     return out
 
 
-def _settings(networks, seeds, seed_epochs) -> tuple[dict, dict]:
-    """``(seed_epochs, seeds)`` per network of :func:`run_benchmark`'s arguments."""
-    if seed_epochs is None:
-        seed_epochs = FULL_SEED_EPOCHS
-    if not isinstance(seed_epochs, dict):
-        seed_epochs = {n: int(seed_epochs) for n in networks}
-    seed_epochs = {
-        n: int(seed_epochs.get(n, FULL_SEED_EPOCHS.get(n, 0))) for n in networks
-    }
-    if any(v <= 0 for v in seed_epochs.values()):
-        raise ValueError(
-            f"seed_epochs must be positive for every network, got {seed_epochs}"
-        )
-    if not isinstance(seeds, dict):
-        seeds = {n: list(seeds) for n in networks}
-    for n in networks:
-        _network(n)
-        if not seeds.get(n):
-            raise ValueError(f"no seed counts given for network {n!r}")
-    return seed_epochs, seeds
-
-
-def _machine(load_before) -> dict:
-    """The machine a benchmark ran on, with the load average before and now."""
-    return {
-        "cpus": os.cpu_count(),
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "python": platform.python_version(),
-        "jax": jax.__version__,
-        "backend": jax.default_backend(),
-        "devices": len(jax.devices()),
-        "load_average_before": [round(x, 2) for x in load_before],
-        "load_average_after": [round(x, 2) for x in os.getloadavg()],
-    }
-
-
 def run_benchmark(
     networks: Sequence[str] = ("section4", "depth"),
     seeds: Sequence[int] | dict = (1, 8, 64),
@@ -486,7 +385,19 @@ def run_benchmark(
     ``seed_epochs``: seed-epochs each configuration trains per round (per network, or
     one for all; default :data:`FULL_SEED_EPOCHS`).
     """
-    seed_epochs, seeds = _settings(networks, seeds, seed_epochs)
+    given = FULL_SEED_EPOCHS if seed_epochs is None else seed_epochs
+    if not isinstance(given, dict):
+        given = dict.fromkeys(networks, given)
+    seed_epochs = {n: int(given.get(n, FULL_SEED_EPOCHS.get(n, 0))) for n in networks}
+    if any(v <= 0 for v in seed_epochs.values()):
+        raise ValueError(
+            f"seed_epochs must be positive for every network, got {seed_epochs}"
+        )
+    seeds = seeds if isinstance(seeds, dict) else dict.fromkeys(networks, list(seeds))
+    nets = {n: _network(n) for n in networks}
+    for n in networks:
+        if not seeds.get(n):
+            raise ValueError(f"no seed counts given for network {n!r}")
     started = _dt.datetime.now(_dt.timezone.utc)
     load_before = os.getloadavg()
     t_start = time.perf_counter()
@@ -494,8 +405,8 @@ def run_benchmark(
     probes = [matmul_rate(matmul_n)]
     rows, flops = [], {}
     opts = dict(methods=methods, min_epochs=min_epochs, max_epochs=max_epochs)
-    for n in networks:
-        flops[n] = flops_per_epoch(NETWORKS[n].sizes, 8 * len(NETWORKS[n].structures))
+    for n, bn in nets.items():
+        flops[n] = flops_per_epoch(bn.sizes, 8 * len(bn.structures))
         for s in seeds[n]:
             rows += measure(
                 n, int(s), seed_epochs=seed_epochs[n], rounds=rounds, **opts
@@ -509,7 +420,17 @@ def run_benchmark(
         "label": label,
         "started_utc": started.isoformat(timespec="seconds"),
         "wall_seconds": time.perf_counter() - t_start,
-        "machine": _machine(load_before),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "python": platform.python_version(),
+            "jax": jax.__version__,
+            "backend": jax.default_backend(),
+            "devices": len(jax.devices()),
+            "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        },  # fmt: skip
         "settings": {
             "networks": list(networks),
             "seeds": {n: [int(s) for s in seeds[n]] for n in networks},
@@ -518,18 +439,18 @@ def run_benchmark(
             "max_epochs": max_epochs,
             "rounds": int(rounds),
             "methods": list(methods),
-        },
+        },  # fmt: skip
         "networks": {
             n: {
-                "label": NETWORKS[n].label,
-                "sizes": list(NETWORKS[n].sizes),
-                "init_std": NETWORKS[n].init_std,
-                "lr": NETWORKS[n].lr,
-                "paper_epochs": NETWORKS[n].paper_epochs + 1,
-                "paper_seeds": NETWORKS[n].paper_seeds,
+                "label": bn.label,
+                "sizes": list(bn.sizes),
+                "init_std": bn.init_std,
+                "lr": bn.lr,
+                "paper_epochs": bn.paper_epochs + 1,
+                "paper_seeds": bn.paper_seeds,
             }
-            for n in networks
-        },
+            for n, bn in nets.items()
+        },  # fmt: skip
         "matmul": mm,
         "flops_per_epoch": flops,
         "floor_seed_epochs_per_s": {
@@ -548,24 +469,22 @@ def load_benchmark(path: Path | str = BENCHMARK_JSON) -> dict | None:
 
 def summary_text(bench: dict) -> str:
     """The benchmark's rows and ratios as plain text."""
-    lines = []
-    for r in bench["rows"]:
-        d = r["max_rel_loss_diff_vs_engine"]
-        lines.append(
-            f"{r['network']:9s} {r['method']:18s} {r['seeds']:3d} seeds x "
-            f"{r['epochs_measured']:5d} "
-            f"epochs: {r['seed_epochs_per_s']:8.0f} seed-epochs/s, "
-            f"{r['fraction_of_floor']:.2f} of the "
-            f"floor (compile {r['compile_seconds']:.2f} s; loss vs engine {d:.1e})"
-        )
-    for k, by in bench["derived"].items():
-        for net, v in by.items():
-            lines.append(
-                f"{k} {net}: " + ", ".join(f"{s} seeds {x:.2f}" for s, x in v.items())
-            )
+    lines = [
+        f"{r['network']:9s} {r['method']:18s} {r['seeds']:3d} seeds x "
+        f"{r['epochs_measured']:5d} epochs: {r['seed_epochs_per_s']:8.0f} "
+        f"seed-epochs/s, {r['fraction_of_floor']:.2f} of the floor (compile "
+        f"{r['compile_seconds']:.2f} s; loss vs engine "
+        f"{r['max_rel_loss_diff_vs_engine']:.1e})"
+        for r in bench["rows"]
+    ]
+    lines += [
+        f"{k} {net}: " + ", ".join(f"{s} seeds {x:.2f}" for s, x in v.items())
+        for k, by in bench["derived"].items()
+        for net, v in by.items()
+    ]
+    mm, load = bench["matmul"], bench["machine"]["load_average_before"]
     lines.append(
-        f"matmul rate {bench['matmul']['flops_per_s'] / 1e9:.1f} GFLOP/s "
-        f"(n = {bench['matmul']['n']}); load average "
-        f"{bench['machine']['load_average_before']}"
+        f"matmul rate {mm['flops_per_s'] / 1e9:.1f} GFLOP/s (n = {mm['n']}); load "
+        f"average {load}"
     )
     return "\n".join(lines)

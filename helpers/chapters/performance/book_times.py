@@ -20,9 +20,7 @@ def chapter_times(
     ``helpers.book`` recorded them in ``path`` (``None`` when it or the profile is
     missing)."""
     path = Path(path)
-    if not path.exists():
-        return None
-    data = json.loads(path.read_text())
+    data = json.loads(path.read_text()) if path.exists() else {}
     seconds = data.get("profiles", {}).get(profile)
     if seconds is None:
         return None
@@ -31,25 +29,22 @@ def chapter_times(
 
 
 def depth_paper_training(bench: dict, runs: dict[str, int]) -> dict | None:
-    """Where the depth chapter's paper-profile time goes (the Performance page): its
-    training runs, split into the paper's own (ReLU network and GDLN, ``seeds`` each)
-    and this book's additions (the other initialisations, the derived schedule, the
-    one-way coupling), each priced at the benchmark's per-seed rate on the depth
-    network at 8 seeds.  ``None`` without a benchmark of the depth network."""
+    """Where the depth chapter's paper-profile time goes: its training ``runs`` (the
+    paper's own and this book's additions), each priced at the benchmark's per-seed
+    rate on the depth network at 8 seeds; ``None`` without a benchmark of it."""
     d = bench.get("derived", {})
     try:
-        rate = (
-            bench["floor_seed_epochs_per_s"]["depth"]
-            * d["fraction_of_floor"]["depth"]["8"]
-        )
+        rate = bench["floor_seed_epochs_per_s"]["depth"]
+        rate *= d["fraction_of_floor"]["depth"]["8"]
     except KeyError:
         return None
     updates = int(DEPTH.epochs)
+    seconds = {k: n * updates / rate for k, n in runs.items()}
     return {
         "runs": runs,
         "updates": updates,
         "seed_epochs_per_s": rate,
-        "seconds": {k: n * updates / rate for k, n in runs.items()},
+        "seconds": seconds,
     }
 
 
@@ -65,10 +60,5 @@ def book_chapter_seconds(
     times = chapter_times(path, profile)
     if times is None and not own:
         return None, present
-    seconds = {
-        c: float(times["seconds"][c])
-        for c in present
-        if times and c in times["seconds"]
-    }
-    seconds.update(own or {})
-    return {c: seconds[c] for c in present if c in seconds}, present
+    seconds = {**(times or {"seconds": {}})["seconds"], **(own or {})}
+    return {c: float(seconds[c]) for c in present if c in seconds}, present

@@ -16,14 +16,7 @@ from ...book import kit
 from ...book.records import Records, claims_table
 from ...core import store
 from ...core.measures import Evidence
-from .benchmark import (
-    AGREEMENT_RTOL,
-    AUTHORS_HIDDEN_EVERY,
-    METHOD_LABELS,
-    METHODS,
-    NETWORKS,
-    flops_per_epoch,
-)
+from . import benchmark as bm
 from .book_times import depth_paper_training
 
 #: The targets by record, on 2 cores: the engine at 8 and 64 seeds (both networks), the
@@ -80,11 +73,9 @@ def records(
     directory=None,
     kept: dict | None = None,
 ) -> Records:
-    """The Performance records (not saved; ``directory``: default ``book/results``),
-    measured times or their ratios: from a benchmark ``bench`` (``source``: where it
-    came from), each chapter's default and paper-profile seconds (or ``None``;
-    ``chapters``: those expected, the missing ones named in the notes) and the
-    ``kept`` runs per chapter (:func:`kept_runs`)."""
+    """The Performance records (not saved): from a benchmark ``bench`` (from
+    ``source``), each chapter's default and paper-profile seconds (or ``None``;
+    ``chapters``: those expected) and the ``kept`` runs per chapter."""
     d, m = bench["derived"], bench["machine"]
     values = {k: d[k] for k in list(RATIOS)[:3]}  # the engine's first three ratios
     floor = [v for by in d["fraction_of_floor"].values()
@@ -129,15 +120,16 @@ METHOD_COLORS = dict(
 def flops_table() -> tuple[dict, Markdown]:
     """Operations per seed-epoch of each benchmark network (glued for the prose)."""
     flops = {
-        n: flops_per_epoch(b.sizes, b.build()[1].shape[1]) for n, b in NETWORKS.items()
+        n: bm.flops_per_epoch(b.sizes, b.build()[1].shape[1])
+        for n, b in bm.NETWORKS.items()
     }
     kit.glue_many("perf", {
         "flops_s4": flops["section4"]["total"] / 1e6,
         "flops_depth": flops["depth"]["total"] / 1e6,
-        "hidden_every": AUTHORS_HIDDEN_EVERY,
+        "hidden_every": bm.AUTHORS_HIDDEN_EVERY,
     })  # fmt: skip
     rows = [
-        [NETWORKS[n].label]
+        [bm.NETWORKS[n].label]
         + [f"{f[k] / 1e6:.2f} M" for k in ("forward", "backward", "total")]
         for n, f in flops.items()
     ]
@@ -147,7 +139,7 @@ def flops_table() -> tuple[dict, Markdown]:
 def rate_table(bench: dict) -> Markdown:
     """Every configuration of a benchmark: rate, compile time, fraction of the floor."""
     rows = [
-        [NETWORKS[r["network"]].label, r["seeds"], METHOD_LABELS[r["method"]],
+        [bm.NETWORKS[r["network"]].label, r["seeds"], bm.METHOD_LABELS[r["method"]],
          r["epochs_measured"], f"{r['seed_epochs_per_s']:,.0f}",
          f"{r['compile_seconds']:.2f}", f"{r['fraction_of_floor']:.2f}"]
         for r in bench["rows"]
@@ -159,7 +151,7 @@ def glue_live(live: dict) -> float:
     """Glue the live run's numbers; return its largest loss difference to the engine."""
     diff = max(r["max_rel_loss_diff_vs_engine"] for r in live["rows"])
     kit.glue_many("perf", {
-        "live_diff": diff, "agree_tol": AGREEMENT_RTOL,
+        "live_diff": diff, "agree_tol": bm.AGREEMENT_RTOL,
         "live_matmul": live["matmul"]["flops_per_s"] / 1e9,
         "live_load": live["machine"]["load_average_before"][0],
         "live_when": live["started_utc"], "live_devices": live["machine"]["devices"],
@@ -188,9 +180,9 @@ def glue_stored(bench: dict, source: str) -> None:
 def ratio_table(bench: dict) -> Markdown:
     """The derived ratios of a benchmark at 1, 8 and 64 seeds, per network."""
     rows = [
-        [NETWORKS[n].label, _say(f"ratio_{key}"),
+        [bm.NETWORKS[n].label, _say(f"ratio_{key}"),
          *(f"{by[s]:.2f}" if s in by else "—" for s in ("1", "8", "64"))]
-        for n in NETWORKS if n in bench["flops_per_epoch"]
+        for n in bm.NETWORKS if n in bench["flops_per_epoch"]
         for key in RATIOS
         for by in [bench["derived"][key].get(n, {})]
     ]  # fmt: skip
@@ -250,21 +242,21 @@ def book_table(secs, present, own_seconds, times_file, after) -> Markdown:
 
 def plot_rates(bench: dict):
     """Each method's rate against the seeds, per network (``fig-performance-rates``)."""
-    nets = [n for n in NETWORKS if n in bench["flops_per_epoch"]]
+    nets = [n for n in bm.NETWORKS if n in bench["flops_per_epoch"]]
     k = len(nets)
     fig, axes = plt.subplots(1, k, figsize=(5.6 * k, 3.8), squeeze=False)
     for ax, n in zip(axes[0], nets):
-        for meth in METHODS:
+        for meth in bm.METHODS:
             rs = [r for r in bench["rows"] if r["network"] == n and r["method"] == meth]
             pts = sorted((r["seeds"], r["seed_epochs_per_s"]) for r in rs)
             if pts:
                 color = figures.PALETTE[METHOD_COLORS[meth]]
-                ax.plot(*zip(*pts), "o-", color=color, label=METHOD_LABELS[meth])
+                ax.plot(*zip(*pts), "o-", color=color, label=bm.METHOD_LABELS[meth])
         floor = bench["floor_seed_epochs_per_s"][n]
         ax.axhline(floor, color="k", ls="--", lw=1, label="floor")
         ax.set_xscale("log", base=2)
         ax.set(yscale="log", xlabel="seeds", ylabel="seed-epochs per second")
-        ax.set_title(NETWORKS[n].label, fontsize=10)
+        ax.set_title(bm.NETWORKS[n].label, fontsize=10)
     axes[0][0].legend(fontsize=7)
     plt.tight_layout()
     return fig

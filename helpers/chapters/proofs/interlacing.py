@@ -56,8 +56,8 @@ def interlacing_gaps(A, keep_rows, keep_cols, rtol: float = 1e-10) -> dict:
 
 
 def _random_keep(rng, m, n, p, delete=False):
-    """Rows and columns each kept with probability ``p``, at least one of each (and,
-    if ``delete``, not all)."""
+    """Rows and columns kept with probability ``p``: some of each, not all if
+    ``delete``."""
     while True:
         rows = np.flatnonzero(rng.random(m) < p)
         cols = np.flatnonzero(rng.random(n) < p)
@@ -66,7 +66,6 @@ def _random_keep(rng, m, n, p, delete=False):
 
 
 def _random_matrix(rng, kind, m, n):
-    """A random ``m x n`` matrix of the ``kind`` named."""
     if kind == "gaussian":
         return rng.standard_normal((m, n))
     if kind == "non-negative":
@@ -121,13 +120,8 @@ def deletion_effects(X, Y) -> dict:
         d_eig[j] = lam - w[-1]
         d_sv[j] = sv - np.linalg.svd(Yj @ Xj.T, compute_uv=False)[0]
         overlap[j] = abs(V[:, -1] @ X[:, j])
-    return dict(
-        lambda_max=float(lam),
-        sigma_1=float(sv),
-        d_eig=d_eig,
-        d_sv=d_sv,
-        overlap=overlap,
-    )
+    return dict(lambda_max=float(lam), sigma_1=float(sv), d_eig=d_eig, d_sv=d_sv,
+                overlap=overlap)  # fmt: skip
 
 
 def random_deletion_cases(n_datasets: int, seed: int, signed: bool = False) -> dict:
@@ -175,14 +169,10 @@ def task_interlacing_cases(ds: Dataset, n_random: int, seed: int) -> list[dict]:
         dels += [(f"column {j}", rows, np.delete(cols, j)) for j in range(n)]
         if name == "common":
             dels.append(("context inputs", rows, np.asarray(items)))
-            dels += [
-                (
-                    f"output block {b}",
-                    np.delete(rows, np.arange(15 * b, 15 * b + 15)),
-                    cols,
-                )
-                for b in range(m // 15)
+            block = [
+                np.delete(rows, np.arange(15 * b, 15 * b + 15)) for b in range(m // 15)
             ]
+            dels += [(f"output block {b}", r, cols) for b, r in enumerate(block)]
         dels += [
             (f"random {k}", *_random_keep(rng, m, n, 0.6)) for k in range(int(n_random))
         ]
@@ -211,12 +201,7 @@ def edge_cases() -> dict:
         lam, V = np.linalg.eigh(Xp @ Xp.T)
         Xw = np.column_stack([Xp, x])
         orth = bool(np.all(np.abs(Xp.T @ x) < 1e-12))
-        out[label] = (
-            orth,
-            abs(V[:, -1] @ x),
-            lam[-1],
-            np.linalg.eigvalsh(Xw @ Xw.T)[-1],
-        )
+        out[label] = orth, abs(V[:, -1] @ x), lam[-1], np.linalg.eigvalsh(Xw @ Xw.T)[-1]
     return out
 
 
@@ -229,10 +214,8 @@ class Interlacing(NamedTuple):
 
 def interlacing_checks(ds: Dataset, n_matrices: int, n_deletions: int, seed: int):
     """:func:`random_interlacing_cases` and :func:`task_interlacing_cases` together."""
-    return Interlacing(
-        random_interlacing_cases(n_matrices, seed),
-        task_interlacing_cases(ds, n_deletions, seed),
-    )
+    random = random_interlacing_cases(n_matrices, seed)
+    return Interlacing(random, task_interlacing_cases(ds, n_deletions, seed))
 
 
 class Deletions(NamedTuple):
@@ -247,9 +230,8 @@ class Deletions(NamedTuple):
 
 def deletion_checks(n_datasets: int, seed: int, task_sets: dict) -> Deletions:
     """Appendix E's step 2 on random datasets and on ``task_sets``."""
-    return Deletions(
-        random_deletion_cases(n_datasets, seed),
-        random_deletion_cases(n_datasets, seed + 1, signed=True),
-        {k: deletion_effects(v.X, v.Y) for k, v in task_sets.items()},
-        n_datasets,
+    task = {k: deletion_effects(v.X, v.Y) for k, v in task_sets.items()}
+    nonneg, signed = (
+        random_deletion_cases(n_datasets, seed + s, s == 1) for s in (0, 1)
     )
+    return Deletions(nonneg, signed, task, n_datasets)

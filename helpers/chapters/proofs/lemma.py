@@ -30,7 +30,6 @@ def item_context_input(n_items: int, n_contexts: int) -> np.ndarray:
 
 
 def _on_off(X, pattern):
-    """The columns of ``X`` where ``pattern`` is on and off, the pattern checked."""
     X, g = np.asarray(X, float), np.asarray(pattern)
     if X.ndim != 2 or g.shape != (X.shape[1],):
         raise ValueError(
@@ -52,12 +51,8 @@ def unit_pattern_lp(X, pattern, strict_off: bool = False) -> dict:
     """
     on, off = _on_off(X, pattern)
     d = on.shape[0]
-    A = np.vstack(
-        [
-            np.hstack([-on.T, np.ones((on.shape[1], 1))]),
-            np.hstack([off.T, float(strict_off) * np.ones((off.shape[1], 1))]),
-        ]
-    )
+    A = np.block([[-on.T, np.ones((on.shape[1], 1))],
+                  [off.T, np.full((off.shape[1], 1), float(strict_off))]])  # fmt: skip
     res = linprog(
         np.r_[np.zeros(d), -1.0],
         A_ub=A if A.size else None,
@@ -107,12 +102,13 @@ def lp_feasible_patterns(X, patterns, strict_off: bool = False) -> np.ndarray:
 def _as_grid(patterns, n_items, n_contexts):
     """Patterns as ``(N, contexts, items)`` booleans, and whether one was given."""
     P = np.asarray(patterns)
-    if np.atleast_2d(P).shape[1] != n_items * n_contexts:
+    P2 = np.atleast_2d(P)
+    if P2.shape[1] != n_items * n_contexts:
         raise ValueError(
             f"patterns need {n_items * n_contexts} entries (items x contexts), got "
-            f"{np.atleast_2d(P).shape[1]}"
+            f"{P2.shape[1]}"
         )
-    return np.atleast_2d(P).reshape(-1, n_contexts, n_items).astype(bool), P.ndim == 1
+    return P2.reshape(-1, n_contexts, n_items).astype(bool), P.ndim == 1
 
 
 def is_nested(patterns, n_items: int, n_contexts: int):
@@ -143,11 +139,7 @@ def pattern_class(patterns, n_items: int, n_contexts: int):
     G, squeeze = _as_grid(patterns, n_items, n_contexts)
     ctx_only = np.all(G == G[:, :, :1], axis=(1, 2))
     item_only = np.all(G == G[:, :1, :], axis=(1, 2))
-    out = np.where(
-        ctx_only & item_only,
-        "constant",
-        np.where(ctx_only, "context-only", np.where(item_only, "item-only", "both")),
-    )
+    out = np.array(CLASSES)[2 * ~ctx_only + ~item_only]  # CLASSES' order, as 2 bits
     return str(out[0]) if squeeze else out
 
 
@@ -202,17 +194,11 @@ def enumerate_patterns(n_items: int = 8, n_contexts: int = 3) -> dict:
     n_ctx = int((ok & ctx_only).sum()) - n_const
     n_item = int((ok & item_only).sum()) - n_const
     return {
-        "items": n,
-        "contexts": C,
-        "patterns": 1 << (n * C),
-        "implementable": n_ok,
-        "constant": n_const,
-        "context_only": n_ctx,
-        "item_only": n_item,
-        "both": n_ok - n_const - n_ctx - n_item,
-        "single_datapoint": n * C,
+        "items": n, "contexts": C, "patterns": 1 << (n * C), "implementable": n_ok,
+        "constant": n_const, "context_only": n_ctx, "item_only": n_item,
+        "both": n_ok - n_const - n_ctx - n_item, "single_datapoint": n * C,
         "formula": count_nested(n, C),
-    }
+    }  # fmt: skip
 
 
 def uniform_nested(rng, k: int, n_items: int, n_contexts: int) -> np.ndarray:
@@ -256,14 +242,10 @@ def two_by_two(w_witness) -> TwoByTwo:
     X = item_context_input(2, 2)
     w = np.asarray(w_witness, float)
     pats = np.array(list(product([0, 1], repeat=4)))
-    return TwoByTwo(
-        w,
-        (w @ X > 0).astype(int),
-        pats,
-        [unit_pattern_lp(X, g) for g in pats],
-        lp_feasible_patterns(X, pats, strict_off=True),
-        [farkas_certificate(X, g) for g in pats],
-    )
+    lp = [unit_pattern_lp(X, g) for g in pats]
+    strict = lp_feasible_patterns(X, pats, strict_off=True)
+    certs = [farkas_certificate(X, g) for g in pats]
+    return TwoByTwo(w, (w @ X > 0).astype(int), pats, lp, strict, certs)
 
 
 @dataclass
@@ -291,16 +273,11 @@ def census(n_contexts: int, lp_sample: int, rng) -> Census:
     sample = np.vstack([nested, rng.integers(0, 2, size=(lp_sample, 8 * C))])
     crit = is_nested(sample, 8, C)
     return Census(
-        C,
-        enumerate_patterns(8, C),
-        {c: count_nested(8, c) for c in range(1, 6)},
-        lp_feasible_patterns(item_context_input(3, 3), p33),
-        is_nested(p33, 3, 3),
-        sample,
-        lp_feasible_patterns(contextual_task(C).X, sample),
-        crit,
+        C, enumerate_patterns(8, C), {c: count_nested(8, c) for c in range(1, 6)},
+        lp_feasible_patterns(item_context_input(3, 3), p33), is_nested(p33, 3, 3),
+        sample, lp_feasible_patterns(contextual_task(C).X, sample), crit,
         witness_reproduces(sample[crit], 8, C),
-    )
+    )  # fmt: skip
 
 
 @dataclass
@@ -321,16 +298,13 @@ class UnitCensus:
 
 def unit_classes(run, epochs, n_items: int = 8, n_contexts: int = 3) -> UnitCensus:
     """The pattern classes of a trained ReLU network's units at each of ``epochs``."""
-    shares, non_nested = {}, 0
+    shares, non_nested, at = {}, 0, {}
     for ep in epochs:
-        G = run.records["gates"][0][0, run.index(ep)].astype(int)
+        G = at[ep] = run.records["gates"][0][0, run.index(ep)].astype(int)
         w = unit_weight(*run.weights_at(ep, 0))
-        w = w / w.sum()
         cl = pattern_class(G, n_items, n_contexts)
         non_nested += int(np.sum(~is_nested(G, n_items, n_contexts)))
-        shares[ep] = {k: float(w[cl == k].sum()) for k in CLASSES}
+        shares[ep] = {k: float((w / w.sum())[cl == k].sum()) for k in CLASSES}
     last = max(epochs)
-    gates = run.records["gates"][0][0, run.index(last)].astype(int)
-    return UnitCensus(
-        shares, non_nested, gates, unit_weight(*run.weights_at(last, 0)), run.lr
-    )
+    w_last = unit_weight(*run.weights_at(last, 0))
+    return UnitCensus(shares, non_nested, at[last], w_last, run.lr)

@@ -46,8 +46,7 @@ def context_learning_time(L, plateau: float, fraction: float = 0.5) -> float:
 
 
 def single_norms(run, epoch_index: int = -1) -> np.ndarray:
-    """Per seed, the Frobenius norm of the 1-of-3 pathways' maps at the recorded epoch
-    ``epoch_index``."""
+    """Per seed, the norm of the 1-of-3 pathways' maps at the epoch ``epoch_index``."""
     norms = []
     for s in range(run.loss.shape[0]):
         maps = run.pathway_maps(s).items()
@@ -58,11 +57,9 @@ def single_norms(run, epoch_index: int = -1) -> np.ndarray:
 
 @dataclass
 class Race:
-    """The race: ReLU and candidate ``losses`` (keyed as :data:`NAMES`), the best
-    linear loss ``L_lin``, learning times per seed (``t_seed``, ReLU included), the
-    2-of-3 ReLN against the ``family`` and the superset's gap (``gap_both``), and the
-    1-of-3 pathways' norms with and without the 2-of-3 ones (at the end; ``norms_mid``
-    at epoch ``mid``)."""
+    """The race: the losses (candidates keyed as :data:`NAMES`), best linear loss,
+    learning times per seed, the 2-of-3 ReLN against the ``family``, the superset's
+    gap, the 1-of-3 pathways' norms with and without the 2-of-3 ones (end, ``mid``)."""
 
     relu_loss: np.ndarray
     losses: dict
@@ -96,19 +93,11 @@ def race_measures(ds: Dataset, relu_loss, runs: dict, mid: int, coupling) -> Rac
         name=NAMES["mixed"],
         competitors={NAMES["single"]: losses["single"]},
     )
-    return Race(
-        relu_loss,
-        losses,
-        L_lin,
-        t_seed,
-        family,
-        match(relu_loss, losses["both"]).value,
-        single_norms(runs["both"]),
-        single_norms(runs["single"]),
-        (single_norms(runs["both"], 0), single_norms(runs["single"], 0)),
-        mid,
-        coupling,
-    )
+    gap_both = match(relu_loss, losses["both"]).value
+    both, alone = runs["both"], runs["single"]
+    mid_norms = (single_norms(both, 0), single_norms(alone, 0))
+    return Race(relu_loss, losses, L_lin, t_seed, family, gap_both, single_norms(both),
+                single_norms(alone), mid_norms, mid, coupling)  # fmt: skip
 
 
 def strategy_datasets(ds: Dataset):
@@ -117,8 +106,8 @@ def strategy_datasets(ds: Dataset):
 
     Returns:
         ``{(pathway, targets): (top 4 singular values, top input eigenvalue,
-        Sigma_yx)}`` and the largest entry of the two residual ``Sigma_yx``'s sum (0:
-        one is minus the other).
+        Sigma_yx (p x 8))}`` and the largest entry of the two residual ``Sigma_yx``'s
+        sum (0: one is minus the other).
     """
     R = linear_residual(ds.X, ds.Y)
     sv = {}
@@ -134,10 +123,8 @@ def strategy_datasets(ds: Dataset):
 
 
 class Control(NamedTuple):
-    """The race without its transient: the strategies' effective datasets (``sv``,
-    ``identity_gap``: :func:`strategy_datasets`) and the summed ``losses`` after
-    ``epochs`` of the 1-of-3 and 2-of-3 ReLNs started from a converged common
-    pathway."""
+    """The race without its transient: :func:`strategy_datasets` and the ReLNs'
+    ``losses`` over ``epochs`` from a converged common pathway."""
 
     sv: dict
     identity_gap: float
@@ -155,8 +142,8 @@ def control_race(ds: Dataset, coupling, lr, epochs: int) -> Control:
         W1, W2 = init_params(net, 0)
         sl = net.pathway_slice("common")
         W1[sl], W2[:, sl] = 0.0, 0.0
-        W1[sl.start : sl.start + S.size] = np.sqrt(S)[:, None] * Vt
-        W2[:, sl.start : sl.start + S.size] = U * np.sqrt(S)
+        top = slice(sl.start, sl.start + S.size)
+        W1[top], W2[:, top] = np.sqrt(S)[:, None] * Vt, U * np.sqrt(S)
         run = train(net, ds.X, ds.Y, lr=lr, epochs=epochs, seeds=[0], params0=[W1, W2])
         losses[kind] = run.loss[0]
     return Control(*strategy_datasets(ds), losses, epochs)

@@ -10,7 +10,7 @@ from ...book import kit, rulebook
 from ...book.records import claims_table
 from ...core.measures import Evidence, ratio_interval, time_gap
 from .interlacing import Deletions, Interlacing
-from .lemma import Census, TwoByTwo, UnitCensus, pattern_class
+from .lemma import CLASSES, Census, TwoByTwo, UnitCensus, pattern_class
 from .race import NAMES, Control, Race, context_learning_time
 from .xor import EPS_PAPER, Algebra, Simulated
 
@@ -39,8 +39,7 @@ def _lemma(two: TwoByTwo, cen: Census):
     n_bad = int((~feasible).sum())
     cert = two.certs[int(np.flatnonzero(~feasible)[0])]
     lam, mu = (", ".join(f"{v:.2f}" for v in x) for x in cert[:2])
-    kinds = ["constant", "context-only", "item-only", "both"]
-    n22 = {k: int(np.sum(classes[feasible] == k)) for k in kinds}
+    n22 = {k: int(np.sum(classes[feasible] == k)) for k in CLASSES}
     # the lemma's own grid: 'both' patterns other than single-datapoint ones
     single22 = int(np.sum((classes == "both") & (np.asarray(two.patterns).sum(1) == 1)))
     definitions = {
@@ -48,20 +47,18 @@ def _lemma(two: TwoByTwo, cen: Census):
         "on Appendix D's own 2 items x 2 contexts": n22["both"] - single22,
     }
     ev = _exact(int(full["both"] - full["single_datapoint"]))
-    ev = ev.varied("definition", definitions)
     kinds = ["implementable", "constant", "context_only", "item_only", "both"]
     said = dict(full=full, C=cen.n_contexts, bits=8 * cen.n_contexts)
     said["split"] = {k: full[k] for k in kinds}
     records = [
         ("lemma41_infeasible_2x2", _exact(n_bad, 2), {}),
-        ("implementable_patterns_full", ev, said),
+        ("implementable_patterns_full", ev.varied("definition", definitions), said),
     ]
     same = np.array_equal(feasible, np.asarray(two.strict))
     ok = all((c is None) == f for c, f in zip(two.certs, feasible))
     counts_agree = full["implementable"] == full["formula"]
     return records, {
-        "witness22_text": witness22,
-        "n_infeasible22": n_bad,
+        "witness22_text": witness22, "n_infeasible22": n_bad,
         "n_feasible22": int(feasible.sum()),
         "strict_same": "the same" if same else "different",
         "alt_ok": "held" if ok else "FAILED",
@@ -73,23 +70,19 @@ def _lemma(two: TwoByTwo, cen: Census):
         "lp_sample_n": int(np.shape(cen.sample)[0]),
         "lp_sample_agree": int(np.sum(cen.lp_sample == cen.nested_sample)),
         "witness_ok": "reproduces" if cen.witness_ok else "does NOT reproduce",
-        "n_both": f"{full['both']:,}",
-        "n_impl": f"{full['implementable']:,}",
+        "n_both": f"{full['both']:,}", "n_impl": f"{full['implementable']:,}",
         "counts_by_C": ", ".join(f"C = {k}: {v:,}" for k, v in cen.counts_by_C.items()),
-    }
+    }  # fmt: skip
 
 
 def _units(u: UnitCensus):
     end = u.shares[u.epochs]
     value = {**end, "non_nested_units": u.non_nested}
     return [("relu_unit_pattern_classes", value, {})], {
-        "lr": u.lr,
-        "epochs": u.epochs,
-        "relu_both": end["both"],
+        "lr": u.lr, "epochs": u.epochs, "relu_both": end["both"],
         "relu_ctx": end["context-only"] + end["constant"],
-        "relu_nonnested": u.non_nested,
-        "relu_units_checked": 700 * len(u.shares),
-    }
+        "relu_nonnested": u.non_nested, "relu_units_checked": 700 * len(u.shares),
+    }  # fmt: skip
 
 
 def _deletions(il: Interlacing, dl: Deletions):
@@ -114,21 +107,15 @@ def _deletions(il: Interlacing, dl: Deletions):
     ctx = [c for c in il.task if c["deletion"] == "context inputs"][0]
     e4 = dl.task["section 4 task"]
     return records, {
-        "int_cases": len(cases),
-        "int_ineq": n_ineq,
-        "int_viol": viol,
+        "int_cases": len(cases), "int_ineq": n_ineq, "int_viol": viol,
         "int_max_ratio": float(max(c["top_ratio"] for c in cases)),
-        "ctx_drop_ratio": ctx["top_ratio"],
-        "orth_cases": int(d_eig.size),
-        "orth_viol": orth,
-        "signed_n": n_signed,
-        "signed_eig": s_eig,
-        "signed_sv": s_sv,
-        "signed_sv_frac": s_sv / signed["d_sv"].size,
+        "ctx_drop_ratio": ctx["top_ratio"], "orth_cases": int(d_eig.size),
+        "orth_viol": orth, "signed_n": n_signed, "signed_eig": s_eig,
+        "signed_sv": s_sv, "signed_sv_frac": s_sv / signed["d_sv"].size,
         "task_min_eig_drop": float(e4["d_eig"].min() / e4["lambda_max"]),
         "task_min_sv_drop": float(e4["d_sv"].min() / e4["sigma_1"]),
         "task_min_overlap": float(e4["overlap"].min()),
-    }
+    }  # fmt: skip
 
 
 def _winner(times: dict) -> str:
@@ -159,25 +146,17 @@ def _race(race: Race):
     late = slice(int(0.625 * race.epochs), int(0.875 * race.epochs) + 1)
     ratio = race.losses["mixed"][0, late] / race.relu_loss[0, late]
     return records, {
-        "race_seeds": n,
-        "coupling": race.coupling,
-        "L_lin": race.L_lin,
-        "fastest": NAMES[fastest],
-        "fastest_strategy": NAMES[strategy],
-        "strategy_gap": abs(t_ctx["single"] - t_ctx["mixed"]),
-        "wins": wins,
+        "race_seeds": n, "coupling": race.coupling, "L_lin": race.L_lin,
+        "fastest": NAMES[fastest], "fastest_strategy": NAMES[strategy],
+        "strategy_gap": abs(t_ctx["single"] - t_ctx["mixed"]), "wins": wins,
         "both_lead_pct": (t_ctx["mixed"] - t_ctx["both"]) / t_ctx["mixed"],
         **{f"t_{k}": t_ctx[k] for k in ("single", "mixed", "both", "relu")},
-        "both_lead": t_ctx["mixed"] - t_ctx["both"],
-        "g_mixed": fam.value,
-        "g_both": race.gap_both,
-        "g_single": fam.alternative,
-        "g_relu": fam.spread,
+        "both_lead": t_ctx["mixed"] - t_ctx["both"], "g_mixed": fam.value,
+        "g_both": race.gap_both, "g_single": fam.alternative, "g_relu": fam.spread,
         "match_verdict": None,  # the record's, filled in by report()
         "late_ratio": float(np.exp(np.mean(np.log(ratio)))),
-        "late_from": late.start,
-        "late_to": late.stop - 1,
-    }
+        "late_from": late.start, "late_to": late.stop - 1,
+    }  # fmt: skip
 
 
 def _singles(race: Race):
@@ -190,11 +169,9 @@ def _singles(race: Race):
     at_mid = {f"at epoch {race.mid}": window}  # the choices in alphabetical order
     ev = ev.varied("seeds", rulebook.seed_variants(ev)).varied("window", at_mid)
     return [("singles_inactive", ev, {"iv": iv})], {
-        "singles_both": both,
-        "singles_alone": alone,
-        "singles_ratio": both / alone,
+        "singles_both": both, "singles_alone": alone, "singles_ratio": both / alone,
         "singles_iv": f"{iv[0]:.2f}–{iv[1]:.2f}",
-    }
+    }  # fmt: skip
 
 
 def _control(ctl: Control):
@@ -204,12 +181,11 @@ def _control(ctl: Control):
     return [("race_from_converged_common", end, {})], {
         "control_epochs": ctl.epochs,
         "control_verdict": "still faster" if faster else "not faster",
-        "identity_gap": ctl.identity_gap,
-        "control_single": end["single"],
+        "identity_gap": ctl.identity_gap, "control_single": end["single"],
         "control_mixed": end["mixed"],
         "s_raw_single": float(raw["1-of-3 (on in context 1)"]),
         "s_raw_mixed": float(raw["2-of-3 (off in context 1)"]),
-    }
+    }  # fmt: skip
 
 
 def _xor(alg: Algebra, xs: Simulated):
@@ -225,20 +201,13 @@ def _xor(alg: Algebra, xs: Simulated):
     lin, xor = ([h[near, k, s] for s in range(xs.seeds)] for k in ("linear", "xor"))
     diffs = [abs(a - b) / b for a, b in zip(lin, xor)]
     return records, {
-        "poly_root": alg.poly_root,
-        "eps_data": alg.eps_data,
-        "eps_formula": alg.eps_formula,
-        "modes_ok": alg.modes_diff,
-        "cf_max": cf_max,
-        "cf_median": kit.med(list(gaps.values())),
-        "cross_sim": sim,
-        "cross_cf": cf,
-        "cross_pred": xs.cross_pred,
-        "a0_mean": xs.a0_mean,
-        "cross_gap": cf - xs.cross_pred,
-        "near_eps": f"{near:g}",
+        "poly_root": alg.poly_root, "eps_data": alg.eps_data,
+        "eps_formula": alg.eps_formula, "modes_ok": alg.modes_diff, "cf_max": cf_max,
+        "cf_median": kit.med(list(gaps.values())), "cross_sim": sim, "cross_cf": cf,
+        "cross_pred": xs.cross_pred, "a0_mean": xs.a0_mean,
+        "cross_gap": cf - xs.cross_pred, "near_eps": f"{near:g}",
         "near_diff": kit.med(diffs),
-    }
+    }  # fmt: skip
 
 
 #: The closing table's rows, in the page's order (their words: each record's
@@ -249,18 +218,9 @@ fastest_candidate race_from_converged_common crossover_eps xor_closed_form_max_g
 crossover_eps_closed_form""".split()
 
 
-def report(
-    rec,
-    two: TwoByTwo,
-    cen: Census,
-    units: UnitCensus,
-    il: Interlacing,
-    dl: Deletions,
-    race: Race,
-    ctl: Control,
-    alg: Algebra,
-    xs: Simulated,
-) -> str:
+def report(rec, two: TwoByTwo, cen: Census, units: UnitCensus, il: Interlacing,
+           dl: Deletions, race: Race, ctl: Control, alg: Algebra,
+           xs: Simulated) -> str:  # fmt: skip
     """Write the page's records and glue its numbers (Defined for the page
     book/proofs.md): ``rec`` the chapter's :class:`helpers.book.records.Records`,
     ``two``, ``cen``, ``units`` Lemma 4.1's (:mod:`.lemma`), ``il``, ``dl``

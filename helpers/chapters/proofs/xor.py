@@ -24,14 +24,13 @@ def crossing(times, eps_list, s) -> float:
     if not k.size:
         return float("nan")
     k = k[0]
-    e0, e1 = eps_list[k], eps_list[k + 1]
+    e0, e1 = eps_list[k : k + 2]
     return float(e0 + (e1 - e0) * g[k] / (g[k] - g[k + 1]))
 
 
 class Algebra(NamedTuple):
-    """The crossover margin three ways: the root of ``3 eps^2 - 2``, the root search on
-    the effective datasets' singular values and on the closed forms, and how far
-    those modes differ at the margins simulated."""
+    """The crossover margin three ways (the root of ``3 eps^2 - 2``, root searches on
+    the data's and the closed forms' modes) and how far those modes differ."""
 
     poly_root: float
     eps_data: float
@@ -49,11 +48,9 @@ def crossover_algebra(eps_list) -> Algebra:
         for s_, d_, _ in xor_reln.effective_modes(e, kind).values()
         for x, y in zip((s_[0], d_[0]), xor_reln.analytic_modes(e, kind))
     )
+    root = float(np.max(np.roots([3.0, 0.0, -2.0]).real))
     return Algebra(
-        float(np.max(np.roots([3.0, 0.0, -2.0]).real)),
-        xor_reln.eps_star(from_data=True),
-        xor_reln.eps_star(),
-        modes_diff,
+        root, xor_reln.eps_star(from_data=True), xor_reln.eps_star(), modes_diff
     )
 
 
@@ -100,19 +97,10 @@ def simulate(eps_list, width, init_std, lr, epochs, n_seeds: int) -> Simulated:
     halving = {k: learning_time_from_curve(L, half) for k, L in sim.items()}
     halving_cf = {k: learning_time_from_curve(L, half) for k, L in cf.items()}
     a0_mean = float(np.mean([v for d in a0.values() for v in d.values()]))
-    return Simulated(
-        sim,
-        cf,
-        a0,
-        halving,
-        halving_cf,
-        np.array([crossing(halving, eps_list, s) for s in seeds]),
-        np.array([crossing(halving_cf, eps_list, s) for s in seeds]),
-        a0_mean,
-        xor_reln.learning_time_crossover(a0_mean, a0_mean, lr),
-        eps_list,
-        n_seeds,
-        width,
-        init_std,
-        lr,
-    )
+    cross = [
+        np.array([crossing(h, eps_list, s) for s in seeds])
+        for h in (halving, halving_cf)
+    ]
+    pred = xor_reln.learning_time_crossover(a0_mean, a0_mean, lr)
+    return Simulated(sim, cf, a0, halving, halving_cf, *cross, a0_mean, pred, eps_list,
+                     n_seeds, width, init_std, lr)  # fmt: skip
