@@ -1,12 +1,10 @@
 """Kept runs (:mod:`helpers.core.store`): ``python -m helpers.book keep CHAPTER``
-executes a chapter (a run of its own, never ``book/<chapter>.ipynb``) and keeps every
-engine run, race and summary (:func:`helpers.core.store.derived`) that took at least
-``KEEP_MIN_SECONDS`` to make and saves at least ``KEEP_SECONDS_PER_MIB`` seconds per
-MiB it weighs in ``book/kept/<chapter>/``, with a manifest (command, commit, machine,
-seconds, the code stamps that :func:`stale` checks); a file kept before that the
-execution asks for again stays as it was where its code holds (:func:`carried`).  The
-default book loads them wherever it would train the same run; the tests re-train each
-one's sample (:func:`check`).  Defined for the pages *Performance* and *Execution*.
+executes a chapter (a run of its own) and keeps, in ``book/kept/<chapter>/`` with a
+manifest, every engine run, race and summary worth its weight (:func:`take`); a file
+kept before that is asked for again stays as it was where its code holds
+(:func:`carried`).  The default book loads them wherever it would train the same run;
+the tests re-train each one's sample (:func:`check`).  Defined for the pages
+*Performance* and *Execution*.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from unittest import mock
 
 import joblib
 import numpy as np
@@ -39,8 +38,8 @@ def _commit() -> str:
 
 
 def keep(names: list[str]) -> dict:
-    """Execute each chapter of ``names`` (``_toc.yml``'s) and keep its long runs in
-    ``book/kept/<chapter>/``; ``{chapter: manifest}``."""
+    """Execute each chapter of ``names`` and keep its long runs; ``{chapter:
+    manifest}``."""
     from . import build
 
     unknown = [n for n in names if n not in build.CHAPTERS]
@@ -50,13 +49,10 @@ def keep(names: list[str]) -> dict:
     for name in names:
         staging = build.SCRATCH / f"kept-{name}"
         shutil.rmtree(staging, ignore_errors=True)
-        os.environ[store.KEEP_VARIABLE] = str(staging)
         run = build.RUNS / f"keep-{name}"  # a run of its own, apart from others
         shutil.rmtree(run, ignore_errors=True)
-        try:
+        with mock.patch.dict(os.environ, {store.KEEP_VARIABLE: str(staging)}):
             seconds = build.execute(name, {}, run=run)
-        finally:
-            os.environ.pop(store.KEEP_VARIABLE, None)
         # an execution of this machine with everything trained: a run like any other
         # (its records can join the rounding floors: rounding measure --add)
         build.write_manifest(run, "default", {}, {name: seconds})
@@ -67,9 +63,7 @@ def keep(names: list[str]) -> dict:
             shutil.copytree(dest, before)
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True)
-        runs = take(staging, dest)
-        runs.update(carried(before, dest, staging))
-        runs = dict(sorted(runs.items()))
+        runs = {**take(staging, dest), **carried(before, dest, staging)}
         manifest = {
             "command": f"python -m helpers.book keep {name}",
             "commit": _commit(),
@@ -82,7 +76,7 @@ def keep(names: list[str]) -> dict:
             "max_mib": store.KEEP_MAX_MIB,
             "derived_max_mib": store.DERIVED_MAX_MIB,
             "engine_stamp": store.engine_stamp(),
-            "runs": runs,
+            "runs": dict(sorted(runs.items())),
         }
         (dest / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
         shutil.rmtree(before, ignore_errors=True)
@@ -91,12 +85,10 @@ def keep(names: list[str]) -> dict:
 
 
 def take(staging: Path, dest: Path) -> dict:
-    """The kept runs of ``staging`` worth their weight, written to ``dest`` (float64
-    arrays that float32 holds exactly narrowed): at most :data:`store.KEEP_MAX_MIB`
-    (a summary :data:`store.DERIVED_MAX_MIB`) and at least
-    :data:`store.KEEP_SECONDS_PER_MIB` seconds of training saved per MiB (a summary
-    kept ``same_everywhere``: whatever it saves); per file its ``what``, ``seconds``,
-    ``bytes`` and, for a summary, its package and code stamp."""
+    """The runs of ``staging`` worth their weight, written (narrowed) to ``dest``: at
+    most :data:`store.KEEP_MAX_MIB` (a summary :data:`store.DERIVED_MAX_MIB`), saving
+    :data:`store.KEEP_SECONDS_PER_MIB` seconds per MiB (a ``same_everywhere`` summary:
+    any); ``{file: {what, seconds, bytes, ...}}``."""
     runs = {}
     for p in sorted(staging.glob("*.joblib")) if staging.exists() else []:
         c = joblib.load(p)
@@ -119,11 +111,9 @@ def take(staging: Path, dest: Path) -> dict:
 
 
 def carried(before: Path, dest: Path, staging: Path) -> dict:
-    """The files kept before (``before``: the chapter's old folder) that this keep
-    asked for again, copied to ``dest`` as they were where their code still holds:
-    another CPU's bits would move the records that read them, and on a faster
-    machine a run can fall under the time rules.  Each entry says when and where it
-    was kept."""
+    """The files kept before (in ``before``) that this keep asked for again, copied
+    to ``dest`` as they were where their code holds (another CPU's bits would move
+    the records that read them), each entry saying when and where it was kept."""
     path = before / "manifest.json"
     if not path.exists():
         return {}
@@ -142,8 +132,7 @@ def carried(before: Path, dest: Path, staging: Path) -> dict:
 
 
 def stale() -> dict[str, list[str]]:
-    """Per kept chapter, its files whose code changed since the keep
-    (:func:`helpers.core.store.stale`); empty when every kept file is current."""
+    """``{kept chapter: its files whose code changed since}`` (empty: all current)."""
     out = {}
     for path in sorted(store.KEPT.glob("*/manifest.json")):
         bad = store.stale(json.loads(path.read_text()))

@@ -1,17 +1,10 @@
-"""A chapter's working copy that reads like its page in JupyterLab (issue of the
-reader's paths; ``python -m helpers.book notebook <chapter>``): the MyST the site
-renders is turned into plain Markdown a notebook shows.
-
-* glued values (``{glue:text}`key:.3f```, ``{glue:md}``) are filled in from the
-  executed notebook's own outputs;
-* dropdowns become ``<details>`` blocks, admonitions quotes with their title in bold,
-  ``{math}`` blocks ``$$ ... $$``, a ``{verdict}`` the verdict line of the records;
-* cross-references keep their text (``{ref}`the rulebook <rulebook>``` reads "the
-  rulebook"), citations read ``[key]``, badges bold text; labels ``(name)=`` and MyST
-  comments go.
-
-The same conversion runs over the Markdown the code cells print (tables with badges,
-dropdowns).
+"""A chapter's working copy that reads like its page in JupyterLab
+(``python -m helpers.book notebook <chapter>``): the MyST the site renders, in the
+Markdown cells and in what code cells print, as plain notebook Markdown.  Glued values
+are filled in from the notebook's outputs; dropdowns become ``<details>``, admonitions
+quotes, ``{math}`` blocks ``$$``, a ``{verdict}`` the records' verdict line;
+cross-references keep their text, citations read ``[key]``, badges bold; labels and
+MyST comments go.
 """
 
 from __future__ import annotations
@@ -43,7 +36,7 @@ def _joined(text) -> str:
 
 
 def _text(data: dict, fmt: str = "") -> str:
-    """A glued value as text, formatted by ``fmt`` (``.3f``) where it is a number."""
+    """A glued value as text, formatted by ``fmt`` where it is a number."""
     if "text/markdown" in data:
         return _joined(data["text/markdown"])
     raw = _joined(data.get("text/plain", ""))
@@ -139,8 +132,8 @@ def convert(text: str, glue: dict | None = None, verdict=None) -> str:
 
 
 def readable(nb: dict, verdict=None) -> dict:
-    """The notebook with every Markdown cell, and every Markdown a code cell printed,
-    in plain notebook Markdown (:func:`convert`); changed in place and returned."""
+    """``nb`` with its Markdown, cells and printed, in plain notebook Markdown
+    (:func:`convert`); changed in place and returned."""
     glue = glued(nb)
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "markdown":

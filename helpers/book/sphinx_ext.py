@@ -1,27 +1,15 @@
-"""A small Sphinx extension that keeps the built site offline and its console clean.
+"""A small Sphinx extension that keeps the built site offline and its pages readable.
 
-* drops sphinx-thebe's scripts (Thebe loads its code from a CDN, which this book never
-  does; the launch buttons cover running the notebooks) and any script added twice;
-* gives the theme an explicit default colour mode (pydata-sphinx-theme logs a console
-  error when none is set);
-* lets a line break inside a long identifier (a record's name such as
-  ``extra_contexts.gap_reln_closed_form_C3``, a path) only after ``_``, ``/`` or a dot
-  before a letter, by an HTML ``<wbr>``: the stylesheet (``book/_static/haste.css``)
-  never breaks a word or a number anywhere else, so such a name would otherwise widen
-  its table cell or push a phone's page sideways;
-* keeps a word with a minus or hyphen before a digit (``7.1e-06``, ``(+-1,``,
-  ``2-of-3``) on one line (``<span class="haste-nowrap">``, styled in ``haste.css``):
-  browsers break after any hyphen, which cut ``7.1e-`` from ``06`` in tables;
-* folds a run of consecutive code cells whose code is hidden and that show nothing
-  (``hide-input`` without output, ``hide-cell``) under one toggle, "Show 8 code
-  cells", instead of a stack of eight bars (:class:`GroupHiddenCells`);
-* adds the directive ``verdict``: under a figure, a claim's verdict badge, what decides
-  it and the choices it depends on, one line, read from the chapter's records
-  (``book/results/<chapter>.json`` of the site being built, so a run's site shows the
-  run's verdicts)::
-
-      ```{verdict} gap_relu_reln
-      ```
+* drops sphinx-thebe's scripts (loaded from a CDN) and any script added twice, and
+  sets the theme's default colour mode (pydata-sphinx-theme logs an error without);
+* lets a long identifier (``extra_contexts.gap_reln_closed_form_C3``) break only after
+  ``_``, ``/`` or a dot before a letter (an HTML ``<wbr>``), and keeps a word with a
+  minus before a digit (``7.1e-06``) on one line (``haste-nowrap``), since
+  ``book/_static/haste.css`` never breaks words elsewhere;
+* folds consecutive code cells that show only a toggle under one, "Show 8 code cells"
+  (:class:`GroupHiddenCells`);
+* adds the directive ``verdict``: a claim's verdict line under a figure, read from the
+  records of the site being built (``{verdict} gap_relu_reln``).
 """
 
 from __future__ import annotations
@@ -38,20 +26,13 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from . import scorecard
 
-#: A long word with a place to break: letters, digits and ``_ . / -``, at least one
-#: ``_`` or ``/``, or a dot between letters.
+#: A long word (it may break where it has a ``_``, ``/`` or a dot between letters).
 _LONG = re.compile(r"[A-Za-z0-9_./-]{14,}")
 #: Where such a word may break: after ``_`` or ``/``, or after a dot before a letter.
 _BREAK = re.compile(r"(?<=[_/])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9]\.)(?=[A-Za-z])")
-#: Nodes whose text is left alone: code blocks, math, raw markup and titles (which feed
-#: the contents and the PDF's outline).
-_KEEP = (
-    nodes.literal_block,
-    nodes.math,
-    nodes.math_block,
-    nodes.raw,
-    nodes.title,
-    nodes.comment,
+#: Nodes whose text is left alone (titles feed the contents and the PDF's outline).
+_KEEP = tuple(
+    getattr(nodes, n) for n in "literal_block math math_block raw title comment".split()
 )
 
 
@@ -77,8 +58,7 @@ _DASH = re.compile(r"(?<=[\u2013\u2014])")
 
 
 def _pieces(text: str) -> list[nodes.Node] | None:
-    """``text`` as nodes: numbers kept whole, long names with their breaks; None where
-    nothing changes."""
+    """``text`` as nodes, numbers whole and long names with breaks; None: unchanged."""
     out: list[nodes.Node] = []
     changed, plain = False, ""
     for word in _SPACE.split(text):
@@ -143,8 +123,7 @@ def _clean_page(app, pagename, templatename, context, doctree):
 
 
 class VerdictDirective(Directive):
-    """``{verdict} <record>``: the claim's verdict line
-    (:func:`helpers.book.scorecard.verdict_line`)."""
+    """``{verdict} <record>``: :func:`helpers.book.scorecard.verdict_line`."""
 
     required_arguments = 1
     has_content = False
