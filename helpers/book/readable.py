@@ -10,6 +10,7 @@ MyST comments go.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 
 _PREFIX = "application/papermill.record/"
@@ -83,29 +84,19 @@ def convert(text: str, glue: dict | None = None, verdict=None) -> str:
         glue: the notebook's glued values (:func:`glued`).
         verdict: ``verdict(record name) -> str``, the line a ``{verdict}`` becomes.
     """
-    glue = glue or {}
-    lines = text.splitlines()
-    out, i = [], 0
-    while i < len(lines):
-        line = lines[i]
-        m = _FENCE.match(line.strip())
+    glue, lines, out = glue or {}, iter(text.splitlines()), []
+    for line in lines:
         if re.match(r"^\([A-Za-z0-9_.:-]+\)=\s*$", line) or line.startswith("%"):
-            i += 1
             continue
+        m = _FENCE.match(line.strip())
         if not m:
             out.append(line)
-            i += 1
             continue
         fence, name, arg = m.group("fence"), m.group("name"), m.group("arg").strip()
-        body, i = [], i + 1
-        while i < len(lines) and lines[i].strip() != fence:
-            body.append(lines[i])
-            i += 1
-        i += 1  # the closing fence
-        options = {}
-        while body and re.match(r"^:[a-z-]+:", body[0].strip()):
-            key, _, val = body.pop(0).strip()[1:].partition(":")
-            options[key] = val.strip()
+        # the body, up to and without its closing fence
+        body = list(itertools.takewhile(lambda x: x.strip() != fence, lines))
+        while body and re.match(r"^:[a-z-]+:", body[0].strip()):  # options
+            body.pop(0)
         inner = convert("\n".join(body), glue, verdict)
         if name.startswith("glue"):
             data = glue.get(arg)

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -36,8 +37,8 @@ _KEEP = tuple(
 )
 
 
-def _split(text: str) -> list[str] | None:
-    """``text`` cut where a long word may break; None where it has no such place."""
+def _split(text: str) -> list[str]:
+    """``text`` cut where a long word may break."""
     cuts = sorted(
         m.start() + c.start()
         for m in _LONG.finditer(text)
@@ -45,10 +46,7 @@ def _split(text: str) -> list[str] | None:
         for c in _BREAK.finditer(m.group())
     )
     cuts = [c for c in cuts if 0 < c < len(text)]
-    if not cuts:
-        return None
-    bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
 
 
 #: A word that must not break after its hyphen: a hyphen or minus before a digit.
@@ -59,33 +57,22 @@ _DASH = re.compile(r"(?<=[\u2013\u2014])")
 
 def _pieces(text: str) -> list[nodes.Node] | None:
     """``text`` as nodes, numbers whole and long names with breaks; None: unchanged."""
-    out: list[nodes.Node] = []
-    changed, plain = False, ""
+    items: list = []  # text (str) and nodes
     for word in _SPACE.split(text):
         # a range (1.2e-05–1.6e-05) may break after its dash; a long word with a
         # hyphen (a platform's name) breaks as any word does
         for part in _DASH.split(word) if _NUMBER.search(word) else [word]:
             if _NUMBER.search(part) and len(part) <= 24:
-                if plain:
-                    out.append(nodes.Text(plain))
-                    plain = ""
-                out.append(nodes.inline(part, part, classes=["haste-nowrap"]))
-                changed = True
+                items.append(nodes.inline(part, part, classes=["haste-nowrap"]))
                 continue
-            pieces = _split(part)
-            if pieces is None:
-                plain += part
-                continue
-            changed = True
-            for i, piece in enumerate(pieces):
-                if i:
-                    out.append(nodes.Text(plain))
-                    out.append(nodes.raw("", "<wbr>", format="html"))
-                    plain = ""
-                plain += piece
-    if plain:
-        out.append(nodes.Text(plain))
-    return out if changed else None
+            for i, piece in enumerate(_split(part)):
+                items += (
+                    [nodes.raw("", "<wbr>", format="html"), piece] if i else [piece]
+                )
+    if all(isinstance(x, str) for x in items):
+        return None
+    runs = itertools.groupby(items, key=lambda x: isinstance(x, str))
+    return [n for text, g in runs for n in ([nodes.Text("".join(g))] if text else g)]
 
 
 def _break_long_words(app, doctree, docname):
