@@ -402,9 +402,8 @@ def execute_all(
         )  # inherited by each chapter's kernel
         # another CPU's rounding is measured on runs trained here, never kept ones
         os.environ[store.KEPT_VARIABLE] = "off"
-    run = None
-    if key is not None:
-        run = RUNS / key
+    run = None if key is None else RUNS / key
+    if run:
         shutil.rmtree(run, ignore_errors=True)
         run.mkdir(parents=True)
     stats = STATS / "execution.json"

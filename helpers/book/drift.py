@@ -55,13 +55,11 @@ def _same(a, b, path: str = "", tol=None, seen=None) -> bool:
         return a == b or (a in seen.get(path, []) and b in seen.get(path, []))
     if path in seen and a in seen[path] and b in seen[path]:
         return True
+    if isinstance(a, list) and isinstance(b, list):  # by index, as a mapping
+        a, b = dict(enumerate(a)), dict(enumerate(b))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(
             _same(a[k], b[k], f"{path}/{k}", tol, seen) for k in a
-        )
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(
-            _same(x, y, f"{path}/{i}", tol, seen) for i, (x, y) in enumerate(zip(a, b))
         )
     if isinstance(a, bool) or isinstance(b, bool):
         return a == b

@@ -49,11 +49,10 @@ def _is_real(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _problem(name: str, value, default, rule: dict) -> str | None:
+def _problem(value, default, rule: dict) -> str | None:
     """What is wrong with ``value`` for a parameter whose default is ``default``."""
     if "choices" in rule:
-        ok = value in rule["choices"]
-        return None if ok else f"one of {list(rule['choices'])}"
+        return None if value in rule["choices"] else f"one of {list(rule['choices'])}"
     if isinstance(default, bool):
         return None if isinstance(value, bool) else "true or false"
     if _is_int(default):
@@ -75,7 +74,7 @@ def _problem(name: str, value, default, rule: dict) -> str | None:
         if not value:
             return "a non-empty list"
         for x in value:
-            wrong = _problem(name, x, default[0], {"min": 0})
+            wrong = _problem(x, default[0], {"min": 0})
             if wrong:
                 plural = wrong.replace("an integer", "integers").replace("a ", "")
                 return f"a list of {plural}s"
@@ -173,7 +172,7 @@ def check(chapter: str, values: dict) -> None:
     for name in [*values, *(n for n in defaults if n not in values)]:
         rule = rules_.get(name, {})
         value = merged[name]
-        wrong = _problem(name, value, defaults[name], rule)
+        wrong = _problem(value, defaults[name], rule)
         wrong = wrong or _bounds(value, rule) or _relations(value, rule, merged)
         if wrong:
             why = f"but its default is {defaults[name]!r}: give {name} too"
