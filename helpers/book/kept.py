@@ -147,32 +147,22 @@ def files() -> list[Path]:
 
 
 def check(path: Path, epochs: int = store.SAMPLE_EPOCHS, scale: float = 1.0) -> dict:
-    """Re-train a kept run's sample and hold it against the kept curve.
-
-    Args:
-        path: a kept run's file.
-        epochs: updates of the sample re-trained (its first seed).
-        scale: multiplies the sample's inputs ``X`` (a seeded fault: not 1 must fail).
-
-    Returns:
-        ``{"what", "epochs", "rel": the largest relative difference of the loss,
-        "tol": SAME_RUN_TOL, "ok"}``.
-    """
+    """Re-train ``epochs`` of a kept run's sample (its first seed, inputs times
+    ``scale``: not 1 must fail) against the kept curve; ``{"what", "epochs", "rel":
+    the largest relative difference of the loss, "tol": SAME_RUN_TOL, "ok"}``."""
     c = joblib.load(path)
-    c["result"] = store.widen(c["result"])
     s = c["sample"]
-    if "curve" in s:  # a summary: its first run's curve, kept with the sample
-        c["result"] = (s["curve"][None],)
-    if "static" in s:  # an engine run: X is the third input
-        inputs = list(s["inputs"])
-        inputs[2] = (inputs[2] * np.float32(scale)).astype(np.float32)
-        new = engine.train_sample({**s, "inputs": tuple(inputs)}, epochs)
-        kept = np.asarray(c["result"][0])[0, : new.size]
-    else:  # a race: X is the second argument
-        args = list(s["args"])
-        args[1] = (args[1] * np.float32(scale)).astype(np.float32)
-        new = race.integrate_sample({**s, "args": tuple(args)}, epochs)[0]
-        kept = np.asarray(c["result"][0]).reshape(-1)[: new.size]
+    # a summary keeps its first run's curve with the sample
+    kept = s["curve"][None] if "curve" in s else store.widen(c["result"])[0]
+    key, at = ("inputs", 2) if "static" in s else ("args", 1)  # X: engine run, race
+    xs = list(s[key])
+    xs[at] = (xs[at] * np.float32(scale)).astype(np.float32)
+    if "static" in s:
+        new = engine.train_sample({**s, key: tuple(xs)}, epochs)
+        kept = np.asarray(kept)[0, : new.size]
+    else:
+        new = race.integrate_sample({**s, key: tuple(xs)}, epochs)[0]
+        kept = np.asarray(kept).reshape(-1)[: new.size]
     rel = float(np.max(np.abs(new - kept) / np.abs(kept)))
     tol = rulebook.SAME_RUN_TOL
     return {"what": c["what"], "epochs": new.size - 1, "rel": rel, "tol": tol,

@@ -148,24 +148,21 @@ class GroupHiddenCells(SphinxPostTransform):
 
     def run(self, **kwargs):
         for parent in list(self.document.findall(nodes.Element)):
-            kids, i = list(parent.children), 0
-            while i < len(kids):
-                j = i
-                while j < len(kids) and _quiet(kids[j]):
-                    j += 1
-                if j - i >= 2:
-                    group = HideCodeCellNode(
-                        prompt_show=f"Show {j - i} code cells",
-                        prompt_hide=f"Hide {j - i} code cells",
-                    )
-                    group["classes"].append("above-input")
-                    parent.replace(kids[i], group)
-                    for cell in kids[i:j]:
-                        if cell is not kids[i]:
-                            parent.remove(cell)
-                        cell["hide_mode"] = None
-                        group.append(cell)
-                i = max(j, i + 1)
+            for quiet, cells in itertools.groupby(list(parent.children), key=_quiet):
+                cells = list(cells)
+                if not quiet or len(cells) < 2:
+                    continue
+                group = HideCodeCellNode(
+                    prompt_show=f"Show {len(cells)} code cells",
+                    prompt_hide=f"Hide {len(cells)} code cells",
+                )
+                group["classes"].append("above-input")
+                parent.replace(cells[0], group)
+                for cell in cells:
+                    if cell is not cells[0]:
+                        parent.remove(cell)
+                    cell["hide_mode"] = None
+                    group.append(cell)
 
 
 def setup(app):
