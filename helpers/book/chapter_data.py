@@ -71,6 +71,11 @@ def profiles() -> dict[str, dict[str, dict]]:
     return out
 
 
+def profile(name: str, chapter: str) -> dict:
+    """The values profile ``name`` sets for ``chapter`` (``{}``: none)."""
+    return dict(data(chapter).get("profiles", {}).get(name, {}))
+
+
 def claims(chapter: str) -> dict[str, dict]:
     """``{record: entry}``: the chapter's registered claims."""
     return {k: v for k, v in data(chapter).items() if k not in SECTIONS}

@@ -113,9 +113,8 @@ def test_the_init_choices_are_written_once():
 
 
 def test_the_paper_profile_is_the_data_files():
-    depth = chapter_data.data("depth")["profiles"]["paper"]
-    assert build.PROFILES["paper"]["depth"] == depth
-    assert build.PROFILES["paper"]["xor"] == {"seeds": 60}
+    assert build.PROFILES["paper"]["depth"] == chapter_data.profile("paper", "depth")
+    assert chapter_data.profile("paper", "xor") == {"seeds": 60}
     assert build.PROFILES["paper"]["reviewers"]["init_stds"][0] == 0.005 / 700
 
 
