@@ -48,13 +48,11 @@ from unittest import mock
 from ..core import store
 from . import chapter_data, crosscheck, drift, gpucheck, kept, parameters, rounding
 from . import pdf as pdf_module
-from .chapter_data import chapters_present
+from .chapter_data import BOOK, ROOT, chapters_present
 from .progress import LOG_VARIABLE
 from .progress import say as _progress
 from .records import RESULTS_VARIABLE
 
-ROOT = Path(__file__).resolve().parents[2]
-BOOK = ROOT / "book"
 STATS = BOOK / "stats"
 RUNS = ROOT / "_build" / "runs"
 SCRATCH = ROOT / "_build" / "papermill"

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import crosscheck, rounding, rulebook
+from .chapter_data import ROOT
 
 #: Relative drift of a number that rounding does not move: records keep 6 significant
 #: digits, so only the last may round the other way.
 RTOL = 1e-5
 #: The fields of a record compared: the ones its rounding floor is measured on.
 FIELDS = rounding.FIELDS
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from .chapter_data import chapters_present
+from .chapter_data import ROOT, chapters_present
 
-ROOT = Path(__file__).resolve().parents[2]
 BENCH_SEEDS = (1, 8, 64, 512)
 
 

@@ -23,8 +23,7 @@ import numpy as np
 
 from ..core import engine, race, store
 from . import rulebook
-
-ROOT = Path(__file__).resolve().parents[2]
+from .chapter_data import ROOT
 
 
 def _commit() -> str:

@@ -13,9 +13,9 @@ import tomllib
 from pathlib import Path
 
 from . import rulebook, scorecard
+from .chapter_data import ROOT
 from .pdf import release
 
-ROOT = Path(__file__).resolve().parents[2]
 #: ``{paper figure: {"what", "counterparts"}}`` in the paper's order.
 FIGURES = tomllib.loads((Path(__file__).parent / "paper_figures.toml").read_text())
 
