@@ -17,19 +17,13 @@ Commands, one a line (``python -m helpers.book <command> --help`` for each):
     python -m helpers.book gpu-check OUT --limit 840      # a GPU machine, timed
     python -m helpers.book keep more_contexts             # maintainers: book/kept
 
-The site build also prints the whole book to ``_build/html/make-haste-slowly.pdf``
-(Chromium, offline) where Chromium is installed.
-
-Each chapter is a MyST-markdown notebook ``book/<name>.md`` (jupytext).  Executing it
-makes a *run* in ``_build/runs/<profile>[-<hash>]/`` (executed notebooks, records and a
-manifest of the parameters, versions and times; with default parameters, the drift of
-its records from the committed ones is printed), and nothing under ``book/`` changes.
-Only the maintainers' ``--update-book`` with default parameters replaces
-``book/<name>.ipynb`` and its records in ``book/results/``, and only once the chapter
-has succeeded: papermill writes to a scratch folder first.  Parameters are
-checked by name and value before any work starts (:mod:`helpers.book.parameters`).
-The site build turns every Sphinx warning into an error, and MathJax is served from the
-site itself (no network).
+Executing a chapter (``book/<name>.md``, jupytext) makes a *run* in
+``_build/runs/<profile>[-<hash>]/`` (notebooks, records, a manifest; with default
+parameters, its records' drift from the committed ones is printed); only the
+maintainers' ``--update-book`` with default parameters rewrites ``book/``, once the
+chapter succeeded.  Parameters are checked before any work starts.  The site build
+turns Sphinx warnings into errors, serves MathJax itself and prints the whole book to
+``_build/html/make-haste-slowly.pdf`` where Chromium is installed.
 """
 
 from __future__ import annotations
@@ -49,42 +43,36 @@ import time
 import uuid
 from importlib import metadata
 from pathlib import Path
+from unittest import mock
 
 from ..core import store
 from . import chapter_data, crosscheck, drift, gpucheck, kept, parameters, rounding
 from . import pdf as pdf_module
-from .chapter_data import chapters_present
+from .chapter_data import BOOK, ROOT, chapters_present
 from .progress import LOG_VARIABLE
+from .progress import say as _progress
 from .records import RESULTS_VARIABLE
 
-ROOT = Path(__file__).resolve().parents[2]
-BOOK = ROOT / "book"
 STATS = BOOK / "stats"
 RUNS = ROOT / "_build" / "runs"
 SCRATCH = ROOT / "_build" / "papermill"
+#: Where ``python -m helpers.book notebook`` writes a chapter's working copy.
+NOTEBOOKS = ROOT / "_build" / "interactive" / "notebooks"
 
-# The chapters, in the order they execute, and the profiles (``--profile paper`` runs
-# the paper-scale values): read from the chapters' data files and the table of contents
-# (:mod:`helpers.book.chapter_data`).
+#: The chapters in execution order, and the profiles (:mod:`.chapter_data`).
 CHAPTERS = list(chapter_data.chapters())
 PROFILES = chapter_data.profiles()
 
-#: The environment variable that names the repository (the publish workflow sets it);
-#: otherwise ``repository.url`` of ``_config.yml``.  With neither, no launch buttons.
+#: Names the repository (the publish workflow sets it); else ``_config.yml``'s.
 REPOSITORY_VARIABLE = "HASTE_REPOSITORY_URL"
-#: The branch that the publish workflow writes the executed notebooks to, with the
-#: repository in their Colab cell (:func:`colab_notebooks`); the site's Colab buttons
-#: open those, not the committed notebooks, whose cell holds ``REPOSITORY = None``.
+#: The branch the publish workflow writes the notebooks to, with the repository in
+#: their Colab cell (:func:`colab_notebooks`): what the site's Colab buttons open.
 COLAB_BRANCH = "colab-notebooks"
 _COLAB_LINK = re.compile(
     r"(https://colab\.research\.google\.com/github/[^/\"]+/[^/\"]+/blob/)[^/\"]+/"
 )
 _PACKAGES = "jax jaxlib numpy scipy scikit-learn matplotlib papermill jupyter-book"
 _REFUSED = "refused before any work: "
-
-
-def _progress(msg: str) -> None:
-    print(f"[book] {msg}", file=sys.stderr, flush=True)
 
 
 def _checked(check, *args):
@@ -102,20 +90,21 @@ def _no_chapter(name: str, suffix: str) -> SystemExit:
     )
 
 
-def _write_json(path: Path, data, **kw) -> None:
-    path.write_text(json.dumps(data, **kw) + "\n")
+def _write_json(path: Path, data, indent: int = 1, **kw) -> None:
+    path.write_text(json.dumps(data, indent=indent, **kw) + "\n")
+
+
+def _config() -> dict:
+    import yaml
+
+    return yaml.safe_load((ROOT / "_config.yml").read_text())
 
 
 def repository_url() -> str | None:
-    """The book's repository: the environment variable, else ``_config.yml``, else
-    None."""
+    """The book's repository: the environment variable, else ``_config.yml``."""
     url = os.environ.get(REPOSITORY_VARIABLE, "").strip()
-    if url:
-        return url.rstrip("/")
-    import yaml
-
-    config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    url = ((config.get("repository") or {}).get("url") or "").strip()
+    if not url:
+        url = ((_config().get("repository") or {}).get("url") or "").strip()
     return url.rstrip("/") or None
 
 
@@ -124,50 +113,43 @@ def _with_repository(cell_source: str, url: str) -> str:
 
 
 def colab_notebooks(dest: Path) -> list[Path]:
-    """The book's notebooks, written to ``dest/book/`` with the repository in their
-    Colab cell: what the publish workflow commits to :data:`COLAB_BRANCH`."""
+    """The book's notebooks in ``dest/book/`` with the repository in their Colab cell
+    (what the publish workflow commits to :data:`COLAB_BRANCH`)."""
     url = repository_url()
     if not url:
         raise SystemExit(
             f"no repository: set {REPOSITORY_VARIABLE} or repository.url in _config.yml"
         )
-    out = []
     (dest / "book").mkdir(parents=True, exist_ok=True)
+    out = []
     for src in sorted(BOOK.glob("*.ipynb")):
         nb = json.loads(src.read_text())
         for cell in nb["cells"]:
             if cell["cell_type"] == "code":
-                text = "".join(cell["source"])
-                cell["source"] = _with_repository(text, url).splitlines(keepends=True)
+                text = _with_repository("".join(cell["source"]), url)
+                cell["source"] = text.splitlines(keepends=True)
         out.append(dest / "book" / src.name)
-        _write_json(out[-1], nb, indent=1, ensure_ascii=False)
+        _write_json(out[-1], nb, ensure_ascii=False)
     return out
 
 
-#: Where ``python -m helpers.book notebook`` writes a chapter's working copy: beside
-#: the interactive records, never in ``book/``.
-NOTEBOOKS = ROOT / "_build" / "interactive" / "notebooks"
-
-
 def notebook_copy(name: str, dest: Path | None = None) -> Path:
-    """The path of a working copy of the executed chapter ``name`` for JupyterLab,
-    written to ``dest`` (default :data:`NOTEBOOKS`): the committed ``book/<name>.ipynb``
-    without its jupytext pairing, so that saving it (autosave included) writes that one
-    file and never the committed ``.ipynb`` or ``.md``, and with its MyST in plain
-    notebook Markdown, glued values filled in (:mod:`helpers.book.readable`).  Its
-    records go to ``_build/interactive/results`` as every interactive execution's do."""
+    """A working copy of the executed chapter ``name`` for JupyterLab, in ``dest``
+    (default :data:`NOTEBOOKS`): unpaired from jupytext (saving it never writes
+    ``book/``), its MyST in plain Markdown with glued values filled in
+    (:mod:`helpers.book.readable`)."""
+    from . import readable, records, scorecard
+
     src = BOOK / f"{name}.ipynb"
     if not src.exists():
         raise _no_chapter(name, ".ipynb")
     nb = json.loads(src.read_text())
-    nb.get("metadata", {}).pop("jupytext", None)  # unpaired: no .md beside it
-    from . import readable, records, scorecard
-
+    nb.get("metadata", {}).pop("jupytext", None)
     recs = {name: records.load_all(BOOK / "results").get(name, {})}
     readable.readable(nb, lambda rec: scorecard.verdict_line(name, rec, recs))
     dest = Path(dest or NOTEBOOKS)
     dest.mkdir(parents=True, exist_ok=True)
-    _write_json(dest / src.name, nb, indent=1, ensure_ascii=False)
+    _write_json(dest / src.name, nb, ensure_ascii=False)
     return dest / src.name
 
 
@@ -181,8 +163,8 @@ def _point_colab_at_published_notebooks(html: Path) -> None:
 
 
 def run_key(profile: str, overrides: dict, update_book: bool = False) -> str | None:
-    """Where a run goes: ``None`` only for the maintainer's default execution that
-    updates the committed book (``--update-book``); else ``<profile>[-<hash>]``."""
+    """Where a run goes: ``<profile>[-<hash>]``, or ``None`` for the maintainers'
+    default execution that updates the committed book."""
     if profile == "default" and not overrides and update_book:
         return None
     if not overrides:
@@ -207,9 +189,9 @@ def _unexecuted(name: str) -> Path:
 
 
 def _kernel_manager():
-    """Papermill's kernel manager: IPC sockets, not local TCP (which ipykernel warns
-    about), each kernel's named apart in the temporary folder (two kernels started in
-    one folder took the same files and each other's messages); TCP on Windows."""
+    """Papermill's kernel manager: IPC sockets (not local TCP, which ipykernel warns
+    about), each kernel's in a folder of its own (two kernels in one folder took each
+    other's messages); TCP on Windows."""
     from jupyter_client.manager import AsyncKernelManager
 
     if os.name == "nt":
@@ -226,18 +208,26 @@ def _kernel_manager():
     return IPCKernelManager
 
 
+def _tail(log: Path, name: str, stop: threading.Event) -> None:
+    """Echo the chapter's progress lines while it executes."""
+    pos, done = 0, False
+    while not done:
+        done = stop.wait(1.0)
+        text = log.read_text() if log.exists() else ""
+        for line in text[pos:].splitlines():
+            _progress(f"{name}: {line}")
+        pos = len(text)
+
+
 def execute(
     name: str,
     parameters_: dict | None = None,
     run: Path | None = None,
     expected: float | None = None,
 ) -> float:
-    """Execute chapter ``name``; seconds.
-
-    Default (``run`` is None): the executed notebook and the chapter's records replace
-    ``book/<name>.ipynb`` and ``book/results/<name>.json`` once the chapter succeeded.
-    With ``run``, both go to that folder and ``book/`` is left as it is.
-    """
+    """Execute chapter ``name``; seconds.  Without ``run``, the executed notebook and
+    its records replace ``book/``'s once the chapter succeeded; with ``run``, both go
+    to that folder."""
     import papermill
 
     if not (BOOK / f"{name}.md").exists():
@@ -245,9 +235,8 @@ def execute(
     params = dict(parameters_ or {})
     _checked(parameters.check, name, params)
     unexecuted = _unexecuted(name)
-    # the chapter writes its records to a scratch copy of the results (later chapters,
-    # the scorecard, read the others there); one per chapter, so that two executions at
-    # once do not share it
+    # the chapter's records go to a copy of the results (later chapters read them
+    # there), one per chapter so that two executions at once do not share it
     results = run / "results" if run else SCRATCH / f"results-{name}"
     if run is None:
         shutil.rmtree(results, ignore_errors=True)
@@ -260,42 +249,29 @@ def execute(
     _progress(f"executing {name} with parameters {params}{eta}")
     log = SCRATCH / f"{name}.progress.log"
     log.write_text("")
-    env_before = {
-        k: os.environ.get(k) for k in (LOG_VARIABLE, RESULTS_VARIABLE, "PYTHONPATH")
+    env = {  # inherited by the kernel, which imports this checkout's helpers
+        LOG_VARIABLE: str(log),
+        RESULTS_VARIABLE: str(results),
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])
+        ),
     }
-    os.environ[LOG_VARIABLE] = str(log)  # inherited by the kernel
-    os.environ[RESULTS_VARIABLE] = str(results)
-    # the kernel imports this checkout's helpers, whatever the installed one is
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT), *filter(None, [env_before["PYTHONPATH"]])]
-    )
     stop = threading.Event()
-
-    def tail() -> None:  # the chapter's progress lines, printed while it executes
-        pos = 0
-        while True:
-            done = stop.wait(1.0)
-            text = log.read_text() if log.exists() else ""
-            for line in text[pos:].splitlines():
-                _progress(f"{name}: {line}")
-            pos = len(text)
-            if done:
-                return
-
-    tailing = threading.Thread(target=tail, daemon=True)
+    tailing = threading.Thread(target=_tail, args=(log, name, stop), daemon=True)
     tailing.start()
     t0 = time.perf_counter()
     try:
-        papermill.execute_notebook(
-            str(unexecuted),
-            str(out),
-            parameters=params,
-            kernel_name="python3",
-            kernel_manager_class=_kernel_manager(),
-            cwd=str(BOOK),
-            progress_bar=False,
-            log_output=False,
-        )
+        with mock.patch.dict(os.environ, env):
+            papermill.execute_notebook(
+                str(unexecuted),
+                str(out),
+                parameters=params,
+                kernel_name="python3",
+                kernel_manager_class=_kernel_manager(),
+                cwd=str(BOOK),
+                progress_bar=False,
+                log_output=False,
+            )
     except Exception as exc:
         raise SystemExit(
             f"chapter {name} failed; book/ is unchanged. The partly executed "
@@ -305,8 +281,6 @@ def execute(
         seconds = time.perf_counter() - t0
         stop.set()
         tailing.join()
-        for k, v in env_before.items():
-            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
     # drop per-cell timestamps and durations so that two runs write the same file
     nb = json.loads(out.read_text())
     for cell in nb.get("cells", []):
@@ -316,7 +290,7 @@ def execute(
     for k in "start_time end_time duration input_path output_path".split():
         pm.pop(k, None)
     pm.pop("environment_variables", None)
-    _write_json(out, nb, indent=1, ensure_ascii=False, sort_keys=True)
+    _write_json(out, nb, ensure_ascii=False, sort_keys=True)
     if run is None:  # success: only now does the committed book change
         os.replace(out, BOOK / f"{name}.ipynb")
         for p in results.glob("*.json"):
@@ -324,6 +298,15 @@ def execute(
                 shutil.copy2(p, BOOK / "results" / p.name)
     _progress(f"{name}: {seconds:.1f} s")
     return seconds
+
+
+def _machine() -> dict:
+    return {
+        "cpus": os.cpu_count(),
+        "cpu": rounding.cpu_model(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+    }
 
 
 def _record_times(times: dict[str, float], profile: str = "default") -> None:
@@ -340,15 +323,6 @@ def _record_times(times: dict[str, float], profile: str = "default") -> None:
     _write_json(path, data, indent=2, sort_keys=True)
 
 
-def _machine() -> dict:
-    return {
-        "cpus": os.cpu_count(),
-        "cpu": rounding.cpu_model(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-    }
-
-
 def _version(package: str) -> str | None:
     try:
         return metadata.version(package)
@@ -357,6 +331,7 @@ def _version(package: str) -> str | None:
 
 
 def write_manifest(run: Path, profile: str, overrides: dict, times: dict) -> None:
+    """The run's ``manifest.json``: parameters, times, commit, machine, versions."""
     git = ["git", "-C", str(ROOT), "rev-parse", "HEAD"]
     commit = subprocess.run(git, capture_output=True, text=True).stdout.strip()
     data = {
@@ -367,7 +342,7 @@ def write_manifest(run: Path, profile: str, overrides: dict, times: dict) -> Non
         "commit": commit or None,
         "machine": _machine(),
         "xla_flags": os.environ.get(rounding.ISA_VARIABLE),
-        "command": " ".join(sys.argv[1:]) if sys.argv[1:] else None,
+        "command": " ".join(sys.argv[1:]) or None,
         "versions": {pkg: _version(pkg) for pkg in _PACKAGES.split()},
     }
     _write_json(run / "manifest.json", data, indent=2, sort_keys=True)
@@ -381,21 +356,12 @@ def execute_all(
     isa: str | None = None,
     update_book: bool = False,
 ):
-    """Execute ``names`` with ``profile`` and ``overrides``; the run folder or None.
-    What cannot run is refused before any chapter starts.
-
-    ``update_book``: the maintainer's default execution, which replaces the committed
-    notebooks and records in ``book/`` (refused with any other parameters, profile or
-    instruction set); without it every execution is a run of its own, and the drift of
-    its records from the committed ones is printed.
-
-    ``isa``: XLA generates the CPU code of that instruction set
-    (:func:`helpers.book.rounding.isa_flags`): another machine's float32 rounding,
-    always a run of its own (``<profile>-isa-<ISA>``), never ``book/``.
-
-    ``record_times``: a profile's run (no overrides) also stores its chapters' times in
-    ``book/stats/execution.json`` once every chapter has succeeded (the Performance page
-    reports them); the run's notebooks and records stay in the run's folder."""
+    """Execute ``names`` with ``profile`` and ``overrides``; the run folder, or None
+    for ``update_book`` (the maintainers' default execution, which rewrites
+    ``book/``).  ``isa``: XLA's CPU code of that instruction set, a run of its own
+    (:func:`helpers.book.rounding.isa_flags`); ``record_times``: a profile's times go
+    to ``book/stats/execution.json``.  What cannot run is refused before any chapter
+    starts."""
     overrides = dict(overrides or {})
     flags = _checked(rounding.isa_flags, isa)
     if update_book and (overrides or profile != "default" or isa or record_times):
@@ -434,9 +400,8 @@ def execute_all(
         )  # inherited by each chapter's kernel
         # another CPU's rounding is measured on runs trained here, never kept ones
         os.environ[store.KEPT_VARIABLE] = "off"
-    run = None
-    if key is not None:
-        run = RUNS / key
+    run = None if key is None else RUNS / key
+    if run:
         shutil.rmtree(run, ignore_errors=True)
         run.mkdir(parents=True)
     stats = STATS / "execution.json"
@@ -480,8 +445,7 @@ def _site_config(root: Path) -> Path:
     """``_config.yml`` for the build: launch buttons only where a URL is configured."""
     import yaml
 
-    config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    url = repository_url()
+    config, url = _config(), repository_url()
     html = config.setdefault("html", {})
     html["use_repository_button"] = bool(url)
     buttons = {"notebook_interface": "classic"}
@@ -504,6 +468,8 @@ def _site_config(root: Path) -> Path:
 
 def _page_furniture(config: dict, root: Path, url: str | None) -> None:
     """The footer, the issues button, the scorecard's substitutions, a run's banner."""
+    import html as html_
+
     from . import glance, records, scorecard
 
     html = config.setdefault("html", {})
@@ -520,17 +486,14 @@ def _page_furniture(config: dict, root: Path, url: str | None) -> None:
     subs["glance"] = glance.html(recs)
     banner = run_banner(root)
     if banner:
-        import html as html_
-
         html["announcement"] = html_.escape(banner)
         subs["bottom_line"] = f"In this run: {subs['bottom_line']}"
 
 
 def run_banner(root: Path) -> str | None:
-    """What a run's site and PDF say on every page (the site's banner, the PDF's title
-    page and footers): the run's profile, parameters, chapters, commit and time, from
-    the run's ``manifest.json`` beside ``root`` (``<run>/site-src``); None for the
-    committed book."""
+    """What a run's site and PDF say on every page: the profile, parameters,
+    chapters, commit and time of the ``manifest.json`` beside ``root``
+    (``<run>/site-src``); None for the committed book."""
     manifest = root.parent / "manifest.json"
     if root == ROOT or not manifest.exists():
         return None
@@ -552,8 +515,7 @@ def _tree_from_run(run: Path) -> Path:
             f"{run} is not a run (no manifest.json); runs: "
             f"{sorted(p.name for p in RUNS.glob('*'))}"
         )
-    # the scorecard (and with it every count) from the run's records, whichever
-    # chapters the run executed
+    # the scorecard (and every count) from the run's records, whichever chapters ran
     for page in ("scorecard", "records", "researchers"):
         if page in CHAPTERS:
             execute(page, {}, run=run)
@@ -610,9 +572,8 @@ def site(builder: str = "html", source: Path | None = None) -> Path:
 
 
 def pdf(root: Path | None = None) -> Path | None:
-    """The whole book as one PDF, ``<site>/make-haste-slowly.pdf``: Sphinx's single-page
-    build, rewritten for print and printed by Debian's Chromium (offline), by
-    :mod:`helpers.book.pdf`.  Skipped, with a message, where Chromium is missing."""
+    """The whole book as one PDF, ``<site>/make-haste-slowly.pdf``
+    (:mod:`helpers.book.pdf`); skipped, with a message, where Chromium is missing."""
     root = root or ROOT
     config = root / "_build" / "_config.site.yml"
     return pdf_module.build(
@@ -662,7 +623,6 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--isa",
             choices=rounding.ISAS,
-            default=None,
             help="limit XLA's CPU code to this instruction set (another machine's "
             "rounding): a run of its own",
         )
@@ -672,9 +632,7 @@ def _parser() -> argparse.ArgumentParser:
             help="store a profile's chapter times in book/stats/execution.json",
         )
     s = sub.add_parser("site", help="build the site (and its PDF) of the book or a run")
-    s.add_argument(
-        "--from", dest="source", default=None, help="a run folder (_build/runs/...)"
-    )
+    s.add_argument("--from", dest="source", help="a run folder (_build/runs/...)")
     d = sub.add_parser("drift", help="compare records with the committed ones")
     d.add_argument("--results", default=str(BOOK / "results"), help="records to check")
     d.add_argument(
@@ -707,7 +665,6 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--chapters",
         nargs="+",
-        default=None,
         help="measure only these chapters again (their code changed), keeping every "
         "other chapter's stored executions",
     )
@@ -724,8 +681,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("out", help="folder for gpu-check.json, the benchmark and logs")
     g.add_argument("--limit", type=float, required=True, help="seconds in all")
     g.add_argument("--reserve", type=float, default=30.0, help="seconds kept back")
-    g.add_argument("--chapters", nargs="*", default=None, help="default book's")
-    g.add_argument("--paper", nargs="*", default=None, help="paper profile's")
+    g.add_argument("--chapters", nargs="*", help="default book's")
+    g.add_argument("--paper", nargs="*", help="paper profile's")
     k = sub.add_parser(
         "keep",
         help="maintainers: execute chapters and keep their long runs (book/kept)",
@@ -742,6 +699,20 @@ def _json_or_text(text: str):
         return json.loads(text)
     except json.JSONDecodeError:
         return text
+
+
+def _rounding(args) -> str:
+    """``rounding measure``: the floors of the runs' records, stored."""
+    if args.add and not args.chapters:
+        raise SystemExit("rounding measure --add needs --chapters")
+    runs = {}
+    for folder in args.runs:
+        m = json.loads((Path(folder) / "manifest.json").read_text())
+        plat = m.get("machine", {}).get("platform", "?")
+        runs[rounding.machine_label(plat, m.get("xla_flags"))] = Path(folder)
+    if args.chapters:
+        return rounding.store_chapters(runs, tuple(args.chapters), add=args.add)
+    return rounding.store(runs, args.committed, tuple(args.stale))
 
 
 def main(argv=None) -> None:
@@ -771,17 +742,7 @@ def main(argv=None) -> None:
         for path in colab_notebooks(Path(args.dest)):
             _progress(f"for Colab: {path}")
     elif args.cmd == "rounding":
-        runs = {}
-        for folder in args.runs:
-            m = json.loads((Path(folder) / "manifest.json").read_text())
-            plat = m.get("machine", {}).get("platform", "?")
-            runs[rounding.machine_label(plat, m.get("xla_flags"))] = Path(folder)
-        if args.add and not args.chapters:
-            raise SystemExit("rounding measure --add needs --chapters")
-        if args.chapters:
-            print(rounding.store_chapters(runs, tuple(args.chapters), add=args.add))
-        else:
-            print(rounding.store(runs, args.committed, tuple(args.stale)))
+        print(_rounding(args))
     elif args.cmd == "gpu-check":
         rep = gpucheck.run(
             Path(args.out), args.limit, args.reserve, args.chapters, args.paper

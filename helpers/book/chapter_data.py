@@ -1,10 +1,7 @@
 """Everything the pipeline knows about a chapter, from ``chapters/<chapter>.toml``
-beside this module (sections in ``chapters/README.md``): ``[parameters]`` (``min``,
-``choices``, which may name a tuple of :mod:`helpers.core.paper`), ``[profiles.<p>]``,
-``[execution] after``, ``[figures]``, ``[in_short]``; every other table is a claim,
-keyed by its record's name.  The chapters are those of ``_toc.yml``.
-
-It imports nothing from the rest of the pipeline, so the chapters may read it too.
+beside this module (sections in ``chapters/README.md``; every table not in
+:data:`SECTIONS` is a claim, keyed by its record's name); the chapters are those of
+``_toc.yml``.  It imports nothing from the rest of the pipeline.
 """
 
 from __future__ import annotations
@@ -22,19 +19,6 @@ DATA = Path(__file__).with_name("chapters")
 SECTIONS = ("parameters", "profiles", "execution", "figures", "in_short", "prose")
 
 
-@lru_cache(maxsize=1)
-def _toc_order() -> tuple[str, ...]:
-    import yaml
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [c["file"] for part in toc["parts"] for c in part.get("chapters", [])]
-    return tuple(
-        Path(f).stem
-        for f in files
-        if Path(f).parent == Path("book") and Path(f).suffix == ".ipynb"
-    )
-
-
 @lru_cache(maxsize=None)
 def data(chapter: str) -> dict:
     """The chapter's data file, as read (``{}`` where the chapter has none)."""
@@ -45,9 +29,13 @@ def data(chapter: str) -> dict:
 @lru_cache(maxsize=1)
 def chapters() -> tuple[str, ...]:
     """The chapters in execution order (``_toc.yml``'s, and ``[execution] after``)."""
-    order = list(_toc_order())
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [Path(c["file"]) for p in toc["parts"] for c in p.get("chapters", [])]
+    order = [f.stem for f in files if f.parent == Path("book") and f.suffix == ".ipynb"]
     for name in list(order):
-        after = [c for c in data(name).get("execution", {}).get("after", [])]
+        after = data(name).get("execution", {}).get("after", [])
         unknown = sorted(set(after) - set(order))
         if unknown:
             raise ValueError(f"{name}: [execution] after names no chapter: {unknown}")
@@ -65,7 +53,7 @@ def chapters_present() -> list[str]:
 def _resolve(rule: dict) -> dict:
     choices = rule.get("choices")
     if isinstance(choices, str):  # the name of a tuple of helpers.core.paper
-        return {**rule, "choices": tuple(getattr(paper, choices))}
+        choices = getattr(paper, choices)
     return {**rule, "choices": tuple(choices)} if choices is not None else dict(rule)
 
 

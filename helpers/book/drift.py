@@ -1,20 +1,13 @@
 """Drift: does a re-execution reproduce the committed records?
 
-Every record's value is computed from seeded runs, so re-executing a chapter on the same
-machine gives the same numbers, and on another machine numbers that move no further
-than float32 rounding moves them (:mod:`helpers.book.rounding`).  :func:`compare` lists
-each record whose value, compared value, spread, alternative or variants moved beyond
-:data:`helpers.book.rulebook.ROUNDING_MULTIPLE` times the record's rounding floor (a
-number that did not move under rounding: beyond :data:`RTOL`, since records keep 6
-significant digits), each verdict or text that changed (unless it took both forms under
-rounding), and each record that appeared or vanished.  Records marked
-``"timing": true`` (seconds, speed-ups) are exempt: a clock is not seeded.
-
-``python -m helpers.book drift`` compares a results folder with the committed one (git),
-and the test command runs the same comparison after nbval has re-executed the chapters.
-:func:`authors_runs` does the same for the stored runs of the authors' scripts
-(``book/authors_runs``, page *Against the authors' code*): a stored curve that changes
-is a drift.
+Records come from seeded runs: the same machine gives the same numbers, another one
+numbers that move no further than float32 rounding moves them
+(:mod:`helpers.book.rounding`).  :func:`compare` lists each field (:data:`FIELDS`) that
+moved beyond :data:`helpers.book.rulebook.ROUNDING_MULTIPLE` times its rounding floor
+(or :data:`RTOL` where rounding does not move it), each verdict or text that changed
+(unless it took both forms under rounding) and each record that appeared or vanished;
+``"timing": true`` records are exempt.  ``python -m helpers.book drift`` and the test
+command run it; :func:`authors_runs` checks the stored runs of the authors' scripts.
 """
 
 from __future__ import annotations
@@ -26,15 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import crosscheck, rounding, rulebook
+from .chapter_data import ROOT
 
-#: Relative difference beyond which a re-executed number that does not move under
-#: rounding has drifted.  Values are stored to 6 significant digits, so 1e-5 lets only
-#: the last stored digit round the other way.  A number that moves under rounding
-#: (:mod:`helpers.book.rounding`) drifts beyond ``ROUNDING_MULTIPLE`` times its floor.
+#: Relative drift of a number that rounding does not move: records keep 6 significant
+#: digits, so only the last may round the other way.
 RTOL = 1e-5
 #: The fields of a record compared: the ones its rounding floor is measured on.
 FIELDS = rounding.FIELDS
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -64,13 +55,11 @@ def _same(a, b, path: str = "", tol=None, seen=None) -> bool:
         return a == b or (a in seen.get(path, []) and b in seen.get(path, []))
     if path in seen and a in seen[path] and b in seen[path]:
         return True
+    if isinstance(a, list) and isinstance(b, list):  # by index, as a mapping
+        a, b = dict(enumerate(a)), dict(enumerate(b))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(
             _same(a[k], b[k], f"{path}/{k}", tol, seen) for k in a
-        )
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(
-            _same(x, y, f"{path}/{i}", tol, seen) for i, (x, y) in enumerate(zip(a, b))
         )
     if isinstance(a, bool) or isinstance(b, bool):
         return a == b
@@ -83,7 +72,6 @@ def _same(a, b, path: str = "", tol=None, seen=None) -> bool:
 
 
 def _appeared(chapter: str, name: str, old, new) -> Drift:
-    """A record (or stored experiment) that appeared or vanished."""
     state = ["absent" if x is None else "present" for x in (old, new)]
     return Drift(chapter, name, "record", *state)
 
@@ -118,15 +106,14 @@ def load(directory) -> dict:
 
 
 def _git(*args: str) -> str:
-    """The standard output of ``git args`` in the repository (raises on failure)."""
+    """The standard output of ``git args`` (raises on failure)."""
     return subprocess.run(
         ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
     ).stdout
 
 
 def committed(rev: str = "HEAD", folder: str = "book/results") -> dict:
-    """The records as committed at ``rev`` (read with git, the working tree
-    untouched)."""
+    """The records as committed at ``rev`` (read with git)."""
     names = _git("ls-tree", "--name-only", f"{rev}:{folder}").split()
     return {
         n[:-5]: json.loads(_git("show", f"{rev}:{folder}/{n}"))
@@ -148,9 +135,8 @@ def report(drifts: list[Drift]) -> str:
 
 
 def authors_runs(rev: str = "HEAD", out=None) -> list[Drift]:
-    """Drifts of the stored runs of the authors' scripts: each file against the sha256
-    its manifest records (:func:`helpers.book.crosscheck.verify`), and each manifest
-    entry's sha256, seeds and shape against the manifest committed at ``rev``."""
+    """Drifts of the stored runs of the authors' scripts: each file against its
+    manifest's sha256, and each manifest entry against the one committed at ``rev``."""
     out = crosscheck.RUNS if out is None else Path(out)
     drifts = [
         Drift("authors_runs", p.partition(":")[0], "file", "as stored", p)

@@ -1,20 +1,12 @@
-"""The bottom line at a glance: one figure of every claim of the paper against the
-yardstick it is judged on (the intro page and the scorecard, ``book/scorecard.md``).
-
-Each claim is a row, grouped by section of the paper.  Its deciding number is placed
-in units of the threshold that separates "reproduced" from the rest
-(:func:`helpers.book.rulebook.thresholds`): a gap in units of twice the seed spread, a
-shortfall in units of the tolerance of a bound, a ratio in units of "clearly smaller";
-left of 1 the claim holds (a claim of a clear deviation, ``beyond_noise``, is drawn
-inverted, so that left of 1 still holds).  A seed-noise claim carries the spread's
-bootstrap interval as an error bar, and the alternative the paper argues against is a
-grey cross on the same scale; the short yellow line is where "partly reproduced"
-ends.  The marker's colour is the verdict's; a hollow marker is a verdict that
-depends on a choice of the book or on rounding.  A count or a set of patterns
-(``exact``) sits at the left end when it matches and at the right end when it does
-not.
-
-Built from the records alone, so that a run's site draws the run's picture.
+"""The bottom line at a glance: one figure, a row per claim of the paper grouped by
+section, its deciding number in units of the threshold between "reproduced" and the
+rest (:func:`helpers.book.rulebook.thresholds`; left of 1 the claim holds, a
+``beyond_noise`` claim drawn inverted).  Seed-noise claims carry the spread's
+bootstrap interval, the alternative the paper argues against is a grey cross, a short
+yellow line ends "partly reproduced"; the marker's colour is the verdict's, hollow
+where it depends on a choice or on rounding; an ``exact`` claim sits at the left end
+when it matches, else at the right.  Drawn from the records alone (a run's site shows
+the run's).  On the intro page and the scorecard (``book/scorecard.md``).
 """
 
 from __future__ import annotations
@@ -43,12 +35,10 @@ def _clip(x: float) -> float:
 
 
 def positions(records: dict) -> list[dict]:
-    """Each claim's row of the figure, in the scorecard's order, from ``records``
-    (``{chapter: {record: {...}}}``): one dict per claim: ``label``, ``group``,
-    ``verdict``, ``x`` (the deciding number in units of its threshold, clipped to
-    :data:`LIMITS`), ``interval`` (``(lo, hi)`` or None), ``alternative`` (x of the
-    alternative, or None), ``partly`` (x of the "partly reproduced" line, or None),
-    ``hollow`` (the verdict depends on a choice or on rounding)."""
+    """Each claim's row of the figure, in the scorecard's order: ``name``, ``label``,
+    ``group``, ``verdict``, ``x`` (the deciding number over its threshold), and the
+    x of ``interval`` (lo, hi), ``alternative`` and ``partly`` (or None), all clipped
+    to :data:`LIMITS`, and ``hollow`` (the verdict depends on a choice)."""
     rows = []
     order = {g: i for i, g in enumerate(scorecard.GROUPS)}
     claims = sorted(
@@ -100,8 +90,7 @@ def _short(text: str, n: int = 44) -> str:
 
 
 def figure(records: dict):
-    """``(fig, rows)``: the figure (matplotlib), one row per claim, narrow enough to
-    read at 390 px, and :func:`positions`."""
+    """``(fig, rows)``: the figure (read at 390 px wide) and :func:`positions`."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
@@ -170,8 +159,7 @@ def alt_text(records: dict) -> str:
 
 
 def html(records: dict) -> str:
-    """The figure as an HTML image (a PNG inside the page, its alternative text
-    stating the counts) for the intro page and the scorecard."""
+    """The figure as an HTML image, a PNG inside the page with :func:`alt_text`."""
     import matplotlib.pyplot as plt
 
     fig, _ = figure(records)

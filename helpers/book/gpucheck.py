@@ -1,19 +1,11 @@
 """``python -m helpers.book gpu-check OUT --limit SECONDS``: the book on a GPU.
 
-What a lent GPU machine is asked, in order, each step timed and written to
-``OUT/gpu-check.json`` as soon as it ends, so that a cut run keeps what it did:
-
-1. ``environment``: JAX's version, backend and devices; float32 products run at full
-   precision (:func:`helpers.core.devices.configure` sets it; TF32 otherwise);
-2. ``engine-tests``: the engine's unit tests (``tests/core/test_engine.py``);
-3. ``benchmark``: the engine at 1, 8, 64 and 512 seeds, as a fraction of the device's
-   float32 matmul rate (``python -m helpers.chapters.performance``);
-4. ``default:<chapter>``: every chapter of the default book (a run, never ``book/``);
-5. ``paper:<chapter>``: as much of the paper profile as the time left allows.
-
-A step starts only when the time left exceeds ``--reserve`` seconds; one that would run
-past the limit is stopped and recorded as cut, and the command ends cleanly.  Each step
-runs in its own process, so the command needs only the project's own dependencies.
+Each step, timed, in its own process and written to ``OUT/gpu-check.json`` as soon as
+it ends (a cut run keeps what it did): ``environment`` (JAX's version, backend,
+devices, matmul precision), ``engine-tests``, ``benchmark`` (the engine at 1 to 512
+seeds, ``python -m helpers.chapters.performance``), ``default:<chapter>`` (a run, never
+``book/``), then ``paper:<chapter>`` as time allows.  A step starts only with more than
+``--reserve`` seconds left; one that would run past the limit is cut and recorded.
 """
 
 from __future__ import annotations
@@ -25,9 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from .chapter_data import chapters_present
+from .chapter_data import ROOT, chapters_present
 
-ROOT = Path(__file__).resolve().parents[2]
 BENCH_SEEDS = (1, 8, 64, 512)
 
 
@@ -49,14 +40,14 @@ def steps(chapters: list[str], paper: list[str], out: Path) -> list[tuple[str, l
         str(ROOT / "tests" / "core" / "test_engine.py"),
     ]  # fmt: skip
     # (no addopts: one lane, and neither nbval nor xdist is needed there)
-    out_steps = [("environment", [py, "-c", probe]), ("engine-tests", run)]
-    out_steps.append(("benchmark", bench))
-    for ch in chapters:
-        out_steps.append((f"default:{ch}", [py, "-m", "helpers.book", "execute", ch]))
-    for ch in paper:
-        cmd = [py, "-m", "helpers.book", "execute", "--profile", "paper", ch]
-        out_steps.append((f"paper:{ch}", cmd))
-    return out_steps
+    book = [py, "-m", "helpers.book", "execute"]
+    return [
+        ("environment", [py, "-c", probe]),
+        ("engine-tests", run),
+        ("benchmark", bench),
+        *((f"default:{ch}", [*book, ch]) for ch in chapters),
+        *((f"paper:{ch}", [*book, "--profile", "paper", ch]) for ch in paper),
+    ]
 
 
 def run(
@@ -66,10 +57,8 @@ def run(
     chapters: list[str] | None = None,
     paper: list[str] | None = None,
 ) -> dict:
-    """Run the check into ``out`` (``gpu-check.json``, the benchmark and the logs)
-    within ``limit`` seconds, a step starting only with more than ``reserve`` left;
-    ``chapters`` and ``paper``: the default book's and the paper profile's (default:
-    every chapter).
+    """Run the check into ``out`` within ``limit`` seconds, a step starting only with
+    more than ``reserve`` left; ``chapters``, ``paper``: default every chapter.
 
     Returns:
         ``{"limit_s", "steps": [{name, seconds, rc, status}], "stopped"}``.
@@ -105,8 +94,8 @@ def run(
                 status = "passed" if rc == 0 else "failed"
             except subprocess.TimeoutExpired:
                 rc, status = None, "cut at the limit"
-        row = {"name": name, "seconds": round(time.monotonic() - t, 1)}
-        row.update(rc=rc, status=status, log=log.name)
+        seconds = round(time.monotonic() - t, 1)
+        row = dict(name=name, seconds=seconds, rc=rc, status=status, log=log.name)
         if name == "environment" and rc == 0:
             row["environment"] = json.loads(log.read_text().strip().splitlines()[-1])
         report["steps"].append(row)

@@ -1,12 +1,10 @@
 """Kept runs (:mod:`helpers.core.store`): ``python -m helpers.book keep CHAPTER``
-executes a chapter (a run of its own, never ``book/<chapter>.ipynb``) and keeps every
-engine run, race and summary (:func:`helpers.core.store.derived`) that took at least
-``KEEP_MIN_SECONDS`` to make and saves at least ``KEEP_SECONDS_PER_MIB`` seconds per
-MiB it weighs in ``book/kept/<chapter>/``, with a manifest (command, commit, machine,
-seconds, the code stamps that :func:`stale` checks); a file kept before that the
-execution asks for again stays as it was where its code holds (:func:`carried`).  The
-default book loads them wherever it would train the same run; the tests re-train each
-one's sample (:func:`check`).  Defined for the pages *Performance* and *Execution*.
+executes a chapter (a run of its own) and keeps, in ``book/kept/<chapter>/`` with a
+manifest, every engine run, race and summary worth its weight (:func:`take`); a file
+kept before that is asked for again stays as it was where its code holds
+(:func:`carried`).  The default book loads them wherever it would train the same run;
+the tests re-train each one's sample (:func:`check`).  Defined for the pages
+*Performance* and *Execution*.
 """
 
 from __future__ import annotations
@@ -18,14 +16,14 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from unittest import mock
 
 import joblib
 import numpy as np
 
 from ..core import engine, race, store
 from . import rulebook
-
-ROOT = Path(__file__).resolve().parents[2]
+from .chapter_data import ROOT
 
 
 def _commit() -> str:
@@ -39,8 +37,8 @@ def _commit() -> str:
 
 
 def keep(names: list[str]) -> dict:
-    """Execute each chapter of ``names`` (``_toc.yml``'s) and keep its long runs in
-    ``book/kept/<chapter>/``; ``{chapter: manifest}``."""
+    """Execute each chapter of ``names`` and keep its long runs; ``{chapter:
+    manifest}``."""
     from . import build
 
     unknown = [n for n in names if n not in build.CHAPTERS]
@@ -50,13 +48,10 @@ def keep(names: list[str]) -> dict:
     for name in names:
         staging = build.SCRATCH / f"kept-{name}"
         shutil.rmtree(staging, ignore_errors=True)
-        os.environ[store.KEEP_VARIABLE] = str(staging)
         run = build.RUNS / f"keep-{name}"  # a run of its own, apart from others
         shutil.rmtree(run, ignore_errors=True)
-        try:
+        with mock.patch.dict(os.environ, {store.KEEP_VARIABLE: str(staging)}):
             seconds = build.execute(name, {}, run=run)
-        finally:
-            os.environ.pop(store.KEEP_VARIABLE, None)
         # an execution of this machine with everything trained: a run like any other
         # (its records can join the rounding floors: rounding measure --add)
         build.write_manifest(run, "default", {}, {name: seconds})
@@ -67,9 +62,7 @@ def keep(names: list[str]) -> dict:
             shutil.copytree(dest, before)
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True)
-        runs = take(staging, dest)
-        runs.update(carried(before, dest, staging))
-        runs = dict(sorted(runs.items()))
+        runs = {**take(staging, dest), **carried(before, dest, staging)}
         manifest = {
             "command": f"python -m helpers.book keep {name}",
             "commit": _commit(),
@@ -82,7 +75,7 @@ def keep(names: list[str]) -> dict:
             "max_mib": store.KEEP_MAX_MIB,
             "derived_max_mib": store.DERIVED_MAX_MIB,
             "engine_stamp": store.engine_stamp(),
-            "runs": runs,
+            "runs": dict(sorted(runs.items())),
         }
         (dest / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
         shutil.rmtree(before, ignore_errors=True)
@@ -91,12 +84,10 @@ def keep(names: list[str]) -> dict:
 
 
 def take(staging: Path, dest: Path) -> dict:
-    """The kept runs of ``staging`` worth their weight, written to ``dest`` (float64
-    arrays that float32 holds exactly narrowed): at most :data:`store.KEEP_MAX_MIB`
-    (a summary :data:`store.DERIVED_MAX_MIB`) and at least
-    :data:`store.KEEP_SECONDS_PER_MIB` seconds of training saved per MiB (a summary
-    kept ``same_everywhere``: whatever it saves); per file its ``what``, ``seconds``,
-    ``bytes`` and, for a summary, its package and code stamp."""
+    """The runs of ``staging`` worth their weight, written (narrowed) to ``dest``: at
+    most :data:`store.KEEP_MAX_MIB` (a summary :data:`store.DERIVED_MAX_MIB`), saving
+    :data:`store.KEEP_SECONDS_PER_MIB` seconds per MiB (a ``same_everywhere`` summary:
+    any); ``{file: {what, seconds, bytes, ...}}``."""
     runs = {}
     for p in sorted(staging.glob("*.joblib")) if staging.exists() else []:
         c = joblib.load(p)
@@ -119,11 +110,9 @@ def take(staging: Path, dest: Path) -> dict:
 
 
 def carried(before: Path, dest: Path, staging: Path) -> dict:
-    """The files kept before (``before``: the chapter's old folder) that this keep
-    asked for again, copied to ``dest`` as they were where their code still holds:
-    another CPU's bits would move the records that read them, and on a faster
-    machine a run can fall under the time rules.  Each entry says when and where it
-    was kept."""
+    """The files kept before (in ``before``) that this keep asked for again, copied
+    to ``dest`` as they were where their code holds (another CPU's bits would move
+    the records that read them), each entry saying when and where it was kept."""
     path = before / "manifest.json"
     if not path.exists():
         return {}
@@ -142,8 +131,7 @@ def carried(before: Path, dest: Path, staging: Path) -> dict:
 
 
 def stale() -> dict[str, list[str]]:
-    """Per kept chapter, its files whose code changed since the keep
-    (:func:`helpers.core.store.stale`); empty when every kept file is current."""
+    """``{kept chapter: its files whose code changed since}`` (empty: all current)."""
     out = {}
     for path in sorted(store.KEPT.glob("*/manifest.json")):
         bad = store.stale(json.loads(path.read_text()))
@@ -158,32 +146,22 @@ def files() -> list[Path]:
 
 
 def check(path: Path, epochs: int = store.SAMPLE_EPOCHS, scale: float = 1.0) -> dict:
-    """Re-train a kept run's sample and hold it against the kept curve.
-
-    Args:
-        path: a kept run's file.
-        epochs: updates of the sample re-trained (its first seed).
-        scale: multiplies the sample's inputs ``X`` (a seeded fault: not 1 must fail).
-
-    Returns:
-        ``{"what", "epochs", "rel": the largest relative difference of the loss,
-        "tol": SAME_RUN_TOL, "ok"}``.
-    """
+    """Re-train ``epochs`` of a kept run's sample (its first seed, inputs times
+    ``scale``: not 1 must fail) against the kept curve; ``{"what", "epochs", "rel":
+    the largest relative difference of the loss, "tol": SAME_RUN_TOL, "ok"}``."""
     c = joblib.load(path)
-    c["result"] = store.widen(c["result"])
     s = c["sample"]
-    if "curve" in s:  # a summary: its first run's curve, kept with the sample
-        c["result"] = (s["curve"][None],)
-    if "static" in s:  # an engine run: X is the third input
-        inputs = list(s["inputs"])
-        inputs[2] = (inputs[2] * np.float32(scale)).astype(np.float32)
-        new = engine.train_sample({**s, "inputs": tuple(inputs)}, epochs)
-        kept = np.asarray(c["result"][0])[0, : new.size]
-    else:  # a race: X is the second argument
-        args = list(s["args"])
-        args[1] = (args[1] * np.float32(scale)).astype(np.float32)
-        new = race.integrate_sample({**s, "args": tuple(args)}, epochs)[0]
-        kept = np.asarray(c["result"][0]).reshape(-1)[: new.size]
+    # a summary keeps its first run's curve with the sample
+    kept = s["curve"][None] if "curve" in s else store.widen(c["result"])[0]
+    key, at = ("inputs", 2) if "static" in s else ("args", 1)  # X: engine run, race
+    xs = list(s[key])
+    xs[at] = (xs[at] * np.float32(scale)).astype(np.float32)
+    if "static" in s:
+        new = engine.train_sample({**s, key: tuple(xs)}, epochs)
+        kept = np.asarray(kept)[0, : new.size]
+    else:
+        new = race.integrate_sample({**s, key: tuple(xs)}, epochs)[0]
+        kept = np.asarray(kept).reshape(-1)[: new.size]
     rel = float(np.max(np.abs(new - kept) / np.abs(kept)))
     tol = rulebook.SAME_RUN_TOL
     return {"what": c["what"], "epochs": new.size - 1, "rel": rel, "tol": tol,

@@ -1,15 +1,11 @@
 """Chapter parameters: what each chapter accepts, checked before any work starts.
 
-A chapter's parameters are the names its ``parameters`` cell assigns (papermill injects
-overrides after that cell).  :func:`check` refuses a name the chapter does not have and
-a value it cannot use, with a message that names the parameter, the value and what is
-allowed; ``python -m helpers.book execute`` calls it before papermill starts, and every
-chapter calls :func:`page` at its top, so an interactive run is checked too.
-
-What is allowed follows from the default's type (an integer stays an integer, a positive
-number stays positive, a list stays a list of the same kind) and from the few rules that
-a type cannot say (``seeds >= 2`` where a spread over seeds is used), in the
-``[parameters]`` of the chapter's data file (:mod:`helpers.book.chapter_data`).
+A chapter's parameters are the names its ``parameters`` cell assigns.  :func:`check`
+refuses an unknown name and a value the chapter cannot use, naming the parameter, the
+value and what is allowed: what the default's type allows, and the rules in
+``[parameters]`` of the chapter's data file (:mod:`helpers.book.chapter_data`).  The
+build calls it before papermill starts; every page calls :func:`page` with each of
+its parameters by name, so an interactive run is checked too.
 """
 
 from __future__ import annotations
@@ -19,11 +15,9 @@ import math
 import numbers
 import os
 import re
-from pathlib import Path
 
-from .chapter_data import rules
+from .chapter_data import BOOK, rules
 
-BOOK = Path(__file__).resolve().parents[2] / "book"
 _CELL = re.compile(
     r"```\{code-cell\} ipython3\n:tags: \[parameters[^\]]*\]\n\n?(.*?)\n```", re.S
 )
@@ -56,11 +50,10 @@ def _is_real(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _problem(name: str, value, default, rule: dict) -> str | None:
+def _problem(value, default, rule: dict) -> str | None:
     """What is wrong with ``value`` for a parameter whose default is ``default``."""
     if "choices" in rule:
-        ok = value in rule["choices"]
-        return None if ok else f"one of {list(rule['choices'])}"
+        return None if value in rule["choices"] else f"one of {list(rule['choices'])}"
     if isinstance(default, bool):
         return None if isinstance(value, bool) else "true or false"
     if _is_int(default):
@@ -82,7 +75,7 @@ def _problem(name: str, value, default, rule: dict) -> str | None:
         if not value:
             return "a non-empty list"
         for x in value:
-            wrong = _problem(name, x, default[0], {"min": 0})
+            wrong = _problem(x, default[0], {"min": 0})
             if wrong:
                 plural = wrong.replace("an integer", "integers").replace("a ", "")
                 return f"a list of {plural}s"
@@ -95,13 +88,10 @@ def _problem(name: str, value, default, rule: dict) -> str | None:
     return None
 
 
-#: The keys a rule may have (``[parameters]`` of the chapter's data file): ``min`` and
-#: ``max`` bound a number (each number of a list or mapping); ``choices`` lists the
-#: values allowed; ``at_most``, ``at_least`` and ``multiple_of`` relate it to another
-#: parameter (``multiple_of`` also takes a number); ``contains`` names a parameter
-#: whose value a list must hold; ``divides`` a number each integer must divide;
-#: ``min_items`` the shortest list; ``path`` a folder under which a string names an
-#: existing file; ``free``: any value of the default's type (said in words).
+#: The keys a rule may have: ``min``, ``max`` (each number), ``choices``; ``at_most``,
+#: ``at_least``, ``multiple_of`` (another parameter, or a number), ``contains`` (a
+#: parameter a list must hold), ``divides``, ``min_items``, ``path`` (a folder under
+#: which a string names a file); ``free``: any value of the default's type.
 RULE_KEYS = (
     "min", "max", "choices", "at_most", "at_least", "multiple_of", "contains",
     "divides", "min_items", "path", "free",
@@ -183,7 +173,7 @@ def check(chapter: str, values: dict) -> None:
     for name in [*values, *(n for n in defaults if n not in values)]:
         rule = rules_.get(name, {})
         value = merged[name]
-        wrong = _problem(name, value, defaults[name], rule)
+        wrong = _problem(value, defaults[name], rule)
         wrong = wrong or _bounds(value, rule) or _relations(value, rule, merged)
         if wrong:
             why = f"but its default is {defaults[name]!r}: give {name} too"

@@ -1,27 +1,9 @@
-"""The whole book as one PDF to print and keep, ``<site>/make-haste-slowly.pdf``.
-
-Sphinx's single-page build of the book is turned into a print document and printed by
-Debian's Chromium (offline), through Playwright's ``page.pdf`` (the DevTools
-``Page.printToPDF``):
-
-- a title page (title, authors, version, date of the commit, repository) and a contents
-  page; every chapter starts on a new page with its title as a top-level heading, so the
-  PDF's outline (bookmarks) lists the chapters and, under each, its sections;
-- page numbers in the footer ("3 / 250"); the PDF of a run (``site --from <run>``)
-  says so on its title page and in every page's footer, with the banner the run's site
-  shows (:func:`helpers.book.build.run_banner`);
-- links inside the book become in-document links; links to the site's own pages that the
-  PDF does not contain (search, index, downloads) are dropped, so no link points at the
-  temporary print server;
-- no interactive chrome: the header, sidebars, buttons, heading anchors and the
-  "Show code cell source" toggles are removed (the code they hide stays hidden, as on
-  the site); dropdowns print open;
-- code wraps inside the page; a table wider than the page is set in a smaller type
-  (down to 5 pt) and wraps at spaces (and after ``_``, ``/`` in long names) only; one
-  that still does not fit breaks its words (the build says how many); figures are kept
-  with their captions.
-
-``tests/book/test_pdf.py`` reads the PDF and checks all of this.
+"""The whole book as one PDF to print and keep, ``<site>/make-haste-slowly.pdf``:
+Sphinx's single-page build rewritten for print (:func:`print_document`: a title page,
+contents, a page per chapter and an outline of chapters and sections, links kept
+inside the book, none of the site's chrome, tables fitted to the page) and printed by
+Debian's Chromium (offline) through Playwright, page numbers in the footer, a run's
+banner on its title page and footers.  ``tests/book/test_pdf.py`` checks all of this.
 """
 
 from __future__ import annotations
@@ -32,10 +14,11 @@ import logging
 import re
 import shutil
 import subprocess
-import sys
 import threading
+from html import escape
 from pathlib import Path
 
+from .progress import say as _progress
 from .records import PRINT_OMIT
 
 PDF_NAME = "make-haste-slowly.pdf"
@@ -125,19 +108,11 @@ FOOTER_NOTE = '<div style="font-size:6.5px;color:#a33;margin:0 12mm 1px">{}</div
 
 def footer(note: str | None = None) -> str:
     """The page footer: the page number, under a run's banner where ``note`` is one."""
-    import html
-
-    return FOOTER.format(note=FOOTER_NOTE.format(html.escape(note)) if note else "")
-
-
-def _progress(msg: str) -> None:
-    print(f"[book] {msg}", file=sys.stderr, flush=True)
+    return FOOTER.format(note=FOOTER_NOTE.format(escape(note)) if note else "")
 
 
 def release(root: Path) -> dict[str, str]:
-    """The release ``CITATION.cff`` names: its ``version``, ``date-released`` and
-    ``title`` (the footer, the PDF's title page and the page *For researchers* cite
-    the same)."""
+    """``version``, ``date-released`` and ``title`` of ``CITATION.cff``."""
     cff = (Path(root) / "CITATION.cff").read_text()
     out = {}
     for name in ("version", "date-released", "title"):
@@ -149,10 +124,8 @@ def release(root: Path) -> dict[str, str]:
 
 
 def edition(root: Path) -> tuple[str, str, str]:
-    """The book's version (``helpers.__version__``), the commit ``root`` is at (short,
-    else ``unknown``) and the release date of ``CITATION.cff`` (:func:`release`): the
-    title page's and every page's footer, the same version and date a citation gives
-    (so that a rebuild of one commit gives the same pages)."""
+    """``(helpers.__version__, the short commit of root or "unknown", the release
+    date of CITATION.cff)``: the title page's and every page's footer."""
     from helpers import __version__
 
     git = ["git", "-C", str(root), "log", "-1", "--format=%h"]
@@ -171,9 +144,8 @@ def print_document(
     repository: str | None = None,
     run: str | None = None,
 ) -> str:
-    """The single-page build ``html`` (served as ``page``, e.g.
-    ``book/pages/intro.html``) rewritten for print (see the module's docstring);
-    ``run``: the banner of a run's site, printed on the title page."""
+    """The single-page build ``html`` (served as ``page``) rewritten for print;
+    ``run``: a run's banner, printed on the title page."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(html, "html.parser")
@@ -220,22 +192,16 @@ def print_document(
     # the title page and contents replace the theme's print-only title and contents
     old = soup.select_one("#jb-print-docs-body")
     nav = old.select_one("nav") if old else None
+    run_line = f'<p class="pdf-run">{escape(run)}</p>' if run else ""
     front = BeautifulSoup(
-        '<div class="pdf-front"><div class="pdf-title">'
-        '<h1 class="pdf-book-title"></h1><p class="pdf-author"></p>'
-        '<p class="pdf-edition"></p><p class="pdf-repository"></p>'
-        '<p class="pdf-run"></p></div>'
+        f'<div class="pdf-front"><div class="pdf-title">'
+        f'<h1 class="pdf-book-title">{escape(title)}</h1>'
+        f'<p class="pdf-author">{escape(author)}</p>'
+        f'<p class="pdf-edition">Version {escape(version)}, {escape(date)}</p>'
+        f'<p class="pdf-repository">{escape(repository or "")}</p>{run_line}</div>'
         '<div class="pdf-contents"><h1>Contents</h1></div></div>',
         "html.parser",
     )
-    front.select_one(".pdf-book-title").string = title
-    front.select_one(".pdf-author").string = author
-    front.select_one(".pdf-edition").string = f"Version {version}, {date}"
-    front.select_one(".pdf-repository").string = repository or ""
-    if run:
-        front.select_one(".pdf-run").string = run
-    else:
-        front.select_one(".pdf-run").decompose()
     if nav is not None:
         for cls in ("pst-show_toc_level", "nav", "section-nav"):
             for ul in nav.select("ul"):
@@ -298,12 +264,10 @@ HEADINGS_JS = """() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')]
 
 
 def fix_outline(path: Path, headings: list[str]) -> None:
-    """Give the outline Chromium wrote the headings' own titles: Chromium joins a
-    heading's lines without a space, repeats a line that moved to the next page
-    ("SummarySummary") and drops typeset math.  Chromium writes one entry per visible
-    heading, in document order: where the counts agree, entry i takes heading i;
-    otherwise each entry takes the next heading (within a few) whose text it starts
-    with, or that starts with it."""
+    """Give the outline Chromium wrote the headings' own titles (Chromium joins a
+    heading's lines without a space, repeats a line moved to the next page and drops
+    math): entry i takes heading i where the counts agree, else the next heading
+    (within a few) whose text it starts with, or that starts with it."""
     from pypdf import PdfWriter
     from pypdf.generic import NameObject, TextStringObject
 
@@ -408,10 +372,9 @@ def build(
     repository: str | None = None,
     run: str | None = None,
 ) -> Path | None:
-    """Build the single page with ``command`` (Jupyter Book's ``singlehtml``
-    builder, run in ``root``), rewrite it for print and print it to
-    ``<root>/_build/html/make-haste-slowly.pdf``; ``run``: a run's banner (title page
-    and footers).  Skipped, with a message, where Chromium is missing."""
+    """Build the single page with ``command`` (Jupyter Book's ``singlehtml`` in
+    ``root``) and print it to ``<root>/_build/html/make-haste-slowly.pdf``; ``run``: a
+    run's banner.  Skipped, with a message, where Chromium is missing."""
     import yaml
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")

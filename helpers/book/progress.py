@@ -15,6 +15,11 @@ T = TypeVar("T")
 LOG_VARIABLE = "HASTE_PROGRESS_LOG"
 
 
+def say(message: str) -> None:
+    """One line of the build's own (``python -m helpers.book``) on stderr."""
+    print(f"[book] {message}", file=sys.stderr, flush=True)
+
+
 def report(message: str) -> None:
     """One progress line: to the build's log file if there is one, else to stderr."""
     path = os.environ.get(LOG_VARIABLE)

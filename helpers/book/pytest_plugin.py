@@ -1,11 +1,7 @@
 """pytest plugin (``-p helpers.book.pytest_plugin`` in ``pyproject.toml``): nbval's
-re-execution of the chapters writes its records to a scratch folder, never over the
-committed ``book/results``, and the session fails if a record drifted
-(:mod:`helpers.book.drift`).
-
-The test command runs in two lanes (``-n 2 --dist loadfile``: a notebook's cells in
-one kernel, in order); the workers inherit the scratch folder from the controller,
-which alone checks the drift."""
+re-executions write their records to a scratch folder (the xdist workers inherit it),
+never over ``book/results``, and the session fails if a record drifted
+(:mod:`helpers.book.drift`)."""
 
 from __future__ import annotations
 

@@ -1,22 +1,16 @@
-"""A chapter's working copy that reads like its page in JupyterLab (issue of the
-reader's paths; ``python -m helpers.book notebook <chapter>``): the MyST the site
-renders is turned into plain Markdown a notebook shows.
-
-* glued values (``{glue:text}`key:.3f```, ``{glue:md}``) are filled in from the
-  executed notebook's own outputs;
-* dropdowns become ``<details>`` blocks, admonitions quotes with their title in bold,
-  ``{math}`` blocks ``$$ ... $$``, a ``{verdict}`` the verdict line of the records;
-* cross-references keep their text (``{ref}`the rulebook <rulebook>``` reads "the
-  rulebook"), citations read ``[key]``, badges bold text; labels ``(name)=`` and MyST
-  comments go.
-
-The same conversion runs over the Markdown the code cells print (tables with badges,
-dropdowns).
+"""A chapter's working copy that reads like its page in JupyterLab
+(``python -m helpers.book notebook <chapter>``): the MyST the site renders, in the
+Markdown cells and in what code cells print, as plain notebook Markdown.  Glued values
+are filled in from the notebook's outputs; dropdowns become ``<details>``, admonitions
+quotes, ``{math}`` blocks ``$$``, a ``{verdict}`` the records' verdict line;
+cross-references keep their text, citations read ``[key]``, badges bold; labels and
+MyST comments go.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 
 _PREFIX = "application/papermill.record/"
@@ -43,7 +37,7 @@ def _joined(text) -> str:
 
 
 def _text(data: dict, fmt: str = "") -> str:
-    """A glued value as text, formatted by ``fmt`` (``.3f``) where it is a number."""
+    """A glued value as text, formatted by ``fmt`` where it is a number."""
     if "text/markdown" in data:
         return _joined(data["text/markdown"])
     raw = _joined(data.get("text/plain", ""))
@@ -90,29 +84,19 @@ def convert(text: str, glue: dict | None = None, verdict=None) -> str:
         glue: the notebook's glued values (:func:`glued`).
         verdict: ``verdict(record name) -> str``, the line a ``{verdict}`` becomes.
     """
-    glue = glue or {}
-    lines = text.splitlines()
-    out, i = [], 0
-    while i < len(lines):
-        line = lines[i]
-        m = _FENCE.match(line.strip())
+    glue, lines, out = glue or {}, iter(text.splitlines()), []
+    for line in lines:
         if re.match(r"^\([A-Za-z0-9_.:-]+\)=\s*$", line) or line.startswith("%"):
-            i += 1
             continue
+        m = _FENCE.match(line.strip())
         if not m:
             out.append(line)
-            i += 1
             continue
         fence, name, arg = m.group("fence"), m.group("name"), m.group("arg").strip()
-        body, i = [], i + 1
-        while i < len(lines) and lines[i].strip() != fence:
-            body.append(lines[i])
-            i += 1
-        i += 1  # the closing fence
-        options = {}
-        while body and re.match(r"^:[a-z-]+:", body[0].strip()):
-            key, _, val = body.pop(0).strip()[1:].partition(":")
-            options[key] = val.strip()
+        # the body, up to and without its closing fence
+        body = list(itertools.takewhile(lambda x: x.strip() != fence, lines))
+        while body and re.match(r"^:[a-z-]+:", body[0].strip()):  # options
+            body.pop(0)
         inner = convert("\n".join(body), glue, verdict)
         if name.startswith("glue"):
             data = glue.get(arg)
@@ -139,8 +123,8 @@ def convert(text: str, glue: dict | None = None, verdict=None) -> str:
 
 
 def readable(nb: dict, verdict=None) -> dict:
-    """The notebook with every Markdown cell, and every Markdown a code cell printed,
-    in plain notebook Markdown (:func:`convert`); changed in place and returned."""
+    """``nb`` with its Markdown, cells and printed, in plain notebook Markdown
+    (:func:`convert`); changed in place and returned."""
     glue = glued(nb)
     for cell in nb.get("cells", []):
         if cell.get("cell_type") == "markdown":

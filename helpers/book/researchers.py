@@ -1,11 +1,8 @@
-"""The page *For researchers* (``book/researchers.md``): the index of the paper's
-figures with the book's counterparts and the claims read off each, and the downloads
-(every chapter's records, and the stored loss curves).
-
-The paper's figures are listed once, in ``paper_figures.toml`` beside this module; a
-claim belongs to a paper figure when its book figure (the registry's ``figure``) is
-one of that figure's counterparts, or its ``where`` names the figure with its panel
-(``Fig. 4a``; ``Figs. 4b, 5``; ``Fig. 2d-e``).
+"""The page *For researchers* (``book/researchers.md``): the paper's figures with the
+book's counterparts and the claims read off each (``paper_figures.toml`` beside this
+module), the downloads and the citation.  A claim belongs to a paper figure when its
+book figure is one of that figure's counterparts, or its ``where`` names the figure
+with its panel (``Fig. 4a``; ``Figs. 4b, 5``; ``Fig. 2d-e``).
 """
 
 from __future__ import annotations
@@ -16,6 +13,7 @@ import tomllib
 from pathlib import Path
 
 from . import rulebook, scorecard
+from .chapter_data import ROOT
 from .pdf import release
 
 #: ``{paper figure: {"what", "counterparts"}}`` in the paper's order.
@@ -25,29 +23,22 @@ _FIG = re.compile(r"Figs?\.\s*((?:\d+[a-e]?(?:-[a-e])?(?:,\s*)?)+)")
 
 
 def figures_named(where: str) -> set[str]:
-    """The paper figures a ``where`` names with their panel: ``"Section 3, Fig. 2d-e"``
-    gives ``{"2d", "2e"}``, ``"Figs. 4b, 5"`` gives ``{"4b", "5"}``; a bare number names
-    the figure only where the paper's figure has no panels (``Fig. 5``, not ``Fig. 4``).
-    """
+    """The paper figures a ``where`` names with their panel (``"Fig. 2d-e"``: 2d, 2e);
+    a bare number only where the figure has no panels (``Fig. 5``, not ``Fig. 4``)."""
     out = set()
     for group in _FIG.findall(where or ""):
         for item in re.split(r",\s*", group.strip(", ")):
             m = re.fullmatch(r"(\d+)([a-e]?)(?:-([a-e]))?", item)
-            if not m:
-                continue
-            num, a, b = m.groups()
-            if not a:
-                if num in FIGURES:
-                    out.add(num)
-                continue
-            for letter in map(chr, range(ord(a), ord(b or a) + 1)):
-                out.add(num + letter)
+            if m:
+                num, a, b = m.groups()
+                letters = map(chr, range(ord(a), ord(b or a) + 1)) if a else [""]
+                out.update(num + x for x in letters)
     return out & set(FIGURES)
 
 
 def figure_claims(records: dict) -> dict[str, list[tuple[str, str, dict]]]:
-    """``{paper figure: [(chapter, record name, record), ...]}``: the paper's claims
-    (one per claim, as the scorecard counts them) read off each figure."""
+    """``{paper figure: [(chapter, record name, record), ...]}``: the claims (as the
+    scorecard counts them) read off each figure."""
     out = {f: [] for f in FIGURES}
     for ch, name, r, _ in scorecard.claims(records):
         entry = rulebook.claim(ch, name) or {}
@@ -62,8 +53,7 @@ def figure_claims(records: dict) -> dict[str, list[tuple[str, str, dict]]]:
 
 def figure_index(records: dict) -> str:
     """Markdown table, one row per paper figure: what it shows, the book's
-    counterparts (numbered references) and the claims read off it with their verdict
-    and who decides it, from every chapter's ``records``."""
+    counterparts and the claims read off it, with verdict and who decides it."""
     by_fig = figure_claims(records)
     rows = [
         "| paper | what it shows | the book's counterpart | claims: verdict (decided "
@@ -82,8 +72,7 @@ def figure_index(records: dict) -> str:
 
 
 def downloads(records: dict) -> str:
-    """Markdown list of the records' downloads: each chapter's records as JSON, as the
-    site serves them (``{download}`` roles, relative to ``book/``)."""
+    """Markdown list of each chapter's records as JSON to download."""
     return "\n".join(
         f"- {{download}}`{ch}.json <results/{ch}.json>`: "
         f"{sum(1 for r in recs.values() if r.get('kind') == 'paper')} claims of the "
@@ -92,8 +81,7 @@ def downloads(records: dict) -> str:
     )
 
 
-#: The folders under ``book/`` that hold loss curves measured once by a command (too
-#: long for the default book) and read by a chapter: ``{folder: whose runs}``.
+#: ``{folder under book/: whose runs}``: loss curves measured once by a command.
 STORED_RUNS = {
     "authors_runs": "the authors' scripts",
     "depth_runs": "the depth chapter's stored runs",
@@ -101,11 +89,10 @@ STORED_RUNS = {
 
 
 def stored_runs(root: Path | None = None) -> str:
-    """Markdown list of the stored loss curves to download, one item per file (a
-    ``{download}`` role relative to ``book/``): whose runs they are, its arrays of loss
-    per epoch (seeds x epochs, from its folder's ``manifest.json``) and the command
-    that made it; ``root``: the repository (default: this one)."""
-    root = Path(root) if root else Path(__file__).resolve().parents[2]
+    """Markdown list of the stored loss curves to download, one item per file: whose
+    runs, their shapes (seeds x epochs) and the command that made them; ``root``: the
+    repository (default: this one)."""
+    root = Path(root or ROOT)
     rows = []
     for folder, whose in STORED_RUNS.items():
         manifest = json.loads((root / "book" / folder / "manifest.json").read_text())
@@ -125,10 +112,8 @@ def stored_runs(root: Path | None = None) -> str:
 
 
 def citation(root: Path | None = None) -> str:
-    """How to cite this release: the version and date of ``CITATION.cff`` (the
-    footer's and the PDF's too), the tag that names it, and a BibTeX entry."""
-    root = Path(root) if root else Path(__file__).resolve().parents[2]
-    cff = release(root)
+    """How to cite this release (``CITATION.cff``'s version and date), with BibTeX."""
+    cff = release(Path(root or ROOT))
     version, date, title = cff["version"], cff["date-released"], cff["title"]
     return (
         f"This is release **{version}** of {date} (git tag `v{version}`; the "

@@ -1,31 +1,20 @@
-"""A small Sphinx extension that keeps the built site offline and its console clean.
+"""A small Sphinx extension that keeps the built site offline and its pages readable.
 
-* drops sphinx-thebe's scripts (Thebe loads its code from a CDN, which this book never
-  does; the launch buttons cover running the notebooks) and any script added twice;
-* gives the theme an explicit default colour mode (pydata-sphinx-theme logs a console
-  error when none is set);
-* lets a line break inside a long identifier (a record's name such as
-  ``extra_contexts.gap_reln_closed_form_C3``, a path) only after ``_``, ``/`` or a dot
-  before a letter, by an HTML ``<wbr>``: the stylesheet (``book/_static/haste.css``)
-  never breaks a word or a number anywhere else, so such a name would otherwise widen
-  its table cell or push a phone's page sideways;
-* keeps a word with a minus or hyphen before a digit (``7.1e-06``, ``(+-1,``,
-  ``2-of-3``) on one line (``<span class="haste-nowrap">``, styled in ``haste.css``):
-  browsers break after any hyphen, which cut ``7.1e-`` from ``06`` in tables;
-* folds a run of consecutive code cells whose code is hidden and that show nothing
-  (``hide-input`` without output, ``hide-cell``) under one toggle, "Show 8 code
-  cells", instead of a stack of eight bars (:class:`GroupHiddenCells`);
-* adds the directive ``verdict``: under a figure, a claim's verdict badge, what decides
-  it and the choices it depends on, one line, read from the chapter's records
-  (``book/results/<chapter>.json`` of the site being built, so a run's site shows the
-  run's verdicts)::
-
-      ```{verdict} gap_relu_reln
-      ```
+* drops sphinx-thebe's scripts (loaded from a CDN) and any script added twice, and
+  sets the theme's default colour mode (pydata-sphinx-theme logs an error without);
+* lets a long identifier (``extra_contexts.gap_reln_closed_form_C3``) break only after
+  ``_``, ``/`` or a dot before a letter (an HTML ``<wbr>``), and keeps a word with a
+  minus before a digit (``7.1e-06``) on one line (``haste-nowrap``), since
+  ``book/_static/haste.css`` never breaks words elsewhere;
+* folds consecutive code cells that show only a toggle under one, "Show 8 code cells"
+  (:class:`GroupHiddenCells`);
+* adds the directive ``verdict``: a claim's verdict line under a figure, read from the
+  records of the site being built (``{verdict} gap_relu_reln``).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -38,25 +27,18 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from . import scorecard
 
-#: A long word with a place to break: letters, digits and ``_ . / -``, at least one
-#: ``_`` or ``/``, or a dot between letters.
+#: A long word (it may break where it has a ``_``, ``/`` or a dot between letters).
 _LONG = re.compile(r"[A-Za-z0-9_./-]{14,}")
 #: Where such a word may break: after ``_`` or ``/``, or after a dot before a letter.
 _BREAK = re.compile(r"(?<=[_/])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9]\.)(?=[A-Za-z])")
-#: Nodes whose text is left alone: code blocks, math, raw markup and titles (which feed
-#: the contents and the PDF's outline).
-_KEEP = (
-    nodes.literal_block,
-    nodes.math,
-    nodes.math_block,
-    nodes.raw,
-    nodes.title,
-    nodes.comment,
+#: Nodes whose text is left alone (titles feed the contents and the PDF's outline).
+_KEEP = tuple(
+    getattr(nodes, n) for n in "literal_block math math_block raw title comment".split()
 )
 
 
-def _split(text: str) -> list[str] | None:
-    """``text`` cut where a long word may break; None where it has no such place."""
+def _split(text: str) -> list[str]:
+    """``text`` cut where a long word may break."""
     cuts = sorted(
         m.start() + c.start()
         for m in _LONG.finditer(text)
@@ -64,10 +46,7 @@ def _split(text: str) -> list[str] | None:
         for c in _BREAK.finditer(m.group())
     )
     cuts = [c for c in cuts if 0 < c < len(text)]
-    if not cuts:
-        return None
-    bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
 
 
 #: A word that must not break after its hyphen: a hyphen or minus before a digit.
@@ -77,35 +56,23 @@ _DASH = re.compile(r"(?<=[\u2013\u2014])")
 
 
 def _pieces(text: str) -> list[nodes.Node] | None:
-    """``text`` as nodes: numbers kept whole, long names with their breaks; None where
-    nothing changes."""
-    out: list[nodes.Node] = []
-    changed, plain = False, ""
+    """``text`` as nodes, numbers whole and long names with breaks; None: unchanged."""
+    items: list = []  # text (str) and nodes
     for word in _SPACE.split(text):
         # a range (1.2e-05–1.6e-05) may break after its dash; a long word with a
         # hyphen (a platform's name) breaks as any word does
         for part in _DASH.split(word) if _NUMBER.search(word) else [word]:
             if _NUMBER.search(part) and len(part) <= 24:
-                if plain:
-                    out.append(nodes.Text(plain))
-                    plain = ""
-                out.append(nodes.inline(part, part, classes=["haste-nowrap"]))
-                changed = True
+                items.append(nodes.inline(part, part, classes=["haste-nowrap"]))
                 continue
-            pieces = _split(part)
-            if pieces is None:
-                plain += part
-                continue
-            changed = True
-            for i, piece in enumerate(pieces):
-                if i:
-                    out.append(nodes.Text(plain))
-                    out.append(nodes.raw("", "<wbr>", format="html"))
-                    plain = ""
-                plain += piece
-    if plain:
-        out.append(nodes.Text(plain))
-    return out if changed else None
+            for i, piece in enumerate(_split(part)):
+                items += (
+                    [nodes.raw("", "<wbr>", format="html"), piece] if i else [piece]
+                )
+    if all(isinstance(x, str) for x in items):
+        return None
+    runs = itertools.groupby(items, key=lambda x: isinstance(x, str))
+    return [n for text, g in runs for n in ([nodes.Text("".join(g))] if text else g)]
 
 
 def _break_long_words(app, doctree, docname):
@@ -143,8 +110,7 @@ def _clean_page(app, pagename, templatename, context, doctree):
 
 
 class VerdictDirective(Directive):
-    """``{verdict} <record>``: the claim's verdict line
-    (:func:`helpers.book.scorecard.verdict_line`)."""
+    """``{verdict} <record>``: :func:`helpers.book.scorecard.verdict_line`."""
 
     required_arguments = 1
     has_content = False
@@ -182,24 +148,21 @@ class GroupHiddenCells(SphinxPostTransform):
 
     def run(self, **kwargs):
         for parent in list(self.document.findall(nodes.Element)):
-            kids, i = list(parent.children), 0
-            while i < len(kids):
-                j = i
-                while j < len(kids) and _quiet(kids[j]):
-                    j += 1
-                if j - i >= 2:
-                    group = HideCodeCellNode(
-                        prompt_show=f"Show {j - i} code cells",
-                        prompt_hide=f"Hide {j - i} code cells",
-                    )
-                    group["classes"].append("above-input")
-                    parent.replace(kids[i], group)
-                    for cell in kids[i:j]:
-                        if cell is not kids[i]:
-                            parent.remove(cell)
-                        cell["hide_mode"] = None
-                        group.append(cell)
-                i = max(j, i + 1)
+            for quiet, cells in itertools.groupby(list(parent.children), key=_quiet):
+                cells = list(cells)
+                if not quiet or len(cells) < 2:
+                    continue
+                group = HideCodeCellNode(
+                    prompt_show=f"Show {len(cells)} code cells",
+                    prompt_hide=f"Hide {len(cells)} code cells",
+                )
+                group["classes"].append("above-input")
+                parent.replace(cells[0], group)
+                for cell in cells:
+                    if cell is not cells[0]:
+                        parent.remove(cell)
+                    cell["hide_mode"] = None
+                    group.append(cell)
 
 
 def setup(app):
