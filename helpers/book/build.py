@@ -585,6 +585,40 @@ def pdf(root: Path | None = None) -> Path | None:
     )
 
 
+def _execution_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``build`` and ``execute``."""
+    p.add_argument(
+        "chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}"
+    )
+    p.add_argument("--profile", default="default", choices=sorted(PROFILES))
+    p.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        help="a chapter parameter (VALUE read as JSON)",
+    )
+    p.add_argument(
+        "--update-book",
+        action="store_true",
+        help="maintainers: a default execution replaces book/<chapter>.ipynb and "
+        "its records (otherwise every execution is a run)",
+    )
+    p.add_argument(
+        "--isa",
+        choices=rounding.ISAS,
+        help="limit XLA's CPU code to this instruction set (another machine's "
+        "rounding): a run of its own",
+    )
+    p.add_argument(
+        "--record-times",
+        action="store_true",
+        help="store a profile's chapter times in book/stats/execution.json",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     """The command line of ``python -m helpers.book``."""
     ap = argparse.ArgumentParser(
@@ -600,37 +634,7 @@ def _parser() -> argparse.ArgumentParser:
             "execute chapters (default parameters update book/; others: a run)",
         ),
     ):
-        p = sub.add_parser(cmd, help=help_)
-        p.add_argument(
-            "chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}"
-        )
-        p.add_argument("--profile", default="default", choices=sorted(PROFILES))
-        p.add_argument(
-            "-p",
-            "--parameter",
-            nargs=2,
-            action="append",
-            default=[],
-            metavar=("NAME", "VALUE"),
-            help="a chapter parameter (VALUE read as JSON)",
-        )
-        p.add_argument(
-            "--update-book",
-            action="store_true",
-            help="maintainers: a default execution replaces book/<chapter>.ipynb and "
-            "its records (otherwise every execution is a run)",
-        )
-        p.add_argument(
-            "--isa",
-            choices=rounding.ISAS,
-            help="limit XLA's CPU code to this instruction set (another machine's "
-            "rounding): a run of its own",
-        )
-        p.add_argument(
-            "--record-times",
-            action="store_true",
-            help="store a profile's chapter times in book/stats/execution.json",
-        )
+        _execution_arguments(sub.add_parser(cmd, help=help_))
     s = sub.add_parser("site", help="build the site (and its PDF) of the book or a run")
     s.add_argument("--from", dest="source", help="a run folder (_build/runs/...)")
     d = sub.add_parser("drift", help="compare records with the committed ones")
