@@ -117,8 +117,8 @@ def _read(runs: Runs, p: Params) -> SimpleNamespace:
     r.po = compare.plateau_comparison(relu, gh, r.levels, r.L_rank, r.L0, *i)
     r.worst = r.po["worst"]
     r.gap_ow, r.m_ow = compare.coupling_comparison(relu.loss, gh.loss, runs.L_ow)
-    r.phase = gating.gating_phase(relu)[0]
-    r.exists = gating.context_gating(relu, r.L_rank)
+    r.phase, r.in_phase = gating.gating_phase(relu)
+    r.exists = np.asarray(gating.context_gating(relu, r.L_rank), bool)
     return r
 
 
@@ -136,12 +136,12 @@ def _authors(stored, T: int, v24: dict) -> dict | None:
 
 def _setup(r):
     """The glue of the networks and of the stereotypes."""
-    m, ctx = r.m_runs, GDLN_STDS["readout_context"]
+    m, s = r.m_runs, GDLN_STDS
     t_r, t_g = (np.array([level_times(L) for L in x.loss]) for x in (r.relu, r.gh))
     both = np.r_[t_r, t_g][:, :2]  # the times of the levels 50 % and 10 %
     lo, hi = np.nanmin(both, axis=0), np.nanmax(both, axis=0)
-    r.glue(gdln_init_name=INIT_NAME[r.init])
-    r.glue(readout_ratio=ctx / GDLN_STDS["readout_common"])
+    ctx = s["readout_context"]
+    r.glue(gdln_init_name=INIT_NAME[r.init], readout_ratio=ctx / s["readout_common"])
     r.glue(readout_context=ctx, L0=r.L0, L_rank1=float(r.L_rank[0]))
     r.glue(L_rank2=float(r.L_rank[1]), L_linear=float(r.L_rank[-1]), n_seeds=r.S)
     r.glue(record_every=r.record_every, coupling=r.coupling, epochs=r.epochs)
@@ -165,8 +165,8 @@ def _inits(r):
     r.made = made = [i for i in rows if i not in stuck]
     reading = _say("inits_none" if stuck else "inits_all")
     if stuck and made:
-        ratio = GDLN_STDS["readout_context"] / GDLN_STDS["readout_common"]
         reach = (f"{rows[i]['reach_10pc']} runs with {name[i]}" for i in made)
+        why = _say("inits_why", ratio=r.glue["readout_ratio"])
         reading = _say(
             "inits_some",
             stuck=" and ".join(name[i] for i in stuck),
@@ -174,7 +174,7 @@ def _inits(r):
             final=final,
             reach=" and ".join(reach),
             made=" or ".join(name[i] for i in made),
-            why=_say("inits_why", ratio=ratio) if made == ["authors"] else "",
+            why=why if made == ["authors"] else "",
         )
     r.glue(n_init=r.init_seeds, final_relu=final, init_reading=reading)
 
@@ -276,9 +276,11 @@ def _drops_stored(r, here: dict):
 
 def _robust_variants(r, per24, k24) -> dict:
     """The ``definition`` variants of outlier-resistant spreads, and their glue."""
-    out, words, names = {}, [], r.names24
+    out, words, names, r.robust_note = {}, [], r.names24, ""
     for name, rp in r.robust.items():
         k, ratio, what = rp["k"], rp["spread_ratio"], drops.SPREAD_NAMES[name]
+        at = f"ratio {ratio[k24]:.2f} at {names[k24]}"
+        r.robust_note += f"; {what} in place of the sd: {at}"
         if k is None:
             continue
         e, iv = rp["scatter_bs"][k]
@@ -305,7 +307,7 @@ def _robust_variants(r, per24, k24) -> dict:
 
 def _authors_variants(r, ev24) -> dict:
     """The ``seeds`` variants of the authors' own script runs, and their glue."""
-    a, names, m = r.authors, r.names24, r.n24
+    a, names, m, r.authors_note = r.authors, r.names24, r.n24, ""
     if a is None:
         r.glue(auth_reading=_say("authors_none"))
         return {}
@@ -313,6 +315,10 @@ def _authors_variants(r, ev24) -> dict:
     (v, e), no_iv = a["scatter"][k], {"spread_interval": None, "variants": None}
     seeds = ", ".join(str(s) for s in a["entry"].get("seeds", []))
     ev = ev24.but(value=float(v), spread=float(e), **no_iv)
+    r.authors_note = (
+        f"; the authors' {n} + {n} script runs: ratio {np.exp(v):.2f} at {names[k]}, "
+        f"above {pc:.1f} % of the engine's subsets of as many seeds"
+    )
     out = {
         f"the authors' own {n} + {n} script runs (book/authors_runs), drop "
         f"{names[k]}: ratio {np.exp(v):.2g}, above {pc:.0f} % of the engine's {n} + "
@@ -359,11 +365,9 @@ def _rounding(r):
     if fl["sd"].size > 1:
         early = float(max(np.nanmax(mx[k][:-1]) for k in mx))
     r.glue(rd_n=n_rd, rd_command=r.rd_entry["command"], rd_last=last)
-    r.glue(rd_sd_last=float(fl["sd"][-1]))
-    r.glue(rd_max_last=float(max(np.nanmax(mx[k][-1:]) for k in mx)))
-    r.glue(rd_max_early=early, rd_sd_gdln_last=float(sd24["hand"][-1]))
-    r.glue(rd_reading=_say("floor_reading", **words, n2=2 * n_rd))
-    r.glue(rd_sd_relu_last=float(sd24["relu"][-1]))
+    r.glue(rd_sd_last=f, rd_max_last=float(max(np.nanmax(mx[k][-1:]) for k in mx)))
+    r.glue(rd_max_early=early, rd_sd_gdln_last=s_g)
+    r.glue(rd_reading=_say("floor_reading", **words, n2=2 * n_rd), rd_sd_relu_last=s_r)
 
 
 def _gating(r):
@@ -372,8 +376,7 @@ def _gating(r):
     relu, grid, phase, S = r.relu, r.relu.grid, r.phase, r.S
     vars(r).update(gating.gating_series(relu), grid=grid, nn=relu.non_nested)
     strict1, lin1, lin2, nan = r.strict1, r.lin1, r.lin2, float("nan")
-    r.fshare = f = {c: relu.functional(c) for c in ("common", "mixed", "single")}
-    r.in_phase = (grid >= phase[0]) & (grid <= phase[1])
+    f = {c: relu.functional(c) for c in ("common", "mixed", "single")}
     ph = gating.phase_means(relu, r.in_phase)
     vars(r).update({f"{k}_ph": v for k, v in ph.items()})
     r.k_end = k_end = int(np.flatnonzero(r.in_phase)[-1])
@@ -474,7 +477,7 @@ def _windows(r):
     (rule 3's phase, the context weight's, the end, the first plateau) are variants;
     glued."""
     relu, grid, phase, nan = r.relu, r.grid, r.phase, float("nan")
-    r.exists = exists = np.asarray(r.exists, bool)
+    exists = r.exists
     first_plateau, last = np.zeros_like(exists), np.zeros_like(exists)
     first_plateau[r.pre], last[:, -1] = True, True
     r.primary = f"where context gating exists (loss below {float(r.L_rank[-1]):.0f})"
@@ -668,104 +671,81 @@ def _section4_reference(rec) -> float:
 
 
 def _records(rec, r) -> dict:
-    """Add the chapter's records in order; glue the gating verdicts."""
+    """Add the chapter's records; glue the gating verdicts."""
     ref = _section4_reference(rec)
-    v = _note_values(r, ref)
     shares, story, epochs_lin, epochs_mix = {}, {}, {}, {}
-    f = r.fshare
     for k, e in enumerate(int(e) for e in r.grid):
         shares[e], m1, m2 = (med(a[:, k]) for a in (r.strict1, r.lin1, r.lin2))
         epochs_lin[e] = {"layer1": m1, "layer2": m2, "verdict": r.v_lin_at[e]}
-        epochs_mix[e] = dict(
-            single=med(f["single"][:, k]),
-            mixed=med(f["mixed"][:, k]),
-            snap_change=float(r.snap_med[k]),
-            verdict=r.v_mix_at[e],
-        )
+        single, mixed, snap = med(r.single[:, k]), med(r.mixed[:, k]), r.snap_med[k]
+        epochs_mix[e] = dict(single=single, mixed=mixed, snap_change=float(snap))
+        epochs_mix[e]["verdict"] = r.v_mix_at[e]
         if e % 2500 == 0:
             story[f"{e:05d}"] = {"always_on": shares[e], "linear_change": m1}
     ev_lin = _windowed(r, "layer1_linear", "smaller", epochs_lin)
     base = {"baseline": r.windows["layer2_mixed_baseline"]}
     ev_mix = _windowed(r, "layer2_mixed", "smaller", epochs_mix, **base)
-    first = [
-        ("layer1_always_on", _windowed(r, "layer1_always_on", "near_bound", shares)),
-        ("layer1_linear", ev_lin),
-        ("layer1_over_training", story),
-        ("layer2_mixed", ev_mix),
-    ]
-    recs = kit.add_all(rec, [(n, e, v) for n, e in first])
-    chance = f"{ref:.2f} ({ref / med(r.chance):.2f} times this network's chance)"
-    if not np.isfinite(ref):
-        chance = "(not available: the Section 4 page's records are missing)"
-    r.glue(v_always=recs["layer1_always_on"]["verdict"])
-    r.glue(v_linear=recs["layer1_linear"]["verdict"])
-    r.glue(v_mixed=recs["layer2_mixed"]["verdict"])
-    r.glue(w_lin_iv=_iv(ev_lin.ratio_interval), w_mixed_iv=_iv(ev_mix.ratio_interval))
-    r.glue(sec4_ratio=chance)
-    _review(r, ref)
     others = {
         f"{INIT_NAME[i]} ({r.init_rows[i]['seeds']} seeds)": ev
         for i, ev in r.init_evidence.items()
         if i != r.init
     }
-    switch = Evidence(r.derived.as_list(), compared=r.hand.as_list())
-    more = [
+    evidence = [
+        ("layer1_always_on", _windowed(r, "layer1_always_on", "near_bound", shares)),
+        ("layer1_linear", ev_lin),
+        ("layer1_over_training", story),
+        ("layer2_mixed", ev_mix),
         ("layer2_single_context", med(r.single_late)),
         ("gap_relu_gdln_stereotypes", _sorted_variants(r.m_stereo, init=others)),
         ("init_sensitivity", r.init_rows),
         ("variance_profile", r.ev_var),
         ("plateau_outputs", r.ev_out),
-        ("switch_epochs_derived", switch),
+        (
+            "switch_epochs_derived",
+            Evidence(r.derived.as_list(), compared=r.hand.as_list()),
+        ),
     ]
-    return {**recs, **kit.add_all(rec, [(n, e, v) for n, e in more])}
+    v = _note_values(r, ref)
+    recs = kit.add_all(rec, [(n, e, v) for n, e in evidence])
+    chance = f"{ref:.2f} ({ref / med(r.chance):.2f} times this network's chance)"
+    if not np.isfinite(ref):
+        chance = "(not available: the Section 4 page's records are missing)"
+    verdict = {k: x["verdict"] for k, x in recs.items()}
+    r.glue(v_always=verdict["layer1_always_on"], v_linear=verdict["layer1_linear"])
+    r.glue(v_mixed=verdict["layer2_mixed"], w_lin_iv=_iv(ev_lin.ratio_interval))
+    r.glue(w_mixed_iv=_iv(ev_mix.ratio_interval), sec4_ratio=chance)
+    _review(r, ref)
+    return recs
 
 
 def _note_values(r, ref: float) -> dict:
     """The values the records' notes are filled from (``ref``: the Section 4 ratio)."""
-    a, names, sd24, k24 = r.authors, r.names24, r.v24["sd"], r.v24["k"]
-    authors = ""
-    if a is not None:
-        authors = (
-            f"; the authors' {a['n']} + {a['n']} script runs: ratio "
-            f"{np.exp(a['scatter'][a['k']][0]):.2f} at {names[a['k']]}, above "
-            f"{a['percentile']:.1f} % of the engine's subsets of as many seeds"
-        )
+    sd24, k24 = r.v24["sd"], r.v24["k"]
+    v = {**vars(r), **r.glue, "p0": r.phase[0], "p1": r.phase[1]}
+    v["w"] = (
+        f"{r.primary}: per seed the records with loss below the common-only level, "
+        f"from epoch {med(r.t_exists):.0f} (median) on"
+    )
+    v.update(lin1_ph=med(r.lin1_ph), lin2_ph=med(r.lin2_ph))
+    v.update(lin1_end=med(r.lin1[:, -1]), lin2_end=med(r.lin2[:, -1]))
+    v.update(
+        before_fall=med(r.before_fall), falls=", ".join(f"{t:.0f}" for t in r.t_fall)
+    )
+    v.update(snap_all=med(r.read[r.primary]["snap_all"]))
+    v.update(ref=f"{ref:.3f}" if np.isfinite(ref) else "(not available)")
+    v.update(lo=r.single_late.min(), hi=r.single_late.max())
+    v.update(sd_relu=sd24["relu"][k24], sd_gdln=sd24["hand"][k24])
     per_drop = zip(r.v24["scatter"], r.verdict24)  # ((log ratio, se), verdict)
-    return {
-        **vars(r),
-        **r.glue,
-        "w": f"{r.primary}: per seed the records with loss below the common-only "
-        f"level, from epoch {med(r.t_exists):.0f} (median) on",
-        "p0": r.phase[0],
-        "p1": r.phase[1],
-        "lin1_ph": med(r.lin1_ph),
-        "lin2_ph": med(r.lin2_ph),
-        "lin1_end": med(r.lin1[:, -1]),
-        "lin2_end": med(r.lin2[:, -1]),
-        "before_fall": med(r.before_fall),
-        "falls": ", ".join(f"{t:.0f}" for t in r.t_fall),
-        "snap_all": med(r.read[r.primary]["snap_all"]),
-        "ref": f"{ref:.3f}" if np.isfinite(ref) else "(not available)",
-        "lo": r.single_late.min(),
-        "hi": r.single_late.max(),
-        "sd_relu": sd24["relu"][k24],
-        "sd_gdln": sd24["hand"][k24],
-        "per_drop": ", ".join(f"{np.exp(q):.2f} ({vd})" for (q, _), vd in per_drop),
-        "shape": "the same" if r.same_order else "not the same",
-        "robust": "".join(
-            f"; {drops.SPREAD_NAMES[s]} in place of the sd: ratio "
-            f"{rp['spread_ratio'][k24]:.2f} at {names[k24]}"
-            for s, rp in r.robust.items()
-        ),
-        "authors": authors,
-        "commit": r.big_entry.get("commit", "unknown"),
-        "per_plateau": "; ".join(
-            f"{x[0]:.0f}: {x[2]:.4f} / {x[3]:.4f} / {x[4]:.4f}" for x in r.cand
-        ),
-        "relu_only": ", ".join(f"{x[0]:.0f}: {x[2]:.3f}" for x in r.relu_only)
-        or "none",
-        "thresholds": ", ".join(f"{q:g}: {s.as_list()}" for q, s in r.checks.items()),
-    }
+    v["per_drop"] = ", ".join(f"{np.exp(q):.2f} ({vd})" for (q, _), vd in per_drop)
+    v["shape"] = "the same" if r.same_order else "not the same"
+    v["commit"] = r.big_entry.get("commit", "unknown")
+    v["per_plateau"] = "; ".join(
+        f"{x[0]:.0f}: {x[2]:.4f} / {x[3]:.4f} / {x[4]:.4f}" for x in r.cand
+    )
+    only = ", ".join(f"{x[0]:.0f}: {x[2]:.3f}" for x in r.relu_only)
+    v.update(relu_only=only or "none")
+    v["thresholds"] = ", ".join(f"{q:g}: {s.as_list()}" for q, s in r.checks.items())
+    return v
 
 
 def _review(r, ref):
@@ -808,31 +788,23 @@ def _in_short(r, recs) -> str:
     values = dict(strict1_pre=med(r.strict1[r.pre]), snap2=med(r.snap2[:, -1]))
     values.update(lin1=med(x["lin1"]), lin2=med(x["lin2"]))
     gating_ = _say("in_short_gating", **r.glue, **verdict, **values)
-    scales = "in_short_scales"
-    if r.stuck and r.made == ["authors"]:
-        scales = "in_short_scales_authors"
-    noise = ""
+    authors = r.stuck and r.made == ["authors"]
+    words = dict(
+        scales=_say("in_short_scales_authors" if authors else "in_short_scales")
+    )
+    words["noise"] = ""
     if r.within and r.init not in r.within:
         inits = " or ".join(INIT_NAME[i] for i in r.within)
-        noise = _say("in_short_noise", inits=inits)
-    words = {
-        "scales": _say(scales),
-        "noise": noise,
-        "start": "matches"
-        if abs(derived.start - hand.start) <= 200
-        else "differs from",
-        "ctx": "differs from"
-        if abs(derived.context - hand.context) > 500
-        else "agrees with",
-        "hand": hand,
-    }
+        words["noise"] = _say("in_short_noise", inits=inits)
+    near = abs(derived.start - hand.start) <= 200
+    far = abs(derived.context - hand.context) > 500
+    words.update(start="matches" if near else "differs from", hand=hand)
+    words.update(ctx="differs from" if far else "agrees with")
     return gating_ + _say("in_short_gdln", **r.glue, **verdict, **words)
 
 
 def _check(r, recs) -> str:
     """The headline numbers as text (the page prints them; nbval compares them)."""
-    names = ("layer1_always_on", "layer1_linear", "layer2_mixed")
-    names += ("gap_relu_gdln_stereotypes", "variance_profile", "plateau_outputs")
     x = r.read[r.primary]
     lines = [
         "layer1_always_on          = {w_strict1:.2f} (context gating exists)",
@@ -848,4 +820,6 @@ def _check(r, recs) -> str:
     switch = [int(500 * round(t / 500)) for t in r.derived.as_list()]
     lin1, lin2 = med(x["lin1"]), med(x["lin2"])
     text = "\n".join(lines).format(**r.glue, lin1=lin1, lin2=lin2, switch=switch)
+    names = ("layer1_always_on", "layer1_linear", "layer2_mixed")
+    names += ("gap_relu_gdln_stereotypes", "variance_profile", "plateau_outputs")
     return text + ", ".join(recs[n]["verdict"] for n in names)
