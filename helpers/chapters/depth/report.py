@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from types import SimpleNamespace
 
 import numpy as np
@@ -64,7 +65,17 @@ def report(rec, runs: Runs, params: Params) -> dict:
     its prose reads, and return its closing table, paragraph and headline numbers
     (``{"summary", "in_short", "check"}``).  Defined for the page ``book/depth.md``."""
     r = _read(runs, params)
-    for section in (_setup, _inits, _drops, _gating, _schedule, _outputs, _costs):
+    for section in (
+        _setup,
+        _inits,
+        _drops,
+        _gating,
+        _phase,
+        _windows,
+        _schedule,
+        _outputs,
+        _costs,
+    ):
         section(r)  # each glues its numbers and keeps on ``r`` what the records read
     recs = _records(rec, r)
     rec.save()
@@ -83,9 +94,7 @@ class _Glue(dict):
         kit.glue_many("depth", values)
 
 
-def _say(name: str, **values) -> str:
-    """The ``[prose]`` sentence ``name`` filled with ``values``."""
-    return kit.prose("depth", name, **values)
+_say = partial(kit.prose, "depth")  # the [prose] sentence, filled
 
 
 def _read(runs: Runs, p: Params) -> SimpleNamespace:
@@ -371,31 +380,25 @@ def _rounding(r):
 
 
 def _gating(r):
-    """The gating claims of Section 6 (on ``r``): the ReLU runs' gating series, their
-    phase means and verdicts per record, and their readings in every window; glued."""
-    relu, grid, phase, S = r.relu, r.relu.grid, r.phase, r.S
+    """The ReLU runs' gating series and verdicts per record (on ``r``), and layers 1
+    and 2 over training; glued."""
+    relu, grid, S, nan = r.relu, r.relu.grid, r.S, float("nan")
     vars(r).update(gating.gating_series(relu), grid=grid, nn=relu.non_nested)
-    strict1, lin1, lin2, nan = r.strict1, r.lin1, r.lin2, float("nan")
-    f = {c: relu.functional(c) for c in ("common", "mixed", "single")}
+    strict1, lin1, lin2, single, mixed = r.strict1, r.lin1, r.lin2, r.single, r.mixed
     ph = gating.phase_means(relu, r.in_phase)
     vars(r).update({f"{k}_ph": v for k, v in ph.items()})
-    r.k_end = k_end = int(np.flatnonzero(r.in_phase)[-1])
-    r.iv_lin = ratio_interval(ph["lin1"], ph["lin2"])
-    r.iv_l2 = ratio_interval(ph["single"], ph["mixed"])
     r.v_lin_at = gating.smaller_by_epoch(lin1, lin2, grid)
-    r.v_mix_at = gating.smaller_by_epoch(r.single, r.mixed, grid)
+    r.v_mix_at = gating.smaller_by_epoch(single, mixed, grid)
     r.alt1, r.snap_med = med(strict1[:, 0]), np.median(relu.snap_all, axis=0)
     near = {"compared": 1.0, "alternative": r.alt1, "criterion": "near"}
-    v1 = [
-        rb.verdict(Evidence(med(x), spread=seed_spread(x), **near)) for x in strict1.T
-    ]
+    v = [rb.verdict(Evidence(med(x), spread=seed_spread(x), **near)) for x in strict1.T]
     k_pre = plateau_record(relu, r.levels[1])  # the first plateau
     r.ok_pre, r.pre = k_pre >= 0, (np.flatnonzero(k_pre >= 0), k_pre[k_pre >= 0])
     pre, has_pre = r.pre, r.ok_pre.any()
     # "late": once a run's loss is below half its initial value
     r.t_half = np.array([level_times(L, (0.5,))[0] for L in relu.loss])
     late = grid[None, :] >= r.t_half[:, None]
-    r.single_late = np.array([r.single[k, late[k]].mean() for k in range(S)])
+    r.single_late = np.array([single[k, late[k]].mean() for k in range(S)])
     # each run's always-on phase: from the first record with layer 1's always-on
     # share above 1/2 to the first after its maximum where it is below 1/2 again
     t_fall = []
@@ -407,7 +410,6 @@ def _gating(r):
     t_rise = np.array([grid[np.argmax(x >= 0.5)] for x in strict1], float)
     on = [(grid >= t_rise[k]) & (grid <= t_fall[k]) for k in range(S)]
     r.before_fall = np.array([np.nanmax(lin1[k, on[k]]) for k in range(S)])
-    # layers 1 and 2 over training
     r.glue(l1_strict_end=med(strict1[:, -1]), l1_strict_init=med(strict1[:, 0]))
     r.glue(l1_strict_pre=med(strict1[pre]) if has_pre else nan)
     r.glue(l1_lin_pre=100 * med(lin1[pre]) if has_pre else nan)
@@ -421,10 +423,11 @@ def _gating(r):
     r.glue(final_loss=med(relu.loss[:, -1]))
     r.glue(l1_lin_before_fall=100 * med(r.before_fall), l1_rise=med(t_rise))
     r.glue(l1_itemdep=med(relu.item_dependent[:, -1, 0]))
-    r.glue(l1_holds=epoch_ranges(grid, np.array(v1) == "reproduced"))
-    r.glue(l1_partly=epoch_ranges(grid, np.array(v1) == "partly reproduced"))
+    r.glue(l1_holds=epoch_ranges(grid, np.array(v) == "reproduced"))
+    r.glue(l1_partly=epoch_ranges(grid, np.array(v) == "partly reproduced"))
     r.glue(l1_lin_ok=epoch_ranges(grid, np.median(lin1, axis=0) <= rb.PHASE_SNAP))
-    r.glue(**{f"f2_{c}_end": med(f[c][:, -1]) for c in ("common", "mixed", "single")})
+    r.glue(f2_common_end=med(relu.functional("common")[:, -1]))
+    r.glue(f2_mixed_end=med(mixed[:, -1]), f2_single_end=med(single[:, -1]))
     r.glue(snap2_end=100 * med(r.snap2[:, -1]))
     r.glue(snap2_late=100 * med([r.snap2[s, late[s]].mean() for s in range(S)]))
     lo, hi = r.single_late.min(), r.single_late.max()
@@ -432,20 +435,25 @@ def _gating(r):
     r.glue(t_half=med(r.t_half), w2_single_end=med(relu.share(1, "single")[:, -1]))
     w2_cm = relu.share(1, "common")[:, -1] + relu.share(1, "mixed")[:, -1]
     r.glue(w2_cm_end=med(w2_cm), l2_itemdep=med(relu.item_dependent[:, -1, 1]))
-    single, mixed = f["single"], f["mixed"]
     end = Evidence(med(single[:, -1]), compared=med(mixed[:, -1]), criterion="smaller")
     r.glue(clearly=rb.CLEARLY, v_l2_end=rb.verdict(end))
-    # rule 3's phase and the first record after it
-    s_ph, m_ph, iv_l2 = r.single_ph, r.mixed_ph, r.iv_l2
-    ev_l2 = Evidence(
-        med(s_ph), compared=med(m_ph), criterion="smaller", ratio_interval=iv_l2
-    )
+
+
+def _phase(r):
+    """Rule 3's phase and the first record after it, and Lemma 4.1 in layer 2: the
+    weight in non-nested units (layer 1: 0 by construction); glued."""
+    grid, phase, lin1, single, mixed = r.grid, r.phase, r.lin1, r.single, r.mixed
+    s_ph, m_ph, iv_l2 = r.single_ph, r.mixed_ph, ratio_interval(r.single_ph, r.mixed_ph)
+    ev_l2 = Evidence(med(s_ph), compared=med(m_ph), criterion="smaller")
+    k_end = int(np.flatnonzero(r.in_phase)[-1])
     k_next = min(k_end + 1, grid.size - 1)
     lin1_max = float(np.max(np.median(lin1, axis=0)[r.in_phase]))
     r.glue(phase=f"{phase[0]}–{phase[1]}", phase_snap=rb.PHASE_SNAP)
-    r.glue(snap_all_end=100 * med(relu.snap_all[:, -1]))
+    r.glue(snap_all_end=100 * med(r.relu.snap_all[:, -1]))
     r.glue(l1_strict_phase=med(r.strict1_ph))
-    r.glue(l1_strict_phase_end=med(strict1[:, k_end]), l1_lin_max_phase=100 * lin1_max)
+    r.glue(
+        l1_strict_phase_end=med(r.strict1[:, k_end]), l1_lin_max_phase=100 * lin1_max
+    )
     r.glue(f2_single_phase=med(s_ph), f2_mixed_phase=med(m_ph))
     r.glue(f2_single_phase_end=med(single[:, k_end]))
     r.glue(f2_mixed_phase_end=med(mixed[:, k_end]), phase_end=int(grid[k_end]))
@@ -455,12 +463,12 @@ def _gating(r):
         lin_by_epoch=verdicts_over_training(r.v_lin_at, grid),
     )
     r.glue(l1_lin_phase=100 * med(r.lin1_ph), l2_lin_phase=100 * med(r.lin2_ph))
-    r.glue(lin_iv=_iv(r.iv_lin), v_l2_phase=rb.verdict(ev_l2))
+    r.glue(lin_iv=_iv(ratio_interval(r.lin1_ph, r.lin2_ph)))
+    r.glue(v_l2_phase=rb.verdict(ev_l2.but(ratio_interval=iv_l2)))
     r.glue(f2_ratio_phase=med(s_ph) / med(m_ph), after_phase=int(grid[k_next]))
     r.glue(snap_all_next=100 * float(r.snap_med[k_next]))
     r.glue(snap2_next=100 * med(r.snap2[:, k_next]))
     r.glue(f2_ratio_next=med(single[:, k_next]) / med(mixed[:, k_next]))
-    # Lemma 4.1 in layer 2: the weight in non-nested units (layer 1: 0 by construction)
     nn = r.nn
     r.glue(nn1_max=float(np.nanmax(nn[:, :, 0])), nn2_end=med(nn[:, -1, 1]))
     r.glue(nn2_end_max=float(np.nanmax(nn[:, -1, 1])))
@@ -468,7 +476,6 @@ def _gating(r):
     r.glue(nn2_zero=epoch_ranges(grid, np.all(nn[:, :, 1] == 0, axis=0)))
     r.glue(nn2_zero_med=epoch_ranges(grid, np.median(nn[:, :, 1], axis=0) == 0))
     r.glue(nn2_init=med(nn[:, 0, 1]))
-    _windows(r)
 
 
 def _windows(r):
@@ -476,13 +483,12 @@ def _windows(r):
     is where context gating exists (rule 5, [rulebook-structure]), the others
     (rule 3's phase, the context weight's, the end, the first plateau) are variants;
     glued."""
-    relu, grid, phase, nan = r.relu, r.grid, r.phase, float("nan")
-    exists = r.exists
+    relu, grid, phase, exists, nan = r.relu, r.grid, r.phase, r.exists, float("nan")
+    weight = gating.context_weight_window(relu)
     first_plateau, last = np.zeros_like(exists), np.zeros_like(exists)
     first_plateau[r.pre], last[:, -1] = True, True
     r.primary = f"where context gating exists (loss below {float(r.L_rank[-1]):.0f})"
     in_phase = np.broadcast_to(r.in_phase, exists.shape)
-    weight = gating.context_weight_window(relu)
     masks = {
         r.primary: exists,
         f"rule 3's phase ({phase[0]}-{phase[1]})": in_phase,
@@ -508,8 +514,8 @@ def _windows(r):
         for k in r.ev
     }
     first_pass = "none: single-context against 2-of-3 units' own share (the first pass)"
-    fp1 = {first_pass: gating.smaller(x["single"], x["mixed"])}
-    r.windows["layer2_mixed_baseline"] = {k: e for k, e in fp1.items() if e is not None}
+    fp1 = gating.smaller(x["single"], x["mixed"])
+    r.windows["layer2_mixed_baseline"] = {first_pass: fp1} if fp1 is not None else {}
     t_exists = [grid[np.argmax(row)] if row.any() else np.nan for row in exists]
     r.t_exists = t_exists = np.array(t_exists, float)
     y = r.read.get(fp)
@@ -529,14 +535,12 @@ def _windows(r):
 
 def _share_near(v, alternative):
     """Per-seed shares ``v`` against the bound 1 (None for fewer than 2 seeds)."""
-    v = np.asarray(v, float)
-    v = v[np.isfinite(v)]
+    v = np.asarray(v, float)[np.isfinite(v)]
     return share_at_bound(v, alternative) if v.size >= 2 else None
 
 
 def _range(v) -> str:
-    v = np.asarray(v, float)
-    v = v[np.isfinite(v)]
+    v = np.asarray(v, float)[np.isfinite(v)]
     return f"{v.min():.2f}–{v.max():.2f}" if v.size else "none"
 
 
@@ -641,11 +645,9 @@ def _costs(r):
 
 def _sorted_variants(ev, **settings):
     """``ev`` varied by each choice in ``settings`` and ``seeds``, in name order."""
-    settings = {c: x for c, x in settings.items() if x}
-    settings.setdefault("seeds", rb.seed_variants(ev))
-    for choice in sorted(settings):
-        if settings[choice]:
-            ev = ev.varied(choice, settings[choice])
+    settings["seeds"] = settings.get("seeds") or rb.seed_variants(ev)
+    for choice in sorted(c for c, x in settings.items() if x):
+        ev = ev.varied(choice, settings[choice])
     return ev
 
 
