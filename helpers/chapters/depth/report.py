@@ -65,17 +65,7 @@ def report(rec, runs: Runs, params: Params) -> dict:
     its prose reads, and return its closing table, paragraph and headline numbers
     (``{"summary", "in_short", "check"}``).  Defined for the page ``book/depth.md``."""
     r = _read(runs, params)
-    for section in (
-        _setup,
-        _inits,
-        _drops,
-        _gating,
-        _phase,
-        _windows,
-        _schedule,
-        _outputs,
-        _costs,
-    ):
+    for section in (_setup, _inits, _drops, _gating, _schedule, _outputs, _costs):
         section(r)  # each glues its numbers and keeps on ``r`` what the records read
     recs = _records(rec, r)
     rec.save()
@@ -265,8 +255,9 @@ def _drops_stored(r, here: dict):
     r.same_order = same_order = order["relu"] == order["hand"]
     se = v24["scatter_bs"][k24][0]
     commits = sorted({str(e.get("commit", "unknown")) for e in (entry, r.rd_entry)})
-    modified = any("modified" in c for c in commits)
-    commit = "commit_modified" if modified else "commit_clean"
+    commit = (
+        "commit_modified" if any("modified" in c for c in commits) else "commit_clean"
+    )
     r.glue(v24_n=f"{n24} + {n24}", v24_drop=names[k24])
     r.glue(v24_ratio=float(np.exp(v24["scatter"][k24][0])), v24_se=float(se))
     r.glue(v24_limit=float(np.exp(rb.NOISE_MULTIPLE * se)))
@@ -437,6 +428,8 @@ def _gating(r):
     r.glue(w2_cm_end=med(w2_cm), l2_itemdep=med(relu.item_dependent[:, -1, 1]))
     end = Evidence(med(single[:, -1]), compared=med(mixed[:, -1]), criterion="smaller")
     r.glue(clearly=rb.CLEARLY, v_l2_end=rb.verdict(end))
+    _phase(r)
+    _windows(r)
 
 
 def _phase(r):
