@@ -179,7 +179,8 @@ def _inits(r):
 
 
 def _drops(r):
-    """The glue of the drops: these seeds, the stored ones and the rounding floor."""
+    """The glue of the drops: these seeds (as ``seeds`` variants, with 4 + 4 subsets),
+    the stored ones and the rounding floor."""
     levels, lv_g = r.levels, plateau_levels(r.gh.loss)
     extra = [x for x in levels if not np.any(np.abs(lv_g - x) <= 0.05 * r.L0)]
     text = _say("levels_same")
@@ -189,13 +190,6 @@ def _drops(r):
     r.glue(levels_gdln=", ".join(f"{x:.1f}" for x in lv_g))
     r.glue(level_third=float(levels[2]) if levels.size > 2 else float("nan"))
     r.glue(extra_plateau=text, n_drops=len(r.names_drop))
-    _drops_stored(r, _drops_here(r))
-    _rounding(r)
-
-
-def _drops_here(r) -> dict:
-    """This execution's drops, glued, as ``seeds`` variants (with 4 + 4 subsets at the
-    5th and 95th percentile, judged as the first pass judged them)."""
     p, S, names = r.prof, r.S, r.names_drop
     D, k, sub = p["drops"], p["k"], p["sub"]
     sd = {x: np.nanstd(v, axis=0, ddof=1) for x, v in D.items()}
@@ -226,12 +220,14 @@ def _drops_here(r) -> dict:
     lo, hi = np.nanpercentile(sub[ok, 0], [5, 95])
     four = {"spread": med(sub[ok, 1]), "spread_interval": None}
     lo_, hi_ = (f"4 + 4 seeds, ratio {np.exp(x):.2g}" for x in (lo, hi))
-    here = f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})"
-    return {
-        here: ev.but(variants=None),
+    this = f"this execution's {S} + {S} seeds (ratio {np.exp(var_log):.2g})"
+    here = {
+        this: ev.but(variants=None),
         f"{lo_} (5th percentile of subsets)": ev.but(value=float(lo), **four),
         f"{hi_} (95th percentile)": ev.but(value=float(hi), **four),
     }
+    _drops_stored(r, here)
+    _rounding(r)
 
 
 def _drops_stored(r, here: dict):
@@ -371,8 +367,7 @@ def _rounding(r):
 
 
 def _gating(r):
-    """The ReLU runs' gating series and verdicts per record (on ``r``), and layers 1
-    and 2 over training; glued."""
+    """The ReLU runs' gating series, verdicts per record and layers over training."""
     relu, grid, S, nan = r.relu, r.relu.grid, r.S, float("nan")
     vars(r).update(gating.gating_series(relu), grid=grid, nn=relu.non_nested)
     strict1, lin1, lin2, single, mixed = r.strict1, r.lin1, r.lin2, r.single, r.mixed
@@ -433,8 +428,7 @@ def _gating(r):
 
 
 def _phase(r):
-    """Rule 3's phase and the first record after it, and Lemma 4.1 in layer 2: the
-    weight in non-nested units (layer 1: 0 by construction); glued."""
+    """Rule 3's phase, the record after it and Lemma 4.1 in layer 2, glued."""
     grid, phase, lin1, single, mixed = r.grid, r.phase, r.lin1, r.single, r.mixed
     s_ph, m_ph, iv_l2 = r.single_ph, r.mixed_ph, ratio_interval(r.single_ph, r.mixed_ph)
     ev_l2 = Evidence(med(s_ph), compared=med(m_ph), criterion="smaller")
@@ -462,7 +456,7 @@ def _phase(r):
     r.glue(snap_all_next=100 * float(r.snap_med[k_next]))
     r.glue(snap2_next=100 * med(r.snap2[:, k_next]))
     r.glue(f2_ratio_next=med(single[:, k_next]) / med(mixed[:, k_next]))
-    nn = r.nn
+    nn = r.nn  # the weight in non-nested units (layer 1: 0 by construction)
     r.glue(nn1_max=float(np.nanmax(nn[:, :, 0])), nn2_end=med(nn[:, -1, 1]))
     r.glue(nn2_end_max=float(np.nanmax(nn[:, -1, 1])))
     r.glue(nn2_max_after=float(np.nanmax(nn[:, grid > phase[1], 1])))
@@ -472,10 +466,8 @@ def _phase(r):
 
 
 def _windows(r):
-    """Per window the readings and the claims' evidence (on ``r``): the primary window
-    is where context gating exists (rule 5, [rulebook-structure]), the others
-    (rule 3's phase, the context weight's, the end, the first plateau) are variants;
-    glued."""
+    """Per window the readings and the claims' evidence: the primary window is where
+    context gating exists (rule 5, [rulebook-structure]), the others are variants."""
     relu, grid, phase, exists, nan = r.relu, r.grid, r.phase, r.exists, float("nan")
     weight = gating.context_weight_window(relu)
     first_plateau, last = np.zeros_like(exists), np.zeros_like(exists)
@@ -645,11 +637,9 @@ def _sorted_variants(ev, **settings):
 
 
 def _windowed(r, key: str, criterion: str, epochs: dict, **windows):
-    """The record ``key``'s evidence in the primary window (not testable where no run
-    reaches it), with ``epochs``, rule 3's phase and its variants."""
-    ev = r.ev[key]
-    if ev is None:
-        ev = Evidence(float("nan"), compared=1.0, criterion=criterion)
+    """``key``'s evidence in the primary window (NaN: no run reaches it), with
+    ``epochs``, rule 3's phase and the variants."""
+    ev = r.ev[key] or Evidence(float("nan"), compared=1.0, criterion=criterion)
     ev = ev.but(epochs=epochs, phase=list(r.phase))
     return _sorted_variants(ev, window=r.windows[key], **windows)
 
