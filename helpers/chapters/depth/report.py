@@ -509,11 +509,11 @@ def _windows(r):
     r.glue(exists_from=med(t_exists))
     r.glue(exists_range=f"{np.nanmin(t_exists):.0f}–{np.nanmax(t_exists):.0f}")
     r.glue(n_exists=f"{int(exists.any(axis=1).sum())} of {r.S}")
-    r.glue(w_strict1=med(x["strict1"]), w_lin1=100 * med(x["lin1"]))
-    r.glue(w_lin2=100 * med(x["lin2"]), w_single=med(x["single"]))
-    r.glue(w_mixed=med(x["mixed"]), w_ratio=med(x["ratio"]))
-    r.glue(w_ratio_range=_range(x["ratio"]), w_snap_all=100 * med(x["snap_all"]))
-    r.glue(w_snap2=100 * med(x["snap2"]), chance=med(chance))
+    r.wm = m = {k: med(v) for k, v in x.items()}  # medians in the primary window
+    r.glue(w_strict1=m["strict1"], w_lin1=100 * m["lin1"], w_lin2=100 * m["lin2"])
+    r.glue(w_single=m["single"], w_mixed=m["mixed"], w_ratio=m["ratio"])
+    r.glue(w_ratio_range=_range(x["ratio"]), w_snap_all=100 * m["snap_all"])
+    r.glue(w_snap2=100 * m["snap2"], chance=med(chance))
     r.glue(chance_range=_range(chance), fp_lin1=100 * med(y["lin1"]) if fp else nan)
     r.glue(fp_lin2=100 * med(y["lin2"]) if fp else nan, fp_lin_ratio=r.fp_ratio)
 
@@ -706,7 +706,7 @@ def _records(rec, r) -> dict:
 def _note_values(r, ref: float) -> dict:
     """The values the records' notes are filled from (``ref``: the Section 4 ratio)."""
     sd24, k24 = r.v24["sd"], r.v24["k"]
-    v = {**vars(r), **r.glue, "p0": r.phase[0], "p1": r.phase[1]}
+    v = {**vars(r), **r.glue, **r.wm, "p0": r.phase[0], "p1": r.phase[1]}
     v["w"] = (
         f"{r.primary}: per seed the records with loss below the common-only level, "
         f"from epoch {med(r.t_exists):.0f} (median) on"
@@ -716,7 +716,6 @@ def _note_values(r, ref: float) -> dict:
     v.update(
         before_fall=med(r.before_fall), falls=", ".join(f"{t:.0f}" for t in r.t_fall)
     )
-    v.update(snap_all=med(r.read[r.primary]["snap_all"]))
     v.update(ref=f"{ref:.3f}" if np.isfinite(ref) else "(not available)")
     v.update(lo=r.single_late.min(), hi=r.single_late.max())
     v.update(sd_relu=sd24["relu"][k24], sd_gdln=sd24["hand"][k24])
@@ -749,7 +748,7 @@ def _review(r, ref):
     window = dict(ph=ph, ph_late=ph_late, plateau_on=plateau_on, fp=fp)
     window.update(edge=_say("review_edge") if moved else "", plateau=_say(plateau))
     s4 = f"{ref:.2f}." if np.isfinite(ref) else "not available."
-    base = dict(chance=med(r.chance), network=med(x["ratio"]), s4=s4)
+    base = dict(chance=med(r.chance), network=r.wm["ratio"], s4=s4)
     r.glue(
         review_window=_say("review_window", **window, ratio=med(x["lin1"] / x["lin2"])),
         review_baseline=_say("review_baseline", **base, others=_range(others)),
@@ -769,9 +768,9 @@ def _summary(r, recs) -> str:
 def _in_short(r, recs) -> str:
     """The page's closing paragraph: the ReLU network's gating, then the GDLN."""
     verdict = {k: v["verdict"] for k, v in recs.items()}
-    x, hand, derived = r.read[r.primary], r.hand, r.derived
-    values = dict(strict1_pre=med(r.strict1[r.pre]), snap2=med(r.snap2[:, -1]))
-    values.update(lin1=med(x["lin1"]), lin2=med(x["lin2"]))
+    hand, derived = r.hand, r.derived
+    values = {**r.wm, "strict1_pre": med(r.strict1[r.pre])}
+    values["snap2"] = med(r.snap2[:, -1])
     gating_ = _say("in_short_gating", **r.glue, **verdict, **values)
     authors = r.stuck and r.made == ["authors"]
     words = dict(
@@ -790,7 +789,6 @@ def _in_short(r, recs) -> str:
 
 def _check(r, recs) -> str:
     """The headline numbers as text (the page prints them; nbval compares them)."""
-    x = r.read[r.primary]
     lines = [
         "layer1_always_on          = {w_strict1:.2f} (context gating exists)",
         "layer1_linear             = {lin1:.3f} vs {lin2:.2f}",
@@ -803,8 +801,7 @@ def _check(r, recs) -> str:
         "verdicts                  = ",
     ]
     switch = [int(500 * round(t / 500)) for t in r.derived.as_list()]
-    lin1, lin2 = med(x["lin1"]), med(x["lin2"])
-    text = "\n".join(lines).format(**r.glue, lin1=lin1, lin2=lin2, switch=switch)
+    text = "\n".join(lines).format(**r.glue, **r.wm, switch=switch)
     names = ("layer1_always_on", "layer1_linear", "layer2_mixed")
     names += ("gap_relu_gdln_stereotypes", "variance_profile", "plateau_outputs")
     return text + ", ".join(recs[n]["verdict"] for n in names)
