@@ -307,33 +307,31 @@ def _authors_variants(r, ev24) -> dict:
     if a is None:
         r.glue(auth_reading=_say("authors_none"))
         return {}
-    n, k, kw, sd, pc = a["n"], a["k"], a["k_worst"], a["sd"], a["percentile"]
-    (v, e), no_iv = a["scatter"][k], {"spread_interval": None, "variants": None}
-    seeds = ", ".join(str(s) for s in a["entry"].get("seeds", []))
-    ev = ev24.but(value=float(v), spread=float(e), **no_iv)
+    n, k, kw, pc = a["n"], a["k"], a["k_worst"], a["percentile"]
+
+    def at(j):  # the scripts' evidence at drop j, and the words that read it
+        v, e = a["scatter"][j]
+        ev = ev24.but(value=float(v), spread=float(e), spread_interval=None)
+        ev = ev.but(variants=None)
+        sd = dict(sd_relu=a["sd"]["relu"][j], sd_gdln=a["sd"]["gdln"][j])
+        return ev, dict(drop=names[j], ratio=np.exp(v), verdict=rb.verdict(ev), **sd)
+
+    ev, said = at(k)
     r.authors_note = (
-        f"; the authors' {n} + {n} script runs: ratio {np.exp(v):.2f} at {names[k]}, "
-        f"above {pc:.1f} % of the engine's subsets of as many seeds"
+        f"; the authors' {n} + {n} script runs: ratio {said['ratio']:.2f} at "
+        f"{names[k]}, above {pc:.1f} % of the engine's subsets of as many seeds"
     )
-    out = {
-        f"the authors' own {n} + {n} script runs (book/authors_runs), drop "
-        f"{names[k]}: ratio {np.exp(v):.2g}, above {pc:.0f} % of the engine's {n} + "
-        f"{n} subsets": ev
-    }
-    tail = "what as many of the engine's seeds give"
-    sit = f"in the low tail of {tail}, not outside it" if pc < 10 else f"within {tail}"
-    said = dict(n=n, seeds=seeds, drop=names[k], ratio=np.exp(v), m=m, pc=pc, sit=sit)
-    said.update(sd_relu=sd["relu"][k], sd_gdln=sd["gdln"][k], verdict=rb.verdict(ev))
-    text = _say("authors_reading", **said)
+    runs = f"the authors' own {n} + {n} script runs (book/authors_runs)"
+    above = f"above {pc:.0f} % of the engine's {n} + {n} subsets"
+    out = {f"{runs}, drop {names[k]}: ratio {said['ratio']:.2g}, {above}": ev}
+    what = "what as many of the engine's seeds give"
+    sit = f"in the low tail of {what}, not outside it" if pc < 10 else f"within {what}"
+    seeds = ", ".join(str(s) for s in a["entry"].get("seeds", []))
+    text = _say("authors_reading", **said, n=n, seeds=seeds, m=m, pc=pc, sit=sit)
     if kw is not None and kw != k:  # at their own worst drop, as every profile is read
-        vw, ew = a["scatter"][kw]
-        evw = ev24.but(**no_iv).but(value=float(vw), spread=float(ew))
-        out[
-            f"the authors' {n} + {n} runs at their own worst drop {names[kw]}: ratio "
-            f"{np.exp(vw):.2g}"
-        ] = evw
-        said = dict(drop=names[kw], ratio=np.exp(vw), verdict=rb.verdict(evw))
-        said.update(sd_relu=sd["relu"][kw], sd_gdln=sd["gdln"][kw])
+        ev, said = at(kw)
+        worst = f"the authors' {n} + {n} runs at their own worst drop {names[kw]}"
+        out[f"{worst}: ratio {said['ratio']:.2g}"] = ev
         text += _say("authors_worst", **said)
     r.glue(auth_reading=text)
     return out
