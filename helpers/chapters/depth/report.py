@@ -135,11 +135,10 @@ def _authors(stored, T: int, v24: dict) -> dict | None:
 
 def _setup(r):
     """The glue of the networks and of the stereotypes."""
-    m, s = r.m_runs, GDLN_STDS
+    m, s, ctx = r.m_runs, GDLN_STDS, GDLN_STDS["readout_context"]
     t_r, t_g = (np.array([level_times(L) for L in x.loss]) for x in (r.relu, r.gh))
     both = np.r_[t_r, t_g][:, :2]  # the times of the levels 50 % and 10 %
     lo, hi = np.nanmin(both, axis=0), np.nanmax(both, axis=0)
-    ctx = s["readout_context"]
     r.glue(gdln_init_name=INIT_NAME[r.init], readout_ratio=ctx / s["readout_common"])
     r.glue(readout_context=ctx, L0=r.L0, L_rank1=float(r.L_rank[0]))
     r.glue(L_rank2=float(r.L_rank[1]), L_linear=float(r.L_rank[-1]), n_seeds=r.S)
@@ -251,9 +250,8 @@ def _drops_stored(r, here: dict):
     r.same_order = same_order = order["relu"] == order["hand"]
     se = v24["scatter_bs"][k24][0]
     commits = sorted({str(e.get("commit", "unknown")) for e in (entry, r.rd_entry)})
-    commit = (
-        "commit_modified" if any("modified" in c for c in commits) else "commit_clean"
-    )
+    modified = any("modified" in c for c in commits)
+    commit = "commit_modified" if modified else "commit_clean"
     r.glue(v24_n=f"{n24} + {n24}", v24_drop=names[k24])
     r.glue(v24_ratio=float(np.exp(v24["scatter"][k24][0])), v24_se=float(se))
     r.glue(v24_limit=float(np.exp(rb.NOISE_MULTIPLE * se)))
@@ -565,11 +563,12 @@ def _schedule(r):
 def _outputs(r):
     """The glue of the outputs at the plateaus, and ``plateau_outputs``' evidence."""
     worst, rows, po, name, relu = r.worst, r.init_rows, r.po, INIT_NAME, r.relu
-    m_out, m_worst = po["matches"], po["matches"][worst[0]]
+    lv, m_out = worst[0], po["matches"]
+    m_worst = m_out[lv]
     # each initialisation's output gap to the ReLU runs at the judged plateau
-    Or_w = plateau_outputs(relu.loss, relu.grid, relu.outputs, worst[0])
+    Or_w = plateau_outputs(relu.loss, relu.grid, relu.outputs, lv)
     for c in rows:
-        Oi = plateau_outputs(r.init_loss[c], relu.grid, r.init_out[c], worst[0])
+        Oi = plateau_outputs(r.init_loss[c], relu.grid, r.init_out[c], lv)
         rows[c]["plateau_output_gap"] = med(output_gap(Or_w, Oi))
     limit = rb.NOISE_MULTIPLE * m_worst.spread
     r.within = [i for i, x in rows.items() if x["plateau_output_gap"] <= limit]
@@ -587,7 +586,7 @@ def _outputs(r):
         only = _say("relu_only", levels=levels, gap=gap, L_rank2=L_rank2)
     gaps = [f"{name[i]}: {x['plateau_output_gap']:.2g}" for i, x in rows.items()]
     r.glue(out_init_reading=reading, out_init="; ".join(gaps))
-    r.glue(out_worst_level=worst[0], out_worst_gap=worst[2])
+    r.glue(out_worst_level=lv, out_worst_gap=worst[2])
     r.glue(out_worst_spread=worst[3], out_worst_gdln=worst[4])
     r.glue(out_worst_yard=m_worst.spread)
     r.glue(out_worst_iv="{:.2g}–{:.2g}".format(*m_worst.spread_interval))
@@ -598,9 +597,7 @@ def _outputs(r):
     # the variants: the other shared plateaus, and the other initialisations at the
     # judged plateau (their gap against the same yardstick)
     others = {name[i]: x["plateau_output_gap"] for i, x in rows.items() if i != r.init}
-    plateaus = {
-        f"the plateau at {lv:.1f}": m for lv, m in m_out.items() if lv != worst[0]
-    }
+    plateaus = {f"the plateau at {x:.1f}": m for x, m in m_out.items() if x != lv}
     r.ev_out = _sorted_variants(m_worst, init=others, window=plateaus)
 
 
@@ -673,6 +670,7 @@ def _records(rec, r) -> dict:
         for i, ev in r.init_evidence.items()
         if i != r.init
     }
+    switch = Evidence(r.derived.as_list(), compared=r.hand.as_list())
     evidence = [
         ("layer1_always_on", _windowed(r, "layer1_always_on", "near_bound", shares)),
         ("layer1_linear", ev_lin),
@@ -683,10 +681,7 @@ def _records(rec, r) -> dict:
         ("init_sensitivity", r.init_rows),
         ("variance_profile", r.ev_var),
         ("plateau_outputs", r.ev_out),
-        (
-            "switch_epochs_derived",
-            Evidence(r.derived.as_list(), compared=r.hand.as_list()),
-        ),
+        ("switch_epochs_derived", switch),
     ]
     v = _note_values(r, ref)
     recs = kit.add_all(rec, [(n, e, v) for n, e in evidence])
