@@ -350,9 +350,8 @@ def _rounding(r):
         alike = _say("floor_alike_needs", limit=limit, need=need, f=f)
     cost = _say("floor_cost", per_seed=per_seed) if np.isfinite(per_seed) else ""
     words = dict(share=(f / s_r) ** 2, left=left, alike=alike, n_rd=n_rd, cost=cost)
-    last = "; ".join(
-        f"{k}: {', '.join(f'{d:+.0f}' for d in fl['diff'][k][:, -1])}" for k in mx
-    )
+    diffs = {k: ", ".join(f"{d:+.0f}" for d in fl["diff"][k][:, -1]) for k in mx}
+    last = "; ".join(f"{k}: {d}" for k, d in diffs.items())
     early = float("nan")
     if fl["sd"].size > 1:
         early = float(max(np.nanmax(mx[k][:-1]) for k in mx))
@@ -398,8 +397,8 @@ def _gating(r):
     r.glue(pre_level=float(r.levels[1]) if r.levels.size > 1 else nan)
     r.glue(l1_fall=med(t_fall))
     r.glue(l1_fall_range=f"{np.nanmin(t_fall):.0f}–{np.nanmax(t_fall):.0f}")
-    r.glue(l1_lin_end=100 * med(lin1[:, -1]), l2_lin_end=100 * med(lin2[:, -1]))
-    r.glue(l12_ratio=med(lin2[:, -1]) / med(lin1[:, -1]))
+    r.lin1_end, r.lin2_end = e1, e2 = med(lin1[:, -1]), med(lin2[:, -1])
+    r.glue(l1_lin_end=100 * e1, l2_lin_end=100 * e2, l12_ratio=e2 / e1)
     r.glue(l2_strict_end=med(relu.always_on[:, -1, 1]))
     r.glue(l1_lin_loss=med(relu.linear_l1_loss[:, -1]))
     r.glue(final_loss=med(relu.loss[:, -1]))
@@ -705,7 +704,6 @@ def _note_values(r, ref: float) -> dict:
         f"from epoch {med(r.t_exists):.0f} (median) on"
     )
     v.update(lin1_ph=med(r.lin1_ph), lin2_ph=med(r.lin2_ph))
-    v.update(lin1_end=med(r.lin1[:, -1]), lin2_end=med(r.lin2[:, -1]))
     v.update(
         before_fall=med(r.before_fall), falls=", ".join(f"{t:.0f}" for t in r.t_fall)
     )
