@@ -165,15 +165,10 @@ def _inits(r):
     if stuck and made:
         reach = (f"{rows[i]['reach_10pc']} runs with {name[i]}" for i in made)
         why = _say("inits_why", ratio=r.glue["readout_ratio"])
-        reading = _say(
-            "inits_some",
-            stuck=" and ".join(name[i] for i in stuck),
-            ends=", ".join(f"{rows[i]['final_loss']:.1f}" for i in stuck),
-            final=final,
-            reach=" and ".join(reach),
-            made=" or ".join(name[i] for i in made),
-            why=why if made == ["authors"] else "",
-        )
+        said = dict(stuck=" and ".join(name[i] for i in stuck), final=final)
+        said.update(ends=", ".join(f"{rows[i]['final_loss']:.1f}" for i in stuck))
+        said.update(reach=" and ".join(reach), made=" or ".join(name[i] for i in made))
+        reading = _say("inits_some", **said, why=why if made == ["authors"] else "")
     r.glue(n_init=r.init_seeds, final_relu=final, init_reading=reading)
 
 
@@ -278,9 +273,8 @@ def _robust_variants(r, per24, k24) -> dict:
         if k is None:
             continue
         e, iv = rp["scatter_bs"][k]
-        ev = per24[k].but(
-            value=float(rp["value"][k]), spread=float(e), spread_interval=tuple(iv)
-        )
+        value = float(rp["value"][k])
+        ev = per24[k].but(value=value, spread=float(e), spread_interval=tuple(iv))
         worst = f"worst drop {names[k]}, ratio {ratio[k]:.2g}"
         out[f"the {what} in place of the standard deviation ({worst})"] = ev
         said = dict(what=what, ratio24=ratio[k24], drop24=names[k24], drop=names[k])
@@ -439,11 +433,8 @@ def _phase(r):
     r.glue(f2_single_phase=med(s_ph), f2_mixed_phase=med(m_ph))
     r.glue(f2_single_phase_end=med(single[:, k_end]))
     r.glue(f2_mixed_phase_end=med(mixed[:, k_end]), phase_end=int(grid[k_end]))
-    r.glue(
-        l2_iv=_iv(iv_l2),
-        l2_by_epoch=verdicts_over_training(r.v_mix_at, grid),
-        lin_by_epoch=verdicts_over_training(r.v_lin_at, grid),
-    )
+    by_epoch = [verdicts_over_training(v, grid) for v in (r.v_mix_at, r.v_lin_at)]
+    r.glue(l2_iv=_iv(iv_l2), l2_by_epoch=by_epoch[0], lin_by_epoch=by_epoch[1])
     r.glue(l1_lin_phase=100 * med(r.lin1_ph), l2_lin_phase=100 * med(r.lin2_ph))
     r.glue(lin_iv=_iv(ratio_interval(r.lin1_ph, r.lin2_ph)))
     r.glue(v_l2_phase=rb.verdict(ev_l2.but(ratio_interval=iv_l2)))
@@ -726,7 +717,7 @@ def _note_values(r, ref: float) -> dict:
 def _review(r, ref):
     """Where the external review of the first pass (2026-11-26) was right and not."""
     x, phase, every, fp = r.read[r.primary], r.phase, r.record_every, r.fp_ratio
-    others = [med(v["ratio"]) for w, v in r.read.items() if w != r.primary]
+    others = _range([med(v["ratio"]) for w, v in r.read.items() if w != r.primary])
 
     def ratio(a, b):  # the two layers' window means over epochs a to b
         m = (r.grid >= a) & (r.grid <= b)
@@ -739,11 +730,10 @@ def _review(r, ref):
     window = dict(ph=ph, ph_late=ph_late, plateau_on=plateau_on, fp=fp)
     window.update(edge=_say("review_edge") if moved else "", plateau=_say(plateau))
     s4 = f"{ref:.2f}." if np.isfinite(ref) else "not available."
-    base = dict(chance=med(r.chance), network=r.wm["ratio"], s4=s4)
-    r.glue(
-        review_window=_say("review_window", **window, ratio=med(x["lin1"] / x["lin2"])),
-        review_baseline=_say("review_baseline", **base, others=_range(others)),
-    )
+    window["ratio"] = med(x["lin1"] / x["lin2"])
+    base = dict(chance=med(r.chance), network=r.wm["ratio"], s4=s4, others=others)
+    r.glue(review_window=_say("review_window", **window))
+    r.glue(review_baseline=_say("review_baseline", **base))
 
 
 def _summary(r, recs) -> str:
