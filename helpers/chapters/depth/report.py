@@ -695,9 +695,8 @@ def _note_values(r, ref: float) -> dict:
         f"from epoch {med(r.t_exists):.0f} (median) on"
     )
     v.update(lin1_ph=med(r.lin1_ph), lin2_ph=med(r.lin2_ph))
-    v.update(
-        before_fall=med(r.before_fall), falls=", ".join(f"{t:.0f}" for t in r.t_fall)
-    )
+    falls = ", ".join(f"{t:.0f}" for t in r.t_fall)
+    v.update(before_fall=med(r.before_fall), falls=falls)
     v.update(ref=f"{ref:.3f}" if np.isfinite(ref) else "(not available)")
     v.update(lo=r.single_late.min(), hi=r.single_late.max())
     v.update(sd_relu=sd24["relu"][k24], sd_gdln=sd24["hand"][k24])
@@ -705,11 +704,9 @@ def _note_values(r, ref: float) -> dict:
     v["per_drop"] = ", ".join(f"{np.exp(q):.2f} ({vd})" for (q, _), vd in per_drop)
     v["shape"] = "the same" if r.same_order else "not the same"
     v["commit"] = r.big_entry.get("commit", "unknown")
-    v["per_plateau"] = "; ".join(
-        f"{x[0]:.0f}: {x[2]:.4f} / {x[3]:.4f} / {x[4]:.4f}" for x in r.cand
-    )
+    plateaus = [f"{x[0]:.0f}: {x[2]:.4f} / {x[3]:.4f} / {x[4]:.4f}" for x in r.cand]
     only = ", ".join(f"{x[0]:.0f}: {x[2]:.3f}" for x in r.relu_only)
-    v.update(relu_only=only or "none")
+    v.update(per_plateau="; ".join(plateaus), relu_only=only or "none")
     v["thresholds"] = ", ".join(f"{q:g}: {s.as_list()}" for q, s in r.checks.items())
     return v
 
