@@ -91,8 +91,7 @@ def _page(p: Params, runs: Runs, fits: measures.Fits) -> SimpleNamespace:
 
 
 def _sensitivity(r, C: int) -> dict:
-    """``init_sensitivity`` at ``C``: per init the three time gaps and the verdicts on
-    "excellent agreement" (closed form; ReLN)."""
+    """``init_sensitivity`` at ``C``: per init the three time gaps and two verdicts."""
     return {
         "seed_spread": r.closed[C, r.init].spread,
         "alternative": r.closed[C, r.init].alternative,
@@ -111,9 +110,7 @@ def _sensitivity(r, C: int) -> dict:
 
 
 def _rises(r, thr: float) -> dict:
-    """The smallest rise of the fraction of contexts a unit serves (by weight at
-    ``thr``, the primary; at every other threshold; through the function; on one-hot
-    contexts), each with its verdict."""
+    """Per definition, the smallest rise of the fraction of contexts a unit serves."""
     CS, per_unit = r.CS, r.PER_UNIT
     frac = {"primary": {C: per_unit[C, "weight"][:, -1] / C for C in CS}}
     for t, per_c in r.THRESH.items():
@@ -136,8 +133,7 @@ def _level_ratio(r, C: int, choice: str) -> np.ndarray:
 
 
 def _closed_form_glue(r) -> dict:
-    """Glue of the closed form against the ReLN and the ReLU network (Fig. 5); per C
-    its gaps, spread, alternative, ratio to the ReLU at each level and verdict."""
+    """Glue of the closed form against the ReLN and the ReLU network (Fig. 5)."""
     CS, init, CF, M = r.CS, r.init, r.closed_forms, r.closed
     hs = {C: CF[C]["head_start"] for C in CS}
     CM = {C: context_modes(r.tasks[C]) for C in CS}
@@ -215,8 +211,7 @@ def _init_glue(r) -> dict:
 
 
 def _init_reading(r) -> str:
-    """The starts judged within the seed noise of the closed form, and those
-    undecided, per C, in words."""
+    """The starts within the seed noise of the closed form, and those undecided."""
     inside, open_ = (
         "; ".join(
             f"C = {C} ({', '.join(v)})"
@@ -231,8 +226,7 @@ def _init_reading(r) -> str:
 
 
 def _family_glue(r) -> dict:
-    """Glue of the section on the family of ReLNs, its reading with ``reln_width``
-    units in every pathway last."""
+    """Glue of the section on the family of ReLNs."""
     g, parts, moved = {}, [], []
     for C in r.CS:
         F, W = r.follows[C], r.follows_wide[C]
@@ -264,8 +258,7 @@ def _family_glue(r) -> dict:
 
 
 def _census_glue(r) -> dict:
-    """Glue of the census section: per C (and, C > 3, of its (C-2)-of-C units), then
-    across C."""
+    """Glue of the census section."""
     CS, REUSE, BY_K, med, g = r.CS, r.REUSE, r.BY_K, kit.med, {}
     for C in CS:
         w, f = REUSE["weight"][f"C{C}"], REUSE["function"][f"C{C}"]
@@ -326,9 +319,7 @@ def _onehot_glue(r) -> dict:
 
 
 def _mixed_share(r, C: int):
-    """The ReLU weight in the units the paper's ReLN has at ``C``, against the paper's
-    alternative (no (C-1)-of-C pathway), with one-hot contexts and the other on/off
-    thresholds as variants."""
+    """``share_mixed_selective`` at ``C``, with its input and threshold variants."""
     share = share_at_bound(r.SHARE[C][:, -1], kit.med(r.family_share[C][f"1-of-{C}"]))
     alt = share.alternative
     if C in r.onehot:  # the authors' input is one-hot already at C = 3
@@ -343,9 +334,7 @@ def _mixed_share(r, C: int):
 
 
 def _per_c_records(r, C: int) -> list[tuple]:
-    """The records at C, with every field of their notes: the closed form against the
-    ReLN and the ReLU network, the ReLU network against the paper's ReLN (held against
-    the family), and the ReLU weight in the units the paper's ReLN has."""
+    """The four records at ``C``, with every field of their notes."""
     init, twins, M, reln = r.init, r.TWINS[C], r.closed, r.reln
     others = [i for i in INITS if i != init]
     setting = {i: f"{i} (starts as {init} here)" if i in twins else i for i in others}
@@ -425,8 +414,7 @@ def _records(r) -> list[tuple]:
 
 
 def _units_3_of_5(r) -> dict:
-    """The ReLU units on in 3 of the 5 contexts: their weight and function shares
-    (also on one-hot contexts, and 4 of 5), and their profile."""
+    """The ReLU units on in 3 of the 5 contexts: their shares and profile."""
     med, by_k, P = kit.med, r.BY_K[5][:, -1], r.PROFILE[5]
     units = {"weight_share": med(by_k[:, 3])}
     units["function_share"] = med(r.FUNC_K[5][:, -1, 3])
@@ -449,15 +437,10 @@ def _verdict_glue(r, R: dict) -> dict:
     reuse = R["node_reuse_contexts_per_unit"]
     if reuse["verdict"] == "undecided":
         undecided.append(("the rise of node reuse", reuse))
-    said = "; ".join(
-        _say(
-            "undecided_item",
-            who=w,
-            x=x,
-            reason=re.split(r" \(|; alternative", x["reason"])[0],
-        )
-        for w, x in undecided
-    )
+    items = [
+        (w, x, re.split(r" \(|; alternative", x["reason"])[0]) for w, x in undecided
+    ]
+    said = "; ".join(_say("undecided_item", who=w, x=x, reason=y) for w, x, y in items)
     reading = _say("undecided_reading", n=len(r.seeds), said=said)
     return g | {
         "reuse_verdict": reuse["verdict"],
@@ -466,8 +449,7 @@ def _verdict_glue(r, R: dict) -> dict:
 
 
 def _summary(r, R: dict) -> str:
-    """The closing table: per record, in :data:`SUMMARY`'s order, its TOML ``summary``
-    (filled with the init and the paper's ReLN) and ``summary_quote``."""
+    """The closing table, in :data:`SUMMARY`'s order."""
     rows = []
     for key in SUMMARY:
         for C in r.CS if key.endswith("_C") else [None]:
@@ -480,9 +462,8 @@ def _summary(r, R: dict) -> str:
 
 
 def report(rec, params: Params, runs: Runs, fits: measures.Fits) -> dict:
-    """Write and save the page's records (``rec``: its
-    :class:`helpers.book.records.Records`) and glue from its parameters, runs and fits
-    (:func:`helpers.chapters.extra_contexts.measures.fit_all`). Defined for the page
+    """Write and save the page's records (``rec``: its Records) and glue from its
+    parameters, runs and fits (:func:`.measures.fit_all`). Defined for the page
     book/extra_contexts.md.
 
     Returns:

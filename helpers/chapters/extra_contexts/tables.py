@@ -208,9 +208,7 @@ def appendix_h(CS, SIM, STDS, HIDDEN, relu_std, init) -> str:
 
 def family_table(follows, closed, paper, init: str, wide) -> str:
     """The family fits ([rulebook-best]): per C every ReLN's time gap to the ReLU
-    network, as wide as the ReLU network (``follows[C]``, Appendix F) and with every
-    pathway as wide as the paper's (``wide[C]``), the paper's candidate ``paper[C]``
-    in bold, the closed form's gap (``closed[C, init]``) and the seed spread."""
+    network at both widths (``follows``, ``wide``), the closed form's and the spread."""
     rows = []
     for C, m in follows.items():
         other = wide[C]

@@ -101,8 +101,7 @@ def _glue(r) -> None:
 
 
 def _fit_value(fits: dict) -> dict:
-    """``best_reln``'s value under one width setting: per C every member's gap, the
-    ReLU network's seed spread and each trained member's own and its race's gap."""
+    """``best_reln``'s value under one width setting, per C."""
     value = {f"C{C}": {**f.gaps, "seed spread": f.relu_spread} for C, f in fits.items()}
     for C, f in fits.items():
         if f.trained:
@@ -135,9 +134,7 @@ def _records(r) -> list[tuple]:
 
 
 def _census_records(r) -> tuple:
-    """The census by class, the functional census and the fraction of contexts served,
-    per C at the end of training (the census and the fraction as evidence with their
-    largest seed spread)."""
+    """The census by class, through the function and the fraction served, per C."""
     census, functional, fraction = {}, {}, {}
     for C in r.CS:
         by_k, frac, ks = r.BY_K[C][:, -1], r.FRAC[C][:, -1], range(1, C + 1)
@@ -249,9 +246,7 @@ SUMMARY = [
 
 
 def _class_line(C: int, med: float, spread: float, by_k, tie, race) -> str:
-    """The answer's line at ``C``: the fraction (median, seed spread), the heaviest
-    class (also the ``race``'s, if raced) and the nearest ReLN and those tied with it
-    (``tie``, nearest first, if fitted) against the heaviest class and the paper's."""
+    """The answer's line at ``C`` (``tie``: the tied ReLNs, nearest first, or None)."""
     peak = int(np.argmax(np.median(np.asarray(by_k)[:, -1, 1:C], axis=0))) + 1
     paper, heavy = family_name([C - 1], C), family_name([peak], C)
     line = (
