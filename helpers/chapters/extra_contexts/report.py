@@ -201,28 +201,23 @@ def _init_glue(r) -> dict:
     best = {C: min(INITS, key=lambda i: M[C, i].value) for C in CS}
     got = Counter(verdict(M[C, i]) for C in CS for i in INITS)
     n = len(CS) * len(INITS)
-    return g | {
-        "review_confirmed": "confirmed" if confirmed else "not confirmed",
-        "same_start": "; ".join(twins) if twins else "no choice here",
-        "best": ", ".join(f"{best[C]} (C = {C})" for C in CS),
-        "verdicts_all": ", ".join(f"{v} in {k} of {n}" for v, k in sorted(got.items())),
-        "init_reading": _init_reading(r),
-    }
-
-
-def _init_reading(r) -> str:
-    """The starts within the seed noise of the closed form, and those undecided."""
-    inside, open_ = (
+    inside, open_ = (  # the starts within the seed noise, and those undecided
         "; ".join(
             f"C = {C} ({', '.join(v)})"
-            for C in r.CS
-            if (v := [i for i in INITS if verdict(r.closed[C, i]) == w])
+            for C in CS
+            if (v := [i for i in INITS if verdict(M[C, i]) == w])
         )
         for w in ("reproduced", "undecided")
     )
     first = _say("init_within", inside=inside) if inside else _say("init_none_within")
     last = _say("init_undecided", open=open_) if open_ else _say("init_none_undecided")
-    return first + last
+    return g | {
+        "review_confirmed": "confirmed" if confirmed else "not confirmed",
+        "same_start": "; ".join(twins) if twins else "no choice here",
+        "best": ", ".join(f"{best[C]} (C = {C})" for C in CS),
+        "verdicts_all": ", ".join(f"{v} in {k} of {n}" for v, k in sorted(got.items())),
+        "init_reading": first + last,
+    }
 
 
 def _family_glue(r) -> dict:
@@ -408,21 +403,17 @@ def _records(r) -> list[tuple]:
         ("node_reuse_fraction", frac["weight"], values),
         ("functional_census", census, values),
     ]
-    if 5 in r.CS:
-        out.append(("units_3_of_5_C5", _units_3_of_5(r), values))
+    if 5 in r.CS:  # the ReLU units on in 3 of the 5 contexts: shares and profile
+        by_k, P = r.BY_K[5][:, -1], r.PROFILE[5]
+        units = {"weight_share": med(by_k[:, 3])}
+        units["function_share"] = med(r.FUNC_K[5][:, -1, 3])
+        if 5 in r.onehot:
+            units["weight_share_onehot"] = med(r.onehot[5]["by_k"][:, 3])
+            units["weight_share_4_of_5_onehot"] = med(r.onehot[5]["by_k"][:, 4])
+            units["weight_share_4_of_5"] = med(by_k[:, 4])
+        units |= {k: med([p[k] for p in P]) for k in P[0] if k != "share"}
+        out.append(("units_3_of_5_C5", units, values))
     return out
-
-
-def _units_3_of_5(r) -> dict:
-    """The ReLU units on in 3 of the 5 contexts: their shares and profile."""
-    med, by_k, P = kit.med, r.BY_K[5][:, -1], r.PROFILE[5]
-    units = {"weight_share": med(by_k[:, 3])}
-    units["function_share"] = med(r.FUNC_K[5][:, -1, 3])
-    if 5 in r.onehot:
-        units["weight_share_onehot"] = med(r.onehot[5]["by_k"][:, 3])
-        units["weight_share_4_of_5_onehot"] = med(r.onehot[5]["by_k"][:, 4])
-        units["weight_share_4_of_5"] = med(by_k[:, 4])
-    return units | {k: med([p[k] for p in P]) for k in P[0] if k != "share"}
 
 
 def _verdict_glue(r, R: dict) -> dict:

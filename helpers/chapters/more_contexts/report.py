@@ -129,33 +129,6 @@ def _records(r) -> list[tuple]:
         out.append(("race_follows_reln", Evidence(max(sim.values()), criterion="gap")))
     widths = {S[k]: _fit_value(F[k]) for k in ("common", "rule")}
     out.append(("best_reln", Evidence(_fit_value(P)).varied("width", widths)))
-    values = _note_values(r, sim)
-    return [(name, evidence, values) for name, evidence in out]
-
-
-def _census_records(r) -> tuple:
-    """The census by class, through the function and the fraction served, per C."""
-    census, functional, fraction = {}, {}, {}
-    for C in r.CS:
-        by_k, frac, ks = r.BY_K[C][:, -1], r.FRAC[C][:, -1], range(1, C + 1)
-        census[f"C{C}"] = {f"k{k}": kit.med(by_k[:, k]) for k in ks}
-        census[f"C{C}"]["seed spread"] = max(seed_spread(by_k[:, k]) for k in ks)
-        functional[f"C{C}"] = {f"k{k}": kit.med(r.FUNC[C][:, -1, k]) for k in ks}
-        functional[f"C{C}"]["snap change"] = kit.med(r.snap[C][:, -1])
-        fraction[f"C{C}"] = {
-            "median": kit.med(frac),
-            "seed spread": seed_spread(frac),
-            "(C-1)/C": (C - 1) / C,
-            "one-hot contexts": kit.med(onehot_fraction(r.onehot, C, frac)),
-        }
-    census = Evidence(census, spread=max(v["seed spread"] for v in census.values()))
-    spread = max(v["seed spread"] for v in fraction.values())
-    return census, functional, Evidence(fraction, spread=spread)
-
-
-def _note_values(r, sim: dict) -> dict:
-    """The values the notes' templates name (``sim``: per C the paper's ReLN's gap)."""
-    F, S, P = r.fits, r.SETTINGS, r.fits["primary"]
     peak = {
         C: int(np.argmax(np.median(r.BY_K[C][:, -1, 1:C], axis=0))) + 1 for C in r.CS
     }
@@ -163,7 +136,7 @@ def _note_values(r, sim: dict) -> dict:
     trained = sorted({C for C, f in P.items() if f.trained})
     moved = {k: [C for C in P if P[C].ties != F[k][C].ties] for k in ("common", "rule")}
     values = dict(S=S, form=r.race_form, other=r.other_form, move=r.form_move)
-    return values | dict(
+    values |= dict(
         n_seeds=len(r.seeds),
         noise=NOISE_MULTIPLE,
         agree=", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.race),
@@ -187,6 +160,27 @@ def _note_values(r, sim: dict) -> dict:
             for k, Cs in moved.items()
         ),
     )
+    return [(name, evidence, values) for name, evidence in out]
+
+
+def _census_records(r) -> tuple:
+    """The census by class, through the function and the fraction served, per C."""
+    census, functional, fraction = {}, {}, {}
+    for C in r.CS:
+        by_k, frac, ks = r.BY_K[C][:, -1], r.FRAC[C][:, -1], range(1, C + 1)
+        census[f"C{C}"] = {f"k{k}": kit.med(by_k[:, k]) for k in ks}
+        census[f"C{C}"]["seed spread"] = max(seed_spread(by_k[:, k]) for k in ks)
+        functional[f"C{C}"] = {f"k{k}": kit.med(r.FUNC[C][:, -1, k]) for k in ks}
+        functional[f"C{C}"]["snap change"] = kit.med(r.snap[C][:, -1])
+        fraction[f"C{C}"] = {
+            "median": kit.med(frac),
+            "seed spread": seed_spread(frac),
+            "(C-1)/C": (C - 1) / C,
+            "one-hot contexts": kit.med(onehot_fraction(r.onehot, C, frac)),
+        }
+    census = Evidence(census, spread=max(v["seed spread"] for v in census.values()))
+    spread = max(v["seed spread"] for v in fraction.values())
+    return census, functional, Evidence(fraction, spread=spread)
 
 
 def _width_reading(r) -> str:
