@@ -72,12 +72,11 @@ def _glue(r) -> None:
     C, C6 = max(r.CS), min([c for c in r.CS if c >= 6] or [max(r.CS)])
     k, k6 = max(C - 2, 1), max(C6 - 2, 1)
     units = r.reln_width * (1 + comb(C, k))
-
-    def widths(j, common):  # (common, context pathway) units of common + j-of-C6
-        return member_widths([j], C6, r.hidden[C6], r.reln_width, "total", common)
-
-    (a, _), (b, _) = widths(C6 - 1, "equal"), widths(k6, "equal")
-    (_, fa), (_, fb) = widths(C6 - 1, "fixed"), widths(k6, "fixed")
+    (a, _), (b, _), (_, fa), (_, fb) = (  # (common, context) units, common + j-of-C6
+        member_widths([j], C6, r.hidden[C6], r.reln_width, "total", common)
+        for common in ("equal", "fixed")
+        for j in (C6 - 1, k6)
+    )
     F = r.form_move
     kit.glue_many(
         "mc",
