@@ -80,7 +80,7 @@ def _page(p: Params, runs: Runs, fits: measures.Fits) -> SimpleNamespace:
     r.FUNC_FINAL, r.PROFILE = measures.final_units(census, runs.tasks, thr)
     r.THRESH = measures.thresholds_census(census, runs.tasks, thr)
     r.PAPER_RELN = {C: paper_reln(C) for C in CS}
-    r.SAME_START = {C: same_start(runs.sim[C], init) for C in CS}
+    r.TWINS = {C: [i for i in same_start(runs.sim[C], init) if i != init] for C in CS}
     r.SENS = {f"C{C}": _sensitivity(r, C) for C in CS}
     r.REUSE = {  # contexts per unit (median over seeds), by weight and by function
         how: {f"C{C}": kit.med(r.PER_UNIT[C, how][:, -1]) for C in CS}
@@ -91,13 +91,11 @@ def _page(p: Params, runs: Runs, fits: measures.Fits) -> SimpleNamespace:
 
 
 def _sensitivity(r, C: int) -> dict:
-    """``init_sensitivity`` at ``C``: per init the three time gaps and the verdicts on
-    "excellent agreement" (closed form; ReLN)."""
-    init = r.init
+    """``init_sensitivity`` at ``C``: per init the three time gaps and two verdicts."""
     return {
-        "seed_spread": r.closed[C, init].spread,
-        "alternative": r.closed[C, init].alternative,
-        "same_start_as_" + init: [i for i in r.SAME_START[C] if i != init],
+        "seed_spread": r.closed[C, r.init].spread,
+        "alternative": r.closed[C, r.init].alternative,
+        "same_start_as_" + r.init: r.TWINS[C],
         **{
             i: {
                 "gap_relu_closed_form": r.closed[C, i].value,
@@ -112,9 +110,7 @@ def _sensitivity(r, C: int) -> dict:
 
 
 def _rises(r, thr: float) -> dict:
-    """The smallest rise of the fraction of contexts a unit serves (by weight at
-    ``thr``, the primary; at every other threshold; through the function; on one-hot
-    contexts), each with its verdict."""
+    """Per definition, the smallest rise of the fraction of contexts a unit serves."""
     CS, per_unit = r.CS, r.PER_UNIT
     frac = {"primary": {C: per_unit[C, "weight"][:, -1] / C for C in CS}}
     for t, per_c in r.THRESH.items():
@@ -124,7 +120,9 @@ def _rises(r, thr: float) -> dict:
     frac["onehot"] = {C: onehot_fraction(r.onehot, C, frac["primary"][C]) for C in CS}
     rise = {k: measures.smallest_rise(v) for k, v in frac.items()}
     for x in rise.values():
-        x["verdict"] = verdict(_rise_evidence(x))
+        kw = {"spread": x["spread"], "spread_interval": x["interval"]}
+        x["evidence"] = Evidence(x["value"], criterion="beyond_noise", **kw)
+        x["verdict"] = verdict(x["evidence"])
     return rise
 
 
@@ -134,29 +132,9 @@ def _level_ratio(r, C: int, choice: str) -> np.ndarray:
     return np.nanmedian([np.log(level_times(b) / level_times(a)) for a, b in pairs], 0)
 
 
-def _rise_evidence(x: dict) -> Evidence:
-    kw = {"spread": x["spread"], "spread_interval": x["interval"]}
-    return Evidence(x["value"], criterion="beyond_noise", **kw)
-
-
-def _closed_form_at(r, C: int) -> dict:
-    """Glue of the closed form at ``C``: its gaps, spread, alternative, ratio to the
-    ReLU network at each level and verdict."""
-    M, init, level = r.closed, r.init, _level_ratio(r, C, r.init)
-    return {
-        f"gap_reln_{C}": kit.med(r.check[C, init]),
-        f"gap_relu_{C}": M[C, init].value,
-        f"spread_{C}": M[C, init].spread,
-        f"alt_{C}": M[C, init].alternative,
-        f"gap_relu_reln_{C}": r.reln[C, init].value,
-        **{f"level_{C}_{k}": float(level[k]) for k in range(len(LEVELS))},
-        f"verdict_{C}": verdict(M[C, init]),
-    }
-
-
 def _closed_form_glue(r) -> dict:
     """Glue of the closed form against the ReLN and the ReLU network (Fig. 5)."""
-    CS, init, CF = r.CS, r.init, r.closed_forms
+    CS, init, CF, M = r.CS, r.init, r.closed_forms, r.closed
     hs = {C: CF[C]["head_start"] for C in CS}
     CM = {C: context_modes(r.tasks[C]) for C in CS}
     gaps = measures.gap_variants(CS, CF, r.sim, init)
@@ -170,7 +148,16 @@ def _closed_form_glue(r) -> dict:
         f"{max(hs[C].a0_context.max() for C in CS):.1e}",
     }
     for C in CS:
-        g |= _closed_form_at(r, C)
+        level = _level_ratio(r, C, init)
+        g |= {
+            f"gap_reln_{C}": kit.med(r.check[C, init]),
+            f"gap_relu_{C}": M[C, init].value,
+            f"spread_{C}": M[C, init].spread,
+            f"alt_{C}": M[C, init].alternative,
+            f"gap_relu_reln_{C}": r.reln[C, init].value,
+            **{f"level_{C}_{k}": float(level[k]) for k in range(len(LEVELS))},
+            f"verdict_{C}": verdict(M[C, init]),
+        }
     # the largest gap between the simulated ReLN's and the closed form's context
     # mode strengths, relative to s
     sv_gap = (
@@ -210,42 +197,31 @@ def _init_glue(r) -> dict:
         said = {"ratio": abs(x[k]), "level": 100 * LEVELS[k], "way": way}
         g[f"level_matched_{C}_last"] = _say("level_matched", **said)
     confirmed = dist[CS[0], "matched"] < 0.5 * dist[CS[0], "authors"]
-    twins = [
-        f"{', '.join(i for i in r.SAME_START[C] if i != init)} at C = {C}"
-        for C in CS
-        if len(r.SAME_START[C]) > 1
-    ]
+    twins = [f"{', '.join(r.TWINS[C])} at C = {C}" for C in CS if r.TWINS[C]]
     best = {C: min(INITS, key=lambda i: M[C, i].value) for C in CS}
     got = Counter(verdict(M[C, i]) for C in CS for i in INITS)
     n = len(CS) * len(INITS)
-    return g | {
-        "review_confirmed": "confirmed" if confirmed else "not confirmed",
-        "same_start": "; ".join(twins) if twins else "no choice here",
-        "best": ", ".join(f"{best[C]} (C = {C})" for C in CS),
-        "verdicts_all": ", ".join(f"{v} in {k} of {n}" for v, k in sorted(got.items())),
-        "init_reading": _init_reading(r),
-    }
-
-
-def _init_reading(r) -> str:
-    """The starts judged within the seed noise of the closed form, and those
-    undecided, per C, in words."""
-    inside, open_ = (
+    inside, open_ = (  # the starts within the seed noise, and those undecided
         "; ".join(
             f"C = {C} ({', '.join(v)})"
-            for C in r.CS
-            if (v := [i for i in INITS if verdict(r.closed[C, i]) == w])
+            for C in CS
+            if (v := [i for i in INITS if verdict(M[C, i]) == w])
         )
         for w in ("reproduced", "undecided")
     )
     first = _say("init_within", inside=inside) if inside else _say("init_none_within")
     last = _say("init_undecided", open=open_) if open_ else _say("init_none_undecided")
-    return first + last
+    return g | {
+        "review_confirmed": "confirmed" if confirmed else "not confirmed",
+        "same_start": "; ".join(twins) if twins else "no choice here",
+        "best": ", ".join(f"{best[C]} (C = {C})" for C in CS),
+        "verdicts_all": ", ".join(f"{v} in {k} of {n}" for v, k in sorted(got.items())),
+        "init_reading": first + last,
+    }
 
 
 def _family_glue(r) -> dict:
-    """Glue of the section on the family of ReLNs, its reading with ``reln_width``
-    units in every pathway last."""
+    """Glue of the section on the family of ReLNs."""
     g, parts, moved = {}, [], []
     for C in r.CS:
         F, W = r.follows[C], r.follows_wide[C]
@@ -276,33 +252,26 @@ def _family_glue(r) -> dict:
     return g
 
 
-def _census_at(r, C: int) -> dict:
-    """Glue of the census at ``C`` (and, C > 3, of its (C-2)-of-C units)."""
-    BY_K, med = r.BY_K, kit.med
-    w, f = r.REUSE["weight"][f"C{C}"], r.REUSE["function"][f"C{C}"]
-    g = {
-        f"share_{C}": med(r.SHARE[C][:, -1]),
-        f"reuse_{C}": w,
-        f"reuse_f_{C}": f,
-        f"frac_{C}": w / C,
-        f"frac_f_{C}": f / C,
-        f"single_{C}": med(BY_K[C][:, -1, 1]),
-        f"multi_{C}": med(BY_K[C][:, -1, 2:C].sum(axis=1)),
-        f"snap_{C}": 100 * med([x["snap_change"] for x in r.FUNC_FINAL[C]]),
-    }
-    if C > 3:
-        g[f"cm2_{C}"] = med(BY_K[C][:, -1, C - 2])
-        g[f"cm2_f_{C}"] = med(r.FUNC_K[C][:, -1, C - 2])
-        for key in r.PROFILE[C][0]:
-            g[f"prof_{C}_{key}"] = med([p[key] for p in r.PROFILE[C]])
-    return g
-
-
 def _census_glue(r) -> dict:
     """Glue of the census section."""
-    CS, REUSE, g = r.CS, r.REUSE, {}
+    CS, REUSE, BY_K, med, g = r.CS, r.REUSE, r.BY_K, kit.med, {}
     for C in CS:
-        g |= _census_at(r, C)
+        w, f = REUSE["weight"][f"C{C}"], REUSE["function"][f"C{C}"]
+        g |= {
+            f"share_{C}": med(r.SHARE[C][:, -1]),
+            f"reuse_{C}": w,
+            f"reuse_f_{C}": f,
+            f"frac_{C}": w / C,
+            f"frac_f_{C}": f / C,
+            f"single_{C}": med(BY_K[C][:, -1, 1]),
+            f"multi_{C}": med(BY_K[C][:, -1, 2:C].sum(axis=1)),
+            f"snap_{C}": 100 * med([x["snap_change"] for x in r.FUNC_FINAL[C]]),
+        }
+        if C > 3:
+            g[f"cm2_{C}"] = med(BY_K[C][:, -1, C - 2])
+            g[f"cm2_f_{C}"] = med(r.FUNC_K[C][:, -1, C - 2])
+            for key in r.PROFILE[C][0]:
+                g[f"prof_{C}_{key}"] = med([p[key] for p in r.PROFILE[C]])
     rise, share = r.RISE["primary"], [kit.med(r.SHARE[C][:, -1]) for C in CS]
     trend = {}
     for how in ("weight", "function"):
@@ -345,9 +314,7 @@ def _onehot_glue(r) -> dict:
 
 
 def _mixed_share(r, C: int):
-    """The ReLU weight in the units the paper's ReLN has at ``C``, against the paper's
-    alternative (no (C-1)-of-C pathway), with one-hot contexts and the other on/off
-    thresholds as variants."""
+    """``share_mixed_selective`` at ``C``, with its input and threshold variants."""
     share = share_at_bound(r.SHARE[C][:, -1], kit.med(r.family_share[C][f"1-of-{C}"]))
     alt = share.alternative
     if C in r.onehot:  # the authors' input is one-hot already at C = 3
@@ -362,10 +329,8 @@ def _mixed_share(r, C: int):
 
 
 def _per_c_records(r, C: int) -> list[tuple]:
-    """The records at C: the closed form against the ReLN and the ReLU network, the
-    ReLU network against the paper's ReLN (held against the family), and the ReLU
-    weight in the units the paper's ReLN has."""
-    init, twins, M, reln = r.init, r.SAME_START[C], r.closed, r.reln
+    """The four records at ``C``, with every field of their notes."""
+    init, twins, M, reln = r.init, r.TWINS[C], r.closed, r.reln
     others = [i for i in INITS if i != init]
     setting = {i: f"{i} (starts as {init} here)" if i in twins else i for i in others}
     stand_in = " (the text's common + 2-of-3 ReLN)" if C == 3 else ""
@@ -384,17 +349,9 @@ def _per_c_records(r, C: int) -> list[tuple]:
         "follows_reln": follows.varied("width", {wide: r.follows_wide[C]}),
         "share_mixed_selective": _mixed_share(r, C),
     }
-    values = _per_c_values(r, C, starts)
-    return [(f"{name}_C{C}", ev, values) for name, ev in evidence.items()]
-
-
-def _per_c_values(r, C: int, starts: dict) -> dict:
-    """Every field of the four records' notes at ``C`` (``starts``: the clauses on the
-    other starts)."""
-    init, paper, ds, M = r.init, r.PAPER_RELN[C], r.tasks[C], r.closed
+    paper, ds, clause = r.PAPER_RELN[C], r.tasks[C], starts["verdict_reln"]
     a, b = kit.med(r.sim[C]["relu"].loss[:, -1]), kit.med(r.family[C][paper][:, -1])
-    clause = starts["verdict_reln"]
-    return {
+    values = {
         **{"C": C, "k": C - 1, "init": init, "n": len(r.seeds), "paper": paper},
         **{"a": a, "b": b, "ratio": a / b, "thr": r.census_threshold},
         "largest": max(float(np.max(r.check[C, i])) for i in INITS),
@@ -409,6 +366,7 @@ def _per_c_values(r, C: int, starts: dict) -> dict:
         "text_gap": r.follows[C].candidates.get("2-of-3"),
         "starts_mid": clause[0].lower() + clause[1:],
     }
+    return [(f"{name}_C{C}", ev, values) for name, ev in evidence.items()]
 
 
 def _records(r) -> list[tuple]:
@@ -420,7 +378,7 @@ def _records(r) -> list[tuple]:
     }
     # the primary rise, the other thresholds, one-hot contexts and the rise through
     # the function as its variants; the other thresholds' and the function's in words
-    ev = {k: _rise_evidence(x) for k, x in RISE.items()}
+    ev = {k: x["evidence"] for k, x in RISE.items()}
     at = {k: f"at threshold {k:g}" for k in RISE if not isinstance(k, str)}
     thresholds = {f"on/off threshold {k:g}": ev[k] for k in at}
     rise = ev["primary"].varied("threshold", thresholds)
@@ -445,22 +403,17 @@ def _records(r) -> list[tuple]:
         ("node_reuse_fraction", frac["weight"], values),
         ("functional_census", census, values),
     ]
-    if 5 in r.CS:
-        out.append(("units_3_of_5_C5", _units_3_of_5(r), values))
+    if 5 in r.CS:  # the ReLU units on in 3 of the 5 contexts: shares and profile
+        by_k, P = r.BY_K[5][:, -1], r.PROFILE[5]
+        units = {"weight_share": med(by_k[:, 3])}
+        units["function_share"] = med(r.FUNC_K[5][:, -1, 3])
+        if 5 in r.onehot:
+            units["weight_share_onehot"] = med(r.onehot[5]["by_k"][:, 3])
+            units["weight_share_4_of_5_onehot"] = med(r.onehot[5]["by_k"][:, 4])
+            units["weight_share_4_of_5"] = med(by_k[:, 4])
+        units |= {k: med([p[k] for p in P]) for k in P[0] if k != "share"}
+        out.append(("units_3_of_5_C5", units, values))
     return out
-
-
-def _units_3_of_5(r) -> dict:
-    """The ReLU units on in 3 of the 5 contexts: their weight and function shares
-    (also on one-hot contexts, and 4 of 5), and their profile."""
-    med, by_k, P = kit.med, r.BY_K[5][:, -1], r.PROFILE[5]
-    units = {"weight_share": med(by_k[:, 3])}
-    units["function_share"] = med(r.FUNC_K[5][:, -1, 3])
-    if 5 in r.onehot:
-        units["weight_share_onehot"] = med(r.onehot[5]["by_k"][:, 3])
-        units["weight_share_4_of_5_onehot"] = med(r.onehot[5]["by_k"][:, 4])
-        units["weight_share_4_of_5"] = med(by_k[:, 4])
-    return units | {k: med([p[k] for p in P]) for k in P[0] if k != "share"}
 
 
 def _verdict_glue(r, R: dict) -> dict:
@@ -475,15 +428,10 @@ def _verdict_glue(r, R: dict) -> dict:
     reuse = R["node_reuse_contexts_per_unit"]
     if reuse["verdict"] == "undecided":
         undecided.append(("the rise of node reuse", reuse))
-    said = "; ".join(
-        _say(
-            "undecided_item",
-            who=w,
-            x=x,
-            reason=re.split(r" \(|; alternative", x["reason"])[0],
-        )
-        for w, x in undecided
-    )
+    items = [
+        (w, x, re.split(r" \(|; alternative", x["reason"])[0]) for w, x in undecided
+    ]
+    said = "; ".join(_say("undecided_item", who=w, x=x, reason=y) for w, x, y in items)
     reading = _say("undecided_reading", n=len(r.seeds), said=said)
     return g | {
         "reuse_verdict": reuse["verdict"],
@@ -492,8 +440,7 @@ def _verdict_glue(r, R: dict) -> dict:
 
 
 def _summary(r, R: dict) -> str:
-    """The closing table: per record, in :data:`SUMMARY`'s order, its TOML ``summary``
-    (filled with the init and the paper's ReLN) and ``summary_quote``."""
+    """The closing table, in :data:`SUMMARY`'s order."""
     rows = []
     for key in SUMMARY:
         for C in r.CS if key.endswith("_C") else [None]:
@@ -506,23 +453,16 @@ def _summary(r, R: dict) -> str:
 
 
 def report(rec, params: Params, runs: Runs, fits: measures.Fits) -> dict:
-    """Write and save the page's records (``rec``: its
-    :class:`helpers.book.records.Records`) and glue from its parameters, runs and fits
-    (:func:`helpers.chapters.extra_contexts.measures.fit_all`). Defined for the page
+    """Write and save the page's records (``rec``: its Records) and glue from its
+    parameters, runs and fits (:func:`.measures.fit_all`). Defined for the page
     book/extra_contexts.md.
 
     Returns:
         ``{"records": {name: stored record}, "summary": the closing table}``.
     """
     r = _page(params, runs, fits)
-    for glue in (
-        _closed_form_glue,
-        _init_glue,
-        _family_glue,
-        _census_glue,
-        _onehot_glue,
-    ):
-        kit.glue_many("ec", glue(r))
+    for f in (_closed_form_glue, _init_glue, _family_glue, _census_glue, _onehot_glue):
+        kit.glue_many("ec", f(r))
     R = kit.add_all(rec, _records(r))
     kit.glue_many("ec", _verdict_glue(r, R))
     rec.save()

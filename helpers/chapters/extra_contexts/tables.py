@@ -90,11 +90,7 @@ def gap_variants_table(CS, gaps, M, M_RELN, init) -> str:
 
 def halfway_table(rows, init) -> str:
     """The table of :func:`helpers.chapters.extra_contexts.measures.halfway`."""
-    cells = [
-        (C, f"{s:.3f}", f"{a:.0f}", f"{b:.0f}", f"{c:.0f}", f"{ratio:.2g}")
-        for C, s, a, b, c, ratio in rows
-    ]
-    return _table(cells, "halfway", init=init)
+    return _table(rows, "halfway", (None, ".3f", ".0f", ".0f", ".0f", ".2g"), init=init)
 
 
 def init_table(CS, INITS, M, M_RELN, CHECK, SAME_START, init) -> str:
@@ -142,16 +138,15 @@ def thresholds(CS, THRESH) -> str:
 def settle(CS, DS, STDS, SIM, init, t_all, lr, width, settles=(1e-3, 1e-6, 1e-9)):
     """The closed form against the ReLN for each ``settle`` (the end of the head
     start), median over seeds."""
-    rows = []
-    for st in settles:
-        vals = []
-        for C in CS:
-            stds = STDS[C, init][0]
-            F_ = closed_form_for_stds(DS[C], t_all, lr, stds, width=width, settle=st)
-            L = SIM[C]["mixed", init].loss
-            vals.append(f"{kit.med([time_gap(x, F_.loss) for x in L]):.3f}")
-        rows.append((f"{st:g}", *vals))
-    return _table(rows, "settle", init=init, cs=" | ".join(f"C = {C}" for C in CS))
+
+    def gap(C, st):  # median over seeds at C, head start ending at ``st``
+        stds = STDS[C, init][0]
+        F_ = closed_form_for_stds(DS[C], t_all, lr, stds, width=width, settle=st)
+        return kit.med([time_gap(x, F_.loss) for x in SIM[C]["mixed", init].loss])
+
+    rows = [(f"{st:g}", *(gap(C, st) for C in CS)) for st in settles]
+    cs = " | ".join(f"C = {C}" for C in CS)
+    return _table(rows, "settle", ".3f", init=init, cs=cs)
 
 
 def final_census(CS, BY_K, FUNC_K, PER_UNIT, SHARE, FUNC_FINAL, CENSUS) -> str:
@@ -213,9 +208,7 @@ def appendix_h(CS, SIM, STDS, HIDDEN, relu_std, init) -> str:
 
 def family_table(follows, closed, paper, init: str, wide) -> str:
     """The family fits ([rulebook-best]): per C every ReLN's time gap to the ReLU
-    network, as wide as the ReLU network (``follows[C]``, Appendix F) and with every
-    pathway as wide as the paper's (``wide[C]``), the paper's candidate ``paper[C]``
-    in bold, the closed form's gap (``closed[C, init]``) and the seed spread."""
+    network at both widths (``follows``, ``wide``), the closed form's and the spread."""
     rows = []
     for C, m in follows.items():
         other = wide[C]

@@ -72,12 +72,11 @@ def _glue(r) -> None:
     C, C6 = max(r.CS), min([c for c in r.CS if c >= 6] or [max(r.CS)])
     k, k6 = max(C - 2, 1), max(C6 - 2, 1)
     units = r.reln_width * (1 + comb(C, k))
-
-    def widths(j, common):  # (common, context pathway) units of common + j-of-C6
-        return member_widths([j], C6, r.hidden[C6], r.reln_width, "total", common)
-
-    (a, _), (b, _) = widths(C6 - 1, "equal"), widths(k6, "equal")
-    (_, fa), (_, fb) = widths(C6 - 1, "fixed"), widths(k6, "fixed")
+    (a, _), (b, _), (_, fa), (_, fb) = (  # (common, context) units, common + j-of-C6
+        member_widths([j], C6, r.hidden[C6], r.reln_width, "total", common)
+        for common in ("equal", "fixed")
+        for j in (C6 - 1, k6)
+    )
     F = r.form_move
     kit.glue_many(
         "mc",
@@ -101,8 +100,7 @@ def _glue(r) -> None:
 
 
 def _fit_value(fits: dict) -> dict:
-    """``best_reln``'s value under one width setting: per C every member's gap, the
-    ReLU network's seed spread and each trained member's own and its race's gap."""
+    """``best_reln``'s value under one width setting, per C."""
     value = {f"C{C}": {**f.gaps, "seed spread": f.relu_spread} for C, f in fits.items()}
     for C, f in fits.items():
         if f.trained:
@@ -130,35 +128,6 @@ def _records(r) -> list[tuple]:
         out.append(("race_follows_reln", Evidence(max(sim.values()), criterion="gap")))
     widths = {S[k]: _fit_value(F[k]) for k in ("common", "rule")}
     out.append(("best_reln", Evidence(_fit_value(P)).varied("width", widths)))
-    values = _note_values(r, sim)
-    return [(name, evidence, values) for name, evidence in out]
-
-
-def _census_records(r) -> tuple:
-    """The census by class, the functional census and the fraction of contexts served,
-    per C at the end of training (the census and the fraction as evidence with their
-    largest seed spread)."""
-    census, functional, fraction = {}, {}, {}
-    for C in r.CS:
-        by_k, frac, ks = r.BY_K[C][:, -1], r.FRAC[C][:, -1], range(1, C + 1)
-        census[f"C{C}"] = {f"k{k}": kit.med(by_k[:, k]) for k in ks}
-        census[f"C{C}"]["seed spread"] = max(seed_spread(by_k[:, k]) for k in ks)
-        functional[f"C{C}"] = {f"k{k}": kit.med(r.FUNC[C][:, -1, k]) for k in ks}
-        functional[f"C{C}"]["snap change"] = kit.med(r.snap[C][:, -1])
-        fraction[f"C{C}"] = {
-            "median": kit.med(frac),
-            "seed spread": seed_spread(frac),
-            "(C-1)/C": (C - 1) / C,
-            "one-hot contexts": kit.med(onehot_fraction(r.onehot, C, frac)),
-        }
-    census = Evidence(census, spread=max(v["seed spread"] for v in census.values()))
-    spread = max(v["seed spread"] for v in fraction.values())
-    return census, functional, Evidence(fraction, spread=spread)
-
-
-def _note_values(r, sim: dict) -> dict:
-    """The values the notes' templates name (``sim``: per C the paper's ReLN's gap)."""
-    F, S, P = r.fits, r.SETTINGS, r.fits["primary"]
     peak = {
         C: int(np.argmax(np.median(r.BY_K[C][:, -1, 1:C], axis=0))) + 1 for C in r.CS
     }
@@ -166,7 +135,7 @@ def _note_values(r, sim: dict) -> dict:
     trained = sorted({C for C, f in P.items() if f.trained})
     moved = {k: [C for C in P if P[C].ties != F[k][C].ties] for k in ("common", "rule")}
     values = dict(S=S, form=r.race_form, other=r.other_form, move=r.form_move)
-    return values | dict(
+    values |= dict(
         n_seeds=len(r.seeds),
         noise=NOISE_MULTIPLE,
         agree=", ".join(f"C{C} {race_peak[C] == peak[C]}" for C in r.race),
@@ -190,6 +159,27 @@ def _note_values(r, sim: dict) -> dict:
             for k, Cs in moved.items()
         ),
     )
+    return [(name, evidence, values) for name, evidence in out]
+
+
+def _census_records(r) -> tuple:
+    """The census by class, through the function and the fraction served, per C."""
+    census, functional, fraction = {}, {}, {}
+    for C in r.CS:
+        by_k, frac, ks = r.BY_K[C][:, -1], r.FRAC[C][:, -1], range(1, C + 1)
+        census[f"C{C}"] = {f"k{k}": kit.med(by_k[:, k]) for k in ks}
+        census[f"C{C}"]["seed spread"] = max(seed_spread(by_k[:, k]) for k in ks)
+        functional[f"C{C}"] = {f"k{k}": kit.med(r.FUNC[C][:, -1, k]) for k in ks}
+        functional[f"C{C}"]["snap change"] = kit.med(r.snap[C][:, -1])
+        fraction[f"C{C}"] = {
+            "median": kit.med(frac),
+            "seed spread": seed_spread(frac),
+            "(C-1)/C": (C - 1) / C,
+            "one-hot contexts": kit.med(onehot_fraction(r.onehot, C, frac)),
+        }
+    census = Evidence(census, spread=max(v["seed spread"] for v in census.values()))
+    spread = max(v["seed spread"] for v in fraction.values())
+    return census, functional, Evidence(fraction, spread=spread)
 
 
 def _width_reading(r) -> str:
@@ -249,9 +239,7 @@ SUMMARY = [
 
 
 def _class_line(C: int, med: float, spread: float, by_k, tie, race) -> str:
-    """The answer's line at ``C``: the fraction (median, seed spread), the heaviest
-    class (also the ``race``'s, if raced) and the nearest ReLN and those tied with it
-    (``tie``, nearest first, if fitted) against the heaviest class and the paper's."""
+    """The answer's line at ``C`` (``tie``: the tied ReLNs, nearest first, or None)."""
     peak = int(np.argmax(np.median(np.asarray(by_k)[:, -1, 1:C], axis=0))) + 1
     paper, heavy = family_name([C - 1], C), family_name([peak], C)
     line = (
