@@ -214,35 +214,27 @@ def _record_elbow(r: Runs, pm: Params) -> dict:
 def _gdln(r: Runs, pm: Params) -> dict:
     """Glue of the GDLNs against the ReLU trainings: per start and construction, when
     the runs reach the last loss level, and the K = 4 clustering's sensitivity."""
-    rows, m_main, m = r.starts.rows, r.starts.m[pm.init], r.m_paper
+    rows, mi, m = r.starts.rows, r.starts.m[pm.init], r.m_paper
     best = min(rows, key=lambda i: rows[i]["gap_k4"])
     gaps = [x["gap_k4"] for x in rows.values()]
     moves = max(gaps) - min(gaps) <= rulebook.CLEARLY * min(gaps)
-    matched = r.starts.points["matched"][4].loss
-    # the last loss level's epoch in the K = 4 and 3 GDLN runs (all starts)
-    reach = {
-        K: [
-            measures.level_times(L)[-1]
-            for d in r.starts.points.values()
-            for L in d[K].loss
-        ]
-        for K in (4, 3)
-    }
+    matched, b = r.starts.points["matched"][4].loss, rows[best]
+    # the epoch of the last loss level in the K = 4 and 3 GDLN runs (all starts)
+    pts = r.starts.points.values()
+    curves = {K: [L for d in pts for L in d[K].loss] for K in (4, 3)}
+    reach = {K: [measures.level_times(L)[-1] for L in c] for K, c in curves.items()}
     relu_last = [measures.level_times(L)[-1] for L in r.elbow.relu_loss]
     sens = {g: [x[-1] for x in r.sensitivity if x[0] == g] for g in ("seeds", "alone")}
     subsets = [x for x in r.sensitivity if x[0] == "subsets"]
     return {
-        "gap_k4": m_main.value, "gap_k3": m_main.alternative,
-        "gap_spread": m_main.spread,
-        "gap_spread_2x": rulebook.NOISE_MULTIPLE * m_main.spread,
+        "gap_k4": mi.value, "gap_k3": mi.alternative, "gap_spread": mi.spread,
+        "gap_spread_2x": rulebook.NOISE_MULTIPLE * mi.spread,
         "gap_verdict": rows[pm.init]["verdict"], "elbow_init": pm.init,
         "epochs": pm.epochs, "best_init": best,
         "init_moves": "little" if moves else "much",
-        "best_init_gap": rows[best]["gap_k4"],
-        "best_init_verdict": rows[best]["verdict"],
-        "best_init_final": rows[best]["final_loss_k4"],
-        "relu_t_last": np.nanmedian(relu_last),
-        "last_level": 100 * measures.LEVELS[-1],
+        "best_init_gap": b["gap_k4"], "best_init_verdict": b["verdict"],
+        "best_init_final": b["final_loss_k4"],
+        "relu_t_last": np.nanmedian(relu_last), "last_level": 100 * measures.LEVELS[-1],
         **{f"k{K}_reach": _of(np.isfinite(t)) for K, t in reach.items()},
         **{f"variant_gap{i}": v for i, v in enumerate(r.constructions.gaps)},
         "gap_k4_matched": measures.match(r.elbow.relu_loss, matched).value,
