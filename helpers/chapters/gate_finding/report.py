@@ -86,6 +86,12 @@ def _of(flags) -> str:
     return f"{sum(flags)} of {len(flags)}"
 
 
+def _others(r: Runs, pm: Params) -> list[tuple[str, Elbow]]:
+    """The elbow of each construction but the record's, with its words."""
+    c0 = pm.construction
+    return [(construction_words(c, pm.init), e) for c, e in r.elbows.items() if c != c0]
+
+
 def _k_min(Ks, errors) -> int:
     """The K of the least error."""
     return Ks[int(np.argmin(errors))]
@@ -191,6 +197,10 @@ def _record_elbow(r: Runs, pm: Params) -> dict:
     KS, e = list(main.Ks), np.asarray(main.errors, float)
     bends = dict(zip(KS[1:-1], _bends(main)))
     k3 = [patterns(t.runner_up, r.ds) for t in r.ties if t.K == 3]
+    tie = rulebook.KMEANS_TIE  # the ties in words ([rulebook-ties])
+    ties = "; ".join(
+        kit.prose(GF, "tie", **_tied(t, r), tie=tie, best_k=t.best_k) for t in r.ties
+    ) or kit.prose(GF, "no_tie", tie=tie)
     per = {}
     for c, el in r.elbows.items():
         per[f"{c}_k"], per[f"{c}_k_within"] = int(el.best_k), int(el.best_k_within)
@@ -206,7 +216,7 @@ def _record_elbow(r: Runs, pm: Params) -> dict:
         "main_restarts": ", ".join(
             f"K = {k} ({_n_restarts(n)})" for n, k in sorted(r.restart_ks.items())
         ),
-        "kmeans_tie": rulebook.KMEANS_TIE, "ties": _tie_words(r),
+        "kmeans_tie": tie, "ties": ties,
         "k3_runner_up": k3[0] if k3 else "none within KMEANS_TIE",
     }  # fmt: skip
 
@@ -291,16 +301,6 @@ def _bends(e: Elbow) -> np.ndarray:
     return le[:-2] - 2 * le[1:-1] + le[2:]
 
 
-def _tie_words(r: Runs) -> str:
-    """The k-means ties in words ([rulebook-ties])."""
-    tie = rulebook.KMEANS_TIE
-    if not r.ties:
-        return kit.prose(GF, "no_tie", tie=tie)
-    return "; ".join(
-        kit.prose(GF, "tie", **_tied(t, r), tie=tie, best_k=t.best_k) for t in r.ties
-    )
-
-
 def _tied(t, r: Runs) -> dict:
     """A tie's values for the ``optimum`` variants' names."""
     return dict(K=t.K, runner_up=patterns(t.runner_up, r.ds), excess=100 * t.excess)
@@ -317,10 +317,8 @@ def _said(r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
             for c, e in r.elbows.items()
         ),
         others="; ".join(
-            f"{construction_words(c, pm.init)}: "
-            + joined(f"{K}: {x:.3g}" for K, x in zip(e.Ks, e.errors))
-            for c, e in r.elbows.items()
-            if c != pm.construction
+            f"{w}: " + joined(f"{K}: {x:.3g}" for K, x in zip(e.Ks, e.errors))
+            for w, e in _others(r, pm)
         ),
         final=kit.med(r.constructions.paper_loss[:, -1]),
         other="Another" if any(x["verdict"] != v for x in r.starts.rows.values())
@@ -357,11 +355,7 @@ def _records(rec, r: Runs, pm: Params, said: dict) -> dict:
         for n, k in sorted(r.restart_ks.items())
         if n != pm.n_init
     }
-    others = {
-        construction_words(c, pm.init): int(e.best_k)
-        for c, e in r.elbows.items()
-        if c != pm.construction
-    }
+    others = {w: int(e.best_k) for w, e in _others(r, pm)}
     seeds = {f"GDLN seed {s} alone": int(k) for s, k in enumerate(main.best_k_seed)}
     rule2 = "elbow: the smallest K within a factor 2 of the best error"
     ev_k = (  # choices in alphabetical order, as the records store them
@@ -414,11 +408,7 @@ def report(rec, runs: Runs, params: Params) -> dict:
     g = _records(rec, r, pm, _said(r, pm, mismatch, glued))
     rec.save()
     ok = [i for i, x in r.starts.rows.items() if x["verdict"] == "reproduced"]
-    others = [
-        kit.prose(GF, "other", words=construction_words(c, pm.init), k=e.best_k)
-        for c, e in r.elbows.items()
-        if c != pm.construction
-    ]
+    others = [kit.prose(GF, "other", words=w, k=e.best_k) for w, e in _others(r, pm)]
     closing = kit.prose(
         GF, "closing", **glued,
         v_k4=g["k4_patterns"]["verdict"], v_best=g["best_k"]["verdict"],

@@ -104,20 +104,16 @@ def restarts(by_restarts: dict, n_init: int, best_k: int, errors, Ks, cl3, ds) -
 
 def init(rows: dict, spread: float, relu_loss) -> str:
     """The elbow's K = 4 GDLN under each start (``ch.compare_starts(...).rows``)."""
-    out = [
-        (c, f"{r['gap_k4']:.3f}", f"{r['gap_k3']:.3f}", f"{r['output_mse_k4']:.3g}",
-         f"{r['final_loss_k4']:.3g}", r["verdict"])
-        for c, r in rows.items()
-    ]  # fmt: skip
+    keys = ("gap_k4", "gap_k3", "output_mse_k4", "final_loss_k4", "verdict")
+    out = [(c, *(r[k] for k in keys)) for c, r in rows.items()]
     out.append(
-        ("*two ReLU trainings*", f"{spread:.3f}", "", "",
-         f"{np.median(relu_loss[:, -1]):.3g}", "")
-    )  # fmt: skip
+        ("*two ReLU trainings*", spread, "", "", np.median(relu_loss[:, -1]), "")
+    )
     headers = (
         "K = 4 GDLN started by | time gap K = 4 | time gap K = 3 (alternative) | "
         "output MSE K = 4 | final loss K = 4 (median) | verdict"
     )
-    return kit.table(out, headers)
+    return kit.table(out, headers, floatfmt=[None, ".3f", ".3f", ".3g", ".3g", None])
 
 
 def constructions(cons: Constructions, matched, relu_loss, init_std) -> str:
@@ -169,14 +165,12 @@ def xor_init(small: dict, large: dict, std_small: float, std_large: float) -> st
         for r, std in ((small[eps], std_small), (large[eps], std_large)):
             G = r["samples"].run.records["gates"][0]  # units keeping their gating
             kept = np.mean(np.all(G[:, 0] == G[:, -1], axis=-1))
-            rows.append(
-                (eps, f"{std:.1e}", r["k"], joined(r["patterns"]), f"{kept:.2f}")
-            )
+            rows.append((eps, std, r["k"], joined(r["patterns"]), kept))
     headers = (
         "eps | init std | elbow K* | binarised centroids at K* | "
         "units keeping their initial gating"
     )
-    return kit.table(rows, headers)
+    return kit.table(rows, headers, floatfmt=[None, ".1e", None, None, ".2f"])
 
 
 def depth(d: Depth) -> str:
