@@ -60,10 +60,13 @@ def _node(ax, x, y, w, h, units, fc, vertical=True):
     ax.plot(cx, cy, "o", ms=6, mfc="w", mec="0.3", mew=0.8)
 
 
-def _edge(ax, p0, p1, color):
+def _edge(ax, p0, p1, c, t: float, label: str) -> None:
+    """An arrow from ``p0`` to ``p1`` in colour ``c``, ``label`` above ``t`` of it."""
     arrow = FancyArrowPatch(p0, p1, arrowstyle="-|>", mutation_scale=9,
-                            color=color, lw=1.3, shrinkA=0, shrinkB=0)  # fmt: skip
+                            color=c, lw=1.3, shrinkA=0, shrinkB=0)  # fmt: skip
     ax.add_patch(arrow)
+    lx, ly = _along(p0, p1, t)
+    ax.text(lx, ly + 0.02, label, ha="center", va="bottom", fontsize=9, color=c)
 
 
 def _along(p0, p1, t):
@@ -94,20 +97,13 @@ def _draw_pathway(ax, k: int, y: float, c, h_node: float) -> None:
     ax.text(_X_H, y + h_node / 2 + 0.015, f"pathway $p = {k}$", ha="center",
             va="bottom", fontsize=8, color=c)  # fmt: skip
     a, b = (_X_IN + 0.03, _Y_MID), (_X_H - 0.065, y)
-    _edge(ax, a, b, c)
-    lx, ly = _along(a, b, 0.4)
-    ax.text(lx, ly + 0.02, f"$W_1^{{({k})}}$", ha="center", va="bottom",
-            fontsize=9, color=c)  # fmt: skip
+    _edge(ax, a, b, c, 0.4, f"$W_1^{{({k})}}$")
     gx, gy = _along(a, b, 0.8)
     ax.plot(gx, gy, "o", ms=15, mfc="w", mec=c, mew=1.6, zorder=3)
     ax.text(gx, gy, "$g$", ha="center", va="center", fontsize=8, zorder=4)
     ax.text(gx, gy - 0.045, f"$g_{{{k}}}(x)$", ha="center", va="top",
             fontsize=8)  # fmt: skip
-    a, b = (_X_H + 0.065, y), (_X_OUT - 0.03, _Y_MID)
-    _edge(ax, a, b, c)
-    lx, ly = _along(a, b, 0.5)
-    ax.text(lx, ly + 0.02, f"$W_2^{{({k})}}$", ha="center", va="bottom",
-            fontsize=9, color=c)  # fmt: skip
+    _edge(ax, (_X_H + 0.065, y), (_X_OUT - 0.03, _Y_MID), c, 0.5, f"$W_2^{{({k})}}$")
 
 
 def _draw_gates(axg, G, colors) -> None:
@@ -117,9 +113,8 @@ def _draw_gates(axg, G, colors) -> None:
     for p in range(n_p):
         table[p, G[p] == 1] = (*colors[p][:3], 0.6)
     axg.imshow(table, aspect="equal")
-    for p in range(n_p):
-        for i in range(n_i):
-            axg.text(i, p, str(G[p, i]), ha="center", va="center", fontsize=9)
+    for (p, i), g in np.ndenumerate(G):
+        axg.text(i, p, str(g), ha="center", va="center", fontsize=9)
     for v in np.arange(n_i + 1) - 0.5:
         axg.axvline(v, color="0.4", lw=0.6)
     for v in np.arange(n_p + 1) - 0.5:
@@ -128,8 +123,7 @@ def _draw_gates(axg, G, colors) -> None:
     axg.set_xticks(range(n_i), [f"$x^{{{i + 1}}}$" for i in range(n_i)])
     axg.set_yticks(range(n_p), [f"$p = {p + 1}$" for p in range(n_p)])
     axg.tick_params(length=0)
-    for side in axg.spines.values():
-        side.set_visible(False)
+    axg.spines[:].set_visible(False)
     axg.set_xlabel("datapoint $x^i$")
     axg.set_title("gates $g_p(x^i)$: 1 on, 0 off", fontsize=10)
     axg.text(0.5, -0.3,
@@ -140,9 +134,7 @@ def _draw_gates(axg, G, colors) -> None:
 def svd(ds, modes):
     """Fig. ``fig-bg-svd``: the dataset ``ds`` and the SVD ``modes`` of its
     input-output correlation."""
-    _, axes = plt.subplots(
-        1, 4, figsize=(10, 3.2), gridspec_kw={"width_ratios": [4] * 4}
-    )
+    _, axes = plt.subplots(1, 4, figsize=(10, 3.2))
     panels = [(ds.Y, "$Y$ (features x items)"), (modes.U, "$U$"),
               (np.diag(modes.s), "$S$"), (modes.V.T, "$V^T$")]  # fmt: skip
     for ax, (M, title) in zip(axes, panels):

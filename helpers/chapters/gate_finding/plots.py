@@ -62,9 +62,8 @@ def emergence(samples, share_t, patterns):
     (fig-gate_finding-emergence)."""
     colors = [figures.PALETTE[c] for c in ("common", "mixed", "linear", "prediction")]
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
-    for k in range(len(share_t)):
-        label = f"cluster {patterns[k]}"
-        ax.plot(samples.epochs, share_t[k], color=colors[k], lw=1.8, label=label)
+    for share, c, p in zip(share_t, colors, patterns):
+        ax.plot(samples.epochs, share, color=c, lw=1.8, label=f"cluster {p}")
     ax.set(xlabel="epoch", ylabel="share of hidden units", ylim=(0, 1))
     ax2 = ax.twinx()
     loss = samples.run.loss.mean(0)

@@ -11,18 +11,36 @@ from ...core.measures import match
 from .clusterings import Depth, context_strings, item_dependent
 from .gdlns import Constructions
 
+XOR_RELNS = {"0110,1001": "linear ReLN", "0001,0010,0100,1000": "XoR ReLN"}
+EPS_STAR = float(np.sqrt(2 / 3))
 
-def _shares(cl) -> str:
-    return ", ".join(f"{w:.2f}" for w in cl.shares)
+
+def joined(values, fmt: str = "") -> str:
+    """``values``, each formatted with ``fmt``, comma-separated."""
+    return ", ".join(format(v, fmt) for v in values)
+
+
+def patterns(cl, ds) -> str:
+    """A clustering's context-level strings, comma-separated."""
+    return joined(context_strings(cl, ds))
+
+
+def _clustering(cl, ds) -> tuple[str, str]:
+    """A clustering's context-level strings and its shares."""
+    return patterns(cl, ds), joined(cl.shares, ".2f")
+
+
+def _losses(curve) -> str:
+    """A loss curve at epoch 3000 and at its end."""
+    return f"{curve[3000]:.3g} / {curve[-1]:.3g}"
 
 
 def clusterings(by_k, ds) -> str:
     """Each K's binarised centroids, shares and k-means objective."""
     rows = [
-        (K, ", ".join(context_strings(p.clustering, ds)), _shares(p.clustering),
-         f"{p.clustering.inertia:.4g}")
+        (K, *_clustering(p.clustering, ds), f"{p.clustering.inertia:.4g}")
         for K, p in by_k.items()
-    ]  # fmt: skip
+    ]
     headers = "K | binarised centroids (context level) | shares | k-means objective"
     return kit.table(rows, headers)
 
@@ -31,21 +49,17 @@ def elbow(Ks, errors, gaps, by_k, relu_curve, other=None) -> str:
     """Fig. 9 in numbers: output error, time gap and loss of each K's GDLN;
     ``other``: ``(name, errors)`` of another construction, a column beside."""
     rows = [
-        (K, f"{errors[i]:.3g}", f"{gaps[K].value:.3f}",
-         f"{by_k[K].loss[0, 3000]:.3g} / {by_k[K].loss[0, -1]:.3g}")
+        (K, f"{errors[i]:.3g}", f"{gaps[K].value:.3f}", _losses(by_k[K].loss[0]))
         + ((f"{other[1][i]:.3g}",) if other else ())
         for i, K in enumerate(Ks)
-    ]  # fmt: skip
-    rows.append(
-        ("ReLU", "", f"{gaps[Ks[0]].spread:.3f} (two trainings)",
-         f"{relu_curve[3000]:.3g} / {relu_curve[-1]:.3g}")
-        + (("",) if other else ())
-    )  # fmt: skip
+    ]
+    relu = ("ReLU", "", f"{gaps[Ks[0]].spread:.3f} (two trainings)",
+            _losses(relu_curve))  # fmt: skip
     headers = (
         "K | output MSE {eq}`gate_finding-error` (mean over seeds) | time gap to the "
         "ReLU network (median) | GDLN loss at 3000 / end (seed 0)"
     ) + (f" | output MSE, {other[0]}" if other else "")
-    return kit.table(rows, headers)
+    return kit.table([*rows, relu + (("",) if other else ())], headers)
 
 
 def optima(found: dict, n: int) -> str:
@@ -69,17 +83,18 @@ def restarts(by_restarts: dict, n_init: int, best_k: int, errors, Ks, cl3, ds) -
 
     def row(n, k, e, retrained, cl):
         lo = int(np.argmin(e))
-        cents = ", ".join(sorted(context_strings(cl, ds), reverse=True))
+        cents = joined(sorted(context_strings(cl, ds), reverse=True))
         return (
             f"{n}", cents, f"{e[Ks.index(3)]:.3g}", f"{e[Ks.index(4)]:.3g}",
             f"{Ks[lo]} ({e[lo]:.3g})", retrained, f"{k}",
         )  # fmt: skip
 
     rows = [row(n_init, best_k, list(errors), "(the page's elbow)", cl3)]
-    for n, r in sorted(by_restarts.items()):
-        if n != n_init:
-            done = ", ".join(str(K) for K in r["retrained"]) or "none"
-            rows.append(row(n, r["best_k"], r["errors"], done, r["k3"]))
+    rows += [
+        row(n, r["best_k"], r["errors"], joined(r["retrained"]) or "none", r["k3"])
+        for n, r in sorted(by_restarts.items())
+        if n != n_init
+    ]
     headers = (
         "k-means restarts | K = 3 centroids | error K = 3 | error K = 4 | "
         "lowest error at K | K retrained | elbow K*"
@@ -89,38 +104,31 @@ def restarts(by_restarts: dict, n_init: int, best_k: int, errors, Ks, cl3, ds) -
 
 def init(rows: dict, spread: float, relu_loss) -> str:
     """The elbow's K = 4 GDLN under each start (``ch.compare_starts(...).rows``)."""
-    out = [
-        (c, f"{r['gap_k4']:.3f}", f"{r['gap_k3']:.3f}", f"{r['output_mse_k4']:.3g}",
-         f"{r['final_loss_k4']:.3g}", r["verdict"])
-        for c, r in rows.items()
-    ]  # fmt: skip
+    keys = ("gap_k4", "gap_k3", "output_mse_k4", "final_loss_k4", "verdict")
+    out = [(c, *(r[k] for k in keys)) for c, r in rows.items()]
     out.append(
-        ("*two ReLU trainings*", f"{spread:.3f}", "", "",
-         f"{np.median(relu_loss[:, -1]):.3g}", "")
-    )  # fmt: skip
+        ("*two ReLU trainings*", spread, "", "", np.median(relu_loss[:, -1]), "")
+    )
     headers = (
         "K = 4 GDLN started by | time gap K = 4 | time gap K = 3 (alternative) | "
         "output MSE K = 4 | final loss K = 4 (median) | verdict"
     )
-    return kit.table(out, headers)
+    return kit.table(out, headers, floatfmt=[None, ".3f", ".3f", ".3g", ".3g", None])
 
 
 def constructions(cons: Constructions, matched, relu_loss, init_std) -> str:
     """The K = 4 GDLN under each construction, below the elbow's K = 4 point started
     ``matched``."""
-    specs, built, gaps, m4 = cons.specs, cons.built, cons.gaps, matched
+    built = zip(["", "", "Section 4 ReLN"], cons.specs, cons.built, cons.gaps)
     rows = [
         ("K = 4 GDLN (matched)", "binarised", "by share", "1 x ReLU", "all inputs",
-         f"{m4.output_mse:.3g}", f"{match(relu_loss, m4.loss).value:.3f}",
-         f"{m4.loss[0, 3000]:.3g} / {m4.loss[0, -1]:.3g}")
+         f"{matched.output_mse:.3g}", f"{match(relu_loss, matched.loss).value:.3f}",
+         _losses(matched.loss[0]))
+    ] + [
+        (name, g, w, f"{sv / init_std:.0f} x ReLU", "items" if io else "all inputs",
+         f"{mse:.3g}", f"{gap:.3f}", _losses(L[0]))
+        for name, (g, w, sv, io), (mse, _, L, _), gap in built
     ]  # fmt: skip
-    names = ["", "", "Section 4 ReLN"]
-    for name, (g, w, sv, io), (mse, _, L, _), gap in zip(names, specs, built, gaps):
-        rows.append(
-            (name, g, w, f"{sv / init_std:.0f} x ReLU",
-             "items" if io else "all inputs", f"{mse:.3g}", f"{gap:.3f}",
-             f"{L[0, 3000]:.3g} / {L[0, -1]:.3g}")
-        )  # fmt: skip
     headers = (
         " | gates | widths | context pathways' init | context pathways see | "
         "output MSE | time gap to the ReLU network | loss at 3000 / end (seed 0)"
@@ -131,24 +139,16 @@ def constructions(cons: Constructions, matched, relu_loss, init_std) -> str:
 def sensitivity(rows) -> str:
     """The K = 4 clustering under other seeds and samples
     (``ch.clustering_sensitivity``)."""
-    out = [
-        (label, rs, ", ".join(p), ", ".join(f"{w:.2f}" for w in s))
-        for _, label, rs, p, s, _ in rows
-    ]
+    out = [(label, rs, joined(p), joined(s, ".2f")) for _, label, rs, p, s, _ in rows]
     headers = "samples used | random_state | K = 4 binarised centroids | shares"
     return kit.table(out, headers)
-
-
-XOR_RELNS = {"0110,1001": "linear ReLN", "0001,0010,0100,1000": "XoR ReLN"}
-EPS_STAR = float(np.sqrt(2 / 3))
 
 
 def xor(results: dict) -> str:
     """Algorithm 1's elbow and centroids on the XoR networks, per margin."""
     rows = [
         (eps, "below" if eps < EPS_STAR else "above", r["k"], r["k_within"],
-         ", ".join(r["patterns"]),
-         XOR_RELNS.get(",".join(sorted(r["patterns"])), "mixed"))
+         joined(r["patterns"]), XOR_RELNS.get(",".join(sorted(r["patterns"])), "mixed"))
         for eps, r in sorted(results.items())
     ]  # fmt: skip
     headers = (
@@ -165,25 +165,21 @@ def xor_init(small: dict, large: dict, std_small: float, std_large: float) -> st
         for r, std in ((small[eps], std_small), (large[eps], std_large)):
             G = r["samples"].run.records["gates"][0]  # units keeping their gating
             kept = np.mean(np.all(G[:, 0] == G[:, -1], axis=-1))
-            rows.append(
-                (eps, f"{std:.1e}", r["k"], ", ".join(r["patterns"]), f"{kept:.2f}")
-            )
+            rows.append((eps, std, r["k"], joined(r["patterns"]), kept))
     headers = (
         "eps | init std | elbow K* | binarised centroids at K* | "
         "units keeping their initial gating"
     )
-    return kit.table(rows, headers)
+    return kit.table(rows, headers, floatfmt=[None, ".1e", None, None, ".2f"])
 
 
 def depth(d: Depth) -> str:
     """The depth network's clusterings, both layers."""
-    clus_d1, clus_d2, ds = d.layer1, d.layer2, d.ds
     rows = [
-        (layer, K, ", ".join(context_strings(cl, ds)), _shares(cl),
-         item_dependent(cl, ds))
-        for layer, clus in ((1, clus_d1), (2, clus_d2))
+        (layer, K, *_clustering(cl, d.ds), item_dependent(cl, d.ds))
+        for layer, clus in ((1, d.layer1), (2, d.layer2))
         for K, cl in clus.items()
-    ]  # fmt: skip
+    ]
     headers = (
         "layer | K | binarised centroids (context level) | shares | "
         "item-dependent centroids"
@@ -199,12 +195,8 @@ def depth_elbow(points, k_max: int, ds, samples) -> str:
     e = [p.output_mse for p in points]
     k = elbow_k(range(1, k_max + 1), e)
     return kit.prose(
-        "gate_finding",
-        "depth_elbow",
-        k_max=k_max,
-        errors=", ".join(f"{v:.3g}" for v in e),
-        k=k,
-        centroids=", ".join(context_strings(points[k - 1].clustering, ds)),
-        losses=", ".join(f"{p.loss[0, -1]:.3g}" for p in points),
+        "gate_finding", "depth_elbow", k_max=k_max, errors=joined(e, ".3g"), k=k,
+        centroids=patterns(points[k - 1].clustering, ds),
+        losses=joined((p.loss[0, -1] for p in points), ".3g"),
         relu=samples.run.loss[0, -1],
-    )
+    )  # fmt: skip
