@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
@@ -30,11 +29,6 @@ class Results:
 
     def title(self, name: str) -> str:
         return self.manifest["experiments"][name]["title"]
-
-    @cached_property
-    def conventions(self) -> dict:
-        """:func:`~.experiments.conventions` of the runs."""
-        return conventions(self.runs)
 
 
 def _prose(name: str, **values) -> str:
@@ -131,13 +125,13 @@ def _runs_table(res: Results) -> str:
     )
 
 
-def _conventions_table(res: Results) -> str:
+def _conventions_table(res: Results, conv: dict) -> str:
     rows = [
         [name, f"{v['first_ratio']:.6f}", f"{v['target_ratio']:.6f}",
          f"{c.gap:.4f}", f"{v['shift_gap']:.4f}",
          f"{c.final_theirs:.3g}, {c.final_ours:.3g}"]
         for name, r in res.runs.items()
-        for c, v in [(r.comparison, res.conventions[name])]
+        for c, v in [(r.comparison, conv[name])]
     ]  # fmt: skip
     headers = "experiment | first loss: scripts / engine | scripts / (1/2 ‖Y‖²) | "
     headers += "ReLU gap | gap without the one-epoch shift | "
@@ -166,9 +160,8 @@ def _headline_table(res: Results, recs: dict) -> str:
     )
 
 
-def _closing(res: Results, recs: dict) -> str:
+def _closing(res: Results, recs: dict, conv: dict) -> str:
     comp = {n: r.comparison for n, r in res.runs.items()}
-    conv = res.conventions
     failed = [k for k, r in recs.items() if r["verdict"] != "check"]
     noise = {n: c.gap / min(c.spread_theirs, c.spread_ours) for n, c in comp.items()}
     worst = max(noise, key=noise.get)
@@ -319,10 +312,11 @@ def report(rec, results: Results) -> dict:
         (f"{results.title(n)}: {_CLAIMS[k]}", "—", recs[f"{k}_{n}"]) for k, n in kinds
     ]
     rec.save()
+    conv = conventions(results.runs)
     return {
-        "runs": _runs_table(results), "conventions": _conventions_table(results),
+        "runs": _runs_table(results), "conventions": _conventions_table(results, conv),
         "headline": _headline_table(results, recs), "claims": claims_table(claims),
-        "closing": _closing(results, recs),
+        "closing": _closing(results, recs, conv),
         "same_start": _same_start_table(results, recs),
         "same_start_text": _same_start_text(results, recs),
     }  # fmt: skip
