@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...book import crosscheck, progress
+from ...book import crosscheck, kit, progress
 from ...core.measures import bootstrap_interval
 from .comparison import gap_matrix, pair_gaps, pair_spread, span
 from .experiments import SpreadCheck, setup
@@ -90,35 +90,12 @@ def script_spread(name: str, check: SpreadCheck, out=crosscheck.RUNS) -> ScriptS
 
 def script_spread_text(title: str, r: ScriptSpread) -> str:
     """The paragraph on where the two spreads part (:class:`ScriptSpread` ``r``)."""
-    n = len(r.seeds)
-    chance = r.p >= 0.05
-    return (
-        f"**{title}, on every stored run of the script.** On their first "
-        f"{REVIEW_RUNS} seeds the script's ReLU spread is {r.first[0]:.4f} and the "
-        f"engine's {r.first[1]:.4f} (ratio {r.first[1] / r.first[0]:.2f}). The "
-        f"script's runs are stored for {n} seeds: their spread is {r.theirs:.4f} "
-        f"{span(r.theirs_interval)}. "
-        f"The engine started from the very weights the script draws for those {n} "
-        f"seeds gives {r.same:.4f} {span(r.same_interval)} (its largest time gap to "
-        f"the script's run of the same seed {r.same_gap:.4f}): training, loss "
-        "normalisation, float32, step size, number of epochs and the spread's "
-        "estimator are the same in both, so what separates the two implementations' "
-        "spreads is only which initial weights are drawn. On its own "
-        f"{r.ours_seeds} seeds the engine's spread is {r.ours:.4f} "
-        f"{span(r.ours_interval)}, {r.ours / r.theirs:.2f} times the script's. Both "
-        "draw every weight from the same normal distribution at the same standard "
-        "deviation (the script NumPy's legacy `np.random.normal`, the engine "
-        "`Generator.standard_normal` times the std): the generators differ, not the "
-        "distribution. Relabelling the "
-        f"{n + r.ours_seeds} runs at random, two groups of these sizes differ in "
-        f"spread by at least the observed {abs(r.difference):.4f} in "
-        f"{100 * r.p:.0f} % of {PERMUTATIONS} relabellings: "
-        + (
-            "the difference is within what two sets of seeds of one distribution "
-            f"give, and the larger engine spread on {REVIEW_RUNS} seeds is the chance "
-            "of the two draws, not a difference of method."
-            if chance
-            else "the difference is beyond what two sets of seeds of one "
-            "distribution usually give, and its cause is not found here."
-        )
-    )
+    why = "within" if r.p >= 0.05 else "beyond"
+    return kit.prose(
+        "authors_code", "script_spread", title=title, r=r, n=len(r.seeds),
+        runs=REVIEW_RUNS, ratio=r.first[1] / r.first[0], iv_t=span(r.theirs_interval),
+        iv_s=span(r.same_interval), iv_o=span(r.ours_interval),
+        times=r.ours / r.theirs, total=len(r.seeds) + r.ours_seeds,
+        diff=abs(r.difference), pct=100 * r.p, perms=PERMUTATIONS,
+        why=kit.prose("authors_code", f"spread_{why}_chance", runs=REVIEW_RUNS),
+    )  # fmt: skip
