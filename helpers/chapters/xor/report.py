@@ -146,18 +146,13 @@ def _follow(main, d) -> tuple[list, float, str]:
     seed spread and the slower ReLN, and whether the margin decides."""
     per = {
         f"{e:g}": {
-            "faster": str(d.faster[j]),
-            "gap": m.value,
-            "lag_percent": _pct(m.value),
-            "spread": m.spread,
-            "alternative": m.alternative,
-            "spread_interval": m.spread_interval,
-            "reln_gap": float(d.separation[j]),
-            "decides": bool(d.decides[j]),
-            "verdict": rulebook.verdict(m),
+            "faster": str(d.faster[j]), "gap": m.value, "lag_percent": _pct(m.value),
+            "spread": m.spread, "alternative": m.alternative,
+            "spread_interval": m.spread_interval, "reln_gap": float(d.separation[j]),
+            "decides": bool(d.decides[j]), "verdict": rulebook.verdict(m),
         }
         for j, (e, m) in enumerate(zip(main.eps, d.follow))
-    }
+    }  # fmt: skip
     keys, verdicts = list(per), [v["verdict"] for v in per.values()]
     j_worst = _worst(verdicts, d.follow, np.flatnonzero(d.decides))
     j_all = _worst(verdicts, d.follow, range(len(keys)))
