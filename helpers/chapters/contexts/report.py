@@ -104,17 +104,18 @@ def _glue_gating(r) -> dict:
     """The gating census, its divergences, phase and ablation."""
     gt, ctl = r.gating, r.ctl
     c, fc, div, ab = gt.census, gt.fc, gt.div, gt.ablation
+
+    def end(x):  # at the last record, in %, median over seeds
+        return 100 * med(x[:, -1])
+
     return dict(
         record_every=r.params.record_every,
-        final_mixed=100 * med(c["common"][:, -1] + c["mixed"][:, -1]),
-        final_single=100 * med(c["single"][:, -1]),
-        final_other=100 * med(c["other"][:, -1]),
-        single_010=100 * gt.single_by_ctx["010"],
-        final_itemdep=100 * med(c["item_dependent"][:, -1]),
-        final_consistency=100 * med(c["consistency"][:, -1]),
+        final_mixed=end(c["common"] + c["mixed"]), final_single=end(c["single"]),
+        final_other=end(c["other"]), single_010=100 * gt.single_by_ctx["010"],
+        final_itemdep=end(c["item_dependent"]),
+        final_consistency=end(c["consistency"]),
         peak_common=100 * gt.peak_common, split_epoch=gt.split_epoch,
-        final_common=100 * med(c["common"][:, -1]),
-        final_2of3=100 * med(c["mixed"][:, -1]),
+        final_common=end(c["common"]), final_2of3=end(c["mixed"]),
         div_relu_common=100 * div["ReLU"]["common"][0],
         div_relu_mixed=100 * div["ReLU"]["2-of-3"][0],
         div_reln_common=100 * div["ReLN"]["common"][0],
@@ -122,12 +123,10 @@ def _glue_gating(r) -> dict:
         div_reln_ctx_common=100 * div["ReLN"]["common"][1:].mean(),
         div_relu_single_ring=100 * div["ReLU"]["single"][2],
         div_reln_single_ring=100 * div["ReLN"]["single"][2],
-        snap_final=100 * med(fc["snap_change"][:, -1]),
+        snap_final=end(fc["snap_change"]),
         snap_max=100 * float(np.max(np.median(fc["snap_change"][:, 1:], 0))),
-        fsingle_final=100 * med(fc["single"][:, -1]),
-        fmixed_final=100 * med(fc["mixed"][:, -1]),
-        fcommon_final=100 * med(fc["common"][:, -1]),
-        singles_alt=100 * gt.singles_alt,
+        fsingle_final=end(fc["single"]), fmixed_final=end(fc["mixed"]),
+        fcommon_final=end(fc["common"]), singles_alt=100 * gt.singles_alt,
         phase_first=gt.phase[0], phase_last=gt.phase[1],
         phase_snap=100 * rulebook.PHASE_SNAP,
         strict_level=100 * med([d["context_level"] for d in gt.strict]),
@@ -274,21 +273,10 @@ def _records(r, glued: dict) -> list:
 
 
 def report(
-    rec,
-    params: Params,
-    task: Task,
-    relu,
-    relns: dict,
-    *,
-    losses: Losses,
-    outputs: Outputs,
-    svs: PathwayValues,
-    reps: Representations,
-    gating: Gating,
-    race: Race,
-    consts: Constants,
-    ladder: Ladder,
-) -> dict:
+    rec, params: Params, task: Task, relu, relns: dict, *, losses: Losses,
+    outputs: Outputs, svs: PathwayValues, reps: Representations, gating: Gating,
+    race: Race, consts: Constants, ladder: Ladder,
+) -> dict:  # fmt: skip
     """Write and save the records ``rec`` and the glue of the page book/contexts.md from
     its runs (``relu``, ``relns``) and what it measured of them (``losses`` ..
     ``ladder``).  Returns ``summary`` (the closing table), ``headline`` (what the
