@@ -201,8 +201,7 @@ def _switch(main, sweep, d) -> list:
     sw, eps_star, eps = d.switch, d.eps_star, main.eps
     cross, eps_x = sw["cross"], sw["eps_x"]
     t_relu = np.median(learning_times(main.relu), axis=1)
-    t_sim = {k: np.median(learning_times(main.sim[k]), 1) for k in KINDS}
-    t_fast = np.minimum(t_sim["linear"], t_sim["xor"])
+    t_fast = np.minimum(*(np.median(learning_times(main.sim[k]), 1) for k in KINDS))
     signed = (t_relu - t_fast) / t_fast
     g = dict(
         eps_x=eps_x, eps_x_spread=sw["spread"], eps_x_q25=sw["q25"],
@@ -300,8 +299,7 @@ def _checks(main, d) -> list:
         a0_lin=a0["linear"], a0_xor=a0["xor"], fraction=xor_reln.LEARNING_FRACTION,
         window_lo=window[0], window_hi=window[1],
         same_init="identical" if main.same_init else "NOT identical",
-        cf_gap=float(d.cf_gap),
-        check_gap=rulebook.CHECK_GAP,
+        cf_gap=float(d.cf_gap), check_gap=rulebook.CHECK_GAP,
         sim_slower=int(sum(np.sum(np.median(t_sim[k], 1) >= t_cf[k]) for k in KINDS)),
         n_cmp=2 * len(eps),
         sampled_vs_exact=int(
