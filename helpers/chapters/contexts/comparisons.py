@@ -72,16 +72,12 @@ def family_match(reference, curves: Mapping, kind: str):
     rivals = {
         STRATEGIES[k]: v
         for k, v in curves.items()
-        if k != kind and k != SAME_STRATEGY.get(kind)
+        if k not in (kind, SAME_STRATEGY.get(kind))
     }
-    alternative = STRATEGIES["single"] if kind != "single" else None
-    return match(
-        reference,
-        curves[kind],
-        competitors=rivals,
-        name=STRATEGIES[kind],
-        paper_alternative=alternative if alternative in rivals else None,
-    )
+    single = STRATEGIES["single"]  # the paper's alternative, where it is a rival
+    alt = single if single in rivals else None
+    kw = dict(competitors=rivals, name=STRATEGIES[kind], paper_alternative=alt)
+    return match(reference, curves[kind], **kw)
 
 
 def median_gap(A, B) -> float:

@@ -181,18 +181,13 @@ def ablation_control(
     }
 
 
-def unit_class(pattern: str, n_contexts: int) -> str:
-    """``common``, ``2-of-3`` (on in C-1 of C), ``single`` or ``other`` for a context
-    pattern such as ``'110'``."""
-    classes = {1: "single", n_contexts - 1: "2-of-3", n_contexts: "common"}
-    return classes.get(pattern.count("1"), "other")
-
-
 def division_by_class(shares: Mapping, n_contexts: int) -> dict:
-    """:func:`output_division` shares per pattern summed per :func:`unit_class`."""
+    """:func:`output_division` shares per pattern (such as ``'110'``) summed per class:
+    ``common``, ``2-of-3`` (on in C-1 of C), ``single`` or ``other``."""
+    classes = {1: "single", n_contexts - 1: "2-of-3", n_contexts: "common"}
     out = dict.fromkeys(("common", "2-of-3", "single", "other"), 0.0)
     for pat, v in shares.items():
-        out[unit_class(pat, n_contexts)] += v
+        out[classes.get(pat.count("1"), "other")] += v
     return out
 
 

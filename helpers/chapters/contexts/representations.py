@@ -83,11 +83,6 @@ def representation_similarity(Ha, Hb, k: int = 2) -> dict:
     }
 
 
-def next_seed(H) -> np.ndarray:
-    """The runs rolled by one seed (run ``s`` paired with run ``s + 1``)."""
-    return np.roll(np.asarray(H), -1, axis=0)
-
-
 @dataclass(frozen=True)
 class Representations:
     """The correspondence of the hidden representations over training (Fig. 4c)."""
@@ -104,7 +99,8 @@ def compare_representations(relu, reln, single, show_epochs, t_rec) -> Represent
     to the 7-pathway ReLN's, its next seed's and the single-context ReLN's, seed by
     seed and record by record (NaN at record 0).  Defined for book/contexts.md."""
     H_relu = relu.records["hidden"][0]
-    others = {"reln": reln.records["hidden"][0], "seed": next_seed(H_relu)}
+    # the next seed: run s paired with run s + 1
+    others = {"reln": reln.records["hidden"][0], "seed": np.roll(H_relu, -1, axis=0)}
     others["single"] = single.records["hidden"][0]
     S, R = H_relu.shape[:2]
     sims = {n: {m: np.full((S, R), np.nan) for m in SIMILARITY_METRICS} for n in others}

@@ -242,9 +242,10 @@ def switch_crossings(main) -> np.ndarray:
 
 def analyse(main, sweep, *, bootstrap, fit_u0_max) -> SimpleNamespace:
     """Every value the chapter derives from its main sweep ``main`` and sensitivity
-    ``sweep`` by the functions the page calls one by one, and ``cf_gap``: per kind
-    and margin the time gap between the closed form and the simulated ReLN (median
-    over seeds); ``fit_u0_max``: :func:`switch_fit`'s ``u0_max``."""
+    ``sweep`` by the functions the page calls one by one, ``cf_gap`` (the largest over
+    kinds and margins of the closed form's time gap to the simulated ReLN, median
+    over seeds) and ``follow_cf`` (of the ReLU network to the faster closed form, median
+    over seeds and margins); ``fit_u0_max``: :func:`switch_fit`'s ``u0_max``."""
     mode_err, diag_ok = mode_check(main.eps)
     faster, follow = follow_faster(main)
     separation = reln_separation(main, faster)
@@ -253,20 +254,20 @@ def analyse(main, sweep, *, bootstrap, fit_u0_max) -> SimpleNamespace:
     t_star = xor_reln.learning_time_crossover(a0["linear"], a0["xor"], main.lr)
     u0_main = a0["linear"] * eps_star
     kw = dict(width=main.width, u0_max=fit_u0_max, bootstrap=bootstrap)
-    cf_gap = {
-        k: np.array(
-            [
-                np.median([measures.time_gap(cf, L) for L in sim])
-                for cf, sim in zip(main.cf[k], main.sim[k])
-            ]
-        )
+    cf_gap = max(
+        np.median([measures.time_gap(cf, L) for L in sim])
         for k in KINDS
-    }
+        for cf, sim in zip(main.cf[k], main.sim[k])
+    )
+    to_faster = [
+        np.median([measures.time_gap(L, main.cf[k][j]) for L in relu])
+        for j, (k, relu) in enumerate(zip(faster, main.relu))
+    ]
     return SimpleNamespace(
         mode_err=mode_err, diag_ok=diag_ok, eps_star=eps_star, eps_star_time=t_star,
-        cf_gap=cf_gap, faster=faster, follow=follow, separation=separation,
-        decides=can_decide(follow, separation), switch=switch_stats(cross),
-        fit=switch_fit(sweep, cross, u0_main, **kw),
+        cf_gap=cf_gap, follow_cf=float(np.median(to_faster)), faster=faster,
+        follow=follow, separation=separation, decides=can_decide(follow, separation),
+        switch=switch_stats(cross), fit=switch_fit(sweep, cross, u0_main, **kw),
     )  # fmt: skip
 
 

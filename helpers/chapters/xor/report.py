@@ -44,7 +44,7 @@ def _tie_text(e, d) -> str:
         f"ε = {e} (the ReLNs {d['reln_gap']:.4f} apart, within {NM:g} × the seed "
         f"spread, {NM * d['spread']:.4f}"
     )
-    lo = (d.get("spread_interval") or (None,))[0]
+    lo = (d["spread_interval"] or (None,))[0]
     if lo is not None and d["reln_gap"] > NM * lo:
         text += (
             f"; a close call: at the low end of the spread's 90 % interval over seeds "
@@ -82,18 +82,13 @@ def _review_text(e, d, ties) -> str:
     )
 
 
-def _worst(verdicts, follow, decides) -> tuple[int | None, int]:
-    """The worst margin among those that can decide (None if none can) and of all."""
-    severity = [m.value / m.spread for m in follow]
-    counted = [rulebook.worse_end(m) for m in follow]
-    j_all = rulebook.worst_case(verdicts, severity, counted)
-    idx = np.flatnonzero(decides)
-    if not idx.size:
-        return None, j_all
-    k = rulebook.worst_case(
-        *([x[i] for i in idx] for x in (verdicts, severity, counted))
-    )
-    return int(idx[k]), j_all
+def _worst(verdicts, follow, among) -> int | None:
+    """The worst of the margins ``among`` (:func:`rulebook.worst_case`), or None."""
+    among = list(among)
+    if among:
+        cases = [(verdicts[i], follow[i].value / follow[i].spread) for i in among]
+        counted = [rulebook.worse_end(follow[i]) for i in among]
+        return int(among[rulebook.worst_case(*zip(*cases), counted)])
 
 
 def _outside(per_margin) -> str:
@@ -111,26 +106,56 @@ def _outside(per_margin) -> str:
     return " ".join(text) or "Every counted margin is within the seed noise."
 
 
+def _margins_table(per) -> str:
+    """The Markdown table of "follows the faster ReLN" margin by margin."""
+    rows = [
+        [e, v["faster"], f"{v['reln_gap']:.3f}", f"{NM * v['spread']:.3f}",
+         f"{v['gap']:.3f} ({v['lag_percent']:.1f} %)", f"{v['alternative']:.3f}",
+         v["verdict"], "yes" if v["decides"] else "no: the ReLNs are within the noise"]
+        for e, v in per.items()
+    ]  # fmt: skip
+    return kit.table(
+        rows,
+        f"ε | faster ReLN | the two ReLNs apart (time gap) | {NM:g} × seed spread | "
+        "ReLU vs the faster (lag) | ReLU vs the slower | verdict at this margin | "
+        "counted",
+    )
+
+
+def _readings(d, keys, j_worst, j_all, mid) -> Evidence:
+    """The worst counted margin's evidence (none if none can decide) and its
+    "definition" variants: every margin deciding (at its worst), each other margin
+    on its own, and a typical margin (medians over margins)."""
+    primary = Evidence(None, criterion="seed_noise", time_gap=True)
+    if j_worst is not None:
+        primary = d.follow[j_worst]
+    every = f"every margin decides, near-ties included (the worst, ε = {keys[j_all]})"
+    readings = {every: d.follow[j_all]}
+    for j, m in enumerate(d.follow):
+        if j not in (j_worst, j_all):
+            tie = "" if d.decides[j] else " (the ReLNs within the noise)"
+            readings[f"ε = {keys[j]} decides{tie}"] = m
+    typical = Evidence(**mid, criterion="seed_noise")
+    readings["a typical margin decides (medians over margins)"] = typical
+    return primary.varied("definition", readings)
+
+
 def _follow(main, d) -> tuple[list, float, str]:
     """The records, glue, noise line and margins' table of "follows the faster
     ReLN": per margin the faster ReLN, the ReLU network's time gap to it against the
     seed spread and the slower ReLN, and whether the margin decides."""
     per = {
         f"{e:g}": {
-            "faster": str(d.faster[j]),
-            "gap": m.value,
-            "lag_percent": _pct(m.value),
-            "spread": m.spread,
-            "alternative": m.alternative,
-            "spread_interval": m.spread_interval,
-            "reln_gap": float(d.separation[j]),
-            "decides": bool(d.decides[j]),
-            "verdict": rulebook.verdict(m),
-        }  # fmt: skip
+            "faster": str(d.faster[j]), "gap": m.value, "lag_percent": _pct(m.value),
+            "spread": m.spread, "alternative": m.alternative,
+            "spread_interval": m.spread_interval, "reln_gap": float(d.separation[j]),
+            "decides": bool(d.decides[j]), "verdict": rulebook.verdict(m),
+        }
         for j, (e, m) in enumerate(zip(main.eps, d.follow))
-    }
+    }  # fmt: skip
     keys, verdicts = list(per), [v["verdict"] for v in per.values()]
-    j_worst, j_all = _worst(verdicts, d.follow, d.decides)
+    j_worst = _worst(verdicts, d.follow, np.flatnonzero(d.decides))
+    j_all = _worst(verdicts, d.follow, range(len(keys)))
     mid = {
         k: kit.med([getattr(m, k) for m in d.follow])
         for k in ("value", "spread", "alternative")
@@ -138,17 +163,11 @@ def _follow(main, d) -> tuple[list, float, str]:
     ties = [_tie_text(e, v) for e, v in per.items() if not v["decides"]]
     j_max = int(np.argmax([m.value for m in d.follow]))
     counts = Counter(verdicts[k] for k in np.flatnonzero(d.decides))
-    follow_cf = np.median(
-        [
-            np.median([measures.time_gap(L, main.cf[d.faster[j]][j]) for L in relu])
-            for j, relu in enumerate(main.relu)
-        ]
-    )
     g = dict(
         worst_eps=np.nan if j_worst is None else float(main.eps[j_worst]),
         worst_verdict="no margin can decide" if j_worst is None else verdicts[j_worst],
         n_hold=counts["reproduced"], n_decide=int(np.sum(d.decides)),
-        spread=mid["spread"], alt=mid["alternative"], cf=float(follow_cf),
+        spread=mid["spread"], alt=mid["alternative"], cf=d.follow_cf,
         counts=", ".join(f"{v} at {n}" for v, n in sorted(counts.items())) or "none",
         ties="; ".join(ties) or "none: at every margin one ReLN is the faster",
         n_ties=len(ties), all_eps=float(main.eps[j_all]), all_verdict=verdicts[j_all],
@@ -158,47 +177,22 @@ def _follow(main, d) -> tuple[list, float, str]:
     )  # fmt: skip
     kit.glue_many("xor", follow=mid["value"])
     kit.glue_many("xor_follow", g)
-    primary = Evidence(None, criterion="seed_noise", time_gap=True)
     decided = "no margin can decide"
     if j_worst is not None:
-        primary = d.follow[j_worst]
         decided = (
             f"the worst of them decides, eps = {keys[j_worst]}: time gap ReLU network "
             f"vs the faster simulated ReLN (median over {main.seeds} seeds) against "
             "the two-sample seed spread, the slower ReLN as alternative"
         )
-    # the definition variants: every margin deciding (at its worst), each other
-    # margin on its own, and a typical margin (medians over margins)
-    every = f"every margin decides, near-ties included (the worst, ε = {keys[j_all]})"
-    readings = {every: d.follow[j_all]}
-    for j, m in enumerate(d.follow):
-        if j not in (j_worst, j_all):
-            tie = "" if d.decides[j] else " (the ReLNs within the noise)"
-            readings[f"ε = {keys[j]} decides{tie}"] = m
-    typical = Evidence(**mid, criterion="seed_noise")
-    readings["a typical margin decides (medians over margins)"] = typical
     plain = "; ".join(ties).replace("ε", "eps").replace("×", "x") or "none"
     values = {**g, "n_eps": len(main.eps), "nm": NM, "decided": decided}
     values |= {"ties": plain, "gap": mid["value"]}
+    ev = _readings(d, keys, j_worst, j_all, mid)
     records = [
-        (
-            "learning_time_follows_faster",
-            primary.varied("definition", readings),
-            values,
-        ),
+        ("learning_time_follows_faster", ev, values),
         ("follows_faster_per_margin", per, {"nm": NM}),
     ]
-    rows = [
-        [e, v["faster"], f"{v['reln_gap']:.3f}", f"{NM * v['spread']:.3f}",
-         f"{v['gap']:.3f} ({v['lag_percent']:.1f} %)", f"{v['alternative']:.3f}",
-         v["verdict"], "yes" if v["decides"] else "no: the ReLNs are within the noise"]
-        for e, v in per.items()
-    ]  # fmt: skip
-    headers = (
-        f"ε|faster ReLN|the two ReLNs apart (time gap)|{NM:g} × seed spread|"
-        "ReLU vs the faster (lag)|ReLU vs the slower|verdict at this margin|counted"
-    )
-    return records, NM * mid["spread"], kit.table(rows, headers.split("|"))
+    return records, NM * mid["spread"], _margins_table(per)
 
 
 def _switch(main, sweep, d) -> list:
@@ -207,8 +201,7 @@ def _switch(main, sweep, d) -> list:
     sw, eps_star, eps = d.switch, d.eps_star, main.eps
     cross, eps_x = sw["cross"], sw["eps_x"]
     t_relu = np.median(learning_times(main.relu), axis=1)
-    t_sim = {k: np.median(learning_times(main.sim[k]), 1) for k in KINDS}
-    t_fast = np.minimum(t_sim["linear"], t_sim["xor"])
+    t_fast = np.minimum(*(np.median(learning_times(main.sim[k]), 1) for k in KINDS))
     signed = (t_relu - t_fast) / t_fast
     g = dict(
         eps_x=eps_x, eps_x_spread=sw["spread"], eps_x_q25=sw["q25"],
@@ -280,12 +273,12 @@ def _sweep(main, sweep, d, sweep_widths, bootstrap, fit_u0_max) -> tuple[list, s
          f"{s['gap']:.3f}"]
         for s in sweep
     ]  # fmt: skip
-    headers = (
-        "width|init std|$u_0^*$|seeds that switch|ReLU switch (median)|"
-        "range over seeds|time gap to the faster closed form"
-    )
     limit = [("eps_crossover_relu_small_init_limit", ev, values)]
-    return limit, kit.table(rows, headers.split("|"))
+    return limit, kit.table(
+        rows,
+        "width | init std | $u_0^*$ | seeds that switch | ReLU switch (median) | "
+        "range over seeds | time gap to the faster closed form",
+    )
 
 
 def _checks(main, d) -> list:
@@ -306,8 +299,7 @@ def _checks(main, d) -> list:
         a0_lin=a0["linear"], a0_xor=a0["xor"], fraction=xor_reln.LEARNING_FRACTION,
         window_lo=window[0], window_hi=window[1],
         same_init="identical" if main.same_init else "NOT identical",
-        cf_gap=float(max(d.cf_gap[k].max() for k in KINDS)),
-        check_gap=rulebook.CHECK_GAP,
+        cf_gap=float(d.cf_gap), check_gap=rulebook.CHECK_GAP,
         sim_slower=int(sum(np.sum(np.median(t_sim[k], 1) >= t_cf[k]) for k in KINDS)),
         n_cmp=2 * len(eps),
         sampled_vs_exact=int(
