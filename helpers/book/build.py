@@ -249,13 +249,9 @@ def execute(
     _progress(f"executing {name} with parameters {params}{eta}")
     log = SCRATCH / f"{name}.progress.log"
     log.write_text("")
-    env = {  # inherited by the kernel, which imports this checkout's helpers
-        LOG_VARIABLE: str(log),
-        RESULTS_VARIABLE: str(results),
-        "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])
-        ),
-    }
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    # inherited by the kernel, which imports this checkout's helpers
+    env = {LOG_VARIABLE: str(log), RESULTS_VARIABLE: str(results), "PYTHONPATH": path}
     stop = threading.Event()
     tailing = threading.Thread(target=_tail, args=(log, name, stop), daemon=True)
     tailing.start()
@@ -263,15 +259,10 @@ def execute(
     try:
         with mock.patch.dict(os.environ, env):
             papermill.execute_notebook(
-                str(unexecuted),
-                str(out),
-                parameters=params,
-                kernel_name="python3",
-                kernel_manager_class=_kernel_manager(),
-                cwd=str(BOOK),
-                progress_bar=False,
-                log_output=False,
-            )
+                str(unexecuted), str(out), parameters=params, kernel_name="python3",
+                kernel_manager_class=_kernel_manager(), cwd=str(BOOK),
+                progress_bar=False, log_output=False,
+            )  # fmt: skip
     except Exception as exc:
         raise SystemExit(
             f"chapter {name} failed; book/ is unchanged. The partly executed "
@@ -366,15 +357,13 @@ def execute_all(
     flags = _checked(rounding.isa_flags, isa)
     if update_book and (overrides or profile != "default" or isa or record_times):
         raise SystemExit(
-            f"{_REFUSED}--update-book writes the committed book and "
-            "takes the default profile and parameters alone (no -p, --profile, --isa "
-            "or --record-times)"
+            f"{_REFUSED}--update-book writes the committed book and takes the default "
+            "profile and parameters alone (no -p, --profile, --isa or --record-times)"
         )
     if record_times and (overrides or profile == "default" or isa):
         raise SystemExit(
-            f"{_REFUSED}--record-times stores a profile's times "
-            "and takes a --profile other than default and no -p "
-            "parameters"
+            f"{_REFUSED}--record-times stores a profile's times and takes a --profile "
+            "other than default and no -p parameters"
         )
     unknown = [n for n in names if n not in CHAPTERS]
     if unknown:
@@ -387,10 +376,8 @@ def execute_all(
             )
     plan = {}  # each chapter's parameters: its profile's, then overrides it declares
     for n in names:
-        plan[n] = {
-            **PROFILES[profile].get(n, {}),
-            **{k: v for k, v in overrides.items() if k in declared[n]},
-        }
+        mine = {k: v for k, v in overrides.items() if k in declared[n]}
+        plan[n] = {**PROFILES[profile].get(n, {}), **mine}
         _checked(parameters.check, n, plan[n])
     key = run_key(profile, overrides, update_book)
     if isa:
@@ -451,8 +438,8 @@ def _site_config(root: Path) -> Path:
     buttons = {"notebook_interface": "classic"}
     if url:
         branch = os.environ.get("HASTE_REPOSITORY_BRANCH", "main")
-        config["repository"] = {**(config.get("repository") or {}), "url": url}
-        config["repository"]["branch"] = branch
+        old = config.get("repository") or {}
+        config["repository"] = {**old, "url": url, "branch": branch}
         buttons["binderhub_url"] = "https://mybinder.org"
         buttons["colab_url"] = "https://colab.research.google.com"
     else:
@@ -575,48 +562,9 @@ def pdf(root: Path | None = None) -> Path | None:
     """The whole book as one PDF, ``<site>/make-haste-slowly.pdf``
     (:mod:`helpers.book.pdf`); skipped, with a message, where Chromium is missing."""
     root = root or ROOT
-    config = root / "_build" / "_config.site.yml"
-    return pdf_module.build(
-        root,
-        _jupyter_book(root, "singlehtml", config),
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        repository=repository_url(),
-        run=run_banner(root),
-    )
-
-
-def _execution_arguments(p: argparse.ArgumentParser) -> None:
-    """The arguments of ``build`` and ``execute``."""
-    p.add_argument(
-        "chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}"
-    )
-    p.add_argument("--profile", default="default", choices=sorted(PROFILES))
-    p.add_argument(
-        "-p",
-        "--parameter",
-        nargs=2,
-        action="append",
-        default=[],
-        metavar=("NAME", "VALUE"),
-        help="a chapter parameter (VALUE read as JSON)",
-    )
-    p.add_argument(
-        "--update-book",
-        action="store_true",
-        help="maintainers: a default execution replaces book/<chapter>.ipynb and "
-        "its records (otherwise every execution is a run)",
-    )
-    p.add_argument(
-        "--isa",
-        choices=rounding.ISAS,
-        help="limit XLA's CPU code to this instruction set (another machine's "
-        "rounding): a run of its own",
-    )
-    p.add_argument(
-        "--record-times",
-        action="store_true",
-        help="store a profile's chapter times in book/stats/execution.json",
-    )
+    cmd = _jupyter_book(root, "singlehtml", root / "_build" / "_config.site.yml")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return pdf_module.build(root, cmd, env, repository_url(), run_banner(root))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -627,74 +575,62 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="<command>")
-    for cmd, help_ in (
-        ("build", "execute every chapter (or those named), then build the site"),
-        (
-            "execute",
-            "execute chapters (default parameters update book/; others: a run)",
-        ),
+
+    def command(name: str, text: str):
+        return sub.add_parser(name, help=text).add_argument
+
+    run = "execute chapters (default parameters update book/; others: a run)"
+    for add in (
+        command("build", "execute every chapter (or those named), then build the site"),
+        command("execute", run),
     ):
-        _execution_arguments(sub.add_parser(cmd, help=help_))
-    s = sub.add_parser("site", help="build the site (and its PDF) of the book or a run")
-    s.add_argument("--from", dest="source", help="a run folder (_build/runs/...)")
-    d = sub.add_parser("drift", help="compare records with the committed ones")
-    d.add_argument("--results", default=str(BOOK / "results"), help="records to check")
-    d.add_argument(
-        "--against", default="HEAD", help="git revision of the committed records"
-    )
-    nb = sub.add_parser(
-        "notebook",
-        help="an unpaired working copy of a chapter for JupyterLab (never book/)",
-    )
-    nb.add_argument("chapter", help=f"the chapter: {CHAPTERS}")
-    n = sub.add_parser("colab-notebooks", help="the notebooks for Colab (workflow)")
-    n.add_argument("dest", help="folder to write book/<chapter>.ipynb into")
-    r = sub.add_parser(
-        "rounding",
-        help="store the rounding floor of every record from runs (book/rounding/)",
-    )
-    r.add_argument("action", choices=["measure"])
-    r.add_argument("runs", nargs="+", help="run folders (_build/runs/...)")
-    r.add_argument(
-        "--committed",
-        default="HEAD",
-        help="the git revision whose committed records join the executions",
-    )
-    r.add_argument(
-        "--stale",
-        nargs="*",
-        default=[],
-        help="chapters whose committed records other code made (left out of them)",
-    )
-    r.add_argument(
-        "--chapters",
-        nargs="+",
-        help="measure only these chapters again (their code changed), keeping every "
-        "other chapter's stored executions",
-    )
-    r.add_argument(
-        "--add",
-        action="store_true",
-        help="with --chapters: the runs join the stored executions of those chapters "
-        "(another machine of the same code), which keep their records",
-    )
-    g = sub.add_parser(
-        "gpu-check",
-        help="on a GPU machine: engine tests, benchmark, book and paper profile, timed",
-    )
-    g.add_argument("out", help="folder for gpu-check.json, the benchmark and logs")
-    g.add_argument("--limit", type=float, required=True, help="seconds in all")
-    g.add_argument("--reserve", type=float, default=30.0, help="seconds kept back")
-    g.add_argument("--chapters", nargs="*", help="default book's")
-    g.add_argument("--paper", nargs="*", help="paper profile's")
-    k = sub.add_parser(
-        "keep",
-        help="maintainers: execute chapters and keep their long runs (book/kept)",
-    )
-    k.add_argument("chapters", nargs="+", help=f"chapters: {CHAPTERS}")
-    crosscheck.add_arguments(
-        sub.add_parser("crosscheck", help="run the authors' scripts from a local clone")
-    )
+        text = f"chapters to execute (default all): {CHAPTERS}"
+        add("chapters", nargs="*", help=text)
+        add("--profile", default="default", choices=sorted(PROFILES))
+        text = "a chapter parameter (VALUE read as JSON)"
+        add("-p", "--parameter", nargs=2, action="append", default=[],
+            metavar=("NAME", "VALUE"), help=text)  # fmt: skip
+        add("--update-book", action="store_true", help="maintainers: a default "
+            "execution replaces book/<chapter>.ipynb and its records (otherwise "
+            "every execution is a run)")  # fmt: skip
+        add("--isa", choices=rounding.ISAS, help="limit XLA's CPU code to this "
+            "instruction set (another machine's rounding): a run of its "
+            "own")  # fmt: skip
+        text = "store a profile's chapter times in book/stats/execution.json"
+        add("--record-times", action="store_true", help=text)
+    add = command("site", "build the site (and its PDF) of the book or a run")
+    add("--from", dest="source", help="a run folder (_build/runs/...)")
+    add = command("drift", "compare records with the committed ones")
+    add("--results", default=str(BOOK / "results"), help="records to check")
+    add("--against", default="HEAD", help="git revision of the committed records")
+    text = "an unpaired working copy of a chapter for JupyterLab (never book/)"
+    command("notebook", text)("chapter", help=f"the chapter: {CHAPTERS}")
+    add = command("colab-notebooks", "the notebooks for Colab (workflow)")
+    add("dest", help="folder to write book/<chapter>.ipynb into")
+    text = "store the rounding floor of every record from runs (book/rounding/)"
+    add = command("rounding", text)
+    add("action", choices=["measure"])
+    add("runs", nargs="+", help="run folders (_build/runs/...)")
+    text = "the git revision whose committed records join the executions"
+    add("--committed", default="HEAD", help=text)
+    text = "chapters whose committed records other code made (left out of them)"
+    add("--stale", nargs="*", default=[], help=text)
+    add("--chapters", nargs="+", help="measure only these chapters again (their "
+        "code changed), keeping every other chapter's stored executions")  # fmt: skip
+    add("--add", action="store_true", help="with --chapters: the runs join the "
+        "stored executions of those chapters (another machine of the same code), "
+        "which keep their records")  # fmt: skip
+    text = "on a GPU machine: engine tests, benchmark, book and paper profile, timed"
+    add = command("gpu-check", text)
+    add("out", help="folder for gpu-check.json, the benchmark and logs")
+    add("--limit", type=float, required=True, help="seconds in all")
+    add("--reserve", type=float, default=30.0, help="seconds kept back")
+    add("--chapters", nargs="*", help="default book's")
+    add("--paper", nargs="*", help="paper profile's")
+    text = "maintainers: execute chapters and keep their long runs (book/kept)"
+    command("keep", text)("chapters", nargs="+", help=f"chapters: {CHAPTERS}")
+    text = "run the authors' scripts from a local clone"
+    crosscheck.add_arguments(sub.add_parser("crosscheck", help=text))
     return ap
 
 
@@ -722,14 +658,11 @@ def _rounding(args) -> str:
 def main(argv=None) -> None:
     args = _parser().parse_args(argv)
     if args.cmd in ("build", "execute"):
+        overrides = {k: _json_or_text(v) for k, v in args.parameter}
         run = execute_all(
-            args.chapters or chapters_present(),
-            args.profile,
-            {k: _json_or_text(v) for k, v in args.parameter},
-            record_times=args.record_times,
-            isa=args.isa,
-            update_book=args.update_book,
-        )
+            args.chapters or chapters_present(), args.profile, overrides,
+            args.record_times, args.isa, args.update_book,
+        )  # fmt: skip
         if args.cmd == "build":
             site(source=run)
     elif args.cmd == "site":
