@@ -416,41 +416,33 @@ def run_benchmark(
     mm["probes_flops_per_s"] = [p["flops_per_s"] for p in probes]
     for r in rows:
         r["fraction_of_floor"] = r["flops_per_s"] / mm["flops_per_s"]
+    machine = {
+        "cpus": os.cpu_count(), "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "python": platform.python_version(), "jax": jax.__version__,
+        "backend": jax.default_backend(), "devices": len(jax.devices()),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+    }  # fmt: skip
+    settings = {
+        "networks": list(networks),
+        "seeds": {n: [int(s) for s in seeds[n]] for n in networks},
+        "seed_epochs": seed_epochs, "min_epochs": int(min_epochs),
+        "max_epochs": max_epochs, "rounds": int(rounds), "methods": list(methods),
+    }  # fmt: skip
+    paper = {
+        n: {"label": bn.label, "sizes": list(bn.sizes), "init_std": bn.init_std,
+            "lr": bn.lr, "paper_epochs": bn.paper_epochs + 1,
+            "paper_seeds": bn.paper_seeds}
+        for n, bn in nets.items()
+    }  # fmt: skip
     return {
         "label": label,
         "started_utc": started.isoformat(timespec="seconds"),
         "wall_seconds": time.perf_counter() - t_start,
-        "machine": {
-            "cpus": os.cpu_count(),
-            "platform": platform.platform(),
-            "processor": platform.processor() or platform.machine(),
-            "python": platform.python_version(),
-            "jax": jax.__version__,
-            "backend": jax.default_backend(),
-            "devices": len(jax.devices()),
-            "load_average_before": [round(x, 2) for x in load_before],
-            "load_average_after": [round(x, 2) for x in os.getloadavg()],
-        },  # fmt: skip
-        "settings": {
-            "networks": list(networks),
-            "seeds": {n: [int(s) for s in seeds[n]] for n in networks},
-            "seed_epochs": seed_epochs,
-            "min_epochs": int(min_epochs),
-            "max_epochs": max_epochs,
-            "rounds": int(rounds),
-            "methods": list(methods),
-        },  # fmt: skip
-        "networks": {
-            n: {
-                "label": bn.label,
-                "sizes": list(bn.sizes),
-                "init_std": bn.init_std,
-                "lr": bn.lr,
-                "paper_epochs": bn.paper_epochs + 1,
-                "paper_seeds": bn.paper_seeds,
-            }
-            for n, bn in nets.items()
-        },  # fmt: skip
+        "machine": machine,
+        "settings": settings,
+        "networks": paper,
         "matmul": mm,
         "flops_per_epoch": flops,
         "floor_seed_epochs_per_s": {
