@@ -188,6 +188,17 @@ def _unexecuted(name: str) -> Path:
     return SCRATCH / f"{name}.ipynb"
 
 
+def _results(name: str, run: Path | None) -> Path:
+    """Where the chapter's records go: a copy of the results (later chapters read them
+    there), one per chapter so that two executions at once do not share it."""
+    results = run / "results" if run else SCRATCH / f"results-{name}"
+    if run is None:
+        shutil.rmtree(results, ignore_errors=True)
+    if not results.exists():
+        shutil.copytree(BOOK / "results", results)
+    return results
+
+
 def _kernel_manager():
     """Papermill's kernel manager: IPC sockets (not local TCP, which ipykernel warns
     about), each kernel's in a folder of its own (two kernels in one folder took each
@@ -234,14 +245,7 @@ def execute(
         raise _no_chapter(name, ".md")
     params = dict(parameters_ or {})
     _checked(parameters.check, name, params)
-    unexecuted = _unexecuted(name)
-    # the chapter's records go to a copy of the results (later chapters read them
-    # there), one per chapter so that two executions at once do not share it
-    results = run / "results" if run else SCRATCH / f"results-{name}"
-    if run is None:
-        shutil.rmtree(results, ignore_errors=True)
-    if not results.exists():
-        shutil.copytree(BOOK / "results", results)
+    unexecuted, results = _unexecuted(name), _results(name, run)
     before = {p.name: p.read_bytes() for p in results.glob("*.json")}
     out = (run or SCRATCH) / f"{name}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -272,16 +276,7 @@ def execute(
         seconds = time.perf_counter() - t0
         stop.set()
         tailing.join()
-    # drop per-cell timestamps and durations so that two runs write the same file
-    nb = json.loads(out.read_text())
-    for cell in nb.get("cells", []):
-        for k in ("execution", "papermill"):
-            cell.get("metadata", {}).pop(k, None)
-    pm = nb.get("metadata", {}).get("papermill", {})
-    for k in "start_time end_time duration input_path output_path".split():
-        pm.pop(k, None)
-    pm.pop("environment_variables", None)
-    _write_json(out, nb, ensure_ascii=False, sort_keys=True)
+    _without_stamps(out)
     if run is None:  # success: only now does the committed book change
         os.replace(out, BOOK / f"{name}.ipynb")
         for p in results.glob("*.json"):
@@ -289,6 +284,20 @@ def execute(
                 shutil.copy2(p, BOOK / "results" / p.name)
     _progress(f"{name}: {seconds:.1f} s")
     return seconds
+
+
+def _without_stamps(path: Path) -> None:
+    """The executed notebook without per-cell timestamps and durations, so that two
+    runs write the same file."""
+    nb = json.loads(path.read_text())
+    for cell in nb.get("cells", []):
+        for k in ("execution", "papermill"):
+            cell.get("metadata", {}).pop(k, None)
+    pm = nb.get("metadata", {}).get("papermill", {})
+    for k in "start_time end_time duration input_path output_path".split():
+        pm.pop(k, None)
+    pm.pop("environment_variables", None)
+    _write_json(path, nb, ensure_ascii=False, sort_keys=True)
 
 
 def _machine() -> dict:
@@ -305,9 +314,8 @@ def _record_times(times: dict[str, float], profile: str = "default") -> None:
     STATS.mkdir(parents=True, exist_ok=True)
     path = STATS / "execution.json"
     data = json.loads(path.read_text()) if path.exists() else {}
-    data.setdefault("profiles", {}).setdefault(profile, {}).update(
-        {k: round(v, 1) for k, v in times.items()}
-    )
+    rounded = {k: round(v, 1) for k, v in times.items()}
+    data.setdefault("profiles", {}).setdefault(profile, {}).update(rounded)
     data.setdefault("machines", {})[profile] = _machine()
     if profile == "default":
         data["machine"] = _machine()
@@ -339,6 +347,50 @@ def write_manifest(run: Path, profile: str, overrides: dict, times: dict) -> Non
     _write_json(run / "manifest.json", data, indent=2, sort_keys=True)
 
 
+def _plan(names: list[str], profile: str, overrides: dict) -> dict[str, dict]:
+    """Each chapter's parameters, checked: its profile's, then the overrides it
+    declares (SystemExit for an unknown chapter, or a parameter none declares)."""
+    unknown = [n for n in names if n not in CHAPTERS]
+    if unknown:
+        raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
+    declared = {n: parameters.declared(n) for n in names}
+    for key in overrides:
+        if not any(key in d for d in declared.values()):
+            raise SystemExit(
+                f"{_REFUSED}no chapter among {names} has a parameter {key!r}"
+            )
+    plan = {}
+    for n in names:
+        mine = {k: v for k, v in overrides.items() if k in declared[n]}
+        plan[n] = {**PROFILES[profile].get(n, {}), **mine}
+        _checked(parameters.check, n, plan[n])
+    return plan
+
+
+def _alone(profile: str, overrides: dict, record_times: bool, isa, update_book) -> None:
+    """SystemExit for ``--update-book`` or ``--record-times`` with what they exclude."""
+    if update_book and (overrides or profile != "default" or isa or record_times):
+        raise SystemExit(
+            f"{_REFUSED}--update-book writes the committed book and takes the default "
+            "profile and parameters alone (no -p, --profile, --isa or --record-times)"
+        )
+    if record_times and (overrides or profile == "default" or isa):
+        raise SystemExit(
+            f"{_REFUSED}--record-times stores a profile's times and takes a --profile "
+            "other than default and no -p parameters"
+        )
+
+
+def _expected(names: list[str], profile: str) -> dict:
+    """Each chapter's seconds when last executed with ``profile`` (else by default)."""
+    stats = STATS / "execution.json"
+    past = json.loads(stats.read_text()).get("profiles", {}) if stats.exists() else {}
+    return {
+        n: (past.get(profile) or {}).get(n) or (past.get("default") or {}).get(n)
+        for n in names
+    }
+
+
 def execute_all(
     names: list[str],
     profile: str = "default",
@@ -355,30 +407,8 @@ def execute_all(
     starts."""
     overrides = dict(overrides or {})
     flags = _checked(rounding.isa_flags, isa)
-    if update_book and (overrides or profile != "default" or isa or record_times):
-        raise SystemExit(
-            f"{_REFUSED}--update-book writes the committed book and takes the default "
-            "profile and parameters alone (no -p, --profile, --isa or --record-times)"
-        )
-    if record_times and (overrides or profile == "default" or isa):
-        raise SystemExit(
-            f"{_REFUSED}--record-times stores a profile's times and takes a --profile "
-            "other than default and no -p parameters"
-        )
-    unknown = [n for n in names if n not in CHAPTERS]
-    if unknown:
-        raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
-    declared = {n: parameters.declared(n) for n in names}
-    for key in overrides:
-        if not any(key in d for d in declared.values()):
-            raise SystemExit(
-                f"{_REFUSED}no chapter among {names} has a parameter {key!r}"
-            )
-    plan = {}  # each chapter's parameters: its profile's, then overrides it declares
-    for n in names:
-        mine = {k: v for k, v in overrides.items() if k in declared[n]}
-        plan[n] = {**PROFILES[profile].get(n, {}), **mine}
-        _checked(parameters.check, n, plan[n])
+    _alone(profile, overrides, record_times, isa, update_book)
+    plan, expected = _plan(names, profile, overrides), _expected(names, profile)
     key = run_key(profile, overrides, update_book)
     if isa:
         key = f"{key or profile}-isa-{isa}"
@@ -391,12 +421,6 @@ def execute_all(
     if run:
         shutil.rmtree(run, ignore_errors=True)
         run.mkdir(parents=True)
-    stats = STATS / "execution.json"
-    past = json.loads(stats.read_text()).get("profiles", {}) if stats.exists() else {}
-    expected = {
-        n: (past.get(profile) or {}).get(n) or (past.get("default") or {}).get(n)
-        for n in names
-    }
     times = {}
     t0 = time.perf_counter()
     for i, n in enumerate(names):
@@ -417,7 +441,7 @@ def execute_all(
     )
     if record_times:
         _record_times(times, profile)
-        _progress(f"stored the {profile} profile's times in {stats}")
+        _progress(f"stored the {profile} profile's times in {STATS / 'execution.json'}")
     if run is not None and profile == "default" and not overrides:
         mine = drift.load(run / "results")
         moved = drift.compare(drift.load(BOOK / "results"), mine, chapters=list(times))
@@ -567,6 +591,22 @@ def pdf(root: Path | None = None) -> Path | None:
     return pdf_module.build(root, cmd, env, repository_url(), run_banner(root))
 
 
+def _execution_arguments(add) -> None:
+    """The arguments of ``build`` and ``execute`` (``add``: its ``add_argument``)."""
+    add("chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}")
+    add("--profile", default="default", choices=sorted(PROFILES))
+    text = "a chapter parameter (VALUE read as JSON)"
+    add("-p", "--parameter", nargs=2, action="append", default=[], help=text,
+        metavar=("NAME", "VALUE"))  # fmt: skip
+    add("--update-book", action="store_true", help="maintainers: a default execution "
+        "replaces book/<chapter>.ipynb and its records (otherwise every execution is "
+        "a run)")  # fmt: skip
+    add("--isa", choices=rounding.ISAS, help="limit XLA's CPU code to this "
+        "instruction set (another machine's rounding): a run of its own")  # fmt: skip
+    text = "store a profile's chapter times in book/stats/execution.json"
+    add("--record-times", action="store_true", help=text)
+
+
 def _parser() -> argparse.ArgumentParser:
     """The command line of ``python -m helpers.book``."""
     ap = argparse.ArgumentParser(
@@ -579,25 +619,10 @@ def _parser() -> argparse.ArgumentParser:
     def command(name: str, text: str):
         return sub.add_parser(name, help=text).add_argument
 
-    run = "execute chapters (default parameters update book/; others: a run)"
-    for add in (
-        command("build", "execute every chapter (or those named), then build the site"),
-        command("execute", run),
-    ):
-        text = f"chapters to execute (default all): {CHAPTERS}"
-        add("chapters", nargs="*", help=text)
-        add("--profile", default="default", choices=sorted(PROFILES))
-        text = "a chapter parameter (VALUE read as JSON)"
-        add("-p", "--parameter", nargs=2, action="append", default=[],
-            metavar=("NAME", "VALUE"), help=text)  # fmt: skip
-        add("--update-book", action="store_true", help="maintainers: a default "
-            "execution replaces book/<chapter>.ipynb and its records (otherwise "
-            "every execution is a run)")  # fmt: skip
-        add("--isa", choices=rounding.ISAS, help="limit XLA's CPU code to this "
-            "instruction set (another machine's rounding): a run of its "
-            "own")  # fmt: skip
-        text = "store a profile's chapter times in book/stats/execution.json"
-        add("--record-times", action="store_true", help=text)
+    text = "execute every chapter (or those named), then build the site"
+    _execution_arguments(command("build", text))
+    text = "execute chapters (default parameters update book/; others: a run)"
+    _execution_arguments(command("execute", text))
     add = command("site", "build the site (and its PDF) of the book or a run")
     add("--from", dest="source", help="a run folder (_build/runs/...)")
     add = command("drift", "compare records with the committed ones")
