@@ -154,33 +154,8 @@ def print_document(
         details.replace_with(note)
     for details in soup.find_all("details"):  # dropdowns print open
         details["open"] = ""
-
-    # chapters: each document after the first starts a page, its title a top heading
-    for anchor in soup.select('span[id^="document-"]'):
-        section = anchor.find_next_sibling("section")
-        heading = section.find(re.compile("^h[1-6]$")) if section else None
-        if heading is None:
-            continue
-        section["class"] = [*section.get("class", []), "pdf-chapter"]
-        shift = int(heading.name[1]) - 1
-        for h in section.find_all(re.compile("^h[1-6]$")):
-            level = max(2, min(6, int(h.name[1]) - shift))
-            h.name = "h1" if h is heading else f"h{level}"
-
-    # links: inside the book, to its anchors; to pages not in the PDF, none
-    here = page.rsplit("/", 1)[-1]
-    for a in soup.find_all("a", href=True):
-        href = a["href"]
-        if href.startswith("#") or re.match(r"^[a-z][a-z0-9+.-]*:", href):
-            if href.startswith(("http://127.", "http://localhost", "file:")):
-                a.unwrap()
-            continue
-        path, _, frag = href.partition("#")
-        if frag and (path == page or path.rsplit("/", 1)[-1] == here):
-            a["href"] = f"#{frag}"
-        else:
-            a.unwrap()
-
+    _chapters(soup)
+    _links(soup, page)
     # the title page and contents replace the theme's print-only title and contents
     old = soup.select_one("#jb-print-docs-body")
     nav = old.select_one("nav") if old else None
@@ -209,6 +184,37 @@ def print_document(
     style.string = PRINT_CSS
     soup.head.append(style)
     return str(soup)
+
+
+def _chapters(soup) -> None:
+    """Each document after the first starts a page, its title a top heading."""
+    for anchor in soup.select('span[id^="document-"]'):
+        section = anchor.find_next_sibling("section")
+        heading = section.find(re.compile("^h[1-6]$")) if section else None
+        if heading is None:
+            continue
+        section["class"] = [*section.get("class", []), "pdf-chapter"]
+        shift = int(heading.name[1]) - 1
+        for h in section.find_all(re.compile("^h[1-6]$")):
+            level = max(2, min(6, int(h.name[1]) - shift))
+            h.name = "h1" if h is heading else f"h{level}"
+
+
+def _links(soup, page: str) -> None:
+    """The links of ``soup`` (served as ``page``): inside the book, to its anchors; to
+    pages not in the PDF, or to the local server, none."""
+    here = page.rsplit("/", 1)[-1]
+    for a in soup.find_all("a", href=True):
+        href = a["href"]
+        if href.startswith("#") or re.match(r"^[a-z][a-z0-9+.-]*:", href):
+            if href.startswith(("http://127.", "http://localhost", "file:")):
+                a.unwrap()
+            continue
+        path, _, frag = href.partition("#")
+        if frag and (path == page or path.rsplit("/", 1)[-1] == here):
+            a["href"] = f"#{frag}"
+        else:
+            a.unwrap()
 
 
 #: The printed column in CSS pixels: A4's 210 mm less the margins of 15 mm, at 96 dpi.
