@@ -172,24 +172,16 @@ def run_script(folder: Path, script: Script, seed: int, env=None) -> tuple:
         src = work / script.file
         text = src.read_text()
         src.write_text(patch_script(text, seed, f"{folder.name}/{script.file}"))
-        if (
-            re.search(r"^from replot_debug import", text, re.M)
-            and not (work / "replot_debug.py").exists()
-        ):
-            (work / "replot_debug.py").write_text(
+        stub = work / "replot_debug.py"
+        if re.search(r"^from replot_debug import", text, re.M) and not stub.exists():
+            stub.write_text(
                 "# crosscheck: stand-in for a module the repository lacks\n"
                 "def plot_outputs(*args, **kwargs):\n    pass\n"
             )
-        jax_platforms = os.environ.get("JAX_PLATFORMS", "cpu")
-        run_env = {**os.environ, "MPLBACKEND": "Agg", "JAX_PLATFORMS": jax_platforms}
-        t0 = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, script.file],
-            cwd=work,
-            env={**run_env, **(env or {})},
-            capture_output=True,
-            text=True,
-        )
+        platforms = {"JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu")}
+        env = {**os.environ, "MPLBACKEND": "Agg", **platforms, **(env or {})}
+        cmd, t0 = [sys.executable, script.file], time.perf_counter()
+        done = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - t0
         if done.returncode != 0:
             raise SystemExit(

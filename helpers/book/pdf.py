@@ -321,10 +321,8 @@ def print_pdf(
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=chromium,
-                args=["--headless", "--no-sandbox", "--disable-gpu"],
-            )
+            flags = ["--headless", "--no-sandbox", "--disable-gpu"]
+            browser = pw.chromium.launch(executable_path=chromium, args=flags)
             tab = browser.new_page()
             url = f"http://127.0.0.1:{server.server_address[1]}/{page}"
             tab.goto(url, wait_until="load", timeout=120_000)
