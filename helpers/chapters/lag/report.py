@@ -76,10 +76,10 @@ def _records(runs: Runs, c: Comparison) -> list:
     restart |= {f"snapped, of epoch {e}": f"restart snapped@{e}" for e in E}
     random = {"from the initial weights": "restart random"}
     random |= {f"from epoch {e}": f"random@{e}" for e in runs.random}
-    idx = (int(np.flatnonzero(runs.t_rec == e)[0]) for e in E)
+    t = list(runs.t_rec)
     gates = {
-        f"epoch {e}": {k: kit.med(move[m][:, i]) for k, m in _GATES.items()}
-        for e, i in zip(E, idx)
+        f"epoch {e}": {k: kit.med(move[m][:, t.index(e)]) for k, m in _GATES.items()}
+        for e in E
     }
     at = [f"at {_lv(f)}" for f in LEVELS]
     steps = {k: dict(zip(at, _r2(v))) for k, v in c.step.items()}
@@ -117,7 +117,11 @@ def reading(runs: Runs, c: Comparison) -> dict:
     if lv := _level(c, ["reln", "reln_relu_start"]):
         short += _say("start", step=c.step["reln"][lv["i"]], **lv)
     short += _fixed(c, runs.state_epochs)
-    text = short + _control(c, f"restart frozen@{runs.freeze_epochs[-1]}")
+    text, own = short, f"restart frozen@{runs.freeze_epochs[-1]}"
+    if lv := _level(c, ["restart random", own]):  # the control: random gates
+        m = [_med_lag(c.lags[n])[lv["i"]] for n in ("restart random", own)]
+        then = _say("control_faster" if m[0] <= m[1] else "control_slower")
+        text += _say("control", own=lv["at"][own], **lv) + then
     if lv := _level(c, list(c.step)):
         steps = {k: v[lv["i"]] for k, v in c.step.items()}
         say = "; ".join(f"{STEPS[k]} {v:+.1f}" for k, v in steps.items())
@@ -149,17 +153,6 @@ def _fixed(c: Comparison, E) -> str:
         for k in ("frozen", "snapped")
     }
     return _say("fixed", never=never, **at, **lv)
-
-
-def _control(c: Comparison, own: str) -> str:
-    """The random-gate control against the network's own final gates (``own``), both
-    fixed from the initial weights."""
-    lv = _level(c, ["restart random", own])
-    if lv is None:
-        return ""
-    m = [_med_lag(c.lags[n])[lv["i"]] for n in ("restart random", own)]
-    then = _say("control_faster" if m[0] <= m[1] else "control_slower")
-    return _say("control", own=lv["at"][own], **lv) + then
 
 
 def _net_label(name: str) -> str:
