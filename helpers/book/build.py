@@ -188,6 +188,17 @@ def _unexecuted(name: str) -> Path:
     return SCRATCH / f"{name}.ipynb"
 
 
+def _results(name: str, run: Path | None) -> Path:
+    """Where the chapter's records go: a copy of the results (later chapters read them
+    there), one per chapter so that two executions at once do not share it."""
+    results = run / "results" if run else SCRATCH / f"results-{name}"
+    if run is None:
+        shutil.rmtree(results, ignore_errors=True)
+    if not results.exists():
+        shutil.copytree(BOOK / "results", results)
+    return results
+
+
 def _kernel_manager():
     """Papermill's kernel manager: IPC sockets (not local TCP, which ipykernel warns
     about), each kernel's in a folder of its own (two kernels in one folder took each
@@ -234,14 +245,7 @@ def execute(
         raise _no_chapter(name, ".md")
     params = dict(parameters_ or {})
     _checked(parameters.check, name, params)
-    unexecuted = _unexecuted(name)
-    # the chapter's records go to a copy of the results (later chapters read them
-    # there), one per chapter so that two executions at once do not share it
-    results = run / "results" if run else SCRATCH / f"results-{name}"
-    if run is None:
-        shutil.rmtree(results, ignore_errors=True)
-    if not results.exists():
-        shutil.copytree(BOOK / "results", results)
+    unexecuted, results = _unexecuted(name), _results(name, run)
     before = {p.name: p.read_bytes() for p in results.glob("*.json")}
     out = (run or SCRATCH) / f"{name}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -249,13 +253,9 @@ def execute(
     _progress(f"executing {name} with parameters {params}{eta}")
     log = SCRATCH / f"{name}.progress.log"
     log.write_text("")
-    env = {  # inherited by the kernel, which imports this checkout's helpers
-        LOG_VARIABLE: str(log),
-        RESULTS_VARIABLE: str(results),
-        "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])
-        ),
-    }
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    # inherited by the kernel, which imports this checkout's helpers
+    env = {LOG_VARIABLE: str(log), RESULTS_VARIABLE: str(results), "PYTHONPATH": path}
     stop = threading.Event()
     tailing = threading.Thread(target=_tail, args=(log, name, stop), daemon=True)
     tailing.start()
@@ -263,15 +263,10 @@ def execute(
     try:
         with mock.patch.dict(os.environ, env):
             papermill.execute_notebook(
-                str(unexecuted),
-                str(out),
-                parameters=params,
-                kernel_name="python3",
-                kernel_manager_class=_kernel_manager(),
-                cwd=str(BOOK),
-                progress_bar=False,
-                log_output=False,
-            )
+                str(unexecuted), str(out), parameters=params, kernel_name="python3",
+                kernel_manager_class=_kernel_manager(), cwd=str(BOOK),
+                progress_bar=False, log_output=False,
+            )  # fmt: skip
     except Exception as exc:
         raise SystemExit(
             f"chapter {name} failed; book/ is unchanged. The partly executed "
@@ -281,16 +276,7 @@ def execute(
         seconds = time.perf_counter() - t0
         stop.set()
         tailing.join()
-    # drop per-cell timestamps and durations so that two runs write the same file
-    nb = json.loads(out.read_text())
-    for cell in nb.get("cells", []):
-        for k in ("execution", "papermill"):
-            cell.get("metadata", {}).pop(k, None)
-    pm = nb.get("metadata", {}).get("papermill", {})
-    for k in "start_time end_time duration input_path output_path".split():
-        pm.pop(k, None)
-    pm.pop("environment_variables", None)
-    _write_json(out, nb, ensure_ascii=False, sort_keys=True)
+    _without_stamps(out)
     if run is None:  # success: only now does the committed book change
         os.replace(out, BOOK / f"{name}.ipynb")
         for p in results.glob("*.json"):
@@ -298,6 +284,20 @@ def execute(
                 shutil.copy2(p, BOOK / "results" / p.name)
     _progress(f"{name}: {seconds:.1f} s")
     return seconds
+
+
+def _without_stamps(path: Path) -> None:
+    """The executed notebook without per-cell timestamps and durations, so that two
+    runs write the same file."""
+    nb = json.loads(path.read_text())
+    for cell in nb.get("cells", []):
+        for k in ("execution", "papermill"):
+            cell.get("metadata", {}).pop(k, None)
+    pm = nb.get("metadata", {}).get("papermill", {})
+    for k in "start_time end_time duration input_path output_path".split():
+        pm.pop(k, None)
+    pm.pop("environment_variables", None)
+    _write_json(path, nb, ensure_ascii=False, sort_keys=True)
 
 
 def _machine() -> dict:
@@ -314,9 +314,8 @@ def _record_times(times: dict[str, float], profile: str = "default") -> None:
     STATS.mkdir(parents=True, exist_ok=True)
     path = STATS / "execution.json"
     data = json.loads(path.read_text()) if path.exists() else {}
-    data.setdefault("profiles", {}).setdefault(profile, {}).update(
-        {k: round(v, 1) for k, v in times.items()}
-    )
+    rounded = {k: round(v, 1) for k, v in times.items()}
+    data.setdefault("profiles", {}).setdefault(profile, {}).update(rounded)
     data.setdefault("machines", {})[profile] = _machine()
     if profile == "default":
         data["machine"] = _machine()
@@ -348,6 +347,50 @@ def write_manifest(run: Path, profile: str, overrides: dict, times: dict) -> Non
     _write_json(run / "manifest.json", data, indent=2, sort_keys=True)
 
 
+def _plan(names: list[str], profile: str, overrides: dict) -> dict[str, dict]:
+    """Each chapter's parameters, checked: its profile's, then the overrides it
+    declares (SystemExit for an unknown chapter, or a parameter none declares)."""
+    unknown = [n for n in names if n not in CHAPTERS]
+    if unknown:
+        raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
+    declared = {n: parameters.declared(n) for n in names}
+    for key in overrides:
+        if not any(key in d for d in declared.values()):
+            raise SystemExit(
+                f"{_REFUSED}no chapter among {names} has a parameter {key!r}"
+            )
+    plan = {}
+    for n in names:
+        mine = {k: v for k, v in overrides.items() if k in declared[n]}
+        plan[n] = {**PROFILES[profile].get(n, {}), **mine}
+        _checked(parameters.check, n, plan[n])
+    return plan
+
+
+def _alone(profile: str, overrides: dict, record_times: bool, isa, update_book) -> None:
+    """SystemExit for ``--update-book`` or ``--record-times`` with what they exclude."""
+    if update_book and (overrides or profile != "default" or isa or record_times):
+        raise SystemExit(
+            f"{_REFUSED}--update-book writes the committed book and takes the default "
+            "profile and parameters alone (no -p, --profile, --isa or --record-times)"
+        )
+    if record_times and (overrides or profile == "default" or isa):
+        raise SystemExit(
+            f"{_REFUSED}--record-times stores a profile's times and takes a --profile "
+            "other than default and no -p parameters"
+        )
+
+
+def _expected(names: list[str], profile: str) -> dict:
+    """Each chapter's seconds when last executed with ``profile`` (else by default)."""
+    stats = STATS / "execution.json"
+    past = json.loads(stats.read_text()).get("profiles", {}) if stats.exists() else {}
+    return {
+        n: (past.get(profile) or {}).get(n) or (past.get("default") or {}).get(n)
+        for n in names
+    }
+
+
 def execute_all(
     names: list[str],
     profile: str = "default",
@@ -364,34 +407,8 @@ def execute_all(
     starts."""
     overrides = dict(overrides or {})
     flags = _checked(rounding.isa_flags, isa)
-    if update_book and (overrides or profile != "default" or isa or record_times):
-        raise SystemExit(
-            f"{_REFUSED}--update-book writes the committed book and "
-            "takes the default profile and parameters alone (no -p, --profile, --isa "
-            "or --record-times)"
-        )
-    if record_times and (overrides or profile == "default" or isa):
-        raise SystemExit(
-            f"{_REFUSED}--record-times stores a profile's times "
-            "and takes a --profile other than default and no -p "
-            "parameters"
-        )
-    unknown = [n for n in names if n not in CHAPTERS]
-    if unknown:
-        raise SystemExit(f"unknown chapters {unknown}; choose from {CHAPTERS}")
-    declared = {n: parameters.declared(n) for n in names}
-    for key in overrides:
-        if not any(key in d for d in declared.values()):
-            raise SystemExit(
-                f"{_REFUSED}no chapter among {names} has a parameter {key!r}"
-            )
-    plan = {}  # each chapter's parameters: its profile's, then overrides it declares
-    for n in names:
-        plan[n] = {
-            **PROFILES[profile].get(n, {}),
-            **{k: v for k, v in overrides.items() if k in declared[n]},
-        }
-        _checked(parameters.check, n, plan[n])
+    _alone(profile, overrides, record_times, isa, update_book)
+    plan, expected = _plan(names, profile, overrides), _expected(names, profile)
     key = run_key(profile, overrides, update_book)
     if isa:
         key = f"{key or profile}-isa-{isa}"
@@ -404,12 +421,6 @@ def execute_all(
     if run:
         shutil.rmtree(run, ignore_errors=True)
         run.mkdir(parents=True)
-    stats = STATS / "execution.json"
-    past = json.loads(stats.read_text()).get("profiles", {}) if stats.exists() else {}
-    expected = {
-        n: (past.get(profile) or {}).get(n) or (past.get("default") or {}).get(n)
-        for n in names
-    }
     times = {}
     t0 = time.perf_counter()
     for i, n in enumerate(names):
@@ -430,7 +441,7 @@ def execute_all(
     )
     if record_times:
         _record_times(times, profile)
-        _progress(f"stored the {profile} profile's times in {stats}")
+        _progress(f"stored the {profile} profile's times in {STATS / 'execution.json'}")
     if run is not None and profile == "default" and not overrides:
         mine = drift.load(run / "results")
         moved = drift.compare(drift.load(BOOK / "results"), mine, chapters=list(times))
@@ -451,8 +462,8 @@ def _site_config(root: Path) -> Path:
     buttons = {"notebook_interface": "classic"}
     if url:
         branch = os.environ.get("HASTE_REPOSITORY_BRANCH", "main")
-        config["repository"] = {**(config.get("repository") or {}), "url": url}
-        config["repository"]["branch"] = branch
+        old = config.get("repository") or {}
+        config["repository"] = {**old, "url": url, "branch": branch}
         buttons["binderhub_url"] = "https://mybinder.org"
         buttons["colab_url"] = "https://colab.research.google.com"
     else:
@@ -575,48 +586,25 @@ def pdf(root: Path | None = None) -> Path | None:
     """The whole book as one PDF, ``<site>/make-haste-slowly.pdf``
     (:mod:`helpers.book.pdf`); skipped, with a message, where Chromium is missing."""
     root = root or ROOT
-    config = root / "_build" / "_config.site.yml"
-    return pdf_module.build(
-        root,
-        _jupyter_book(root, "singlehtml", config),
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        repository=repository_url(),
-        run=run_banner(root),
-    )
+    cmd = _jupyter_book(root, "singlehtml", root / "_build" / "_config.site.yml")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return pdf_module.build(root, cmd, env, repository_url(), run_banner(root))
 
 
-def _execution_arguments(p: argparse.ArgumentParser) -> None:
-    """The arguments of ``build`` and ``execute``."""
-    p.add_argument(
-        "chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}"
-    )
-    p.add_argument("--profile", default="default", choices=sorted(PROFILES))
-    p.add_argument(
-        "-p",
-        "--parameter",
-        nargs=2,
-        action="append",
-        default=[],
-        metavar=("NAME", "VALUE"),
-        help="a chapter parameter (VALUE read as JSON)",
-    )
-    p.add_argument(
-        "--update-book",
-        action="store_true",
-        help="maintainers: a default execution replaces book/<chapter>.ipynb and "
-        "its records (otherwise every execution is a run)",
-    )
-    p.add_argument(
-        "--isa",
-        choices=rounding.ISAS,
-        help="limit XLA's CPU code to this instruction set (another machine's "
-        "rounding): a run of its own",
-    )
-    p.add_argument(
-        "--record-times",
-        action="store_true",
-        help="store a profile's chapter times in book/stats/execution.json",
-    )
+def _execution_arguments(add) -> None:
+    """The arguments of ``build`` and ``execute`` (``add``: its ``add_argument``)."""
+    add("chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}")
+    add("--profile", default="default", choices=sorted(PROFILES))
+    text = "a chapter parameter (VALUE read as JSON)"
+    add("-p", "--parameter", nargs=2, action="append", default=[], help=text,
+        metavar=("NAME", "VALUE"))  # fmt: skip
+    add("--update-book", action="store_true", help="maintainers: a default execution "
+        "replaces book/<chapter>.ipynb and its records (otherwise every execution is "
+        "a run)")  # fmt: skip
+    add("--isa", choices=rounding.ISAS, help="limit XLA's CPU code to this "
+        "instruction set (another machine's rounding): a run of its own")  # fmt: skip
+    text = "store a profile's chapter times in book/stats/execution.json"
+    add("--record-times", action="store_true", help=text)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -627,74 +615,47 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="<command>")
-    for cmd, help_ in (
-        ("build", "execute every chapter (or those named), then build the site"),
-        (
-            "execute",
-            "execute chapters (default parameters update book/; others: a run)",
-        ),
-    ):
-        _execution_arguments(sub.add_parser(cmd, help=help_))
-    s = sub.add_parser("site", help="build the site (and its PDF) of the book or a run")
-    s.add_argument("--from", dest="source", help="a run folder (_build/runs/...)")
-    d = sub.add_parser("drift", help="compare records with the committed ones")
-    d.add_argument("--results", default=str(BOOK / "results"), help="records to check")
-    d.add_argument(
-        "--against", default="HEAD", help="git revision of the committed records"
-    )
-    nb = sub.add_parser(
-        "notebook",
-        help="an unpaired working copy of a chapter for JupyterLab (never book/)",
-    )
-    nb.add_argument("chapter", help=f"the chapter: {CHAPTERS}")
-    n = sub.add_parser("colab-notebooks", help="the notebooks for Colab (workflow)")
-    n.add_argument("dest", help="folder to write book/<chapter>.ipynb into")
-    r = sub.add_parser(
-        "rounding",
-        help="store the rounding floor of every record from runs (book/rounding/)",
-    )
-    r.add_argument("action", choices=["measure"])
-    r.add_argument("runs", nargs="+", help="run folders (_build/runs/...)")
-    r.add_argument(
-        "--committed",
-        default="HEAD",
-        help="the git revision whose committed records join the executions",
-    )
-    r.add_argument(
-        "--stale",
-        nargs="*",
-        default=[],
-        help="chapters whose committed records other code made (left out of them)",
-    )
-    r.add_argument(
-        "--chapters",
-        nargs="+",
-        help="measure only these chapters again (their code changed), keeping every "
-        "other chapter's stored executions",
-    )
-    r.add_argument(
-        "--add",
-        action="store_true",
-        help="with --chapters: the runs join the stored executions of those chapters "
-        "(another machine of the same code), which keep their records",
-    )
-    g = sub.add_parser(
-        "gpu-check",
-        help="on a GPU machine: engine tests, benchmark, book and paper profile, timed",
-    )
-    g.add_argument("out", help="folder for gpu-check.json, the benchmark and logs")
-    g.add_argument("--limit", type=float, required=True, help="seconds in all")
-    g.add_argument("--reserve", type=float, default=30.0, help="seconds kept back")
-    g.add_argument("--chapters", nargs="*", help="default book's")
-    g.add_argument("--paper", nargs="*", help="paper profile's")
-    k = sub.add_parser(
-        "keep",
-        help="maintainers: execute chapters and keep their long runs (book/kept)",
-    )
-    k.add_argument("chapters", nargs="+", help=f"chapters: {CHAPTERS}")
-    crosscheck.add_arguments(
-        sub.add_parser("crosscheck", help="run the authors' scripts from a local clone")
-    )
+
+    def command(name: str, text: str):
+        return sub.add_parser(name, help=text).add_argument
+
+    text = "execute every chapter (or those named), then build the site"
+    _execution_arguments(command("build", text))
+    text = "execute chapters (default parameters update book/; others: a run)"
+    _execution_arguments(command("execute", text))
+    add = command("site", "build the site (and its PDF) of the book or a run")
+    add("--from", dest="source", help="a run folder (_build/runs/...)")
+    add = command("drift", "compare records with the committed ones")
+    add("--results", default=str(BOOK / "results"), help="records to check")
+    add("--against", default="HEAD", help="git revision of the committed records")
+    text = "an unpaired working copy of a chapter for JupyterLab (never book/)"
+    command("notebook", text)("chapter", help=f"the chapter: {CHAPTERS}")
+    add = command("colab-notebooks", "the notebooks for Colab (workflow)")
+    add("dest", help="folder to write book/<chapter>.ipynb into")
+    text = "store the rounding floor of every record from runs (book/rounding/)"
+    add = command("rounding", text)
+    add("action", choices=["measure"])
+    add("runs", nargs="+", help="run folders (_build/runs/...)")
+    text = "the git revision whose committed records join the executions"
+    add("--committed", default="HEAD", help=text)
+    text = "chapters whose committed records other code made (left out of them)"
+    add("--stale", nargs="*", default=[], help=text)
+    add("--chapters", nargs="+", help="measure only these chapters again (their "
+        "code changed), keeping every other chapter's stored executions")  # fmt: skip
+    add("--add", action="store_true", help="with --chapters: the runs join the "
+        "stored executions of those chapters (another machine of the same code), "
+        "which keep their records")  # fmt: skip
+    text = "on a GPU machine: engine tests, benchmark, book and paper profile, timed"
+    add = command("gpu-check", text)
+    add("out", help="folder for gpu-check.json, the benchmark and logs")
+    add("--limit", type=float, required=True, help="seconds in all")
+    add("--reserve", type=float, default=30.0, help="seconds kept back")
+    add("--chapters", nargs="*", help="default book's")
+    add("--paper", nargs="*", help="paper profile's")
+    text = "maintainers: execute chapters and keep their long runs (book/kept)"
+    command("keep", text)("chapters", nargs="+", help=f"chapters: {CHAPTERS}")
+    text = "run the authors' scripts from a local clone"
+    crosscheck.add_arguments(sub.add_parser("crosscheck", help=text))
     return ap
 
 
@@ -722,14 +683,11 @@ def _rounding(args) -> str:
 def main(argv=None) -> None:
     args = _parser().parse_args(argv)
     if args.cmd in ("build", "execute"):
+        overrides = {k: _json_or_text(v) for k, v in args.parameter}
         run = execute_all(
-            args.chapters or chapters_present(),
-            args.profile,
-            {k: _json_or_text(v) for k, v in args.parameter},
-            record_times=args.record_times,
-            isa=args.isa,
-            update_book=args.update_book,
-        )
+            args.chapters or chapters_present(), args.profile, overrides,
+            args.record_times, args.isa, args.update_book,
+        )  # fmt: skip
         if args.cmd == "build":
             site(source=run)
     elif args.cmd == "site":

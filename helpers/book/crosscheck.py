@@ -126,12 +126,8 @@ def check_clone(path) -> Path:
     p = Path(path).expanduser()
     if not p.is_dir():
         raise SystemExit(f"--authors {path}: no such folder")
-    missing = [
-        f"{e.folder}/{s.file}"
-        for e in EXPERIMENTS.values()
-        for s in e.scripts
-        if not (p / e.folder / s.file).is_file()
-    ]
+    files = [f"{e.folder}/{s.file}" for e in EXPERIMENTS.values() for s in e.scripts]
+    missing = [f for f in files if not (p / f).is_file()]
     if missing:
         raise SystemExit(
             f"--authors {path}: not a clone of {REPOSITORY} (it lacks "
@@ -176,24 +172,16 @@ def run_script(folder: Path, script: Script, seed: int, env=None) -> tuple:
         src = work / script.file
         text = src.read_text()
         src.write_text(patch_script(text, seed, f"{folder.name}/{script.file}"))
-        if (
-            re.search(r"^from replot_debug import", text, re.M)
-            and not (work / "replot_debug.py").exists()
-        ):
-            (work / "replot_debug.py").write_text(
+        stub = work / "replot_debug.py"
+        if re.search(r"^from replot_debug import", text, re.M) and not stub.exists():
+            stub.write_text(
                 "# crosscheck: stand-in for a module the repository lacks\n"
                 "def plot_outputs(*args, **kwargs):\n    pass\n"
             )
-        jax_platforms = os.environ.get("JAX_PLATFORMS", "cpu")
-        run_env = {**os.environ, "MPLBACKEND": "Agg", "JAX_PLATFORMS": jax_platforms}
-        t0 = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, script.file],
-            cwd=work,
-            env={**run_env, **(env or {})},
-            capture_output=True,
-            text=True,
-        )
+        platforms = {"JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu")}
+        env = {**os.environ, "MPLBACKEND": "Agg", **platforms, **(env or {})}
+        cmd, t0 = [sys.executable, script.file], time.perf_counter()
+        done = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - t0
         if done.returncode != 0:
             raise SystemExit(
@@ -223,8 +211,7 @@ def crosscheck(
     log=print,
     scripts=None,
 ) -> dict:
-    """Run the experiments' scripts for seeds ``1..seeds`` and store their curves in
-    ``out``.
+    """Run the scripts for seeds ``1..seeds`` and store their curves in ``out``.
 
     Args:
         authors: a local clone of the authors' repository.
@@ -242,20 +229,13 @@ def crosscheck(
     """
     clone = check_clone(authors)
     names = list(experiments or EXPERIMENTS)
-    unknown = [n for n in names if n not in EXPERIMENTS]
-    if unknown:
+    if unknown := [n for n in names if n not in EXPERIMENTS]:
         raise SystemExit(
             f"--experiments: unknown {unknown}; choose from {list(EXPERIMENTS)}"
         )
     if int(seeds) < 2:
         raise SystemExit(f"--seeds must be >= 2 (a seed spread), got {seeds}")
-    keys = {s.key for n in names for s in EXPERIMENTS[n].scripts}
-    wanted = keys if scripts is None else set(scripts)
-    if wanted - keys:
-        raise SystemExit(
-            f"--scripts: {sorted(wanted - keys)} not among the scripts of {names} "
-            f"({sorted(keys)})"
-        )
+    wanted = _wanted(names, scripts)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     man = manifest(out)
@@ -263,13 +243,11 @@ def crosscheck(
     import jax  # only to record its version
 
     prov = {  # the provenance of the runs made now
-        "command": command or "",
-        "commit": man["commit"],
-        "python": platform.python_version(),
-        "numpy": np.__version__,
+        "command": command or "", "commit": man["commit"],
+        "python": platform.python_version(), "numpy": np.__version__,
         "jax": jax.__version__,
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
-    }
+    }  # fmt: skip
     exps = man.setdefault("experiments", {})
     seed_list = list(range(1, int(seeds) + 1))
     for name in names:
@@ -279,10 +257,22 @@ def crosscheck(
             continue
         old = exps.get(name, {}) if len(todo) < len(exp.scripts) else {}
         exps[name] = _run_experiment(clone, out, name, todo, old, seed_list, prov, log)
-        (out / "manifest.json").write_text(
-            json.dumps(man, indent=2, sort_keys=True) + "\n"
-        )
+        text = json.dumps(man, indent=2, sort_keys=True)
+        (out / "manifest.json").write_text(text + "\n")
     return man
+
+
+def _wanted(names: list, scripts) -> set:
+    """The keys of the ``scripts`` to run (all of the experiments ``names``'s when
+    None), or SystemExit naming ``--scripts``."""
+    keys = {s.key for n in names for s in EXPERIMENTS[n].scripts}
+    wanted = keys if scripts is None else set(scripts)
+    if wanted - keys:
+        raise SystemExit(
+            f"--scripts: {sorted(wanted - keys)} not among the scripts of {names} "
+            f"({sorted(keys)})"
+        )
+    return wanted
 
 
 def _run_experiment(
@@ -303,11 +293,9 @@ def _run_experiment(
             f"--scripts: {name} is stored for seeds {kept_seeds}; run its "
             f"other scripts again too, or pass --seeds {len(kept_seeds)} or more"
         )
-    metas = {
-        k: v
-        for k, v in old.get("scripts", {}).items()
-        if k in arrays and k not in {s.key for s in todo}
-    }
+    redo = {s.key for s in todo}
+    metas = {k: v for k, v in old.get("scripts", {}).items() if k not in redo}
+    metas = {k: v for k, v in metas.items() if k in arrays}
     for s in todo:
         curves, seconds = [], []
         run_seeds = kept_seeds[:1] if s.once else seed_list
@@ -404,23 +392,15 @@ def verify(out=RUNS, names=None) -> list[str]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--authors",
-        required=True,
-        metavar="PATH",
-        help=f"a local clone of {REPOSITORY} (checked at {CHECKED_COMMIT})",
-    )
-    p.add_argument("--seeds", type=int, default=4, help="seeds 1..N per script")
-    p.add_argument(
-        "--experiments", nargs="+", choices=list(EXPERIMENTS), help="default: all"
-    )
-    p.add_argument(
-        "--scripts",
-        nargs="+",
-        choices=sorted({s.key for e in EXPERIMENTS.values() for s in e.scripts}),
-        help="only these scripts; the others' stored curves are kept (default: all)",
-    )
-    p.add_argument("--out", default=str(RUNS), help="where the curves are stored")
+    add = p.add_argument
+    keys = sorted({s.key for e in EXPERIMENTS.values() for s in e.scripts})
+    text = f"a local clone of {REPOSITORY} (checked at {CHECKED_COMMIT})"
+    add("--authors", required=True, metavar="PATH", help=text)
+    add("--seeds", type=int, default=4, help="seeds 1..N per script")
+    add("--experiments", nargs="+", choices=list(EXPERIMENTS), help="default: all")
+    text = "only these scripts; the others' stored curves are kept (default: all)"
+    add("--scripts", nargs="+", choices=keys, help=text)
+    add("--out", default=str(RUNS), help="where the curves are stored")
 
 
 def main(args) -> int:
@@ -434,11 +414,7 @@ def main(args) -> int:
     if Path(args.out).resolve() != RUNS:
         parts += ["--out", shlex.quote(args.out)]
     crosscheck(
-        args.authors,
-        seeds=args.seeds,
-        experiments=args.experiments,
-        out=args.out,
-        command=" ".join(parts),
+        args.authors, args.seeds, args.experiments, args.out, " ".join(parts),
         scripts=args.scripts,
-    )
+    )  # fmt: skip
     return 0

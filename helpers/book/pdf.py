@@ -26,18 +26,10 @@ PDF_PAGE = "whole-book.html"  # the single-page build, rewritten for print
 
 #: Text of the site's interactive chrome; none of it may appear in the PDF.
 UI_TEXT = (
-    "Show code cell",
-    "Hide code cell",
-    "Skip to main content",
-    "Back to top",
-    "Ctrl+K",
-    "Toggle navigation",
-    "Color mode",
-    "Fullscreen mode",
-    "Launch Binder",
-    "Download source file",
-    "Copy to clipboard",
-)
+    "Show code cell", "Hide code cell", "Skip to main content", "Back to top", "Ctrl+K",
+    "Toggle navigation", "Color mode", "Fullscreen mode", "Launch Binder",
+    "Download source file", "Copy to clipboard",
+)  # fmt: skip
 
 #: Removed before printing: the theme's navigation, buttons and toggles
 #: (``details.hide``: a hidden cell's toggle and the code it hides).
@@ -162,33 +154,8 @@ def print_document(
         details.replace_with(note)
     for details in soup.find_all("details"):  # dropdowns print open
         details["open"] = ""
-
-    # chapters: each document after the first starts a page, its title a top heading
-    for anchor in soup.select('span[id^="document-"]'):
-        section = anchor.find_next_sibling("section")
-        heading = section.find(re.compile("^h[1-6]$")) if section else None
-        if heading is None:
-            continue
-        section["class"] = [*section.get("class", []), "pdf-chapter"]
-        shift = int(heading.name[1]) - 1
-        for h in section.find_all(re.compile("^h[1-6]$")):
-            level = max(2, min(6, int(h.name[1]) - shift))
-            h.name = "h1" if h is heading else f"h{level}"
-
-    # links: inside the book, to its anchors; to pages not in the PDF, none
-    here = page.rsplit("/", 1)[-1]
-    for a in soup.find_all("a", href=True):
-        href = a["href"]
-        if href.startswith("#") or re.match(r"^[a-z][a-z0-9+.-]*:", href):
-            if href.startswith(("http://127.", "http://localhost", "file:")):
-                a.unwrap()
-            continue
-        path, _, frag = href.partition("#")
-        if frag and (path == page or path.rsplit("/", 1)[-1] == here):
-            a["href"] = f"#{frag}"
-        else:
-            a.unwrap()
-
+    _chapters(soup)
+    _links(soup, page)
     # the title page and contents replace the theme's print-only title and contents
     old = soup.select_one("#jb-print-docs-body")
     nav = old.select_one("nav") if old else None
@@ -203,9 +170,9 @@ def print_document(
         "html.parser",
     )
     if nav is not None:
-        for cls in ("pst-show_toc_level", "nav", "section-nav"):
-            for ul in nav.select("ul"):
-                ul["class"] = [c for c in ul.get("class", []) if c != cls]
+        drop = ("pst-show_toc_level", "nav", "section-nav")
+        for ul in nav.select("ul"):
+            ul["class"] = [c for c in ul.get("class", []) if c not in drop]
         for caption in nav.select("[role=heading]"):  # not headings of the outline
             del caption["role"], caption["aria-level"]
         front.select_one(".pdf-contents").append(nav.extract())
@@ -217,6 +184,37 @@ def print_document(
     style.string = PRINT_CSS
     soup.head.append(style)
     return str(soup)
+
+
+def _chapters(soup) -> None:
+    """Each document after the first starts a page, its title a top heading."""
+    for anchor in soup.select('span[id^="document-"]'):
+        section = anchor.find_next_sibling("section")
+        heading = section.find(re.compile("^h[1-6]$")) if section else None
+        if heading is None:
+            continue
+        section["class"] = [*section.get("class", []), "pdf-chapter"]
+        shift = int(heading.name[1]) - 1
+        for h in section.find_all(re.compile("^h[1-6]$")):
+            level = max(2, min(6, int(h.name[1]) - shift))
+            h.name = "h1" if h is heading else f"h{level}"
+
+
+def _links(soup, page: str) -> None:
+    """The links of ``soup`` (served as ``page``): inside the book, to its anchors; to
+    pages not in the PDF, or to the local server, none."""
+    here = page.rsplit("/", 1)[-1]
+    for a in soup.find_all("a", href=True):
+        href = a["href"]
+        if href.startswith("#") or re.match(r"^[a-z][a-z0-9+.-]*:", href):
+            if href.startswith(("http://127.", "http://localhost", "file:")):
+                a.unwrap()
+            continue
+        path, _, frag = href.partition("#")
+        if frag and (path == page or path.rsplit("/", 1)[-1] == here):
+            a["href"] = f"#{frag}"
+        else:
+            a.unwrap()
 
 
 #: The printed column in CSS pixels: A4's 210 mm less the margins of 15 mm, at 96 dpi.
@@ -323,10 +321,8 @@ def print_pdf(
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=chromium,
-                args=["--headless", "--no-sandbox", "--disable-gpu"],
-            )
+            flags = ["--headless", "--no-sandbox", "--disable-gpu"]
+            browser = pw.chromium.launch(executable_path=chromium, args=flags)
             tab = browser.new_page()
             url = f"http://127.0.0.1:{server.server_address[1]}/{page}"
             tab.goto(url, wait_until="load", timeout=120_000)
@@ -349,16 +345,11 @@ def print_pdf(
                 )
             headings = tab.evaluate(HEADINGS_JS)
             tab.pdf(
-                path=str(out),
-                format="A4",
-                print_background=True,
-                prefer_css_page_size=True,
-                outline=True,
-                tagged=True,
-                display_header_footer=True,
-                header_template="<span></span>",
+                path=str(out), format="A4", print_background=True,
+                prefer_css_page_size=True, outline=True, tagged=True,
+                display_header_footer=True, header_template="<span></span>",
                 footer_template=footer(run),
-            )
+            )  # fmt: skip
             browser.close()
     finally:
         server.shutdown()
@@ -390,15 +381,10 @@ def build(
     version, _, date = edition(root)
     page = f"{root_doc}.html"
     text = print_document(
-        (single / page).read_text(encoding="utf-8"),
-        page,
-        title=config.get("title", ""),
-        author=config.get("author", ""),
-        version=version,
-        date=date,
-        repository=repository,
-        run=run,
-    )
+        (single / page).read_text(encoding="utf-8"), page,
+        title=config.get("title", ""), author=config.get("author", ""),
+        version=version, date=date, repository=repository, run=run,
+    )  # fmt: skip
     # the single page is written under the root document's folder but links as if it
     # stood at the top (_static/, _images/): put the print document there
     (single / PDF_PAGE).write_text(text, encoding="utf-8")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from IPython.display import Markdown
 
@@ -17,6 +19,7 @@ _GATES = {
     "gates off the context pattern": "off_pattern",
     "gates still to change": "to_final",
 }
+_say = partial(kit.prose, "lag")
 
 
 def _lv(f: float) -> str:
@@ -24,8 +27,10 @@ def _lv(f: float) -> str:
     return f"{100 * f:g} %"
 
 
-def _signed(v: float) -> str:
+def _signed(v: float | None) -> str:
     """A change in percent with its sign: two significant digits below 0.05 %."""
+    if v is None:
+        return "never within the run"
     return f"{v:+.2g} %" if v and abs(v) < 0.05 else f"{v:+.1f} %"
 
 
@@ -34,18 +39,20 @@ def _share(x: float) -> str:
     return f"{100 * x:.2g} %" if x and abs(x) < 0.005 else f"{x:.0%}"
 
 
+def _r2(values) -> list:
+    """Each value to 0.01, None for nan."""
+    return [None if np.isnan(x) else round(x, 2) for x in map(float, values)]
+
+
 def _med_lag(lag) -> list:
     """Median lag per level in percent, to 0.01 (None where a seed misses it)."""
-    m = [float(x) for x in median_lag(lag)]
-    return [None if np.isnan(x) else round(100.0 * float(np.expm1(x)), 2) for x in m]
+    return _r2(100.0 * np.expm1(float(x)) for x in median_lag(lag))
 
 
 def _levels(lag, fmt: str) -> str:
     """The median lags at the levels every seed reaches, ``fmt`` of ``v`` and ``lv``."""
-    got = zip(LEVELS, _med_lag(lag))
-    return ", ".join(
-        fmt.format(v=_signed(v), lv=_lv(f)) for f, v in got if v is not None
-    )
+    got = [(v, f) for f, v in zip(LEVELS, _med_lag(lag)) if v is not None]
+    return ", ".join(fmt.format(v=_signed(v), lv=_lv(f)) for v, f in got)
 
 
 def _rows(c: Comparison, rows: dict) -> Evidence:
@@ -69,18 +76,13 @@ def _records(runs: Runs, c: Comparison) -> list:
     restart |= {f"snapped, of epoch {e}": f"restart snapped@{e}" for e in E}
     random = {"from the initial weights": "restart random"}
     random |= {f"from epoch {e}": f"random@{e}" for e in runs.random}
-    idx = (int(np.flatnonzero(runs.t_rec == e)[0]) for e in E)
+    t = list(runs.t_rec)
     gates = {
-        f"epoch {e}": {k: kit.med(move[m][:, i]) for k, m in _GATES.items()}
-        for e, i in zip(E, idx)
+        f"epoch {e}": {k: kit.med(move[m][:, t.index(e)]) for k, m in _GATES.items()}
+        for e in E
     }
-    steps = {
-        k: {
-            f"at {_lv(f)}": None if np.isnan(x) else round(x, 2)
-            for f, x in zip(LEVELS, map(float, v))
-        }
-        for k, v in c.step.items()
-    }
+    at = [f"at {_lv(f)}" for f in LEVELS]
+    steps = {k: dict(zip(at, _r2(v))) for k, v in c.step.items()}
     lags = _levels(c.lags["reln"], "{lv} {v}")
     spread = seed_spread(move["item_dependent"][:, -1])  # the final share's
     return [
@@ -95,129 +97,62 @@ def _records(runs: Runs, c: Comparison) -> list:
     ]
 
 
-def _deepest(c: Comparison, names) -> int | None:
-    """The lowest loss level every seed of every named network reaches."""
+def _level(c: Comparison, names) -> dict | None:
+    """The lowest level every seed of every named network reaches (``i``; ``lv``, in
+    words; ``at``: each network's median lag there), None if none is."""
     bad = np.any([np.isnan(c.lags[n]).any(axis=0) for n in names], axis=0)
-    return None if bad.all() else int(np.flatnonzero(~bad)[-1])
-
-
-def _at(c: Comparison, name: str, i: int) -> str:
-    """The median lag of a network at level ``i``, or that a seed never reaches it."""
-    v = _med_lag(c.lags[name])[i]
-    return "never within the run" if v is None else _signed(v)
+    if bad.all():
+        return None
+    i = int(np.flatnonzero(~bad)[-1])
+    at = {n: _signed(_med_lag(v)[i]) for n, v in c.lags.items()}
+    return {"i": i, "lv": _lv(LEVELS[i]), "at": at}
 
 
 def reading(runs: Runs, c: Comparison) -> dict:
     """The page's answers from the records' numbers: ``{"short": the "In short" box,
     "reading": the reading after the figures}``, both Markdown. Defined for the page
     book/lag.md."""
-    reln = c.fit["reln"]
-    lo, hi = reln.spread_interval
-    text = (
-        "The 7-pathway ReLN lags the ReLU network by "
-        f"{_levels(c.lags['reln'], '{v} at {lv}') or 'no level every seed reaches'} "
-        f"(time gap {reln.value:.3f}; two-sample seed spread {reln.spread:.3f}, 90 % "
-        f"interval {lo:.3f}-{hi:.3f}). "
-    )
-    short = text + _start_sentence(c) + _fixed_gates_sentence(c, runs.state_epochs)
-    text = short + _control_sentence(c, f"restart frozen@{runs.freeze_epochs[-1]}")
-    text += _ladder_sentence(c) + _item_sentence(runs)
-    return {"short": short, "reading": "**Reading.** " + text}
-
-
-def _start_sentence(c: Comparison) -> str:
-    """The ladder's last step: how much the start moves the ReLN's lag."""
-    i = _deepest(c, ["reln", "reln_relu_start"])
-    if i is None:
-        return ""
-    return (
-        "Started from the ReLU network's own initial weights, the ReLN as built "
-        f"lags {_at(c, 'reln_relu_start', i)} at the {_lv(LEVELS[i])} level; "
-        f"started as the authors start it, {_at(c, 'reln', i)}: the start moves "
-        f"the lag by {c.step['reln'][i]:+.1f} log points there. "
-    )
-
-
-def _fixed_gates_sentence(c: Comparison, E) -> str:
-    """The ReLU network's own gates fixed at each state epoch in ``E`` (and snapped),
-    trained on from its weights there, against the ReLN."""
-    i = _deepest(c, [f"frozen@{e}" for e in E] + ["reln"])
-    if i is None:
-        return "No level is reached by every network fixed from the state. "
-    ahead = None  # the first epoch from which the frozen network is never behind
-    for e in E:
-        ok = _med_lag(c.lags[f"frozen@{e}"])[i] <= 0
-        ahead = (e if ahead is None else ahead) if ok else None
-    at = {
-        k: ", ".join(f"{_at(c, f'{k}@{e}', i)} (e = {e})" for e in E)
-        for k in ("frozen", "snapped")
-    }
-    never = (
-        f": from epoch {ahead} on its gating, fixed, is never behind the ReLU "
-        "network that goes on moving its gates. "
-    )
-    return (
-        "Fixed at epoch e and trained on from the ReLU network's own weights "
-        f"there, its own gates reach the {_lv(LEVELS[i])} level with a lag of "
-        f"{at['frozen']}, against the ReLN's {_at(c, 'reln', i)}"
-        f"{never if ahead is not None else '. '}Snapped to contexts as well (no "
-        "variation between the items of a context), they reach it "
-        f"{at['snapped']}. "
-    )
-
-
-def _control_sentence(c: Comparison, own: str) -> str:
-    """The random-gate control against the network's own final gates (``own``), both
-    fixed from the initial weights."""
-    i = _deepest(c, ["restart random", own])
-    if i is None:
-        return ""
-    faster = _med_lag(c.lags["restart random"])[i] <= _med_lag(c.lags[own])[i]
-    return (
-        "The control: random gates (each unit on for a random half of the "
-        f"datapoints), fixed from the initial weights, reach the {_lv(LEVELS[i])} "
-        f"level with a lag of {_at(c, 'restart random', i)}, against "
-        f"{_at(c, own, i)} for the ReLU network's own final gates fixed from the "
-        "same start. "
-    ) + (
-        "A network whose gates are fixed from the start is fast whatever the "
-        "gates, so such restarts measure fixed gates, not the network's gating; "
-        "the page reads the networks that go on from the state instead. "
-        if faster
-        else "Its own gates are faster than random ones from the same start. "
-    )
-
-
-def _ladder_sentence(c: Comparison) -> str:
-    """The ladder's steps in log points at the deepest level every network reaches."""
-    i = _deepest(c, list(c.step))
-    if i is None:
-        return "No loss level is reached by every network of the ladder. "
-    steps = {k: v[i] for k, v in c.step.items()}
-    say = "; ".join(f"{STEPS[k]} {v:+.1f}" for k, v in steps.items())
-    return (
-        f"Along the ladder, in log points at the {_lv(LEVELS[i])} level (100 ln "
-        f"of the time ratio; log points add, percentages do not): {say}; in all "
-        f"{sum(steps.values()):+.1f}, the ReLN's lag ({_at(c, 'reln', i)}). The "
-        "first two steps fix the gates from the start, which the control shows "
-        "to be fast whatever the gates. "
-    )
-
-
-def _item_sentence(runs: Runs) -> str:
-    """How much of the ReLU network's gating is item by item within a context over
-    training, and how much sits off its unit's context pattern at the end."""
+    lags = _levels(c.lags["reln"], "{v} at {lv}") or "no level every seed reaches"
+    short = _say("reln", lags=lags, r=c.fit["reln"])
+    if lv := _level(c, ["reln", "reln_relu_start"]):
+        short += _say("start", step=c.step["reln"][lv["i"]], **lv)
+    short += _fixed(c, runs.state_epochs)
+    text, own = short, f"restart frozen@{runs.freeze_epochs[-1]}"
+    if lv := _level(c, ["restart random", own]):  # the control: random gates
+        m = [_med_lag(c.lags[n])[lv["i"]] for n in ("restart random", own)]
+        then = _say("control_faster" if m[0] <= m[1] else "control_slower")
+        text += _say("control", own=lv["at"][own], **lv) + then
+    if lv := _level(c, list(c.step)):
+        steps = {k: v[lv["i"]] for k, v in c.step.items()}
+        say = "; ".join(f"{STEPS[k]} {v:+.1f}" for k, v in steps.items())
+        text += _say("ladder", steps=say, total=sum(steps.values()), **lv)
+    else:
+        text += _say("ladder_none")
     M, t = runs.move, runs.t_rec
     item = np.median(M["item_dependent"], axis=0)
     low = int(np.argmin(item))
-    return (
-        "The ReLU network's gating is item by item within a context for "
-        f"{_share(item[0])} of its weight at epoch {t[0]}, for {_share(item[low])} at "
-        f"epoch {t[low]} (the units that carry the weight are on in whole contexts), "
-        f"and for {_share(item[-1])} at the end, when "
-        f"{np.median(M['off_pattern'][:, -1]):.1%} of its weighted gates sit off "
-        "their unit's context pattern. "
-    )
+    text += _say(
+        "item", first=_share(item[0]), t0=t[0], low=_share(item[low]), t_low=t[low],
+        end=_share(item[-1]), off=np.median(M["off_pattern"][:, -1]),
+    )  # fmt: skip
+    return {"short": short, "reading": "**Reading.** " + text}
+
+
+def _fixed(c: Comparison, E) -> str:
+    """The ReLU network's own gates fixed at each state epoch in ``E`` (and snapped),
+    trained on from its weights there, against the ReLN."""
+    lv = _level(c, [f"frozen@{e}" for e in E] + ["reln"])
+    if lv is None:
+        return _say("fixed_none")
+    behind = [_med_lag(c.lags[f"frozen@{e}"])[lv["i"]] > 0 for e in E]
+    # the first epoch from which the frozen network is never behind
+    ahead = next((e for j, e in enumerate(E) if not any(behind[j:])), None)
+    never = ". " if ahead is None else _say("never_behind", ahead=ahead)
+    at = {
+        k: ", ".join(f"{lv['at'][f'{k}@{e}']} (e = {e})" for e in E)
+        for k in ("frozen", "snapped")
+    }
+    return _say("fixed", never=never, **at, **lv)
 
 
 def _net_label(name: str) -> str:
@@ -246,9 +181,8 @@ def lag_table(lags: dict, labels: dict) -> str:
 
 
 def report(rec, runs: Runs) -> dict:
-    """Write and save the page's records (``rec``: its
-    :class:`helpers.book.records.Records`) and glue from its ``runs`` (compared by
-    :func:`compare`). Defined for the page book/lag.md.
+    """Write and save the page's records (``rec``: its :class:`Records`) and glue
+    from its ``runs``. Defined for the page book/lag.md.
 
     Returns ``{"records": {name: stored record}, "short", "reading", "summary": the
     closing table}``, all but the records Markdown (:func:`reading`)."""
@@ -256,15 +190,11 @@ def report(rec, runs: Runs) -> dict:
     R = kit.add_all(rec, _records(runs, c))
     text, t = reading(runs, c), runs.t_rec
     kit.glue_many(
-        "lag",
-        in_short=Markdown(text["short"]),
-        reln_gap=c.fit["reln"].value,
-        spread=c.fit["reln"].spread,
-        seeds=len(runs.relu),
-        freeze_epochs=", ".join(map(str, runs.freeze_epochs)),
-        epochs=int(t[-1]),
+        "lag", in_short=Markdown(text["short"]), reln_gap=c.fit["reln"].value,
+        spread=c.fit["reln"].spread, seeds=len(runs.relu),
+        freeze_epochs=", ".join(map(str, runs.freeze_epochs)), epochs=int(t[-1]),
         record_every=int(t[1] - t[0]) if len(t) > 1 else 0,
-    )
+    )  # fmt: skip
     rec.save()
     claims = [(rulebook.claim("lag", n)["summary"], "—", R[n]) for n in R]
     return {"records": R, **text, "summary": claims_table(claims)}

@@ -87,6 +87,15 @@ class BenchNetwork:
     paper_epochs: int  # gradient steps after the initial loss (runs: + 1)
     paper_seeds: int
 
+    def summary(self) -> dict:
+        """What a benchmark stores of the network (its paper epochs count the initial
+        loss)."""
+        return {
+            "label": self.label, "sizes": list(self.sizes), "init_std": self.init_std,
+            "lr": self.lr, "paper_epochs": self.paper_epochs + 1,
+            "paper_seeds": self.paper_seeds,
+        }  # fmt: skip
+
     def build(self):
         """``(net, X, Y)``: the network and its task."""
         ds = datasets.contextual_task(len(self.structures), list(self.structures))
@@ -367,6 +376,36 @@ def _derived(rows: list[dict], matmul_flops_per_s: float, flops: dict) -> dict:
     return out
 
 
+def _configurations(networks: Sequence[str], seeds, seed_epochs) -> tuple:
+    """``(networks, seed counts, seed-epochs per configuration and round)`` by network,
+    checked: ``seeds`` for every network or per network, ``seed_epochs`` per network or
+    one for all (default :data:`FULL_SEED_EPOCHS`)."""
+    given = FULL_SEED_EPOCHS if seed_epochs is None else seed_epochs
+    if not isinstance(given, dict):
+        given = dict.fromkeys(networks, given)
+    out = {n: int(given.get(n, FULL_SEED_EPOCHS.get(n, 0))) for n in networks}
+    if any(v <= 0 for v in out.values()):
+        raise ValueError(f"seed_epochs must be positive for every network, got {out}")
+    seeds = seeds if isinstance(seeds, dict) else dict.fromkeys(networks, list(seeds))
+    nets = {n: _network(n) for n in networks}
+    for n in networks:
+        if not seeds.get(n):
+            raise ValueError(f"no seed counts given for network {n!r}")
+    return nets, seeds, out
+
+
+def _machine(load_before) -> dict:
+    """The machine, its JAX backend and devices, the load average before and now."""
+    return {
+        "cpus": os.cpu_count(), "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "python": platform.python_version(), "jax": jax.__version__,
+        "backend": jax.default_backend(), "devices": len(jax.devices()),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+    }  # fmt: skip
+
+
 def run_benchmark(
     networks: Sequence[str] = ("section4", "depth"),
     seeds: Sequence[int] | dict = (1, 8, 64),
@@ -385,19 +424,7 @@ def run_benchmark(
     ``seed_epochs``: seed-epochs each configuration trains per round (per network, or
     one for all; default :data:`FULL_SEED_EPOCHS`).
     """
-    given = FULL_SEED_EPOCHS if seed_epochs is None else seed_epochs
-    if not isinstance(given, dict):
-        given = dict.fromkeys(networks, given)
-    seed_epochs = {n: int(given.get(n, FULL_SEED_EPOCHS.get(n, 0))) for n in networks}
-    if any(v <= 0 for v in seed_epochs.values()):
-        raise ValueError(
-            f"seed_epochs must be positive for every network, got {seed_epochs}"
-        )
-    seeds = seeds if isinstance(seeds, dict) else dict.fromkeys(networks, list(seeds))
-    nets = {n: _network(n) for n in networks}
-    for n in networks:
-        if not seeds.get(n):
-            raise ValueError(f"no seed counts given for network {n!r}")
+    nets, seeds, seed_epochs = _configurations(networks, seeds, seed_epochs)
     started = _dt.datetime.now(_dt.timezone.utc)
     load_before = os.getloadavg()
     t_start = time.perf_counter()
@@ -416,41 +443,19 @@ def run_benchmark(
     mm["probes_flops_per_s"] = [p["flops_per_s"] for p in probes]
     for r in rows:
         r["fraction_of_floor"] = r["flops_per_s"] / mm["flops_per_s"]
+    settings = {
+        "networks": list(networks),
+        "seeds": {n: [int(s) for s in seeds[n]] for n in networks},
+        "seed_epochs": seed_epochs, "min_epochs": int(min_epochs),
+        "max_epochs": max_epochs, "rounds": int(rounds), "methods": list(methods),
+    }  # fmt: skip
     return {
         "label": label,
         "started_utc": started.isoformat(timespec="seconds"),
         "wall_seconds": time.perf_counter() - t_start,
-        "machine": {
-            "cpus": os.cpu_count(),
-            "platform": platform.platform(),
-            "processor": platform.processor() or platform.machine(),
-            "python": platform.python_version(),
-            "jax": jax.__version__,
-            "backend": jax.default_backend(),
-            "devices": len(jax.devices()),
-            "load_average_before": [round(x, 2) for x in load_before],
-            "load_average_after": [round(x, 2) for x in os.getloadavg()],
-        },  # fmt: skip
-        "settings": {
-            "networks": list(networks),
-            "seeds": {n: [int(s) for s in seeds[n]] for n in networks},
-            "seed_epochs": seed_epochs,
-            "min_epochs": int(min_epochs),
-            "max_epochs": max_epochs,
-            "rounds": int(rounds),
-            "methods": list(methods),
-        },  # fmt: skip
-        "networks": {
-            n: {
-                "label": bn.label,
-                "sizes": list(bn.sizes),
-                "init_std": bn.init_std,
-                "lr": bn.lr,
-                "paper_epochs": bn.paper_epochs + 1,
-                "paper_seeds": bn.paper_seeds,
-            }
-            for n, bn in nets.items()
-        },  # fmt: skip
+        "machine": _machine(load_before),
+        "settings": settings,
+        "networks": {n: bn.summary() for n, bn in nets.items()},
         "matmul": mm,
         "flops_per_epoch": flops,
         "floor_seed_epochs_per_s": {
