@@ -263,10 +263,15 @@ def execute(
     try:
         with mock.patch.dict(os.environ, env):
             papermill.execute_notebook(
-                str(unexecuted), str(out), parameters=params, kernel_name="python3",
-                kernel_manager_class=_kernel_manager(), cwd=str(BOOK),
-                progress_bar=False, log_output=False,
-            )  # fmt: skip
+                str(unexecuted),
+                str(out),
+                parameters=params,
+                kernel_name="python3",
+                kernel_manager_class=_kernel_manager(),
+                cwd=str(BOOK),
+                progress_bar=False,
+                log_output=False,
+            )
     except Exception as exc:
         raise SystemExit(
             f"chapter {name} failed; book/ is unchanged. The partly executed "
@@ -596,13 +601,28 @@ def _execution_arguments(add) -> None:
     add("chapters", nargs="*", help=f"chapters to execute (default all): {CHAPTERS}")
     add("--profile", default="default", choices=sorted(PROFILES))
     text = "a chapter parameter (VALUE read as JSON)"
-    add("-p", "--parameter", nargs=2, action="append", default=[], help=text,
-        metavar=("NAME", "VALUE"))  # fmt: skip
-    add("--update-book", action="store_true", help="maintainers: a default execution "
+    add(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        help=text,
+        metavar=("NAME", "VALUE"),
+    )
+    add(
+        "--update-book",
+        action="store_true",
+        help="maintainers: a default execution "
         "replaces book/<chapter>.ipynb and its records (otherwise every execution is "
-        "a run)")  # fmt: skip
-    add("--isa", choices=rounding.ISAS, help="limit XLA's CPU code to this "
-        "instruction set (another machine's rounding): a run of its own")  # fmt: skip
+        "a run)",
+    )
+    add(
+        "--isa",
+        choices=rounding.ISAS,
+        help="limit XLA's CPU code to this "
+        "instruction set (another machine's rounding): a run of its own",
+    )
     text = "store a profile's chapter times in book/stats/execution.json"
     add("--record-times", action="store_true", help=text)
 
@@ -640,11 +660,19 @@ def _parser() -> argparse.ArgumentParser:
     add("--committed", default="HEAD", help=text)
     text = "chapters whose committed records other code made (left out of them)"
     add("--stale", nargs="*", default=[], help=text)
-    add("--chapters", nargs="+", help="measure only these chapters again (their "
-        "code changed), keeping every other chapter's stored executions")  # fmt: skip
-    add("--add", action="store_true", help="with --chapters: the runs join the "
+    add(
+        "--chapters",
+        nargs="+",
+        help="measure only these chapters again (their "
+        "code changed), keeping every other chapter's stored executions",
+    )
+    add(
+        "--add",
+        action="store_true",
+        help="with --chapters: the runs join the "
         "stored executions of those chapters (another machine of the same code), "
-        "which keep their records")  # fmt: skip
+        "which keep their records",
+    )
     text = "on a GPU machine: engine tests, benchmark, book and paper profile, timed"
     add = command("gpu-check", text)
     add("out", help="folder for gpu-check.json, the benchmark and logs")
@@ -685,9 +713,13 @@ def main(argv=None) -> None:
     if args.cmd in ("build", "execute"):
         overrides = {k: _json_or_text(v) for k, v in args.parameter}
         run = execute_all(
-            args.chapters or chapters_present(), args.profile, overrides,
-            args.record_times, args.isa, args.update_book,
-        )  # fmt: skip
+            args.chapters or chapters_present(),
+            args.profile,
+            overrides,
+            args.record_times,
+            args.isa,
+            args.update_book,
+        )
         if args.cmd == "build":
             site(source=run)
     elif args.cmd == "site":

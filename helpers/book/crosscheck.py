@@ -243,11 +243,13 @@ def crosscheck(
     import jax  # only to record its version
 
     prov = {  # the provenance of the runs made now
-        "command": command or "", "commit": man["commit"],
-        "python": platform.python_version(), "numpy": np.__version__,
+        "command": command or "",
+        "commit": man["commit"],
+        "python": platform.python_version(),
+        "numpy": np.__version__,
         "jax": jax.__version__,
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
-    }  # fmt: skip
+    }
     exps = man.setdefault("experiments", {})
     seed_list = list(range(1, int(seeds) + 1))
     for name in names:
@@ -414,7 +416,11 @@ def main(args) -> int:
     if Path(args.out).resolve() != RUNS:
         parts += ["--out", shlex.quote(args.out)]
     crosscheck(
-        args.authors, args.seeds, args.experiments, args.out, " ".join(parts),
+        args.authors,
+        args.seeds,
+        args.experiments,
+        args.out,
+        " ".join(parts),
         scripts=args.scripts,
-    )  # fmt: skip
+    )
     return 0

@@ -26,10 +26,18 @@ PDF_PAGE = "whole-book.html"  # the single-page build, rewritten for print
 
 #: Text of the site's interactive chrome; none of it may appear in the PDF.
 UI_TEXT = (
-    "Show code cell", "Hide code cell", "Skip to main content", "Back to top", "Ctrl+K",
-    "Toggle navigation", "Color mode", "Fullscreen mode", "Launch Binder",
-    "Download source file", "Copy to clipboard",
-)  # fmt: skip
+    "Show code cell",
+    "Hide code cell",
+    "Skip to main content",
+    "Back to top",
+    "Ctrl+K",
+    "Toggle navigation",
+    "Color mode",
+    "Fullscreen mode",
+    "Launch Binder",
+    "Download source file",
+    "Copy to clipboard",
+)
 
 #: Removed before printing: the theme's navigation, buttons and toggles
 #: (``details.hide``: a hidden cell's toggle and the code it hides).
@@ -345,11 +353,16 @@ def print_pdf(
                 )
             headings = tab.evaluate(HEADINGS_JS)
             tab.pdf(
-                path=str(out), format="A4", print_background=True,
-                prefer_css_page_size=True, outline=True, tagged=True,
-                display_header_footer=True, header_template="<span></span>",
+                path=str(out),
+                format="A4",
+                print_background=True,
+                prefer_css_page_size=True,
+                outline=True,
+                tagged=True,
+                display_header_footer=True,
+                header_template="<span></span>",
                 footer_template=footer(run),
-            )  # fmt: skip
+            )
             browser.close()
     finally:
         server.shutdown()
@@ -381,10 +394,15 @@ def build(
     version, _, date = edition(root)
     page = f"{root_doc}.html"
     text = print_document(
-        (single / page).read_text(encoding="utf-8"), page,
-        title=config.get("title", ""), author=config.get("author", ""),
-        version=version, date=date, repository=repository, run=run,
-    )  # fmt: skip
+        (single / page).read_text(encoding="utf-8"),
+        page,
+        title=config.get("title", ""),
+        author=config.get("author", ""),
+        version=version,
+        date=date,
+        repository=repository,
+        run=run,
+    )
     # the single page is written under the root document's folder but links as if it
     # stood at the top (_static/, _images/): put the print document there
     (single / PDF_PAGE).write_text(text, encoding="utf-8")

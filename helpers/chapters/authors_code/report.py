@@ -100,12 +100,16 @@ def _records(res: Results) -> list:
         c = res.runs[name].comparison if name in res.runs else None
         yard = c and f" against the engine's own seed spread {c.spread_ours:.4f}"
         note = _prose(
-            "same_start_note", r=r, tol=SAME_START_TOL,
+            "same_start_note",
+            r=r,
+            tol=SAME_START_TOL,
             identical=_join(r.identical.tolist()),
             part=_join(p if p < r.epochs else "never" for p in r.part.tolist()),
-            steepest=_join(r.steepest, "{:.2f}"), rescale=_join(r.rescale, "{:.1e}"),
-            shifts=_shifts(r), spread=yard or "",
-        )  # fmt: skip
+            steepest=_join(r.steepest, "{:.2f}"),
+            rescale=_join(r.rescale, "{:.1e}"),
+            shifts=_shifts(r),
+            spread=yard or "",
+        )
         out.append((f"same_start_{name}", _same_start_evidence(r, c), note))
     return out
 
@@ -168,12 +172,16 @@ def _closing(res: Results, recs: dict, conv: dict) -> str:
     first = max(abs(v["first_ratio"] - 1) for v in conv.values())
     beyond = f" Beyond the seed noise: {', '.join(failed)}; see below."
     return _prose(
-        "closing", held=len(recs) - len(failed), n=len(recs), worst=worst,
-        first=f"to {first:.1e} (relative)" if first else "exactly", c=comp[worst],
+        "closing",
+        held=len(recs) - len(failed),
+        n=len(recs),
+        worst=worst,
+        first=f"to {first:.1e} (relative)" if first else "exactly",
+        c=comp[worst],
         target=max(abs(v["target_ratio"] - 1) for v in conv.values()),
         shift=max(abs(conv[n]["shift_gap"] - c.gap) for n, c in comp.items()),
         failed=beyond if failed else "",
-    )  # fmt: skip
+    )
 
 
 def _same_start_table(res: Results, recs: dict) -> str:
@@ -222,12 +230,20 @@ def _same_start_text(res: Results, recs: dict) -> str:
         lo, hi = 100 * np.nanmin(frac), 100 * np.nanmax(frac)
         until = f"until the two runs part, at losses between {lo:.1f} % and {hi:.1f} %"
         until += " of the first"
-    text = [_prose(
-        "run_for_run", held=sum(r["verdict"] == "check" for r in ss.values()),
-        n=len(same), ident_lo=ident.min(), ident_hi=ident.max(), tol=SAME_START_TOL,
-        until=until, steep_lo=steep.min(), steep_hi=steep.max(),
-        rescale=max(float(np.max(r.rescale)) for r in same.values()),
-    )]  # fmt: skip
+    text = [
+        _prose(
+            "run_for_run",
+            held=sum(r["verdict"] == "check" for r in ss.values()),
+            n=len(same),
+            ident_lo=ident.min(),
+            ident_hi=ident.max(),
+            tol=SAME_START_TOL,
+            until=until,
+            steep_lo=steep.min(),
+            steep_hi=steep.max(),
+            rescale=max(float(np.max(r.rescale)) for r in same.values()),
+        )
+    ]
     spreads = {n: rec.get("spread") for n, rec in ss.items()}
     ratio = {
         n: float(np.max(r.gaps)) / spreads[n]
@@ -236,8 +252,14 @@ def _same_start_text(res: Results, recs: dict) -> str:
     }
     if ratio:
         worst = max(ratio, key=ratio.get)
-        text.append(_prose("after_parting", ratio=ratio[worst], worst=worst,
-                           mult=rulebook.NOISE_MULTIPLE))  # fmt: skip
+        text.append(
+            _prose(
+                "after_parting",
+                ratio=ratio[worst],
+                worst=worst,
+                mult=rulebook.NOISE_MULTIPLE,
+            )
+        )
     if res.control is not None:
         name = res.control.name
         text += ["\n\n", _control_text(res.control, spreads[name], res.title(name))]
@@ -245,8 +267,13 @@ def _same_start_text(res: Results, recs: dict) -> str:
     verb = "turns" if len(flipped) == 1 else "turn"
     said = _prose("none_flipped")
     if flipped:
-        said = _prose("flipped", n=len(flipped), total=len(same), verb=verb,
-                      names=", ".join(flipped))  # fmt: skip
+        said = _prose(
+            "flipped",
+            n=len(flipped),
+            total=len(same),
+            verb=verb,
+            names=", ".join(flipped),
+        )
     text += ["\n\n", _prose("any_machine", flipped=said)]
     if "depth" in same:
         text += ["\n\n", _depth_reading(same["depth"], spreads["depth"])]
@@ -256,19 +283,24 @@ def _same_start_text(res: Results, recs: dict) -> str:
 def _control_text(ctrl, rec_spread, title: str) -> str:
     """The control (``ctrl``, one seed at a step size :data:`CONTROL_STEP` off) under
     the same rule, against the real run's yardstick ``rec_spread``."""
-    v = rulebook.verdict(_same_run(ctrl, rec_spread), kind="check",
-                         provenance="authors' code")  # fmt: skip
+    v = rulebook.verdict(
+        _same_run(ctrl, rec_spread), kind="check", provenance="authors' code"
+    )
     old = rulebook.holds("gap", float(np.max(ctrl.gaps)))
     part, frac = ctrl.part[0], ctrl.part_loss[0] / ctrl.theirs[0, 0]
     where = (
         f"parts at epoch {part}, with the loss still {100 * frac:.2f} % of its first"
     )
     return _prose(
-        "control", r=ctrl, title=title, step=CONTROL_STEP, verdict=v,
+        "control",
+        r=ctrl,
+        title=title,
+        step=CONTROL_STEP,
+        verdict=v,
         where=where if part < ctrl.epochs else "never parts",
         check_gap=rulebook.CHECK_GAP,
         old="would have passed it." if old else "fails it too.",
-    )  # fmt: skip
+    )
 
 
 def _depth_reading(r, spread) -> str:
@@ -281,12 +313,19 @@ def _depth_reading(r, spread) -> str:
         still += " % of its first"
     censored = r.censored or r.censored_reference
     return _prose(
-        "depth", seeds=_join(r.seeds), lo=int(r.identical.min()),
-        hi=int(r.identical.max()), tol=SAME_START_TOL, parts=_join(r.part.tolist()),
-        still=still, steep=r.steepest.max(), shifts=_shifts(r),
-        most=np.nanmax(np.abs(r.shift)), gaps=_join(r.gaps, "{:.4f}"),
+        "depth",
+        seeds=_join(r.seeds),
+        lo=int(r.identical.min()),
+        hi=int(r.identical.max()),
+        tol=SAME_START_TOL,
+        parts=_join(r.part.tolist()),
+        still=still,
+        steep=r.steepest.max(),
+        shifts=_shifts(r),
+        most=np.nanmax(np.abs(r.shift)),
+        gaps=_join(r.gaps, "{:.4f}"),
         spread=f"{spread:.4f}." if isinstance(spread, float) else "(none).",
-    ) + (_prose("depth_censored") if censored else "")  # fmt: skip
+    ) + (_prose("depth_censored") if censored else "")
 
 
 #: The closing table's claim of each kind of record, after the experiment's title.
@@ -334,13 +373,25 @@ def spread_text(title: str, c, check) -> str:
         or c.interval_theirs[0] > c.interval_ours[1]
     )
     return _prose(
-        "spreads", title=title, k=k, c=c, ratio=c.spread_ours / c.spread_theirs,
-        iv_ours=span(c.interval_ours), iv_theirs=span(c.interval_theirs),
-        apart="do not " if apart else "", n=len(check.seeds), check=check,
-        q=np.quantile(subs, [0.05, 0.5, 0.95]), subsets=len(subs),
+        "spreads",
+        title=title,
+        k=k,
+        c=c,
+        ratio=c.spread_ours / c.spread_theirs,
+        iv_ours=span(c.interval_ours),
+        iv_theirs=span(c.interval_theirs),
+        apart="do not " if apart else "",
+        n=len(check.seeds),
+        check=check,
+        q=np.quantile(subs, [0.05, 0.5, 0.95]),
+        subsets=len(subs),
         at_ours=100 * np.mean(subs <= c.spread_ours),
         at_theirs=100 * np.mean(subs <= c.spread_theirs),
         side="below" if check.cross_all <= check.all_spread else "above",
-        within=_prose("subsets_within" if within else "subsets_outside", k=k,
-                      lo=subs.min(), hi=subs.max()),
-    )  # fmt: skip
+        within=_prose(
+            "subsets_within" if within else "subsets_outside",
+            k=k,
+            lo=subs.min(),
+            hi=subs.max(),
+        ),
+    )

@@ -92,10 +92,20 @@ def script_spread_text(title: str, r: ScriptSpread) -> str:
     """The paragraph on where the two spreads part (:class:`ScriptSpread` ``r``)."""
     why = "within" if r.p >= 0.05 else "beyond"
     return kit.prose(
-        "authors_code", "script_spread", title=title, r=r, n=len(r.seeds),
-        runs=REVIEW_RUNS, ratio=r.first[1] / r.first[0], iv_t=span(r.theirs_interval),
-        iv_s=span(r.same_interval), iv_o=span(r.ours_interval),
-        times=r.ours / r.theirs, total=len(r.seeds) + r.ours_seeds,
-        diff=abs(r.difference), pct=100 * r.p, perms=PERMUTATIONS,
+        "authors_code",
+        "script_spread",
+        title=title,
+        r=r,
+        n=len(r.seeds),
+        runs=REVIEW_RUNS,
+        ratio=r.first[1] / r.first[0],
+        iv_t=span(r.theirs_interval),
+        iv_s=span(r.same_interval),
+        iv_o=span(r.ours_interval),
+        times=r.ours / r.theirs,
+        total=len(r.seeds) + r.ours_seeds,
+        diff=abs(r.difference),
+        pct=100 * r.p,
+        perms=PERMUTATIONS,
         why=kit.prose("authors_code", f"spread_{why}_chance", runs=REVIEW_RUNS),
-    )  # fmt: skip
+    )

@@ -62,8 +62,16 @@ def _node(ax, x, y, w, h, units, fc, vertical=True):
 
 def _edge(ax, p0, p1, c, t: float, label: str) -> None:
     """An arrow from ``p0`` to ``p1`` in colour ``c``, ``label`` above ``t`` of it."""
-    arrow = FancyArrowPatch(p0, p1, arrowstyle="-|>", mutation_scale=9,
-                            color=c, lw=1.3, shrinkA=0, shrinkB=0)  # fmt: skip
+    arrow = FancyArrowPatch(
+        p0,
+        p1,
+        arrowstyle="-|>",
+        mutation_scale=9,
+        color=c,
+        lw=1.3,
+        shrinkA=0,
+        shrinkB=0,
+    )
     ax.add_patch(arrow)
     lx, ly = _along(p0, p1, t)
     ax.text(lx, ly + 0.02, label, ha="center", va="bottom", fontsize=9, color=c)

@@ -62,31 +62,41 @@ def report(rec, results: Results) -> dict:
     pred_sep, pred_sh = r.predictions["separate"].loss, r.predictions["shared"].loss
     speedup = kit.med([halfway_time(a) / halfway_time(b) for a, b in zip(sep, sh)])
     said = {
-        "s": ", ".join(f"{v:.3f}" for v in r.modes.s), "offdiag": r.diag["offdiag"],
-        "gap_seed": kit.med(gap_seed), "gap_seed_max": gap_seed.max(),
-        "gap_expected": kit.med(r.gap_expected), "check_gap": gap,
+        "s": ", ".join(f"{v:.3f}" for v in r.modes.s),
+        "offdiag": r.diag["offdiag"],
+        "gap_seed": kit.med(gap_seed),
+        "gap_seed_max": gap_seed.max(),
+        "gap_expected": kit.med(r.gap_expected),
+        "check_gap": gap,
         "a0_expected": r.a0_expected,
         "a0_seed_range": f"{r.a0_seed.min():.2e} to {r.a0_seed.max():.2e}",
-        "raw_neg": np.sum(r.raw_projection < 0), "raw_total": r.raw_projection.size,
+        "raw_neg": np.sum(r.raw_projection < 0),
+        "raw_total": r.raw_projection.size,
         "sweep_max": r.sweep[worst],
         "sweep_worst": f"init std {worst[0]:.0e}, {worst[1]} hidden units",
         "sweep_over": f"{len(over)} of the {len(r.sweep)} settings exceed the "
         f"rulebook's check gap of {gap:g}: the agreement is a small-init property"
-        if over else f"every setting stays within the rulebook's check gap of {gap:g}",
-        "speedup": speedup, "gap_double": r.double.value,
-        "gap_double_spread": r.double.spread, "gap_double_alt": r.double.alternative,
+        if over
+        else f"every setting stays within the rulebook's check gap of {gap:g}",
+        "speedup": speedup,
+        "gap_double": r.double.value,
+        "gap_double_spread": r.double.spread,
+        "gap_double_alt": r.double.alternative,
         "speedup_theory": r.spectra["shared"][0][0]
         / r.spectra["separate (context 1)"][0][0],
         "speedup_pred": halfway_time(pred_sep) / halfway_time(pred_sh),
         "pred_gap": kit.med([time_gap(L, pred_sh) for L in sh]),
-    }  # fmt: skip
+    }
     kit.glue_many("bg", said)
     said.update(n_cf=len(gap_seed), n=len(sep))
     cf = Evidence(said["gap_seed"], criterion="gap")
-    recs = kit.add_all(rec, [
-        ("gap_closed_form_simulated", cf, said),
-        ("gap_node_reuse_double_speed", r.double, said),
-    ])  # fmt: skip
+    recs = kit.add_all(
+        rec,
+        [
+            ("gap_closed_form_simulated", cf, said),
+            ("gap_node_reuse_double_speed", r.double, said),
+        ],
+    )
     rec.save()
     claims = [(rulebook.claim(rec.chapter, n), x) for n, x in recs.items()]
     rows = [(c["summary"], c["summary_quote"], x) for c, x in claims]

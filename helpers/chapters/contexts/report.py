@@ -33,27 +33,34 @@ def _glue_training(r) -> dict:
     p, L, m, rows = r.params, r.losses, r.losses.m_reln, r.losses.init_rows
     S, t = r.relu.loss.shape[0], r.task
     g = {
-        "L0": t.L0, "L_linear": t.L_linear, "P": t.ds.P,
+        "L0": t.L0,
+        "L_linear": t.L_linear,
+        "P": t.ds.P,
         "211_offdiag": 100 * t.diag_211["offdiag"],
-        "211_offdiag_H": t.diag_211_H["offdiag"], "mirror_err": t.mirror_err,
-        "d": float(t.d_all.mean()), "d_spread": float(np.ptp(t.d_all)),
+        "211_offdiag_H": t.diag_211_H["offdiag"],
+        "mirror_err": t.mirror_err,
+        "d": float(t.d_all.mean()),
+        "d_spread": float(np.ptp(t.d_all)),
         "sx_cross": float(np.abs(t.sx_cross - np.eye(8)).max()),
         "raw_mixed_top": float(np.mean([x.s[0] for x in t.raw_mixed])),
         "raw_single_top": float(np.mean([x.s[0] for x in t.raw_single])),
         "res_top": float(np.mean([x.s[0] for x in t.pm_mixed])),
-    }  # fmt: skip
+    }
     g |= dict(init=p.init, lr=p.lr, epochs=p.epochs, seeds=S, width=p.relu_width)
     for name in ("reln", "full", "mixed", "single"):
         fit = getattr(L, f"m_{name}")
         g[f"g_{name}"], g[f"g_{name}_max"] = fit.value, max(fit.per_seed)
     both, mixed = (r.relns[k].loss for k in ("both/one-way", "mixed/one-way"))
     g |= dict(
-        g_linear=m.candidates[comparisons.STRATEGIES["common"]], g_best=m.best,
+        g_linear=m.candidates[comparisons.STRATEGIES["common"]],
+        g_best=m.best,
         g_spread_relu=comparisons.pairwise_gap(r.relu.loss),
-        g_spread_reln=m.spread_candidate, g_spread=m.spread,
-        g_spread_lo=m.spread_interval[0], g_spread_hi=m.spread_interval[1],
+        g_spread_reln=m.spread_candidate,
+        g_spread=m.spread,
+        g_spread_lo=m.spread_interval[0],
+        g_spread_hi=m.spread_interval[1],
         g_mixed_vs_reln=comparisons.median_gap(both, mixed),
-    )  # fmt: skip
+    )
     g |= {f"g_{name}": v for name, v in L.gaps.items()}
     sign = "" if np.all(L.level_ratio > 0) else "not "
     g["level_sign"] = kit.prose(C, "level_sign", sign=sign)
@@ -82,12 +89,14 @@ def _glue_outputs(r) -> dict:
             g[f"out_{name}_{k}"] = med(o.gaps[key][e])
         g[f"show_{k}"] = e
     g |= dict(
-        out_mean=o.match.value, out_spread_relu=o.spread["sides"][0],
+        out_mean=o.match.value,
+        out_spread_relu=o.spread["sides"][0],
         out_spread_reln=o.spread["sides"][1],
-        order_ok=int(np.sum(sv.order_ok)), order_n=len(sv.order_ok),
+        order_ok=int(np.sum(sv.order_ok)),
+        order_n=len(sv.order_ok),
         sv_err_main=max(med(sv.rel_err[n]) for n in sv.main_names),
         sv_err_single=max(med(sv.rel_err[n]) for n in sv.single_names),
-    )  # fmt: skip
+    )
     for k, e in enumerate(r.params.show_epochs):
         i = r.relu.index(e)
         for m, v in reps.sims["reln"].items():
@@ -110,12 +119,16 @@ def _glue_gating(r) -> dict:
 
     return dict(
         record_every=r.params.record_every,
-        final_mixed=end(c["common"] + c["mixed"]), final_single=end(c["single"]),
-        final_other=end(c["other"]), single_010=100 * gt.single_by_ctx["010"],
+        final_mixed=end(c["common"] + c["mixed"]),
+        final_single=end(c["single"]),
+        final_other=end(c["other"]),
+        single_010=100 * gt.single_by_ctx["010"],
         final_itemdep=end(c["item_dependent"]),
         final_consistency=end(c["consistency"]),
-        peak_common=100 * gt.peak_common, split_epoch=gt.split_epoch,
-        final_common=end(c["common"]), final_2of3=end(c["mixed"]),
+        peak_common=100 * gt.peak_common,
+        split_epoch=gt.split_epoch,
+        final_common=end(c["common"]),
+        final_2of3=end(c["mixed"]),
         div_relu_common=100 * div["ReLU"]["common"][0],
         div_relu_mixed=100 * div["ReLU"]["2-of-3"][0],
         div_reln_common=100 * div["ReLN"]["common"][0],
@@ -125,19 +138,24 @@ def _glue_gating(r) -> dict:
         div_reln_single_ring=100 * div["ReLN"]["single"][2],
         snap_final=end(fc["snap_change"]),
         snap_max=100 * float(np.max(np.median(fc["snap_change"][:, 1:], 0))),
-        fsingle_final=end(fc["single"]), fmixed_final=end(fc["mixed"]),
-        fcommon_final=end(fc["common"]), singles_alt=100 * gt.singles_alt,
-        phase_first=gt.phase[0], phase_last=gt.phase[1],
+        fsingle_final=end(fc["single"]),
+        fmixed_final=end(fc["mixed"]),
+        fcommon_final=end(fc["common"]),
+        singles_alt=100 * gt.singles_alt,
+        phase_first=gt.phase[0],
+        phase_last=gt.phase[1],
         phase_snap=100 * rulebook.PHASE_SNAP,
         strict_level=100 * med([d["context_level"] for d in gt.strict]),
         strict_one=100 * med([d["one_context_only"] for d in gt.strict]),
         abl_loss=med([d["loss"] for d in ab]),
-        abl_min=min(d["ablated"] for d in ab), abl_max=max(d["ablated"] for d in ab),
+        abl_min=min(d["ablated"] for d in ab),
+        abl_max=max(d["ablated"] for d in ab),
         abl_units=100 * med([d["share_units"] for d in ab]),
-        ctl_min=ctl["control_min"], ctl_max=ctl["control_max"],
+        ctl_min=ctl["control_min"],
+        ctl_max=ctl["control_max"],
         ctl_units=100 * ctl["control_share_of_units"],
         ctl_reading=ablation_reading(ctl),
-    )  # fmt: skip
+    )
 
 
 def ablation_reading(ctl: dict) -> str:
@@ -164,39 +182,55 @@ def _glue_race(r) -> dict:
     same = round(float(k.top_vals.mean()), 2) == round(p.authors_overlap, 2)
     band = "a0_inside" if pred == sim == "inside" else "a0_band"
     return dict(
-        ratio_final=med(race.ratio_final), ratio_pred=float(race.ratio_pred[-1]),
-        single_norm_final=race.single_norm[1], single_norm_init=race.single_norm[0],
+        ratio_final=med(race.ratio_final),
+        ratio_pred=float(race.ratio_pred[-1]),
+        single_norm_final=race.single_norm[1],
+        single_norm_init=race.single_norm[0],
         out_single_share=100 * race.out_single_share,
         resid_mixed=med(race.resid["2-of-3"][:, -1]),
         resid_single=med(race.resid["single"][:, -1]),
         full_mixed=med(relns["mixed/one-way"].loss[:, -1]),
         full_single=med(relns["single/one-way"].loss[:, -1]),
-        a0_common=k.a0_common, a0_context=k.a0_context,
-        a0_ratio_lo=lo / k.a0_context, a0_ratio_hi=hi / k.a0_context,
-        hs_epoch=p.head_start_epoch, a0_equiv=k.a0_hs_pred, a0_equiv_sim=k.a0_hs_sim,
+        a0_common=k.a0_common,
+        a0_context=k.a0_context,
+        a0_ratio_lo=lo / k.a0_context,
+        a0_ratio_hi=hi / k.a0_context,
+        hs_epoch=p.head_start_epoch,
+        a0_equiv=k.a0_hs_pred,
+        a0_equiv_sim=k.a0_hs_sim,
         a0_band=kit.prose(C, band, pred=pred, sim=sim),
-        a0_eq_min=float(np.nanmin(k.a0_eq)), a0_eq_max=float(np.nanmax(k.a0_eq)),
-        overlap_H=float(k.top_H.mean()), overlap_H_spread=float(np.ptp(k.top_H)),
+        a0_eq_min=float(np.nanmin(k.a0_eq)),
+        a0_eq_max=float(np.nanmax(k.a0_eq)),
+        overlap_H=float(k.top_H.mean()),
+        overlap_H_spread=float(np.ptp(k.top_H)),
         overlap_match=kit.prose(C, "overlap_same" if same else "overlap_differs"),
         overlap_top_mean=float(k.top_vals.mean()),
         overlap_top_min=float(k.top_vals.min()),
         overlap_top_max=float(k.top_vals.max()),
         overlap_all_min=float(k.partner_all.min()),
-        overlap_all_max=float(k.partner_all.max()), overlap_all_med=med(k.partner_all),
-        ladder_init=rows[0].gap, ladder_init45=rows[1].gap,
+        overlap_all_max=float(k.partner_all.max()),
+        overlap_all_med=med(k.partner_all),
+        ladder_init=rows[0].gap,
+        ladder_init45=rows[1].gap,
         # rows 4-7: the authors' a0 band, derived overlaps and -0.45 in turn
         ladder_best_authors=min(x.gap for x in rows[4:8]),
         ladder_best_authors45=min(x.gap for x in rows[5:8:2]),
-        race_final=race_row.final_loss, race_star_final=lad.star_row.final_loss,
-        race_star_gap=lad.g_race_star, race_gap=lad.m_race.value,
-        race_gap_mixed=race_row.gap, race_gap_relu=lad.g_race_relu,
-        race_spread=lad.m_race.spread, race_fp=race_row.fixed_point_loss,
+        race_final=race_row.final_loss,
+        race_star_final=lad.star_row.final_loss,
+        race_star_gap=lad.g_race_star,
+        race_gap=lad.m_race.value,
+        race_gap_mixed=race_row.gap,
+        race_gap_relu=lad.g_race_relu,
+        race_spread=lad.m_race.spread,
+        race_fp=race_row.fixed_point_loss,
         race_fp_pct=100 * race_row.fixed_point_loss / r.task.L0,
         race_censored=kit.prose(C, "censored" if lad.m_race.censored else "uncensored"),
-        ladder_fp45=rows[1].fixed_point_loss, ladder_matrix=rows[-1].gap,
-        sim_m_final=med(lad.sim_m[:, -1]), g_authors=lad.g_authors,
+        ladder_fp45=rows[1].fixed_point_loss,
+        ladder_matrix=rows[-1].gap,
+        sim_m_final=med(lad.sim_m[:, -1]),
+        g_authors=lad.g_authors,
         reln_spread=lad.reln_spread,
-    )  # fmt: skip
+    )
 
 
 def _share_record(r, at: dict) -> tuple[Evidence, list]:
@@ -240,10 +274,14 @@ def _records(r, glued: dict) -> list:
         return rulebook.setup_clause({i: x[verdict] for i, x in rows.items()}, p.init)
 
     values = glued | dict(
-        r=r, setup_7=setup("verdict_7_pathways"),
-        setup_single=setup("verdict_single_context"), snap=rulebook.PHASE_SNAP,
-        share=share.value, one_only=med(one_only), P=paper.CONTEXTS,
-    )  # fmt: skip
+        r=r,
+        setup_7=setup("verdict_7_pathways"),
+        setup_single=setup("verdict_single_context"),
+        snap=rulebook.PHASE_SNAP,
+        share=share.value,
+        one_only=med(one_only),
+        P=paper.CONTEXTS,
+    )
     cka = r.reps.cka_by_epoch
     by_epoch = {e: {k: float(v[i]) for k, v in cka.items()} for e, i in at.items()}
     cka = {
@@ -273,10 +311,21 @@ def _records(r, glued: dict) -> list:
 
 
 def report(
-    rec, params: Params, task: Task, relu, relns: dict, *, losses: Losses,
-    outputs: Outputs, svs: PathwayValues, reps: Representations, gating: Gating,
-    race: Race, consts: Constants, ladder: Ladder,
-) -> dict:  # fmt: skip
+    rec,
+    params: Params,
+    task: Task,
+    relu,
+    relns: dict,
+    *,
+    losses: Losses,
+    outputs: Outputs,
+    svs: PathwayValues,
+    reps: Representations,
+    gating: Gating,
+    race: Race,
+    consts: Constants,
+    ladder: Ladder,
+) -> dict:
     """Write and save the records ``rec`` and the glue of the page book/contexts.md from
     its runs (``relu``, ``relns``) and what it measured of them (``losses`` ..
     ``ladder``).  Returns ``summary`` (the closing table), ``headline`` (what the

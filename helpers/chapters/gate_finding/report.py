@@ -310,7 +310,11 @@ def _said(r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
     """The values the records' notes name: ``glued`` and more."""
     main, v = r.elbows[pm.construction], rulebook.verdict(r.m_paper)
     return dict(
-        glued, main=main, mismatch=mismatch, n=4 * r.ds.P, k_max=max(main.Ks),
+        glued,
+        main=main,
+        mismatch=mismatch,
+        n=4 * r.ds.P,
+        k_max=max(main.Ks),
         bends=joined(f"{K}: {b:.3g}" for K, b in zip(main.Ks[1:-1], _bends(main))),
         lowest=joined(
             f"{_k_min(e.Ks, e.errors)} with the {c}'s construction"
@@ -321,13 +325,14 @@ def _said(r: Runs, pm: Params, mismatch: int, glued: dict) -> dict:
             for w, e in _others(r, pm)
         ),
         final=kit.med(r.constructions.paper_loss[:, -1]),
-        other="Another" if any(x["verdict"] != v for x in r.starts.rows.values())
+        other="Another"
+        if any(x["verdict"] != v for x in r.starts.rows.values())
         else "No other",
         starts="; ".join(
             f"{k} start: gap {x['gap_k4']:.3f}, {x['verdict']}"
             for k, x in r.starts.rows.items()
         ),
-    )  # fmt: skip
+    )
 
 
 def _records(rec, r: Runs, pm: Params, said: dict) -> dict:
@@ -371,9 +376,11 @@ def _records(rec, r: Runs, pm: Params, said: dict) -> dict:
     }
     init = {f"book's construction, {k} start": x for k, x in r.starts.rows.items()}
     init["paper's construction"] = dict(
-        gap_k4=m.value, gap_k3=m.alternative, final_loss_k4=said["final"],
+        gap_k4=m.value,
+        gap_k3=m.alternative,
+        final_loss_k4=said["final"],
         verdict=rulebook.verdict(m),
-    )  # fmt: skip
+    )
     ev4 = Evidence(list(k4), compared=EXPECTED4, criterion="exact")
     records = [
         ("k4_patterns", ev4.varied("threshold", cuts).varied("optimum", opt4)),
@@ -410,14 +417,19 @@ def report(rec, runs: Runs, params: Params) -> dict:
     ok = [i for i, x in r.starts.rows.items() if x["verdict"] == "reproduced"]
     others = [kit.prose(GF, "other", words=w, k=e.best_k) for w, e in _others(r, pm)]
     closing = kit.prose(
-        GF, "closing", **glued,
-        v_k4=g["k4_patterns"]["verdict"], v_best=g["best_k"]["verdict"],
-        v_gap=g["gap_k4_relu"]["verdict"], others="; ".join(others),
+        GF,
+        "closing",
+        **glued,
+        v_k4=g["k4_patterns"]["verdict"],
+        v_best=g["best_k"]["verdict"],
+        v_gap=g["gap_k4_relu"]["verdict"],
+        others="; ".join(others),
         restarts=", ".join(f"K = {k} ({n})" for n, k in sorted(r.restart_ks.items())),
         Ties=glued["ties"][0].upper() + glued["ties"][1:],
-        started=kit.prose(GF, "started", ok=", ".join(ok)) if ok
+        started=kit.prose(GF, "started", ok=", ".join(ok))
+        if ok
         else kit.prose(GF, "started_none"),
-    )  # fmt: skip
+    )
     rows = [(rulebook.claim(GF, n), x) for n, x in g.items()]
     summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
     return {"summary": summary, "closing": closing}

@@ -53,8 +53,12 @@ def elbow(Ks, errors, gaps, by_k, relu_curve, other=None) -> str:
         + ((f"{other[1][i]:.3g}",) if other else ())
         for i, K in enumerate(Ks)
     ]
-    relu = ("ReLU", "", f"{gaps[Ks[0]].spread:.3f} (two trainings)",
-            _losses(relu_curve))  # fmt: skip
+    relu = (
+        "ReLU",
+        "",
+        f"{gaps[Ks[0]].spread:.3f} (two trainings)",
+        _losses(relu_curve),
+    )
     headers = (
         "K | output MSE {eq}`gate_finding-error` (mean over seeds) | time gap to the "
         "ReLU network (median) | GDLN loss at 3000 / end (seed 0)"
@@ -195,8 +199,12 @@ def depth_elbow(points, k_max: int, ds, samples) -> str:
     e = [p.output_mse for p in points]
     k = elbow_k(range(1, k_max + 1), e)
     return kit.prose(
-        "gate_finding", "depth_elbow", k_max=k_max, errors=joined(e, ".3g"), k=k,
+        "gate_finding",
+        "depth_elbow",
+        k_max=k_max,
+        errors=joined(e, ".3g"),
+        k=k,
         centroids=patterns(points[k - 1].clustering, ds),
         losses=joined((p.loss[0, -1] for p in points), ".3g"),
         relu=samples.run.loss[0, -1],
-    )  # fmt: skip
+    )

@@ -132,9 +132,14 @@ def reading(runs: Runs, c: Comparison) -> dict:
     item = np.median(M["item_dependent"], axis=0)
     low = int(np.argmin(item))
     text += _say(
-        "item", first=_share(item[0]), t0=t[0], low=_share(item[low]), t_low=t[low],
-        end=_share(item[-1]), off=np.median(M["off_pattern"][:, -1]),
-    )  # fmt: skip
+        "item",
+        first=_share(item[0]),
+        t0=t[0],
+        low=_share(item[low]),
+        t_low=t[low],
+        end=_share(item[-1]),
+        off=np.median(M["off_pattern"][:, -1]),
+    )
     return {"short": short, "reading": "**Reading.** " + text}
 
 
@@ -190,11 +195,15 @@ def report(rec, runs: Runs) -> dict:
     R = kit.add_all(rec, _records(runs, c))
     text, t = reading(runs, c), runs.t_rec
     kit.glue_many(
-        "lag", in_short=Markdown(text["short"]), reln_gap=c.fit["reln"].value,
-        spread=c.fit["reln"].spread, seeds=len(runs.relu),
-        freeze_epochs=", ".join(map(str, runs.freeze_epochs)), epochs=int(t[-1]),
+        "lag",
+        in_short=Markdown(text["short"]),
+        reln_gap=c.fit["reln"].value,
+        spread=c.fit["reln"].spread,
+        seeds=len(runs.relu),
+        freeze_epochs=", ".join(map(str, runs.freeze_epochs)),
+        epochs=int(t[-1]),
         record_every=int(t[1] - t[0]) if len(t) > 1 else 0,
-    )  # fmt: skip
+    )
     rec.save()
     claims = [(rulebook.claim("lag", n)["summary"], "—", R[n]) for n in R]
     return {"records": R, **text, "summary": claims_table(claims)}

@@ -91,10 +91,13 @@ class BenchNetwork:
         """What a benchmark stores of the network (its paper epochs count the initial
         loss)."""
         return {
-            "label": self.label, "sizes": list(self.sizes), "init_std": self.init_std,
-            "lr": self.lr, "paper_epochs": self.paper_epochs + 1,
+            "label": self.label,
+            "sizes": list(self.sizes),
+            "init_std": self.init_std,
+            "lr": self.lr,
+            "paper_epochs": self.paper_epochs + 1,
             "paper_seeds": self.paper_seeds,
-        }  # fmt: skip
+        }
 
     def build(self):
         """``(net, X, Y)``: the network and its task."""
@@ -397,13 +400,16 @@ def _configurations(networks: Sequence[str], seeds, seed_epochs) -> tuple:
 def _machine(load_before) -> dict:
     """The machine, its JAX backend and devices, the load average before and now."""
     return {
-        "cpus": os.cpu_count(), "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
-        "python": platform.python_version(), "jax": jax.__version__,
-        "backend": jax.default_backend(), "devices": len(jax.devices()),
+        "python": platform.python_version(),
+        "jax": jax.__version__,
+        "backend": jax.default_backend(),
+        "devices": len(jax.devices()),
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
-    }  # fmt: skip
+    }
 
 
 def run_benchmark(
@@ -446,9 +452,12 @@ def run_benchmark(
     settings = {
         "networks": list(networks),
         "seeds": {n: [int(s) for s in seeds[n]] for n in networks},
-        "seed_epochs": seed_epochs, "min_epochs": int(min_epochs),
-        "max_epochs": max_epochs, "rounds": int(rounds), "methods": list(methods),
-    }  # fmt: skip
+        "seed_epochs": seed_epochs,
+        "min_epochs": int(min_epochs),
+        "max_epochs": max_epochs,
+        "rounds": int(rounds),
+        "methods": list(methods),
+    }
     return {
         "label": label,
         "started_utc": started.isoformat(timespec="seconds"),

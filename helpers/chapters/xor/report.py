@@ -109,11 +109,18 @@ def _outside(per_margin) -> str:
 def _margins_table(per) -> str:
     """The Markdown table of "follows the faster ReLN" margin by margin."""
     rows = [
-        [e, v["faster"], f"{v['reln_gap']:.3f}", f"{NM * v['spread']:.3f}",
-         f"{v['gap']:.3f} ({v['lag_percent']:.1f} %)", f"{v['alternative']:.3f}",
-         v["verdict"], "yes" if v["decides"] else "no: the ReLNs are within the noise"]
+        [
+            e,
+            v["faster"],
+            f"{v['reln_gap']:.3f}",
+            f"{NM * v['spread']:.3f}",
+            f"{v['gap']:.3f} ({v['lag_percent']:.1f} %)",
+            f"{v['alternative']:.3f}",
+            v["verdict"],
+            "yes" if v["decides"] else "no: the ReLNs are within the noise",
+        ]
         for e, v in per.items()
-    ]  # fmt: skip
+    ]
     return kit.table(
         rows,
         f"ε | faster ReLN | the two ReLNs apart (time gap) | {NM:g} × seed spread | "
@@ -146,13 +153,18 @@ def _follow(main, d) -> tuple[list, float, str]:
     seed spread and the slower ReLN, and whether the margin decides."""
     per = {
         f"{e:g}": {
-            "faster": str(d.faster[j]), "gap": m.value, "lag_percent": _pct(m.value),
-            "spread": m.spread, "alternative": m.alternative,
-            "spread_interval": m.spread_interval, "reln_gap": float(d.separation[j]),
-            "decides": bool(d.decides[j]), "verdict": rulebook.verdict(m),
+            "faster": str(d.faster[j]),
+            "gap": m.value,
+            "lag_percent": _pct(m.value),
+            "spread": m.spread,
+            "alternative": m.alternative,
+            "spread_interval": m.spread_interval,
+            "reln_gap": float(d.separation[j]),
+            "decides": bool(d.decides[j]),
+            "verdict": rulebook.verdict(m),
         }
         for j, (e, m) in enumerate(zip(main.eps, d.follow))
-    }  # fmt: skip
+    }
     keys, verdicts = list(per), [v["verdict"] for v in per.values()]
     j_worst = _worst(verdicts, d.follow, np.flatnonzero(d.decides))
     j_all = _worst(verdicts, d.follow, range(len(keys)))
