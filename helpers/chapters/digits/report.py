@@ -3,7 +3,7 @@ page's runs by the science functions the page calls."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 from functools import partial
 
 import numpy as np
@@ -32,21 +32,11 @@ C = 3
 _say = partial(prose, "digits")
 
 
-@dataclass(frozen=True)
-class Runs:
-    """What the page trained and measured, under the page's names."""
-
-    task: object
-    relu: object
-    euler: dict
-    samples_all: object
-    t_collapse: float
-    fits: list
-    census: dict
-    relns: dict
-    starts: dict
-    preds: dict
-    controls: dict
+#: What the page trained and measured, under the page's names.
+Runs = namedtuple(
+    "Runs",
+    "task relu euler samples_all t_collapse fits census relns starts preds controls",
+)
 
 
 class _Reading:
@@ -302,26 +292,24 @@ def _cluster_words(r: _Reading) -> str:
     return _say("clusters", c=c, sh=sh, verdict=_say(f"clusters_{way}"))
 
 
-def _chance(r: _Reading, gl: dict) -> dict:
-    """The census and Algorithm 1 against chance, the ReLNs, the controls, in words."""
-    q, at, g, c = r.chance, r.at, r.gaps, r.el.best_classes
-    f, e, lv, w = (
-        at["final"],
-        at["early"],
-        g.per_level,
-        r.runs.controls["whitened pixels"],
-    )
-    vs = {
-        t: compare_to_chance(q[t], {"init": q["init"], "shuffled": q[f"shuffled_{t}"]})
-        for t in ("early", "final")
-    }
+def _values(r: _Reading, gl: dict) -> dict:
+    """The glued values ``gl`` and what the sentences and the notes read beside them."""
+    el, g, q, at, c = r.el, r.gaps, r.chance, r.at, r.el.best_classes
+    f, lv, w = at["final"], g.per_level, r.runs.controls["whitened pixels"]
     a, b, sp = w["mixed"].value, w["single"].value, w["mixed"].spread
-    better = g.m_reln_above.value < g.m_single_above.value
-    mixed_ahead = "yes" if c["mixed"] > c["single"] else "partly"
-    v = gl | {
-        "q": q, "f": f, "e": e, "c": c, "a": a, "b": b, "sp": sp, "diff": abs(a - b),
+    census, err, i = r.runs.census, r.err["test"], r.runs.relu.index(r.cen.early)
+    kinds = ("context", "item", "both")  # the census's weight on each, in the notes
+
+    def joined(xs, fmt=".2f"):
+        return ", ".join(format(x, fmt) for x in xs)
+
+    def by_class(c):
+        return ", ".join(f"{k} {v:.2f}" for k, v in c.items())
+
+    return gl | {
+        "p": r.p, "g": g, "q": q, "f": f, "e": at["early"], "c": c, "kb": el.k_bend,
+        "kc": el.k_check, "a": a, "b": b, "sp": sp, "diff": abs(a - b),
         "cms": {k: _say("shares", c=x, ratio=q[k]) for k, x in at.items()},
-        "final_vs": vs["final"], "early_text": _say(f"early_{vs['early']}"),
         "lead": "single-context" if f["single"] > f["mixed"] else "2-of-3",
         "levels": ", ".join(f"{x:g}" for x in w["levels"]),
         "nearer": "2-of-3" if a < b else "single-context",
@@ -329,12 +317,48 @@ def _chance(r: _Reading, gl: dict) -> dict:
         "apart": sum(x["single"] - x["mixed"] > NM * x["spread"] for x in lv.values()),
         "n_levels": len(lv), "n_above": len(g.above),
         "per_level": "; ".join(_say("level_gap", f=f, x=x) for f, x in lv.items()),
+        "errors": joined(el.errors, ".3g"), "n_distinct": len(r.samples.patterns),
+        "shares": joined(el.best.clustering.shares),
+        "by_class": by_class(c),
+        "by_class_shuffled": by_class(el.best_classes_shuffled),
+        **{f"dev_{k}": joined(el.best_src[f"dev_{k}"], ".3f")
+           for k in ("context", "item", "class")},
+        **{f"shares_{t}": " / ".join(f"{med(census[k][:, j]):.3f}" for k in kinds)
+           for t, j in (("early", i), ("final", -1))},
+        "candidates": tuple(r.p.reln_levels), "m_derived": g.m_derived.value,
+        "record_levels": "; ".join(
+            _say("record_level", f=f, x=x) for f, x in g.per_level.items()
+        ),
+        "t_floor_med": "never" if None in r.t_floor else med(r.t_floor),
+        "class_err": med(err["class_error"]), "context_err": med(err["context_error"]),
+        "train_err": med(r.err["train"]["error"]),
+        "reln_err": med(r.err_reln["mixed"]["error"]),
+        "single_err": med(r.err_reln["single"]["error"]),
+        "part": _parting(g.by_level)[1], "patterns": " ".join(el.best_patterns),
+        "kinds": " ".join(el.best_src["kind"]), "relu": med(err["error"]),
+        "gdln": med(el.err_gdln[el.best_k]["error"]),
+    }  # fmt: skip
+
+
+def _chance(r: _Reading, v: dict) -> dict:
+    """The census and Algorithm 1 against chance, the ReLNs, the controls, in words."""
+    q, g, c = r.chance, r.gaps, r.el.best_classes
+    vs = {
+        t: compare_to_chance(q[t], {"init": q["init"], "shuffled": q[f"shuffled_{t}"]})
+        for t in ("early", "final")
+    }
+    better = g.m_reln_above.value < g.m_single_above.value
+    mixed_ahead = "yes" if c["mixed"] > c["single"] else "partly"
+    v = v | {
+        "final_vs": vs["final"], "early_text": _say(f"early_{vs['early']}"),
         "nearest": "the nearer" if better else "not the nearer",
         "answer": _say("lead_" + (mixed_ahead if vs["early"] == "below" else "chance")),
     }  # fmt: skip
     v["census"] = _say("census", **v)
-    v["whitened"] = _say("whitened_same" if v["diff"] <= sp else "whitened_apart", **v)
-    prop42 = "for" if gl["t50_reln"] < gl["t50_single"] else "against"
+    v["whitened"] = _say(
+        "whitened_same" if v["diff"] <= v["sp"] else "whitened_apart", **v
+    )
+    prop42 = "for" if v["t50_reln"] < v["t50_single"] else "against"
     return {
         "chance_table": _say("chance_table", **v),
         "census_words": v["census"][0].upper() + v["census"][1:],
@@ -348,52 +372,25 @@ def _chance(r: _Reading, gl: dict) -> dict:
     }  # fmt: skip
 
 
-def _records(r: _Reading, gl: dict) -> list:
-    """The records, ``(name, evidence, values)``: the values the glued ones and more."""
-    el, g, p, census, err = r.el, r.gaps, r.p, r.runs.census, r.err["test"]
-    i_early, pm = r.runs.relu.index(r.cen.early), g.m_pred["mixed"]
-    gdln_err, kinds = el.err_gdln[el.best_k]["error"], ("context", "item", "both")
-
-    def joined(xs, fmt=".2f"):
-        return ", ".join(format(x, fmt) for x in xs)
-
-    def by_class(c):
-        return ", ".join(f"{k} {v:.2f}" for k, v in c.items())
-
-    v = gl | {
-        "p": p, "kb": el.k_bend, "kc": el.k_check, "errors": joined(el.errors, ".3g"),
-        "n_distinct": len(r.samples.patterns),
-        "shares": joined(el.best.clustering.shares),
-        "by_class": by_class(el.best_classes),
-        "by_class_shuffled": by_class(el.best_classes_shuffled),
-        **{f"dev_{k}": joined(el.best_src[f"dev_{k}"], ".3f")
-           for k in ("context", "item", "class")},
-        **{f"shares_{t}": " / ".join(f"{med(census[k][:, i]):.3f}" for k in kinds)
-           for t, i in (("early", i_early), ("final", -1))},
-        "q": r.chance, "above": g.above, "candidates": tuple(p.reln_levels),
-        "per_level": "; ".join(
-            _say("record_level", f=f, x=x) for f, x in g.per_level.items()
-        ),
-        "m_derived": g.m_derived.value,
-        "t_floor_med": "never" if None in r.t_floor else med(r.t_floor),
-        "class_err": med(err["class_error"]), "context_err": med(err["context_error"]),
-        "train_err": med(r.err["train"]["error"]),
-        "reln_err": med(r.err_reln["mixed"]["error"]),
-        "single_err": med(r.err_reln["single"]["error"]),
-    }  # fmt: skip
-    best_k = {
-        rule: {"k": int(k), "per_gdln_seed": c["per_seed"],
-               "interval": list(c["interval"])}
-        for rule, k, c in (("bend rule", el.best_k, el.k_bend),
-                           ("factor-2 rule", el.k_within, el.k_check))
-    }  # fmt: skip
+def _evidence(r: _Reading) -> dict:
+    """Each record's evidence, by name."""
+    el, g, d, e = r.el, r.gaps, r.diag, r.err["test"]["error"]
+    gdln_err, pm, euler = (
+        el.err_gdln[el.best_k]["error"],
+        g.m_pred["mixed"],
+        r.runs.euler,
+    )
+    gdln_spread = float(np.ptp(gdln_err)) if r.p.elbow_seeds > 1 else None
     cen = {**r.cen.at, "epoch 0 (initialisation)": r.cen.init}
     cen |= {f"shuffled contexts, epoch {e}": c for e, c in r.cen.shuffled.items()}
-    d, ctx = r.diag, [n for n in r.diag["paths"] if n != "common"]
-    gdln_spread = float(np.ptp(gdln_err)) if p.elbow_seeds > 1 else None
-    spread, euler = float(np.ptp(err["error"])), r.runs.euler
-    evidence = {
-        "best_k": best_k, "k_patterns_context_level": list(el.best_patterns),
+    return {
+        "best_k": {
+            rule: {"k": int(k), "per_gdln_seed": c["per_seed"],
+                   "interval": list(c["interval"])}
+            for rule, k, c in (("bend rule", el.best_k, el.k_bend),
+                               ("factor-2 rule", el.k_within, el.k_check))
+        },
+        "k_patterns_context_level": list(el.best_patterns),
         "k_patterns_gate_on": [str(k) for k in el.best_src["kind"]],
         "census_context_level": cen, "reln_vs_relu": g.m_reln,
         "singles_vs_relu": g.m_single, "reln_vs_relu_above_floor": g.m_reln_above,
@@ -405,15 +402,16 @@ def _records(r: _Reading, gl: dict) -> list:
         ),
         "assumption_211": {
             "task_offdiag": d["task"]["offdiag"], "task_leak": d["task"]["leak"],
-            "pathways_offdiag_max": max(d["paths"][k]["offdiag"] for k in ctx),
+            "pathways_offdiag_max": max(
+                d["paths"][k]["offdiag"] for k in d["paths"] if k != "common"
+            ),
             "section4_offdiag": d["section4"]["offdiag"],
         },
-        "test_error_relu": Evidence(med(err["error"]), spread=spread),
+        "test_error_relu": Evidence(med(e), spread=float(np.ptp(e))),
         "test_error_gdln": Evidence(med(gdln_err), spread=gdln_spread),
         "controls": controls_record(r.runs.controls, r.ahead, r.late),
         "step_size_check": {"half_step": euler[0.5], "double_step": euler[2.0]},
     }  # fmt: skip
-    return [(name, e, v) for name, e in evidence.items()]
 
 
 def report(rec, runs: Runs, params: Params) -> dict:
@@ -422,18 +420,13 @@ def report(rec, runs: Runs, params: Params) -> dict:
     ``summary`` and ``printed`` (what the output check prints)."""
     r = _Reading(runs, params)
     gl = _task(r) | _algorithm1(r) | _relns(r)
-    gl |= _chance(r, gl)
+    v = _values(r, gl)
+    gl |= _chance(r, v)
     glue_many("digits", gl)
-    el, g, recs = r.el, r.gaps, add_all(rec, _records(r, gl))
+    recs = add_all(rec, [(name, e, v) for name, e in _evidence(r).items()])
     rec.save()
-    yes = {True: "yes", False: "no"}
-    v = gl | {
-        "e": r.at["early"], "g": g, "kb": el.k_bend, "kc": el.k_check,
-        "part": _parting(g.by_level)[1], "patterns": " ".join(el.best_patterns),
-        "kinds": " ".join(el.best_src["kind"]), "relu": med(r.err["test"]["error"]),
-        "gdln": med(el.err_gdln[el.best_k]["error"]),
-    }  # fmt: skip
     # the closing table's values in words: the elbow's rules, the controls' leads
+    yes = {True: "yes", False: "no"}
     leads = "; ".join(f"{k}: {yes[x]} / {yes[r.late[k]]}" for k, x in r.ahead.items())
     said = {"best_k": _say("summary_best_k", **v), "controls": leads}
     recs |= {k: {**recs[k], "value": x} for k, x in said.items()}
