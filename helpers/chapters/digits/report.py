@@ -42,21 +42,19 @@ Runs = namedtuple(
 class _Reading:
     """What the report reads from the runs, by the science functions the page calls."""
 
-    def __init__(self, runs: Runs, params: Params):
-        self.p, self.runs = params, runs
-        task, relu, tol = runs.task, runs.relu, params.gate_tolerance
+    def __init__(self, runs: Runs, p: Params):
+        self.p, self.runs = p, runs
+        task, relu, tol = runs.task, runs.relu, p.gate_tolerance
         self.ds, self.test, self.ref = task.train, task.test, reference_losses(task)
         self.err = relu_errors(relu, task)
         self.samples, self.live_share = live_samples(runs.samples_all, tol)
-        shuffled = shuffle_contexts(self.ds, params.shuffle_seed)
+        shuffled = shuffle_contexts(self.ds, p.shuffle_seed)
         self.el = el = read_elbow(runs.fits, task, tol, shuffled)
-        self.cen = cen = read_census(
-            relu, runs.census, self.ds, params.epochs, shuffled
-        )
+        self.cen = cen = read_census(relu, runs.census, self.ds, p.epochs, shuffled)
         #: the census early, at the end and, for chance, at initialisation and with
         #: the contexts shuffled (early and at the end), and their single / 2-of-3
         #: weight ratios (inf when there is no 2-of-3)
-        early, end = cen.early, params.epochs
+        early, end = cen.early, p.epochs
         self.at = {
             "early": cen.at[f"epoch {early}"], "final": cen.at[f"epoch {end}"],
             "init": cen.init, "shuffled_early": cen.shuffled[early],
@@ -68,7 +66,7 @@ class _Reading:
         }
         losses = {k: v.loss for k, v in runs.relns.items()}
         gdln = el.best.run.loss
-        self.gaps = reln_gaps(relu.loss, losses, runs.preds, gdln, self.ref, params)
+        self.gaps = reln_gaps(relu.loss, losses, runs.preds, gdln, self.ref, p)
         self.err_reln = reln_test_errors(runs.relns, task)
         self.diag = assumption_211(task, runs.starts["mixed"].net)
         #: the early and the late lead of the ReLU network, per control
