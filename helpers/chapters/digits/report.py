@@ -160,10 +160,6 @@ def _algorithm1(r: _Reading) -> dict:
     allon = r.samples.counts[r.samples.patterns.all(axis=1)].sum() / sa.n_samples
     agree = el.best_k == el.k_within and kb["interval"][0] == kb["interval"][1]
     train_out = best.run.records["outputs"][:, -1] if best.run else None
-    n = {
-        k: sum(int(np.sum(x == k)) for x in el.kinds_all)
-        for k in ("context", "both", "item")
-    }
     snap_at_floor = [
         census["snap_change"][s, int(np.argmin(np.abs(relu.record_epochs - t)))]
         for s, t in enumerate(t_floor)
@@ -187,8 +183,10 @@ def _algorithm1(r: _Reading) -> dict:
         "train_gdln": 100 * med(answers(train_out, r.runs.task)["error"])
         if best.run else float("nan"),
         "gdln_final": med(best.run.loss[:, -1]) if best.run else r.ref.L0,
-        "n_centroids": sum(len(k) for k in el.kinds_all), "n_ctx": n["context"],
-        "n_both": n["both"], "n_item": n["item"], "kmeans_n_init": p.kmeans_n_init,
+        "n_centroids": sum(len(k) for k in el.kinds_all),
+        **{f"n_{tag}": sum(int(np.sum(x == k)) for x in el.kinds_all)
+           for tag, k in (("ctx", "context"), ("both", "both"), ("item", "item"))},
+        "kmeans_n_init": p.kmeans_n_init,
         "elbow_seeds": p.elbow_seeds, "tol": p.gate_tolerance,
         "err_ratio": float(el.errors[0] / el.errors[-1]),
         "k_agree": _say("k_agree" if agree else "k_disagree"), "k_max": p.k_max,
@@ -430,5 +428,5 @@ def report(rec, runs: Runs, params: Params) -> dict:
     recs |= {k: {**recs[k], "value": x} for k, x in said.items()}
     rows = [(claim("digits", n), x) for n, x in recs.items()]
     summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
-    controls = controls_table(runs.controls)
-    return {"controls": controls, "summary": summary, "printed": _say("printed", **v)}
+    return {"controls": controls_table(runs.controls), "summary": summary,
+            "printed": _say("printed", **v)}  # fmt: skip
