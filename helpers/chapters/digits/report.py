@@ -15,14 +15,8 @@ from ...book.rulebook import claim
 from ...core.algorithm1 import pattern_strings
 from ...core.measures import Evidence, level_times, match
 from ...core.paper import CONTEXTS as PAPER
+from . import controls
 from .comparison import assumption_211, reln_gaps, reln_test_errors
-from .controls import (
-    controls_record,
-    controls_table,
-    explain_controls,
-    relu_ahead,
-    relu_ends_lower,
-)
 from .elbow import live_samples, read_elbow
 from .gates import CLASSES, GATE_KINDS, compare_to_chance, read_census, shuffle_contexts
 from .params import Params
@@ -64,14 +58,14 @@ class _Reading:
             k: c["single"] / c["mixed"] if c["mixed"] > 0 else float("inf")
             for k, c in self.at.items()
         }
-        losses = {k: v.loss for k, v in runs.relns.items()}
-        gdln = el.best.run.loss
+        losses, gdln = {k: v.loss for k, v in runs.relns.items()}, el.best.run.loss
         self.gaps = reln_gaps(relu.loss, losses, runs.preds, gdln, self.ref, p)
         self.err_reln = reln_test_errors(runs.relns, task)
         self.diag = assumption_211(task, runs.starts["mixed"].net)
         #: the early and the late lead of the ReLU network, per control
-        self.ahead = {k: relu_ahead(c, NM) for k, c in runs.controls.items()}
-        self.late = {k: relu_ends_lower(c, NM) for k, c in runs.controls.items()}
+        rows = runs.controls.items()
+        self.ahead = {k: controls.relu_ahead(c, NM) for k, c in rows}
+        self.late = {k: controls.relu_ends_lower(c, NM) for k, c in rows}
         #: per ReLU seed, the first epoch its loss is at or below the floor (or None)
         below = [L <= self.ref.floor for L in relu.loss]
         self.t_floor = [int(np.argmax(b)) if np.any(b) else None for b in below]
@@ -276,7 +270,7 @@ def _relns(r: _Reading) -> dict:
         "n_seeds": r.p.seeds, "nm": NM, "ahead_list": names(r.ahead, True),
         "behind_list": names(r.ahead, False), "lower_list": names(r.late, True),
         "not_lower_list": names(r.late, False),
-        "explanation": explain_controls(leads, finals),
+        "explanation": controls.explain_controls(leads, finals),
     }  # fmt: skip
 
 
@@ -314,8 +308,7 @@ def _values(r: _Reading, gl: dict) -> dict:
         "n_levels": len(lv), "n_above": len(g.above),
         "per_level": "; ".join(_say("level_gap", f=f, x=x) for f, x in lv.items()),
         "errors": joined(el.errors, ".3g"), "n_distinct": len(r.samples.patterns),
-        "shares": joined(el.best.clustering.shares),
-        "by_class": by_class(c),
+        "shares": joined(el.best.clustering.shares), "by_class": by_class(c),
         "by_class_shuffled": by_class(el.best_classes_shuffled),
         **{f"dev_{k}": joined(el.best_src[f"dev_{k}"], ".3f")
            for k in ("context", "item", "class")},
@@ -405,7 +398,7 @@ def _evidence(r: _Reading) -> dict:
         },
         "test_error_relu": Evidence(med(e), spread=float(np.ptp(e))),
         "test_error_gdln": Evidence(med(gdln_err), spread=gdln_spread),
-        "controls": controls_record(r.runs.controls, r.ahead, r.late),
+        "controls": controls.controls_record(r.runs.controls, r.ahead, r.late),
         "step_size_check": {"half_step": euler[0.5], "double_step": euler[2.0]},
     }  # fmt: skip
 
@@ -428,5 +421,5 @@ def report(rec, runs: Runs, params: Params) -> dict:
     recs |= {k: {**recs[k], "value": x} for k, x in said.items()}
     rows = [(claim("digits", n), x) for n, x in recs.items()]
     summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
-    return {"controls": controls_table(runs.controls), "summary": summary,
+    return {"controls": controls.controls_table(runs.controls), "summary": summary,
             "printed": _say("printed", **v)}  # fmt: skip
