@@ -149,11 +149,9 @@ def relu_ahead(row: dict, multiple: float) -> bool:
     """The early lead in a row of :func:`control_summary`: the ReLU network's loss
     halves first and its gap to the 2-of-3 ReLN exceeds ``multiple`` x the top of the
     spread's 90 % interval ([rulebook-noise])."""
-    t = row["t50"]
+    t, m = row["t50"], row["mixed"]
     first = t["relu"] < min(t["mixed"], t["single"])
-    return bool(
-        first and row["mixed"].value > multiple * row["mixed"].spread_interval[1]
-    )
+    return bool(first and m.value > multiple * m.spread_interval[1])
 
 
 def relu_ends_lower(row: dict, multiple: float) -> bool:
