@@ -85,7 +85,6 @@ def _units(u: UnitCensus):
 
 def _deletions(il: Interlacing, dl: Deletions):
     cases, effs, signed = il.random + il.task, dl.task.values(), dl.signed
-    n_ineq = sum(c["inequalities"] for c in cases)
     viol = int(sum(c["violations"] > 0 for c in cases))
     d_eig, d_sv = (
         np.concatenate([dl.nonneg[k]] + [e[k] / e[top] for e in effs])
@@ -104,8 +103,8 @@ def _deletions(il: Interlacing, dl: Deletions):
         ("orthant_cases", int(d_eig.size), {**dl_said, "n_task": n_task}),
         ("orthant_violations", _exact(orth), {}),
     ], {
-        "int_cases": len(cases), "int_ineq": n_ineq, "int_viol": viol,
-        "int_max_ratio": float(max(c["top_ratio"] for c in cases)),
+        "int_cases": len(cases), "int_ineq": sum(c["inequalities"] for c in cases),
+        "int_viol": viol, "int_max_ratio": float(max(c["top_ratio"] for c in cases)),
         "ctx_drop_ratio": ctx["top_ratio"], "orth_cases": int(d_eig.size),
         "orth_viol": orth, "signed_n": n_signed, "signed_eig": s_eig,
         "signed_sv": s_sv, "signed_sv_frac": s_sv / signed["d_sv"].size,
