@@ -211,7 +211,7 @@ def _parting(by_level: dict) -> tuple[str, float | None]:
 
 
 def _relns(r: _Reading) -> dict:
-    """The ReLNs against the ReLU network, and the controls."""
+    """The ReLNs against the ReLU network."""
     g, relns, diag, by_level = r.gaps, r.runs.relns, r.diag, r.gaps.by_level
     t50 = {  # the ReLNs' median epoch of L0 / 2
         k: med([level_times(L, (0.5,))[0] for L in relns[k].loss])
@@ -225,7 +225,7 @@ def _relns(r: _Reading) -> dict:
         n: np.median(W2[:, :, net.pathway_slice(n)].std(axis=(1, 2))) / r.p.relu_std
         for n in net.pathway_names()
     }
-    out = {
+    return {
         f"m_{k}{tail}": getattr(getattr(g, f"m_{k}"), field)
         for k in ("reln", "single", "reln_above", "single_above", "gdln")
         for tail, field in (("", "value"), ("_spread", "spread"))
@@ -251,7 +251,11 @@ def _relns(r: _Reading) -> dict:
         "derived_stds": ", ".join(f"{n} {x:.2f}" for n, x in stds.items()),
         "mixed_vs_single": "faster" if t50["mixed"] < t50["single"] else "slower",
     }  # fmt: skip
-    tags = {"aff": "affine targets", "wht": "whitened pixels"}
+
+
+def _controls(r: _Reading) -> dict:
+    """The controls: their gaps, floors and snap changes, and the leads in words."""
+    out, tags = {}, {"aff": "affine targets", "wht": "whitened pixels"}
     for tag, k in (tags | {"rnd": "random context labels", "task": "the task"}).items():
         c, m = r.runs.controls[k], r.runs.controls[k]["mixed"]
         out |= {
@@ -408,7 +412,7 @@ def report(rec, runs: Runs, params: Params) -> dict:
     book/digits.md cites, from its :class:`Runs`; returns the tables ``controls`` and
     ``summary`` and ``printed`` (what the output check prints)."""
     r = _Reading(runs, params)
-    gl = _task(r) | _algorithm1(r) | _relns(r)
+    gl = _task(r) | _algorithm1(r) | _relns(r) | _controls(r)
     v = _values(r, gl)
     gl |= _chance(r, v)
     glue_many("digits", gl)
