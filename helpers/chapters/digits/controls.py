@@ -149,11 +149,9 @@ def relu_ahead(row: dict, multiple: float) -> bool:
     """The early lead in a row of :func:`control_summary`: the ReLU network's loss
     halves first and its gap to the 2-of-3 ReLN exceeds ``multiple`` x the top of the
     spread's 90 % interval ([rulebook-noise])."""
-    t = row["t50"]
+    t, m = row["t50"], row["mixed"]
     first = t["relu"] < min(t["mixed"], t["single"])
-    return bool(
-        first and row["mixed"].value > multiple * row["mixed"].spread_interval[1]
-    )
+    return bool(first and m.value > multiple * m.spread_interval[1])
 
 
 def relu_ends_lower(row: dict, multiple: float) -> bool:
@@ -217,17 +215,12 @@ def controls_record(controls: dict, ahead: dict, late: dict | None = None) -> di
     for k, r in controls.items():
         m = r["mixed"]
         out[k] = {
-            "gap_mixed": m.value,
-            "gap_single": r["single"].value,
-            "spread": m.spread,
+            "gap_mixed": m.value, "gap_single": r["single"].value, "spread": m.spread,
             "spread_interval": [float(v) for v in m.spread_interval],
-            "levels": [float(f) for f in r["levels"]],
-            "t50": dict(r["t50"]),
-            "final": dict(r["final"]),
-            "floor": r["floor"],
-            "snap_change": r["snap_change"],
-            "relu_ahead": bool(ahead[k]),
-        }
+            "levels": [float(f) for f in r["levels"]], "t50": dict(r["t50"]),
+            "final": dict(r["final"]), "floor": r["floor"],
+            "snap_change": r["snap_change"], "relu_ahead": bool(ahead[k]),
+        }  # fmt: skip
         if late is not None:
             out[k]["relu_ends_lower"] = bool(late[k])
         if r.get("final_per_seed"):

@@ -115,10 +115,7 @@ def plot_census(census: dict, t_rec, early: int):
     cc = {k: COL[k] for k in ("common", "mixed", "single")}
     cc |= {"context": COL["mixed"], "both": COL["gdln"], "item": "#2ca02c"}
     cc |= {"other": "#17becf", "by_class": "0.3"}
-    panels = [
-        ("common", "mixed", "single", "other"),
-        ("context", "item", "both", "by_class"),
-    ]
+    panels = ["common mixed single other".split(), "context item both by_class".split()]
     for ax, keys in zip(axes, panels):
         for k in keys:
             ls = ":" if k == "by_class" else "-"

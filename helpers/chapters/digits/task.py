@@ -129,14 +129,7 @@ def digits_task(
     train = _dataset("digits(train)", scale * pixels[tr], labels[tr], tr, blocks)
     test = _dataset("digits(test)", scale * pixels[te], labels[te], te, blocks)
     return DigitsTask(
-        train=train,
-        test=test,
-        labels_train=labels[tr],
-        labels_test=labels[te],
-        images_train=tr,
-        images_test=te,
-        scale=float(scale / 16.0),
-        blocks=blocks,
+        train, test, labels[tr], labels[te], tr, te, float(scale / 16), blocks
     )
 
 

@@ -33,8 +33,7 @@ def _lemma(two: TwoByTwo, cen: Census):
     kind = "witness_both" if cls == "both" and not single else "witness_not"
     kind = kit.prose(P, kind, cls=cls, single=single)
     witness22 = kit.prose(P, "witness", w=w, on=on, off=off, kind=kind)
-    full = cen.full
-    feasible = np.array([x["feasible"] for x in two.lp])
+    full, feasible = cen.full, np.array([x["feasible"] for x in two.lp])
     classes = pattern_class(two.patterns, 2, 2)
     n_bad = int((~feasible).sum())
     cert = two.certs[int(np.flatnonzero(~feasible)[0])]
@@ -50,14 +49,12 @@ def _lemma(two: TwoByTwo, cen: Census):
     kinds = ["implementable", "constant", "context_only", "item_only", "both"]
     said = dict(full=full, C=cen.n_contexts, bits=8 * cen.n_contexts)
     said["split"] = {k: full[k] for k in kinds}
-    records = [
-        ("lemma41_infeasible_2x2", _exact(n_bad, 2), {}),
-        ("implementable_patterns_full", ev.varied("definition", definitions), said),
-    ]
     same = np.array_equal(feasible, np.asarray(two.strict))
     ok = all((c is None) == f for c, f in zip(two.certs, feasible))
-    counts_agree = full["implementable"] == full["formula"]
-    return records, {
+    return [
+        ("lemma41_infeasible_2x2", _exact(n_bad, 2), {}),
+        ("implementable_patterns_full", ev.varied("definition", definitions), said),
+    ], {
         "witness22_text": witness22, "n_infeasible22": n_bad,
         "n_feasible22": int(feasible.sum()),
         "strict_same": "the same" if same else "different",
@@ -65,7 +62,8 @@ def _lemma(two: TwoByTwo, cen: Census):
         "cert": kit.prose(P, "cert", lam=lam, mu=mu),
         "22_classes": ", ".join(f"{k}: {v}" for k, v in n22.items()),
         "lp33_agree": int(np.sum(cen.lp33 == cen.nested33)),
-        "counts_agree": "agree" if counts_agree else "DISAGREE",
+        "counts_agree": "agree"
+        if full["implementable"] == full["formula"] else "DISAGREE",
         "lp33_feasible": int(np.sum(cen.lp33)),
         "lp_sample_n": int(np.shape(cen.sample)[0]),
         "lp_sample_agree": int(np.sum(cen.lp_sample == cen.nested_sample)),
@@ -87,7 +85,6 @@ def _units(u: UnitCensus):
 
 def _deletions(il: Interlacing, dl: Deletions):
     cases, effs, signed = il.random + il.task, dl.task.values(), dl.signed
-    n_ineq = sum(c["inequalities"] for c in cases)
     viol = int(sum(c["violations"] > 0 for c in cases))
     d_eig, d_sv = (
         np.concatenate([dl.nonneg[k]] + [e[k] / e[top] for e in effs])
@@ -98,17 +95,16 @@ def _deletions(il: Interlacing, dl: Deletions):
     n_signed, n_task = int(signed["d_eig"].size), sum(len(e["d_eig"]) for e in effs)
     il_said = dict(n_random=len(il.random), n_task=len(il.task))
     dl_said = dict(n_random=dl.nonneg["d_eig"].size, n_datasets=dl.n_datasets)
-    records = [
+    ctx = [c for c in il.task if c["deletion"] == "context inputs"][0]
+    e4 = dl.task["section 4 task"]
+    return [
         ("interlacing_cases", len(cases), il_said),
         ("interlacing_violations", _exact(viol), {}),
         ("orthant_cases", int(d_eig.size), {**dl_said, "n_task": n_task}),
         ("orthant_violations", _exact(orth), {}),
-    ]
-    ctx = [c for c in il.task if c["deletion"] == "context inputs"][0]
-    e4 = dl.task["section 4 task"]
-    return records, {
-        "int_cases": len(cases), "int_ineq": n_ineq, "int_viol": viol,
-        "int_max_ratio": float(max(c["top_ratio"] for c in cases)),
+    ], {
+        "int_cases": len(cases), "int_ineq": sum(c["inequalities"] for c in cases),
+        "int_viol": viol, "int_max_ratio": float(max(c["top_ratio"] for c in cases)),
         "ctx_drop_ratio": ctx["top_ratio"], "orth_cases": int(d_eig.size),
         "orth_viol": orth, "signed_n": n_signed, "signed_eig": s_eig,
         "signed_sv": s_sv, "signed_sv_frac": s_sv / signed["d_sv"].size,
@@ -137,15 +133,14 @@ def _race(race: Race):
         by_cut[f"learning time at {frac:g} x L_lin"] = _winner(t)
     ev = _exact(strategy, "mixed").varied("seeds", by_half).varied("threshold", by_cut)
     times = ", ".join(f"{k} {v:.0f}" for k, v in t_ctx.items())
-    records = [
+    late = slice(int(0.625 * race.epochs), int(0.875 * race.epochs) + 1)
+    ratio = race.losses["mixed"][0, late] / race.relu_loss[0, late]
+    return [
         ("fastest_candidate", fastest, {"times": times}),
         ("race_winner", ev, {}),
         ("gap_mixed_relu", fam, {}),
         ("race_learning_times", t_ctx, {}),
-    ]
-    late = slice(int(0.625 * race.epochs), int(0.875 * race.epochs) + 1)
-    ratio = race.losses["mixed"][0, late] / race.relu_loss[0, late]
-    return records, {
+    ], {
         "race_seeds": n, "coupling": race.coupling, "L_lin": race.L_lin,
         "fastest": NAMES[fastest], "fastest_strategy": NAMES[strategy],
         "strategy_gap": abs(t_ctx["single"] - t_ctx["mixed"]), "wins": wins,
@@ -192,21 +187,19 @@ def _xor(alg: Algebra, xs: Simulated):
     gaps = {key: time_gap(xs.sim[key], xs.cf[key]) for key in xs.sim}
     sim, cf = float(np.nanmean(xs.cross_sim)), float(np.nanmean(xs.cross_cf))
     cf_max = float(max(gaps.values()))
-    records = [
+    near, h = min(xs.eps, key=lambda e: abs(e - sim)), xs.halving
+    lin, xor = ([h[near, k, s] for s in range(xs.seeds)] for k in ("linear", "xor"))
+    return [
         ("crossover_eps", _exact(alg.eps_data, EPS_PAPER), {}),
         ("xor_closed_form_max_gap", Evidence(cf_max, criterion="gap"), {"xs": xs}),
         ("crossover_eps_closed_form", cf, {}),
-    ]
-    near, h = min(xs.eps, key=lambda e: abs(e - sim)), xs.halving
-    lin, xor = ([h[near, k, s] for s in range(xs.seeds)] for k in ("linear", "xor"))
-    diffs = [abs(a - b) / b for a, b in zip(lin, xor)]
-    return records, {
+    ], {
         "poly_root": alg.poly_root, "eps_data": alg.eps_data,
         "eps_formula": alg.eps_formula, "modes_ok": alg.modes_diff, "cf_max": cf_max,
         "cf_median": kit.med(list(gaps.values())), "cross_sim": sim, "cross_cf": cf,
         "cross_pred": xs.cross_pred, "a0_mean": xs.a0_mean,
         "cross_gap": cf - xs.cross_pred, "near_eps": f"{near:g}",
-        "near_diff": kit.med(diffs),
+        "near_diff": kit.med([abs(a - b) / b for a, b in zip(lin, xor)]),
     }  # fmt: skip
 
 
@@ -221,12 +214,10 @@ crossover_eps_closed_form""".split()
 def report(rec, two: TwoByTwo, cen: Census, units: UnitCensus, il: Interlacing,
            dl: Deletions, race: Race, ctl: Control, alg: Algebra,
            xs: Simulated) -> str:  # fmt: skip
-    """Write the page's records and glue its numbers (Defined for the page
-    book/proofs.md): ``rec`` the chapter's :class:`helpers.book.records.Records`,
-    ``two``, ``cen``, ``units`` Lemma 4.1's (:mod:`.lemma`), ``il``, ``dl``
-    Proposition 4.2's steps 1 and 2 (:mod:`.interlacing`), ``race``, ``ctl`` its race
-    (:mod:`.race`), ``alg``, ``xs`` Appendix C's (:mod:`.xor`).  Returns the Markdown
-    table of every claim; the records are saved."""
+    """Write and save the page's records into ``rec`` and glue its numbers (Defined
+    for the page book/proofs.md), from Lemma 4.1's (:mod:`.lemma`), Proposition 4.2's
+    (:mod:`.interlacing`, :mod:`.race`) and Appendix C's (:mod:`.xor`) results.
+    Returns the Markdown table of every claim."""
     parts = [_lemma(two, cen), _units(units), _deletions(il, dl), _race(race)]
     parts += [_singles(race), _control(ctl), _xor(alg, xs)]
     glued = {k: v for _, values in parts for k, v in values.items()}

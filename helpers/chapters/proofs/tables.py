@@ -41,17 +41,14 @@ def edge(cases: dict) -> str:
 def race(r: Race) -> str:
     """Learning times, final losses and time gaps to the ReLU network of the race's
     candidates."""
-    m = r.family
-    gaps = {"mixed": m.value, "single": m.alternative, "both": r.gap_both}
+    m, losses = r.family, {**r.losses, "relu": r.relu_loss}
+    gaps = {"mixed": f"{m.value:.3f}", "single": f"{m.alternative:.3f}"}
+    gaps |= {"both": f"{r.gap_both:.3f}", "relu": f"{m.spread:.3f} (between seeds)"}
     rows = [
-        (NAMES[k], f"{np.median(r.t_seed[k]):.0f}",
-         f"{np.median(r.losses[k][:, -1]):.3g}", f"{gaps[k]:.3f}")
-        for k in NAMES
+        (name, f"{np.median(r.t_seed[k]):.0f}", f"{np.median(losses[k][:, -1]):.3g}",
+         gaps[k])
+        for k, name in (NAMES | {"relu": "ReLU network"}).items()
     ]  # fmt: skip
-    rows.append(
-        ("ReLU network", f"{np.median(r.t_seed['relu']):.0f}",
-         f"{np.median(r.relu_loss[:, -1]):.3g}", f"{m.spread:.3f} (between seeds)")
-    )  # fmt: skip
     headers = (
         "candidate | learning time (epochs, median) | loss at the end | "
         "time gap to ReLU"
