@@ -215,12 +215,17 @@ def controls_record(controls: dict, ahead: dict, late: dict | None = None) -> di
     for k, r in controls.items():
         m = r["mixed"]
         out[k] = {
-            "gap_mixed": m.value, "gap_single": r["single"].value, "spread": m.spread,
+            "gap_mixed": m.value,
+            "gap_single": r["single"].value,
+            "spread": m.spread,
             "spread_interval": [float(v) for v in m.spread_interval],
-            "levels": [float(f) for f in r["levels"]], "t50": dict(r["t50"]),
-            "final": dict(r["final"]), "floor": r["floor"],
-            "snap_change": r["snap_change"], "relu_ahead": bool(ahead[k]),
-        }  # fmt: skip
+            "levels": [float(f) for f in r["levels"]],
+            "t50": dict(r["t50"]),
+            "final": dict(r["final"]),
+            "floor": r["floor"],
+            "snap_change": r["snap_change"],
+            "relu_ahead": bool(ahead[k]),
+        }
         if late is not None:
             out[k]["relu_ends_lower"] = bool(late[k])
         if r.get("final_per_seed"):

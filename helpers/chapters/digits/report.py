@@ -126,25 +126,48 @@ def _task(r: _Reading) -> dict:
     t10 = med(t_lev[:, 1]) if np.all(np.isfinite(t_lev[:, 1])) else "never"
     return {
         "per_class": p.images_per_class if p.images_per_class else "all",
-        "n_train": ds.P // C, "n_test": r.test.P // C, "P": ds.P, "P_test": r.test.P,
-        "n_train_all": n_all[0], "n_test_all": n_all[1], "n_images_all": sum(n_all),
-        "scale": r.runs.task.scale, "L0": ref.L0, "L_linear": ref.linear,
-        "L_linear_frac": ref.linear / ref.L0, "L_linear_class": ref.linear_class,
-        "floor": ref.floor, "floor_frac": ref.floor / ref.L0,
-        "width": p.relu_width, "reln_width": p.reln_width,
-        "rank": int(np.sum(s_all > 1e-9 * s1)), "std": p.relu_std, "s1": s1,
-        "lam_bound": (s1 / d1) * lam / s1, "paper_kappa": PAPER.lr * s1,
-        "kappa": p.kappa, "lr": step_size(ds, p.kappa), "epochs": p.epochs,
-        "flow_time": p.kappa * p.epochs, "euler_pct": 100 * euler[0.5],
-        "euler2_pct": 100 * euler[2.0], "s1_all": s1_all,
-        "paper_kappa_all": PAPER.lr * s1_all, "t50": med(t_lev[:, 0]), "t10": t10,
-        "relu_final": med(loss[:, -1]), "relu_spread": match(loss, loss).spread,
+        "n_train": ds.P // C,
+        "n_test": r.test.P // C,
+        "P": ds.P,
+        "P_test": r.test.P,
+        "n_train_all": n_all[0],
+        "n_test_all": n_all[1],
+        "n_images_all": sum(n_all),
+        "scale": r.runs.task.scale,
+        "L0": ref.L0,
+        "L_linear": ref.linear,
+        "L_linear_frac": ref.linear / ref.L0,
+        "L_linear_class": ref.linear_class,
+        "floor": ref.floor,
+        "floor_frac": ref.floor / ref.L0,
+        "width": p.relu_width,
+        "reln_width": p.reln_width,
+        "rank": int(np.sum(s_all > 1e-9 * s1)),
+        "std": p.relu_std,
+        "s1": s1,
+        "lam_bound": (s1 / d1) * lam / s1,
+        "paper_kappa": PAPER.lr * s1,
+        "kappa": p.kappa,
+        "lr": step_size(ds, p.kappa),
+        "epochs": p.epochs,
+        "flow_time": p.kappa * p.epochs,
+        "euler_pct": 100 * euler[0.5],
+        "euler2_pct": 100 * euler[2.0],
+        "s1_all": s1_all,
+        "paper_kappa_all": PAPER.lr * s1_all,
+        "t50": med(t_lev[:, 0]),
+        "t10": t10,
+        "relu_final": med(loss[:, -1]),
+        "relu_spread": match(loss, loss).spread,
         "relu_final_frac": med(loss[:, -1]) / ref.L0,
         "test_error_lo": 100 * float(np.min(err["test"]["error"])),
         "test_error_hi": 100 * float(np.max(err["test"]["error"])),
-        **{f"{s}_{part}": 100 * med(err[s][part]) for s in ("train", "test")
-           for part in ("error", "class_error", "context_error")},
-    }  # fmt: skip
+        **{
+            f"{s}_{part}": 100 * med(err[s][part])
+            for s in ("train", "test")
+            for part in ("error", "class_error", "context_error")
+        },
+    }
 
 
 def _algorithm1(r: _Reading) -> dict:
@@ -231,26 +254,31 @@ def _relns(r: _Reading) -> dict:
         for tail, field in (("", "value"), ("_spread", "spread"))
     } | {
         "above": ", ".join(f"{f:g}" for f in g.above),
-        "pred_mixed": g.m_pred["mixed"].value, "pred_single": g.m_pred["single"].value,
+        "pred_mixed": g.m_pred["mixed"].value,
+        "pred_single": g.m_pred["single"].value,
         "pred_spread": g.m_pred["mixed"].spread,
         "reln_final": med(relns["mixed"].loss[:, -1]),
         "single_final": med(relns["single"].loss[:, -1]),
         "test_reln": 100 * med(r.err_reln["mixed"]["error"]),
         "test_single": 100 * med(r.err_reln["single"]["error"]),
-        "diag_task": diag["task"]["offdiag"], "leak_task": diag["task"]["leak"],
+        "diag_task": diag["task"]["offdiag"],
+        "leak_task": diag["task"]["leak"],
         "diag_s4": diag["section4"]["offdiag"],
         "diag_paths": max(diag["paths"][n]["offdiag"] for n in ctx),
         "leak_paths": max(diag["paths"][n]["leak"] for n in ctx),
-        "t50_reln": t50["mixed"], "t50_single": t50["single"],
-        "parting": _parting(by_level)[0], "early_max": early_max,
-        "early_max_pct": 100 * (np.exp(early_max) - 1), "first_level": f"{f0:g}",
+        "t50_reln": t50["mixed"],
+        "t50_single": t50["single"],
+        "parting": _parting(by_level)[0],
+        "early_max": early_max,
+        "early_max_pct": 100 * (np.exp(early_max) - 1),
+        "first_level": f"{f0:g}",
         "first_matched": by_level[f0]["mixed"],
         "first_derived": by_level[f0]["derived"],
         "first_spread": by_level[f0]["spread"],
         "m_derived_above": g.m_derived_above.value,
         "derived_stds": ", ".join(f"{n} {x:.2f}" for n, x in stds.items()),
         "mixed_vs_single": "faster" if t50["mixed"] < t50["single"] else "slower",
-    }  # fmt: skip
+    }
 
 
 def _controls(r: _Reading) -> dict:
@@ -260,10 +288,15 @@ def _controls(r: _Reading) -> dict:
         c, m = r.runs.controls[k], r.runs.controls[k]["mixed"]
         out |= {
             f"c_{tag}_{name}": x
-            for name, x in (("mixed", m.value), ("single", c["single"].value),
-                            ("spread", m.spread), ("hi", m.spread_interval[1]),
-                            ("floor", c["floor"]), ("snap", c["snap_change"]))
-        }  # fmt: skip
+            for name, x in (
+                ("mixed", m.value),
+                ("single", c["single"].value),
+                ("spread", m.spread),
+                ("hi", m.spread_interval[1]),
+                ("floor", c["floor"]),
+                ("snap", c["snap_change"]),
+            )
+        }
     leads = {k: {"early": r.ahead[k], "late": r.late[k]} for k in r.runs.controls}
     finals = {k: c["final"] for k, c in r.runs.controls.items()}
 
@@ -271,11 +304,14 @@ def _controls(r: _Reading) -> dict:
         return ", ".join(k for k, x in d.items() if x == v) or "none"
 
     return out | {
-        "n_seeds": r.p.seeds, "nm": NM, "ahead_list": names(r.ahead, True),
-        "behind_list": names(r.ahead, False), "lower_list": names(r.late, True),
+        "n_seeds": r.p.seeds,
+        "nm": NM,
+        "ahead_list": names(r.ahead, True),
+        "behind_list": names(r.ahead, False),
+        "lower_list": names(r.late, True),
         "not_lower_list": names(r.late, False),
         "explanation": controls.explain_controls(leads, finals),
-    }  # fmt: skip
+    }
 
 
 def _cluster_words(r: _Reading) -> str:
@@ -343,10 +379,11 @@ def _chance(r: _Reading, v: dict) -> dict:
     better = g.m_reln_above.value < g.m_single_above.value
     mixed_ahead = "yes" if c["mixed"] > c["single"] else "partly"
     v = v | {
-        "final_vs": vs["final"], "early_text": _say(f"early_{vs['early']}"),
+        "final_vs": vs["final"],
+        "early_text": _say(f"early_{vs['early']}"),
         "nearest": "the nearer" if better else "not the nearer",
         "answer": _say("lead_" + (mixed_ahead if vs["early"] == "below" else "chance")),
-    }  # fmt: skip
+    }
     v["census"] = _say("census", **v)
     v["whitened"] = _say(
         "whitened_same" if v["diff"] <= v["sp"] else "whitened_apart", **v
@@ -425,5 +462,8 @@ def report(rec, runs: Runs, params: Params) -> dict:
     recs |= {k: {**recs[k], "value": x} for k, x in said.items()}
     rows = [(claim("digits", n), x) for n, x in recs.items()]
     summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
-    return {"controls": controls.controls_table(runs.controls), "summary": summary,
-            "printed": _say("printed", **v)}  # fmt: skip
+    return {
+        "controls": controls.controls_table(runs.controls),
+        "summary": summary,
+        "printed": _say("printed", **v),
+    }
