@@ -339,11 +339,7 @@ def apply(
     if len(set(stored.values()) | {verdict}) == 1:
         return verdict, reason, variants, depends_on, extra
     rows = [
-        {
-            "setting": f"executed on {label}",
-            "value": e["values"].get(label),
-            "verdict": v,
-        }
+        dict(setting=f"executed on {label}", value=e["values"].get(label), verdict=v)
         for label, v in stored.items()
     ]
     said = "; ".join(f"{v} on {label}" for label, v in stored.items())
