@@ -35,15 +35,7 @@ RULE_VARIABLE = "HASTE_ROUNDING"
 #: The instruction sets an execution may be limited to (XLA's names).
 ISAS = ("SSE4_2", "AVX", "AVX2", "AVX512")
 #: The fields of a record the floor is measured on (those drift compares).
-FIELDS = (
-    "value",
-    "paper",
-    "spread",
-    "alternative",
-    "verdict",
-    "variants",
-    "depends_on",
-)
+FIELDS = tuple("value paper spread alternative verdict variants depends_on".split())
 
 
 def isa_flags(isa: str | None) -> str | None:
@@ -308,16 +300,6 @@ def floors() -> dict:
 def entry(chapter: str, name: str) -> dict | None:
     """The stored floor of one record, or None where it was not measured."""
     return floors()["records"].get(chapter, {}).get(name)
-
-
-def tolerance(chapter: str, name: str) -> dict:
-    """``{path: how far that number moved under rounding}`` for one record."""
-    return dict((entry(chapter, name) or {}).get("tolerance", {}))
-
-
-def seen(chapter: str, name: str) -> dict:
-    """``{path: [every form it took]}`` of one record's texts that moved."""
-    return dict((entry(chapter, name) or {}).get("seen", {}))
 
 
 def apply(

@@ -35,17 +35,13 @@ PAPER_VERDICTS = (
 DECIDED_BY = ("the paper's claim", "the authors' code", "this book's construction")
 #: Criteria whose yardstick is a seed spread (its interval can change the verdict).
 NOISE_CRITERIA = ("seed_noise", "near", "beyond_noise")
-#: Whose choice decides a verdict, as a row says it, and whose problem a failure is.
-WHO = {
-    "the paper's claim": ("the paper", "the paper's"),
-    "the authors' code": ("the authors' code", "the authors' code's"),
-    "this book's construction": ("this book", "the book's construction's"),
-}
+#: Whose choice decides a verdict (:data:`DECIDED_BY`), as a row says it.
+WHO = dict(zip(DECIDED_BY, ("the paper", "the authors' code", "this book")))
 
 
 def who(record: Mapping) -> str:
     """Whose choice decides a record's verdict, as a row says it (:data:`WHO`)."""
-    return WHO[record.get("decided_by") or DECIDED_BY[0]][0]
+    return WHO[record.get("decided_by") or DECIDED_BY[0]]
 
 
 VERDICTS = PAPER_VERDICTS + ("check", "check failed", "finding", "measured")
@@ -521,22 +517,24 @@ def seed_variants(ev: Evidence) -> dict:
     """The ``seeds`` variants ([rulebook-variants]): the yardstick (or, under
     ``smaller`` and ``near_bound``, the ratio) at both ends of its 90 % bootstrap
     interval over seeds."""
-    out = {}
+    ends = ("low end of its interval", "high end")
     if ev.rule in NOISE_CRITERIA and ev.spread_interval is not None:
-        lo, hi = (float(x) for x in ev.spread_interval)
-        for s, end in ((lo, "low end of its interval"), (hi, "high end")):
-            out[f"seed spread {_g(s)} ({end})"] = ev.but(
+        spreads = zip(map(float, ev.spread_interval), ends)
+        return {
+            f"seed spread {_g(s)} ({end})": ev.but(
                 spread=s, spread_interval=None, variants=None
             )
-    elif (
+            for s, end in spreads
+        }
+    out = {}
+    if (
         ev.rule in ("smaller", "near_bound")
         and ev.ratio_interval is not None
         and _number(ev.compared)
         and _number(ev.value)
     ):
-        lo, hi = (float(x) for x in ev.ratio_interval)
         what = "ratio" if ev.rule == "smaller" else "median over seeds"
-        for r, end in ((lo, "low end of its interval"), (hi, "high end")):
+        for r, end in zip(map(float, ev.ratio_interval), ends):
             x = r if ev.rule == "smaller" else r * ev.compared
             out[f"{what} {_g(x)} ({end})"] = ev.but(
                 value=r * ev.compared, ratio_interval=None, variants=None

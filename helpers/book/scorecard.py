@@ -15,25 +15,11 @@ from . import rulebook
 from .records import badge, cell, details, dropdown, fmt, short
 
 #: The verdicts on the paper's claims, in the bottom line's order and short names.
-COUNTED = {
-    "reproduced": "reproduced",
-    "partly reproduced": "partly",
-    "not reproduced": "not",
-    "undecided": "undecided",
-    "not testable": "not testable",
-}
+_SHORT = ("reproduced", "partly", "not", "undecided", "not testable")
+COUNTED = dict(zip(rulebook.PAPER_VERDICTS, _SHORT))
 #: The scorecard's groups, in the paper's order, then beyond the paper.
-GROUPS = (
-    "Section 2",
-    "Section 3",
-    "Section 4",
-    "Section 5",
-    "Section 6",
-    "Appendix B",
-    "Appendices C-E",
-    "Reviewers' questions",
-    "Real data",
-)
+GROUPS = (*(f"Section {i}" for i in range(2, 7)), "Appendix B", "Appendices C-E")
+GROUPS += ("Reviewers' questions", "Real data")
 OTHER_KINDS = {
     "check": "The book's consistency checks",
     "finding": "Results beyond the paper",
@@ -307,7 +293,7 @@ def _rescued(r: dict) -> list[str]:
     ]
 
 
-#: Whose problem a failure is, by who decides it (:data:`WHO`'s order).
+#: Whose problem a failure is, by who decides it (:data:`rulebook.DECIDED_BY`).
 _PROBLEM = {
     "the paper's claim": "the paper's problem",
     "the authors' code": "a choice of the authors' code",
