@@ -140,6 +140,13 @@ def why(r: dict) -> str:
     return text
 
 
+#: What :func:`why` says of a lower bound, and of a verdict the seeds cannot decide.
+_LOWER = " (a lower bound: one side never reaches a loss level the other reaches)"
+_MORE_SEEDS = (
+    "; the verdict changes within the seed spread's interval, so more seeds are needed"
+)
+
+
 def _why(r: dict) -> str:
     v, crit = r.get("verdict"), r.get("criterion")
     value, spread, paper = map(r.get, ("value", "spread", "paper"))
@@ -150,17 +157,8 @@ def _why(r: dict) -> str:
             for x in (r.get("variants") or {}).get("rounding", [])
         )
         return f"Float32 rounding decides it, not the evidence: {said}."
-    lower = (
-        " (a lower bound: one side never reaches a loss level the other reaches)"
-        if r.get("censored") or r.get("censored_reference")
-        else ""
-    )
-    tail = (
-        "; the verdict changes within the seed spread's interval, so more seeds are "
-        "needed"
-        if v == "undecided"
-        else ""
-    )
+    lower = _LOWER if r.get("censored") or r.get("censored_reference") else ""
+    tail = _MORE_SEEDS if v == "undecided" else ""
     spread_ok = num(spread) and spread
     if crit in ("seed_noise", "beyond_noise") and num(value) and spread_ok:
         return _why_noise(r, value / spread, f"{lower}{tail}")
