@@ -18,7 +18,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import crosscheck, rounding, rulebook
+from . import crosscheck, records, rounding, rulebook
 from .chapter_data import ROOT
 
 #: Relative drift of a number that rounding does not move: records keep 6 significant
@@ -26,6 +26,8 @@ from .chapter_data import ROOT
 RTOL = 1e-5
 #: The fields of a record compared: the ones its rounding floor is measured on.
 FIELDS = rounding.FIELDS
+#: Every ``<chapter>.json`` of a folder, by chapter.
+load = records.load_all
 
 
 @dataclass(frozen=True)
@@ -97,20 +99,12 @@ def compare(old: dict, new: dict, chapters=None) -> list[Drift]:
                 continue
             if ra.get("timing") or rb.get("timing"):
                 continue
-            tol = rounding.tolerance(ch, name)
-            seen = rounding.seen(ch, name)
+            floor = rounding.entry(ch, name) or {}
+            tol, seen = floor.get("tolerance", {}), floor.get("seen", {})
             for f in FIELDS:
                 if not _same(ra.get(f), rb.get(f), f, tol, seen):
                     out.append(Drift(ch, name, f, ra.get(f), rb.get(f)))
     return out
-
-
-def load(directory) -> dict:
-    """Every ``<chapter>.json`` in ``directory``."""
-    return {
-        p.stem: json.loads(p.read_text())
-        for p in sorted(Path(directory).glob("*.json"))
-    }
 
 
 def _git(*args: str) -> str:

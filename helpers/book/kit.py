@@ -15,6 +15,7 @@ from tabulate import tabulate
 
 from . import chapter_data, rulebook
 from .notebook import glue
+from .records import claims_table
 
 
 def med(values) -> float:
@@ -83,6 +84,16 @@ def prose(chapter: str, name: str, **values) -> str:
     if name not in templates:
         raise KeyError(f"{chapter}: no [prose] {name!r}; have {sorted(templates)}")
     return _fill(templates[name], f"{chapter}.prose.{name}:", values)
+
+
+def summary(chapter: str, records: dict, **values) -> str:
+    """The closing table of ``records`` (``{name: record}``, in order): each one's
+    TOML ``summary`` filled with ``values``, and its ``summary_quote`` (else "—")."""
+    entries = {name: rulebook.claim(chapter, name) for name in records}
+    return claims_table(
+        (e["summary"].format(**values), e.get("summary_quote", "—"), records[name])
+        for name, e in entries.items()
+    )
 
 
 def add_all(rec, records: Iterable[tuple]) -> dict:

@@ -23,8 +23,6 @@ from .notebook import glue
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "book" / "results"
 RESULTS_VARIABLE = "HASTE_RESULTS_DIR"
-
-
 INTERACTIVE_DIR = RESULTS_DIR.parents[1] / "_build" / "interactive" / "results"
 _ANNOUNCED: set = set()
 
@@ -110,10 +108,8 @@ def _judge_claim(chapter: str, name: str, entry: dict, ev: Evidence, item: dict)
         {k: _plain(getattr(ev, k)) for k in _IF_MEASURED if getattr(ev, k) is not None}
     )
     spread, alternative = _plain(ev.spread), _plain(ev.alternative)
-    item.update(
-        criterion=ev.rule, spread=spread, alternative=alternative, reason=reason
-    )
-    item.update(extra)
+    item.update(criterion=ev.rule, spread=spread, alternative=alternative, **extra)
+    item["reason"] = reason
     if variants or entry.get("kind") == "paper":
         item["variants"] = _plain(variants)
         item["depends_on"] = list(depends_on)
@@ -209,18 +205,16 @@ class Records:
             if r.get("kind") != "paper" or r.get("part_of"):
                 continue
             entry = rulebook.claim(self.chapter, name) or {}
-            who = rulebook.WHO[r.get("decided_by") or rulebook.DECIDED_BY[0]][0]
             dep = r.get("depends_on") or []
             tail = f"; depends on {', '.join(dep)}" if dep else ""
             lines.append(
                 f"- {entry.get('short') or r.get('claim') or name}: "
-                f"{badge(r['verdict'])} (decided by {who}{tail})"
+                f"{badge(r['verdict'])} (decided by {rulebook.who(r)}{tail})"
             )
         kinds = Counter(r.get("kind") for r in self.items.values())
-        words = {"check": ("check", "checks"), "finding": ("finding", "findings")}
         rest = ", ".join(
-            f"{kinds[k]} {one if kinds[k] == 1 else many}"
-            for k, (one, many) in words.items()
+            f"{kinds[k]} {k}{'s' if kinds[k] > 1 else ''}"
+            for k in ("check", "finding")
             if kinds[k]
         )
         if not lines:
@@ -404,31 +398,30 @@ def measured(rec: dict) -> str:
     return text
 
 
+#: A record's detail lines, each where its field is given (not None, not empty).
+_LINES = {
+    "where": "Where: {where}",
+    "quote": 'The paper\'s words: *"{quote}"*',
+    "reason": "Verdict: {verdict}: {reason}",
+    "setup": "Setup: {setup}",
+    "decided_by": "Decided by: {decided_by}",
+    "spread_candidate": "The candidate's own seed spread: {spread_candidate}",
+    "phase": "Phase (epochs where the paper's description applies): {phase}",
+    "measure": "Measure: {measure}",
+}
+
+
 def _details(name: str, rec: dict, statement: str | None = None) -> list[str]:
     """A record's details as Markdown lines, every table of values in full."""
     title = f"**{_fmt(rec.get('claim') or name)}**"
     out = [f"{title} (`{name}`)" if name else title, ""]
-    if statement:
-        out += [f"* The paper: {statement}"]
-    if rec.get("where"):
-        out += [f"* Where: {rec['where']}"]
-    if rec.get("quote"):
-        out += [f'* The paper\'s words: *"{rec["quote"]}"*']
-    if rec.get("reason"):
-        out += [f"* Verdict: {rec['verdict']}: {rec['reason']}"]
-    if rec.get("setup"):
-        out += [f"* Setup: {rec['setup']}"]
-    if rec.get("decided_by"):
-        out += [f"* Decided by: {rec['decided_by']}"]
-    if rec.get("spread_candidate") is not None:
-        out += [f"* The candidate's own seed spread: {_fmt(rec['spread_candidate'])}"]
-    if rec.get("phase") is not None:
-        out += [
-            f"* Phase (epochs where the paper's description applies): "
-            f"{_fmt(rec['phase'])}"
-        ]
-    if rec.get("measure"):
-        out += [f"* Measure: {rec['measure']}"]
+    out += [f"* The paper: {statement}"] if statement else []
+    shown = {**rec, **{k: _fmt(rec.get(k)) for k in ("spread_candidate", "phase")}}
+    out += [
+        f"* {line.format(**shown)}"
+        for k, line in _LINES.items()
+        if rec.get(k) is not None and rec[k] != ""
+    ]
     for key, label in (
         ("value", "This book"),
         ("paper", "Compared with"),

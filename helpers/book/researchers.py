@@ -63,8 +63,7 @@ def figure_index(records: dict) -> str:
     for fig, entry in FIGURES.items():
         book = ", ".join(f"{{numref}}`{lab}`" for lab in entry["counterparts"])
         claims = "; ".join(
-            f"{r.get('short') or name}: **{r['verdict']}** "
-            f"({scorecard.WHO[r.get('decided_by') or scorecard.WHO_DEFAULT][0]})"
+            f"{r.get('short') or name}: **{r['verdict']}** ({rulebook.who(r)})"
             for _, name, r in by_fig[fig]
         )
         rows.append(f"| Fig. {fig} | {entry['what']} | {book} | {claims or '—'} |")

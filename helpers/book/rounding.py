@@ -35,15 +35,7 @@ RULE_VARIABLE = "HASTE_ROUNDING"
 #: The instruction sets an execution may be limited to (XLA's names).
 ISAS = ("SSE4_2", "AVX", "AVX2", "AVX512")
 #: The fields of a record the floor is measured on (those drift compares).
-FIELDS = (
-    "value",
-    "paper",
-    "spread",
-    "alternative",
-    "verdict",
-    "variants",
-    "depends_on",
-)
+FIELDS = tuple("value paper spread alternative verdict variants depends_on".split())
 
 
 def isa_flags(isa: str | None) -> str | None:
@@ -310,16 +302,6 @@ def entry(chapter: str, name: str) -> dict | None:
     return floors()["records"].get(chapter, {}).get(name)
 
 
-def tolerance(chapter: str, name: str) -> dict:
-    """``{path: how far that number moved under rounding}`` for one record."""
-    return dict((entry(chapter, name) or {}).get("tolerance", {}))
-
-
-def seen(chapter: str, name: str) -> dict:
-    """``{path: [every form it took]}`` of one record's texts that moved."""
-    return dict((entry(chapter, name) or {}).get("seen", {}))
-
-
 def apply(
     chapter: str, name: str, verdict: str, reason: str, variants: dict, depends_on: list
 ) -> tuple[str, str, dict, list, dict]:
@@ -339,11 +321,7 @@ def apply(
     if len(set(stored.values()) | {verdict}) == 1:
         return verdict, reason, variants, depends_on, extra
     rows = [
-        {
-            "setting": f"executed on {label}",
-            "value": e["values"].get(label),
-            "verdict": v,
-        }
+        dict(setting=f"executed on {label}", value=e["values"].get(label), verdict=v)
         for label, v in stored.items()
     ]
     said = "; ".join(f"{v} on {label}" for label, v in stored.items())

@@ -35,12 +35,15 @@ PAPER_VERDICTS = (
 DECIDED_BY = ("the paper's claim", "the authors' code", "this book's construction")
 #: Criteria whose yardstick is a seed spread (its interval can change the verdict).
 NOISE_CRITERIA = ("seed_noise", "near", "beyond_noise")
-#: Whose choice decides a verdict, as a row says it, and whose problem a failure is.
-WHO = {
-    "the paper's claim": ("the paper", "the paper's"),
-    "the authors' code": ("the authors' code", "the authors' code's"),
-    "this book's construction": ("this book", "the book's construction's"),
-}
+#: Whose choice decides a verdict (:data:`DECIDED_BY`), as a row says it.
+WHO = dict(zip(DECIDED_BY, ("the paper", "the authors' code", "this book")))
+
+
+def who(record: Mapping) -> str:
+    """Whose choice decides a record's verdict, as a row says it (:data:`WHO`)."""
+    return WHO[record.get("decided_by") or DECIDED_BY[0]]
+
+
 VERDICTS = PAPER_VERDICTS + ("check", "check failed", "finding", "measured")
 
 #: "As close as another seed": a gap agrees when at most this multiple of the gap
@@ -184,7 +187,8 @@ def kmeans_tie(best: float, other: float, tol: float = KMEANS_TIE) -> bool:
 
 
 def holds(criterion: str | None, value, compared=None, spread=None, alternative=None):
-    """True / False / ``"partly"`` under ``criterion``; None when it cannot say."""
+    """True / False / ``"partly"`` under ``criterion``; None when it cannot say: the
+    first pair of :func:`thresholds` held, else (where given) the second."""
     if criterion is None:
         return None
     if criterion not in CRITERIA:
@@ -201,39 +205,20 @@ def holds(criterion: str | None, value, compared=None, spread=None, alternative=
             return math.isclose(value, compared, rel_tol=1e-6, abs_tol=1e-12)
         norm = lambda v: sorted(v) if isinstance(v, list) else v  # noqa: E731
         return norm(value) == norm(compared)
-    if criterion == "gap":
-        return (value <= CHECK_GAP) if _number(value) else None
-    if criterion == "same_run":
-        if not (_number(value) and _number(spread) and _number(compared)):
-            return None
-        return compared <= SAME_RUN_TOL and value <= NOISE_MULTIPLE * spread
-    if criterion in ("seed_noise", "beyond_noise"):
-        if not (_number(value) and _number(spread)):
-            return None
-        near = value <= NOISE_MULTIPLE * spread
-        if criterion == "beyond_noise":
-            return not near
-        if near:
-            return True
-        return (
-            "partly"
-            if _number(alternative) and value <= CLEARLY * alternative
-            else False
-        )
-    if criterion in ("near", "near_bound"):
-        bound = criterion == "near_bound"
-        if not (_number(value) and _number(compared) and (bound or _number(spread))):
-            return None
-        d = abs(value - compared)
-        if d <= (BOUND_TOLERANCE if bound else NOISE_MULTIPLE * spread):
-            return True
-        if _number(alternative) and d <= CLEARLY * abs(value - alternative):
-            return "partly"
-        return False
-    # smaller
-    if not (_number(value) and _number(compared)):
+    pairs = thresholds(criterion, value, compared, spread, alternative)
+    noisy = criterion in ("seed_noise", "beyond_noise", "near", "same_run")
+    if not pairs or (noisy and not _number(spread)):
         return None
-    return value <= CLEARLY * compared
+    (q, t), *rest = pairs
+    if criterion in ("gap", "smaller"):
+        return q <= t
+    if criterion == "same_run":
+        return (rest[0][0] <= rest[0][1] and q <= t) if rest else None
+    if criterion == "beyond_noise":
+        return not q <= t
+    if q <= t:
+        return True
+    return "partly" if rest and rest[0][0] <= rest[0][1] else False
 
 
 #: A verdict is *marginal* when its deciding quantity lies within this fraction of a
@@ -456,15 +441,10 @@ def _outcome_at(
 
 def _censored_sides(censored: bool, censored_reference: bool) -> str:
     """Which side of a time gap never reaches a loss level the other reaches."""
-    sides = (
-        ("candidate", "reference", censored),
-        ("reference", "candidate", censored_reference),
-    )
-    return " / ".join(
-        f"the {a} never reaches a loss level the {b} reaches"
-        for a, b, on in sides
-        if on
-    )
+    sides = [("candidate", "reference")] if censored else []
+    sides += [("reference", "candidate")] if censored_reference else []
+    said = [f"the {a} never reaches a loss level the {b} reaches" for a, b in sides]
+    return " / ".join(said)
 
 
 def _check_verdict(ok, rule: str) -> tuple[str, str]:
@@ -476,11 +456,9 @@ def _check_verdict(ok, rule: str) -> tuple[str, str]:
             f"undecided: {rule}; within the rule, but a lower bound cannot show "
             "that the runs agree"
         )
-    return (
-        ("check", f"holds: {rule}")
-        if ok is True
-        else ("check failed", f"fails: {rule}")
-    )
+    if ok is True:
+        return "check", f"holds: {rule}"
+    return "check failed", f"fails: {rule}"
 
 
 def _undecided_within(rule: str, where: str, ends: set, who: str) -> tuple[str, str]:
@@ -539,22 +517,24 @@ def seed_variants(ev: Evidence) -> dict:
     """The ``seeds`` variants ([rulebook-variants]): the yardstick (or, under
     ``smaller`` and ``near_bound``, the ratio) at both ends of its 90 % bootstrap
     interval over seeds."""
-    out = {}
+    ends = ("low end of its interval", "high end")
     if ev.rule in NOISE_CRITERIA and ev.spread_interval is not None:
-        lo, hi = (float(x) for x in ev.spread_interval)
-        for s, end in ((lo, "low end of its interval"), (hi, "high end")):
-            out[f"seed spread {_g(s)} ({end})"] = ev.but(
+        spreads = zip(map(float, ev.spread_interval), ends)
+        return {
+            f"seed spread {_g(s)} ({end})": ev.but(
                 spread=s, spread_interval=None, variants=None
             )
-    elif (
+            for s, end in spreads
+        }
+    out = {}
+    if (
         ev.rule in ("smaller", "near_bound")
         and ev.ratio_interval is not None
         and _number(ev.compared)
         and _number(ev.value)
     ):
-        lo, hi = (float(x) for x in ev.ratio_interval)
         what = "ratio" if ev.rule == "smaller" else "median over seeds"
-        for r, end in ((lo, "low end of its interval"), (hi, "high end")):
+        for r, end in zip(map(float, ev.ratio_interval), ends):
             x = r if ev.rule == "smaller" else r * ev.compared
             out[f"{what} {_g(x)} ({end})"] = ev.but(
                 value=r * ev.compared, ratio_interval=None, variants=None
@@ -567,18 +547,16 @@ def variants_clause(variants: dict, primary: str) -> tuple[str, list]:
     setting whose verdict differs from ``primary`` (not testable excepted)."""
     if not variants:
         return "", []
-    depends = {  # a setting that cannot test the claim gives no other verdict
-        choice: [r for r in rows if r["verdict"] not in (primary, "not testable")]
-        for choice, rows in variants.items()
+    sure = (primary, "not testable")
+    moved = {  # a setting that cannot test the claim gives no other verdict
+        c: [f"{r['setting']}: {r['verdict']}" for r in rows if r["verdict"] not in sure]
+        for c, rows in variants.items()
     }
-    depends = {c: rows for c, rows in depends.items() if rows}
+    depends = [c for c, said in moved.items() if said]
     if not depends:
         return f" Robust to {', '.join(variants)}.", []
-    parts = []
-    for c, rows in depends.items():
-        each = "; ".join(f"{r['setting']}: {r['verdict']}" for r in rows)
-        parts.append(f"{c} ({each})")
-    return f" Depends on {'; '.join(parts)}.", list(depends)
+    parts = "; ".join(f"{c} ({'; '.join(moved[c])})" for c in depends)
+    return f" Depends on {parts}.", depends
 
 
 def decide(claim: Mapping, evidence) -> Verdict:

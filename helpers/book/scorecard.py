@@ -15,27 +15,11 @@ from . import rulebook
 from .records import badge, cell, details, dropdown, fmt, short
 
 #: The verdicts on the paper's claims, in the bottom line's order and short names.
-COUNTED = {
-    "reproduced": "reproduced",
-    "partly reproduced": "partly",
-    "not reproduced": "not",
-    "undecided": "undecided",
-    "not testable": "not testable",
-}
+_SHORT = ("reproduced", "partly", "not", "undecided", "not testable")
+COUNTED = dict(zip(rulebook.PAPER_VERDICTS, _SHORT))
 #: The scorecard's groups, in the paper's order, then beyond the paper.
-GROUPS = (
-    "Section 2",
-    "Section 3",
-    "Section 4",
-    "Section 5",
-    "Section 6",
-    "Appendix B",
-    "Appendices C-E",
-    "Reviewers' questions",
-    "Real data",
-)
-WHO = rulebook.WHO
-WHO_DEFAULT = rulebook.DECIDED_BY[0]
+GROUPS = (*(f"Section {i}" for i in range(2, 7)), "Appendix B", "Appendices C-E")
+GROUPS += ("Reviewers' questions", "Real data")
 OTHER_KINDS = {
     "check": "The book's consistency checks",
     "finding": "Results beyond the paper",
@@ -111,16 +95,13 @@ def decides(r: dict, brief: bool = False) -> str:
     crit = r.get("criterion")
     value, spread, paper = r.get("value"), r.get("spread"), r.get("paper")
     num = rulebook._number
-    if crit in ("seed_noise", "beyond_noise") and num(value) and num(spread):
-        text = (
-            f"{_quantity(r)} {_g(value)} against {rulebook.NOISE_MULTIPLE:g} x "
-            f"seed spread {_g(spread)}"
-        )
-        lag = _lag(r, brief)
-        return f"{text}; {lag}" if lag else text
+    noise = crit in ("seed_noise", "beyond_noise") and num(spread)
     near = crit in ("near", "same_run") and num(spread) and num(paper)
-    if num(value) and (crit == "gap" or near):  # as the reason says it, less the
-        return rulebook._rule(crit, value, paper, spread, None)  # alternative
+    if num(value) and (crit == "gap" or near or noise):  # as the reason says it,
+        text = rulebook._rule(crit, value, paper, spread, None)  # less the alternative
+        lag = _lag(r, brief) if noise else ""
+        text = _quantity(r) + text.removeprefix("gap") if noise else text
+        return f"{text}; {lag}" if lag else text
     if crit == "near_bound" and num(value) and num(paper):
         return (
             f"{_g(value)}, short of the bound {_g(paper)} by "
@@ -159,44 +140,28 @@ def why(r: dict) -> str:
     return text
 
 
+#: What :func:`why` says of a lower bound, and of a verdict the seeds cannot decide.
+_LOWER = " (a lower bound: one side never reaches a loss level the other reaches)"
+_MORE_SEEDS = (
+    "; the verdict changes within the seed spread's interval, so more seeds are needed"
+)
+
+
 def _why(r: dict) -> str:
     v, crit = r.get("verdict"), r.get("criterion")
-    value, spread, alt, paper = map(r.get, ("value", "spread", "alternative", "paper"))
+    value, spread, paper = map(r.get, ("value", "spread", "paper"))
     num = rulebook._number
-    dep = r.get("depends_on") or []
-    if v == "undecided" and "rounding" in dep:
+    if v == "undecided" and "rounding" in (r.get("depends_on") or []):
         said = "; ".join(
             f"{x['verdict']} {x['setting'].replace('executed on', 'on')}"
             for x in (r.get("variants") or {}).get("rounding", [])
         )
         return f"Float32 rounding decides it, not the evidence: {said}."
-    lower = (
-        " (a lower bound: one side never reaches a loss level the other reaches)"
-        if r.get("censored") or r.get("censored_reference")
-        else ""
-    )
-    tail = {
-        "undecided": "; the verdict changes within the seed spread's interval, so more "
-        "seeds are needed"
-    }.get(v, "")
-    if crit in ("seed_noise", "beyond_noise") and num(value) and num(spread) and spread:
-        q, k = _quantity(r), value / spread
-        text = f"The {q} is {_g(value)}, {k:.2g} x the seed spread"
-        if crit == "beyond_noise":
-            where = "beyond" if k > rulebook.NOISE_MULTIPLE else "within"
-            return (
-                f"{text}: {where} the {rulebook.NOISE_MULTIPLE:g} x a second seed "
-                f"gives{lower}{tail}."
-            )
-        if k <= rulebook.NOISE_MULTIPLE:
-            text += f", within the {rulebook.NOISE_MULTIPLE:g} x a second seed gives"
-        elif num(alt) and value <= rulebook.CLEARLY * alt:
-            text += f", beyond the noise but under half the alternative's {_g(alt)}"
-        elif num(alt):
-            text += f", beyond the noise and not under half the alternative's {_g(alt)}"
-        else:
-            text += ", beyond the noise"
-        return f"{text}{lower}{tail}."
+    lower = _LOWER if r.get("censored") or r.get("censored_reference") else ""
+    tail = _MORE_SEEDS if v == "undecided" else ""
+    spread_ok = num(spread) and spread
+    if crit in ("seed_noise", "beyond_noise") and num(value) and spread_ok:
+        return _why_noise(r, value / spread, f"{lower}{tail}")
     if crit == "near_bound" and num(value) and num(paper):
         gap = abs(value - paper)
         ok = "within" if gap <= rulebook.BOUND_TOLERANCE else "beyond"
@@ -205,26 +170,22 @@ def _why(r: dict) -> str:
             f"claimed structure where the claim says none does, {ok} the "
             f"{rulebook.BOUND_TOLERANCE:g} a description may miss{tail}."
         )
-    if crit == "near" and num(value) and num(paper) and num(spread) and spread:
-        d = abs(value - paper)
+    if crit == "near" and num(value) and num(paper) and spread_ok:
         return (
             f"The book measures {_g(value)} where the claim says {_g(paper)}: "
-            f"{d / spread:.2g} x the seed spread away{tail}."
+            f"{abs(value - paper) / spread:.2g} x the seed spread away{tail}."
         )
     if crit == "smaller" and num(value) and num(paper) and paper:
-        ratio = value / paper
-        ok = "under" if ratio <= rulebook.CLEARLY else "not under"
+        ok = "under" if value / paper <= rulebook.CLEARLY else "not under"
         return (
-            f"The ratio is {_g(ratio)}, {ok} the {rulebook.CLEARLY:g} that 'clearly' "
-            f"asks{tail}."
+            f"The ratio is {_g(value / paper)}, {ok} the {rulebook.CLEARLY:g} that "
+            f"'clearly' asks{tail}."
         )
     if crit == "gap" and num(value):
         ok = "within" if value <= rulebook.CHECK_GAP else "beyond"
-        return (
-            f"The time gap is {_g(value)}, {ok} the {rulebook.CHECK_GAP:g} "
-            f"allowed{lower}."
-        )
-    if crit == "same_run" and num(value) and num(paper) and num(spread) and spread:
+        gap = rulebook.CHECK_GAP
+        return f"The time gap is {_g(value)}, {ok} the {gap:g} allowed{lower}."
+    if crit == "same_run" and num(value) and num(paper) and spread_ok:
         ok = rulebook.holds(crit, value, paper, spread)
         return (
             f"The runs agree to rounding through drops that leave a step-size error "
@@ -237,6 +198,24 @@ def _why(r: dict) -> str:
         return f"The book finds {short(value)}; the paper says {short(paper)}."
     reason = (r.get("reason") or "").split(":")[0]
     return f"{reason[:1].upper()}{reason[1:]}." if reason else ""
+
+
+def _why_noise(r: dict, k: float, tail: str) -> str:
+    """:func:`_why` under ``seed_noise`` and ``beyond_noise``: the gap is ``k``
+    seed spreads."""
+    m, alt = rulebook.NOISE_MULTIPLE, r.get("alternative")
+    text = f"The {_quantity(r)} is {_g(r['value'])}, {k:.2g} x the seed spread"
+    if r["criterion"] == "beyond_noise":
+        where = "beyond" if k > m else "within"
+        return f"{text}: {where} the {m:g} x a second seed gives{tail}."
+    if k <= m:
+        text += f", within the {m:g} x a second seed gives"
+    elif rulebook._number(alt):
+        under = "but under" if r["value"] <= rulebook.CLEARLY * alt else "and not under"
+        text += f", beyond the noise {under} half the alternative's {_g(alt)}"
+    else:
+        text += ", beyond the noise"
+    return f"{text}{tail}."
 
 
 def _g(x) -> str:
@@ -265,10 +244,6 @@ def mark(r: dict, brief: bool = False) -> str:
         more = f"; +{len(moved) - 1} more" if len(moved) > 1 else ""
         said.append(f"{choice} ({where}{more})")
     return hair + "depends on " + "; ".join(said)
-
-
-def _who(r: dict) -> str:
-    return WHO.get(r.get("decided_by") or rulebook.DECIDED_BY[0], ("?", "?"))[0]
 
 
 def legend() -> str:
@@ -316,7 +291,7 @@ def _rescued(r: dict) -> list[str]:
     ]
 
 
-#: Whose problem a failure is, by who decides it (:data:`WHO`'s order).
+#: Whose problem a failure is, by who decides it (:data:`rulebook.DECIDED_BY`).
 _PROBLEM = {
     "the paper's claim": "the paper's problem",
     "the authors' code": "a choice of the authors' code",
@@ -371,7 +346,8 @@ def in_words(records: dict, reasons: bool = True) -> list[str]:
             mine_ = [
                 x
                 for x in fails
-                if x not in rescued and (x[2].get("decided_by") or WHO_DEFAULT) == who
+                if x not in rescued
+                and (x[2].get("decided_by") or rulebook.DECIDED_BY[0]) == who
             ]
             if mine_ and reasons:
                 each = "; ".join(f"{_label(x[2])} ({why(x[2])[:-1]})" for x in mine_)
@@ -384,16 +360,13 @@ def in_words(records: dict, reasons: bool = True) -> list[str]:
         named([x for x in open_ if x not in rounded], "the seeds cannot decide")
         named(by("not testable"), "not testable")
         dep = [x for x in mine if set(x[2].get("depends_on") or []) - {"rounding"}]
-        if dep:
-            chosen = sorted(
-                {c for x in dep for c in x[2]["depends_on"] if c != "rounding"}
-            )
-            said.append(
-                f"{len(dep)} of {len(mine)} change with a choice of this book "
-                f"({', '.join(chosen)})"
-            )
-        else:
-            said.append("none changes with a choice of this book")
+        chosen = {c for x in dep for c in x[2]["depends_on"] if c != "rounding"}
+        said.append(
+            f"{len(dep)} of {len(mine)} change with a choice of this book "
+            f"({', '.join(sorted(chosen))})"
+            if dep
+            else "none changes with a choice of this book"
+        )
         head = f"**{group}** ({len(mine)} claim{'s' if len(mine) > 1 else ''})."
         out.append(head + " " + ". ".join(s[0].upper() + s[1:] for s in said))
     return [s + "." for s in out]
@@ -402,7 +375,9 @@ def in_words(records: dict, reasons: bool = True) -> list[str]:
 def _row(ch: str, name: str, r: dict, parts: list) -> list[str]:
     fig = f" · {{numref}}`{r['figure']}`" if r.get("figure") else ""
     claim = f"{cell(_label(r))}<br>[{ch}]({ch}.ipynb){fig}"
-    verdict = f"{badge(r['verdict'])}<br>{cell(mark(r, True))}; decided by {_who(r)}"
+    verdict = (
+        f"{badge(r['verdict'])}<br>{cell(mark(r, True))}; decided by {rulebook.who(r)}"
+    )
     lag = _lag(r, True)
     said = why(r)
     number = cell(f"{said[:-1]}: {lag} in time." if lag and said else said)
@@ -430,7 +405,7 @@ def verdict_line(chapter: str, name: str, records: dict) -> str:
     r = _short_of(chapter, name, rec)
     return (
         f"{badge(r['verdict'])} **{_label(r)}**: {decides(r)}; "
-        f"{mark(r)}; decided by {_who(r)}."
+        f"{mark(r)}; decided by {rulebook.who(r)}."
     )
 
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...book import kit, rulebook
-from ...book.records import claims_table
 from ...core.measures import Evidence, halfway_time, time_gap
 
 
@@ -98,6 +97,4 @@ def report(rec, results: Results) -> dict:
         ],
     )
     rec.save()
-    claims = [(rulebook.claim(rec.chapter, n), x) for n, x in recs.items()]
-    rows = [(c["summary"], c["summary_quote"], x) for c, x in claims]
-    return {"summary": claims_table(rows)}
+    return {"summary": kit.summary(rec.chapter, recs)}

@@ -8,7 +8,6 @@ from types import SimpleNamespace
 import numpy as np
 
 from ...book import kit, rulebook
-from ...book.records import claims_table
 from ...core import measures, paper
 from ...core.measures import LEVELS, Evidence, seed_spread, seed_spread_interval
 from . import comparisons
@@ -345,8 +344,7 @@ def report(
     g["share_verdict"] = share["verdict"]
     kit.glue_many(C, g)
     rec.save()
-    rows = [(rulebook.claim(C, n), x) for n, x in out.items()]
-    summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
+    summary = kit.summary(C, out)
     v = {n: x["verdict"] for n, x in out.items()}
     share = med(gating.fc["single"][:, -1])
     headline = kit.prose(C, "headline", g=g, v=v, share=share)

@@ -12,7 +12,6 @@ import numpy as np
 
 from ...book import kit
 from ...book import rulebook as rb
-from ...book.records import claims_table
 from ...core.measures import (
     Evidence,
     level_times,
@@ -736,11 +735,7 @@ def _review(r, ref):
 def _summary(r, recs) -> str:
     """The closing table (the TOML's ``summary`` and ``summary_quote``)."""
     where = f"where context gating exists, loss below {float(r.L_rank[-1]):.0f}"
-    rows = []
-    for name, x in recs.items():
-        e = rb.claim("depth", name)
-        rows.append((e["summary"].format(where=where, n=r.n24), e["summary_quote"], x))
-    return claims_table(rows)
+    return kit.summary("depth", recs, where=where, n=r.n24)
 
 
 def _in_short(r, recs) -> str:

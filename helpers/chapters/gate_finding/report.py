@@ -9,7 +9,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ...book import kit, rulebook
-from ...book.records import claims_table
 from ...core import measures
 from ...core.algorithm1 import GateSamples
 from ...core.datasets import Dataset
@@ -430,6 +429,5 @@ def report(rec, runs: Runs, params: Params) -> dict:
         if ok
         else kit.prose(GF, "started_none"),
     )
-    rows = [(rulebook.claim(GF, n), x) for n, x in g.items()]
-    summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
+    summary = kit.summary(GF, g)
     return {"summary": summary, "closing": closing}

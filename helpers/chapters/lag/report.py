@@ -7,8 +7,7 @@ from functools import partial
 import numpy as np
 from IPython.display import Markdown
 
-from ...book import kit, rulebook
-from ...book.records import claims_table
+from ...book import kit
 from ...book.rulebook import holds
 from ...core.measures import LEVELS, Evidence, seed_spread
 from .measures import Comparison, Runs, compare, median_lag
@@ -205,5 +204,4 @@ def report(rec, runs: Runs) -> dict:
         record_every=int(t[1] - t[0]) if len(t) > 1 else 0,
     )
     rec.save()
-    claims = [(rulebook.claim("lag", n)["summary"], "—", R[n]) for n in R]
-    return {"records": R, **text, "summary": claims_table(claims)}
+    return {"records": R, **text, "summary": kit.summary("lag", R)}

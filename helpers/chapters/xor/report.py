@@ -8,7 +8,6 @@ from collections import Counter
 import numpy as np
 
 from ...book import kit, rulebook
-from ...book.records import claims_table
 from ...core import measures, xor_reln
 from ...core.measures import Evidence
 from ...core.xor_reln import KINDS
@@ -350,6 +349,5 @@ def report(rec, main, sweep, *, sweep_widths, bootstrap, fit_u0_max) -> dict:
         verdict_f=r["learning_time_follows_faster"]["verdict"],
     )
     rec.save()
-    rows = [(rulebook.claim("xor", n), x) for n, x in r.items()]
-    summary = claims_table([(e["summary"], e["summary_quote"], x) for e, x in rows])
+    summary = kit.summary("xor", r)
     return {"sweep": table, "summary": summary, "noise": noise, "margins": margins}
