@@ -1,9 +1,9 @@
 """A record whose value is a dict that gains or loses a key between executions (a
 class that is present on one machine only) keeps a floor for the numbers every
-execution has: another machine's values move within it without drifting, and a key it
-was seen to drop may be absent (0.15.1).  Before
-0.15.0 such a dict had only its whole forms as a floor, so any new value drifted
-(``more_contexts.best_reln`` on an AMD EPYC without AVX-512)."""
+execution has: another machine's values move within it without drifting, and since
+0.16.0 a key it was seen to drop may be absent.  Before 0.15.0 such a dict had only
+its whole forms as a floor, so any new value drifted (``more_contexts.best_reln`` on
+an AMD EPYC without AVX-512)."""
 
 from helpers.book import drift, rounding
 
