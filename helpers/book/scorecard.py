@@ -152,11 +152,14 @@ def _why(r: dict) -> str:
     value, spread, paper = map(r.get, ("value", "spread", "paper"))
     num = rulebook._number
     if v == "undecided" and "rounding" in (r.get("depends_on") or []):
-        said = "; ".join(
-            f"{x['verdict']} {x['setting'].replace('executed on', 'on')}"
-            for x in (r.get("variants") or {}).get("rounding", [])
+        # counted, not listed: the row stays short as machines join the floors
+        rows = (r.get("variants") or {}).get("rounding", [])
+        said = Counter(x["verdict"] for x in rows).most_common()
+        said = ", ".join(f"{v} on {n}" for v, n in said)
+        return (
+            "Float32 rounding decides it, not the evidence: of the "
+            f"{len(rows)} stored executions, {said} (the record names them)."
         )
-        return f"Float32 rounding decides it, not the evidence: {said}."
     lower = _LOWER if r.get("censored") or r.get("censored_reference") else ""
     tail = _MORE_SEEDS if v == "undecided" else ""
     spread_ok = num(spread) and spread
