@@ -148,14 +148,15 @@ def _closed_form_glue(r) -> dict:
         f"{max(hs[C].a0_context.max() for C in CS):.1e}",
     }
     for C in CS:
-        level = _level_ratio(r, C, init)
+        # the page cites the level ratio at C = 3 down to 1 %, at C = 5 at every level
+        level = _level_ratio(r, C, init)[: {3: 3, 5: len(LEVELS)}.get(C, 0)]
         g |= {
             f"gap_reln_{C}": kit.med(r.check[C, init]),
             f"gap_relu_{C}": M[C, init].value,
             f"spread_{C}": M[C, init].spread,
             f"alt_{C}": M[C, init].alternative,
             f"gap_relu_reln_{C}": r.reln[C, init].value,
-            **{f"level_{C}_{k}": float(level[k]) for k in range(len(LEVELS))},
+            **{f"level_{C}_{k}": float(x) for k, x in enumerate(level)},
             f"verdict_{C}": verdict(M[C, init]),
         }
     # the largest gap between the simulated ReLN's and the closed form's context
@@ -181,12 +182,13 @@ def _init_glue(r) -> dict:
     g, dist = {}, {}
     for C in CS:
         for i in INITS:
-            # the review's measure, to compare with its numbers: curve distance
+            # the review's measure, to compare with its numbers (the page's: at C = 3
+            # and 5, the authors' and the matched start): curve distance
             pairs = zip(r.sim[C]["relu"].loss, r.sim[C]["mixed", i].loss)
             dist[C, i] = kit.med([curve_distance(a, b) for a, b in pairs])
             g[f"sens_{C}_{i}"] = M[C, i].value
-            g[f"sens_{C}_{i}_verdict"] = verdict(M[C, i])
-            g[f"dist_{C}_{i}"] = dist[C, i]
+            if C in (3, 5) and i != "derived":
+                g[f"dist_{C}_{i}"] = dist[C, i]
         # the matched start: the share of the authors' gap it closes, and its
         # largest level ratio to the ReLU network
         x = _level_ratio(r, C, "matched")
@@ -225,13 +227,11 @@ def _family_glue(r) -> dict:
     g, parts, moved = {}, [], []
     for C in r.CS:
         F, W = r.follows[C], r.follows_wide[C]
-        g |= {
-            f"paper_reln_{C}": r.PAPER_RELN[C],
-            f"follow_{C}": F.value,
-            f"follow_best_{C}": F.best,
-            f"follow_best_gap_{C}": F.candidates[F.best],
-            f"follow_verdict_{C}": verdict(F),
-        }
+        # the page names the paper's ReLN at C > 3, the best rival's gap at C = 5
+        g |= {f"paper_reln_{C}": r.PAPER_RELN[C]} if C > 3 else {}
+        g |= {f"follow_{C}": F.value, f"follow_best_{C}": F.best}
+        g |= {f"follow_best_gap_{C}": F.candidates[F.best]} if C == 5 else {}
+        g[f"follow_verdict_{C}"] = verdict(F)
         gaps = {"gap": F.candidates[F.best], "wide_gap": W.candidates[W.best]}
         parts.append(_say("width_part", C=C, F=F, W=W, verdict=verdict(W), **gaps))
         if verdict(F) != verdict(W):
@@ -263,14 +263,16 @@ def _census_glue(r) -> dict:
             f"reuse_f_{C}": f,
             f"frac_{C}": w / C,
             f"frac_f_{C}": f / C,
-            f"single_{C}": med(BY_K[C][:, -1, 1]),
+            **({f"single_{C}": med(BY_K[C][:, -1, 1])} if C == 5 else {}),
             f"multi_{C}": med(BY_K[C][:, -1, 2:C].sum(axis=1)),
             f"snap_{C}": 100 * med([x["snap_change"] for x in r.FUNC_FINAL[C]]),
         }
         if C > 3:
             g[f"cm2_{C}"] = med(BY_K[C][:, -1, C - 2])
             g[f"cm2_f_{C}"] = med(r.FUNC_K[C][:, -1, C - 2])
-            for key in r.PROFILE[C][0]:
+        # the units on in 3 of the 5 contexts: their profile, as in the record
+        if C == 5:
+            for key in (k for k in r.PROFILE[C][0] if k != "share"):
                 g[f"prof_{C}_{key}"] = med([p[key] for p in r.PROFILE[C]])
     rise, share = r.RISE["primary"], [kit.med(r.SHARE[C][:, -1]) for C in CS]
     trend = {}

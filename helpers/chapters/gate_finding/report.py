@@ -162,8 +162,8 @@ def _fig9(r: Runs, pm: Params) -> dict:
         "k3_few": patterns(few["k3"], ds), "k3_few_inertia": few["k3"].inertia,
         "k3_best": patterns(best3, ds), "k3_best_inertia": best3.inertia,
         "k3_obj_diff": 100 * (few["k3"].inertia / best3.inertia - 1),
-        "err3_few": few["errors"][i3], "best_k_few": few["best_k"],
-        "n_init_few": pm.n_init_check, "err3_ratio": e[i3] / few["errors"][i3],
+        "best_k_few": few["best_k"], "n_init_few": pm.n_init_check,
+        "err3_ratio": e[i3] / few["errors"][i3],
     }  # fmt: skip
 
 
@@ -289,7 +289,6 @@ def _depth_glue(r: Runs) -> dict:
         "d_init_loss": r.depth.samples.run.loss[0, 0],
         "d_end_loss": joined(d_end, ".3g"),
         "d2_k4": ", ".join(s2[4]) if 4 in c2 else "n/a",
-        "d2_all": ", ".join(sorted({p for s in s2.values() for p in s})),
         "d2_first_mixed": str(first[0]) if first else f"no K up to {max(c2)}",
     }  # fmt: skip
 

@@ -141,7 +141,7 @@ def _race(race: Race):
         ("gap_mixed_relu", fam, {}),
         ("race_learning_times", t_ctx, {}),
     ], {
-        "race_seeds": n, "coupling": race.coupling, "L_lin": race.L_lin,
+        "race_seeds": n, "coupling": race.coupling,
         "fastest": NAMES[fastest], "fastest_strategy": NAMES[strategy],
         "strategy_gap": abs(t_ctx["single"] - t_ctx["mixed"]), "wins": wins,
         "both_lead_pct": (t_ctx["mixed"] - t_ctx["both"]) / t_ctx["mixed"],
@@ -221,8 +221,10 @@ def report(rec, two: TwoByTwo, cen: Census, units: UnitCensus, il: Interlacing,
     parts = [_lemma(two, cen), _units(units), _deletions(il, dl), _race(race)]
     parts += [_singles(race), _control(ctl), _xor(alg, xs)]
     glued = {k: v for _, values in parts for k, v in values.items()}
-    # a record's note reads the glued values, and the values given beside it
-    g = kit.add_all(rec, [(n, e, glued | x) for rs, _ in parts for n, e, x in rs])
+    # a record's note reads the glued values, the best linear loss (not glued: no
+    # page reads it), and the values given beside it
+    said = glued | {"L_lin": race.L_lin}
+    g = kit.add_all(rec, [(n, e, said | x) for rs, _ in parts for n, e, x in rs])
     glued["match_verdict"] = g["gap_mixed_relu"]["verdict"]
     kit.glue_many("proofs", glued)
     rec.save()

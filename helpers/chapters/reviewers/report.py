@@ -85,7 +85,7 @@ class Results:
 def _glue_setup(r: Results) -> None:
     p = r.params
     glue_many("reviewers",
-        L0=r.L0, L_linear_share=100 * r.L_linear / r.L0, need_total=r.need["total"],
+        L_linear_share=100 * r.L_linear / r.L0, need_total=r.need["total"],
         need_common=r.need["common"], need_ctx=r.need["ctx12"], mult=MULT,
         seeds=int(p.seeds), grid_widths=", ".join(map(str, p.widths)),
         grid_stds=", ".join(f"{v:.1e}" for v in p.init_stds),
@@ -102,7 +102,8 @@ def _glue_setup(r: Results) -> None:
 def _glue_base(r: Results) -> None:
     mb, ma = r.matches["paper settings"], r.match_authors
     top = max(mb["spread_interval"][1], mb["alternative_spread_interval"][1])
-    glue_many("reviewers", {f"base_{k}": nanmed(r.base_end[k]) for k in STRATEGY},
+    shares = ("common", "mixed", "single", "snap_change")  # those the page reads
+    glue_many("reviewers", {f"base_{k}": nanmed(r.base_end[k]) for k in shares},
         base_match=mb["value"], base_spread=mb["spread"], base_alt=mb["alternative"],
         base_ratio=mb["value"] / mb["spread"],
         base_interval="[{:.3f}, {:.3f}]".format(*mb["spread_interval"]),
@@ -117,8 +118,7 @@ def _glue_base(r: Results) -> None:
 
 def _glue_widths(r: Results) -> None:
     p, widths, nan = r.params, r.params.widths, float("nan")
-    g = {"w_small": widths[0], "w_large": widths[-1], "w_paper": p.relu_width}
-    g["w_paper_snap"] = r.width_sweep["fixed std"][p.relu_width]["snap_change"]
+    g = {"w_small": widths[0]}
     for tag, rule in (("std", "fixed std"), ("out", "fixed output scale")):
         rows, mw = r.width_sweep[rule], r.min_width[rule]
         at = rows.get(mw, {})  # the share behind the answer, with its spread
@@ -131,9 +131,8 @@ def _glue_widths(r: Results) -> None:
             f"min_width_{tag}_share": at.get("mixed_of_context", nan),
             f"min_width_{tag}_spread": at.get("mixed_of_context_spread", nan),
             f"w_{tag}_small_loss": 100 * rows[widths[0]]["final_loss_share"],
-            f"w_{tag}_small_snap": rows[widths[0]]["snap_change"],
             f"w_{tag}_mixed_lo": min(mixed), f"w_{tag}_mixed_hi": max(mixed),
-            f"w_{tag}_best": best, f"w_{tag}_best_match": match[best],
+            f"w_{tag}_best": best,
             f"w_{tag}_rel_lo": min(rel), f"w_{tag}_rel_hi": max(rel),
             f"w_{tag}_noise": sum(rows[w]["match_matches"] for w in widths),
         }  # fmt: skip
@@ -144,12 +143,11 @@ def _glue_init(r: Results) -> None:
     order = sorted(r.init_sweep.values(), key=lambda x: x["std"])
     top, nan = order[-1], float("nan")
     no_plateau = [x for x in order if not x["plateau"]]
-    still = [x["std"] for x in order if not x["gating_moves"]]
     plateau = [x["std"] for x in order if x["plateau"]]
     glue_many("reviewers",
         base_std=r.params.base_std,
         no_plateau=min(x["std"] for x in no_plateau) if no_plateau else "none",
-        still=min(still) if still else "none", top_std=top["std"],
+        top_std=top["std"],
         top_gate=100 * top["gate_change"], top_snap=top["snap_change"],
         base_gate=100 * order[0]["gate_change"],
         last_plateau=max(plateau) if plateau else nan,
@@ -164,21 +162,16 @@ def _glue_init(r: Results) -> None:
 
 def _glue_optimisers(r: Results) -> None:
     p, opt, nan = r.params, r.optimiser, float("nan")
-    g = {}
-    for rule, lr in r.lr_adam.items():
-        oa = opt.get(f"Adam, {rule} rule", {})
-        qs = ("single", "mixed", "common", "final_loss_share", "snap_change")
-        g[f"lr_adam_{rule}"] = lr
-        g |= {f"adam_{rule}_{q}": oa.get(q, nan) for q in qs}
-        g[f"adam_{rule}_winner"] = oa.get("race_winner", "not run")
+    g = {f"lr_adam_{rule}": lr for rule, lr in r.lr_adam.items()}
+    # of the Adam rows the page reads the largest rule's shares and race
+    oa = opt.get("Adam, largest rule", {})
+    g |= {f"adam_largest_{q}": oa.get(q, nan) for q in ("single", "mixed", "common")}
+    g["adam_largest_snap_change"] = oa.get("snap_change", nan)
+    g["adam_largest_winner"] = oa.get("race_winner", "not run")
     sgd, gd = [x for n, x in opt.items() if n.startswith("SGD")], opt["GD"]
-    col = {k: [x[k] for x in sgd] or [0] for k in ("single", "mixed", "match_value")}
-    col["match_spread"] = [x["match_spread"] for x in sgd] or [0]
     mean = opt.get("Adam, mean rule", {}).get("final_loss_share", nan)
     glue_many("reviewers", g,
-        sgd_smallest=min(p.batch_sizes), sgd_single_max=max(col["single"]),
-        sgd_mixed_min=min(col["mixed"]), sgd_match_max=max(col["match_value"]),
-        sgd_spread_max=max(col["match_spread"]), gd_single=gd["single"],
+        sgd_smallest=min(p.batch_sizes), gd_single=gd["single"],
         gd_match=gd["match_value"], gd_snap=gd["snap_change"],
         sgd_batches=", ".join(str(b) for b in p.batch_sizes),
         sgd_singles=", ".join(f"{x['single']:.2f}" for x in sgd),
@@ -191,12 +184,15 @@ def _glue_data(r: Results) -> None:
     p, table = r.params, r.data_table
     code = next((k for k in table if k.startswith("codes")), None)
     noise = next((k for k in table if k.startswith("label")), None)
-    qs = (*DATA[:6], "match_value", "match_spread")  # DATA[:6]: all but the match's
+    # per row the fields the page reads; DATA[:2]: the overlaps, DATA[2:5]: the shares
+    qs = {"onehot": (*DATA[:2], "final_loss_share"), "code": DATA[:5]}
+    qs["noise"] = DATA[2:5]
+    qs = {tag: (*fields, "match_value") for tag, fields in qs.items()}
     tags = (("onehot", "one-hot (the paper)"), ("code", code), ("noise", noise))
     code_row, nan = table[code] if code else None, float("nan")
     learned = bool(code_row and code_row["final_loss_share"] <= p.fit_level)
     glue_many("reviewers",
-        {f"{tag}_{q}": table[key][q] if key else nan for tag, key in tags for q in qs},
+        {f"{t}_{q}": table[k][q] if k else nan for t, k in tags for q in qs[t]},
         noise_sigma=p.label_noise[0] if p.label_noise else "none",
         code_name=code or "none", code_learned="has" if learned else "has not",
         code_loss_pct=100 * code_row["final_loss_share"] if code_row else nan,
@@ -230,16 +226,16 @@ def _glue_modes(r: Results) -> None:
     mix_raw, one_raw = _families(r.top_raw).values()
     mix_res, one_res = _families(r.top_res).values()
     final = np.array([x.final for x in rows6])
-    big, first = int(np.argmax(final)), int(np.nanargmin(t_sim))
+    big = int(np.argmax(final))
     ctx = next(i for i, x in enumerate(rows6) if x.pathway != "common")
     c0, b = rows6[0], rows6[big]
     mode = [f"{x.pathway} mode {x.index + 1}" for x in rows6]
 
-    glue_many("reviewers", {f"order_{k}": v for k, v in r.mode_order.items()},
+    order = {k: v for k, v in r.mode_order.items() if k != "isolated_vs_sim"}
+    glue_many("reviewers", {f"order_{k}": v for k, v in order.items()},
         top_common=r.top_raw["common"], mix_raw=mix_raw, one_raw=one_raw,
         mix_res=mix_res, one_res=one_res, big_mode=mode[big], big_final=final[big],
-        big_tsim=t_sim[big], first_mode=mode[first], first_final=final[first],
-        first_tsim=t_sim[first], c0_s=c0.s, c0_d=c0.d, c0_final=c0.final,
+        big_tsim=t_sim[big], c0_s=c0.s, c0_d=c0.d, c0_final=c0.final,
         c0_tsim=t_sim[0], big_rank=int(np.sum(t_sim < t_sim[big])) + 1, big_s=b.s,
         big_d=b.d, ctx_top_name=rows6[ctx].pathway, ctx_top_iso=t_iso[ctx],
         ctx_top_sim=t_sim[ctx], race1_single=r.race7[1.0]["single"],
@@ -252,12 +248,12 @@ def _glue_interventions(r: Results) -> None:
     p, iv = r.params, r.intervention
     rs, gains = iv["schedule"], p.primed_gains
     qs = ("mixed", "single", "race_single", "race_mixed", "time_to_1pc_over_gd")
-    rows = {f"iv{i}": row for i, row in enumerate(iv.values())}
-    rows |= {"lo": iv[f"primed, gain {gains[0]:g}"]}
-    rows |= {"hi": iv[f"primed, gain {gains[-1]:g}"], "sched": rs}
+    # the fields the page reads: of the lowest gain, of the highest, of the schedule
+    rows = {"lo": (iv[f"primed, gain {gains[0]:g}"], qs[:3])}
+    rows |= {"hi": (iv[f"primed, gain {gains[-1]:g}"], qs[1:]), "sched": (rs, qs)}
     ahead = rs["race_single"] > rs["race_mixed"]
     glue_many("reviewers",
-        {f"{tag}_{q}": row[q] for tag, row in rows.items() for q in qs},
+        {f"{tag}_{q}": row[q] for tag, (row, fields) in rows.items() for q in fields},
         primed_units=p.primed_units, primed_off=p.primed_off,
         schedule_epochs=p.schedule_epochs, epochs=p.epochs,
         sched_common_start=rs["common_at_switch"],
@@ -283,9 +279,8 @@ def _glue_sentence(r: Results) -> None:
         sentence_not_timed=", ".join(not_timed) or "none",
         rel_lo=min(rel_gaps), rel_hi=max(rel_gaps),
         n_widths=sum(len(rows) - 1 for rows in r.width_sweep.values()),
-        n_stds=len(p.stds) - 1, n_opts=len(r.optimiser) - 1,
-        n_data=len(r.data_table) - 1, n_strategy_settings=len(winners),
-        all_mixed=sum(mixed_wins),
+        n_stds=len(p.stds) - 1, n_data=len(r.data_table) - 1,
+        n_strategy_settings=len(winners), all_mixed=sum(mixed_wins),
     )  # fmt: skip
 
 

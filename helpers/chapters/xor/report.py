@@ -11,7 +11,7 @@ from ...book import kit, rulebook
 from ...core import measures, xor_reln
 from ...core.measures import Evidence
 from ...core.xor_reln import KINDS
-from .measures import analyse, learning_times, speed_ratio_window
+from .measures import analyse, learning_times
 
 NM = rulebook.NOISE_MULTIPLE
 
@@ -181,7 +181,7 @@ def _follow(main, d) -> tuple[list, float, str]:
         spread=mid["spread"], alt=mid["alternative"], cf=d.follow_cf,
         counts=", ".join(f"{v} at {n}" for v, n in sorted(counts.items())) or "none",
         ties="; ".join(ties) or "none: at every margin one ReLN is the faster",
-        n_ties=len(ties), all_eps=float(main.eps[j_all]), all_verdict=verdicts[j_all],
+        all_eps=float(main.eps[j_all]), all_verdict=verdicts[j_all],
         review=_review_text(keys[j_all], per[keys[j_all]], ties),
         max_pct=_pct(d.follow[j_max].value), max_pct_eps=float(main.eps[j_max]),
         outside=_outside(per),
@@ -220,7 +220,7 @@ def _switch(main, sweep, d) -> list:
         eps_x_minmax=f"{np.nanmin(cross):.3f} to {np.nanmax(cross):.3f}",
         other_max=float(main.shares[:, :, -1, 2].max()),
         init_other=float(main.count_init[eps <= 0.5][:, :, 2].min()),
-        n_missing=sw["n_missing"], n_above=int(np.sum(cross > eps_star)),
+        n_above=int(np.sum(cross > eps_star)),
         eps_x_minus_star=eps_x - eps_star,
         eps_x_in_spreads=(eps_x - eps_star) / sw["spread"],
         ahead=float(-100 * min(0.0, signed[eps < eps_x].min(initial=0.0))),
@@ -238,7 +238,8 @@ def _switch(main, sweep, d) -> list:
     for choice, crosses in variants.items():
         if crosses:
             ev = ev.varied(choice, {k: _switch_evidence(c) for k, c in crosses.items()})
-    values = dict(g, seeds=main.seeds, init_std=main.init_std, width=main.width)
+    values = dict(g, n_missing=sw["n_missing"], seeds=main.seeds, width=main.width)
+    values |= {"init_std": main.init_std}
     values |= {"lr": main.lr, "n_sweep": len(sweep[0]["cross"])}
     return [("eps_crossover_relu", ev, values)]
 
@@ -297,7 +298,6 @@ def _checks(main, d) -> list:
     to the simulated ReLNs, how many simulated learning times are not shorter, and
     the sampled against the exact closed-form times."""
     eps, lr, a0 = main.eps, main.lr, main.a0
-    window = speed_ratio_window(1.1)
     s_max = max(xor_reln.analytic_modes(eps.max(), k)[0] for k in KINDS)
     t_sim = {k: learning_times(main.sim[k]) for k in KINDS}
     t_cf = {k: learning_times(main.cf[k]) for k in KINDS}
@@ -308,7 +308,6 @@ def _checks(main, d) -> list:
         euler=float(100 * s_max * lr / 2), lr=lr, epochs=main.epochs,
         init_std=main.init_std, eps_star=d.eps_star, eps_star_time=d.eps_star_time,
         a0_lin=a0["linear"], a0_xor=a0["xor"], fraction=xor_reln.LEARNING_FRACTION,
-        window_lo=window[0], window_hi=window[1],
         same_init="identical" if main.same_init else "NOT identical",
         cf_gap=float(d.cf_gap), check_gap=rulebook.CHECK_GAP,
         sim_slower=int(sum(np.sum(np.median(t_sim[k], 1) >= t_cf[k]) for k in KINDS)),
