@@ -25,7 +25,7 @@ from ...core.modes import (
     pathway_modes,
 )
 from ...core.paper import CONTEXTS as PAPER
-from .comparisons import median_gap, pairwise_gap
+from .comparisons import median_gap
 
 #: The ladder's row of race.py's constants on this book's common pathway and residual.
 STAR_LABEL = "race.py's constants, on the common pathway of Eq. 7 and its residual"
@@ -163,7 +163,6 @@ class Ladder:
     g_race_relu: float  # ... against the ReLU network
     g_race_star: float  # race.py's own race against STAR_LABEL's
     g_authors: float  # the authors' method at its best a0
-    reln_spread: float  # two common + 2-of-3 seeds
 
 
 def prediction_ladder(
@@ -199,5 +198,4 @@ def prediction_ladder(
         g_race_relu=median_gap(relu.loss, race_row.loss),
         g_race_star=time_gap(race_py.loss, star_row.loss),
         g_authors=min(r.gap for r in authors),
-        reln_spread=pairwise_gap(sim),
     )

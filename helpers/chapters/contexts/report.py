@@ -34,7 +34,6 @@ def _glue_training(r) -> dict:
     g = {
         "L0": t.L0,
         "L_linear": t.L_linear,
-        "P": t.ds.P,
         "211_offdiag": 100 * t.diag_211["offdiag"],
         "211_offdiag_H": t.diag_211_H["offdiag"],
         "mirror_err": t.mirror_err,
@@ -48,7 +47,7 @@ def _glue_training(r) -> dict:
     g |= dict(init=p.init, lr=p.lr, epochs=p.epochs, seeds=S, width=p.relu_width)
     for name in ("reln", "full", "mixed", "single"):
         fit = getattr(L, f"m_{name}")
-        g[f"g_{name}"], g[f"g_{name}_max"] = fit.value, max(fit.per_seed)
+        g[f"g_{name}"] = fit.value
     both, mixed = (r.relns[k].loss for k in ("both/one-way", "mixed/one-way"))
     g |= dict(
         g_linear=m.candidates[comparisons.STRATEGIES["common"]],
@@ -131,8 +130,6 @@ def _glue_gating(r) -> dict:
         div_relu_common=100 * div["ReLU"]["common"][0],
         div_relu_mixed=100 * div["ReLU"]["2-of-3"][0],
         div_reln_common=100 * div["ReLN"]["common"][0],
-        div_relu_ctx_common=100 * div["ReLU"]["common"][1:].mean(),
-        div_reln_ctx_common=100 * div["ReLN"]["common"][1:].mean(),
         div_relu_single_ring=100 * div["ReLU"]["single"][2],
         div_reln_single_ring=100 * div["ReLN"]["single"][2],
         snap_final=end(fc["snap_change"]),
@@ -226,9 +223,6 @@ def _glue_race(r) -> dict:
         race_censored=kit.prose(C, "censored" if lad.m_race.censored else "uncensored"),
         ladder_fp45=rows[1].fixed_point_loss,
         ladder_matrix=rows[-1].gap,
-        sim_m_final=med(lad.sim_m[:, -1]),
-        g_authors=lad.g_authors,
-        reln_spread=lad.reln_spread,
     )
 
 

@@ -140,7 +140,7 @@ def _setup(r):
     lo, hi = np.nanmin(both, axis=0), np.nanmax(both, axis=0)
     r.glue(gdln_init_name=INIT_NAME[r.init], readout_ratio=ctx / s["readout_common"])
     r.glue(readout_context=ctx, L0=r.L0, L_rank1=float(r.L_rank[0]))
-    r.glue(L_rank2=float(r.L_rank[1]), L_linear=float(r.L_rank[-1]), n_seeds=r.S)
+    r.glue(L_linear=float(r.L_rank[-1]), n_seeds=r.S)
     r.glue(record_every=r.record_every, coupling=r.coupling, epochs=r.epochs)
     r.glue(gap_stereo=r.m_stereo.value, gap_runs=m.value, gap_mean=r.gap_mean)
     r.glue(spread_relu=r.spread_relu, spread_both=m.spread)
@@ -168,7 +168,7 @@ def _inits(r):
         said.update(ends=", ".join(f"{rows[i]['final_loss']:.1f}" for i in stuck))
         said.update(reach=" and ".join(reach), made=" or ".join(name[i] for i in made))
         reading = _say("inits_some", **said, why=why if made == ["authors"] else "")
-    r.glue(n_init=r.init_seeds, final_relu=final, init_reading=reading)
+    r.glue(n_init=r.init_seeds, init_reading=reading)
 
 
 def _drops(r):
@@ -181,7 +181,6 @@ def _drops(r):
         text = _say("levels_extra", extra=extra[0], L_rank2=float(r.L_rank[1]))
     r.glue(levels=", ".join(f"{x:.1f}" for x in levels))
     r.glue(levels_gdln=", ".join(f"{x:.1f}" for x in lv_g))
-    r.glue(level_third=float(levels[2]) if levels.size > 2 else float("nan"))
     r.glue(extra_plateau=text, n_drops=len(r.names_drop))
     p, S, names = r.prof, r.S, r.names_drop
     D, k, sub = p["drops"], p["k"], p["sub"]
@@ -192,22 +191,18 @@ def _drops(r):
     # how often 4 + 4 of these seeds would fail "the same" here (no interval)
     fail = [rb.holds("near", v, 0.0, e) is not True for v, e in sub if np.isfinite(v)]
     fail4 = np.mean(fail)
-    v_ends = {rb.verdict(ev.but(spread=e, spread_interval=None)) for e in var_iv}
     r4 = np.exp(np.nanpercentile(sub[:, 0], [5, 95]))
     offsets = np.nanmedian(D["hand"], axis=0) - np.nanmedian(D["relu"], axis=0)
     chance = "on 4 seeds the verdict was decided by chance"
     if not 0.1 < fail4 < 0.9:
         chance = "4 seeds would mostly have given the same verdict"
-    ends = "is the same at both ends" if len(v_ends) == 1 else "changes within it"
     r.glue(sd_first_relu=float(sd["relu"][0]), sd_first_gdln=float(sd["hand"][0]))
     r.glue(var_drop=names[k], var_n_same=f"{n_same} of {len(names)}")
     r.glue(sd_worst_relu=float(sd["relu"][k]), sd_worst_gdln=float(sd["hand"][k]))
-    r.glue(var_ratio=float(np.exp(var_log)), var_log=var_log, var_se=var_se)
+    r.glue(var_ratio=float(np.exp(var_log)), var_se=var_se)
     r.glue(var_se_normal=se_normal, var_se_iv=f"{var_iv[0]:.2f}–{var_iv[1]:.2f}")
-    r.glue(var_limit=float(np.exp(rb.NOISE_MULTIPLE * var_se)))
-    r.glue(var_limit_99=float(np.exp(rb.NOISE_MULTIPLE * np.sqrt(1 / 98))))
-    r.glue(verdict_var=rb.verdict(ev), var_fail4=100 * float(fail4), var_chance=chance)
-    r.glue(var_iv_reading=f"the verdict {ends}", var_ratio4=f"{r4[0]:.1f}–{r4[1]:.1f}")
+    r.glue(var_fail4=100 * float(fail4), var_chance=chance)
+    r.glue(var_ratio4=f"{r4[0]:.1f}–{r4[1]:.1f}")
     r.glue(offset_max_hand=float(np.nanmax(np.abs(offsets))))
     ok = np.isfinite(sub[:, 0])
     lo, hi = np.nanpercentile(sub[ok, 0], [5, 95])
@@ -348,7 +343,8 @@ def _rounding(r):
     early = float("nan")
     if fl["sd"].size > 1:
         early = float(max(np.nanmax(mx[k][:-1]) for k in mx))
-    r.glue(rd_n=n_rd, rd_command=r.rd_entry["command"], rd_last=last)
+    r.rd_n = n_rd  # for the verdict's note
+    r.glue(rd_command=r.rd_entry["command"], rd_last=last)
     r.glue(rd_sd_last=f, rd_max_last=float(max(np.nanmax(mx[k][-1:]) for k in mx)))
     r.glue(rd_max_early=early, rd_sd_gdln_last=s_g)
     r.glue(rd_reading=_say("floor_reading", **words, n2=2 * n_rd), rd_sd_relu_last=s_r)
@@ -392,7 +388,6 @@ def _gating(r):
     r.glue(l1_fall_range=f"{np.nanmin(t_fall):.0f}–{np.nanmax(t_fall):.0f}")
     r.lin1_end, r.lin2_end = e1, e2 = med(lin1[:, -1]), med(lin2[:, -1])
     r.glue(l1_lin_end=100 * e1, l2_lin_end=100 * e2, l12_ratio=e2 / e1)
-    r.glue(l2_strict_end=med(relu.always_on[:, -1, 1]))
     r.glue(l1_lin_loss=med(relu.linear_l1_loss[:, -1]))
     r.glue(final_loss=med(relu.loss[:, -1]))
     r.glue(l1_lin_before_fall=100 * med(r.before_fall), l1_rise=med(t_rise))
@@ -416,31 +411,21 @@ def _gating(r):
 
 
 def _phase(r):
-    """Rule 3's phase, the record after it and Lemma 4.1 in layer 2, glued."""
-    grid, phase, lin1, single, mixed = r.grid, r.phase, r.lin1, r.single, r.mixed
-    s_ph, m_ph, iv_l2 = r.single_ph, r.mixed_ph, ratio_interval(r.single_ph, r.mixed_ph)
-    ev_l2 = Evidence(med(s_ph), compared=med(m_ph), criterion="smaller")
+    """Rule 3's phase and Lemma 4.1 in layer 2 within it, glued."""
+    grid, phase, single, mixed = r.grid, r.phase, r.single, r.mixed
+    s_ph, m_ph = r.single_ph, r.mixed_ph
     k_end = int(np.flatnonzero(r.in_phase)[-1])
-    k_next = min(k_end + 1, grid.size - 1)
-    lin1_max = float(np.max(np.median(lin1, axis=0)[r.in_phase]))
     r.glue(phase=f"{phase[0]}–{phase[1]}", phase_snap=rb.PHASE_SNAP)
     r.glue(snap_all_end=100 * med(r.relu.snap_all[:, -1]))
     r.glue(l1_strict_phase=med(r.strict1_ph))
-    r.glue(
-        l1_strict_phase_end=med(r.strict1[:, k_end]), l1_lin_max_phase=100 * lin1_max
-    )
+    r.glue(l1_strict_phase_end=med(r.strict1[:, k_end]))
     r.glue(f2_single_phase=med(s_ph), f2_mixed_phase=med(m_ph))
     r.glue(f2_single_phase_end=med(single[:, k_end]))
-    r.glue(f2_mixed_phase_end=med(mixed[:, k_end]), phase_end=int(grid[k_end]))
+    r.glue(f2_mixed_phase_end=med(mixed[:, k_end]))
     by_epoch = [verdicts_over_training(v, grid) for v in (r.v_mix_at, r.v_lin_at)]
-    r.glue(l2_iv=_iv(iv_l2), l2_by_epoch=by_epoch[0], lin_by_epoch=by_epoch[1])
+    r.glue(l2_by_epoch=by_epoch[0], lin_by_epoch=by_epoch[1])
     r.glue(l1_lin_phase=100 * med(r.lin1_ph), l2_lin_phase=100 * med(r.lin2_ph))
     r.glue(lin_iv=_iv(ratio_interval(r.lin1_ph, r.lin2_ph)))
-    r.glue(v_l2_phase=rb.verdict(ev_l2.but(ratio_interval=iv_l2)))
-    r.glue(f2_ratio_phase=med(s_ph) / med(m_ph), after_phase=int(grid[k_next]))
-    r.glue(snap_all_next=100 * float(r.snap_med[k_next]))
-    r.glue(snap2_next=100 * med(r.snap2[:, k_next]))
-    r.glue(f2_ratio_next=med(single[:, k_next]) / med(mixed[:, k_next]))
     nn = r.nn  # the weight in non-nested units (layer 1: 0 by construction)
     r.glue(nn1_max=float(np.nanmax(nn[:, :, 0])), nn2_end=med(nn[:, -1, 1]))
     r.glue(nn2_end_max=float(np.nanmax(nn[:, -1, 1])))

@@ -127,13 +127,10 @@ def _task(r: _Reading) -> dict:
     return {
         "per_class": p.images_per_class if p.images_per_class else "all",
         "n_train": ds.P // C,
-        "n_test": r.test.P // C,
         "P": ds.P,
-        "P_test": r.test.P,
         "n_train_all": n_all[0],
         "n_test_all": n_all[1],
         "n_images_all": sum(n_all),
-        "scale": r.runs.task.scale,
         "L0": ref.L0,
         "L_linear": ref.linear,
         "L_linear_frac": ref.linear / ref.L0,
@@ -162,18 +159,14 @@ def _task(r: _Reading) -> dict:
         "relu_final_frac": med(loss[:, -1]) / ref.L0,
         "test_error_lo": 100 * float(np.min(err["test"]["error"])),
         "test_error_hi": 100 * float(np.max(err["test"]["error"])),
-        **{
-            f"{s}_{part}": 100 * med(err[s][part])
-            for s in ("train", "test")
-            for part in ("error", "class_error", "context_error")
-        },
+        **{f"{s}_error": 100 * med(err[s]["error"]) for s in ("train", "test")},
     }
 
 
 def _algorithm1(r: _Reading) -> dict:
     """Algorithm 1's samples and elbow, and the census over training."""
     sa, el, p, best, kb = r.runs.samples_all, r.el, r.p, r.el.best, r.el.k_bend
-    census, relu, t_floor, at = r.runs.census, r.runs.relu, r.t_floor, r.at["early"]
+    census, relu, t_floor = r.runs.census, r.runs.relu, r.t_floor
     allon = r.samples.counts[r.samples.patterns.all(axis=1)].sum() / sa.n_samples
     agree = el.best_k == el.k_within and kb["interval"][0] == kb["interval"][1]
     train_out = best.run.records["outputs"][:, -1] if best.run else None
@@ -209,8 +202,9 @@ def _algorithm1(r: _Reading) -> dict:
         "k_agree": _say("k_agree" if agree else "k_disagree"), "k_max": p.k_max,
         **{f"{tag}_{k}": med(census[k][:, relu.index(e)])
            for tag, e in (("early", r.cen.early), ("final", p.epochs))
-           for k in (*CLASSES, *GATE_KINDS, "by_class")},
-        "early": r.cen.early, "early_cm": at["common"] + at["mixed"],
+           for k in (*CLASSES, *GATE_KINDS, "by_class")
+           if k not in ("item_dependent", "off")},
+        "early": r.cen.early,
         "t_floor": int(med([t for t in t_floor if t is not None]))
         if all(t is not None for t in t_floor) else "never",
         "snap_at_floor": med(snap_at_floor) if snap_at_floor else float("nan"),
@@ -252,11 +246,11 @@ def _relns(r: _Reading) -> dict:
         f"m_{k}{tail}": getattr(getattr(g, f"m_{k}"), field)
         for k in ("reln", "single", "reln_above", "single_above", "gdln")
         for tail, field in (("", "value"), ("_spread", "spread"))
+        if not tail or k.startswith("reln")
     } | {
         "above": ", ".join(f"{f:g}" for f in g.above),
         "pred_mixed": g.m_pred["mixed"].value,
         "pred_single": g.m_pred["single"].value,
-        "pred_spread": g.m_pred["mixed"].spread,
         "reln_final": med(relns["mixed"].loss[:, -1]),
         "single_final": med(relns["single"].loss[:, -1]),
         "test_reln": 100 * med(r.err_reln["mixed"]["error"]),
@@ -284,18 +278,14 @@ def _relns(r: _Reading) -> dict:
 def _controls(r: _Reading) -> dict:
     """The controls: their gaps, floors and snap changes, and the leads in words."""
     out, tags = {}, {"aff": "affine targets", "wht": "whitened pixels"}
-    for tag, k in (tags | {"rnd": "random context labels", "task": "the task"}).items():
+    for tag, k in (tags | {"rnd": "random context labels"}).items():
         c, m = r.runs.controls[k], r.runs.controls[k]["mixed"]
+        last = ("snap", "snap_change") if tag == "aff" else ("floor", "floor")
         out |= {
-            f"c_{tag}_{name}": x
-            for name, x in (
-                ("mixed", m.value),
-                ("single", c["single"].value),
-                ("spread", m.spread),
-                ("hi", m.spread_interval[1]),
-                ("floor", c["floor"]),
-                ("snap", c["snap_change"]),
-            )
+            f"c_{tag}_mixed": m.value,
+            f"c_{tag}_single": c["single"].value,
+            f"c_{tag}_hi": m.spread_interval[1],
+            f"c_{tag}_{last[0]}": c[last[1]],
         }
     leads = {k: {"early": r.ahead[k], "late": r.late[k]} for k in r.runs.controls}
     finals = {k: c["final"] for k, c in r.runs.controls.items()}
@@ -359,6 +349,7 @@ def _values(r: _Reading, gl: dict) -> dict:
             _say("record_level", f=f, x=x) for f, x in g.per_level.items()
         ),
         "t_floor_med": "never" if None in r.t_floor else med(r.t_floor),
+        "P_test": r.test.P, "early_cm": at["early"]["common"] + at["early"]["mixed"],
         "class_err": med(err["class_error"]), "context_err": med(err["context_error"]),
         "train_err": med(r.err["train"]["error"]),
         "reln_err": med(r.err_reln["mixed"]["error"]),

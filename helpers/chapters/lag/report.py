@@ -196,8 +196,6 @@ def report(rec, runs: Runs) -> dict:
     kit.glue_many(
         "lag",
         in_short=Markdown(text["short"]),
-        reln_gap=c.fit["reln"].value,
-        spread=c.fit["reln"].spread,
         seeds=len(runs.relu),
         freeze_epochs=", ".join(map(str, runs.freeze_epochs)),
         epochs=int(t[-1]),

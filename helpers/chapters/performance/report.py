@@ -160,7 +160,8 @@ def glue_live(live: dict) -> float:
 
 
 def glue_stored(bench: dict, source: str) -> None:
-    """The stored (or live) benchmark's provenance, machine and ratios at 8 seeds."""
+    """The stored (or live) benchmark's provenance, machine and ratios at 8 seeds (on
+    the depth network only those the page reads)."""
     m, d = bench["machine"], bench["derived"]
     kit.glue_many("perf", {
         "source": source, "when": bench["started_utc"],
@@ -173,7 +174,8 @@ def glue_stored(bench: dict, source: str) -> None:
         "wall": bench["wall_seconds"] / 60,
         **{f"{short}_{tag}_8": d[key].get(n, {}).get("8", float("nan"))
            for key, short in RATIOS.items() if short
-           for n, tag in (("section4", "s4"), ("depth", "depth"))},
+           for n, tag in (("section4", "s4"), ("depth", "depth"))
+           if tag == "s4" or short in ("floor", "eff")},
     })  # fmt: skip
 
 
