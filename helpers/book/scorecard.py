@@ -154,8 +154,8 @@ def _why(r: dict) -> str:
     if v == "undecided" and "rounding" in (r.get("depends_on") or []):
         # counted, not listed: the row stays short as machines join the floors
         rows = (r.get("variants") or {}).get("rounding", [])
-        said = Counter(x["verdict"] for x in rows).most_common()
-        said = ", ".join(f"{v} on {n}" for v, n in said)
+        counts = Counter(x["verdict"] for x in rows).most_common()
+        said = ", ".join(f"{v} on {n}" for v, n in counts)
         return (
             "Float32 rounding decides it, not the evidence: of the "
             f"{len(rows)} stored executions, {said} (the record names them)."

@@ -3,7 +3,7 @@ page's runs by the science functions the page calls."""
 
 from __future__ import annotations
 
-from collections import namedtuple
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -26,11 +26,21 @@ C = 3
 _say = partial(prose, "digits")
 
 
-#: What the page trained and measured, under the page's names.
-Runs = namedtuple(
-    "Runs",
-    "task relu euler samples_all t_collapse fits census relns starts preds controls",
-)
+@dataclass(frozen=True)
+class Runs:
+    """What the page trained and measured, under the page's names."""
+
+    task: object
+    relu: object
+    euler: dict
+    samples_all: object
+    t_collapse: float
+    fits: list
+    census: dict
+    relns: dict
+    starts: dict
+    preds: dict
+    controls: dict
 
 
 class _Reading:
