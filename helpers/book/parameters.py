@@ -90,11 +90,12 @@ def _problem(value, default, rule: dict) -> str | None:
 
 #: The keys a rule may have: ``min``, ``max`` (each number), ``choices``; ``at_most``,
 #: ``at_least``, ``multiple_of`` (another parameter, or a number), ``contains`` (a
-#: parameter a list must hold), ``divides``, ``min_items``, ``path`` (a folder under
-#: which a string names a file); ``free``: any value of the default's type.
+#: parameter a list must hold), ``divides``, ``min_items``, ``items`` (a list's exact
+#: length), ``path`` (a folder under which a string names a file); ``free``: any value
+#: of the default's type.
 RULE_KEYS = (
     "min", "max", "choices", "at_most", "at_least", "multiple_of", "contains",
-    "divides", "min_items", "path", "free",
+    "divides", "min_items", "items", "path", "free",
 )  # fmt: skip
 
 
@@ -107,7 +108,8 @@ def _numbers(value) -> list:
 
 
 def _bounds(value, rule: dict) -> str | None:
-    """``min``, ``max``, ``divides`` and ``min_items`` on a value of the right type."""
+    """``min``, ``max``, ``divides``, ``min_items`` and ``items`` on a value of the
+    right type."""
     xs = _numbers(value)
     each = " (each)" if isinstance(value, (list, tuple, dict)) else ""
     lo, hi = rule.get("min"), rule.get("max")
@@ -121,6 +123,9 @@ def _bounds(value, rule: dict) -> str | None:
     k = rule.get("min_items")
     if k is not None and isinstance(value, (list, tuple)) and len(value) < k:
         return f"a list of at least {k} items"
+    k = rule.get("items")
+    if k is not None and isinstance(value, (list, tuple)) and len(value) != k:
+        return f"a list of exactly {k} items"
     where = rule.get("path")
     if where is not None and isinstance(value, str):
         if not (BOOK.parent / where / value).is_file():

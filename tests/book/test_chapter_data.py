@@ -90,6 +90,12 @@ def test_every_parameter_has_a_rule_and_its_default_keeps_it(chapter):
         ("performance", {"stored": "nope.json"}, "stored must be a file under book/"),
         ("gate_finding", {"fig8_ks": []}, "fig8_ks must be a non-empty list"),
         ("xor", {"eps_grid": [0.5, 0.6]}, "eps_grid must be a list of at least 3"),
+        ("depth", {"hand_schedule": [9, 99, 999]}, "must be a list of exactly 2"),
+        (
+            "contexts",
+            {"authors_a0_context": [1e-5, 1e-4, 1e-3]},
+            "authors_a0_context must be a list of exactly 2 items",
+        ),
     ],
 )
 def test_a_value_outside_its_rule_is_named_with_what_is_allowed(
