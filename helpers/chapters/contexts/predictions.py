@@ -162,7 +162,7 @@ class Ladder:
     m_race: Evidence  # race.py's curve against the 7-pathway ReLN (Fig. 4a)
     g_race_relu: float  # ... against the ReLU network
     g_race_star: float  # race.py's own race against STAR_LABEL's
-    g_authors: float  # the authors' method at its best a0
+    g_authors: float  # the authors' method (their overlap) at its best a0
 
 
 def prediction_ladder(

@@ -208,9 +208,8 @@ def _glue_race(r) -> dict:
         overlap_all_med=med(k.partner_all),
         ladder_init=rows[0].gap,
         ladder_init45=rows[1].gap,
-        # rows 4-7: the authors' a0 band, derived overlaps and -0.45 in turn
-        ladder_best_authors=min(x.gap for x in rows[4:8]),
-        ladder_best_authors45=min(x.gap for x in rows[5:8:2]),
+        ladder_best_authors=min(x.gap for x in rows if "authors' $a_0$" in x.label),
+        ladder_best_authors45=lad.g_authors,
         race_final=race_row.final_loss,
         race_star_final=lad.star_row.final_loss,
         race_star_gap=lad.g_race_star,
