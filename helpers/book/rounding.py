@@ -210,6 +210,7 @@ def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) ->
         e = executions.setdefault(
             label, {"what": "", "machine": manifest.get("machine"), "seconds": 0.0}
         )
+        e["what"] = e["what"] or f"python -m helpers.book {manifest.get('command')}"
         e.setdefault("xla_flags", manifest.get("xla_flags"))
         redone = e.setdefault("redone", {})
         for ch in chapters:
@@ -336,6 +337,12 @@ def apply(
     return "undecided", reason, variants, depends_on, extra
 
 
+def _seconds(e: dict) -> float | str:
+    """An execution's chapter time: its own, else its chapters' measured again."""
+    redone = [r.get("seconds", 0.0) for r in (e.get("redone") or {}).values()]
+    return e.get("seconds") or round(sum(redone), 1) or ""
+
+
 def summary(records: dict, most: int = 8) -> str:
     """The rulebook page's Markdown account of the floors ([rulebook-rounding])."""
     data = floors()
@@ -346,7 +353,7 @@ def summary(records: dict, most: int = 8) -> str:
             label,
             e.get("xla_flags") or "its own",
             (e.get("machine") or {}).get("cpu", ""),
-            e.get("seconds", ""),
+            _seconds(e),
         )
         for label, e in data["executions"].items()
     ]
