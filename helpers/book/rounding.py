@@ -210,7 +210,7 @@ def store_chapters(runs: dict[str, Path], chapters: tuple, add: bool = False) ->
         e = executions.setdefault(
             label, {"what": "", "machine": manifest.get("machine"), "seconds": 0.0}
         )
-        e["what"] = e["what"] or f"python -m helpers.book {manifest.get('command')}"
+        e["what"] = e["what"] or _what(manifest)
         e.setdefault("xla_flags", manifest.get("xla_flags"))
         redone = e.setdefault("redone", {})
         for ch in chapters:
@@ -271,7 +271,7 @@ def store(
         manifest = json.loads((folder / "manifest.json").read_text())
         collections[label] = drift.load(folder / "results")
         executions[label] = {
-            "what": f"python -m helpers.book {manifest.get('command') or 'execute'}",
+            "what": _what(manifest),
             "machine": manifest.get("machine"),
             "xla_flags": manifest.get("xla_flags"),
             "commit": manifest.get("commit"),
@@ -279,6 +279,11 @@ def store(
             "seconds": round(sum(manifest.get("chapters", {}).values()), 1),
         }
     return _write(executions, collections)
+
+
+def _what(manifest: dict) -> str:
+    """The command that made a run, from its manifest."""
+    return f"python -m helpers.book {manifest.get('command') or 'execute'}"
 
 
 def _commit(rev: str = "HEAD") -> str | None:

@@ -208,7 +208,7 @@ def _glue_race(r) -> dict:
         overlap_all_med=med(k.partner_all),
         ladder_init=rows[0].gap,
         ladder_init45=rows[1].gap,
-        ladder_best_authors=min(x.gap for x in rows if "authors' $a_0$" in x.label),
+        ladder_best_authors=lad.g_authors_any,
         ladder_best_authors45=lad.g_authors,
         race_final=race_row.final_loss,
         race_star_final=lad.star_row.final_loss,
